@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Vital product data pages (SPC-6 7.7): 0x00, 0x80, 0x83, 0x89 (SAT-5), 0xb0 (SBC-4).
+ * Pure parsers: no I/O, no allocation, no logging. Values returned as pointers point into the
+ * caller's buffer and live as long as it does. Every length the device supplies is checked
+ * against the bytes that are actually there before it is used.
+ *
+ * Errors: -EBADMSG malformed/truncated, -ENODATA page is not the one asked for or field absent,
+ * -ENOBUFS output would not fit.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* SPC: page length is a 16-bit field after a 4-byte header. */
+#define VPD_HEADER_LEN 4
+#define VPD_MAX_LEN (VPD_HEADER_LEN + 65535)
+
+typedef struct VpdHeader {
+        uint8_t qualifier;
+        uint8_t type;
+        uint8_t page;
+        size_t page_len; /* bytes after the header, as the device declared and as present */
+} VpdHeader;
+
+/*
+ * vpd_parse_header() - validate a VPD page header.
+ * Returns 0; -EBADMSG if @len < 4 or the declared page length runs past @len (a truncated
+ * page is never decoded silently: the I/O layer re-reads with a larger allocation length).
+ * Bytes after 4 + page_len are ignored.
+ */
+int vpd_parse_header(const uint8_t *buf, size_t len, VpdHeader *ret);
+
+/* Page 0x00: supported VPD pages. */
+typedef struct VpdSupported {
+        uint8_t bitmap[256 / 8];
+        size_t count;
+} VpdSupported;
+int vpd00_parse(const uint8_t *buf, size_t len, VpdSupported *ret);
+bool vpd_supported_has(const VpdSupported *s, uint8_t page);
+
+/* Page 0x80: unit serial number; @ret_serial points at the raw (untrimmed) bytes. */
+int vpd80_parse(const uint8_t *buf, size_t len, const uint8_t **ret_serial, size_t *ret_len);
+
+/* Page 0x83 designators (SPC-6 7.7.6). */
+typedef enum VpdCodeSet {
+        VPD_CODE_SET_BINARY = 1,
+        VPD_CODE_SET_ASCII = 2,
+        VPD_CODE_SET_UTF8 = 3,
+} VpdCodeSet;
+
+typedef enum VpdAssociation {
+        VPD_ASSOC_LU = 0,
+        VPD_ASSOC_TARGET_PORT = 1,
+        VPD_ASSOC_TARGET_DEVICE = 2,
+} VpdAssociation;
+
+typedef enum VpdDesignatorType {
+        VPD_DESIG_VENDOR_SPECIFIC = 0x0,
+        VPD_DESIG_T10_VENDOR_ID = 0x1,
+        VPD_DESIG_EUI64 = 0x2,
+        VPD_DESIG_NAA = 0x3,
+        VPD_DESIG_RELATIVE_TARGET_PORT = 0x4,
+        VPD_DESIG_TARGET_PORT_GROUP = 0x5,
+        VPD_DESIG_LU_GROUP = 0x6,
+        VPD_DESIG_MD5_LU = 0x7,
+        VPD_DESIG_SCSI_NAME_STRING = 0x8,
+        VPD_DESIG_PROTOCOL_SPECIFIC = 0x9,
+        VPD_DESIG_UUID = 0xa,
+} VpdDesignatorType;
+
+typedef struct VpdDesignator {
+        uint8_t protocol_id; /* byte 0 bits 7..4; meaningful only when piv is set */
+        uint8_t code_set;    /* byte 0 bits 3..0 */
+        bool piv;            /* byte 1 bit 7 */
+        uint8_t association; /* byte 1 bits 5..4 */
+        uint8_t type;        /* byte 1 bits 3..0 */
+        const uint8_t *desc; /* the whole descriptor, header included */
+        const uint8_t *value;
+        size_t len;          /* designator length (byte 3) */
+        size_t offset;       /* offset of the descriptor in the page */
+} VpdDesignator;
+
+/*
+ * vpd83_next() - walk page 0x83 designation descriptors.
+ * @buf, @len: the whole page including its 4-byte header, validated with vpd_parse_header().
+ * @offset: cursor, 0 before the first call; advanced on success.
+ * Returns 1 with @ret filled, 0 at the end of the page, -EBADMSG when a descriptor's length runs
+ * past the page (the walk stops; descriptors already returned stay valid).
+ */
+int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *ret);
+
+/*
+ * vpd83_is_pre_spc2() - true for the SCSI-2 style page some old arrays send: no descriptor
+ * headers, the page body being a bare identifier (udev's scsi_id and sg3_utils treat byte 6 !=
+ * 0 as this format).
+ */
+bool vpd83_is_pre_spc2(const uint8_t *buf, size_t len);
+
+/* Page 0x89: ATA information (SAT-5 10.4.2). Strings point into the embedded IDENTIFY DEVICE
+ * data, which stores each 16-bit word with its two ASCII bytes swapped: the caller gets them
+ * already in reading order in the ret_ buffers. */
+typedef struct VpdAtaInfo {
+        uint8_t sat_vendor[8];
+        uint8_t sat_product[16];
+        uint8_t sat_revision[4];
+        uint8_t command_code; /* 0xec IDENTIFY DEVICE, 0xa1 IDENTIFY PACKET DEVICE */
+        char model[41];       /* IDENTIFY words 27..46, byte-swapped into order, NUL-terminated */
+        char serial[21];      /* words 10..19 */
+        char firmware[9];     /* words 23..26 */
+        bool have_identify;   /* the 512-byte IDENTIFY data was present */
+} VpdAtaInfo;
+int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret);
+
+/* Page 0xb0: block limits (SBC-4 6.6.4). Fields absent on a short page are 0. */
+typedef struct VpdBlockLimits {
+        bool wsnz;
+        uint8_t max_compare_write;
+        uint16_t opt_xfer_granularity;
+        uint32_t max_xfer_len;
+        uint32_t opt_xfer_len;
+        uint32_t max_prefetch_len;
+        uint32_t max_unmap_lba_count;
+        uint32_t max_unmap_block_desc_count;
+        uint32_t opt_unmap_granularity;
+        bool ugavalid;
+        uint32_t unmap_granularity_alignment;
+        uint64_t max_write_same_len;
+        uint32_t max_atomic_xfer_len;
+        uint32_t atomic_alignment;
+        uint32_t atomic_xfer_len_granularity;
+} VpdBlockLimits;
+int vpdb0_parse(const uint8_t *buf, size_t len, VpdBlockLimits *ret);
