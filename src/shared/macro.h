@@ -97,3 +97,9 @@ static inline void closep(int *fd)
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
 #define isempty(s) (!(s) || (s)[0] == '\0')
+
+static inline void *mfree(void *p)
+{
+        free(p);
+        return NULL;
+}

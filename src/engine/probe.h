@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Identify one logical unit: resolve what the admin named (a device node, a sysfs path or
+ * H:C:T:L) to the SCSI device, then gather its INQUIRY data and VPD pages. The kernel's cached
+ * sysfs attributes come first (no SCSI command at all); SG_IO is used only for what the kernel
+ * did not cache. Shared by the daemon and the CLI.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct LuRef {
+        char *hctl;     /* "H:C:T:L" */
+        unsigned host, channel, target;
+        uint64_t lun;
+        char *syspath;  /* relative to the root: "sys/bus/scsi/devices/H:C:T:L" */
+        char *sg;       /* "sg3", or NULL when sg is not bound */
+        char *block;    /* "sda" / "sr0", or NULL */
+        char *tape;     /* "st0", or NULL */
+} LuRef;
+
+void lu_ref_done(LuRef *lu);
+
+/*
+ * probe_resolve() - find the LU behind @arg: /dev/sdX (a partition resolves to its disk),
+ * /dev/srN, /dev/stN, /dev/nstN, /dev/sgN, /dev/bsg/H:C:T:L, a /sys path inside the SCSI device,
+ * or H:C:T:L. Returns 0, -ENOENT (no such device), -ENODEV (exists but is not a SCSI LU),
+ * -EINVAL (not a form we know).
+ */
+int probe_resolve(int rootfd, const char *arg, LuRef *ret);
+
+typedef enum ProbePage {
+        PROBE_INQUIRY,
+        PROBE_PG00,
+        PROBE_PG80,
+        PROBE_PG83,
+        PROBE_PG89,
+        PROBE_PGB0,
+        _PROBE_PAGE_MAX,
+        _PROBE_PAGE_INVALID = -EINVAL,
+} ProbePage;
+
+typedef enum ProbeSource {
+        PROBE_SOURCE_NONE,  /* not available: the device lacks it */
+        PROBE_SOURCE_SYSFS, /* the kernel's cached copy */
+        PROBE_SOURCE_SGIO,  /* asked the device */
+} ProbeSource;
+
+typedef struct ProbeData {
+        uint8_t *buf[_PROBE_PAGE_MAX];
+        size_t len[_PROBE_PAGE_MAX];
+        ProbeSource source[_PROBE_PAGE_MAX];
+        int error[_PROBE_PAGE_MAX]; /* why a page is missing (-errno), 0 otherwise */
+        unsigned commands;          /* SCSI commands issued */
+} ProbeData;
+
+void probe_data_done(ProbeData *d);
+
+typedef enum ProbeFlags {
+        PROBE_SYSFS_ONLY = 1 << 0, /* never send a command */
+        PROBE_SGIO_ONLY = 1 << 1,  /* ignore the kernel's cache (compare, or stale cache) */
+} ProbeFlags;
+
+/*
+ * probe_read() - gather INQUIRY and the VPD pages that identify @lu.
+ * A page missing from sysfs is read with SG_IO unless the kernel's cached page 0x00 shows the
+ * device does not support it. Returns 0 when at least the INQUIRY data is available, else the
+ * error that prevented it.
+ */
+int probe_read(int rootfd, const LuRef *lu, ProbeFlags flags, ProbeData *ret);
+
+const char *probe_page_name(ProbePage p);
+const char *probe_source_name(ProbeSource s);

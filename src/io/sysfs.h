@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * sysfs and /dev access, always relative to a root directory fd so tests can point it at an
+ * unpacked tree (util-linux --sysroot style). Paths passed here never start with '/'.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* sysfs binary attributes such as vpd_pg83 are at most one VPD page. */
+#define SYSFS_ATTR_MAX (4 + 65535)
+
+/* sysfs_open_root() - open @root ("/" when NULL) as an O_PATH directory fd. */
+int sysfs_open_root(const char *root);
+
+/*
+ * sysfs_read_attr() - read a whole attribute (binary safe) of at most @max bytes.
+ * Returns 0 with a malloc'd buffer (NUL-terminated one past *ret_len), -ENOENT when absent,
+ * -EFBIG when larger than @max, -errno otherwise.
+ */
+int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len);
+
+/* sysfs_read_string() - a text attribute with its trailing newline removed. */
+int sysfs_read_string(int dirfd, const char *path, char **ret);
+
+/* sysfs_read_u64() - a decimal or 0x-prefixed integer attribute. */
+int sysfs_read_u64(int dirfd, const char *path, uint64_t *ret);
+
+/* sysfs_write_attr() - write @value in a single write(2); short writes are errors. */
+int sysfs_write_attr(int dirfd, const char *path, const char *value);
+
+/*
+ * sysfs_first_entry() - name of the first entry (sorted) in directory @path whose name starts with
+ * @prefix (NULL: any, dot entries skipped). -ENOENT when there is none.
+ */
+int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret);
+
+/* sysfs_link_basename() - last component of the target of symlink @path. */
+int sysfs_link_basename(int dirfd, const char *path, char **ret);
