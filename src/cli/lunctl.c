@@ -1,5 +1,144 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-int main(void)
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "lunctl.h"
+#include "macro.h"
+
+typedef struct Verb {
+        const char *name;
+        int (*run)(int argc, char *argv[], Options *o);
+        const char *summary;
+} Verb;
+
+static const Verb verbs[] = {
+        { "decode", verb_decode, "decode a captured INQUIRY/VPD/REPORT LUNS/sense response" },
+        { "id", verb_id, "print the persistent identifiers of a logical unit" },
+};
+
+int exit_code_from_errno(int r)
 {
-        return 0;
+        switch (r) {
+        case -EBADMSG:
+        case -ENOBUFS:
+                return EXIT_MALFORMED;
+        case -EINVAL:
+                return EXIT_USAGE;
+        default:
+                return EXIT_DEVICE;
+        }
+}
+
+static void usage(FILE *out)
+{
+        fprintf(out,
+                "Usage:\n"
+                " lunctl [options] <command> [<args>]\n"
+                "\n"
+                "Find, name and rescan SCSI logical units.\n"
+                "\n"
+                "Commands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                fprintf(out, " %-8s %s\n", verbs[i].name, verbs[i].summary);
+        fprintf(out,
+                "\n"
+                "Options:\n"
+                " -x, --export         print KEY=VALUE lines for udev (ID_*, SCSI_IDENT_*)\n"
+                " -J, --json           print JSON\n"
+                "     --sysfs-only     use only the kernel's cached pages, send no SCSI command\n"
+                "     --sgio-only      ask the device, ignore the kernel's cached pages\n"
+                "     --root <dir>     operate on a tree unpacked at <dir> instead of /\n"
+                "\n"
+                " -h, --help           display this help\n"
+                " -V, --version        display version\n"
+                "\n"
+                "Exit status: 0 success, 1 usage error, 2 device or I/O error, 3 malformed data.\n"
+                "For more details see lunctl(8).\n");
+}
+
+static void errtryhelp(void)
+{
+        fprintf(stderr, "Try 'lunctl --help' for more information.\n");
+}
+
+int main(int argc, char *argv[])
+{
+        enum {
+                OPT_ROOT = 0x100,
+                OPT_SYSFS_ONLY,
+                OPT_SGIO_ONLY,
+        };
+        static const struct option longopts[] = {
+                { "export", no_argument, NULL, 'x' },
+                { "json", no_argument, NULL, 'J' },
+                { "root", required_argument, NULL, OPT_ROOT },
+                { "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
+                { "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {}
+        };
+        Options o = {};
+        int c;
+
+        log_setup("lunctl", LOG_TARGET_STDERR, LOG_INFO);
+
+        /* '+': stop at the verb; each verb parses its own options with the same table. */
+        while ((c = getopt_long(argc, argv, "+xJhV", longopts, NULL)) != -1) {
+                switch (c) {
+                case 'x':
+                        o.output = OUTPUT_EXPORT;
+                        break;
+                case 'J':
+                        o.output = OUTPUT_JSON;
+                        break;
+                case OPT_ROOT:
+                        o.root = optarg;
+                        break;
+                case OPT_SYSFS_ONLY:
+                        o.sysfs_only = true;
+                        break;
+                case OPT_SGIO_ONLY:
+                        o.sgio_only = true;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return EXIT_OK;
+                case 'V':
+                        printf("lunctl %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                default:
+                        errtryhelp();
+                        return EXIT_USAGE;
+                }
+        }
+
+        if (optind >= argc) {
+                fprintf(stderr, "lunctl: no command specified\n");
+                errtryhelp();
+                return EXIT_USAGE;
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(argv[optind], verbs[i].name)) {
+                        int r;
+
+                        argc -= optind;
+                        argv += optind;
+                        optind = 0;
+                        r = verbs[i].run(argc, argv, &o);
+                        if (fflush(stdout) != 0 && r == EXIT_OK)
+                                r = EXIT_DEVICE;
+                        return r;
+                }
+
+        fprintf(stderr, "lunctl: unknown command '%s'\n", argv[optind]);
+        errtryhelp();
+        return EXIT_USAGE;
 }

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Logging for the daemon and the CLI (the core and io/ never log). To stderr for the CLI and for
+ * a daemon run from a terminal, to the journal with structured fields otherwise. Every function
+ * returns the negative error it was given, so call sites can `return log_error_errno(r, ...)`.
+ */
+
+#include <stdbool.h>
+#include <syslog.h>
+
+#include "macro.h"
+
+typedef enum LogTarget {
+        LOG_TARGET_STDERR,
+        LOG_TARGET_JOURNAL,
+        LOG_TARGET_AUTO, /* journal when stderr is connected to it (JOURNAL_STREAM), else stderr */
+} LogTarget;
+
+void log_setup(const char *ident, LogTarget target, int max_level);
+int log_get_max_level(void);
+
+/* Structured fields of a device-related entry; any may be NULL. */
+typedef struct LogDevice {
+        const char *hctl;
+        const char *devnode;
+        const char *wwid;
+} LogDevice;
+
+int log_full(int level, int error, const LogDevice *dev, const char *message_id,
+             const char *fmt, ...) _printf_(5, 6);
+
+#define log_error_errno(error, ...) log_full(LOG_ERR, (error), NULL, NULL, __VA_ARGS__)
+#define log_warning_errno(error, ...) log_full(LOG_WARNING, (error), NULL, NULL, __VA_ARGS__)
+#define log_debug_errno(error, ...) log_full(LOG_DEBUG, (error), NULL, NULL, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, 0, NULL, NULL, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, 0, NULL, NULL, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, 0, NULL, NULL, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, 0, NULL, NULL, __VA_ARGS__)
+#define log_debug(...) log_full(LOG_DEBUG, 0, NULL, NULL, __VA_ARGS__)
+
+#define log_device_full(level, error, dev, ...) log_full((level), (error), (dev), NULL, __VA_ARGS__)
+#define log_device_error_errno(dev, error, ...) log_device_full(LOG_ERR, (error), (dev), __VA_ARGS__)
+#define log_device_warning_errno(dev, error, ...)                                                  \
+        log_device_full(LOG_WARNING, (error), (dev), __VA_ARGS__)
+#define log_device_info(dev, ...) log_device_full(LOG_INFO, 0, (dev), __VA_ARGS__)
+#define log_device_debug(dev, ...) log_device_full(LOG_DEBUG, 0, (dev), __VA_ARGS__)
