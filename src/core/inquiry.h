@@ -21,6 +21,8 @@ typedef struct ScsiInquiry {
         uint8_t response_format; /* byte 3 bits 3..0 */
         bool normaca, hisup;
         size_t additional_len;   /* byte 4 + 5: length the device claims */
+        /* (= buf[4] + 5, the total length claimed; fields are decoded from the bytes actually
+         * received, never from this claim) */
         bool sccs, acc, threepc, protect;
         uint8_t tpgs;            /* byte 5 bits 5..4 */
         bool encserv, multip, cmdque;
