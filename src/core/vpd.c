@@ -1,1 +1,274 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * VPD pages (SPC-6 7.7). Every length a device supplies is checked against the bytes that are
+ * really there before it is used: the page length against the buffer, each designation
+ * descriptor's length against what is left of the page.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "macro.h"
+#include "unaligned.h"
+#include "vpd.h"
+
+int vpd_parse_header(const uint8_t *buf, size_t len, VpdHeader *ret)
+{
+	size_t page_len;
+
+	assert_return(buf || len == 0, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	if (len < VPD_HEADER_LEN)
+		return -EBADMSG;
+
+	/* SPC-6 7.7.1: PAGE LENGTH (bytes 2..3) counts the bytes after the header. */
+	page_len = unaligned_read_be16(buf + 2);
+	if (page_len > len - VPD_HEADER_LEN)
+		return -EBADMSG;
+
+	*ret = (VpdHeader) {
+		.qualifier = buf[0] >> 5,
+		.type = buf[0] & 0x1f,
+		.page = buf[1],
+		.page_len = page_len,
+	};
+	return 0;
+}
+
+/* Validate the header and check that this is the page the caller asked for. */
+static int vpd_parse_page(const uint8_t *buf, size_t len, uint8_t page, VpdHeader *ret)
+{
+	VpdHeader h;
+	int r;
+
+	r = vpd_parse_header(buf, len, &h);
+	if (r < 0)
+		return r;
+	if (h.page != page)
+		return -ENODATA;
+	*ret = h;
+	return 0;
+}
+
+int vpd00_parse(const uint8_t *buf, size_t len, VpdSupported *ret)
+{
+	VpdSupported s = {};
+	VpdHeader h;
+	int r;
+
+	assert_return(ret, -EINVAL);
+
+	r = vpd_parse_page(buf, len, 0x00, &h);
+	if (r < 0)
+		return r;
+
+	/* SPC-6 7.7.16: one byte per supported page code. Duplicates are counted once. */
+	for (size_t i = 0; i < h.page_len; i++) {
+		uint8_t p = buf[VPD_HEADER_LEN + i];
+
+		if (s.bitmap[p / 8] & (1u << (p % 8)))
+			continue;
+		s.bitmap[p / 8] |= 1u << (p % 8);
+		s.count++;
+	}
+
+	*ret = s;
+	return 0;
+}
+
+bool vpd_supported_has(const VpdSupported *s, uint8_t page)
+{
+	if (!s)
+		return false;
+	return s->bitmap[page / 8] & (1u << (page % 8));
+}
+
+int vpd80_parse(const uint8_t *buf, size_t len, const uint8_t **ret_serial, size_t *ret_len)
+{
+	VpdHeader h;
+	int r;
+
+	assert_return(ret_serial, -EINVAL);
+	assert_return(ret_len, -EINVAL);
+
+	r = vpd_parse_page(buf, len, 0x80, &h);
+	if (r < 0)
+		return r;
+
+	/* SPC-6 7.7.18: PRODUCT SERIAL NUMBER fills the page; it may be empty. */
+	*ret_serial = buf + VPD_HEADER_LEN;
+	*ret_len = h.page_len;
+	return 0;
+}
+
+int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *ret)
+{
+	VpdHeader h;
+	size_t off, end, dlen;
+	const uint8_t *d;
+	int r;
+
+	assert_return(offset, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	/* Re-validated on every call: it is cheap and the cursor must never outrun the page. */
+	r = vpd_parse_page(buf, len, 0x83, &h);
+	if (r < 0)
+		return r;
+
+	end = VPD_HEADER_LEN + h.page_len;
+	off = MAX(*offset, (size_t)VPD_HEADER_LEN);
+	if (off >= end)
+		return 0;
+
+	/* SPC-6 7.7.6.1: a descriptor is a 4-byte header plus DESIGNATOR LENGTH bytes. Both the
+	 * header and the designator must fit in what is left of the page. */
+	if (end - off < 4)
+		return -EBADMSG;
+	d = buf + off;
+	dlen = d[3];
+	if (dlen > end - off - 4)
+		return -EBADMSG;
+
+	*ret = (VpdDesignator) {
+		.protocol_id = d[0] >> 4,
+		.code_set = d[0] & 0x0f,
+		.piv = d[1] & 0x80,
+		.association = (d[1] >> 4) & 0x03,
+		.type = d[1] & 0x0f,
+		.desc = d,
+		.value = d + 4,
+		.len = dlen,
+		.offset = off,
+	};
+	*offset = off + 4 + dlen;
+	return 1;
+}
+
+bool vpd83_is_pre_spc2(const uint8_t *buf, size_t len)
+{
+	/* udev's scsi_id (scsi_serial.c, do_scsi_page83_inquiry()): byte 6 is the reserved byte 2
+	 * of the first SPC-2+ designation descriptor, so non-zero there means the SCSI-2 style page
+	 * whose body is a bare identifier (EMC Symmetrix puts its OUI there). */
+	if (!buf || len < 7)
+		return false;
+	if (buf[1] != 0x83)
+		return false;
+	return buf[6] != 0;
+}
+
+/* SAT-5 table 174 (ATA Information VPD page) byte offsets. */
+#define VPD89_SAT_VENDOR 8
+#define VPD89_SAT_PRODUCT 16
+#define VPD89_SAT_REVISION 32
+#define VPD89_COMMAND_CODE 56
+#define VPD89_IDENTIFY 60
+#define VPD89_IDENTIFY_LEN 512
+
+/* ATA8-ACS 7.16: IDENTIFY DEVICE strings hold two characters per 16-bit little-endian word,
+ * the first character in the high byte; on the wire that is byte 2n+1 before byte 2n. */
+static void ata_string(const uint8_t *identify, unsigned first_word, unsigned n_words, char *out)
+{
+	const uint8_t *p = identify + first_word * 2;
+
+	for (unsigned i = 0; i < n_words; i++) {
+		out[2 * i] = (char)p[2 * i + 1];
+		out[2 * i + 1] = (char)p[2 * i];
+	}
+	out[2 * n_words] = '\0';
+}
+
+int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret)
+{
+	VpdAtaInfo a = {};
+	VpdHeader h;
+	size_t end;
+	int r;
+
+	assert_return(ret, -EINVAL);
+
+	r = vpd_parse_page(buf, len, 0x89, &h);
+	if (r < 0)
+		return r;
+	end = VPD_HEADER_LEN + h.page_len;
+
+	/* Each field is taken only when all of its bytes are inside the page. */
+	if (end >= VPD89_SAT_VENDOR + sizeof(a.sat_vendor))
+		memcpy(a.sat_vendor, buf + VPD89_SAT_VENDOR, sizeof(a.sat_vendor));
+	if (end >= VPD89_SAT_PRODUCT + sizeof(a.sat_product))
+		memcpy(a.sat_product, buf + VPD89_SAT_PRODUCT, sizeof(a.sat_product));
+	if (end >= VPD89_SAT_REVISION + sizeof(a.sat_revision))
+		memcpy(a.sat_revision, buf + VPD89_SAT_REVISION, sizeof(a.sat_revision));
+	if (end > VPD89_COMMAND_CODE)
+		a.command_code = buf[VPD89_COMMAND_CODE];
+
+	if (end >= VPD89_IDENTIFY + VPD89_IDENTIFY_LEN) {
+		const uint8_t *id = buf + VPD89_IDENTIFY;
+
+		/* ATA8-ACS table 45: serial words 10..19, firmware 23..26, model 27..46. */
+		ata_string(id, 10, 10, a.serial);
+		ata_string(id, 23, 4, a.firmware);
+		ata_string(id, 27, 20, a.model);
+		a.have_identify = true;
+	}
+
+	*ret = a;
+	return 0;
+}
+
+int vpdb0_parse(const uint8_t *buf, size_t len, VpdBlockLimits *ret)
+{
+	VpdBlockLimits b = {};
+	VpdHeader h;
+	size_t end;
+	int r;
+
+	assert_return(ret, -EINVAL);
+
+	r = vpd_parse_page(buf, len, 0xb0, &h);
+	if (r < 0)
+		return r;
+	end = VPD_HEADER_LEN + h.page_len;
+
+	/* SBC-4 6.6.4 table 262. Older devices send a 0x10-byte page (SBC-2/3 before the
+	 * unmap fields), so every field is read only if it is fully inside the page. */
+#define HAVE(off, size) (end >= (size_t)(off) + (size))
+	if (HAVE(4, 1))
+		b.wsnz = buf[4] & 0x01;
+	if (HAVE(5, 1))
+		b.max_compare_write = buf[5];
+	if (HAVE(6, 2))
+		b.opt_xfer_granularity = unaligned_read_be16(buf + 6);
+	if (HAVE(8, 4))
+		b.max_xfer_len = unaligned_read_be32(buf + 8);
+	if (HAVE(12, 4))
+		b.opt_xfer_len = unaligned_read_be32(buf + 12);
+	if (HAVE(16, 4))
+		b.max_prefetch_len = unaligned_read_be32(buf + 16);
+	if (HAVE(20, 4))
+		b.max_unmap_lba_count = unaligned_read_be32(buf + 20);
+	if (HAVE(24, 4))
+		b.max_unmap_block_desc_count = unaligned_read_be32(buf + 24);
+	if (HAVE(28, 4))
+		b.opt_unmap_granularity = unaligned_read_be32(buf + 28);
+	if (HAVE(32, 4)) {
+		uint32_t v = unaligned_read_be32(buf + 32);
+
+		b.ugavalid = v & 0x80000000u;
+		b.unmap_granularity_alignment = v & 0x7fffffffu;
+	}
+	if (HAVE(36, 8))
+		b.max_write_same_len = unaligned_read_be64(buf + 36);
+	if (HAVE(44, 4))
+		b.max_atomic_xfer_len = unaligned_read_be32(buf + 44);
+	if (HAVE(48, 4))
+		b.atomic_alignment = unaligned_read_be32(buf + 48);
+	if (HAVE(52, 4))
+		b.atomic_xfer_len_granularity = unaligned_read_be32(buf + 52);
+#undef HAVE
+
+	*ret = b;
+	return 0;
+}

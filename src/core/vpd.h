@@ -37,12 +37,14 @@ int vpd_parse_header(const uint8_t *buf, size_t len, VpdHeader *ret);
 /* Page 0x00: supported VPD pages. */
 typedef struct VpdSupported {
         uint8_t bitmap[256 / 8];
-        size_t count;
+        size_t count; /* distinct page codes listed (a duplicate is counted once) */
 } VpdSupported;
 int vpd00_parse(const uint8_t *buf, size_t len, VpdSupported *ret);
 bool vpd_supported_has(const VpdSupported *s, uint8_t page);
 
-/* Page 0x80: unit serial number; @ret_serial points at the raw (untrimmed) bytes. */
+/* Page 0x80: unit serial number; @ret_serial points at the raw (untrimmed) bytes. An empty
+ * serial (page length 0) is returned as success with *ret_len == 0; the caller decides.
+ * -ENODATA if the page code is not 0x80 (same for every vpdXX_parse() and its page). */
 int vpd80_parse(const uint8_t *buf, size_t len, const uint8_t **ret_serial, size_t *ret_len);
 
 /* Page 0x83 designators (SPC-6 7.7.6). */
@@ -89,7 +91,10 @@ typedef struct VpdDesignator {
  * @buf, @len: the whole page including its 4-byte header, validated with vpd_parse_header().
  * @offset: cursor, 0 before the first call; advanced on success.
  * Returns 1 with @ret filled, 0 at the end of the page, -EBADMSG when a descriptor's length runs
- * past the page (the walk stops; descriptors already returned stay valid).
+ * past the page (the walk stops; descriptors already returned stay valid). 1..3 trailing bytes
+ * (a partial descriptor header) are -EBADMSG too. -EBADMSG/-ENODATA also when @buf is not a
+ * valid page 0x83 at all; the header is re-checked on every call, so the cursor can never
+ * outrun the page. Zero-length designators are returned (value points at the next byte, len 0).
  */
 int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *ret);
 
@@ -108,6 +113,9 @@ typedef struct VpdAtaInfo {
         uint8_t sat_product[16];
         uint8_t sat_revision[4];
         uint8_t command_code; /* 0xec IDENTIFY DEVICE, 0xa1 IDENTIFY PACKET DEVICE */
+        /* Strings are copied untrimmed (ATA pads with spaces); a NUL from the device ends them
+         * early. All zero unless have_identify. Fields whose bytes are missing on a short page
+         * are left zero. */
         char model[41];       /* IDENTIFY words 27..46, byte-swapped into order, NUL-terminated */
         char serial[21];      /* words 10..19 */
         char firmware[9];     /* words 23..26 */
