@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The symlink writer: lund's links (/dev/scsi/by-id/<name>, optionally /dev/disk/by-id/<name>),
+ * all relative to a root directory fd so tests point it at a temporary tree.
+ *
+ * Ownership: lund only ever replaces or removes a link it made. Every link it makes is recorded
+ * in a record directory under the run dir (e.g. run/lund/links/scsi-by-id): one entry per link,
+ * a symlink named like the link whose target is the link's target, so a record is written
+ * atomically exactly as a link is. A link is lund's when its record exists and the link is a
+ * symlink with the recorded target; anything else at a name is foreign and left alone.
+ *
+ * Atomicity: a link is created as a uniquely named temporary symlink in the same directory
+ * (".#lund.<hex>") that is then renamed over the name: renameat2(RENAME_NOREPLACE) when the name
+ * is free, renameat2(RENAME_EXCHANGE) when it holds lund's old link (the exchanged-out entry is
+ * checked and the exchange undone if someone replaced the link meanwhile). Removal first renames
+ * the link aside, checks it, then unlinks it. The record is written before a link is created and
+ * removed after it is gone, so a crash leaves at worst a record without a link (fixed at the next
+ * reconcile) or a temporary file (removed at the next reconcile), never an unrecorded link.
+ *
+ * Names are one path component: non-empty, not "." or "..", no '/', no control characters,
+ * at most NAME_MAX bytes. Anything else is refused with -EINVAL before it touches a path.
+ *
+ * io/ does not log: what happened is reported through a callback.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct Links Links;
+
+typedef enum LinkAction {
+        LINK_CREATED,        /* a new link */
+        LINK_UPDATED,        /* lund's link now points elsewhere */
+        LINK_REMOVED,        /* lund's link is gone */
+        LINK_FOREIGN,        /* something lund did not make is at the name: left alone */
+        LINK_LOST,           /* a recorded link was replaced or removed by someone else: record dropped */
+        LINK_TEMP_REMOVED,   /* a leftover temporary file from an interrupted operation */
+        LINK_FAILED,         /* an operation failed with the error given */
+        _LINK_ACTION_MAX,
+        _LINK_ACTION_INVALID = -22,
+} LinkAction;
+
+/* @target is NULL where it does not apply; @error is 0 or -errno (LINK_FAILED). */
+typedef void (*LinksReportFn)(LinkAction action, const char *name, const char *target, int error,
+                              void *userdata);
+
+typedef struct LinkSpec {
+        const char *name;
+        const char *target;
+} LinkSpec;
+
+typedef struct LinksStats {
+        unsigned created, updated, removed, unchanged, foreign, lost, temp_removed, failed;
+} LinksStats;
+
+/* links_name_valid() - 0 if @name may be used as a link name, else -EINVAL. */
+int links_name_valid(const char *name);
+
+/* links_target_valid() - 0 if @target is a non-empty symlink target without control bytes and
+ * shorter than PATH_MAX, else -EINVAL. */
+int links_target_valid(const char *target);
+
+/*
+ * links_new() - a writer for links in @link_dir, recorded in @record_dir (both relative to
+ * @rootfd, never starting with '/'; created 0755 as needed, no component may be a symlink).
+ * @report may be NULL. Returns 0 or -errno.
+ */
+int links_new(int rootfd, const char *link_dir, const char *record_dir, LinksReportFn report,
+              void *userdata, Links **ret);
+Links *links_free(Links *l);
+
+const char *links_dir(const Links *l);
+
+enum {
+        LINKS_ADD_CREATED = 1,
+        LINKS_ADD_UPDATED = 2,
+};
+
+/*
+ * links_add() - make @name point to @target.
+ * Returns LINKS_ADD_CREATED or LINKS_ADD_UPDATED when the link changed, 0 when it already was
+ * right (also when a foreign link happens to point there: it stays foreign), -EEXIST when a
+ * foreign file holds the name (left alone), -EINVAL for a bad name or target, -errno otherwise.
+ */
+int links_add(Links *l, const char *name, const char *target);
+
+/*
+ * links_remove() - remove lund's link @name. Returns 1 when removed, 0 when there was no record
+ * (nothing of lund's to remove; a foreign file is never touched), -errno otherwise.
+ */
+int links_remove(Links *l, const char *name);
+
+/*
+ * links_reconcile() - make the directory match @want (@n entries, names unique): create missing
+ * links, fix wrong targets, remove recorded links not in @want, drop records of links someone
+ * else replaced, remove leftover temporary files, and report foreign files at wanted names.
+ * Every problem is reported and counted; the walk continues past failures.
+ * Returns 0 when everything wanted is in place, -EEXIST if a foreign file blocked a name,
+ * or the first other error; @ret_stats (may be NULL) is filled either way.
+ */
+int links_reconcile(Links *l, const LinkSpec *want, size_t n, LinksStats *ret_stats);
+
+/*
+ * links_recorded() - the links lund has recorded, sorted by name: arrays of malloc'd strings
+ * (free with links_spec_free()). Returns 0 or -errno.
+ */
+int links_recorded(Links *l, LinkSpec **ret, size_t *ret_n);
+void links_spec_free(LinkSpec *s, size_t n);
+
+const char *link_action_name(LinkAction a);
