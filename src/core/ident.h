@@ -65,13 +65,17 @@ typedef enum IdentSerialSource {
         IDENT_SERIAL_PG83,       /* a page 0x83 designator, per the priority table */
         IDENT_SERIAL_PG83_PRE_SPC2, /* SCSI-2 style page 0x83 (EMC Symmetrix) */
         IDENT_SERIAL_PG80,       /* page 0x80, 'S' + vendor + model + serial */
+        IDENT_SERIAL_LEFTOVER,   /* no attempt succeeded, but a failed one left bytes in
+                                  * scsi_id's serial buffer, which it prints (e.g. "S" +
+                                  * vendor + model when the vendor has a NUL byte) */
         _IDENT_SERIAL_SOURCE_MAX,
         _IDENT_SERIAL_SOURCE_INVALID = -EINVAL,
 } IdentSerialSource;
 
 /*
  * Values are NUL-terminated strings holding exactly the bytes scsi_id prints after "KEY=".
- * Empty string = scsi_id prints no such line. Some of them (wwn from an ASCII NAA designator,
+ * ID_SCSI, ID_VENDOR*, ID_MODEL*, ID_REVISION, ID_TYPE are always printed; ID_SERIAL and
+ * ID_SERIAL_SHORT when have_serial; the others when non-empty. Some of them (wwn from an ASCII NAA designator,
  * scsi_serial) are raw device bytes: the export writer escapes what would break a line.
  */
 typedef struct ScsiIdent {
@@ -82,6 +86,8 @@ typedef struct ScsiIdent {
         char revision[5];     /* ID_REVISION */
         const char *type;     /* ID_TYPE: "disk", "tape", "optical", "cd", "generic" */
         uint8_t peripheral_type; /* INQUIRY byte 0 bits 4..0 */
+        bool have_serial;                    /* ID_SERIAL and ID_SERIAL_SHORT are printed
+                                              * (ID_SERIAL_SHORT may then be empty) */
         char serial[IDENT_SERIAL_MAX];       /* ID_SERIAL (whitespace and chars replaced) */
         char serial_short[IDENT_SERIAL_MAX]; /* ID_SERIAL_SHORT */
         char wwn[17];                  /* ID_WWN without the "0x" */
@@ -92,10 +98,12 @@ typedef struct ScsiIdent {
         char serial_type; /* first byte of ID_SERIAL: '3' NAA, '2' EUI-64, '1' T10 vendor ID,
                            * '0' vendor specific, 'S' page 0x80; '\0' when none */
 
-        /* udev ata_id on the IDENTIFY data of page 0x89 (valid when ata.valid). */
+        /* udev ata_id on the IDENTIFY data of page 0x89 (valid when ata.valid). lund reproduces
+         * the identity lines only, not ata_id's ID_ATA_FEATURE_SET_* / ID_ATA_SATA* set. */
         struct {
                 bool valid;
                 bool packet;              /* IDENTIFY PACKET DEVICE (ATAPI) */
+                const char *type;         /* ID_TYPE from IDENTIFY word 0 */
                 char model[41];           /* ID_MODEL */
                 char model_enc[161];      /* ID_MODEL_ENC */
                 char revision[9];         /* ID_REVISION */
