@@ -1,1 +1,678 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * Sense data (SPC-6 4.4). Fixed format (4.4.3) has its fields at fixed offsets; descriptor
+ * format (4.4.2) is an 8-byte header and a list of typed descriptors. Both carry an ADDITIONAL
+ * SENSE LENGTH that the device may overstate; nothing is read past min(received, claimed).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "macro.h"
+#include "sense.h"
+#include "unaligned.h"
+
+/* SPC-6 4.4.2 table 28: descriptor types handled here. */
+#define SENSE_DESC_INFORMATION 0x00
+#define SENSE_DESC_COMMAND_SPECIFIC 0x01
+#define SENSE_DESC_SENSE_KEY_SPECIFIC 0x02
+#define SENSE_DESC_FRU 0x03
+#define SENSE_DESC_STREAM 0x04
+#define SENSE_DESC_BLOCK 0x05
+#define SENSE_DESC_DIRECT_ACCESS 0x0d /* SBC-4 4.18.2 */
+
+/* Bytes of additional sense data that can be used: bounded by what arrived and what the device
+ * claims. Sets *truncated when the claim exceeds what arrived. */
+static size_t sense_limit(const uint8_t *buf, size_t len, bool *truncated)
+{
+	size_t claimed;
+
+	if (len < 8)
+		return len;
+	claimed = 8 + (size_t)buf[7];
+	if (claimed > len) {
+		*truncated = true;
+		return len;
+	}
+	return claimed;
+}
+
+static void parse_fixed(const uint8_t *buf, size_t len, ScsiSense *s)
+{
+	size_t end = sense_limit(buf, len, &s->truncated);
+
+	/* SPC-6 4.4.3 table 45. Byte 2 exists: checked by the caller. */
+	s->filemark = buf[2] & 0x80;
+	s->eom = buf[2] & 0x40;
+	s->ili = buf[2] & 0x20;
+	s->key = buf[2] & 0x0f;
+	if (len >= 8)
+		s->additional_len = buf[7];
+	/* The INFORMATION field (bytes 3..6) sits in the header, before byte 7. */
+	if (end >= 7) {
+		s->info_valid = buf[0] & 0x80;
+		s->information = unaligned_read_be32(buf + 3);
+	}
+	if (end >= 12) {
+		s->cmd_info_valid = true;
+		s->cmd_info = unaligned_read_be32(buf + 8);
+	}
+	if (end >= 14) {
+		s->asc = buf[12];
+		s->ascq = buf[13];
+		s->have_asc = true;
+	}
+	if (end >= 15)
+		s->fru = buf[14];
+	if (end >= 18) {
+		s->sks_valid = buf[15] & 0x80;
+		memcpy(s->sks, buf + 15, 3);
+	}
+	s->len = end;
+}
+
+int sense_next_descriptor(const uint8_t *buf, size_t len, size_t *offset, SenseDescriptor *ret)
+{
+	bool truncated = false;
+	size_t end, off, dlen;
+
+	assert_return(buf || len == 0, -EINVAL);
+	assert_return(offset, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	if (len < 1)
+		return -EBADMSG;
+	if ((buf[0] & 0x7f) != 0x72 && (buf[0] & 0x7f) != 0x73)
+		return -ENODATA;
+
+	end = sense_limit(buf, len, &truncated);
+	off = MAX(*offset, (size_t)8);
+	if (off >= end)
+		return 0;
+
+	/* SPC-6 4.4.2: each descriptor is DESCRIPTOR TYPE, ADDITIONAL LENGTH, then that many
+	 * bytes; both header bytes and the body must lie inside the additional sense data. */
+	if (end - off < 2)
+		return -EBADMSG;
+	dlen = buf[off + 1];
+	if (dlen > end - off - 2)
+		return -EBADMSG;
+
+	*ret = (SenseDescriptor) {
+		.type = buf[off],
+		.desc = buf + off,
+		.len = dlen,
+		.offset = off,
+	};
+	*offset = off + 2 + dlen;
+	return 1;
+}
+
+static void apply_descriptor(const SenseDescriptor *d, ScsiSense *s)
+{
+	const uint8_t *p = d->desc;
+
+	switch (d->type) {
+	case SENSE_DESC_INFORMATION:
+		/* SPC-6 4.4.2.2: ADDITIONAL LENGTH 0Ah, VALID in byte 2, INFORMATION bytes 4..11. */
+		if (d->len < 0x0a)
+			return;
+		s->info_valid = p[2] & 0x80;
+		s->information = unaligned_read_be64(p + 4);
+		return;
+	case SENSE_DESC_COMMAND_SPECIFIC:
+		if (d->len < 0x0a)
+			return;
+		s->cmd_info_valid = true;
+		s->cmd_info = unaligned_read_be64(p + 4);
+		return;
+	case SENSE_DESC_SENSE_KEY_SPECIFIC:
+		/* SPC-6 4.4.2.4: ADDITIONAL LENGTH 06h, SKSV and the 3 bytes at 4..6. */
+		if (d->len < 0x06)
+			return;
+		s->sks_valid = p[4] & 0x80;
+		memcpy(s->sks, p + 4, 3);
+		return;
+	case SENSE_DESC_FRU:
+		if (d->len < 0x02)
+			return;
+		s->fru = p[3];
+		return;
+	case SENSE_DESC_STREAM:
+		/* SSC-5: FILEMARK, EOM, ILI in byte 3. */
+		if (d->len < 0x02)
+			return;
+		s->filemark = p[3] & 0x80;
+		s->eom = p[3] & 0x40;
+		s->ili = p[3] & 0x20;
+		return;
+	case SENSE_DESC_BLOCK:
+		/* SBC-4 4.18.3: ILI in byte 3. */
+		if (d->len < 0x02)
+			return;
+		s->ili = p[3] & 0x20;
+		return;
+	case SENSE_DESC_DIRECT_ACCESS:
+		/* SBC-4 4.18.2: ADDITIONAL LENGTH 16h; VALID/ILI byte 2, SKS 4..6, FRU 7,
+		 * INFORMATION 8..15, COMMAND-SPECIFIC INFORMATION 16..23. */
+		if (d->len < 0x16)
+			return;
+		s->info_valid = p[2] & 0x80;
+		s->ili = p[2] & 0x20;
+		s->sks_valid = p[4] & 0x80;
+		memcpy(s->sks, p + 4, 3);
+		s->fru = p[7];
+		s->information = unaligned_read_be64(p + 8);
+		s->cmd_info_valid = true;
+		s->cmd_info = unaligned_read_be64(p + 16);
+		return;
+	default:
+		return;
+	}
+}
+
+static void parse_descriptor(const uint8_t *buf, size_t len, ScsiSense *s)
+{
+	SenseDescriptor d;
+	size_t off = 0;
+	int r;
+
+	/* SPC-6 4.4.2 table 27. Byte 1 exists: checked by the caller. */
+	s->key = buf[1] & 0x0f;
+	if (len >= 4) {
+		s->asc = buf[2];
+		s->ascq = buf[3];
+		s->have_asc = true;
+	}
+	if (len >= 8)
+		s->additional_len = buf[7];
+	s->len = sense_limit(buf, len, &s->truncated);
+
+	while ((r = sense_next_descriptor(buf, len, &off, &d)) > 0)
+		apply_descriptor(&d, s);
+	if (r < 0)
+		s->truncated = true;
+}
+
+int sense_parse(const uint8_t *buf, size_t len, ScsiSense *ret)
+{
+	ScsiSense s = {};
+
+	assert_return(buf || len == 0, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	if (len < 1)
+		return -EBADMSG;
+
+	s.response_code = buf[0] & 0x7f;
+	switch (s.response_code) {
+	case 0x70:
+	case 0x71:
+		if (len < 3)
+			return -EBADMSG;
+		s.deferred = s.response_code == 0x71;
+		parse_fixed(buf, len, &s);
+		break;
+	case 0x72:
+	case 0x73:
+		if (len < 2)
+			return -EBADMSG;
+		s.descriptor = true;
+		s.deferred = s.response_code == 0x73;
+		parse_descriptor(buf, len, &s);
+		break;
+	default:
+		return -EBADMSG;
+	}
+
+	*ret = s;
+	return 0;
+}
+
+int sense_progress(const ScsiSense *s, uint16_t *ret)
+{
+	assert_return(s, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	/* SPC-6 4.4.2.4.4: PROGRESS INDICATION for NO SENSE and NOT READY. */
+	if (!s->sks_valid)
+		return -ENODATA;
+	if (s->key != SENSE_KEY_NO_SENSE && s->key != SENSE_KEY_NOT_READY)
+		return -ENODATA;
+	*ret = unaligned_read_be16(s->sks + 1);
+	return 0;
+}
+
+int sense_field_pointer(const ScsiSense *s, bool *ret_cdb, uint16_t *ret_byte, int *ret_bit)
+{
+	assert_return(s, -EINVAL);
+	assert_return(ret_cdb && ret_byte && ret_bit, -EINVAL);
+
+	/* SPC-6 4.4.2.4.2: C/D bit 6, BPV bit 3, BIT POINTER bits 2..0, FIELD POINTER 1..2. */
+	if (!s->sks_valid || s->key != SENSE_KEY_ILLEGAL_REQUEST)
+		return -ENODATA;
+	*ret_cdb = s->sks[0] & 0x40;
+	*ret_byte = unaligned_read_be16(s->sks + 1);
+	*ret_bit = (s->sks[0] & 0x08) ? (s->sks[0] & 0x07) : -1;
+	return 0;
+}
+
+int sense_retry_count(const ScsiSense *s, uint16_t *ret)
+{
+	assert_return(s, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	/* SPC-6 4.4.2.4.3: ACTUAL RETRY COUNT. */
+	if (!s->sks_valid)
+		return -ENODATA;
+	if (s->key != SENSE_KEY_RECOVERED_ERROR && s->key != SENSE_KEY_MEDIUM_ERROR &&
+	    s->key != SENSE_KEY_HARDWARE_ERROR)
+		return -ENODATA;
+	*ret = unaligned_read_be16(s->sks + 1);
+	return 0;
+}
+
+/* SPC-6 table 51. Ch was EQUAL, now obsolete. */
+static const char *const sense_keys[16] = {
+	[0x0] = "NO SENSE",
+	[0x1] = "RECOVERED ERROR",
+	[0x2] = "NOT READY",
+	[0x3] = "MEDIUM ERROR",
+	[0x4] = "HARDWARE ERROR",
+	[0x5] = "ILLEGAL REQUEST",
+	[0x6] = "UNIT ATTENTION",
+	[0x7] = "DATA PROTECT",
+	[0x8] = "BLANK CHECK",
+	[0x9] = "VENDOR SPECIFIC",
+	[0xa] = "COPY ABORTED",
+	[0xb] = "ABORTED COMMAND",
+	[0xc] = "OBSOLETE",
+	[0xd] = "VOLUME OVERFLOW",
+	[0xe] = "MISCOMPARE",
+	[0xf] = "COMPLETED",
+};
+
+const char *sense_key_name(uint8_t key)
+{
+	if (key >= ELEMENTSOF(sense_keys))
+		return NULL;
+	return sense_keys[key];
+}
+
+typedef struct AscText {
+	uint16_t code; /* ASC << 8 | ASCQ */
+	const char *text;
+} AscText;
+
+#define A(asc, ascq, t) { (uint16_t)((asc) << 8 | (ascq)), t }
+
+/* SPC-6 Annex F.2, the pairs lund meets in practice. Sorted by code: looked up by bisection. */
+static const AscText asc_table[] = {
+	A(0x00, 0x00, "NO ADDITIONAL SENSE INFORMATION"),
+	A(0x00, 0x01, "FILEMARK DETECTED"),
+	A(0x00, 0x02, "END-OF-PARTITION/MEDIUM DETECTED"),
+	A(0x00, 0x03, "SETMARK DETECTED"),
+	A(0x00, 0x04, "BEGINNING-OF-PARTITION/MEDIUM DETECTED"),
+	A(0x00, 0x05, "END-OF-DATA DETECTED"),
+	A(0x00, 0x06, "I/O PROCESS TERMINATED"),
+	A(0x00, 0x16, "OPERATION IN PROGRESS"),
+	A(0x00, 0x17, "CLEANING REQUESTED"),
+	A(0x00, 0x1d, "ATA PASS THROUGH INFORMATION AVAILABLE"),
+	A(0x01, 0x00, "NO INDEX/SECTOR SIGNAL"),
+	A(0x02, 0x00, "NO SEEK COMPLETE"),
+	A(0x03, 0x00, "PERIPHERAL DEVICE WRITE FAULT"),
+	A(0x04, 0x00, "LOGICAL UNIT NOT READY, CAUSE NOT REPORTABLE"),
+	A(0x04, 0x01, "LOGICAL UNIT IS IN PROCESS OF BECOMING READY"),
+	A(0x04, 0x02, "LOGICAL UNIT NOT READY, INITIALIZING COMMAND REQUIRED"),
+	A(0x04, 0x03, "LOGICAL UNIT NOT READY, MANUAL INTERVENTION REQUIRED"),
+	A(0x04, 0x04, "LOGICAL UNIT NOT READY, FORMAT IN PROGRESS"),
+	A(0x04, 0x05, "LOGICAL UNIT NOT READY, REBUILD IN PROGRESS"),
+	A(0x04, 0x06, "LOGICAL UNIT NOT READY, RECALCULATION IN PROGRESS"),
+	A(0x04, 0x07, "LOGICAL UNIT NOT READY, OPERATION IN PROGRESS"),
+	A(0x04, 0x08, "LOGICAL UNIT NOT READY, LONG WRITE IN PROGRESS"),
+	A(0x04, 0x09, "LOGICAL UNIT NOT READY, SELF-TEST IN PROGRESS"),
+	A(0x04, 0x0a, "LOGICAL UNIT NOT ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION"),
+	A(0x04, 0x0b, "LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY STATE"),
+	A(0x04, 0x0c, "LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN UNAVAILABLE STATE"),
+	A(0x04, 0x0d, "LOGICAL UNIT NOT READY, STRUCTURE CHECK REQUIRED"),
+	A(0x04, 0x0e, "LOGICAL UNIT NOT READY, SECURITY SESSION IN PROGRESS"),
+	A(0x04, 0x10, "LOGICAL UNIT NOT READY, AUXILIARY MEMORY NOT ACCESSIBLE"),
+	A(0x04, 0x11, "LOGICAL UNIT NOT READY, NOTIFY (ENABLE SPINUP) REQUIRED"),
+	A(0x04, 0x12, "LOGICAL UNIT NOT READY, OFFLINE"),
+	A(0x04, 0x13, "LOGICAL UNIT NOT READY, SA CREATION IN PROGRESS"),
+	A(0x04, 0x14, "LOGICAL UNIT NOT READY, SPACE ALLOCATION IN PROGRESS"),
+	A(0x04, 0x15, "LOGICAL UNIT NOT READY, ROBOTICS DISABLED"),
+	A(0x04, 0x16, "LOGICAL UNIT NOT READY, CONFIGURATION REQUIRED"),
+	A(0x04, 0x17, "LOGICAL UNIT NOT READY, CALIBRATION REQUIRED"),
+	A(0x04, 0x18, "LOGICAL UNIT NOT READY, A DOOR IS OPEN"),
+	A(0x04, 0x19, "LOGICAL UNIT NOT READY, OPERATING IN SEQUENTIAL MODE"),
+	A(0x04, 0x1a, "LOGICAL UNIT NOT READY, START STOP UNIT COMMAND IN PROGRESS"),
+	A(0x04, 0x1b, "LOGICAL UNIT NOT READY, SANITIZE IN PROGRESS"),
+	A(0x04, 0x1c, "LOGICAL UNIT NOT READY, ADDITIONAL POWER USE NOT YET GRANTED"),
+	A(0x04, 0x1d, "LOGICAL UNIT NOT READY, CONFIGURATION IN PROGRESS"),
+	A(0x04, 0x1e, "LOGICAL UNIT NOT READY, MICROCODE ACTIVATION REQUIRED"),
+	A(0x04, 0x1f, "LOGICAL UNIT NOT READY, MICROCODE DOWNLOAD REQUIRED"),
+	A(0x04, 0x20, "LOGICAL UNIT NOT READY, LOGICAL UNIT RESET REQUIRED"),
+	A(0x04, 0x21, "LOGICAL UNIT NOT READY, HARD RESET REQUIRED"),
+	A(0x04, 0x22, "LOGICAL UNIT NOT READY, POWER CYCLE REQUIRED"),
+	A(0x04, 0x23, "LOGICAL UNIT NOT READY, AFFILIATION REQUIRED"),
+	A(0x04, 0x24, "DEPOPULATION IN PROGRESS"),
+	A(0x05, 0x00, "LOGICAL UNIT DOES NOT RESPOND TO SELECTION"),
+	A(0x06, 0x00, "NO REFERENCE POSITION FOUND"),
+	A(0x08, 0x00, "LOGICAL UNIT COMMUNICATION FAILURE"),
+	A(0x08, 0x01, "LOGICAL UNIT COMMUNICATION TIME-OUT"),
+	A(0x08, 0x02, "LOGICAL UNIT COMMUNICATION PARITY ERROR"),
+	A(0x08, 0x03, "LOGICAL UNIT COMMUNICATION CRC ERROR (ULTRA-DMA/32)"),
+	A(0x09, 0x00, "TRACK FOLLOWING ERROR"),
+	A(0x0a, 0x00, "ERROR LOG OVERFLOW"),
+	A(0x0b, 0x00, "WARNING"),
+	A(0x0b, 0x01, "WARNING - SPECIFIED TEMPERATURE EXCEEDED"),
+	A(0x0b, 0x02, "WARNING - ENCLOSURE DEGRADED"),
+	A(0x0c, 0x00, "WRITE ERROR"),
+	A(0x0c, 0x02, "WRITE ERROR - AUTO REALLOCATION FAILED"),
+	A(0x0c, 0x03, "WRITE ERROR - RECOMMEND REASSIGNMENT"),
+	A(0x0c, 0x04, "COMPRESSION CHECK MISCOMPARE ERROR"),
+	A(0x10, 0x00, "ID CRC OR ECC ERROR"),
+	A(0x10, 0x01, "LOGICAL BLOCK GUARD CHECK FAILED"),
+	A(0x10, 0x02, "LOGICAL BLOCK APPLICATION TAG CHECK FAILED"),
+	A(0x10, 0x03, "LOGICAL BLOCK REFERENCE TAG CHECK FAILED"),
+	A(0x11, 0x00, "UNRECOVERED READ ERROR"),
+	A(0x11, 0x01, "READ RETRIES EXHAUSTED"),
+	A(0x11, 0x02, "ERROR TOO LONG TO CORRECT"),
+	A(0x11, 0x03, "MULTIPLE READ ERRORS"),
+	A(0x11, 0x04, "UNRECOVERED READ ERROR - AUTO REALLOCATE FAILED"),
+	A(0x11, 0x05, "L-EC UNCORRECTABLE ERROR"),
+	A(0x11, 0x06, "CIRC UNRECOVERED ERROR"),
+	A(0x11, 0x07, "DATA RE-SYNCHRONIZATION ERROR"),
+	A(0x11, 0x0a, "MISCORRECTED ERROR"),
+	A(0x11, 0x0b, "UNRECOVERED READ ERROR - RECOMMEND REASSIGNMENT"),
+	A(0x11, 0x0c, "UNRECOVERED READ ERROR - RECOMMEND REWRITE THE DATA"),
+	A(0x11, 0x0d, "DE-COMPRESSION CRC ERROR"),
+	A(0x11, 0x11, "READ ERROR - LOSS OF STREAMING"),
+	A(0x11, 0x12, "AUXILIARY MEMORY READ ERROR"),
+	A(0x11, 0x13, "READ ERROR - FAILED RETRANSMISSION REQUEST"),
+	A(0x11, 0x14, "READ ERROR - LBA MARKED BAD BY APPLICATION CLIENT"),
+	A(0x12, 0x00, "ADDRESS MARK NOT FOUND FOR ID FIELD"),
+	A(0x13, 0x00, "ADDRESS MARK NOT FOUND FOR DATA FIELD"),
+	A(0x14, 0x00, "RECORDED ENTITY NOT FOUND"),
+	A(0x14, 0x01, "RECORD NOT FOUND"),
+	A(0x14, 0x02, "FILEMARK OR SETMARK NOT FOUND"),
+	A(0x14, 0x03, "END-OF-DATA NOT FOUND"),
+	A(0x14, 0x04, "BLOCK SEQUENCE ERROR"),
+	A(0x14, 0x05, "RECORD NOT FOUND - RECOMMEND REASSIGNMENT"),
+	A(0x14, 0x06, "RECORD NOT FOUND - DATA AUTO-REALLOCATED"),
+	A(0x15, 0x00, "RANDOM POSITIONING ERROR"),
+	A(0x15, 0x01, "MECHANICAL POSITIONING ERROR"),
+	A(0x15, 0x02, "POSITIONING ERROR DETECTED BY READ OF MEDIUM"),
+	A(0x16, 0x00, "DATA SYNCHRONIZATION MARK ERROR"),
+	A(0x17, 0x00, "RECOVERED DATA WITH NO ERROR CORRECTION APPLIED"),
+	A(0x17, 0x01, "RECOVERED DATA WITH RETRIES"),
+	A(0x18, 0x00, "RECOVERED DATA WITH ERROR CORRECTION APPLIED"),
+	A(0x19, 0x00, "DEFECT LIST ERROR"),
+	A(0x1a, 0x00, "PARAMETER LIST LENGTH ERROR"),
+	A(0x1b, 0x00, "SYNCHRONOUS DATA TRANSFER ERROR"),
+	A(0x1c, 0x00, "DEFECT LIST NOT FOUND"),
+	A(0x1d, 0x00, "MISCOMPARE DURING VERIFY OPERATION"),
+	A(0x1d, 0x01, "MISCOMPARE VERIFY OF UNMAPPED LBA"),
+	A(0x1e, 0x00, "RECOVERED ID WITH ECC CORRECTION"),
+	A(0x20, 0x00, "INVALID COMMAND OPERATION CODE"),
+	A(0x20, 0x01, "ACCESS DENIED - INITIATOR PENDING-ENROLLED"),
+	A(0x20, 0x02, "ACCESS DENIED - NO ACCESS RIGHTS"),
+	A(0x20, 0x03, "ACCESS DENIED - INVALID MGMT ID KEY"),
+	A(0x20, 0x08, "ACCESS DENIED - ENROLLMENT CONFLICT"),
+	A(0x20, 0x09, "ACCESS DENIED - INVALID LU IDENTIFIER"),
+	A(0x20, 0x0b, "ACCESS DENIED - ACL LUN CONFLICT"),
+	A(0x20, 0x0c, "ILLEGAL COMMAND WHILE IN STANDBY STATE"),
+	A(0x21, 0x00, "LOGICAL BLOCK ADDRESS OUT OF RANGE"),
+	A(0x21, 0x01, "INVALID ELEMENT ADDRESS"),
+	A(0x21, 0x04, "UNALIGNED WRITE COMMAND"),
+	A(0x21, 0x05, "WRITE BOUNDARY VIOLATION"),
+	A(0x21, 0x06, "ATTEMPT TO READ INVALID DATA"),
+	A(0x21, 0x07, "READ BOUNDARY VIOLATION"),
+	A(0x22, 0x00, "ILLEGAL FUNCTION (USE 20 00, 24 00, OR 26 00)"),
+	A(0x24, 0x00, "INVALID FIELD IN CDB"),
+	A(0x24, 0x01, "CDB DECRYPTION ERROR"),
+	A(0x24, 0x08, "INVALID XCDB"),
+	A(0x25, 0x00, "LOGICAL UNIT NOT SUPPORTED"),
+	A(0x26, 0x00, "INVALID FIELD IN PARAMETER LIST"),
+	A(0x26, 0x01, "PARAMETER NOT SUPPORTED"),
+	A(0x26, 0x02, "PARAMETER VALUE INVALID"),
+	A(0x26, 0x03, "THRESHOLD PARAMETERS NOT SUPPORTED"),
+	A(0x26, 0x04, "INVALID RELEASE OF PERSISTENT RESERVATION"),
+	A(0x27, 0x00, "WRITE PROTECTED"),
+	A(0x27, 0x01, "HARDWARE WRITE PROTECTED"),
+	A(0x27, 0x02, "LOGICAL UNIT SOFTWARE WRITE PROTECTED"),
+	A(0x27, 0x03, "ASSOCIATED WRITE PROTECT"),
+	A(0x27, 0x04, "PERSISTENT WRITE PROTECT"),
+	A(0x27, 0x05, "PERMANENT WRITE PROTECT"),
+	A(0x27, 0x07, "SPACE ALLOCATION FAILED WRITE PROTECT"),
+	A(0x28, 0x00, "NOT READY TO READY CHANGE, MEDIUM MAY HAVE CHANGED"),
+	A(0x28, 0x01, "IMPORT OR EXPORT ELEMENT ACCESSED"),
+	A(0x28, 0x02, "FORMAT-LAYER MAY HAVE CHANGED"),
+	A(0x29, 0x00, "POWER ON, RESET, OR BUS DEVICE RESET OCCURRED"),
+	A(0x29, 0x01, "POWER ON OCCURRED"),
+	A(0x29, 0x02, "SCSI BUS RESET OCCURRED"),
+	A(0x29, 0x03, "BUS DEVICE RESET FUNCTION OCCURRED"),
+	A(0x29, 0x04, "DEVICE INTERNAL RESET"),
+	A(0x29, 0x05, "TRANSCEIVER MODE CHANGED TO SINGLE-ENDED"),
+	A(0x29, 0x06, "TRANSCEIVER MODE CHANGED TO LVD"),
+	A(0x29, 0x07, "I_T NEXUS LOSS OCCURRED"),
+	A(0x2a, 0x00, "PARAMETERS CHANGED"),
+	A(0x2a, 0x01, "MODE PARAMETERS CHANGED"),
+	A(0x2a, 0x02, "LOG PARAMETERS CHANGED"),
+	A(0x2a, 0x03, "RESERVATIONS PREEMPTED"),
+	A(0x2a, 0x04, "RESERVATIONS RELEASED"),
+	A(0x2a, 0x05, "REGISTRATIONS PREEMPTED"),
+	A(0x2a, 0x06, "ASYMMETRIC ACCESS STATE CHANGED"),
+	A(0x2a, 0x07, "IMPLICIT ASYMMETRIC ACCESS STATE TRANSITION FAILED"),
+	A(0x2a, 0x08, "PRIORITY CHANGED"),
+	A(0x2a, 0x09, "CAPACITY DATA HAS CHANGED"),
+	A(0x2a, 0x0a, "ERROR HISTORY I_T NEXUS CLEARED"),
+	A(0x2a, 0x0b, "ERROR HISTORY SNAPSHOT RELEASED"),
+	A(0x2a, 0x10, "TIMESTAMP CHANGED"),
+	A(0x2a, 0x14, "SA CREATION CAPABILITIES DATA HAS CHANGED"),
+	A(0x2b, 0x00, "COPY CANNOT EXECUTE SINCE HOST CANNOT DISCONNECT"),
+	A(0x2c, 0x00, "COMMAND SEQUENCE ERROR"),
+	A(0x2c, 0x0c, "ORWRITE GENERATION DOES NOT MATCH"),
+	A(0x2d, 0x00, "OVERWRITE ERROR ON UPDATE IN PLACE"),
+	A(0x2e, 0x00, "INSUFFICIENT TIME FOR OPERATION"),
+	A(0x2f, 0x00, "COMMANDS CLEARED BY ANOTHER INITIATOR"),
+	A(0x2f, 0x01, "COMMANDS CLEARED BY POWER LOSS NOTIFICATION"),
+	A(0x2f, 0x02, "COMMANDS CLEARED BY DEVICE SERVER"),
+	A(0x2f, 0x03, "SOME COMMANDS CLEARED BY QUEUING LAYER EVENT"),
+	A(0x30, 0x00, "INCOMPATIBLE MEDIUM INSTALLED"),
+	A(0x30, 0x01, "CANNOT READ MEDIUM - UNKNOWN FORMAT"),
+	A(0x30, 0x02, "CANNOT READ MEDIUM - INCOMPATIBLE FORMAT"),
+	A(0x30, 0x03, "CLEANING CARTRIDGE INSTALLED"),
+	A(0x31, 0x00, "MEDIUM FORMAT CORRUPTED"),
+	A(0x31, 0x01, "FORMAT COMMAND FAILED"),
+	A(0x31, 0x03, "SANITIZE COMMAND FAILED"),
+	A(0x32, 0x00, "NO DEFECT SPARE LOCATION AVAILABLE"),
+	A(0x32, 0x01, "DEFECT LIST UPDATE FAILURE"),
+	A(0x34, 0x00, "ENCLOSURE FAILURE"),
+	A(0x35, 0x00, "ENCLOSURE SERVICES FAILURE"),
+	A(0x35, 0x01, "UNSUPPORTED ENCLOSURE FUNCTION"),
+	A(0x35, 0x02, "ENCLOSURE SERVICES UNAVAILABLE"),
+	A(0x35, 0x03, "ENCLOSURE SERVICES TRANSFER FAILURE"),
+	A(0x35, 0x04, "ENCLOSURE SERVICES TRANSFER REFUSED"),
+	A(0x37, 0x00, "ROUNDED PARAMETER"),
+	A(0x38, 0x07, "THIN PROVISIONING SOFT THRESHOLD REACHED"),
+	A(0x39, 0x00, "SAVING PARAMETERS NOT SUPPORTED"),
+	A(0x3a, 0x00, "MEDIUM NOT PRESENT"),
+	A(0x3a, 0x01, "MEDIUM NOT PRESENT - TRAY CLOSED"),
+	A(0x3a, 0x02, "MEDIUM NOT PRESENT - TRAY OPEN"),
+	A(0x3a, 0x03, "MEDIUM NOT PRESENT - LOADABLE"),
+	A(0x3a, 0x04, "MEDIUM NOT PRESENT - MEDIUM AUXILIARY MEMORY ACCESSIBLE"),
+	A(0x3b, 0x0d, "MEDIUM DESTINATION ELEMENT FULL"),
+	A(0x3b, 0x0e, "MEDIUM SOURCE ELEMENT EMPTY"),
+	A(0x3b, 0x11, "MEDIUM MAGAZINE NOT ACCESSIBLE"),
+	A(0x3b, 0x12, "MEDIUM MAGAZINE REMOVED"),
+	A(0x3d, 0x00, "INVALID BITS IN IDENTIFY MESSAGE"),
+	A(0x3e, 0x00, "LOGICAL UNIT HAS NOT SELF-CONFIGURED YET"),
+	A(0x3e, 0x01, "LOGICAL UNIT FAILURE"),
+	A(0x3e, 0x02, "TIMEOUT ON LOGICAL UNIT"),
+	A(0x3e, 0x03, "LOGICAL UNIT FAILED SELF-TEST"),
+	A(0x3e, 0x04, "LOGICAL UNIT UNABLE TO UPDATE SELF-TEST LOG"),
+	A(0x3f, 0x00, "TARGET OPERATING CONDITIONS HAVE CHANGED"),
+	A(0x3f, 0x01, "MICROCODE HAS BEEN CHANGED"),
+	A(0x3f, 0x02, "CHANGED OPERATING DEFINITION"),
+	A(0x3f, 0x03, "INQUIRY DATA HAS CHANGED"),
+	A(0x3f, 0x04, "COMPONENT DEVICE ATTACHED"),
+	A(0x3f, 0x05, "DEVICE IDENTIFIER CHANGED"),
+	A(0x3f, 0x06, "REDUNDANCY GROUP CREATED OR MODIFIED"),
+	A(0x3f, 0x07, "REDUNDANCY GROUP DELETED"),
+	A(0x3f, 0x08, "SPARE CREATED OR MODIFIED"),
+	A(0x3f, 0x09, "SPARE DELETED"),
+	A(0x3f, 0x0a, "VOLUME SET CREATED OR MODIFIED"),
+	A(0x3f, 0x0b, "VOLUME SET DELETED"),
+	A(0x3f, 0x0c, "VOLUME SET DEASSIGNED"),
+	A(0x3f, 0x0d, "VOLUME SET REASSIGNED"),
+	A(0x3f, 0x0e, "REPORTED LUNS DATA HAS CHANGED"),
+	A(0x3f, 0x0f, "ECHO BUFFER OVERWRITTEN"),
+	A(0x3f, 0x10, "MEDIUM LOADABLE"),
+	A(0x3f, 0x11, "MEDIUM AUXILIARY MEMORY ACCESSIBLE"),
+	A(0x3f, 0x12, "iSCSI IP ADDRESS ADDED"),
+	A(0x3f, 0x13, "iSCSI IP ADDRESS REMOVED"),
+	A(0x3f, 0x14, "iSCSI IP ADDRESS CHANGED"),
+	A(0x3f, 0x15, "INSPECT REFERRALS SENSE DESCRIPTORS"),
+	A(0x3f, 0x16, "MICROCODE HAS BEEN CHANGED WITHOUT RESET"),
+	A(0x3f, 0x17, "ZONE TRANSITION TO FULL"),
+	A(0x3f, 0x18, "BIND COMPLETED"),
+	A(0x3f, 0x19, "BIND REDIRECTED"),
+	A(0x3f, 0x1a, "SUBSIDIARY BINDING CHANGED"),
+	A(0x43, 0x00, "MESSAGE ERROR"),
+	A(0x44, 0x00, "INTERNAL TARGET FAILURE"),
+	A(0x44, 0x71, "ATA DEVICE FAILED SET FEATURES"),
+	A(0x45, 0x00, "SELECT OR RESELECT FAILURE"),
+	A(0x46, 0x00, "UNSUCCESSFUL SOFT RESET"),
+	A(0x47, 0x00, "SCSI PARITY ERROR"),
+	A(0x47, 0x01, "DATA PHASE CRC ERROR DETECTED"),
+	A(0x47, 0x02, "SCSI PARITY ERROR DETECTED DURING ST DATA PHASE"),
+	A(0x47, 0x03, "INFORMATION UNIT iuCRC ERROR DETECTED"),
+	A(0x47, 0x04, "ASYNCHRONOUS INFORMATION PROTECTION ERROR DETECTED"),
+	A(0x47, 0x05, "PROTOCOL SERVICE CRC ERROR"),
+	A(0x47, 0x06, "PHY TEST FUNCTION IN PROGRESS"),
+	A(0x47, 0x7f, "SOME COMMANDS CLEARED BY ISCSI PROTOCOL EVENT"),
+	A(0x48, 0x00, "INITIATOR DETECTED ERROR MESSAGE RECEIVED"),
+	A(0x49, 0x00, "INVALID MESSAGE ERROR"),
+	A(0x4a, 0x00, "COMMAND PHASE ERROR"),
+	A(0x4b, 0x00, "DATA PHASE ERROR"),
+	A(0x4b, 0x01, "INVALID TARGET PORT TRANSFER TAG RECEIVED"),
+	A(0x4b, 0x02, "TOO MUCH WRITE DATA"),
+	A(0x4b, 0x03, "ACK/NAK TIMEOUT"),
+	A(0x4b, 0x04, "NAK RECEIVED"),
+	A(0x4b, 0x05, "DATA OFFSET ERROR"),
+	A(0x4b, 0x06, "INITIATOR RESPONSE TIMEOUT"),
+	A(0x4b, 0x07, "CONNECTION LOST"),
+	A(0x4b, 0x08, "DATA-IN BUFFER OVERFLOW - DATA BUFFER SIZE"),
+	A(0x4b, 0x09, "DATA-IN BUFFER OVERFLOW - DATA BUFFER DESCRIPTOR AREA"),
+	A(0x4b, 0x0a, "DATA-IN BUFFER ERROR"),
+	A(0x4b, 0x0b, "DATA-OUT BUFFER OVERFLOW - DATA BUFFER SIZE"),
+	A(0x4b, 0x0c, "DATA-OUT BUFFER OVERFLOW - DATA BUFFER DESCRIPTOR AREA"),
+	A(0x4b, 0x0d, "DATA-OUT BUFFER ERROR"),
+	A(0x4b, 0x0e, "PCIE FABRIC ERROR"),
+	A(0x4b, 0x0f, "PCIE COMPLETION TIMEOUT"),
+	A(0x4b, 0x10, "PCIE COMPLETER ABORT"),
+	A(0x4b, 0x11, "PCIE POISONED TLP RECEIVED"),
+	A(0x4b, 0x12, "PCIE ECRC CHECK FAILED"),
+	A(0x4b, 0x13, "PCIE UNSUPPORTED REQUEST"),
+	A(0x4b, 0x14, "PCIE ACS VIOLATION"),
+	A(0x4b, 0x15, "PCIE TLP PREFIX BLOCKED"),
+	A(0x4c, 0x00, "LOGICAL UNIT FAILED SELF-CONFIGURATION"),
+	A(0x4e, 0x00, "OVERLAPPED COMMANDS ATTEMPTED"),
+	A(0x53, 0x00, "MEDIA LOAD OR EJECT FAILED"),
+	A(0x53, 0x01, "UNLOAD TAPE FAILURE"),
+	A(0x53, 0x02, "MEDIUM REMOVAL PREVENTED"),
+	A(0x55, 0x00, "SYSTEM RESOURCE FAILURE"),
+	A(0x55, 0x03, "INSUFFICIENT RESOURCES"),
+	A(0x55, 0x04, "INSUFFICIENT REGISTRATION RESOURCES"),
+	A(0x5a, 0x00, "OPERATOR REQUEST OR STATE CHANGE INPUT"),
+	A(0x5a, 0x01, "OPERATOR MEDIUM REMOVAL REQUEST"),
+	A(0x5a, 0x02, "OPERATOR SELECTED WRITE PROTECT"),
+	A(0x5a, 0x03, "OPERATOR SELECTED WRITE PERMIT"),
+	A(0x5b, 0x00, "LOG EXCEPTION"),
+	A(0x5b, 0x01, "THRESHOLD CONDITION MET"),
+	A(0x5b, 0x02, "LOG COUNTER AT MAXIMUM"),
+	A(0x5b, 0x03, "LOG LIST CODES EXHAUSTED"),
+	A(0x5c, 0x00, "RPL STATUS CHANGE"),
+	A(0x5d, 0x00, "FAILURE PREDICTION THRESHOLD EXCEEDED"),
+	A(0x5d, 0x01, "MEDIA FAILURE PREDICTION THRESHOLD EXCEEDED"),
+	A(0x5d, 0x02, "LOGICAL UNIT FAILURE PREDICTION THRESHOLD EXCEEDED"),
+	A(0x5d, 0x03, "SPARE AREA EXHAUSTION PREDICTION THRESHOLD EXCEEDED"),
+	A(0x5d, 0x10, "HARDWARE IMPENDING FAILURE GENERAL HARD DRIVE FAILURE"),
+	A(0x5d, 0x11, "HARDWARE IMPENDING FAILURE DRIVE ERROR RATE TOO HIGH"),
+	A(0x5d, 0x12, "HARDWARE IMPENDING FAILURE DATA ERROR RATE TOO HIGH"),
+	A(0x5d, 0x13, "HARDWARE IMPENDING FAILURE SEEK ERROR RATE TOO HIGH"),
+	A(0x5d, 0x14, "HARDWARE IMPENDING FAILURE TOO MANY BLOCK REASSIGNS"),
+	A(0x5d, 0x15, "HARDWARE IMPENDING FAILURE ACCESS TIMES TOO HIGH"),
+	A(0x5d, 0x16, "HARDWARE IMPENDING FAILURE START UNIT TIMES TOO HIGH"),
+	A(0x5d, 0x17, "HARDWARE IMPENDING FAILURE CHANNEL PARAMETRICS"),
+	A(0x5d, 0x18, "HARDWARE IMPENDING FAILURE CONTROLLER DETECTED"),
+	A(0x5d, 0x19, "HARDWARE IMPENDING FAILURE THROUGHPUT PERFORMANCE"),
+	A(0x5d, 0x1a, "HARDWARE IMPENDING FAILURE SEEK TIME PERFORMANCE"),
+	A(0x5d, 0x1b, "HARDWARE IMPENDING FAILURE SPIN-UP RETRY COUNT"),
+	A(0x5d, 0x1c, "HARDWARE IMPENDING FAILURE DRIVE CALIBRATION RETRY COUNT"),
+	A(0x5d, 0x73, "MEDIA IMPENDING FAILURE ENDURANCE LIMIT MET"),
+	A(0x5d, 0xff, "FAILURE PREDICTION THRESHOLD EXCEEDED (FALSE)"),
+	A(0x5e, 0x00, "LOW POWER CONDITION ON"),
+	A(0x5e, 0x01, "IDLE CONDITION ACTIVATED BY TIMER"),
+	A(0x5e, 0x02, "STANDBY CONDITION ACTIVATED BY TIMER"),
+	A(0x5e, 0x03, "IDLE CONDITION ACTIVATED BY COMMAND"),
+	A(0x5e, 0x04, "STANDBY CONDITION ACTIVATED BY COMMAND"),
+	A(0x5e, 0x41, "POWER STATE CHANGE TO ACTIVE"),
+	A(0x5e, 0x42, "POWER STATE CHANGE TO IDLE"),
+	A(0x5e, 0x43, "POWER STATE CHANGE TO STANDBY"),
+	A(0x63, 0x00, "END OF USER AREA ENCOUNTERED ON THIS TRACK"),
+	A(0x64, 0x00, "ILLEGAL MODE FOR THIS TRACK"),
+	A(0x65, 0x00, "VOLTAGE FAULT"),
+	A(0x67, 0x0a, "SET TARGET PORT GROUPS COMMAND FAILED"),
+	A(0x68, 0x00, "LOGICAL UNIT NOT CONFIGURED"),
+	A(0x68, 0x01, "SUBSIDIARY LOGICAL UNIT NOT CONFIGURED"),
+	A(0x6f, 0x00, "COPY PROTECTION KEY EXCHANGE FAILURE - AUTHENTICATION FAILURE"),
+	A(0x74, 0x08, "DIGITAL SIGNATURE VALIDATION FAILURE"),
+	A(0x74, 0x71, "LOGICAL UNIT ACCESS NOT AUTHORIZED"),
+};
+
+#undef A
+
+const char *sense_asc_text(uint8_t asc, uint8_t ascq)
+{
+	uint16_t code = (uint16_t)(asc << 8 | ascq);
+	size_t lo = 0, hi = ELEMENTSOF(asc_table);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (asc_table[mid].code == code)
+			return asc_table[mid].text;
+		if (asc_table[mid].code < code)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The subset of unit attentions the kernel's scsi_report_sense() turns into SDEV_UA uevents
+ * (drivers/scsi/scsi_error.c, sdev_evt_send() strings). 29h is matched on ASC alone. */
+const char *sense_ua_event(uint8_t asc, uint8_t ascq)
+{
+	switch (asc << 8 | ascq) {
+	case 0x3f03:
+		return "INQUIRY_DATA_HAS_CHANGED";
+	case 0x3f0e:
+		return "REPORTED_LUNS_DATA_HAS_CHANGED";
+	case 0x3807:
+		return "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED";
+	case 0x2a01:
+		return "MODE_PARAMETERS_CHANGED";
+	case 0x2a06:
+		return "ASYMMETRIC_ACCESS_STATE_CHANGED";
+	case 0x2a09:
+		return "CAPACITY_DATA_HAS_CHANGED";
+	}
+	if (asc == 0x29)
+		return "POWER_ON_RESET_OCCURRED";
+	return NULL;
+}
