@@ -318,12 +318,17 @@ static int export_sg_std_inquiry(const uint8_t *b, size_t len, const Emitter *e)
         return 0;
 }
 
+/* sg_inq reads an --inhex file into its response buffer of MX_ALLOC_LEN + 1 bytes
+ * (0xc080 + 1) and silently ignores the rest: a page longer than that is cut there. */
+#define SG_INQ_INHEX_MAX (0xc080 + 1)
+
 /* Length sg_inq decodes: the page length field + 4, capped at what the file held. */
 static size_t sg_vpd_len(const uint8_t *b, size_t len)
 {
         size_t declared = (size_t)unaligned_read_be16(b + 2) + 4;
+        size_t held = MIN(len, (size_t)SG_INQ_INHEX_MAX);
 
-        return MIN(declared, len);
+        return MIN(declared, held);
 }
 
 static int export_sg_pg80(const uint8_t *b, size_t len, const Emitter *e)
@@ -455,7 +460,8 @@ static int export_sg_designator(uint8_t *ip, size_t i_len, size_t avail, uint8_t
                 if (c_set != 3)
                         return 0;
                 snprintf(key, sizeof(key), "SCSI_IDENT_%s_NAME", a);
-                return emit_raw(e, key, ip, i_len);
+                /* SPC: null-terminated and null-padded; sg_inq's "%.*s" stops there too. */
+                return emit_raw(e, key, ip, strnlen((const char *)ip, i_len));
         case 0x9: /* protocol specific port identifier, 7.7.6.12 */
                 if (p_id == TPROTO_UAS) {
                         if (i_len != 4 || assoc != 1)

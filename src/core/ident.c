@@ -117,20 +117,19 @@ static size_t cstrnlen(const uint8_t *s, size_t max)
 }
 
 /*
- * v252 prepend_vendor_model(): strncpy() the vendor, strncat() the model, fail unless that made
- * exactly 24 bytes. On failure the shorter text stays in the buffer (it is printed when nothing
- * later overwrites it).
+ * Vendor + model after the prefix byte (scsi_id's append_vendor_model(), as Debian's 252.39
+ * has it): both must be full length, i.e. contain no NUL, or nothing is written and the
+ * attempt fails. The prefix byte the caller already stored stays: with nothing succeeding
+ * later, scsi_id prints it alone ("ID_SERIAL=S", checked against the real binary).
  */
 static int sid_prepend_vendor_model(const Sid *s, uint8_t *dst, size_t room)
 {
-        size_t lv = strlen(s->vendor), lm = strlen(s->model);
-
-        assert(room >= VENDOR_LEN + MODEL_LEN + 1);
-        memcpy(dst, s->vendor, lv);
-        memset(dst + lv, 0, VENDOR_LEN - lv);
-        memcpy(dst + lv, s->model, lm);
-        dst[lv + lm] = 0;
-        return lv + lm == VENDOR_LEN + MODEL_LEN ? (int)(lv + lm) : -1;
+        assert(room >= VENDOR_LEN + MODEL_LEN);
+        if (strlen(s->vendor) != VENDOR_LEN || strlen(s->model) != MODEL_LEN)
+                return -1;
+        memcpy(dst, s->vendor, VENDOR_LEN);
+        memcpy(dst + VENDOR_LEN, s->model, MODEL_LEN);
+        return VENDOR_LEN + MODEL_LEN;
 }
 
 /* do_scsi_page80_inquiry(): 0 on success, 1 on failure. @serial may be NULL (only the short
@@ -505,6 +504,21 @@ static void ident_ata(ScsiIdent *id, const uint8_t *buf, size_t len)
         id->ata.valid = true;
 }
 
+/* utf8_is_valid() && !string_has_cc(): every character valid UTF-8, no byte < 0x20 or 0x7f. */
+static bool scsi_serial_printable(const uint8_t *s, size_t size)
+{
+        size_t n = cstrnlen(s, size);
+
+        for (size_t i = 0; i < n;) {
+                int l = udev_utf8_valid_char(s + i, n - i);
+
+                if (l < 0 || s[i] < 0x20 || s[i] == 0x7f)
+                        return false;
+                i += (size_t)l;
+        }
+        return true;
+}
+
 int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
 {
         ScsiIdent id = {};
@@ -551,8 +565,11 @@ int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
         memcpy(id.wwn, s.wwn, sizeof(id.wwn));
         memcpy(id.wwn_vendor_extension, s.wwn_ext, sizeof(id.wwn_vendor_extension));
         memcpy(id.target_port, s.tpg, sizeof(id.target_port));
-        /* Printed raw by scsi_id (C string); export escapes what would break the line. */
-        memcpy(id.scsi_serial, s.unit_serial, sizeof(id.scsi_serial));
+        /* Debian's 252.39 scsi_id prints ID_SCSI_SERIAL only when the page 0x80 serial (a C
+         * string: a NUL ends it) is valid UTF-8 without control characters; observed with the
+         * real binary (tests/peer/scsi-id.sh), a hardening absent from upstream v252. */
+        if (scsi_serial_printable(s.unit_serial, sizeof(s.unit_serial)))
+                memcpy(id.scsi_serial, s.unit_serial, sizeof(id.scsi_serial));
 
         ident_ata(&id, in->pg89, in->pg89_len);
 

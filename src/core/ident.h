@@ -66,8 +66,8 @@ typedef enum IdentSerialSource {
         IDENT_SERIAL_PG83_PRE_SPC2, /* SCSI-2 style page 0x83 (EMC Symmetrix) */
         IDENT_SERIAL_PG80,       /* page 0x80, 'S' + vendor + model + serial */
         IDENT_SERIAL_LEFTOVER,   /* no attempt succeeded, but a failed one left bytes in
-                                  * scsi_id's serial buffer, which it prints (e.g. "S" +
-                                  * vendor + model when the vendor has a NUL byte) */
+                                  * scsi_id's serial buffer, which it prints (e.g. "S"
+                                  * alone when the vendor has a NUL byte) */
         _IDENT_SERIAL_SOURCE_MAX,
         _IDENT_SERIAL_SOURCE_INVALID = -EINVAL,
 } IdentSerialSource;

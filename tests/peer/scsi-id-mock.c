@@ -95,7 +95,8 @@ static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 
 static const uint8_t illegal_request[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24 };
 
-int ioctl(int fd, unsigned long req, ...)
+/* Exported despite the project-wide -fvisibility=hidden: this is the interposed symbol. */
+__attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
 {
         va_list ap;
         void *arg;
