@@ -176,8 +176,8 @@ static int parse_text(const uint8_t *in, size_t len, bool addressed, Pass *p)
 	return 0;
 }
 
-int hexfile_parse(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *out,
-		  size_t out_size, size_t *ret_len, HexfileFormat *ret_format)
+int hexfile_parse_mode(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *out,
+		       size_t out_size, size_t *ret_len, HexfileFormat *ret_format)
 {
 	HexfileFormat format;
 	Pass p;
@@ -220,4 +220,10 @@ int hexfile_parse(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *o
 	if (ret_format)
 		*ret_format = format;
 	return 0;
+}
+
+int hexfile_parse(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size,
+		  size_t *ret_len)
+{
+	return hexfile_parse_mode(in, in_len, HEXFILE_AUTO, out, out_size, ret_len, NULL);
 }

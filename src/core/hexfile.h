@@ -45,7 +45,8 @@ typedef enum HexfileFormat {
 bool hexfile_is_text(const uint8_t *in, size_t len);
 
 /*
- * hexfile_parse() - decode @in into @out.
+ * hexfile_parse_mode() - decode @in into @out.
+ * @mode: how to take the input (HEXFILE_AUTO: binary unless it is text, then hex).
  * @out, @out_size: caller's buffer (HEXFILE_MAX_LEN is enough for any VPD page); on error its
  *                  contents are unspecified.
  * @ret_len: bytes written; @ret_format (may be NULL): what the input was taken as.
@@ -53,5 +54,9 @@ bool hexfile_is_text(const uint8_t *in, size_t len);
  * byte); -ENOBUFS the data does not fit in @out_size; -ENODATA no data bytes at all (empty
  * input, only comments); -EINVAL bad arguments.
  */
-int hexfile_parse(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *out,
-		  size_t out_size, size_t *ret_len, HexfileFormat *ret_format);
+int hexfile_parse_mode(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *out,
+		       size_t out_size, size_t *ret_len, HexfileFormat *ret_format);
+
+/* hexfile_parse() - hexfile_parse_mode() with HEXFILE_AUTO, the format not reported. */
+int hexfile_parse(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size,
+		  size_t *ret_len);

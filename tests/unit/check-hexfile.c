@@ -93,7 +93,7 @@ START_TEST(test_hex)
 	int r;
 
 	ck_assert_ptr_nonnull(out);
-	r = hexfile_parse((const uint8_t *)c->text, strlen(c->text), c->mode, out, size, &n, &f);
+	r = hexfile_parse_mode((const uint8_t *)c->text, strlen(c->text), c->mode, out, size, &n, &f);
 	ck_assert_msg(r == c->ret, "%s: %d", c->name, r);
 	if (r < 0) {
 		ck_assert_uint_eq(n, 12345);
@@ -116,21 +116,27 @@ START_TEST(test_binary)
 	HexfileFormat f;
 
 	ck_assert(!hexfile_is_text(page, sizeof(page)));
-	ck_assert_int_eq(hexfile_parse(page, sizeof(page), HEXFILE_AUTO, out, sizeof(out), &n, &f),
+	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, sizeof(out), &n, &f),
 			 0);
 	ck_assert_int_eq(f, HEXFILE_FORMAT_BINARY);
 	ck_assert_uint_eq(n, sizeof(page));
 	ck_assert(memcmp(out, page, n) == 0);
-	ck_assert_int_eq(hexfile_parse(page, sizeof(page), HEXFILE_AUTO, out, 7, &n, NULL),
+	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, 7, &n, NULL),
 			 -ENOBUFS);
 	/* NULL format is allowed; NULL ret_len and out are not. */
-	ck_assert_int_eq(hexfile_parse(page, sizeof(page), HEXFILE_AUTO, out, 8, &n, NULL), 0);
-	ck_assert_int_eq(hexfile_parse(page, sizeof(page), HEXFILE_AUTO, out, 8, NULL, NULL),
+	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, 8, &n, NULL), 0);
+	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, 8, NULL, NULL),
 			 -EINVAL);
-	ck_assert_int_eq(hexfile_parse(page, sizeof(page), HEXFILE_AUTO, NULL, 8, &n, NULL),
+	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, NULL, 8, &n, NULL),
 			 -EINVAL);
-	ck_assert_int_eq(hexfile_parse(page, sizeof(page), (HexfileMode)7, out, 8, &n, NULL),
+	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), (HexfileMode)7, out, 8, &n, NULL),
 			 -EINVAL);
+	/* The short form is HEXFILE_AUTO. */
+	ck_assert_int_eq(hexfile_parse(page, sizeof(page), out, sizeof(out), &n), 0);
+	ck_assert_uint_eq(n, sizeof(page));
+	ck_assert_int_eq(hexfile_parse((const uint8_t *)"41 42", 5, out, sizeof(out), &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(out[1], 0x42);
 	ck_assert(hexfile_is_text((const uint8_t *)"00 01\t\r\n\f\v", 10));
 	ck_assert(hexfile_is_text(NULL, 0));
 }
@@ -173,19 +179,19 @@ START_TEST(test_max_page)
 	*p = '\0';
 	ck_assert_uint_lt((size_t)(p - text), cap);
 
-	ck_assert_int_eq(hexfile_parse((uint8_t *)text, strlen(text), HEXFILE_AUTO, out, n_bytes,
+	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_AUTO, out, n_bytes,
 				       &n, &f), 0);
 	ck_assert_int_eq(f, HEXFILE_FORMAT_HEX_ADDRESSED);
 	ck_assert_uint_eq(n, n_bytes);
 	ck_assert(memcmp(out, page, n) == 0);
-	ck_assert_int_eq(hexfile_parse((uint8_t *)text, strlen(text), HEXFILE_AUTO, out,
+	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_AUTO, out,
 				       n_bytes - 1, &n, &f), -ENOBUFS);
 
 	p = text;
 	for (size_t i = 0; i < n_bytes; i++)
 		p += sprintf(p, "%02x%c", page[i], (i % 16 == 15) ? '\n' : ' ');
 	*p = '\0';
-	ck_assert_int_eq(hexfile_parse((uint8_t *)text, strlen(text), HEXFILE_HEX_PLAIN, out,
+	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_HEX_PLAIN, out,
 				       n_bytes, &n, &f), 0);
 	ck_assert_int_eq(f, HEXFILE_FORMAT_HEX);
 	ck_assert_uint_eq(n, n_bytes);
