@@ -26,6 +26,7 @@
 
 struct Links {
         int rootfd;
+        int record_rootfd;
         char *link_dir;
         char *record_dir;
         LinksReportFn report;
@@ -232,12 +233,12 @@ static void report(Links *l, LinkAction a, const char *name, const char *target,
                 l->report(a, name, target, error, l->userdata);
 }
 
-int links_new(int rootfd, const char *link_dir, const char *record_dir, LinksReportFn reportfn,
-              void *userdata, Links **ret)
+int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,
+              LinksReportFn reportfn, void *userdata, Links **ret)
 {
         Links *l;
 
-        assert_return(rootfd >= 0, -EBADF);
+        assert_return(rootfd >= 0 && record_rootfd >= 0, -EBADF);
         assert_return(dir_path_valid(link_dir) >= 0, -EINVAL);
         assert_return(dir_path_valid(record_dir) >= 0, -EINVAL);
         assert_return(ret, -EINVAL);
@@ -245,13 +246,15 @@ int links_new(int rootfd, const char *link_dir, const char *record_dir, LinksRep
         l = calloc(1, sizeof(*l));
         if (!l)
                 return -ENOMEM;
+        l->rootfd = l->record_rootfd = -EBADF;
         l->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+        l->record_rootfd = fcntl(record_rootfd, F_DUPFD_CLOEXEC, 3);
         l->link_dir = strdup(link_dir);
         l->record_dir = strdup(record_dir);
         l->report = reportfn;
         l->userdata = userdata;
-        if (l->rootfd < 0 || !l->link_dir || !l->record_dir) {
-                int r = l->rootfd < 0 ? -errno : -ENOMEM;
+        if (l->rootfd < 0 || l->record_rootfd < 0 || !l->link_dir || !l->record_dir) {
+                int r = l->rootfd < 0 || l->record_rootfd < 0 ? -errno : -ENOMEM;
                 links_free(l);
                 return r;
         }
@@ -264,6 +267,7 @@ Links *links_free(Links *l)
         if (!l)
                 return NULL;
         safe_close(l->rootfd);
+        safe_close(l->record_rootfd);
         free(l->link_dir);
         free(l->record_dir);
         free(l);
@@ -282,7 +286,7 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
         dfd = open_dir_nofollow(l->rootfd, l->link_dir);
         if (dfd < 0)
                 return dfd;
-        rfd = open_dir_nofollow(l->rootfd, l->record_dir);
+        rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
         if (rfd < 0)
                 return rfd;
         *ret_dfd = TAKE_FD(dfd);
@@ -548,7 +552,8 @@ static int cmp_name_ptr(const void *key, const void *b)
         return strcmp(key, (*y)->name);
 }
 
-int links_reconcile(Links *l, const LinkSpec *want, size_t n, LinksStats *ret_stats)
+int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
+                    LinksStats *ret_stats)
 {
         _cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
         _cleanup_free_ const LinkSpec **sorted = NULL;
@@ -589,6 +594,8 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, LinksStats *ret_st
                         r = -EINVAL; /* a duplicate: the first one wins */
                 else
                         r = add_at(l, dfd, rfd, s->name, s->target);
+                if (ret_results)
+                        ret_results[s - want] = r;
                 if (r == LINKS_ADD_CREATED)
                         st.created++;
                 else if (r == LINKS_ADD_UPDATED)
@@ -662,7 +669,7 @@ int links_recorded(Links *l, LinkSpec **ret, size_t *ret_n)
         assert_return(l, -EINVAL);
         assert_return(ret && ret_n, -EINVAL);
 
-        rfd = open_dir_nofollow(l->rootfd, l->record_dir);
+        rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
         if (rfd < 0)
                 return rfd;
         d = fdopendir(rfd);

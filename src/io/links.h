@@ -63,12 +63,13 @@ int links_name_valid(const char *name);
 int links_target_valid(const char *target);
 
 /*
- * links_new() - a writer for links in @link_dir, recorded in @record_dir (both relative to
- * @rootfd, never starting with '/'; created 0755 as needed, no component may be a symlink).
- * @report may be NULL. Returns 0 or -errno.
+ * links_new() - a writer for links in @link_dir (relative to @rootfd), recorded in @record_dir
+ * (relative to @record_rootfd: the run dir need not be inside the root). Neither path starts
+ * with '/'; directories are created 0755 as needed and no component may be a symlink. The fds
+ * are duplicated. @report may be NULL. Returns 0 or -errno.
  */
-int links_new(int rootfd, const char *link_dir, const char *record_dir, LinksReportFn report,
-              void *userdata, Links **ret);
+int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,
+              LinksReportFn report, void *userdata, Links **ret);
 Links *links_free(Links *l);
 
 const char *links_dir(const Links *l);
@@ -97,10 +98,13 @@ int links_remove(Links *l, const char *name);
  * links, fix wrong targets, remove recorded links not in @want, drop records of links someone
  * else replaced, remove leftover temporary files, and report foreign files at wanted names.
  * Every problem is reported and counted; the walk continues past failures.
+ * @ret_results (may be NULL, else @n entries) receives each wanted link's outcome as
+ * links_add() returns it (-EEXIST: foreign, -EINVAL: bad or duplicate name).
  * Returns 0 when everything wanted is in place, -EEXIST if a foreign file blocked a name,
  * or the first other error; @ret_stats (may be NULL) is filled either way.
  */
-int links_reconcile(Links *l, const LinkSpec *want, size_t n, LinksStats *ret_stats);
+int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
+                    LinksStats *ret_stats);
 
 /*
  * links_recorded() - the links lund has recorded, sorted by name: arrays of malloc'd strings

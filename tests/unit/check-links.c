@@ -52,7 +52,7 @@ static Links *new_links(void)
 {
         Links *l = NULL;
 
-        ck_assert_int_eq(links_new(rootfd, LINK_DIR, RECORD_DIR, NULL, NULL, &l), 0);
+        ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
         return l;
 }
 
@@ -387,7 +387,7 @@ START_TEST(test_reconcile)
         int r;
 
         c->setup(l);
-        r = links_reconcile(l, c->want, c->n_want, &st);
+        r = links_reconcile(l, c->want, c->n_want, NULL, &st);
         ck_assert_msg(r == c->ret, "%s: returned %d, expected %d", c->what, r, c->ret);
         ck_assert_msg(memcmp(&st, &c->stats, sizeof(st)) == 0,
                       "%s: stats c%u u%u r%u = %u f%u l%u t%u x%u", c->what, st.created,
@@ -399,7 +399,7 @@ START_TEST(test_reconcile)
         ck_assert_uint_eq(count_tmp(RECORD_DIR), 0);
 
         /* Reconciling again changes nothing and reports the same foreign files. */
-        r = links_reconcile(l, c->want, c->n_want, &st);
+        r = links_reconcile(l, c->want, c->n_want, NULL, &st);
         ck_assert_int_eq(st.created + st.updated + st.removed + st.lost + st.temp_removed, 0);
         for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i].name; i++)
                 check_entry(&c->expect[i]);
@@ -495,12 +495,12 @@ START_TEST(test_dir_symlink)
         mkdirs("elsewhere");
         mkdirs("dev");
         put_symlink("dev", "scsi", "../elsewhere");
-        ck_assert_int_eq(links_new(rootfd, LINK_DIR, RECORD_DIR, NULL, NULL, &l), 0);
+        ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
         ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
-        ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL), -ENOTDIR);
+        ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
         ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
         links_free(l);
-        ck_assert_int_eq(links_new(rootfd, "/dev/x", RECORD_DIR, NULL, NULL, &l), -EINVAL);
+        ck_assert_int_eq(links_new(rootfd, "/dev/x", rootfd, RECORD_DIR, NULL, NULL, &l), -EINVAL);
 }
 END_TEST
 
@@ -523,13 +523,16 @@ START_TEST(test_report)
         Seen seen = {};
         Links *l = NULL;
         LinkSpec want[] = { { "a", "../../sda" }, { "f", "../../sdf" } };
+        int results[ELEMENTSOF(want)];
 
         put_file(LINK_DIR, "f", "foreign");
-        ck_assert_int_eq(links_new(rootfd, LINK_DIR, RECORD_DIR, count_report, &seen, &l), 0);
-        ck_assert_int_eq(links_reconcile(l, want, ELEMENTSOF(want), NULL), -EEXIST);
+        ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, count_report, &seen, &l), 0);
+        ck_assert_int_eq(links_reconcile(l, want, ELEMENTSOF(want), results, NULL), -EEXIST);
         ck_assert_uint_eq(seen.n[LINK_CREATED], 1);
         ck_assert_uint_eq(seen.n[LINK_FOREIGN], 1);
-        ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL), 0);
+        ck_assert_int_eq(results[0], LINKS_ADD_CREATED);
+        ck_assert_int_eq(results[1], -EEXIST);
+        ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), 0);
         ck_assert_uint_eq(seen.n[LINK_REMOVED], 1);
         links_free(l);
 }

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The control socket: AF_UNIX SOCK_STREAM at <run-dir>/control, mode 0600, one JSON object per
+ * line in both directions (lund(8), CONTROL PROTOCOL). Peers are checked with SO_PEERCRED: root,
+ * or the user the daemon runs as. This file is the transport only; requests are answered by the
+ * owner's handler.
+ */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+/* A request line longer than this is refused and the connection closed. */
+#define CONTROL_REQUEST_MAX (64u * 1024u)
+/* A client that does not read its replies or monitor stream is dropped past this backlog. */
+#define CONTROL_BACKLOG_MAX (16u * 1024u * 1024u)
+#define CONTROL_CLIENTS_MAX 64
+
+typedef struct ControlServer ControlServer;
+typedef struct ControlClient ControlClient;
+
+/*
+ * Answer one request: return 0 with *ret_reply set (the server adds "id" when the request had
+ * one), or -errno for the server to send {"ok":false,"error":...}. Set *ret_monitor to true to
+ * subscribe the client to control_broadcast().
+ */
+typedef int (*ControlHandler)(ControlServer *s, ControlClient *c, json_object *request,
+                              json_object **ret_reply, bool *ret_monitor, void *userdata);
+
+int control_new(sd_event *e, const char *path, ControlHandler handler, void *userdata,
+                ControlServer **ret);
+ControlServer *control_free(ControlServer *s);
+
+/* Send @event to every monitoring client (one line each). */
+void control_broadcast(ControlServer *s, json_object *event);
+bool control_has_monitors(const ControlServer *s);
+unsigned control_n_clients(const ControlServer *s);
+
+uid_t control_client_uid(const ControlClient *c);
+pid_t control_client_pid(const ControlClient *c);

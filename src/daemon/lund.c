@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "monitor.h"
+
+static void usage(FILE *out)
+{
+        fprintf(out,
+                "Usage:\n"
+                " lund [options]\n"
+                "\n"
+                "Keep SCSI logical units found and named: follow kernel uevents, keep an\n"
+                "inventory, maintain /dev/scsi/by-id links, answer on a control socket.\n"
+                "\n"
+                "Options:\n"
+                "     --root <dir>             read sysfs and write links below <dir> (default /)\n"
+                "     --run-dir <dir>          control socket and link records (default %s)\n"
+                "     --link-dir <dir>         lund's link directory below the root\n"
+                "                                (default /dev/scsi/by-id)\n"
+                "     --manage-disk-links      also maintain /dev/disk/by-id (systems without udevd)\n"
+                "     --receive-buffer <size>  kernel uevent socket buffer, bytes, K/M/G suffixes\n"
+                "                                (default 128M)\n"
+                "     --sysfs-only             never send SCSI commands, use the kernel's cache only\n"
+                "     --no-monitor             do not listen to kernel uevents (tests)\n"
+                "     --log-level <level>      err, warning, notice, info or debug (default info)\n"
+                "\n"
+                " -h, --help                   display this help\n"
+                " -V, --version                display version\n"
+                "\n"
+                "For more details see lund(8).\n",
+                LUND_RUNDIR);
+}
+
+static void errtryhelp(void)
+{
+        fprintf(stderr, "Try 'lund --help' for more information.\n");
+}
+
+static int parse_size(const char *s, size_t *ret)
+{
+        unsigned long long v, mult = 1;
+        char *end;
+
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno != 0 || end == s || s[0] == '-')
+                return -EINVAL;
+        if (*end) {
+                switch (*end) {
+                case 'K': case 'k': mult = 1024ULL; break;
+                case 'M': case 'm': mult = 1024ULL * 1024; break;
+                case 'G': case 'g': mult = 1024ULL * 1024 * 1024; break;
+                default: return -EINVAL;
+                }
+                if (end[1])
+                        return -EINVAL;
+        }
+        if (v == 0 || v > INT32_MAX / mult)
+                return -ERANGE;
+        *ret = (size_t)(v * mult);
+        return 0;
+}
+
+static int parse_level(const char *s)
+{
+        static const struct { const char *name; int level; } levels[] = {
+                { "emerg", LOG_EMERG }, { "alert", LOG_ALERT }, { "crit", LOG_CRIT },
+                { "err", LOG_ERR },     { "error", LOG_ERR },   { "warning", LOG_WARNING },
+                { "notice", LOG_NOTICE }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
+        };
+        char *end;
+        long v;
+
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                if (strcasecmp(s, levels[i].name) == 0)
+                        return levels[i].level;
+        v = strtol(s, &end, 10);
+        if (end != s && !*end && v >= LOG_EMERG && v <= LOG_DEBUG)
+                return (int)v;
+        return -EINVAL;
+}
+
+/* "/dev/scsi/by-id/" -> "dev/scsi/by-id": paths below the root are kept relative. */
+static const char *below_root(const char *p)
+{
+        static char buf[4096];
+        size_t n;
+
+        p += strspn(p, "/");
+        n = strlen(p);
+        if (n == 0 || n >= sizeof(buf))
+                return NULL;
+        memcpy(buf, p, n + 1);
+        while (n > 0 && buf[n - 1] == '/')
+                buf[--n] = 0;
+        if (strstr(buf, "..") && (streq(buf, "..") || strneq(buf, "../", 3) ||
+                                  strstr(buf, "/../") || (n >= 3 && streq(buf + n - 3, "/.."))))
+                return NULL;
+        return strdup(buf);
+}
+
+int main(int argc, char *argv[])
+{
+        enum {
+                OPT_ROOT = 0x100,
+                OPT_RUN_DIR,
+                OPT_LINK_DIR,
+                OPT_MANAGE_DISK_LINKS,
+                OPT_RECEIVE_BUFFER,
+                OPT_SYSFS_ONLY,
+                OPT_NO_MONITOR,
+                OPT_LOG_LEVEL,
+        };
+        static const struct option longopts[] = {
+                { "root", required_argument, NULL, OPT_ROOT },
+                { "run-dir", required_argument, NULL, OPT_RUN_DIR },
+                { "link-dir", required_argument, NULL, OPT_LINK_DIR },
+                { "manage-disk-links", no_argument, NULL, OPT_MANAGE_DISK_LINKS },
+                { "receive-buffer", required_argument, NULL, OPT_RECEIVE_BUFFER },
+                { "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
+                { "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
+                { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {}
+        };
+        ManagerConfig config = {
+                .root = "/",
+                .run_dir = LUND_RUNDIR,
+                .link_dir = "dev/scsi/by-id",
+        };
+        _cleanup_free_ char *link_dir = NULL;
+        Manager *m = NULL;
+        int level = LOG_INFO, c, r;
+
+        while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) >= 0) {
+                switch (c) {
+                case OPT_ROOT:
+                        config.root = optarg;
+                        break;
+                case OPT_RUN_DIR:
+                        if (optarg[0] != '/') {
+                                fprintf(stderr, "lund: --run-dir needs an absolute path\n");
+                                return EXIT_FAILURE;
+                        }
+                        config.run_dir = optarg;
+                        break;
+                case OPT_LINK_DIR:
+                        free(link_dir);
+                        link_dir = (char *)below_root(optarg);
+                        if (!link_dir) {
+                                fprintf(stderr, "lund: invalid --link-dir '%s'\n", optarg);
+                                return EXIT_FAILURE;
+                        }
+                        config.link_dir = link_dir;
+                        break;
+                case OPT_MANAGE_DISK_LINKS:
+                        config.disk_link_dir = "dev/disk/by-id";
+                        break;
+                case OPT_RECEIVE_BUFFER:
+                        if (parse_size(optarg, &config.receive_buffer) < 0) {
+                                fprintf(stderr, "lund: invalid --receive-buffer '%s'\n", optarg);
+                                return EXIT_FAILURE;
+                        }
+                        break;
+                case OPT_SYSFS_ONLY:
+                        config.probe_flags |= PROBE_SYSFS_ONLY;
+                        break;
+                case OPT_NO_MONITOR:
+                        config.no_monitor = true;
+                        break;
+                case OPT_LOG_LEVEL:
+                        level = parse_level(optarg);
+                        if (level < 0) {
+                                fprintf(stderr, "lund: invalid --log-level '%s'\n", optarg);
+                                return EXIT_FAILURE;
+                        }
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return EXIT_SUCCESS;
+                case 'V':
+                        printf("lund %s\n", PACKAGE_VERSION);
+                        return EXIT_SUCCESS;
+                default:
+                        errtryhelp();
+                        return EXIT_FAILURE;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "lund: unexpected argument '%s'\n", argv[optind]);
+                errtryhelp();
+                return EXIT_FAILURE;
+        }
+        if (config.disk_link_dir && streq(config.disk_link_dir, config.link_dir)) {
+                fprintf(stderr, "lund: --link-dir must differ from /dev/disk/by-id\n");
+                return EXIT_FAILURE;
+        }
+
+        log_setup("lund", LOG_TARGET_AUTO, level);
+
+        r = manager_new(&config, &m);
+        if (r < 0) {
+                log_error_errno(r, "Failed to allocate the manager: %m");
+                return EXIT_FAILURE;
+        }
+        r = manager_start(m);
+        if (r >= 0)
+                r = manager_run(m);
+        manager_free(m);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,1338 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <search.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "control.h"
+#include "inventory.h"
+#include "links.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+#include "monitor.h"
+#include "sysfs.h"
+
+/* Journal message IDs (sd-id128), one per decision an admin may want to find. */
+#define MESSAGE_LINK_CREATED "3f1c0d5e8a7b4c29b6e2d41f9a0c7e53"
+#define MESSAGE_LINK_REMOVED "a94e2b7c1d3f4e8a9c5b6d7e0f1a2b3c"
+#define MESSAGE_LINK_FOREIGN "5d7e9f1a2b3c4d5e8f9a0b1c2d3e4f50"
+#define MESSAGE_NAME_COLLISION "c2b8e4f6a1d3457990ab12cd34ef5678"
+#define MESSAGE_UEVENT_LOSS "7e1f3a5c9b2d4f6a8c0e1b3d5f7a9c2e"
+
+/* A burst of losses costs one resync per interval. */
+#define RESYNC_INTERVAL_USEC (1 * 1000 * 1000ULL)
+
+typedef enum LinkSet {
+        LINKSET_SCSI, /* lund's own tree, every LU type */
+        LINKSET_DISK, /* /dev/disk/by-id, when lund manages it (no udevd) */
+        _LINKSET_MAX,
+} LinkSet;
+
+/* One link an LU wants. */
+typedef struct LinkWant {
+        LinkSet set;
+        char *name;
+        char *target;
+} LinkWant;
+
+typedef struct LuLinks {
+        LinkWant *v;
+        size_t n;
+} LuLinks;
+
+/* Everyone who wants one name in one set; the tree of these is the desired state. */
+typedef struct ClaimOwner {
+        Lu *lu;
+        const char *target; /* points into the owner's LinkWant */
+        struct ClaimOwner *next;
+} ClaimOwner;
+
+typedef struct LinkReportCtx {
+        Manager *m;
+        LinkSet set;
+} LinkReportCtx;
+
+typedef struct Claim {
+        LinkSet set;
+        char *name;
+        ClaimOwner *owners;
+        Lu *winner;      /* whose target the link has, NULL if none was made */
+        bool foreign;    /* a file lund did not make holds the name */
+        bool collision;  /* owners disagree on the target */
+} Claim;
+
+struct Manager {
+        ManagerConfig config;
+        char *root, *run_dir;
+        sd_event *event;
+        int rootfd, runfd;
+        Inventory *inventory;
+        Monitor *monitor;
+        ControlServer *control;
+        Links *links[_LINKSET_MAX];
+        char *link_dir[_LINKSET_MAX];
+        LinkReportCtx report_ctx[_LINKSET_MAX];
+        void *claims; /* tsearch() tree of Claim */
+        size_t n_claims;
+        bool bulk;    /* collecting claims for a full reconcile, not applying them */
+        Lu *current;  /* the LU whose links are being written, for log fields */
+
+        sd_event_source *resync_source;
+        uint64_t last_resync;
+        uint64_t resyncs;
+        const char *resync_reason;
+        sd_event_source *status_source;
+        uint64_t started;
+};
+
+static int claim_cmp(const void *a, const void *b)
+{
+        const Claim *x = a, *y = b;
+
+        if (x->set != y->set)
+                return x->set < y->set ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static int lu_cmp(const Lu *a, const Lu *b)
+{
+        const Target *ta = a->target, *tb = b->target;
+
+        if (ta->host->number != tb->host->number)
+                return ta->host->number < tb->host->number ? -1 : 1;
+        if (ta->channel != tb->channel)
+                return ta->channel < tb->channel ? -1 : 1;
+        if (ta->id != tb->id)
+                return ta->id < tb->id ? -1 : 1;
+        if (a->lun != b->lun)
+                return a->lun < b->lun ? -1 : 1;
+        return 0;
+}
+
+static void lu_links_free(LuLinks *l)
+{
+        if (!l)
+                return;
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].name);
+                free(l->v[i].target);
+        }
+        free(l->v);
+        free(l);
+}
+
+/* ---- events for monitoring clients ---- */
+
+/* Device-supplied text (vendor, model) as valid UTF-8 JSON: anything but printable ASCII is
+ * written "\xNN", so a client never receives a byte the device chose. */
+static json_object *json_string_safe(const char *s)
+{
+        _cleanup_free_ char *out = NULL;
+        size_t j = 0;
+
+        if (!s)
+                return NULL;
+        out = malloc(strlen(s) * 4 + 1);
+        if (!out)
+                return NULL;
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+                if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+                        out[j++] = (char)*p;
+                else
+                        j += (size_t)sprintf(out + j, "\\x%02x", *p);
+        }
+        out[j] = 0;
+        return json_object_new_string(out);
+}
+
+static json_object *json_str_or_null(const char *s)
+{
+        return s ? json_object_new_string(s) : NULL;
+}
+
+static uint64_t realtime_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void emit(Manager *m, const char *event, json_object *o)
+{
+        if (!control_has_monitors(m->control)) {
+                json_object_put(o);
+                return;
+        }
+        if (!o)
+                o = json_object_new_object();
+        json_object_object_add(o, "event", json_object_new_string(event));
+        json_object_object_add(o, "time_usec", json_object_new_uint64(realtime_usec()));
+        control_broadcast(m->control, o);
+        json_object_put(o);
+}
+
+static json_object *event_with_hctl(const Lu *lu)
+{
+        json_object *o = json_object_new_object();
+
+        if (lu)
+                json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
+        return o;
+}
+
+static void status_dirty(Manager *m);
+
+/* ---- links ---- */
+
+static const char *link_message_id(LinkAction a)
+{
+        switch (a) {
+        case LINK_CREATED:
+        case LINK_UPDATED:
+                return MESSAGE_LINK_CREATED;
+        case LINK_REMOVED:
+        case LINK_LOST:
+                return MESSAGE_LINK_REMOVED;
+        case LINK_FOREIGN:
+                return MESSAGE_LINK_FOREIGN;
+        default:
+                return NULL;
+        }
+}
+
+
+static void on_link_report(LinkAction a, const char *name, const char *target, int error,
+                           void *userdata)
+{
+        LinkReportCtx *ctx = userdata;
+        Manager *m = ctx->m;
+        const char *dir = m->link_dir[ctx->set];
+        LogDevice dev = { .hctl = m->current ? m->current->hctl : NULL };
+        json_object *o;
+        char ev[32];
+        int level;
+
+        switch (a) {
+        case LINK_CREATED:
+        case LINK_UPDATED:
+        case LINK_REMOVED:
+                level = LOG_INFO;
+                break;
+        case LINK_TEMP_REMOVED:
+                level = LOG_DEBUG;
+                break;
+        default:
+                level = LOG_WARNING;
+        }
+        if (a == LINK_FOREIGN)
+                log_full(level, 0, &dev, link_message_id(a),
+                         "/%s/%s: not a link lund made, leaving it alone", dir, name);
+        else if (a == LINK_LOST)
+                log_full(level, 0, &dev, link_message_id(a),
+                         "/%s/%s: lund's link was replaced or removed by someone else, forgetting it",
+                         dir, name);
+        else if (a == LINK_FAILED)
+                log_full(level, error, &dev, NULL, "/%s/%s: failed to update link: %m", dir,
+                         name);
+        else
+                log_full(level, 0, &dev, link_message_id(a), "/%s/%s %s%s%s", dir, name,
+                         link_action_name(a), target ? " -> " : "", target ?: "");
+
+        snprintf(ev, sizeof(ev), "link-%s", link_action_name(a));
+        o = event_with_hctl(m->current);
+        json_object_object_add(o, "path", json_object_new_string(dir));
+        json_object_object_add(o, "name", json_object_new_string(name));
+        if (target)
+                json_object_object_add(o, "target", json_object_new_string(target));
+        if (error < 0)
+                json_object_object_add(o, "error",
+                                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
+        emit(m, ev, o);
+}
+
+/* The symlink target for node @node ("sda", "bsg/0:0:0:0") from link directory @dir. */
+static char *node_target(const char *dir, const char *node)
+{
+        size_t depth = 1;
+        bool under_dev = strneq(dir, "dev/", 4);
+        char *t, *p;
+
+        for (const char *c = dir; *c; c++)
+                if (*c == '/' && c[1] && c[1] != '/')
+                        depth++;
+        if (under_dev)
+                depth--;
+        t = malloc(depth * 3 + strlen("dev/") + strlen(node) + 1);
+        if (!t)
+                return NULL;
+        p = t;
+        for (size_t i = 0; i < depth; i++)
+                p = stpcpy(p, "../");
+        if (!under_dev)
+                p = stpcpy(p, "dev/");
+        strcpy(p, node);
+        return t;
+}
+
+static int want_add(Manager *m, LuLinks *l, LinkSet set, const char *base, const char *suffix,
+                    const char *node)
+{
+        _cleanup_free_ char *name = NULL, *target = NULL;
+        LinkWant *v;
+
+        if (!m->links[set] || !node)
+                return 0;
+        if (asprintf(&name, "%s%s", base, suffix) < 0)
+                return -ENOMEM;
+        if (links_name_valid(name) < 0)
+                return 0; /* a suffix pushed it past NAME_MAX: no such link */
+        target = node_target(m->link_dir[set], node);
+        if (!target)
+                return -ENOMEM;
+        v = realloc(l->v, (l->n + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        l->v = v;
+        v[l->n++] = (LinkWant) { set, TAKE_PTR(name), TAKE_PTR(target) };
+        return 0;
+}
+
+static bool type_is_disk_like(int type)
+{
+        return type == LU_TYPE_DISK || type == LU_TYPE_OPTICAL || type == LU_TYPE_RBC ||
+               type == LU_TYPE_ZBC || type == LU_TYPE_WORM || type == LU_TYPE_CDROM;
+}
+
+/* The link scheme, lund(8) LINKS. */
+static int lu_wanted_links(Manager *m, const Lu *lu, LuLinks *ret)
+{
+        const char *primary = lu_primary_node(lu);
+        bool cdrom = lu->block && strneq(lu->block, "sr", 2);
+        int r = 0;
+
+        for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++) {
+                const char *b = lu->naming.names[i];
+
+                r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
+                if (r >= 0 && lu->type == LU_TYPE_TAPE)
+                        r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
+                if (r >= 0)
+                        r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
+
+                if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
+                        continue;
+                /* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
+                r = want_add(m, ret, LINKSET_DISK, b, "", lu->block);
+                for (size_t p = 0; r >= 0 && !cdrom && p < lu->n_partitions; p++) {
+                        char suffix[32];
+
+                        snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
+                        r = want_add(m, ret, LINKSET_DISK, b, suffix, lu->partitions[p].node);
+                }
+        }
+        return r;
+}
+
+static Claim *claim_get(Manager *m, LinkSet set, const char *name, bool create)
+{
+        Claim key = { .set = set, .name = (char *)name }, *c, **found;
+
+        found = tfind(&key, &m->claims, claim_cmp);
+        if (found)
+                return *found;
+        if (!create)
+                return NULL;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return NULL;
+        c->set = set;
+        c->name = strdup(name);
+        if (!c->name || !tsearch(c, &m->claims, claim_cmp)) {
+                free(c->name);
+                free(c);
+                return NULL;
+        }
+        m->n_claims++;
+        return c;
+}
+
+static void claim_drop(Manager *m, Claim *c)
+{
+        tdelete(c, &m->claims, claim_cmp);
+        m->n_claims--;
+        free(c->name);
+        free(c);
+}
+
+/* Decide who gets @c's name (lowest H:C:T:L wins: deterministic whatever the event order) and
+ * make the link so, unless a full reconcile is being prepared. */
+static void claim_resolve(Manager *m, Claim *c)
+{
+        ClaimOwner *win = NULL;
+        bool collision = false;
+        int r;
+
+        for (ClaimOwner *o = c->owners; o; o = o->next)
+                if (!win || lu_cmp(o->lu, win->lu) < 0)
+                        win = o;
+        for (ClaimOwner *o = c->owners; o && win; o = o->next)
+                if (o != win && !streq(o->target, win->target))
+                        collision = true;
+
+        if (collision && !c->collision) {
+                LogDevice dev = { .hctl = win->lu->hctl };
+                json_object *o = event_with_hctl(win->lu), *others = json_object_new_array();
+
+                for (ClaimOwner *x = c->owners; x; x = x->next)
+                        if (x != win)
+                                json_object_array_add(others,
+                                                      json_object_new_string(x->lu->hctl));
+                log_full(LOG_WARNING, 0, &dev, MESSAGE_NAME_COLLISION,
+                         "/%s/%s is wanted by %zu logical units, giving it to %s (lowest H:C:T:L)",
+                         m->link_dir[c->set], c->name, json_object_array_length(others) + 1,
+                         win->lu->hctl);
+                json_object_object_add(o, "path", json_object_new_string(m->link_dir[c->set]));
+                json_object_object_add(o, "name", json_object_new_string(c->name));
+                json_object_object_add(o, "others", others);
+                emit(m, "collision", o);
+        }
+        c->collision = collision;
+
+        if (m->bulk) {
+                /* The reconcile that follows makes the links, and removes unclaimed ones. */
+                c->winner = win ? win->lu : NULL;
+                if (!win)
+                        claim_drop(m, c);
+                return;
+        }
+
+        m->current = win ? win->lu : c->winner;
+        if (!win) {
+                r = links_remove(m->links[c->set], c->name);
+                if (r < 0)
+                        on_link_report(LINK_FAILED, c->name, NULL, r, &m->report_ctx[c->set]);
+                m->current = NULL;
+                claim_drop(m, c);
+                return;
+        }
+        r = links_add(m->links[c->set], c->name, win->target);
+        c->foreign = r == -EEXIST;
+        c->winner = r >= 0 ? win->lu : NULL;
+        if (r < 0 && r != -EEXIST)
+                on_link_report(LINK_FAILED, c->name, win->target, r, &m->report_ctx[c->set]);
+        m->current = NULL;
+}
+
+static int claim_add(Manager *m, Lu *lu, const LinkWant *w)
+{
+        Claim *c = claim_get(m, w->set, w->name, true);
+        ClaimOwner *o;
+
+        if (!c)
+                return -ENOMEM;
+        o = calloc(1, sizeof(*o));
+        if (!o)
+                return -ENOMEM;
+        o->lu = lu;
+        o->target = w->target;
+        o->next = c->owners;
+        c->owners = o;
+        claim_resolve(m, c);
+        return 0;
+}
+
+static void claim_remove(Manager *m, Lu *lu, const LinkWant *w)
+{
+        Claim *c = claim_get(m, w->set, w->name, false);
+
+        if (!c)
+                return;
+        for (ClaimOwner **p = &c->owners; *p; p = &(*p)->next)
+                if ((*p)->lu == lu) {
+                        ClaimOwner *o = *p;
+
+                        *p = o->next;
+                        free(o);
+                        break;
+                }
+        if (c->winner == lu)
+                c->winner = NULL;
+        claim_resolve(m, c);
+}
+
+static bool want_in(const LuLinks *l, const LinkWant *w)
+{
+        for (size_t i = 0; l && i < l->n; i++)
+                if (l->v[i].set == w->set && streq(l->v[i].name, w->name) &&
+                    streq(l->v[i].target, w->target))
+                        return true;
+        return false;
+}
+
+/* Bring @lu's claims to what it wants now (nothing when @gone). */
+static void lu_update_links(Manager *m, Lu *lu, bool gone)
+{
+        LuLinks *old = lu->userdata, *new = calloc(1, sizeof(*new));
+        int r;
+
+        if (!new) {
+                log_error_errno(-ENOMEM, "Out of memory, links of %s not updated", lu->hctl);
+                return;
+        }
+        if (!gone) {
+                r = lu_wanted_links(m, lu, new);
+                if (r < 0)
+                        log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
+                                          lu->hctl);
+        }
+        /* Release first, so a name moving between nodes of one LU is freed before retaken. */
+        for (size_t i = 0; old && i < old->n; i++)
+                if (!want_in(new, &old->v[i]))
+                        claim_remove(m, lu, &old->v[i]);
+        for (size_t i = 0; i < new->n; i++)
+                if (!want_in(old, &new->v[i])) {
+                        r = claim_add(m, lu, &new->v[i]);
+                        if (r < 0)
+                                log_error_errno(r, "%s: failed to claim %s: %m", lu->hctl,
+                                                new->v[i].name);
+                } else {
+                        /* Same claim: repoint the owner at the new copy of the target. */
+                        Claim *c = claim_get(m, new->v[i].set, new->v[i].name, false);
+
+                        for (ClaimOwner *o = c ? c->owners : NULL; o; o = o->next)
+                                if (o->lu == lu)
+                                        o->target = new->v[i].target;
+                }
+        lu_links_free(old);
+        lu->userdata = gone ? (lu_links_free(new), NULL) : new;
+}
+
+/* Full reconcile of one set from the claims (start-up, resync). */
+typedef struct WalkCtx {
+        LinkSet set;
+        LinkSpec *v;
+        size_t n;
+        Claim **claims;
+} WalkCtx;
+
+static void collect_claim(const void *nodep, VISIT which, void *closure)
+{
+        Claim *c = *(Claim *const *)nodep;
+        WalkCtx *w = closure;
+
+        if (which != postorder && which != leaf)
+                return;
+        if (c->set != w->set || !c->winner)
+                return;
+        for (ClaimOwner *o = c->owners; o; o = o->next)
+                if (o->lu == c->winner) {
+                        w->claims[w->n] = c;
+                        w->v[w->n++] = (LinkSpec) { c->name, o->target };
+                        break;
+                }
+}
+
+static int reconcile_links(Manager *m)
+{
+        int ret = 0;
+
+        for (LinkSet set = 0; set < _LINKSET_MAX; set++) {
+                WalkCtx w = { .set = set };
+                LinksStats st = {};
+                int *results;
+                int r;
+
+                if (!m->links[set])
+                        continue;
+                w.v = calloc(m->n_claims + 1, sizeof(*w.v));
+                w.claims = calloc(m->n_claims + 1, sizeof(*w.claims));
+                if (!w.v || !w.claims) {
+                        free(w.v);
+                        free(w.claims);
+                        return -ENOMEM;
+                }
+                twalk_r(m->claims, collect_claim, &w);
+                results = calloc(w.n + 1, sizeof(*results));
+                if (!results) {
+                        free(w.v);
+                        free(w.claims);
+                        return -ENOMEM;
+                }
+                r = links_reconcile(m->links[set], w.v, w.n, results, &st);
+                for (size_t i = 0; i < w.n; i++) {
+                        w.claims[i]->foreign = results[i] == -EEXIST;
+                        if (results[i] < 0)
+                                w.claims[i]->winner = NULL;
+                }
+                free(results);
+                log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u foreign, %u lost, %u failed",
+                         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged,
+                         st.foreign, st.lost, st.failed);
+                free(w.v);
+                free(w.claims);
+                if (r < 0 && r != -EEXIST && ret == 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+/* ---- inventory hooks ---- */
+
+static json_object *lu_to_json(Manager *m, const Lu *lu);
+
+static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
+{
+        Manager *m = userdata;
+        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+
+        log_device_full(LOG_INFO, 0, &dev, "added: %s \"%s\" \"%s\"%s%s", lu_type_name(lu->type),
+                        lu->vendor ?: "", lu->model ?: "", lu->naming.serial ? ", serial " : "",
+                        lu->naming.serial ?: "");
+        if (lu->naming_error < 0 && lu->naming_error != -EOPNOTSUPP)
+                log_device_full(LOG_WARNING, lu->naming_error, &dev,
+                                "cannot identify it, no names: %m");
+        emit(m, "lu-added", lu_to_json(m, lu));
+        lu_update_links(m, lu, false);
+        status_dirty(m);
+}
+
+static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
+{
+        Manager *m = userdata;
+        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+        json_object *o, *w;
+
+        log_device_full(LOG_DEBUG, 0, &dev, "changed:%s%s%s", what & LU_CHANGE_NODES ? " nodes" : "",
+                        what & LU_CHANGE_NAMES ? " names" : "", what & LU_CHANGE_INFO ? " info" : "");
+        if (what & LU_CHANGE_NAMES)
+                log_device_full(LOG_NOTICE, 0, &dev, "identifiers changed, renaming");
+        o = lu_to_json(m, lu);
+        w = json_object_new_array();
+        if (what & LU_CHANGE_NODES)
+                json_object_array_add(w, json_object_new_string("nodes"));
+        if (what & LU_CHANGE_NAMES)
+                json_object_array_add(w, json_object_new_string("names"));
+        if (what & LU_CHANGE_INFO)
+                json_object_array_add(w, json_object_new_string("info"));
+        json_object_object_add(o, "what", w);
+        emit(m, "lu-changed", o);
+        if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
+                lu_update_links(m, lu, false);
+}
+
+static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
+{
+        Manager *m = userdata;
+        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+
+        log_device_full(LOG_INFO, 0, &dev, "removed");
+        emit(m, "lu-removed", event_with_hctl(lu));
+        lu_update_links(m, lu, true);
+        status_dirty(m);
+}
+
+static void on_unit_attention(Inventory *inv, Lu *lu, LuUnitAttention ua, const char *action,
+                              int error, void *userdata)
+{
+        Manager *m = userdata;
+        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+        json_object *o;
+
+        if (error < 0)
+                log_device_full(LOG_WARNING, error, &dev, "unit attention %s: %s failed: %m",
+                                lu_unit_attention_to_string(ua), action);
+        else
+                log_device_full(LOG_INFO, 0, &dev, "unit attention %s: %s",
+                                lu_unit_attention_to_string(ua), action);
+        o = event_with_hctl(lu);
+        json_object_object_add(o, "ua", json_object_new_string(lu_unit_attention_to_string(ua)));
+        json_object_object_add(o, "action", json_object_new_string(action));
+        if (error < 0)
+                json_object_object_add(o, "error",
+                                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
+        emit(m, "unit-attention", o);
+}
+
+/* ---- resync ---- */
+
+static int do_resync(Manager *m, const char *reason)
+{
+        int r, k;
+
+        m->bulk = true;
+        r = inventory_resync(m->inventory, false);
+        m->bulk = false;
+        if (r < 0)
+                log_warning_errno(r, "Resync from sysfs incomplete: %m");
+        k = reconcile_links(m);
+        if (k < 0)
+                log_warning_errno(k, "Reconciling links incomplete: %m");
+        m->resyncs++;
+        m->resync_reason = reason;
+        sd_event_now(m->event, CLOCK_MONOTONIC, &m->last_resync);
+        {
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "reason", json_object_new_string(reason));
+                emit(m, "resync", o);
+        }
+        status_dirty(m);
+        return r < 0 ? r : k;
+}
+
+static int on_resync_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        m->resync_source = sd_event_source_disable_unref(m->resync_source);
+        log_info("Resynchronising from sysfs (%s)", m->resync_reason);
+        (void)do_resync(m, m->resync_reason);
+        return 0;
+}
+
+static void schedule_resync(Manager *m, const char *reason)
+{
+        uint64_t nowu = 0, delay = 0;
+        int r;
+
+        m->resync_reason = reason;
+        if (m->resync_source)
+                return;
+        sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+        if (m->last_resync > 0 && nowu < m->last_resync + RESYNC_INTERVAL_USEC)
+                delay = m->last_resync + RESYNC_INTERVAL_USEC - nowu;
+        r = sd_event_add_time_relative(m->event, &m->resync_source, CLOCK_MONOTONIC, delay, 0,
+                                       on_resync_timer, m);
+        if (r < 0) {
+                log_error_errno(r, "Failed to schedule a resync, doing it now: %m");
+                (void)do_resync(m, reason);
+        }
+}
+
+/* ---- monitor callbacks ---- */
+
+static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = inventory_handle_uevent(m->inventory, ev);
+        if (r < 0)
+                log_warning_errno(r, "%s %s (seqnum %" PRIu64 "): handling failed, ignoring: %m",
+                                  ev->action, ev->devpath, ev->seqnum);
+}
+
+static void on_uevent_loss(Monitor *mon, MonitorLoss what, uint64_t expected, uint64_t got,
+                           void *userdata)
+{
+        Manager *m = userdata;
+
+        if (what == MONITOR_LOSS_ENOBUFS)
+                log_full(LOG_WARNING, -ENOBUFS, NULL, MESSAGE_UEVENT_LOSS,
+                         "Kernel uevents were lost (receive buffer overflow), will resync: %m");
+        else
+                log_full(LOG_NOTICE, 0, NULL, MESSAGE_UEVENT_LOSS,
+                         "Uevent sequence gap (expected %" PRIu64 ", got %" PRIu64 "), will resync",
+                         expected, got);
+        schedule_resync(m, what == MONITOR_LOSS_ENOBUFS ? "enobufs" : "seqnum-gap");
+}
+
+static void on_monitor_error(Monitor *mon, int error, void *userdata)
+{
+        log_warning_errno(error, "Receiving kernel uevents failed, ignoring: %m");
+}
+
+/* ---- status ---- */
+
+static int on_status(sd_event_source *s, void *userdata)
+{
+        Manager *m = userdata;
+
+        m->status_source = sd_event_source_disable_unref(m->status_source);
+        (void)sd_notifyf(false, "STATUS=Managing %zu logical units, %zu names", inventory_n_lus(m->inventory),
+                         m->n_claims);
+        return 0;
+}
+
+/* Once per loop iteration at most, whatever the storm. */
+static void status_dirty(Manager *m)
+{
+        if (m->status_source || m->bulk)
+                return;
+        (void)sd_event_add_defer(m->event, &m->status_source, on_status, m);
+}
+
+/* ---- control requests ---- */
+
+static json_object *lu_to_json(Manager *m, const Lu *lu)
+{
+        json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
+                    *names = json_object_new_array(), *links = json_object_new_array(),
+                    *parts = json_object_new_array();
+        const LuLinks *ll = lu->userdata;
+
+        json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
+        json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
+        json_object_object_add(o, "channel", json_object_new_int64(lu->target->channel));
+        json_object_object_add(o, "target", json_object_new_int64(lu->target->id));
+        json_object_object_add(o, "lun", json_object_new_uint64(lu->lun));
+        json_object_object_add(o, "type", json_object_new_int(lu->type));
+        json_object_object_add(o, "type_name", json_object_new_string(lu_type_name(lu->type)));
+        json_object_object_add(o, "scsi_level", json_object_new_int64(lu->scsi_level));
+        json_object_object_add(o, "vendor", json_string_safe(lu->vendor));
+        json_object_object_add(o, "model", json_string_safe(lu->model));
+        json_object_object_add(o, "revision", json_string_safe(lu->revision));
+        json_object_object_add(o, "state", json_str_or_null(lu->state));
+
+#define NODE(key, v)                                                                               \
+        do {                                                                                       \
+                if (v) {                                                                           \
+                        _cleanup_free_ char *_p = NULL;                                            \
+                        if (asprintf(&_p, "/dev/%s", (v)) >= 0)                                    \
+                                json_object_object_add(nodes, key, json_object_new_string(_p));    \
+                }                                                                                  \
+        } while (false)
+        NODE("block", lu->block);
+        NODE("tape", lu->tape);
+        NODE("tape_nr", lu->tape_nr);
+        NODE("sg", lu->sg);
+        NODE("bsg", lu->bsg);
+#undef NODE
+        json_object_object_add(o, "nodes", nodes);
+        for (size_t i = 0; i < lu->n_partitions; i++) {
+                json_object *p = json_object_new_object();
+                _cleanup_free_ char *dev = NULL;
+
+                if (asprintf(&dev, "/dev/%s", lu->partitions[i].node) < 0)
+                        dev = NULL;
+                json_object_object_add(p, "node", json_str_or_null(dev));
+                json_object_object_add(p, "number", json_object_new_int64(lu->partitions[i].number));
+                json_object_array_add(parts, p);
+        }
+        json_object_object_add(o, "partitions", parts);
+
+        json_object_object_add(o, "bus", json_str_or_null(lu->naming.bus));
+        json_object_object_add(o, "serial", json_str_or_null(lu->naming.serial));
+        json_object_object_add(o, "wwn", json_str_or_null(lu->naming.wwn));
+        for (size_t i = 0; i < lu->naming.n_names; i++)
+                json_object_array_add(names, json_object_new_string(lu->naming.names[i]));
+        json_object_object_add(o, "names", names);
+        if (lu->naming_error < 0)
+                json_object_object_add(o, "naming_error",
+                                       json_object_new_string(strerrorname_np(-lu->naming_error) ?: "EIO"));
+        json_object_object_add(o, "probe_commands", json_object_new_int64(lu->probe_commands));
+
+        for (size_t i = 0; ll && i < ll->n; i++) {
+                const LinkWant *w = &ll->v[i];
+                Claim *c = claim_get(m, w->set, w->name, false);
+                json_object *l = json_object_new_object();
+                _cleanup_free_ char *path = NULL;
+                const char *state = "pending";
+
+                if (asprintf(&path, "/%s/%s", m->link_dir[w->set], w->name) < 0)
+                        path = NULL;
+                if (c && c->foreign)
+                        state = "foreign";
+                else if (c && c->winner == lu)
+                        state = "linked";
+                else if (c && c->winner)
+                        state = "collision";
+                json_object_object_add(l, "path", json_str_or_null(path));
+                json_object_object_add(l, "target", json_object_new_string(w->target));
+                json_object_object_add(l, "state", json_object_new_string(state));
+                json_object_array_add(links, l);
+        }
+        json_object_object_add(o, "links", links);
+        return o;
+}
+
+static json_object *reply_ok(void)
+{
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "ok", json_object_new_boolean(true));
+        return o;
+}
+
+static json_object *inventory_to_json(Manager *m)
+{
+        json_object *hosts = json_object_new_array();
+
+        for (Host *h = inventory_hosts(m->inventory); h; h = h->next) {
+                json_object *ho = json_object_new_object(), *targets = json_object_new_array();
+
+                json_object_object_add(ho, "host", json_object_new_int64(h->number));
+                for (Target *t = h->targets; t; t = t->next) {
+                        json_object *to = json_object_new_object(), *lus = json_object_new_array();
+
+                        json_object_object_add(to, "channel", json_object_new_int64(t->channel));
+                        json_object_object_add(to, "target", json_object_new_int64(t->id));
+                        for (Lu *lu = t->lus; lu; lu = lu->next)
+                                json_object_array_add(lus, lu_to_json(m, lu));
+                        json_object_object_add(to, "lus", lus);
+                        json_object_array_add(targets, to);
+                }
+                json_object_object_add(ho, "targets", targets);
+                json_object_array_add(hosts, ho);
+        }
+        return hosts;
+}
+
+typedef struct StatusWalk {
+        Manager *m;
+        json_object *collisions, *foreign;
+        size_t linked;
+} StatusWalk;
+
+static void status_claim(const void *nodep, VISIT which, void *closure)
+{
+        Claim *c = *(Claim *const *)nodep;
+        StatusWalk *w = closure;
+        _cleanup_free_ char *path = NULL;
+
+        if (which != postorder && which != leaf)
+                return;
+        if (c->winner)
+                w->linked++;
+        if (asprintf(&path, "/%s/%s", w->m->link_dir[c->set], c->name) < 0)
+                return;
+        if (c->foreign)
+                json_object_array_add(w->foreign, json_object_new_string(path));
+        if (c->collision) {
+                json_object *o = json_object_new_object(), *owners = json_object_new_array();
+
+                json_object_object_add(o, "path", json_object_new_string(path));
+                json_object_object_add(o, "winner",
+                                       json_str_or_null(c->winner ? c->winner->hctl : NULL));
+                for (ClaimOwner *x = c->owners; x; x = x->next)
+                        json_object_array_add(owners, json_object_new_string(x->lu->hctl));
+                json_object_object_add(o, "owners", owners);
+                json_object_array_add(w->collisions, o);
+        }
+}
+
+static json_object *status_to_json(Manager *m)
+{
+        const MonitorStats *ms = m->monitor ? monitor_stats(m->monitor) : NULL;
+        json_object *o = reply_ok(), *mon = json_object_new_object(), *dirs = json_object_new_array();
+        StatusWalk w = { m, json_object_new_array(), json_object_new_array(), 0 };
+        size_t hosts = 0, targets = 0;
+        uint64_t nowu = 0;
+
+        for (Host *h = inventory_hosts(m->inventory); h; h = h->next, hosts++)
+                for (Target *t = h->targets; t; t = t->next)
+                        targets++;
+        twalk_r(m->claims, status_claim, &w);
+        sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+
+        json_object_object_add(o, "version", json_object_new_string(PACKAGE_VERSION));
+        json_object_object_add(o, "protocol", json_object_new_int(1));
+        json_object_object_add(o, "pid", json_object_new_int64(getpid()));
+        json_object_object_add(o, "uptime_usec", json_object_new_uint64(nowu - m->started));
+        json_object_object_add(o, "root", json_object_new_string(m->root));
+        json_object_object_add(o, "run_dir", json_object_new_string(m->run_dir));
+        for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+                if (m->links[s]) {
+                        _cleanup_free_ char *p = NULL;
+                        if (asprintf(&p, "/%s", m->link_dir[s]) >= 0)
+                                json_object_array_add(dirs, json_object_new_string(p));
+                }
+        json_object_object_add(o, "link_dirs", dirs);
+        json_object_object_add(o, "hosts", json_object_new_int64((int64_t)hosts));
+        json_object_object_add(o, "targets", json_object_new_int64((int64_t)targets));
+        json_object_object_add(o, "lus", json_object_new_int64((int64_t)inventory_n_lus(m->inventory)));
+        json_object_object_add(o, "names", json_object_new_int64((int64_t)m->n_claims));
+        json_object_object_add(o, "links", json_object_new_int64((int64_t)w.linked));
+        json_object_object_add(o, "collisions", w.collisions);
+        json_object_object_add(o, "foreign", w.foreign);
+        json_object_object_add(o, "resyncs", json_object_new_uint64(m->resyncs));
+        json_object_object_add(o, "last_resync_reason", json_str_or_null(m->resync_reason));
+        if (ms) {
+                json_object_object_add(mon, "received", json_object_new_uint64(ms->received));
+                json_object_object_add(mon, "dispatched", json_object_new_uint64(ms->dispatched));
+                json_object_object_add(mon, "enobufs", json_object_new_uint64(ms->enobufs));
+                json_object_object_add(mon, "seqnum_gaps", json_object_new_uint64(ms->gaps));
+                json_object_object_add(mon, "last_seqnum", json_object_new_uint64(ms->last_seqnum));
+                json_object_object_add(mon, "receive_buffer", json_object_new_uint64(ms->rcvbuf));
+        }
+        json_object_object_add(o, "monitor", ms ? mon : (json_object_put(mon), NULL));
+        json_object_object_add(o, "clients", json_object_new_int64(control_n_clients(m->control)));
+        return o;
+}
+
+static int on_request(ControlServer *s, ControlClient *c, json_object *req, json_object **ret_reply,
+                      bool *ret_monitor, void *userdata)
+{
+        Manager *m = userdata;
+        json_object *cmdo = NULL, *devo = NULL, *reply;
+        const char *cmd;
+
+        if (!json_object_object_get_ex(req, "cmd", &cmdo) || !json_object_is_type(cmdo, json_type_string))
+                return -EBADMSG;
+        cmd = json_object_get_string(cmdo);
+        log_debug("control: \"%s\" from pid %i uid %u", cmd, (int)control_client_pid(c),
+                  (unsigned)control_client_uid(c));
+
+        if (streq(cmd, "list")) {
+                reply = reply_ok();
+                json_object_object_add(reply, "hosts", inventory_to_json(m));
+        } else if (streq(cmd, "status"))
+                reply = status_to_json(m);
+        else if (streq(cmd, "names")) {
+                _cleanup_(lu_ref_done) LuRef ref = {};
+                Lu *lu;
+                int r;
+
+                if (!json_object_object_get_ex(req, "device", &devo) ||
+                    !json_object_is_type(devo, json_type_string))
+                        return -EINVAL;
+                r = probe_resolve(m->rootfd, json_object_get_string(devo), &ref);
+                if (r < 0)
+                        return r;
+                lu = inventory_find(m->inventory, ref.hctl);
+                if (!lu)
+                        return -ENOENT;
+                {
+                        json_object *o = lu_to_json(m, lu);
+
+                        reply = reply_ok();
+                        json_object_object_foreach(o, key, val)
+                                json_object_object_add(reply, key, json_object_get(val));
+                        json_object_put(o);
+                }
+        } else if (streq(cmd, "monitor")) {
+                reply = reply_ok();
+                json_object_object_add(reply, "monitoring", json_object_new_boolean(true));
+                *ret_monitor = true;
+        } else if (streq(cmd, "resync")) {
+                int r = do_resync(m, "request");
+                if (r < 0)
+                        return r;
+                reply = status_to_json(m);
+        } else
+                return -EOPNOTSUPP;
+
+        *ret_reply = reply;
+        return 0;
+}
+
+/* ---- life cycle ---- */
+
+int manager_new(const ManagerConfig *config, Manager **ret)
+{
+        _cleanup_free_ Manager *m = NULL;
+        int r;
+
+        assert_return(config && config->run_dir && config->run_dir[0] == '/', -EINVAL);
+        assert_return(config->link_dir && config->link_dir[0] != '/', -EINVAL);
+        assert_return(ret, -EINVAL);
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->config = *config;
+        m->rootfd = m->runfd = -EBADF;
+        m->root = strdup(config->root ?: "/");
+        m->run_dir = strdup(config->run_dir);
+        m->link_dir[LINKSET_SCSI] = strdup(config->link_dir);
+        if (config->disk_link_dir)
+                m->link_dir[LINKSET_DISK] = strdup(config->disk_link_dir);
+        if (!m->root || !m->run_dir || !m->link_dir[LINKSET_SCSI] ||
+            (config->disk_link_dir && !m->link_dir[LINKSET_DISK])) {
+                manager_free(TAKE_PTR(m));
+                return -ENOMEM;
+        }
+
+        r = sd_event_default(&m->event);
+        if (r < 0) {
+                manager_free(TAKE_PTR(m));
+                return r;
+        }
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+static void claim_free_node(void *p)
+{
+        Claim *c = p;
+
+        while (c->owners) {
+                ClaimOwner *o = c->owners;
+                c->owners = o->next;
+                free(o);
+        }
+        free(c->name);
+        free(c);
+}
+
+Manager *manager_free(Manager *m)
+{
+        if (!m)
+                return NULL;
+        control_free(m->control);
+        monitor_free(m->monitor);
+        if (m->inventory)
+                for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
+                        lu_links_free(lu->userdata);
+        inventory_free(m->inventory);
+        tdestroy(m->claims, claim_free_node);
+        for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
+                links_free(m->links[s]);
+                free(m->link_dir[s]);
+        }
+        sd_event_source_disable_unref(m->resync_source);
+        sd_event_source_disable_unref(m->status_source);
+        sd_event_unref(m->event);
+        safe_close(m->rootfd);
+        safe_close(m->runfd);
+        free(m->root);
+        free(m->run_dir);
+        free(m);
+        return NULL;
+}
+
+/*
+ * Records of a link directory live in <run-dir>/links/<dir escaped>, the path with '-' for '/'
+ * and "\x2d" for '-' (systemd's unit name escaping), so that records are bound to the directory
+ * they describe and a changed --link-dir never mistakes one directory's links for another's.
+ */
+static char *record_dir_for(const char *link_dir)
+{
+        char *r = malloc(strlen("links/") + strlen(link_dir) * 4 + 1), *p;
+
+        if (!r)
+                return NULL;
+        p = stpcpy(r, "links/");
+        for (const char *c = link_dir; *c; c++) {
+                if (*c == '/')
+                        *p++ = '-';
+                else if (*c == '-' || *c == '\\')
+                        p += sprintf(p, "\\x%02x", (unsigned char)*c);
+                else
+                        *p++ = *c;
+        }
+        *p = 0;
+        return r;
+}
+
+static char *link_dir_from_record(const char *name)
+{
+        char *r = malloc(strlen(name) + 1), *p = r;
+
+        if (!r)
+                return NULL;
+        for (const char *c = name; *c; c++) {
+                unsigned v;
+
+                if (*c == '-')
+                        *p++ = '/';
+                else if (c[0] == '\\' && c[1] == 'x' && sscanf(c + 2, "%2x", &v) == 1 && v > 0) {
+                        *p++ = (char)v;
+                        c += 3;
+                } else
+                        *p++ = *c;
+        }
+        *p = 0;
+        return r;
+}
+
+static void drop_records(int runfd, const char *record)
+{
+        _cleanup_close_ int fd = openat(runfd, record, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        DIR *d;
+
+        if (fd < 0)
+                return;
+        d = fdopendir(fd);
+        if (!d)
+                return;
+        fd = -EBADF;
+        for (struct dirent *de; (de = readdir(d));)
+                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+                        (void)unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+        (void)unlinkat(runfd, record, AT_REMOVEDIR);
+}
+
+/* A link directory lund no longer manages (--manage-disk-links dropped, --link-dir changed):
+ * remove the links it made there, then its records. */
+static void retire_old_link_dirs(Manager *m)
+{
+        _cleanup_close_ int fd = -EBADF;
+        DIR *d;
+
+        fd = openat(m->runfd, "links", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return;
+        d = fdopendir(fd);
+        if (!d)
+                return;
+        fd = -EBADF;
+        for (struct dirent *de; (de = readdir(d));) {
+                _cleanup_free_ char *dir = NULL, *record = NULL;
+                LinkReportCtx ctx = { m, LINKSET_SCSI };
+                bool active = false;
+                Links *l = NULL;
+                LinksStats st = {};
+                int r;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                dir = link_dir_from_record(de->d_name);
+                if (!dir || isempty(dir) || dir[0] == '/' || strstr(dir, ".."))
+                        continue;
+                for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+                        if (m->link_dir[s] && streq(m->link_dir[s], dir))
+                                active = true;
+                if (active || asprintf(&record, "links/%s", de->d_name) < 0)
+                        continue;
+                if (faccessat(m->rootfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+                        /* The directory is gone, and the links with it: forget the records. */
+                        drop_records(m->runfd, record);
+                        continue;
+                }
+                log_info("/%s is no longer managed, removing lund's links there", dir);
+                r = links_new(m->rootfd, dir, m->runfd, record, NULL, &ctx, &l);
+                if (r >= 0)
+                        r = links_reconcile(l, NULL, 0, NULL, &st);
+                links_free(l);
+                if (r < 0)
+                        log_warning_errno(r, "/%s: could not remove old links, ignoring: %m", dir);
+                else {
+                        log_info("/%s: %u links removed, %u lost", dir, st.removed, st.lost);
+                        (void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+                }
+        }
+        closedir(d);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++)
+                if (*s == '/') {
+                        *s = 0;
+                        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        *s = '/';
+                }
+        if (mkdir(p, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int manager_start(Manager *m)
+{
+        static const InventoryHooks hooks = {
+                .lu_added = on_lu_added,
+                .lu_changed = on_lu_changed,
+                .lu_removed = on_lu_removed,
+                .unit_attention = on_unit_attention,
+                /* rescan_target: the scan engine plugs in here (engine/scan.c); until then the
+                 * inventory asks the kernel to scan the target. apply_policy: policy engine. */
+        };
+        static const MonitorCallbacks mcb = {
+                .event = on_uevent,
+                .loss = on_uevent_loss,
+                .error = on_monitor_error,
+        };
+        _cleanup_free_ char *sock = NULL;
+        sigset_t ss;
+        int r;
+
+        sd_event_now(m->event, CLOCK_MONOTONIC, &m->started);
+
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        /* No handler: sd-event leaves the loop on these. */
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to handle SIGTERM/SIGINT: %m");
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Failed to enable the watchdog, ignoring: %m");
+
+        m->rootfd = sysfs_open_root(m->root);
+        if (m->rootfd < 0)
+                return log_error_errno(m->rootfd, "Failed to open root %s: %m", m->root);
+        r = mkdir_p(m->run_dir, 0755);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create %s: %m", m->run_dir);
+        m->runfd = open(m->run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (m->runfd < 0)
+                return log_error_errno(-errno, "Failed to open %s: %m", m->run_dir);
+
+        for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
+                _cleanup_free_ char *record = NULL;
+
+                if (!m->link_dir[s])
+                        continue;
+                record = record_dir_for(m->link_dir[s]);
+                if (!record)
+                        return log_error_errno(-ENOMEM, "Out of memory");
+                m->report_ctx[s] = (LinkReportCtx) { m, s };
+                r = links_new(m->rootfd, m->link_dir[s], m->runfd, record, on_link_report,
+                              &m->report_ctx[s], &m->links[s]);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set up /%s: %m", m->link_dir[s]);
+        }
+        retire_old_link_dirs(m);
+
+        r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the inventory: %m");
+
+        /* Listen first, scan second: what happens during the scan queues in the socket. */
+        if (!m->config.no_monitor) {
+                r = monitor_new(m->event, m->config.receive_buffer, &mcb, m, &m->monitor);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to listen to kernel uevents: %m");
+                log_debug("Kernel uevent receive buffer: %zu bytes",
+                          monitor_stats(m->monitor)->rcvbuf);
+        }
+
+        if (asprintf(&sock, "%s/control", m->run_dir) < 0)
+                return log_error_errno(-ENOMEM, "Out of memory");
+        r = control_new(m->event, sock, on_request, m, &m->control);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the control socket %s: %m", sock);
+
+        r = do_resync(m, "start-up");
+        if (r < 0)
+                log_warning_errno(r, "Start-up scan incomplete, continuing: %m");
+        m->resyncs = 0;
+
+        (void)sd_notifyf(false, "READY=1\nSTATUS=Managing %zu logical units, %zu names",
+                         inventory_n_lus(m->inventory), m->n_claims);
+        log_info("Ready: %zu logical units, %zu names", inventory_n_lus(m->inventory),
+                 m->n_claims);
+        return 0;
+}
+
+int manager_run(Manager *m)
+{
+        int r = sd_event_loop(m->event);
+
+        (void)sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
+        return r;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The daemon's state and glue: the event loop, the kernel monitor feeding the inventory, the
+ * inventory's changes turned into links (with collision resolution), and the control socket's
+ * requests answered from all of it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probe.h"
+
+typedef struct ManagerConfig {
+        const char *root;           /* the tree sysfs and /dev are read from: "/" */
+        const char *run_dir;        /* absolute: control socket and link records */
+        const char *link_dir;       /* below root: "dev/scsi/by-id" */
+        const char *disk_link_dir;  /* below root, or NULL: "dev/disk/by-id" */
+        size_t receive_buffer;      /* 0: the default */
+        ProbeFlags probe_flags;
+        bool no_monitor;            /* tests: do not listen to kernel uevents */
+} ManagerConfig;
+
+typedef struct Manager Manager;
+
+int manager_new(const ManagerConfig *config, Manager **ret);
+Manager *manager_free(Manager *m);
+
+/* Open the monitor and the control socket, build the inventory, reconcile the links, signal
+ * readiness. */
+int manager_start(Manager *m);
+
+/* Run until SIGTERM/SIGINT; returns the exit code the loop was left with. */
+int manager_run(Manager *m);

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <libudev.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "macro.h"
+#include "monitor.h"
+
+struct Monitor {
+        struct udev *udev;
+        struct udev_monitor *mon;
+        sd_event_source *io;
+        MonitorCallbacks cb;
+        void *userdata;
+        MonitorStats stats;
+};
+
+static const char *const wanted_subsystems[] = {
+        "scsi",         /* scsi_host, scsi_target, scsi_device: LUs come and go, SDEV_UA */
+        "block",        /* sd/sr nodes and partitions */
+        "scsi_generic", /* sg nodes */
+        "bsg",          /* bsg nodes */
+        "scsi_tape",    /* st/nst nodes */
+};
+
+bool monitor_subsystem_wanted(const char *subsystem)
+{
+        if (!subsystem)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(wanted_subsystems); i++)
+                if (streq(subsystem, wanted_subsystems[i]))
+                        return true;
+        return false;
+}
+
+static void udev_device_unrefp(struct udev_device **d)
+{
+        if (*d)
+                udev_device_unref(*d);
+}
+
+static void dispatch(Monitor *m, struct udev_device *d)
+{
+        uint64_t seqnum = udev_device_get_seqnum(d);
+        Uevent ev;
+
+        m->stats.received++;
+
+        /* SEQNUM is global and increments by one per uevent the kernel sends. Messages for
+         * devices in other network namespaces never reach us, so a gap may be harmless; a
+         * resync is cheap enough to take the chance. */
+        if (seqnum > 0) {
+                if (m->stats.last_seqnum > 0 && seqnum > m->stats.last_seqnum + 1) {
+                        m->stats.gaps++;
+                        if (m->cb.loss)
+                                m->cb.loss(m, MONITOR_LOSS_SEQNUM_GAP, m->stats.last_seqnum + 1,
+                                           seqnum, m->userdata);
+                }
+                if (seqnum > m->stats.last_seqnum)
+                        m->stats.last_seqnum = seqnum;
+        }
+
+        ev = (Uevent) {
+                .action = udev_device_get_action(d),
+                .subsystem = udev_device_get_subsystem(d),
+                .devtype = udev_device_get_devtype(d),
+                .devpath = udev_device_get_devpath(d),
+                .sdev_ua = udev_device_get_property_value(d, "SDEV_UA"),
+                .seqnum = seqnum,
+        };
+        if (!monitor_subsystem_wanted(ev.subsystem) || !ev.action)
+                return;
+        m->stats.dispatched++;
+        if (m->cb.event)
+                m->cb.event(m, &ev, m->userdata);
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Monitor *m = userdata;
+
+        for (unsigned i = 0; i < MONITOR_BATCH; i++) {
+                _cleanup_(udev_device_unrefp) struct udev_device *d = NULL;
+
+                errno = 0;
+                d = udev_monitor_receive_device(m->mon);
+                if (d) {
+                        dispatch(m, d);
+                        continue;
+                }
+                if (errno == ENOBUFS) {
+                        /* The kernel dropped messages; the socket keeps working. */
+                        m->stats.enobufs++;
+                        if (m->cb.loss)
+                                m->cb.loss(m, MONITOR_LOSS_ENOBUFS, 0, 0, m->userdata);
+                        continue;
+                }
+                if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                        break;
+                /* libudev returns NULL without errno for a message it rejects (wrong sender,
+                 * malformed): skip it and keep reading. */
+                if (errno == 0)
+                        continue;
+                if (m->cb.error)
+                        m->cb.error(m, -errno, m->userdata);
+                break;
+        }
+        return 0;
+}
+
+Monitor *monitor_free(Monitor *m)
+{
+        if (!m)
+                return NULL;
+        sd_event_source_disable_unref(m->io);
+        if (m->mon)
+                udev_monitor_unref(m->mon);
+        if (m->udev)
+                udev_unref(m->udev);
+        free(m);
+        return NULL;
+}
+
+int monitor_new(sd_event *e, size_t rcvbuf, const MonitorCallbacks *cb, void *userdata,
+                Monitor **ret)
+{
+        Monitor *m;
+        int r, fd, size;
+        socklen_t sl = sizeof(size);
+
+        assert_return(e && ret, -EINVAL);
+        if (rcvbuf == 0)
+                rcvbuf = MONITOR_RCVBUF_DEFAULT;
+        assert_return(rcvbuf <= INT32_MAX, -ERANGE);
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        if (cb)
+                m->cb = *cb;
+        m->userdata = userdata;
+
+        m->udev = udev_new();
+        if (!m->udev) {
+                r = errno > 0 ? -errno : -ENOMEM;
+                goto fail;
+        }
+        m->mon = udev_monitor_new_from_netlink(m->udev, "kernel");
+        if (!m->mon) {
+                r = errno > 0 ? -errno : -EPROTONOSUPPORT;
+                goto fail;
+        }
+        /* Best effort: beyond rmem_max without CAP_NET_ADMIN the kernel keeps its limit. */
+        (void)udev_monitor_set_receive_buffer_size(m->mon, (int)rcvbuf);
+        r = udev_monitor_enable_receiving(m->mon);
+        if (r < 0)
+                goto fail;
+        fd = udev_monitor_get_fd(m->mon);
+        if (fd < 0) {
+                r = fd;
+                goto fail;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &sl) >= 0 && size > 0)
+                m->stats.rcvbuf = (size_t)size;
+
+        r = sd_event_add_io(e, &m->io, fd, EPOLLIN, on_io, m);
+        if (r < 0)
+                goto fail;
+        (void)sd_event_source_set_description(m->io, "kernel-uevents");
+        *ret = m;
+        return 0;
+
+fail:
+        monitor_free(m);
+        return r;
+}
+
+const MonitorStats *monitor_stats(const Monitor *m)
+{
+        return &m->stats;
+}

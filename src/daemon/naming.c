@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon-config.h"
+#include "macro.h"
+#include "naming.h"
+
+#if HAVE_CORE_NAMING
+#include "ident.h"
+#include "names.h"
+#endif
+
+void lu_naming_done(LuNaming *n)
+{
+        if (!n)
+                return;
+        free(n->serial);
+        free(n->wwn);
+        free(n->bus);
+        for (size_t i = 0; i < n->n_names; i++)
+                free(n->names[i]);
+        free(n->names);
+        *n = (LuNaming) {};
+}
+
+static bool streq_ptr(const char *a, const char *b)
+{
+        if (!a || !b)
+                return a == b;
+        return streq(a, b);
+}
+
+bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
+{
+        if (!streq_ptr(a->serial, b->serial) || !streq_ptr(a->wwn, b->wwn) ||
+            !streq_ptr(a->bus, b->bus) || a->n_names != b->n_names)
+                return false;
+        for (size_t i = 0; i < a->n_names; i++)
+                if (!streq(a->names[i], b->names[i]))
+                        return false;
+        return true;
+}
+
+#if HAVE_CORE_NAMING
+static char *strdup_nonempty(const char *s, bool *oom)
+{
+        char *d;
+
+        if (isempty(s))
+                return NULL;
+        d = strdup(s);
+        if (!d)
+                *oom = true;
+        return d;
+}
+
+int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, LuNaming *ret)
+{
+        _cleanup_(lu_naming_done) LuNaming n = {};
+        _cleanup_free_ ScsiIdent *id = NULL;
+        NamesList list = {};
+        ScsiIdentInput in = {};
+        bool oom = false;
+        int r;
+
+        assert_return(pd && ret, -EINVAL);
+
+        if (!pd->buf[PROBE_INQUIRY])
+                return -ENODATA;
+
+        /* Exactly what udev's rules run: scsi_id with the default page selection. Page 0x00 is
+         * absent when only the kernel's cache was read: let the cached pages stand in for it. */
+        in = (ScsiIdentInput) {
+                .inquiry = pd->buf[PROBE_INQUIRY],
+                .inquiry_len = pd->len[PROBE_INQUIRY],
+                .pg00 = pd->buf[PROBE_PG00],
+                .pg00_len = pd->len[PROBE_PG00],
+                .pg80 = pd->buf[PROBE_PG80],
+                .pg80_len = pd->len[PROBE_PG80],
+                .pg83 = pd->buf[PROBE_PG83],
+                .pg83_len = pd->len[PROBE_PG83],
+                .pg89 = pd->buf[PROBE_PG89],
+                .pg89_len = pd->len[PROBE_PG89],
+                .page = IDENT_PAGE_DEFAULT,
+                .pg00_infer = !pd->buf[PROBE_PG00],
+        };
+
+        /* A few KiB: keep it off the event loop's stack. */
+        id = calloc(1, sizeof(*id));
+        if (!id)
+                return -ENOMEM;
+        r = ident_compute(&in, id);
+        if (r < 0)
+                return r;
+
+        {
+                NamesBus bus = names_bus(id, scsi_level);
+                const char *serial = bus == NAMES_BUS_ATA ? id->ata.serial : id->serial;
+                const char *wwn = bus == NAMES_BUS_ATA ? id->ata.wwn : id->wwn;
+
+                n.bus = strdup_nonempty(names_bus_name(bus), &oom);
+                n.serial = strdup_nonempty(serial, &oom);
+                if (!isempty(wwn) &&
+                    asprintf(&n.wwn, "0x%s%s", wwn,
+                             bus == NAMES_BUS_SCSI ? id->wwn_vendor_extension : "") < 0) {
+                        n.wwn = NULL;
+                        oom = true;
+                }
+                if (oom)
+                        return -ENOMEM;
+
+                r = names_by_id(id, bus, 0, is_cdrom, &list);
+                if (r < 0 && r != -EINVAL)
+                        return r;
+        }
+
+        if (list.n > 0) {
+                n.names = calloc(list.n, sizeof(char *));
+                if (!n.names)
+                        return -ENOMEM;
+                for (size_t i = 0; i < list.n; i++) {
+                        n.names[i] = strdup(list.name[i]);
+                        if (!n.names[i])
+                                return -ENOMEM;
+                        n.n_names++;
+                }
+        }
+
+        *ret = n;
+        n = (LuNaming) {};
+        return 0;
+}
+#else
+/* Built before the naming core existed: the daemon keeps its inventory but names nothing. */
+int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, LuNaming *ret)
+{
+        assert_return(pd && ret, -EINVAL);
+        return -EOPNOTSUPP;
+}
+#endif

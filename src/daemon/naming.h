@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The one place the daemon turns what it read from a logical unit into identifiers and link
+ * names. It is a narrow adapter over the pure core (core/ident.h computes the scsi_id-exact IDs,
+ * core/names.h derives the by-id names and escapes them), so the daemon names devices exactly
+ * as `lunctl id` and udev's rules do.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probe.h"
+
+typedef struct LuNaming {
+        char *serial;   /* ID_SERIAL, NULL when the device gives none */
+        char *wwn;      /* ID_WWN_WITH_EXTENSION as "0x...", or NULL */
+        char *bus;      /* "scsi" or "ata" */
+        char **names;   /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
+        size_t n_names;
+} LuNaming;
+
+void lu_naming_done(LuNaming *n);
+bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
+
+/*
+ * lu_compute_names() - IDs and base names of one LU from its INQUIRY data and VPD pages.
+ * @scsi_level: the scsi_device's sysfs scsi_level (decides whether udev would run ata_id);
+ * @is_cdrom: the LU's block node is an sr device.
+ * Returns 0 (possibly with no names: a device without any identifier gets none), -ENODATA when
+ * @pd has no INQUIRY data, -EOPNOTSUPP when lund was built without the naming core, -errno.
+ */
+int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, LuNaming *ret);
