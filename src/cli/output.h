@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "export.h"
+#include "ident.h"
+
+/* Print "KEY=VALUE" lines of @id as selected by @flags to @out. */
+int output_export(FILE *out, const ScsiIdent *id, ExportFlags flags);
+
+/* A JSON object {"KEY": "VALUE", ...} of the same properties; NULL on ENOMEM. */
+json_object *output_properties_json(const ScsiIdent *id, ExportFlags flags);
+
+/* Pretty-print @obj followed by a newline. */
+int output_json(FILE *out, json_object *obj);
+
+/* Escape device text for a terminal or a log line (control bytes and invalid UTF-8 as \xNN).
+ * Returns a malloc'd string or NULL on ENOMEM. */
+char *output_escape(const void *s, size_t len);

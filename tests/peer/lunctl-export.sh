@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# LUNCTL=path/to/lunctl lunctl-export.sh DIR NAME udev|sg|all
+#
+# `lunctl decode --export` on the pages of fixture DIR/NAME.*.hex, each named with --page (a
+# hostile fixture may hold something else than its header claims). Prints the ID_* lines (udev),
+# the SCSI_* lines (sg) or both, for the peer tests.
+set -euo pipefail
+LUNCTL=${LUNCTL:?path to lunctl} DIR=$1 NAME=$2 MODE=${3:-all}
+args=()
+for p in inquiry pg00 pg80 pg83 pg89; do
+        f=$DIR/$NAME.$p.hex
+        [ -f "$f" ] || continue
+        case $p in inquiry) k=inquiry ;; pg00) k=0x00 ;; pg80) k=0x80 ;; pg83) k=0x83 ;; pg89) k=0x89 ;; esac
+        args+=(--page "$k" --inhex "$f")
+done
+out=$("$LUNCTL" decode --export "${args[@]}")
+case $MODE in
+udev) printf '%s\n' "$out" | grep '^ID_' || true ;;
+sg) printf '%s\n' "$out" | grep '^SCSI_' || true ;;
+*) printf '%s\n' "$out" ;;
+esac
