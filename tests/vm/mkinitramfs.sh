@@ -1,0 +1,151 @@
+#!/bin/bash
+# tests/vm/mkinitramfs.sh: build the "busybox" initramfs for the VM tests.
+#
+# The image is two concatenated cpio archives (the kernel unpacks both):
+#   base.cpio.gz  cached: busybox-static, the kernel's module closure for the SCSI stack and the
+#                 emulated HBAs, sg3_utils + lsscsi + bash, udev's scsi_id (from the udev .deb,
+#                 extracted, never installed) and every library ldd lists for them.
+#   overlay.cpio  per run: /init, the guest library, the scenarios, the caller's binaries
+#                 (e.g. build-vm/src/cli/lunctl) and their libraries.
+#
+# usage: mkinitramfs.sh [-o OUT] [BINARY...]      (default OUT: $LUND_VM_CACHE/initramfs.img)
+# Prints the path of the image.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+
+out=$VM_CACHE/initramfs.img
+if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
+bins=("$@")
+
+eval "$("$VM_DIR/kernel.sh")"
+
+# Everything the scenarios may need; the closure is resolved with modprobe --show-depends.
+MODULES=(
+	scsi_mod sd_mod sr_mod st sg ch ses enclosure scsi_debug scsi_dh_alua scsi_dh_emc
+	scsi_dh_rdac scsi_dh_hp_sw scsi_transport_sas scsi_transport_spi scsi_transport_fc
+	scsi_transport_iscsi
+	virtio_pci virtio_scsi virtio_blk virtio_console
+	megaraid_sas sym53c8xx mptsas mptspi vmw_pvscsi
+	libata ahci ata_piix ata_generic
+	usb-storage uas xhci_pci ehci_pci uhci_hcd ohci_pci
+	9p 9pnet_virtio
+	ext4 overlay dm_mod dm_multipath loop
+)
+# Host tools copied in (with their libraries).
+TOOLS=(/usr/bin/lsscsi /usr/bin/bash /usr/bin/rescan-scsi-bus.sh /usr/bin/scsi_* /usr/bin/sg_*)
+
+# --- udev's scsi_id: download udev's .deb into the cache and extract it (never installed) ---
+udev_root() {
+	local ver dir
+	ver=$(dpkg-query -W -f='${Version}' libsystemd-shared 2>/dev/null || true)
+	[ -n "$ver" ] || ver=$(apt-cache policy udev | sed -n 's/^ *Candidate: //p')
+	dir=$VM_CACHE/udev/$ver
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir"; mkdir -p "$dir/dl"
+		local sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
+		(cd "$dir/dl" && apt-get download -qq $sandbox "udev=$ver" >/dev/null) ||
+			vm_die "apt-get download udev=$ver failed"
+		dpkg-deb -x "$dir"/dl/udev_*.deb "$dir/root"
+		rm -rf "$dir/dl"; touch "$dir/.done"
+	fi
+	echo "$dir/root"
+}
+
+# copy_libs ROOT FILE...: copy the loader and every library ldd lists, at their real paths,
+# unless $skip (a file listing paths already present in the base image) names it.
+skip=/dev/null
+copy_libs() {
+	local root=$1; shift
+	local f lib
+	for f in "$@"; do
+		file -L "$f" | grep -q 'dynamically linked' || continue
+		ldd "$f" | awk '/=> \//{print $3} /^\t\/[^ ]+ \(/{print $1}' | while read -r lib; do
+			[ -e "$root$lib" ] || [ -L "$root$lib" ] && continue
+			grep -qxF ".$lib" "$skip" && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L --remove-destination "$lib" "$root$lib"
+		done
+		if ldd "$f" | grep -q 'not found'; then
+			vm_die "$f: missing libraries: $(ldd "$f" | grep 'not found' | tr -d '\t' | tr '\n' ' ')"
+		fi
+	done
+}
+
+build_base() {
+	local base=$1 st=$base.d udev
+	rm -rf "$st"; mkdir -p "$st"/{bin,sbin,usr/bin,usr/sbin,lib/udev,etc,proc,sys,dev,tmp,run,mnt,root,vm}
+	cp --remove-destination /usr/bin/busybox "$st/bin/busybox"
+	local a
+	for a in $(/usr/bin/busybox --list); do
+		[ -e "$st/bin/$a" ] || ln -s busybox "$st/bin/$a"
+	done
+	for a in modprobe insmod rmmod depmod lsmod modinfo poweroff reboot halt switch_root; do
+		ln -s ../bin/busybox "$st/sbin/$a"
+	done
+	# modules: closure of MODULES, then depmod so busybox modprobe and autoload work
+	local m line ko
+	for m in "${MODULES[@]}"; do
+		modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null || vm_log "no module $m"
+	done | awk '$1 == "insmod" {print $2}' | sort -u | while read -r ko; do
+		mkdir -p "$st$(dirname "${ko#"$KROOT"}")"
+		cp --remove-destination "$ko" "$st${ko#"$KROOT"}"
+	done
+	cp "$KROOT/lib/modules/$KVER"/modules.{order,builtin,builtin.modinfo} "$st/lib/modules/$KVER/"
+	depmod -b "$st" "$KVER"
+	# tools
+	local t
+	# (--remove-destination everywhere: never write through a symlink in the staging tree)
+	for t in "${TOOLS[@]}"; do [ -e "$t" ] && cp --remove-destination "$t" "$st/usr/bin/"; done
+	udev=$(udev_root)
+	cp --remove-destination "$udev/lib/udev/scsi_id" "$st/lib/udev/scsi_id"
+	copy_libs "$st" "${TOOLS[@]}" "$udev/lib/udev/scsi_id"
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$st/etc/passwd"
+	printf 'root:x:0:\n' >"$st/etc/group"
+	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort) >"$base.list"
+	(cd "$st" && cpio -o -H newc --quiet -R 0:0 <"$base.list") | gzip -1 >"$base.tmp"
+	mv "$base.tmp" "$base"
+	rm -rf "$st"
+}
+
+# The base is keyed on the kernel, this script and the versions of the packages it copies from.
+key=$( { echo "$KVER $KVERSION"; cat "$0"
+	 dpkg-query -W busybox-static sg3-utils lsscsi bash libc6 libsystemd-shared 2>/dev/null
+       } | sha256sum | cut -c1-16)
+base=$VM_CACHE/initramfs-base-$key.cpio.gz
+if [ ! -e "$base" ]; then
+	vm_lock initramfs
+	if [ ! -e "$base" ]; then
+		vm_log "building initramfs base ($KVER)"
+		build_base "$base"
+		find "$VM_CACHE" -maxdepth 1 -name 'initramfs-base-*' ! -name "${base##*/}" \
+			! -name "${base##*/}.list" -delete
+	fi
+fi
+
+# --- per-run overlay ---
+st=$(mktemp -d "$VM_CACHE/overlay.XXXXXX")
+trap 'rm -rf "$st" "$st.cpio"' EXIT
+mkdir -p "$st/vm" "$st/usr/local/bin"
+cp "$VM_DIR/guest/init" "$st/init"
+cp -r "$VM_DIR/guest" "$st/vm/guest"
+cp -r "$VM_DIR/scenarios" "$st/vm/scenarios"
+cp "$VM_DIR/san.sh" "$st/vm/san.sh"
+for b in "${bins[@]}"; do
+	[ -x "$b" ] || vm_die "not an executable: $b"
+	cp "$b" "$st/usr/local/bin/"
+done
+# Libraries of the caller's binaries go where ldd found them, unless the base has them already.
+if [ ${#bins[@]} -gt 0 ]; then
+	skip=$base.list
+	copy_libs "$st" "${bins[@]}"
+	# every library they need, for the udev-root flavour (it copies what its root lacks)
+	for b in "${bins[@]}"; do ldd "$b" | awk '/=> \//{print $3}'; done | sort -u >"$st/vm/bin-libs"
+fi
+echo "$KVER" >"$st/vm/kver"
+(cd "$st" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$st.cpio"
+# An uncompressed cpio after a compressed one must start 4-byte aligned (the kernel skips
+# zero padding between archives).
+pad=$(( (4 - $(stat -c %s "$base") % 4) % 4 ))
+{ cat "$base"; head -c "$pad" /dev/zero; cat "$st.cpio"; } >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"

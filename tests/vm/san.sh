@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/vm/san.sh: the emulated SAN, one definition for the tests and the README demo.
+#
+# Host side:   san.sh qemu      print the QEMU arguments, one per line
+#              san.sh expect    print "<proc_name> <number of scsi_devices>" per HBA
+# Guest side:  sourced by guest/lib.sh; san_up (there) loads the HBA drivers and scsi_debug
+#              with $SAN_SCSI_DEBUG and waits until every expected device exists.
+#
+# Disks are null-co (reads return zeros, writes are dropped). The IDs are chosen to cover the
+# cases naming has to get right: full IDs (serial + NAA + SAS port), serial only, spaces in
+# serials, a maximum-length serial, an over-long one (QEMU truncates), vendor strings with
+# spaces, a device_id that differs from the serial, a CD-ROM, sparse and multi-LUN targets,
+# the same serial+wwn on two paths (virtio-scsi and lsi: multipath), and scsi_debug with
+# vpd_use_hostno=0 so its two hosts report identical IDs.
+
+# scsi_debug: 2 hosts x 2 targets x 2 LUNs = 8 disks; with vpd_use_hostno=0 the two hosts'
+# LUNs share their NAA IDs (same LU seen through two hosts).
+SAN_SCSI_DEBUG="add_host=2 num_tgts=2 max_luns=2 vpd_use_hostno=0 dev_size_mb=8"
+
+# Expected SCSI devices per HBA, keyed by the scsi_host's proc_name.
+SAN_EXPECT="scsi_debug 8
+virtio_scsi 7
+megaraid_sas 2
+sym53c8xx 2
+mptsas 2
+ahci 2
+vmw_pvscsi 2
+usb-storage 3"
+
+san_qemu() {
+	n=0
+	# blk NAME SIZE_MB: a null-co block node called NAME
+	blk() { echo "-blockdev"; echo "driver=null-co,node-name=$1,read-zeroes=on,size=$(($2 * 1048576))"; }
+	dev() { echo "-device"; echo "$1"; }
+
+	# virtio-scsi: target 0 with LUNs 0 and 1, target 1 with LUNs 0 and 3 (sparse), target 2 CD,
+	# target 4 no IDs at all (QEMU defaults), target 3 the first path of the multipath disk
+	# (second path on lsi)
+	dev virtio-scsi-pci,id=vscsi0
+	blk vd0 64;  dev "scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=vd0,serial=VD0SER0001,wwn=0x5000c50015ea71a0,port_wwn=0x5000c50015ea71a1,port_index=1,vendor=LUND,product=VirtDisk Full"
+	blk vd1 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=0,lun=1,drive=vd1,serial=SER WITH  SPACES"
+	blk vd2 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=vd2,serial=ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,product=Max Serial"
+	blk vd3 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=3,drive=vd3,serial=SERIAL-LONGER-THAN-THIRTY-SIX-CHARACTERS-X,device_id=lund-devid-0003"
+	blk vcd 16;  dev "scsi-cd,bus=vscsi0.0,scsi-id=2,lun=0,drive=vcd,serial=VCD0001"
+	blk vd4 16;  dev "scsi-hd,bus=vscsi0.0,scsi-id=4,lun=0,drive=vd4"
+	blk mp0 48;  dev "scsi-hd,bus=vscsi0.0,scsi-id=3,lun=0,drive=mp0,serial=MPATH00001,wwn=0x5000c500deadbe01,vendor=LUND,product=Multipath"
+
+	# megasas (megaraid_sas): wwn + serial, and serial only
+	dev megasas,id=mega0
+	blk mg0 64;  dev "scsi-hd,bus=mega0.0,scsi-id=0,lun=0,drive=mg0,serial=MEGA000001,wwn=0x5000c50022220001"
+	blk mg1 32;  dev "scsi-hd,bus=mega0.0,scsi-id=1,lun=0,drive=mg1,serial=MEGA000002"
+
+	# lsi53c895a (sym53c8xx, parallel SCSI): the second path of the multipath disk, and a CD
+	dev lsi53c895a,id=lsi0
+	blk mp1 48;  dev "scsi-hd,bus=lsi0.0,scsi-id=0,lun=0,drive=mp1,serial=MPATH00001,wwn=0x5000c500deadbe01,vendor=LUND,product=Multipath"
+	blk lcd 16;  dev "scsi-cd,bus=lsi0.0,scsi-id=3,lun=0,drive=lcd,vendor=LUNDCD,product=Optical Drive,ver=1.0a"
+
+	# mptsas1068 (SAS): SAS-style IDs (wwn + port_wwn), and a wwn without serial.  (Linux's
+	# mptsas ignores an end device whose SAS address is 0, i.e. a disk without wwn.)
+	dev mptsas1068,id=sas0
+	blk sa0 64;  dev "scsi-hd,bus=sas0.0,scsi-id=0,lun=0,drive=sa0,serial=SAS0000001,wwn=0x5000c50033330001,port_wwn=0x5000c50033330002,port_index=2,vendor=SEAGATE,product=ST600MM0006"
+	blk sa1 32;  dev "scsi-hd,bus=sas0.0,scsi-id=1,lun=0,drive=sa1,wwn=0x5000c50033330011"
+
+	# ahci + ide-hd / ide-cd (SAT: the kernel's libata translates); max ATA serial (20) and model
+	dev ahci,id=ahci0
+	blk ah0 64;  dev "ide-hd,bus=ahci0.0,drive=ah0,serial=ATASER0123456789ABCD,model=LUND ATA DISK MODEL 0001,wwn=0x5000c50044440001"
+	blk ah1 16;  dev "ide-cd,bus=ahci0.1,drive=ah1,serial=ATAPI00001,model=LUND DVD-ROM"
+
+	# pvscsi: serial only, vendor/product with spaces
+	dev pvscsi,id=pv0
+	blk pv0 32;  dev "scsi-hd,bus=pv0.0,scsi-id=0,lun=0,drive=pv0,serial=PV SER 01,vendor=A B,product=P Q R"
+	blk pv1 32;  dev "scsi-hd,bus=pv0.0,scsi-id=1,lun=0,drive=pv1,serial=PVSER00002,wwn=0x5000c50055550001"
+
+	# USB: an xHCI controller with a usb-storage stick and a usb-bot card reader with two LUNs
+	dev qemu-xhci,id=xhci0
+	blk us0 32;  dev "usb-storage,bus=xhci0.0,drive=us0,serial=USBSTICK0001"
+	dev "usb-bot,bus=xhci0.0,id=ubot0,serial=CARDREADER01"
+	blk ub0 16;  dev "scsi-hd,bus=ubot0.0,scsi-id=0,lun=0,drive=ub0,vendor=Generic,product=SD/MMC Reader,serial=CARDREADER01"
+	blk ub1 16;  dev "scsi-hd,bus=ubot0.0,scsi-id=0,lun=1,drive=ub1,vendor=Generic,product=CF Reader,serial=CARDREADER01"
+}
+
+[ -n "${SAN_SOURCED:-}" ] || case "${1:-}" in
+qemu)   san_qemu ;;
+expect) echo "$SAN_EXPECT" ;;
+*)      echo "usage: san.sh qemu|expect" >&2; exit 2 ;;
+esac
