@@ -563,18 +563,21 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
                 return 0;
         }
 
-        if (reprobe)
-                lu_probe_names(inv, lu, &ref);
-        else {
-                lu->naming = old->naming;
-                lu->naming_error = old->naming_error;
-                lu->probe_commands = old->probe_commands;
-                old->naming = (LuNaming) {};
-        }
-
         {
-                LuChange what = lu_diff(old, lu);
+                LuChange what;
                 Lu tmp;
+
+                if (reprobe) {
+                        lu_probe_names(inv, lu, &ref);
+                        what = lu_diff(old, lu);
+                } else {
+                        /* Same IDs by definition: carry them over. */
+                        what = lu_diff(old, lu) & ~LU_CHANGE_NAMES;
+                        lu->naming = old->naming;
+                        lu->naming_error = old->naming_error;
+                        lu->probe_commands = old->probe_commands;
+                        old->naming = (LuNaming) {};
+                }
 
                 /* Keep the old object (the owner may hold pointers to it), take the new fields. */
                 lu_clear_fields(old);

@@ -16,6 +16,7 @@ struct Monitor {
         MonitorCallbacks cb;
         void *userdata;
         MonitorStats stats;
+        bool rebase; /* ignore the next gap: a resync already covers it */
 };
 
 static const char *const wanted_subsystems[] = {
@@ -53,14 +54,15 @@ static void dispatch(Monitor *m, struct udev_device *d)
          * devices in other network namespaces never reach us, so a gap may be harmless; a
          * resync is cheap enough to take the chance. */
         if (seqnum > 0) {
-                if (m->stats.last_seqnum > 0 && seqnum > m->stats.last_seqnum + 1) {
+                if (m->stats.last_seqnum > 0 && seqnum > m->stats.last_seqnum + 1 && !m->rebase) {
                         m->stats.gaps++;
                         if (m->cb.loss)
                                 m->cb.loss(m, MONITOR_LOSS_SEQNUM_GAP, m->stats.last_seqnum + 1,
                                            seqnum, m->userdata);
                 }
-                if (seqnum > m->stats.last_seqnum)
+                if (seqnum > m->stats.last_seqnum || m->rebase)
                         m->stats.last_seqnum = seqnum;
+                m->rebase = false;
         }
 
         ev = (Uevent) {
@@ -94,6 +96,9 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 if (errno == ENOBUFS) {
                         /* The kernel dropped messages; the socket keeps working. */
                         m->stats.enobufs++;
+                        /* The resync this triggers covers everything lost so far: re-base the
+                         * sequence check on the next message instead of reporting its gap. */
+                        m->rebase = true;
                         if (m->cb.loss)
                                 m->cb.loss(m, MONITOR_LOSS_ENOBUFS, 0, 0, m->userdata);
                         continue;
