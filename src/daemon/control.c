@@ -93,7 +93,7 @@ static int client_flush(ControlClient *c)
 
 static int client_queue(ControlClient *c, json_object *o)
 {
-        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         size_t len = strlen(text);
         char *n;
 
@@ -230,7 +230,7 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
          * can be talked to. Refused peers get one error line. */
         if (cred.uid != 0 && cred.uid != geteuid()) {
                 json_object *o = error_reply(-EPERM, "permission denied");
-                const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+                const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
                 (void)!send(cfd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
                 (void)!send(cfd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -254,7 +254,12 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 
         snprintf(ev, sizeof(ev), "link-%s", link_action_name(a));
         o = event_with_hctl(m->current);
-        json_object_object_add(o, "path", json_object_new_string(dir));
+        {
+                _cleanup_free_ char *path = NULL;
+
+                if (asprintf(&path, "/%s/%s", dir, name) >= 0)
+                        json_object_object_add(o, "path", json_object_new_string(path));
+        }
         json_object_object_add(o, "name", json_object_new_string(name));
         if (target)
                 json_object_object_add(o, "target", json_object_new_string(target));
@@ -405,7 +410,12 @@ static void claim_resolve(Manager *m, Claim *c)
                          "/%s/%s is wanted by %zu logical units, giving it to %s (lowest H:C:T:L)",
                          m->link_dir[c->set], c->name, json_object_array_length(others) + 1,
                          win->lu->hctl);
-                json_object_object_add(o, "path", json_object_new_string(m->link_dir[c->set]));
+                {
+                        _cleanup_free_ char *path = NULL;
+
+                        if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
+                                json_object_object_add(o, "path", json_object_new_string(path));
+                }
                 json_object_object_add(o, "name", json_object_new_string(c->name));
                 json_object_object_add(o, "others", others);
                 emit(m, "collision", o);
