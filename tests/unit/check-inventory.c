@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The daemon's inventory against a fake sysfs tree: each row applies one kernel uevent (after
+ * changing the tree the way the kernel would have) and checks the hooks fired and the files
+ * the inventory wrote.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inventory.h"
+#include "macro.h"
+
+#define xsnprintf(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+
+static char root[PATH_MAX];
+static int rootfd = -EBADF;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+        return remove(path);
+}
+
+static void put(const char *path, const void *data, size_t len)
+{
+        char p[PATH_MAX];
+        FILE *f;
+
+        xsnprintf(p, "%s/%s", root, path);
+        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+                *s = 0;
+                (void)mkdir(p, 0755);
+                *s = '/';
+        }
+        f = fopen(p, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+        fclose(f);
+}
+
+static void put_str(const char *path, const char *s)
+{
+        put(path, s, strlen(s));
+}
+
+static char *get(const char *path)
+{
+        static char buf[256];
+        char p[PATH_MAX];
+        FILE *f;
+        size_t n;
+
+        xsnprintf(p, "%s/%s", root, path);
+        f = fopen(p, "re");
+        if (!f)
+                return NULL;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        return buf;
+}
+
+static void put_pg83_naa(const char *hctl, uint8_t last)
+{
+        const uint8_t page[] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03, 0x00, 0x08,
+                                 0x50, 0x01, 0x40, 0x5f, 0x12, 0x34, 0x56, last };
+        char p[PATH_MAX];
+
+        xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
+        put(p, page, sizeof(page));
+}
+
+static void put_lu(const char *hctl, int type, const char *node, const char *sg)
+{
+        uint8_t inq[36] = { (uint8_t)type, 0, 6, 2, 31 };
+        char p[PATH_MAX], v[16];
+
+        memcpy(inq + 8, "QEMU    QEMU HARDDISK   2.5+", 28);
+        xsnprintf(p, "sys/bus/scsi/devices/%s/inquiry", hctl);
+        put(p, inq, sizeof(inq));
+        xsnprintf(p, "sys/bus/scsi/devices/%s/type", hctl);
+        xsnprintf(v, "%d\n", type);
+        put_str(p, v);
+        xsnprintf(p, "sys/bus/scsi/devices/%s/vendor", hctl);
+        put_str(p, "QEMU    \n");
+        xsnprintf(p, "sys/bus/scsi/devices/%s/model", hctl);
+        put_str(p, "QEMU HARDDISK   \n");
+        xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_level", hctl);
+        put_str(p, "7\n");
+        xsnprintf(p, "sys/bus/scsi/devices/%s/rescan", hctl);
+        put_str(p, "");
+        if (node) {
+                xsnprintf(p, "sys/bus/scsi/devices/%s/%s/%s/dev", hctl,
+                          node[1] == 't' ? "scsi_tape" : "block", node);
+                put_str(p, "8:0\n");
+        }
+        if (sg) {
+                xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_generic/%s/dev", hctl, sg);
+                put_str(p, "21:0\n");
+        }
+}
+
+static void rm_lu(const char *hctl)
+{
+        char p[PATH_MAX];
+
+        xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
+        nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+typedef struct Counts {
+        unsigned added, removed, changed, names_changed, nodes_changed, ua, rescan_target;
+        char last_ua_action[32];
+} Counts;
+
+static Counts counts;
+
+static void on_added(Inventory *inv, Lu *lu, void *u)
+{
+        counts.added++;
+}
+
+static void on_changed(Inventory *inv, Lu *lu, LuChange what, void *u)
+{
+        counts.changed++;
+        if (what & LU_CHANGE_NAMES)
+                counts.names_changed++;
+        if (what & LU_CHANGE_NODES)
+                counts.nodes_changed++;
+}
+
+static void on_removed(Inventory *inv, Lu *lu, void *u)
+{
+        counts.removed++;
+}
+
+static void on_ua(Inventory *inv, Lu *lu, LuUnitAttention ua, const char *action, int error,
+                  void *u)
+{
+        counts.ua++;
+        snprintf(counts.last_ua_action, sizeof(counts.last_ua_action), "%s", action);
+}
+
+static int on_rescan_target(Inventory *inv, Target *t, void *u)
+{
+        counts.rescan_target++;
+        return 0;
+}
+
+static void setup(void)
+{
+        xsnprintf(root, "%s/check-inventory-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(rootfd, 0);
+
+        put_lu("0:0:0:0", 0, "sda", "sg0");
+        put_pg83_naa("0:0:0:0", 0x78);
+        put_lu("0:0:1:0", 1, "st0", "sg1");
+        put_lu("2:0:0:3", 0x0d, NULL, "sg2");
+        put_str("sys/bus/scsi/devices/host0/uevent", "");
+        put_str("sys/bus/scsi/devices/target0:0:0/uevent", "");
+        put_str("sys/class/scsi_host/host0/scan", "");
+        memset(&counts, 0, sizeof(counts));
+}
+
+static void teardown(void)
+{
+        rootfd = safe_close(rootfd);
+        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static Inventory *new_inventory(bool hook_rescan)
+{
+        InventoryHooks hooks = {
+                .lu_added = on_added,
+                .lu_changed = on_changed,
+                .lu_removed = on_removed,
+                .unit_attention = on_ua,
+                .rescan_target = hook_rescan ? on_rescan_target : NULL,
+        };
+        Inventory *inv = NULL;
+
+        ck_assert_int_eq(inventory_new(rootfd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
+        ck_assert_int_eq(inventory_resync(inv, false), 0);
+        ck_assert_uint_eq(counts.added, 3);
+        memset(&counts, 0, sizeof(counts));
+        return inv;
+}
+
+START_TEST(test_initial)
+{
+        Inventory *inv = new_inventory(false);
+        Lu *lu;
+        size_t n = 0;
+
+        ck_assert_uint_eq(inventory_n_lus(inv), 3);
+        for (lu = inventory_first_lu(inv); lu; lu = inventory_next_lu(lu))
+                n++;
+        ck_assert_uint_eq(n, 3);
+
+        lu = inventory_find(inv, "0:0:0:0");
+        ck_assert_ptr_nonnull(lu);
+        ck_assert_str_eq(lu->block, "sda");
+        ck_assert_str_eq(lu->sg, "sg0");
+        ck_assert_str_eq(lu->vendor, "QEMU");
+        ck_assert_str_eq(lu_primary_node(lu), "sda");
+        ck_assert_uint_eq(lu->probe_commands, 0);
+
+        lu = inventory_find(inv, "0:0:1:0");
+        ck_assert_str_eq(lu->tape, "st0");
+        ck_assert_str_eq(lu->tape_nr, "nst0");
+        ck_assert_str_eq(lu_primary_node(lu), "st0");
+
+        lu = inventory_find(inv, "2:0:0:3");
+        ck_assert_int_eq(lu->type, LU_TYPE_ENCLOSURE);
+        ck_assert_str_eq(lu_primary_node(lu), "sg2");
+        ck_assert_ptr_null(inventory_find(inv, "9:9:9:9"));
+        ck_assert_ptr_null(inventory_find(inv, "host0"));
+
+        /* A resync of an unchanged tree changes nothing. */
+        ck_assert_int_eq(inventory_resync(inv, false), 0);
+        ck_assert_uint_eq(counts.added + counts.removed + counts.changed, 0);
+        inventory_free(inv);
+}
+END_TEST
+
+/* ---- uevents ---- */
+
+static void tree_none(void)
+{
+}
+
+static void tree_remove_lu(void)
+{
+        rm_lu("0:0:0:0");
+}
+
+static void tree_new_lu(void)
+{
+        put_lu("0:0:0:1", 0, "sdb", "sg3");
+}
+
+static void tree_new_partition(void)
+{
+        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+}
+
+static void tree_new_id(void)
+{
+        put_pg83_naa("0:0:0:0", 0x79);
+}
+
+static void tree_remove_host2(void)
+{
+        rm_lu("2:0:0:3");
+}
+
+typedef struct UeventCase {
+        const char *what;
+        void (*tree)(void);
+        Uevent ev;
+        bool hook_rescan;
+        size_t n_lus;
+        Counts expect;
+        const char *file, *content; /* a file the inventory should have written */
+} UeventCase;
+
+#define DEVPATH0 "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0/0:0:0:0"
+
+static const UeventCase uevent_cases[] = {
+        { "scsi_device remove", tree_remove_lu,
+          { "remove", "scsi", "scsi_device", DEVPATH0 }, false, 2, { .removed = 1 } },
+        { "scsi_device remove of an unknown LU", tree_none,
+          { "remove", "scsi", "scsi_device", "/devices/host5/target5:0:0/5:0:0:0" }, false, 3, {} },
+        { "scsi_device add", tree_new_lu,
+          { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" }, false, 4,
+          { .added = 1 } },
+        { "sg node add of an unknown LU adds it", tree_new_lu,
+          { "add", "scsi_generic", NULL, "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3" },
+          false, 4, { .added = 1 } },
+        { "partition add: nodes changed", tree_new_partition,
+          { "add", "block", "partition", DEVPATH0 "/block/sda/sda1" }, false, 3,
+          { .changed = 1, .nodes_changed = 1 } },
+        { "block event of a non-SCSI device ignored", tree_none,
+          { "add", "block", "disk", "/devices/virtual/block/loop0" }, false, 3, {} },
+        { "other subsystem ignored", tree_remove_lu,
+          { "remove", "net", NULL, "/devices/virtual/net/lo" }, false, 3, {} },
+        { "capacity changed: rescan written", tree_none,
+          { "change", "scsi", "scsi_device", DEVPATH0, "CAPACITY_DATA_HAS_CHANGED" }, false, 3,
+          { .ua = 1, .last_ua_action = "capacity-reread" },
+          "sys/bus/scsi/devices/0:0:0:0/rescan", "1" },
+        { "reported luns changed: kernel target scan", tree_none,
+          { "change", "scsi", "scsi_device", DEVPATH0, "REPORTED_LUNS_DATA_HAS_CHANGED" }, false,
+          3, { .ua = 1, .last_ua_action = "rescan-target" },
+          "sys/class/scsi_host/host0/scan", "0 0 -" },
+        { "reported luns changed: scan engine hook", tree_none,
+          { "change", "scsi", "scsi_device", DEVPATH0, "REPORTED_LUNS_DATA_HAS_CHANGED" }, true,
+          3, { .ua = 1, .rescan_target = 1, .last_ua_action = "rescan-target" },
+          "sys/class/scsi_host/host0/scan", "" },
+        { "inquiry changed: re-probed and renamed", tree_new_id,
+          { "change", "scsi", "scsi_device", DEVPATH0, "INQUIRY_DATA_HAS_CHANGED" }, false, 3,
+          { .ua = 1, .changed = 1, .names_changed = 1, .last_ua_action = "reprobed" } },
+        { "power on reset: policy hook", tree_none,
+          { "change", "scsi", "scsi_device", DEVPATH0, "POWER_ON_RESET_OCCURRED" }, false, 3,
+          { .ua = 1, .last_ua_action = "policy" } },
+        { "host removal drops what sysfs lost", tree_remove_host2,
+          { "remove", "scsi", "scsi_host", "/devices/x/host2" }, false, 2, { .removed = 1 } },
+};
+
+START_TEST(test_uevent)
+{
+        const UeventCase *c = &uevent_cases[_i];
+        Inventory *inv = new_inventory(c->hook_rescan);
+
+        c->tree();
+        ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev), 0);
+        ck_assert_msg(inventory_n_lus(inv) == c->n_lus, "%s: %zu LUs", c->what,
+                      inventory_n_lus(inv));
+        ck_assert_msg(counts.added == c->expect.added && counts.removed == c->expect.removed &&
+                              counts.changed == c->expect.changed &&
+                              counts.names_changed == c->expect.names_changed &&
+                              counts.nodes_changed == c->expect.nodes_changed &&
+                              counts.ua == c->expect.ua &&
+                              counts.rescan_target == c->expect.rescan_target,
+                      "%s: added %u removed %u changed %u (names %u nodes %u) ua %u rescan %u",
+                      c->what, counts.added, counts.removed, counts.changed, counts.names_changed,
+                      counts.nodes_changed, counts.ua, counts.rescan_target);
+        ck_assert_str_eq(counts.last_ua_action, c->expect.last_ua_action);
+        if (c->file) {
+                const char *got = get(c->file);
+
+                ck_assert_ptr_nonnull(got);
+                ck_assert_str_eq(got, c->content);
+        }
+        inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_ua_names)
+{
+        ck_assert_int_eq(lu_unit_attention_from_string("CAPACITY_DATA_HAS_CHANGED"),
+                         LU_UA_CAPACITY_CHANGED);
+        ck_assert_int_eq(lu_unit_attention_from_string("SOMETHING_NEW"), LU_UA_OTHER);
+        ck_assert_int_eq(lu_unit_attention_from_string(NULL), _LU_UA_INVALID);
+        for (LuUnitAttention i = 0; i < _LU_UA_MAX; i++)
+                ck_assert_ptr_nonnull(lu_unit_attention_to_string(i));
+}
+END_TEST
+
+static Suite *inventory_suite(void)
+{
+        Suite *s = suite_create("inventory");
+        TCase *tc = tcase_create("inventory");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_initial);
+        tcase_add_loop_test(tc, test_uevent, 0, ELEMENTSOF(uevent_cases));
+        tcase_add_test(tc, test_ua_names);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        SRunner *sr = srunner_create(inventory_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_ENV);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
