@@ -34,22 +34,7 @@ MODULES=(
 # Host tools copied in (with their libraries).
 TOOLS=(/usr/bin/lsscsi /usr/bin/bash /usr/bin/rescan-scsi-bus.sh /usr/bin/scsi_* /usr/bin/sg_*)
 
-# --- udev's scsi_id: download udev's .deb into the cache and extract it (never installed) ---
-udev_root() {
-	local ver dir
-	ver=$(dpkg-query -W -f='${Version}' libsystemd-shared 2>/dev/null || true)
-	[ -n "$ver" ] || ver=$(apt-cache policy udev | sed -n 's/^ *Candidate: //p')
-	dir=$VM_CACHE/udev/$ver
-	if [ ! -e "$dir/.done" ]; then
-		rm -rf "$dir"; mkdir -p "$dir/dl"
-		local sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
-		(cd "$dir/dl" && apt-get download -qq $sandbox "udev=$ver" >/dev/null) ||
-			vm_die "apt-get download udev=$ver failed"
-		dpkg-deb -x "$dir"/dl/udev_*.deb "$dir/root"
-		rm -rf "$dir/dl"; touch "$dir/.done"
-	fi
-	echo "$dir/root"
-}
+# udev_root (lib/common.sh): udev's .deb extracted into the cache, for its scsi_id.
 
 # copy_libs ROOT FILE...: copy the loader and every library ldd lists, at their real paths,
 # unless $skip (a file listing paths already present in the base image) names it.

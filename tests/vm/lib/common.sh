@@ -14,3 +14,22 @@ vm_lock() {
 	exec 9>"$VM_CACHE/.$1.lock"
 	flock 9
 }
+
+# udev_root: download the udev .deb matching this system's libsystemd into the cache and
+# extract it (never installed); prints the extracted root. Its lib/udev/scsi_id is the peer the
+# naming tests compare against, on the host and in the VM.
+udev_root() {
+	local ver dir
+	ver=$(dpkg-query -W -f='${Version}' libsystemd-shared 2>/dev/null || true)
+	[ -n "$ver" ] || ver=$(apt-cache policy udev | sed -n 's/^ *Candidate: //p')
+	dir=$VM_CACHE/udev/$ver
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir"; mkdir -p "$dir/dl"
+		local sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
+		(cd "$dir/dl" && apt-get download -qq $sandbox "udev=$ver" >/dev/null) ||
+			vm_die "apt-get download udev=$ver failed"
+		dpkg-deb -x "$dir"/dl/udev_*.deb "$dir/root"
+		rm -rf "$dir/dl"; touch "$dir/.done"
+	fi
+	echo "$dir/root"
+}
