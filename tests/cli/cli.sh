@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# LUNCTL=path cli.sh FIXTURES_DIR
+#
+# lunctl's command-line contract: exit codes (0 ok, 1 usage, 2 device/I/O, 3 malformed data),
+# one-line errors naming the device or file, and `lunctl id` on a sysfs tree rebuilt from the
+# kernel attributes captured in the VM (--root), which must give the real scsi_id's ID_* lines
+# while sending no command (--sysfs-only: there is no device to send one to).
+set -u
+export LC_ALL=C
+LUNCTL=${LUNCTL:?path to lunctl}
+FIX=${1:?fixtures dir}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0 checks=0
+
+expect_rc() { # RC DESCRIPTION COMMAND...
+        local want=$1 what=$2 rc
+        shift 2
+        "$@" > "$TMP/out" 2> "$TMP/err"
+        rc=$?
+        checks=$((checks + 1))
+        if [ "$rc" != "$want" ]; then
+                echo "FAIL: $what: exit $rc, expected $want; stderr: $(head -c 300 "$TMP/err")"
+                fail=1
+        fi
+}
+expect_err() { # PATTERN DESCRIPTION: the last command's stderr is one line matching PATTERN
+        checks=$((checks + 1))
+        if [ "$(wc -l < "$TMP/err")" != 1 ] || ! grep -q -- "$1" "$TMP/err"; then
+                echo "FAIL: $2: stderr not one line matching '$1': $(cat "$TMP/err")"
+                fail=1
+        fi
+}
+
+expect_rc 0 "--help" "$LUNCTL" --help
+expect_rc 0 "--version" "$LUNCTL" --version
+grep -q '^lunctl [0-9]' "$TMP/out" || { echo "FAIL: --version output"; fail=1; }
+expect_rc 1 "no verb" "$LUNCTL"
+expect_rc 1 "unknown verb" "$LUNCTL" frobnicate
+expect_rc 1 "unknown option" "$LUNCTL" --frobnicate
+expect_rc 1 "id without device" "$LUNCTL" id
+expect_rc 1 "id with a word that is no device" "$LUNCTL" id sda
+expect_err "not a device node" "id sda"
+expect_rc 2 "id of a missing node" "$LUNCTL" id /dev/lund-no-such-node
+expect_err "/dev/lund-no-such-node" "missing node"
+expect_rc 2 "id of a missing H:C:T:L" "$LUNCTL" --root "$TMP" id 9:9:9:9
+expect_err "9:9:9:9" "missing H:C:T:L"
+expect_rc 2 "id of a file that is no device" "$LUNCTL" id /etc/hostname
+expect_rc 1 "decode without file" "$LUNCTL" decode
+expect_rc 2 "decode of a missing file" "$LUNCTL" decode --inhex "$TMP/none.hex"
+expect_err "none.hex" "missing file"
+printf '00 83 00 08 02 01 00 20 41 42\n' > "$TMP/bad83.hex"
+expect_rc 3 "decode of a designator running past its page" "$LUNCTL" decode --page 0x83 --inhex "$TMP/bad83.hex"
+expect_err "bad83.hex" "malformed page"
+printf 'zz 83 00\n' > "$TMP/nothex.hex"
+expect_rc 3 "decode of malformed hex" "$LUNCTL" decode --inhex "$TMP/nothex.hex"
+expect_rc 1 "decode --page nonsense" "$LUNCTL" decode --page 0x42 --inhex "$TMP/bad83.hex"
+# REPORT LUNS with a peripheral, a flat-space and a well-known LUN; fixed-format sense with
+# REPORTED LUNS DATA HAS CHANGED: both recognised from their headers and decoded.
+printf '00 00 00 18 00 00 00 00  00 01 00 00 00 00 00 00  40 05 00 00 00 00 00 00  c1 01 00 00 00 00 00 00\n' > "$TMP/luns.hex"
+expect_rc 0 "decode REPORT LUNS" "$LUNCTL" decode --inhex "$TMP/luns.hex"
+grep -q 'REPORT LUNS: 3 LUNs' "$TMP/out" || { echo "FAIL: luns: $(cat "$TMP/out")"; fail=1; }
+grep -q '^  0x4005000000000000  16389  ' "$TMP/out" || { echo "FAIL: flat LUN 5 (Linux LUN 16389, as scsilun_to_int gives): $(cat "$TMP/out")"; fail=1; }
+printf '70 00 06 00 00 00 00 0a 00 00 00 00 3f 0e 00 00 00 00\n' > "$TMP/sense.hex"
+expect_rc 0 "decode sense" "$LUNCTL" decode --inhex "$TMP/sense.hex"
+grep -q 'SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED' "$TMP/out" || { echo "FAIL: sense: $(cat "$TMP/out")"; fail=1; }
+
+# lunctl id on a sysfs tree rebuilt from the kernel's attributes captured in the VM.
+devices=0
+for d in "$FIX"/captured/*/; do
+        d=${d%/}
+        [ -f "$d/sysfs-vpd_pg83.hex" ] && [ -f "$d/sysfs-inquiry.hex" ] || continue
+        hctl=$(sed -n 's/^address: \([0-9:]*\) .*/\1/p' "$d/info")
+        root=$TMP/root-${d##*/}
+        s=$root/sys/bus/scsi/devices/$hctl
+        mkdir -p "$s"
+        for f in "$d"/sysfs-*.hex; do
+                a=${f##*/sysfs-}; a=${a%.hex}
+                grep -v '^#' "$f" | xxd -r -p > "$s/$a"
+        done
+        echo 6 > "$s/scsi_level"
+        expect_rc 0 "${d##*/}: id --sysfs-only --export" "$LUNCTL" --root "$root" --sysfs-only id --export "$hctl"
+        grep '^ID_' "$TMP/out" > "$TMP/id"
+        checks=$((checks + 1))
+        if ! diff -u "$d/scsi_id.export" "$TMP/id"; then
+                echo "FAIL: ${d##*/}: ID_* from the kernel's cached pages differ from scsi_id"
+                fail=1
+        fi
+        expect_rc 0 "${d##*/}: id --json" "$LUNCTL" --root "$root" --sysfs-only id --json "$hctl"
+        checks=$((checks + 1))
+        grep -q '"scsi_commands": 0' "$TMP/out" || { echo "FAIL: ${d##*/}: commands sent"; fail=1; }
+        devices=$((devices + 1))
+done
+[ "$devices" -ge 20 ] || { echo "FAIL: only $devices captured sysfs trees"; fail=1; }
+echo "cli: $checks checks, $devices sysfs trees, $([ $fail = 0 ] && echo ok || echo FAILED)"
+exit $fail
