@@ -1,0 +1,138 @@
+# tests/vm/scenarios/_daemon-lib.sh: helpers of the daemon-* scenarios (sourced after lib.sh;
+# the leading '_' keeps the runner from taking it for a scenario).
+#
+# The expected link tree is computed here from independent evidence: the LU's type and nodes
+# from sysfs, its base names from `lunctl list --json` (the naming core run by the CLI, which
+# the naming-peers scenario holds against scsi_id and sg_inq), and the link scheme and collision
+# rule of lund(8) LINKS written out again in awk. Nothing is taken from lund's own state.
+
+LUND_RUN=/run/lund
+LUND_LINKS=/dev/scsi/by-id
+LUND_LOG=/tmp/lund.log
+LUND_PID=
+
+# lund_start [ARGS...]: start lund in the background and wait until it reports readiness
+# (its "Ready:" log line comes after the initial inventory and link reconcile).
+lund_start() {
+	: >"$LUND_LOG.new"
+	lund --run-dir "$LUND_RUN" "$@" >>"$LUND_LOG.new" 2>&1 &
+	LUND_PID=$!
+	if ! vm_wait_until 60 grep -q 'Ready:' "$LUND_LOG.new"; then
+		cat "$LUND_LOG.new" >>"$LUND_LOG"
+		vm_fail "lund did not become ready within 60 s"
+		tail -n 30 "$LUND_LOG.new"
+		return 1
+	fi
+	[ -S "$LUND_RUN/control" ] || vm_fail "no control socket $LUND_RUN/control"
+	vm_log "lund (pid $LUND_PID) ready: $(grep 'Ready:' "$LUND_LOG.new" | tail -n1)"
+}
+
+# lund_stop: SIGTERM, wait for it to exit.
+lund_stop() {
+	[ -n "$LUND_PID" ] || return 0
+	kill "$LUND_PID" 2>/dev/null || true
+	wait "$LUND_PID" 2>/dev/null || true
+	cat "$LUND_LOG.new" >>"$LUND_LOG" 2>/dev/null
+	LUND_PID=
+}
+
+# lund_alive: still running?
+lund_alive() { [ -n "$LUND_PID" ] && kill -0 "$LUND_PID" 2>/dev/null; }
+
+# lund_names_json FILE: base names of every LU, "hctl<TAB>name" lines, from lunctl list --json.
+lund_names_from_lunctl() {
+	lunctl list --json >/tmp/lunctl-list.json 2>/tmp/lunctl-list.err ||
+		vm_fail "lunctl list --json failed: $(head -c 300 /tmp/lunctl-list.err)"
+	# json-c's pretty output: one member per line; "names": [ ... ] spans lines.
+	awk '
+		/"hctl": *"/ { s = $0; sub(/.*"hctl": *"/, "", s); sub(/".*/, "", s); hctl = s }
+		/"names": *\[/ { innames = 1; if ($0 ~ /\]/) innames = 0; next }
+		innames && /\]/ { innames = 0; next }
+		innames {
+			s = $0; sub(/^[ \t]*"/, "", s); sub(/",?[ \t]*$/, "", s)
+			gsub(/\\\\/, "\\", s)
+			print hctl "\t" s
+		}' /tmp/lunctl-list.json
+}
+
+# daemon_expected: the link tree lund(8) promises, "name<TAB>target" sorted by name.
+daemon_expected() {
+	lund_names_from_lunctl >/tmp/exp.names
+	for d in /sys/bus/scsi/devices/*:*:*:*; do
+		[ -r "$d/type" ] || continue
+		hctl=${d##*/}
+		read -r type <"$d/type"
+		blk=$(ls "$d/block" 2>/dev/null | head -n1)
+		sg=$(ls "$d/scsi_generic" 2>/dev/null | head -n1)
+		st= nst=
+		if [ -d "$d/scsi_tape" ]; then
+			st=$(ls "$d/scsi_tape" | grep -E '^st[0-9]+$' | head -n1)
+			nst=$(ls "$d/scsi_tape" | grep -E '^nst[0-9]+$' | head -n1)
+		fi
+		# the node a plain name points to (lund(8) LINKS table)
+		case $type in
+		0|4|5|7|14|20) prim=$blk ;;
+		1) prim=$st ;;
+		*) prim=$sg ;;
+		esac
+		key=$(echo "$hctl" | awk -F: '{ printf "%05d:%05d:%05d:%020s", $1, $2, $3, $4 }')
+		printf '%s\t%s\t%s\t%s\t%s\n' "$hctl" "$key" "${prim:--}" "${nst:--}" "${sg:--}"
+	done >/tmp/exp.lus
+	# join names with nodes; lowest H:C:T:L wins a name (lund(8): whatever the event order)
+	awk -F'\t' '
+		FNR == NR { names[$1] = names[$1] "\t" $2; next }
+		{
+			n = split(substr(names[$1], 2), nm, "\t")
+			for (i = 1; i <= n; i++) {
+				if (nm[i] == "") continue
+				if ($3 != "-") print nm[i] "\t" $2 "\t../../" $3
+				if ($4 != "-") print nm[i] "-nst\t" $2 "\t../../" $4
+				if ($5 != "-") print nm[i] "-sg\t" $2 "\t../../" $5
+			}
+		}' /tmp/exp.names /tmp/exp.lus |
+		awk -F'\t' 'length($1) <= 255' | sort -t"$(printf '\t')" -k1,1 -k2,2 |
+		awk -F'\t' '!seen[$1]++ { print $1 "\t" $3 }'
+}
+
+# daemon_actual: lund's link directory as "name<TAB>target", sorted.
+daemon_actual() {
+	[ -d "$LUND_LINKS" ] || return 0
+	for f in "$LUND_LINKS"/*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		printf '%s\t%s\n' "${f##*/}" "$(readlink "$f")"
+	done | sort -t"$(printf '\t')" -k1,1
+}
+
+# daemon_tree_matches: does the link tree equal the expected one (and hold no temp files)?
+daemon_tree_matches() {
+	daemon_expected >/tmp/tree.exp
+	daemon_actual >/tmp/tree.act
+	! ls -a "$LUND_LINKS" 2>/dev/null | grep -q '^\.#lund\.' && cmp -s /tmp/tree.exp /tmp/tree.act
+}
+
+# daemon_check_tree LABEL [TIMEOUT_S]: wait until the link tree is exactly as expected; on
+# failure report the difference. Also checks every link resolves to the node it names.
+daemon_check_tree() {
+	_lbl=$1 _t=${2:-30}
+	if vm_wait_until "$_t" daemon_tree_matches; then
+		vm_log "ok: $_lbl: link tree exact ($(wc -l </tmp/tree.exp) links)"
+	else
+		daemon_tree_matches || true
+		vm_fail "$_lbl: link tree differs from the expected one ($(wc -l </tmp/tree.exp) expected, $(wc -l </tmp/tree.act) present)"
+		diff /tmp/tree.exp /tmp/tree.act | head -n 40 || true
+		ls -a "$LUND_LINKS" 2>/dev/null | grep '^\.#lund\.' | head -n 5 || true
+		lund_alive || vm_log "lund is not running"
+		tail -n 20 "$LUND_LOG.new" 2>/dev/null || true
+		return 0
+	fi
+	# dangling links: every target must exist and be a device node
+	_bad=0
+	for f in "$LUND_LINKS"/*; do
+		[ -L "$f" ] || continue
+		[ -b "$f" ] || [ -c "$f" ] || { _bad=$((_bad + 1)); vm_log "dangling: $f -> $(readlink "$f")"; }
+	done
+	vm_assert_eq 0 "$_bad" "$_lbl: links that do not resolve to a device node"
+}
+
+# n_lus: SCSI devices in sysfs.
+n_lus() { ls -d /sys/bus/scsi/devices/*:*:*:* 2>/dev/null | wc -l; }
