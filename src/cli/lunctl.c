@@ -21,6 +21,7 @@ static const Verb verbs[] = {
         { "decode", verb_decode, "decode a captured INQUIRY/VPD/REPORT LUNS/sense response" },
         { "id", verb_id, "print the persistent identifiers of a logical unit" },
         { "list", verb_list, "list SCSI logical units with their identifiers and names" },
+        { "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
 };
 
 int exit_code_from_errno(int r)

@@ -30,3 +30,4 @@ int exit_code_from_errno(int r);
 int verb_decode(int argc, char *argv[], Options *o);
 int verb_id(int argc, char *argv[], Options *o);
 int verb_list(int argc, char *argv[], Options *o);
+int verb_rescan(int argc, char *argv[], Options *o);

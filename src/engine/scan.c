@@ -1,0 +1,1573 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "luns.h"
+#include "macro.h"
+#include "scan.h"
+#include "sgio.h"
+#include "sysfs.h"
+#include "unaligned.h"
+
+#define SCAN_DEFAULT_TIMEOUT_MS 10000u
+#define SCAN_DEFAULT_WORKERS 8u
+#define SCAN_DEFAULT_SEQ_MAX_LUN 8u
+/* SPC: REPORT LUNS header is 8 bytes; a first read for 512 LUNs covers nearly every target, the
+ * re-read takes what the header asks for, up to 16384 LUNs. */
+#define REPORT_LUNS_FIRST (8u + 512u * 8u)
+#define REPORT_LUNS_MAX (8u + 16384u * 8u)
+/* Linux form of the REPORT LUNS well known LUN (SPC-6 table 717, W-LUN 01h): 0xc101. */
+#define WLUN_REPORT_LUNS_LINUX UINT64_C(0xc101)
+
+static void closedirp(DIR **d)
+{
+        if (*d)
+                closedir(*d);
+}
+
+/*
+ * Format a sysfs path. A path that does not fit becomes "", which every *at() call refuses
+ * (ENOENT), so a truncated name can never address a different file.
+ */
+static int _printf_(3, 4) pathfmt(char *buf, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+        int k;
+
+        va_start(ap, fmt);
+        k = vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+        if (k < 0 || (size_t)k >= size) {
+                buf[0] = 0;
+                return -ENAMETOOLONG;
+        }
+        return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* pure helpers                                                                              */
+
+bool scan_lun_is_wlun(uint64_t lun)
+{
+        ScsiLun l = lun_from_linux(lun);
+
+        return lun_is_wlun(&l);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+int scan_lun_set_from_report(const uint8_t *buf, size_t len, uint64_t **ret, size_t *ret_n)
+{
+        _cleanup_free_ uint64_t *v = NULL;
+        LunList list;
+        size_t n = 0;
+        int r;
+
+        assert_return(buf && ret && ret_n, -EINVAL);
+
+        r = luns_parse_report(buf, len, &list);
+        if (r < 0)
+                return r;
+        if (list.count > 0) {
+                v = calloc(list.count, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < list.count; i++) {
+                ScsiLun l;
+
+                r = luns_report_get(&list, i, &l);
+                if (r < 0)
+                        return r;
+                if (lun_is_wlun(&l))
+                        continue;
+                v[n++] = lun_to_linux(&l);
+        }
+        if (n > 1) {
+                size_t k = 1;
+
+                qsort(v, n, sizeof(*v), u64_cmp);
+                for (size_t i = 1; i < n; i++)
+                        if (v[i] != v[k - 1])
+                                v[k++] = v[i];
+                n = k;
+        }
+        if (n == 0)
+                v = mfree(v);
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
+        return 0;
+}
+
+static int parse_uint(const char *s, bool allow_any, int64_t *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        if (allow_any && streq(s, "-")) {
+                *ret = SCAN_ANY;
+                return 0;
+        }
+        if (s[0] < '0' || s[0] > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno != 0 || *end != 0 || v > INT64_MAX)
+                return -EINVAL;
+        *ret = (int64_t)v;
+        return 0;
+}
+
+int scan_selector_parse(const char *s, ScanSelector *ret)
+{
+        ScanSelector sel = { SCAN_ANY, SCAN_ANY, SCAN_ANY, SCAN_ANY };
+        int64_t *fields[] = { &sel.host, &sel.channel, &sel.target, &sel.lun };
+        _cleanup_free_ char *copy = NULL;
+        char *p, *tok, *save = NULL;
+        size_t n = 0;
+
+        assert_return(s && ret, -EINVAL);
+
+        if (strneq(s, "host", 4))
+                s += 4;
+        copy = strdup(s);
+        if (!copy)
+                return -ENOMEM;
+        if (isempty(copy) || copy[strlen(copy) - 1] == ':' || strstr(copy, "::"))
+                return -EINVAL;
+        for (p = copy; (tok = strtok_r(p, ":", &save)); p = NULL) {
+                if (n >= ELEMENTSOF(fields))
+                        return -EINVAL;
+                if (parse_uint(tok, n > 0, fields[n]) < 0)
+                        return -EINVAL;
+                if (n <= 2 && *fields[n] > UINT32_MAX)
+                        return -EINVAL;
+                n++;
+        }
+        /* "H", "H:C:T" or "H:C:T:L"; "H:C" names nothing an admin would mean. */
+        if (n == 2)
+                return -EINVAL;
+        *ret = sel;
+        return 0;
+}
+
+static bool sel_match(const ScanSelector *sel, size_t n_sel, unsigned h, int64_t c, int64_t t,
+                      int64_t l)
+{
+        if (n_sel == 0)
+                return true;
+        for (size_t i = 0; i < n_sel; i++) {
+                const ScanSelector *s = &sel[i];
+
+                if (s->host != SCAN_ANY && s->host != h)
+                        continue;
+                if (c != SCAN_ANY && s->channel != SCAN_ANY && s->channel != c)
+                        continue;
+                if (t != SCAN_ANY && s->target != SCAN_ANY && s->target != t)
+                        continue;
+                if (l != SCAN_ANY && s->lun != SCAN_ANY && s->lun != l)
+                        continue;
+                return true;
+        }
+        return false;
+}
+
+const char *scan_action_kind_name(ScanActionKind k)
+{
+        static const char *const names[_SCAN_ACTION_KIND_MAX] = {
+                [SCAN_ACTION_PROBE] = "probe",   [SCAN_ACTION_ADD] = "add",
+                [SCAN_ACTION_REMOVE] = "remove", [SCAN_ACTION_KEEP] = "keep",
+                [SCAN_ACTION_RESIZE] = "resize",
+        };
+
+        return k >= 0 && k < _SCAN_ACTION_KIND_MAX ? names[k] : NULL;
+}
+
+const char *scan_method_name(ScanMethod m)
+{
+        static const char *const names[_SCAN_METHOD_MAX] = {
+                [SCAN_METHOD_NONE] = "none",
+                [SCAN_METHOD_REPORT_LUNS] = "report-luns",
+                [SCAN_METHOD_SEQUENTIAL] = "sequential",
+                [SCAN_METHOD_KERNEL] = "kernel",
+        };
+
+        return m >= 0 && m < _SCAN_METHOD_MAX ? names[m] : NULL;
+}
+
+void scan_result_done(ScanResult *r)
+{
+        if (!r)
+                return;
+        free(r->hosts);
+        free(r->targets);
+        free(r->actions);
+        *r = (ScanResult) {};
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* default I/O                                                                               */
+
+static int open_lu_node(int rootfd, const ScanLu *lu)
+{
+        char path[PATH_MAX];
+        int fd;
+
+        if (lu->sg)
+                pathfmt(path, sizeof(path), "dev/%s", lu->sg);
+        else
+                /* bsg is built in (CONFIG_BLK_DEV_BSG=y): there even when sg is not loaded. */
+                pathfmt(path, sizeof(path), "dev/bsg/%s", lu->hctl);
+        /* O_NONBLOCK: never wait for another opener of sg. */
+        fd = openat(rootfd, path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 && errno == EACCES)
+                fd = openat(rootfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        return fd < 0 ? -errno : fd;
+}
+
+static int io_report_luns(void *userdata, int rootfd, const ScanLu *lu, unsigned timeout_ms,
+                          uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t want = REPORT_LUNS_FIRST;
+        int r = -EIO;
+
+        fd = open_lu_node(rootfd, lu);
+        if (fd < 0)
+                return fd;
+
+        /* At most two reads: the first tells the length, the second gets it all. A list that
+         * grows between the two is re-read once more, never looped on. */
+        for (unsigned attempt = 0; attempt < 3; attempt++) {
+                uint8_t cdb[12] = { 0xa0, 0, 0x00 /* SELECT REPORT: all but W-LUNs */ };
+                SgioResult res = {};
+                size_t need;
+
+                free(buf);
+                buf = calloc(1, want);
+                if (!buf)
+                        return -ENOMEM;
+                unaligned_write_be32(cdb + 6, (uint32_t)want);
+                r = sgio_exec_retry(fd, cdb, sizeof(cdb), buf, want, timeout_ms, &res);
+                *commands += res.commands;
+                if (r < 0)
+                        return r;
+                r = luns_report_len(buf, res.len, &need);
+                if (r < 0)
+                        return r;
+                if (need <= want) {
+                        *ret_len = MIN(need, res.len);
+                        *ret_buf = TAKE_PTR(buf);
+                        return 0;
+                }
+                if (need > REPORT_LUNS_MAX)
+                        return -ENOBUFS;
+                want = need;
+        }
+        return -EBADMSG;
+}
+
+static int io_read_capacity(void *userdata, int rootfd, const ScanLu *lu, unsigned timeout_ms,
+                            uint64_t *ret_bytes, unsigned *commands)
+{
+        _cleanup_close_ int fd = -EBADF;
+        uint8_t cdb16[16] = { 0x9e, 0x10 /* SERVICE ACTION: READ CAPACITY(16) */ };
+        uint8_t cdb10[10] = { 0x25 };
+        uint8_t buf[32] = {};
+        SgioResult res = {};
+        uint64_t last, bl;
+        int r;
+
+        fd = open_lu_node(rootfd, lu);
+        if (fd < 0)
+                return fd;
+
+        unaligned_write_be32(cdb16 + 10, sizeof(buf));
+        r = sgio_exec_retry(fd, cdb16, sizeof(cdb16), buf, sizeof(buf), timeout_ms, &res);
+        *commands += res.commands;
+        if (r >= 0 && res.len >= 12) {
+                /* SBC-4 5.20.2: RETURNED LOGICAL BLOCK ADDRESS is the last LBA. */
+                last = unaligned_read_be64(buf);
+                bl = unaligned_read_be32(buf + 8);
+        } else if (r == -EOPNOTSUPP) {
+                res = (SgioResult) {};
+                r = sgio_exec_retry(fd, cdb10, sizeof(cdb10), buf, 8, timeout_ms, &res);
+                *commands += res.commands;
+                if (r < 0)
+                        return r;
+                if (res.len < 8)
+                        return -EBADMSG;
+                last = unaligned_read_be32(buf);
+                bl = unaligned_read_be32(buf + 4);
+        } else
+                return r < 0 ? r : -EBADMSG;
+        if (bl == 0 || last == UINT64_MAX || (last + 1) > UINT64_MAX / bl)
+                return -EBADMSG;
+        *ret_bytes = (last + 1) * bl;
+        return 0;
+}
+
+static int io_write_attr(void *userdata, int rootfd, const char *path, const char *value)
+{
+        return sysfs_write_attr(rootfd, path, value);
+}
+
+static int io_open_exclusive(void *userdata, int rootfd, const char *devname)
+{
+        char path[PATH_MAX];
+        int fd;
+
+        pathfmt(path, sizeof(path), "dev/%s", devname);
+        fd = openat(rootfd, path, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        close(fd);
+        return 0;
+}
+
+const ScanIo scan_io_default = {
+        .report_luns = io_report_luns,
+        .read_capacity = io_read_capacity,
+        .write_attr = io_write_attr,
+        .open_exclusive = io_open_exclusive,
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* sysfs inventory                                                                           */
+
+static void scan_lu_done(ScanLu *lu)
+{
+        lu->sg = mfree(lu->sg);
+        lu->block = mfree(lu->block);
+}
+
+static void scan_lus_free(ScanLu *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                scan_lu_done(&v[i]);
+        free(v);
+}
+
+static int lu_cmp(const void *a, const void *b)
+{
+        const ScanLu *x = a, *y = b;
+
+        if (x->host != y->host)
+                return x->host < y->host ? -1 : 1;
+        if (x->channel != y->channel)
+                return x->channel < y->channel ? -1 : 1;
+        if (x->target != y->target)
+                return x->target < y->target ? -1 : 1;
+        return x->lun < y->lun ? -1 : x->lun > y->lun;
+}
+
+static int parse_hctl(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
+{
+        unsigned long long v[4];
+        const char *p = s;
+
+        for (size_t i = 0; i < 4; i++) {
+                char *end;
+
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                errno = 0;
+                v[i] = strtoull(p, &end, 10);
+                if (errno != 0 || (i < 3 && (*end != ':' || v[i] > UINT32_MAX)) ||
+                    (i == 3 && *end != 0))
+                        return -EINVAL;
+                p = end + 1;
+        }
+        *h = (unsigned)v[0];
+        *c = (unsigned)v[1];
+        *t = (unsigned)v[2];
+        *l = v[3];
+        return 0;
+}
+
+/* The LUs the kernel has instantiated on @host (and @channel/@target unless SCAN_ANY), sorted;
+ * only the address is filled in (lu_details() reads the rest). */
+static int list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, ScanLu **ret,
+                    size_t *ret_n)
+{
+        _cleanup_(closedirp) DIR *d = NULL;
+        ScanLu *v = NULL;
+        size_t n = 0, cap = 0;
+        int fd;
+
+        fd = openat(rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno != ENOENT)
+                        return -errno;
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        d = fdopendir(fd);
+        if (!d) {
+                safe_close(fd);
+                return -errno;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                unsigned h, c, t;
+                uint64_t l;
+
+                if (parse_hctl(de->d_name, &h, &c, &t, &l) < 0 || h != host)
+                        continue;
+                if ((channel != SCAN_ANY && c != channel) || (target != SCAN_ANY && t != target))
+                        continue;
+                if (n == cap) {
+                        ScanLu *nv = reallocarray(v, cap ? cap * 2 : 16, sizeof(*v));
+
+                        if (!nv) {
+                                free(v);
+                                return -ENOMEM;
+                        }
+                        v = nv;
+                        cap = cap ? cap * 2 : 16;
+                }
+                v[n] = (ScanLu) { .host = h, .channel = c, .target = t, .lun = l, .type = -1 };
+                snprintf(v[n].hctl, sizeof(v[n].hctl), "%u:%u:%u:%" PRIu64, h, c, t, l);
+                n++;
+        }
+        if (n > 1)
+                qsort(v, n, sizeof(*v), lu_cmp);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static int lu_details(int rootfd, ScanLu *lu)
+{
+        char path[PATH_MAX];
+        uint64_t type;
+
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/type", lu->hctl);
+        if (sysfs_read_u64(rootfd, path, &type) >= 0 && type <= 0x1f)
+                lu->type = (int)type;
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/scsi_generic", lu->hctl);
+        if (!lu->sg)
+                (void)sysfs_first_entry(rootfd, path, NULL, &lu->sg);
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/block", lu->hctl);
+        if (!lu->block)
+                (void)sysfs_first_entry(rootfd, path, NULL, &lu->block);
+        return 0;
+}
+
+static bool lu_exists(int rootfd, unsigned h, unsigned c, unsigned t, uint64_t l)
+{
+        char path[PATH_MAX];
+
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
+        return faccessat(rootfd, path, F_OK, 0) >= 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* the scan                                                                                  */
+
+typedef struct TargetJob {
+        ScanTarget t;
+} TargetJob;
+
+typedef struct Job {
+        bool is_host;
+        size_t index; /* into hosts[] or targets[] */
+} Job;
+
+typedef struct Scan {
+        const ScanContext *ctx;
+        const ScanIo *io;
+        ScanPolicy pol;
+        ScanFlags flags;
+        const ScanSelector *sel;
+        size_t n_sel;
+        int rootfd;
+
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+
+        ScanHost *hosts;
+        size_t n_hosts;
+        TargetJob **targets;
+        size_t n_targets, cap_targets;
+        ScanAction *actions;
+        size_t n_actions, cap_actions;
+
+        Job *queue;
+        size_t q_head, q_len, q_cap;
+        unsigned running;
+        unsigned targets_done;
+        unsigned commands;
+        int fatal; /* ENOMEM and the like while queueing */
+} Scan;
+
+static void emit_locked(Scan *s, ScanEvent *ev)
+{
+        if (!s->ctx->event)
+                return;
+        ev->targets_done = s->targets_done;
+        ev->targets_total = (unsigned)s->n_targets;
+        ev->hosts_total = (unsigned)s->n_hosts;
+        s->ctx->event(s->ctx->event_userdata, ev);
+}
+
+static void _printf_(2, 3) debug(Scan *s, const char *fmt, ...)
+{
+        char msg[256];
+        va_list ap;
+
+        if (!s->ctx->event)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        pthread_mutex_lock(&s->lock);
+        emit_locked(s, &(ScanEvent) { .kind = SCAN_EVENT_DEBUG, .message = msg });
+        pthread_mutex_unlock(&s->lock);
+}
+
+static int record_action(Scan *s, const ScanAction *a)
+{
+        int r = 0;
+
+        pthread_mutex_lock(&s->lock);
+        if (s->n_actions == s->cap_actions) {
+                size_t cap = s->cap_actions ? s->cap_actions * 2 : 32;
+                ScanAction *v = reallocarray(s->actions, cap, sizeof(*v));
+
+                if (!v) {
+                        r = s->fatal = -ENOMEM;
+                        goto out;
+                }
+                s->actions = v;
+                s->cap_actions = cap;
+        }
+        s->actions[s->n_actions++] = *a;
+        emit_locked(s, &(ScanEvent) { .kind = SCAN_EVENT_ACTION, .action = a });
+out:
+        pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
+static int push_job_locked(Scan *s, Job j)
+{
+        if (s->q_head + s->q_len == s->q_cap) {
+                if (s->q_head > 0) {
+                        memmove(s->queue, s->queue + s->q_head, s->q_len * sizeof(Job));
+                        s->q_head = 0;
+                } else {
+                        size_t cap = s->q_cap ? s->q_cap * 2 : 64;
+                        Job *v = reallocarray(s->queue, cap, sizeof(Job));
+
+                        if (!v)
+                                return s->fatal = -ENOMEM;
+                        s->queue = v;
+                        s->q_cap = cap;
+                }
+        }
+        s->queue[s->q_head + s->q_len++] = j;
+        pthread_cond_broadcast(&s->cond);
+        return 0;
+}
+
+static void action_init(ScanAction *a, ScanActionKind kind, const ScanLu *lu)
+{
+        *a = (ScanAction) { .kind = kind };
+        if (lu) {
+                a->host = lu->host;
+                a->channel = lu->channel;
+                a->target = lu->target;
+                a->lun = lu->lun;
+                snprintf(a->hctl, sizeof(a->hctl), "%s", lu->hctl);
+        }
+}
+
+/* Write (unless a dry run) and record. */
+static int apply(Scan *s, ScanAction *a)
+{
+        if (!(s->flags & SCAN_DRY_RUN) && a->path[0]) {
+                a->error = s->io->write_attr(s->ctx->io_userdata, s->rootfd, a->path, a->value);
+                a->applied = a->error >= 0;
+        }
+        return record_action(s, a);
+}
+
+/* --- transports ---------------------------------------------------------------------------- */
+
+typedef struct TargetAddr {
+        unsigned channel, target;
+        const char *source;
+} TargetAddr;
+
+typedef struct TargetSet {
+        TargetAddr *v;
+        size_t n, cap;
+        bool unresolved; /* a transport entry of this host whose target id we could not read */
+} TargetSet;
+
+static int target_set_add(TargetSet *ts, unsigned c, unsigned t, const char *source)
+{
+        for (size_t i = 0; i < ts->n; i++)
+                if (ts->v[i].channel == c && ts->v[i].target == t)
+                        return 0;
+        if (ts->n == ts->cap) {
+                size_t cap = ts->cap ? ts->cap * 2 : 16;
+                TargetAddr *v = reallocarray(ts->v, cap, sizeof(*v));
+
+                if (!v)
+                        return -ENOMEM;
+                ts->v = v;
+                ts->cap = cap;
+        }
+        ts->v[ts->n++] = (TargetAddr) { c, t, source };
+        return 0;
+}
+
+static int read_int_attr(int rootfd, const char *dir, const char *name, const char *attr,
+                         int64_t *ret)
+{
+        _cleanup_free_ char *str = NULL;
+        char path[PATH_MAX], *end;
+        long long v;
+        int r;
+
+        pathfmt(path, sizeof(path), "%s/%s/%s", dir, name, attr);
+        r = sysfs_read_string(rootfd, path, &str);
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtoll(str, &end, 10);
+        if (errno != 0 || end == str || *end != 0)
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+/* Host number of a class device, from its "device" link (…/hostH/…). */
+static int host_of_link(int rootfd, const char *dir, const char *name, unsigned *ret)
+{
+        char path[PATH_MAX], target[4096];
+        const char *p;
+        ssize_t k;
+
+        pathfmt(path, sizeof(path), "%s/%s/device", dir, name);
+        k = readlinkat(rootfd, path, target, sizeof(target) - 1);
+        if (k < 0)
+                return -errno;
+        target[k] = 0;
+        for (p = target; (p = strstr(p, "/host")); p++) {
+                unsigned h;
+                char c;
+
+                if (sscanf(p, "/host%u%c", &h, &c) == 2 && c == '/') {
+                        *ret = h;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+/*
+ * Targets the transport classes know on @host:
+ *   sas_end_device/end_device-H:...  + sas_device/<same>/scsi_target_id, channel 0;
+ *   fc_remote_ports/rport-H:C-N      scsi_target_id (-1: not a target), port_state Online;
+ *   iscsi_session/sessionN           device link into hostH, target_id, channel 0.
+ */
+static int transport_targets(Scan *s, unsigned host, TargetSet *ts)
+{
+        static const char *const classes[] = { "sys/class/sas_end_device",
+                                               "sys/class/fc_remote_ports",
+                                               "sys/class/iscsi_session" };
+
+        for (size_t k = 0; k < ELEMENTSOF(classes); k++) {
+                _cleanup_(closedirp) DIR *d = NULL;
+                int fd;
+
+                fd = openat(s->rootfd, classes[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                d = fdopendir(fd);
+                if (!d) {
+                        safe_close(fd);
+                        continue;
+                }
+                for (struct dirent *de; (de = readdir(d));) {
+                        unsigned h = 0, c = 0, n;
+                        int64_t id;
+                        char extra;
+                        int r;
+
+                        if (de->d_name[0] == '.')
+                                continue;
+                        if (k == 0) {
+                                if (sscanf(de->d_name, "end_device-%u:%c", &h, &extra) != 2 ||
+                                    h != host)
+                                        continue;
+                                r = read_int_attr(s->rootfd, "sys/class/sas_device", de->d_name,
+                                                  "scsi_target_id", &id);
+                        } else if (k == 1) {
+                                if (sscanf(de->d_name, "rport-%u:%u-%u", &h, &c, &n) != 3 ||
+                                    h != host)
+                                        continue;
+                                _cleanup_free_ char *state = NULL;
+                                char path[PATH_MAX];
+
+                                pathfmt(path, sizeof(path), "%s/%s/port_state", classes[k],
+                                         de->d_name);
+                                if (sysfs_read_string(s->rootfd, path, &state) >= 0 &&
+                                    !streq(state, "Online"))
+                                        continue;
+                                r = read_int_attr(s->rootfd, classes[k], de->d_name,
+                                                  "scsi_target_id", &id);
+                                if (r >= 0 && id < 0)
+                                        continue; /* an initiator-only remote port */
+                        } else {
+                                if (host_of_link(s->rootfd, classes[k], de->d_name, &h) < 0 ||
+                                    h != host)
+                                        continue;
+                                r = read_int_attr(s->rootfd, classes[k], de->d_name,
+                                                  "target_id", &id);
+                        }
+                        if (r < 0 || id < 0 || id > UINT32_MAX) {
+                                debug(s, "host%u: %s: no usable target id, probing the whole host",
+                                      host, de->d_name);
+                                ts->unresolved = true;
+                                continue;
+                        }
+                        r = target_set_add(ts, c, (unsigned)id,
+                                           k == 0 ? "sas" : k == 1 ? "fc" : "iscsi");
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+/* --- in-use checks ----------------------------------------------------------------------- */
+
+/* The "maj:min" of the block device and of its partitions. */
+static int block_devs(int rootfd, const char *syslu, const char *block, char ***ret, size_t *ret_n)
+{
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[PATH_MAX];
+        char **v = NULL;
+        size_t n = 0;
+        int fd;
+
+        pathfmt(path, sizeof(path), "%s/block/%s", syslu, block);
+        fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                safe_close(fd);
+                return -errno;
+        }
+        v = calloc(1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        v[n++] = strdup(block);
+        for (struct dirent *de; (de = readdir(d));) {
+                char p2[PATH_MAX];
+                char **nv;
+
+                if (de->d_name[0] == '.' || !strneq(de->d_name, block, strlen(block)))
+                        continue;
+                pathfmt(p2, sizeof(p2), "%s/%s/partition", path, de->d_name);
+                if (faccessat(rootfd, p2, F_OK, 0) < 0)
+                        continue;
+                nv = reallocarray(v, n + 1, sizeof(char *));
+                if (!nv)
+                        break;
+                v = nv;
+                v[n++] = strdup(de->d_name);
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static void strv_free_n(char **v, size_t n)
+{
+        for (size_t i = 0; v && i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+static bool dir_has_entries(int rootfd, const char *path)
+{
+        _cleanup_free_ char *first = NULL;
+
+        return sysfs_first_entry(rootfd, path, NULL, &first) >= 0;
+}
+
+static bool mounted(int rootfd, const char *devnum)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len;
+
+        /* mountinfo (proc(5)): "ID PARENT MAJ:MIN ROOT MOUNTPOINT ..." per line. */
+        if (sysfs_read_attr(rootfd, "proc/self/mountinfo", 4u << 20, &buf, &len) < 0)
+                return false;
+        for (char *line = (char *)buf, *next; line && *line; line = next) {
+                char id[32], parent[32], mm[32];
+
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                if (sscanf(line, "%31s %31s %31s", id, parent, mm) == 3 && streq(mm, devnum))
+                        return true;
+        }
+        return false;
+}
+
+/* 0 when @lu may be removed; -EBUSY with @why otherwise. */
+static int lu_in_use(Scan *s, const ScanLu *lu, char *why, size_t why_size)
+{
+        char syslu[128];
+        char **devs = NULL;
+        size_t n = 0;
+        int r = 0;
+
+        if (!lu->block)
+                return 0; /* no block device: nothing can mount or hold it */
+        snprintf(syslu, sizeof(syslu), "sys/bus/scsi/devices/%s", lu->hctl);
+        if (block_devs(s->rootfd, syslu, lu->block, &devs, &n) < 0)
+                return 0;
+        for (size_t i = 0; i < n && r == 0; i++) {
+                _cleanup_free_ char *devnum = NULL;
+                char path[PATH_MAX];
+
+                if (!devs[i])
+                        continue;
+                char dir[PATH_MAX];
+
+                if (i == 0)
+                        pathfmt(dir, sizeof(dir), "%s/block/%s", syslu, lu->block);
+                else
+                        pathfmt(dir, sizeof(dir), "%s/block/%s/%s", syslu, lu->block, devs[i]);
+                pathfmt(path, sizeof(path), "%s/holders", dir);
+                if (dir_has_entries(s->rootfd, path)) {
+                        snprintf(why, why_size, "%s has holders", devs[i]);
+                        r = -EBUSY;
+                        break;
+                }
+                pathfmt(path, sizeof(path), "%s/dev", dir);
+                if (sysfs_read_string(s->rootfd, path, &devnum) >= 0 &&
+                    mounted(s->rootfd, devnum)) {
+                        snprintf(why, why_size, "%s is mounted", devs[i]);
+                        r = -EBUSY;
+                        break;
+                }
+                if (s->io->open_exclusive(s->ctx->io_userdata, s->rootfd, devs[i]) == -EBUSY) {
+                        snprintf(why, why_size, "%s is open exclusively", devs[i]);
+                        r = -EBUSY;
+                }
+        }
+        strv_free_n(devs, n);
+        return r;
+}
+
+/* --- hosts -------------------------------------------------------------------------------- */
+
+static bool host_has_target(const ScanLu *lus, size_t n, unsigned c, unsigned t)
+{
+        for (size_t i = 0; i < n; i++)
+                if (lus[i].channel == c && lus[i].target == t)
+                        return true;
+        return false;
+}
+
+static void probe_action(ScanAction *a, unsigned host, const char *c, const char *t,
+                         const char *l, const char *reason)
+{
+        *a = (ScanAction) { .kind = SCAN_ACTION_PROBE, .host = host };
+        snprintf(a->path, sizeof(a->path), "sys/class/scsi_host/host%u/scan", host);
+        snprintf(a->value, sizeof(a->value), "%s %s %s", c, t, l);
+        snprintf(a->hctl, sizeof(a->hctl), "%u:%s:%s:%s", host, c, t, l);
+        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+}
+
+static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, const char *src)
+{
+        TargetJob *tj;
+
+        for (size_t i = 0; i < s->n_targets; i++) {
+                ScanTarget *x = &s->targets[i]->t;
+
+                if (x->host == host && x->channel == c && x->target == t)
+                        return 0;
+        }
+        if (s->n_targets == s->cap_targets) {
+                size_t cap = s->cap_targets ? s->cap_targets * 2 : 32;
+                TargetJob **v = reallocarray(s->targets, cap, sizeof(*v));
+
+                if (!v)
+                        return s->fatal = -ENOMEM;
+                s->targets = v;
+                s->cap_targets = cap;
+        }
+        tj = calloc(1, sizeof(*tj));
+        if (!tj)
+                return s->fatal = -ENOMEM;
+        tj->t = (ScanTarget) { .host = host, .channel = c, .target = t };
+        snprintf(tj->t.hctl, sizeof(tj->t.hctl), "%u:%u:%u", host, c, t);
+        snprintf(tj->t.source, sizeof(tj->t.source), "%s", src);
+        s->targets[s->n_targets++] = tj;
+        return push_job_locked(s, (Job) { .is_host = false, .index = s->n_targets - 1 });
+}
+
+static void run_host(Scan *s, ScanHost *host)
+{
+        TargetSet ts = {};
+        ScanLu *lus = NULL;
+        size_t n_lus = 0;
+        int r;
+
+        pthread_mutex_lock(&s->lock);
+        emit_locked(s, &(ScanEvent) { .kind = SCAN_EVENT_HOST_BEGIN, .host = host });
+        pthread_mutex_unlock(&s->lock);
+
+        r = transport_targets(s, host->host, &ts);
+        if (r < 0)
+                goto fail;
+        r = list_lus(s->rootfd, host->host, SCAN_ANY, SCAN_ANY, &lus, &n_lus);
+        if (r < 0)
+                goto fail;
+
+        /*
+         * Finding targets: LUN 0 of each target is what the kernel needs to instantiate before
+         * anyone can send REPORT LUNS. Transport targets are probed one by one (only those with
+         * no LU yet); parallel and virtual HBAs get one "C T 0" with wildcards, so the kernel
+         * bounds the walk by the host's own max_channel/max_id, which sysfs does not show.
+         */
+        if (s->flags & SCAN_ADD) {
+                bool whole = ts.unresolved || ts.n == 0;
+                bool sel_target = false;
+                ScanAction a;
+
+                /* One selector naming H:C:T exactly: probe just that target. */
+                for (size_t i = 0; i < s->n_sel; i++)
+                        if (s->sel[i].host == host->host && s->sel[i].channel != SCAN_ANY &&
+                            s->sel[i].target != SCAN_ANY)
+                                sel_target = true;
+
+                if (sel_target) {
+                        for (size_t i = 0; i < s->n_sel; i++) {
+                                const ScanSelector *x = &s->sel[i];
+                                char c[24], t[24];
+
+                                if (x->host != host->host || x->channel == SCAN_ANY ||
+                                    x->target == SCAN_ANY ||
+                                    host_has_target(lus, n_lus, (unsigned)x->channel,
+                                                    (unsigned)x->target))
+                                        continue;
+                                snprintf(c, sizeof(c), "%" PRId64, x->channel);
+                                snprintf(t, sizeof(t), "%" PRId64, x->target);
+                                probe_action(&a, host->host, c, t, "0", "selected target has no LU");
+                                (void)apply(s, &a);
+                                if (a.error < 0)
+                                        host->error = a.error;
+                        }
+                } else if (whole) {
+                        probe_action(&a, host->host, "-", "-", "0",
+                                     "find targets: LUN 0 of every target the host allows");
+                        (void)apply(s, &a);
+                        if (a.error < 0)
+                                host->error = a.error;
+                } else {
+                        for (size_t i = 0; i < ts.n; i++) {
+                                char c[16], t[16], why[64];
+
+                                if (host_has_target(lus, n_lus, ts.v[i].channel, ts.v[i].target) ||
+                                    !sel_match(s->sel, s->n_sel, host->host, ts.v[i].channel,
+                                               ts.v[i].target, SCAN_ANY))
+                                        continue;
+                                snprintf(c, sizeof(c), "%u", ts.v[i].channel);
+                                snprintf(t, sizeof(t), "%u", ts.v[i].target);
+                                snprintf(why, sizeof(why), "%s target without LU", ts.v[i].source);
+                                probe_action(&a, host->host, c, t, "0", why);
+                                (void)apply(s, &a);
+                                if (a.error < 0)
+                                        host->error = a.error;
+                        }
+                }
+                if (!(s->flags & SCAN_DRY_RUN)) {
+                        scan_lus_free(lus, n_lus);
+                        lus = NULL;
+                        r = list_lus(s->rootfd, host->host, SCAN_ANY, SCAN_ANY, &lus, &n_lus);
+                        if (r < 0)
+                                goto fail;
+                }
+        }
+
+        pthread_mutex_lock(&s->lock);
+        /* transport targets first, so that they keep the name of their transport */
+        for (size_t i = 0; i < ts.n; i++)
+                if (sel_match(s->sel, s->n_sel, host->host, ts.v[i].channel, ts.v[i].target,
+                              SCAN_ANY))
+                        (void)queue_target_locked(s, host->host, ts.v[i].channel,
+                                                  ts.v[i].target, ts.v[i].source);
+        for (size_t i = 0; i < n_lus; i++)
+                if (sel_match(s->sel, s->n_sel, host->host, lus[i].channel, lus[i].target,
+                              SCAN_ANY))
+                        (void)queue_target_locked(s, host->host, lus[i].channel, lus[i].target,
+                                                  "sysfs");
+        pthread_mutex_unlock(&s->lock);
+        scan_lus_free(lus, n_lus);
+        free(ts.v);
+        return;
+fail:
+        host->error = r;
+        scan_lus_free(lus, n_lus);
+        free(ts.v);
+}
+
+/* --- targets ------------------------------------------------------------------------------ */
+
+static bool lun_in(const uint64_t *v, size_t n, uint64_t lun)
+{
+        return bsearch(&lun, v, n, sizeof(*v), u64_cmp) != NULL;
+}
+
+static const ScanLu *find_lun(const ScanLu *lus, size_t n, uint64_t lun)
+{
+        for (size_t i = 0; i < n; i++)
+                if (lus[i].lun == lun)
+                        return &lus[i];
+        return NULL;
+}
+
+/* @reported: the target listed @lun, so an LU the kernel does not instantiate is a failure;
+ * otherwise (a sequential probe) it only means there is no such LU. Returns whether it exists. */
+static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const char *reason)
+{
+        ScanLu lu = { .host = t->host, .channel = t->channel, .target = t->target, .lun = lun };
+        ScanAction a;
+
+        snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:%" PRIu64, t->host, t->channel, t->target,
+                 lun);
+        action_init(&a, SCAN_ACTION_ADD, &lu);
+        snprintf(a.path, sizeof(a.path), "sys/class/scsi_host/host%u/scan", t->host);
+        snprintf(a.value, sizeof(a.value), "%u %u %" PRIu64, t->channel, t->target, lun);
+        snprintf(a.reason, sizeof(a.reason), "%s", reason);
+        if (!(s->flags & SCAN_DRY_RUN)) {
+                a.error = s->io->write_attr(s->ctx->io_userdata, s->rootfd, a.path, a.value);
+                a.applied = a.error >= 0;
+                /* The write succeeds whether or not the kernel found an LU: check. */
+                if (a.applied && !lu_exists(s->rootfd, t->host, t->channel, t->target, lun)) {
+                        if (reported)
+                                a.error = -ENODEV;
+                        else {
+                                a.kind = SCAN_ACTION_PROBE;
+                                snprintf(a.reason, sizeof(a.reason), "%s: no LU", reason);
+                        }
+                }
+        }
+        (void)record_action(s, &a);
+        return a.kind == SCAN_ACTION_ADD && a.error >= 0;
+}
+
+static void remove_or_keep(Scan *s, ScanLu *lu, const char *reason)
+{
+        char why[96] = "";
+        ScanAction a;
+
+        lu_details(s->rootfd, lu);
+        if (!(s->flags & SCAN_REMOVE)) {
+                action_init(&a, SCAN_ACTION_KEEP, lu);
+                snprintf(a.reason, sizeof(a.reason), "%s; removal not requested", reason);
+                (void)record_action(s, &a);
+                return;
+        }
+        if (!(s->flags & SCAN_FORCE) && lu_in_use(s, lu, why, sizeof(why)) < 0) {
+                action_init(&a, SCAN_ACTION_KEEP, lu);
+                snprintf(a.reason, sizeof(a.reason), "%s; kept: %s", reason, why);
+                (void)record_action(s, &a);
+                return;
+        }
+        action_init(&a, SCAN_ACTION_REMOVE, lu);
+        snprintf(a.path, sizeof(a.path), "sys/bus/scsi/devices/%s/delete", lu->hctl);
+        snprintf(a.value, sizeof(a.value), "1");
+        snprintf(a.reason, sizeof(a.reason), "%s%s", reason,
+                 (s->flags & SCAN_FORCE) ? " (forced)" : "");
+        (void)apply(s, &a);
+}
+
+/* sd binds these peripheral types (disk, optical memory, RBC, host-managed zoned). */
+static bool type_has_capacity(int type)
+{
+        return type == 0x00 || type == 0x07 || type == 0x0e || type == 0x14;
+}
+
+static void resize_check(Scan *s, ScanTarget *t, ScanLu *lu)
+{
+        char path[PATH_MAX];
+        uint64_t sectors, bytes = 0;
+        unsigned cmds = 0;
+        ScanAction a;
+        int r;
+
+        lu_details(s->rootfd, lu);
+        if (!lu->block || !type_has_capacity(lu->type))
+                return;
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/block/%s/size", lu->hctl, lu->block);
+        if (sysfs_read_u64(s->rootfd, path, &sectors) < 0)
+                return;
+        r = s->io->read_capacity(s->ctx->io_userdata, s->rootfd, lu, s->pol.timeout_ms, &bytes,
+                                 &cmds);
+        t->commands += cmds;
+        if (r < 0) {
+                action_init(&a, SCAN_ACTION_RESIZE, lu);
+                a.error = r;
+                snprintf(a.reason, sizeof(a.reason), "READ CAPACITY failed");
+                (void)record_action(s, &a);
+                return;
+        }
+        /* The block layer counts 512-byte sectors whatever the logical block size. */
+        if (bytes == sectors * 512)
+                return;
+        t->unchanged--; /* counted as resized instead */
+        action_init(&a, SCAN_ACTION_RESIZE, lu);
+        a.old_size = sectors * 512;
+        a.new_size = bytes;
+        snprintf(a.path, sizeof(a.path), "sys/bus/scsi/devices/%s/rescan", lu->hctl);
+        snprintf(a.value, sizeof(a.value), "1");
+        snprintf(a.reason, sizeof(a.reason), "capacity %" PRIu64 " bytes, block device %" PRIu64,
+                 bytes, sectors * 512);
+        (void)apply(s, &a);
+}
+
+static int report_luns_retry(Scan *s, ScanTarget *t, const ScanLu *via, uint8_t **buf,
+                             size_t *len)
+{
+        int r = -EIO;
+
+        /* BUSY/NOT READY may pass; a timeout is not retried, so a dead target costs one
+         * timeout, not several. */
+        for (unsigned i = 0; i <= s->pol.retries; i++) {
+                unsigned cmds = 0;
+
+                r = s->io->report_luns(s->ctx->io_userdata, s->rootfd, via, s->pol.timeout_ms, buf,
+                                       len, &cmds);
+                t->commands += cmds;
+                if (r != -EBUSY && r != -EAGAIN)
+                        break;
+        }
+        return r;
+}
+
+static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n)
+{
+        t->method = SCAN_METHOD_SEQUENTIAL;
+        if (!(s->flags & SCAN_ADD))
+                return;
+        /* Like the kernel's sequential scan: LUN 1 on, stop at the first LUN that does not
+         * appear unless the target is known to be sparse. Never removes anything. */
+        for (uint64_t l = 1; l < s->pol.seq_max_lun; l++) {
+                if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target, (int64_t)l))
+                        continue;
+                if (find_lun(lus, n, l)) {
+                        t->unchanged++;
+                        continue;
+                }
+                if (!add_lu(s, t, l, false, "sequential probe (no REPORT LUNS)") &&
+                    !(s->flags & SCAN_DRY_RUN) && !s->pol.seq_sparse)
+                        break;
+        }
+}
+
+static void run_target(Scan *s, ScanTarget *t)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        _cleanup_free_ uint64_t *rep = NULL;
+        ScanLu *lus = NULL, *via = NULL;
+        size_t n = 0, n_rep = 0, len = 0;
+        int r;
+
+        r = list_lus(s->rootfd, t->host, t->channel, t->target, &lus, &n);
+        if (r < 0) {
+                t->error = r;
+                goto done;
+        }
+
+        /* Where REPORT LUNS goes: LUN 0 (SPC requires it there), the REPORT LUNS W-LUN, else
+         * any LU of the target (the inventory is per I_T nexus, not per LU). */
+        for (size_t i = 0; i < n && !via; i++)
+                if (lus[i].lun == 0)
+                        via = &lus[i];
+        for (size_t i = 0; i < n && !via; i++)
+                if (lus[i].lun == WLUN_REPORT_LUNS_LINUX)
+                        via = &lus[i];
+        if (!via && n > 0)
+                via = &lus[0];
+
+        if (!via) {
+                /* A transport target with no LU the kernel would instantiate at LUN 0: let the
+                 * kernel scan the target itself (it can address a LUN 0 with PQ 1). */
+                ScanAction a;
+
+                t->method = SCAN_METHOD_KERNEL;
+                if (!(s->flags & SCAN_ADD))
+                        goto done;
+                probe_action(&a, t->host, "", "", "", "no LU to send REPORT LUNS to: kernel target scan");
+                snprintf(a.value, sizeof(a.value), "%u %u -", t->channel, t->target);
+                snprintf(a.hctl, sizeof(a.hctl), "%s", t->hctl);
+                (void)apply(s, &a);
+                if (a.error < 0)
+                        t->error = a.error;
+                goto done;
+        }
+        lu_details(s->rootfd, via);
+        snprintf(t->via, sizeof(t->via), "%s", via->hctl);
+
+        if (s->pol.no_report_luns) {
+                _cleanup_free_ char *vendor = NULL, *model = NULL;
+                char path[PATH_MAX];
+
+                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/vendor", via->hctl);
+                (void)sysfs_read_string(s->rootfd, path, &vendor);
+                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/model", via->hctl);
+                (void)sysfs_read_string(s->rootfd, path, &model);
+                if (s->pol.no_report_luns(s->pol.userdata, vendor ?: "", model ?: "")) {
+                        run_sequential(s, t, lus, n);
+                        goto done;
+                }
+        }
+
+        r = report_luns_retry(s, t, via, &buf, &len);
+        if (r == -EOPNOTSUPP) {
+                char path[PATH_MAX];
+                uint64_t level = 0;
+
+                /* sysfs scsi_level is the ANSI version + 1: 3 is SCSI-2, which may lack
+                 * REPORT LUNS; a newer device refusing it is an error, not a quirk. */
+                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/scsi_level", via->hctl);
+                if (sysfs_read_u64(s->rootfd, path, &level) >= 0 && level <= 3) {
+                        debug(s, "%s: SCSI-2 device without REPORT LUNS: sequential probe", t->hctl);
+                        run_sequential(s, t, lus, n);
+                        goto done;
+                }
+        }
+        if (r >= 0)
+                r = scan_lun_set_from_report(buf, len, &rep, &n_rep);
+        if (r < 0) {
+                /* Nothing is removed, added or resized on a target whose inventory we lack. */
+                t->error = r;
+                goto done;
+        }
+        t->method = SCAN_METHOD_REPORT_LUNS;
+        t->reported = n_rep;
+
+        for (size_t i = 0; i < n_rep; i++) {
+                if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target, (int64_t)rep[i]))
+                        continue;
+                if (find_lun(lus, n, rep[i]))
+                        continue;
+                if (s->flags & SCAN_ADD)
+                        add_lu(s, t, rep[i], true, "reported, not instantiated");
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+                               (int64_t)lus[i].lun))
+                        continue;
+                if (scan_lun_is_wlun(lus[i].lun))
+                        continue; /* never in a select-0 report; never removed */
+                if (!lun_in(rep, n_rep, lus[i].lun)) {
+                        remove_or_keep(s, &lus[i], "not reported by REPORT LUNS");
+                        continue;
+                }
+                t->unchanged++;
+                if (s->flags & SCAN_RESIZE)
+                        resize_check(s, t, &lus[i]);
+        }
+
+done:
+        scan_lus_free(lus, n);
+        pthread_mutex_lock(&s->lock);
+        s->targets_done++;
+        s->commands += t->commands;
+        emit_locked(s, &(ScanEvent) { .kind = SCAN_EVENT_TARGET_DONE, .target = t });
+        pthread_mutex_unlock(&s->lock);
+}
+
+/* --- the pool ------------------------------------------------------------------------------ */
+
+static void *worker(void *arg)
+{
+        Scan *s = arg;
+
+        pthread_mutex_lock(&s->lock);
+        for (;;) {
+                Job j;
+
+                while (s->q_len == 0 && s->running > 0)
+                        pthread_cond_wait(&s->cond, &s->lock);
+                if (s->q_len == 0)
+                        break;
+                j = s->queue[s->q_head++];
+                s->q_len--;
+                s->running++;
+                pthread_mutex_unlock(&s->lock);
+
+                if (j.is_host)
+                        run_host(s, &s->hosts[j.index]);
+                else {
+                        ScanTarget *t;
+
+                        pthread_mutex_lock(&s->lock);
+                        t = &s->targets[j.index]->t; /* the pointer array may move, not *t */
+                        pthread_mutex_unlock(&s->lock);
+                        run_target(s, t);
+                }
+
+                pthread_mutex_lock(&s->lock);
+                s->running--;
+                pthread_cond_broadcast(&s->cond);
+        }
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        return NULL;
+}
+
+static int list_hosts(Scan *s)
+{
+        _cleanup_(closedirp) DIR *d = NULL;
+        int fd;
+
+        fd = openat(s->rootfd, "sys/class/scsi_host", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                safe_close(fd);
+                return -errno;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                _cleanup_free_ char *pn = NULL;
+                char path[PATH_MAX], extra;
+                unsigned h;
+                ScanHost *v;
+
+                if (sscanf(de->d_name, "host%u%c", &h, &extra) != 1)
+                        continue;
+                if (!sel_match(s->sel, s->n_sel, h, SCAN_ANY, SCAN_ANY, SCAN_ANY))
+                        continue;
+                v = reallocarray(s->hosts, s->n_hosts + 1, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                s->hosts = v;
+                v = &s->hosts[s->n_hosts++];
+                *v = (ScanHost) { .host = h };
+                pathfmt(path, sizeof(path), "sys/class/scsi_host/%s/proc_name", de->d_name);
+                if (sysfs_read_string(s->rootfd, path, &pn) >= 0)
+                        snprintf(v->proc_name, sizeof(v->proc_name), "%s", pn);
+        }
+        return 0;
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+        const ScanHost *x = a, *y = b;
+
+        return x->host < y->host ? -1 : x->host > y->host;
+}
+
+static int target_cmp(const void *a, const void *b)
+{
+        const ScanTarget *x = a, *y = b;
+
+        if (x->host != y->host)
+                return x->host < y->host ? -1 : 1;
+        if (x->channel != y->channel)
+                return x->channel < y->channel ? -1 : 1;
+        return x->target < y->target ? -1 : x->target > y->target;
+}
+
+static int action_cmp(const void *a, const void *b)
+{
+        const ScanAction *x = a, *y = b;
+
+        if (x->host != y->host)
+                return x->host < y->host ? -1 : 1;
+        /* probes first: they happen before anything else on the host */
+        if ((x->kind == SCAN_ACTION_PROBE) != (y->kind == SCAN_ACTION_PROBE))
+                return x->kind == SCAN_ACTION_PROBE ? -1 : 1;
+        if (x->channel != y->channel)
+                return x->channel < y->channel ? -1 : 1;
+        if (x->target != y->target)
+                return x->target < y->target ? -1 : 1;
+        if (x->lun != y->lun)
+                return x->lun < y->lun ? -1 : 1;
+        return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static ScanHost *find_host(ScanHost *v, size_t n, unsigned h)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i].host == h)
+                        return &v[i];
+        return NULL;
+}
+
+int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
+             ScanResult *ret)
+{
+        Scan s = {
+                .ctx = ctx,
+                .flags = flags,
+                .sel = sel,
+                .n_sel = n_sel,
+                .lock = PTHREAD_MUTEX_INITIALIZER,
+                .cond = PTHREAD_COND_INITIALIZER,
+        };
+        ScanResult res = {};
+        pthread_t *threads = NULL;
+        unsigned n_threads = 0;
+        int r;
+
+        assert_return(ctx && ctx->rootfd >= 0, -EINVAL);
+        assert_return(n_sel == 0 || sel, -EINVAL);
+        assert_return(ret, -EINVAL);
+
+        s.rootfd = ctx->rootfd;
+        s.io = ctx->io ?: &scan_io_default;
+        if (ctx->policy)
+                s.pol = *ctx->policy;
+        if (s.pol.timeout_ms == 0)
+                s.pol.timeout_ms = SCAN_DEFAULT_TIMEOUT_MS;
+        if (s.pol.max_workers == 0)
+                s.pol.max_workers = SCAN_DEFAULT_WORKERS;
+        if (s.pol.seq_max_lun == 0)
+                s.pol.seq_max_lun = SCAN_DEFAULT_SEQ_MAX_LUN;
+
+        r = list_hosts(&s);
+        if (r < 0)
+                goto out;
+        if (s.n_hosts == 0) {
+                r = -ENOENT;
+                goto out;
+        }
+        qsort(s.hosts, s.n_hosts, sizeof(*s.hosts), host_cmp);
+        for (size_t i = 0; i < s.n_hosts; i++) {
+                r = push_job_locked(&s, (Job) { .is_host = true, .index = i });
+                if (r < 0)
+                        goto out;
+        }
+
+        threads = calloc(s.pol.max_workers, sizeof(*threads));
+        if (!threads) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (unsigned i = 0; i < s.pol.max_workers; i++) {
+                if (pthread_create(&threads[n_threads], NULL, worker, &s) != 0)
+                        break;
+                n_threads++;
+        }
+        if (n_threads == 0)
+                worker(&s); /* no thread at all: do it here, one job at a time */
+        for (unsigned i = 0; i < n_threads; i++)
+                pthread_join(threads[i], NULL);
+        if (s.fatal < 0) {
+                r = s.fatal;
+                goto out;
+        }
+
+        /* Flatten, sort and count. */
+        res.hosts = TAKE_PTR(s.hosts);
+        res.n_hosts = s.n_hosts;
+        if (s.n_targets > 0) {
+                res.targets = calloc(s.n_targets, sizeof(*res.targets));
+                if (!res.targets) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (size_t i = 0; i < s.n_targets; i++)
+                        res.targets[i] = s.targets[i]->t;
+                res.n_targets = s.n_targets;
+                qsort(res.targets, res.n_targets, sizeof(*res.targets), target_cmp);
+        }
+        res.actions = TAKE_PTR(s.actions);
+        res.n_actions = s.n_actions;
+        if (res.n_actions > 1)
+                qsort(res.actions, res.n_actions, sizeof(*res.actions), action_cmp);
+        res.commands = s.commands;
+
+        for (size_t i = 0; i < res.n_hosts; i++)
+                if (res.hosts[i].error < 0) {
+                        res.hosts[i].failed++;
+                        res.failed++;
+                }
+        for (size_t i = 0; i < res.n_targets; i++) {
+                ScanHost *h = find_host(res.hosts, res.n_hosts, res.targets[i].host);
+
+                if (!h)
+                        continue;
+                h->unchanged += (unsigned)res.targets[i].unchanged;
+                if (res.targets[i].error < 0) {
+                        h->failed++;
+                        res.failed++;
+                }
+        }
+        for (size_t i = 0; i < res.n_actions; i++) {
+                const ScanAction *a = &res.actions[i];
+                ScanHost *h = find_host(res.hosts, res.n_hosts, a->host);
+
+                if (!h)
+                        continue;
+                if (a->error < 0) {
+                        h->failed++;
+                        res.failed++;
+                        continue;
+                }
+                switch (a->kind) {
+                case SCAN_ACTION_ADD:
+                        h->added++;
+                        break;
+                case SCAN_ACTION_REMOVE:
+                        h->removed++;
+                        break;
+                case SCAN_ACTION_RESIZE:
+                        h->resized++;
+                        break;
+                case SCAN_ACTION_KEEP:
+                        h->kept++;
+                        break;
+                default:
+                        break;
+                }
+        }
+        *ret = res;
+        res = (ScanResult) {};
+        r = 0;
+out:
+        free(threads);
+        for (size_t i = 0; i < s.n_targets; i++)
+                free(s.targets[i]);
+        free(s.targets);
+        free(s.hosts);
+        free(s.actions);
+        free(s.queue);
+        scan_result_done(&res);
+        pthread_mutex_destroy(&s.lock);
+        pthread_cond_destroy(&s.cond);
+        return r;
+}

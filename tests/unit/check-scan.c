@@ -1,0 +1,826 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The scan engine's plan against a fake sysfs tree in a temporary directory. The SG_IO layer and
+ * sysfs writes are injected through a ScanIo: REPORT LUNS and READ CAPACITY come from canned
+ * per-target data, and writes to scan/delete/rescan are recorded and acted out on the tree the
+ * way the kernel would (a probed LUN appears only if the fake target has it).
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "scan.h"
+#include "unaligned.h"
+
+#define xsnprintf(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+
+static char root[PATH_MAX];
+static int rootfd = -EBADF;
+
+/* ---- the fake target world --------------------------------------------------------------- */
+
+#define MAX_LUS 64
+#define MAX_TARGETS 8
+
+typedef struct FakeLu {
+        unsigned h, c, t;
+        uint64_t l;
+        uint64_t capacity; /* bytes READ CAPACITY reports */
+} FakeLu;
+
+typedef struct FakeTarget {
+        unsigned h, c, t;
+        int error;        /* REPORT LUNS fails with this */
+        bool truncated;   /* REPORT LUNS returns a list shorter than its header says */
+        bool with_wlun;   /* REPORT LUNS also lists the REPORT LUNS W-LUN */
+} FakeTarget;
+
+typedef struct Fake {
+        FakeLu lus[MAX_LUS]; /* what exists on the "wire" */
+        size_t n_lus;
+        FakeTarget targets[MAX_TARGETS];
+        size_t n_targets;
+        char writes[64][160]; /* "path=value" */
+        size_t n_writes;
+        char busy[8][16];     /* block devices O_EXCL refuses */
+        size_t n_busy;
+        unsigned report_calls;
+} Fake;
+
+static Fake fake;
+static unsigned next_disk;
+static unsigned events;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+        return remove(path);
+}
+
+static void setup(void)
+{
+        xsnprintf(root, "%s/check-scan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+        ck_assert_ptr_nonnull(mkdtemp(root));
+        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(rootfd, 0);
+        memset(&fake, 0, sizeof(fake));
+        next_disk = 0;
+        events = 0;
+}
+
+static void teardown(void)
+{
+        rootfd = safe_close(rootfd);
+        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void mkdirs(const char *rel)
+{
+        char p[PATH_MAX];
+
+        xsnprintf(p, "%s/%s", root, rel);
+        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+                *s = 0;
+                (void)mkdir(p, 0755);
+                *s = '/';
+        }
+        (void)mkdir(p, 0755);
+}
+
+static void put(const char *rel, const char *content)
+{
+        char p[PATH_MAX], dir[PATH_MAX];
+        FILE *f;
+
+        xsnprintf(dir, "%s", rel);
+        *strrchr(dir, '/') = 0;
+        mkdirs(dir);
+        xsnprintf(p, "%s/%s", root, rel);
+        f = fopen(p, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs(content, f);
+        fclose(f);
+}
+
+static bool exists(const char *rel)
+{
+        return faccessat(rootfd, rel, F_OK, 0) == 0;
+}
+
+static void host(unsigned h, const char *proc_name)
+{
+        char p[128];
+
+        xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
+        put(p, proc_name);
+        xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
+        put(p, "");
+}
+
+/* An LU on the wire; @capacity 0: 8 MiB. */
+static FakeLu *wire(unsigned h, unsigned c, unsigned t, uint64_t l)
+{
+        ck_assert_uint_lt(fake.n_lus, MAX_LUS);
+        fake.lus[fake.n_lus] = (FakeLu) { h, c, t, l, 8u << 20 };
+        return &fake.lus[fake.n_lus++];
+}
+
+static FakeTarget *target(unsigned h, unsigned c, unsigned t)
+{
+        for (size_t i = 0; i < fake.n_targets; i++)
+                if (fake.targets[i].h == h && fake.targets[i].c == c && fake.targets[i].t == t)
+                        return &fake.targets[i];
+        ck_assert_uint_lt(fake.n_targets, MAX_TARGETS);
+        fake.targets[fake.n_targets] = (FakeTarget) { h, c, t };
+        return &fake.targets[fake.n_targets++];
+}
+
+/* Instantiate an LU in sysfs as the kernel would: a disk with sg and block nodes. */
+static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
+{
+        char d[128], p[256], v[64];
+        unsigned n = next_disk++;
+
+        xsnprintf(d, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
+        xsnprintf(p, "%s/type", d);
+        put(p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
+        xsnprintf(p, "%s/scsi_level", d);
+        put(p, "7\n");
+        xsnprintf(p, "%s/vendor", d);
+        put(p, "FAKE    \n");
+        xsnprintf(p, "%s/model", d);
+        put(p, "DISK            \n");
+        xsnprintf(p, "%s/scsi_generic/sg%u", d, n);
+        mkdirs(p);
+        if (scan_lun_is_wlun(l))
+                return;
+        xsnprintf(p, "%s/block/sd%c/size", d, 'a' + n);
+        put(p, "16384\n"); /* 8 MiB */
+        xsnprintf(p, "%s/block/sd%c/dev", d, 'a' + n);
+        xsnprintf(v, "8:%u\n", n * 16);
+        put(p, v);
+        xsnprintf(p, "%s/block/sd%c/holders", d, 'a' + n);
+        mkdirs(p);
+}
+
+static const char *block_of(const char *hctl)
+{
+        static char name[16];
+        char p[128];
+        int fd;
+
+        xsnprintf(p, "sys/bus/scsi/devices/%s/block", hctl);
+        fd = openat(rootfd, p, O_RDONLY | O_DIRECTORY);
+        ck_assert_int_ge(fd, 0);
+        for (char c = 'a'; c <= 'z'; c++) {
+                char q[4] = { 's', 'd', c, 0 };
+
+                if (faccessat(fd, q, F_OK, 0) == 0) {
+                        xsnprintf(name, "%s", q);
+                        close(fd);
+                        return name;
+                }
+        }
+        close(fd);
+        ck_abort_msg("no block device for %s", hctl);
+        return NULL;
+}
+
+/* ---- the injected I/O ------------------------------------------------------------------- */
+
+static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
+                            uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
+{
+        FakeTarget *t = target(lu->host, lu->channel, lu->target);
+        uint8_t *buf = calloc(1, 8 + 8 * (MAX_LUS + 1));
+        size_t n = 0;
+
+        fake.report_calls++;
+        (*commands)++;
+        if (t->error < 0) {
+                free(buf);
+                return t->error;
+        }
+        for (size_t i = 0; i < fake.n_lus; i++) {
+                const FakeLu *x = &fake.lus[i];
+                uint8_t raw[8];
+
+                if (x->h != lu->host || x->c != lu->channel || x->t != lu->target)
+                        continue;
+                /* single level: the Linux LUN's low 16 bits are the first level as sent */
+                unaligned_write_be16(raw, (uint16_t)x->l);
+                memset(raw + 2, 0, 6);
+                memcpy(buf + 8 + 8 * n++, raw, 8);
+        }
+        if (t->with_wlun) {
+                uint8_t w[8] = { 0xc1, 0x01 };
+
+                memcpy(buf + 8 + 8 * n++, w, 8);
+        }
+        unaligned_write_be32(buf, (uint32_t)(8 * n + (t->truncated ? 8 : 0)));
+        *ret_buf = buf;
+        *ret_len = 8 + 8 * n;
+        return 0;
+}
+
+static int fake_read_capacity(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
+                              uint64_t *ret, unsigned *commands)
+{
+        (*commands)++;
+        for (size_t i = 0; i < fake.n_lus; i++) {
+                const FakeLu *x = &fake.lus[i];
+
+                if (x->h == lu->host && x->c == lu->channel && x->t == lu->target &&
+                    x->l == lu->lun) {
+                        *ret = x->capacity;
+                        return 0;
+                }
+        }
+        return -EIO;
+}
+
+/* Act out a scan write like the kernel: "C T L" with "-" wildcards. */
+static void kernel_scan(unsigned h, const char *value)
+{
+        char c[24], t[24], l[24];
+
+        ck_assert_int_eq(sscanf(value, "%23s %23s %23s", c, t, l), 3);
+        for (size_t i = 0; i < fake.n_lus; i++) {
+                const FakeLu *x = &fake.lus[i];
+                char p[128];
+
+                if (x->h != h || (!streq(c, "-") && strtoul(c, NULL, 10) != x->c) ||
+                    (!streq(t, "-") && strtoul(t, NULL, 10) != x->t) ||
+                    (!streq(l, "-") && strtoull(l, NULL, 10) != x->l))
+                        continue;
+                xsnprintf(p, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, x->h, x->c, x->t, x->l);
+                if (!exists(p))
+                        instantiate(x->h, x->c, x->t, x->l);
+        }
+}
+
+static int fake_write_attr(void *ud, int fd, const char *path, const char *value)
+{
+        unsigned h;
+        char hctl[64];
+        int n;
+
+        ck_assert_uint_lt(fake.n_writes, ELEMENTSOF(fake.writes));
+        xsnprintf(fake.writes[fake.n_writes], "%s=%s", path, value);
+        fake.n_writes++;
+        if (sscanf(path, "sys/class/scsi_host/host%u/scan%n", &h, &n) == 1 && path[n] == 0) {
+                kernel_scan(h, value);
+                return 0;
+        }
+        if (sscanf(path, "sys/bus/scsi/devices/%63[0-9:]/%n", hctl, &n) == 1) {
+                char p[PATH_MAX];
+
+                if (streq(path + n, "delete")) {
+                        xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
+                        nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+                        return 0;
+                }
+                if (streq(path + n, "rescan"))
+                        return 0;
+        }
+        return -EINVAL;
+}
+
+static int fake_open_exclusive(void *ud, int fd, const char *devname)
+{
+        for (size_t i = 0; i < fake.n_busy; i++)
+                if (streq(fake.busy[i], devname))
+                        return -EBUSY;
+        return 0;
+}
+
+static const ScanIo fake_io = {
+        .report_luns = fake_report_luns,
+        .read_capacity = fake_read_capacity,
+        .write_attr = fake_write_attr,
+        .open_exclusive = fake_open_exclusive,
+};
+
+static void count_events(void *ud, const ScanEvent *ev)
+{
+        events++;
+}
+
+static void run(ScanFlags flags, const char *const *sel_strs, ScanResult *res)
+{
+        ScanSelector sel[8];
+        size_t n = 0;
+        ScanPolicy pol = { .max_workers = 4 };
+        ScanContext ctx = {
+                .rootfd = rootfd,
+                .io = &fake_io,
+                .policy = &pol,
+                .event = count_events,
+        };
+
+        for (; sel_strs && sel_strs[n]; n++)
+                ck_assert_int_eq(scan_selector_parse(sel_strs[n], &sel[n]), 0);
+        ck_assert_int_eq(scan_run(&ctx, sel, n, flags, res), 0);
+}
+
+static bool wrote(const char *path_value)
+{
+        for (size_t i = 0; i < fake.n_writes; i++)
+                if (streq(fake.writes[i], path_value))
+                        return true;
+        return false;
+}
+
+static const ScanAction *action(const ScanResult *r, ScanActionKind kind, const char *hctl)
+{
+        for (size_t i = 0; i < r->n_actions; i++)
+                if (r->actions[i].kind == kind && streq(r->actions[i].hctl, hctl))
+                        return &r->actions[i];
+        return NULL;
+}
+
+/* host0: target 0 with LUNs 0,1 instantiated; target 1 LUN 0 instantiated. */
+static void basic_world(void)
+{
+        host(0, "fake");
+        wire(0, 0, 0, 0);
+        wire(0, 0, 0, 1);
+        wire(0, 0, 1, 0);
+        instantiate(0, 0, 0, 0);
+        instantiate(0, 0, 0, 1);
+        instantiate(0, 0, 1, 0);
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+START_TEST(test_add)
+{
+        ScanResult r = {};
+
+        basic_world();
+        wire(0, 0, 0, 2);
+        wire(0, 0, 0, 0x412c); /* flat space addressing, LUN 300 */
+        wire(0, 0, 1, 4);
+        wire(0, 0, 2, 0);   /* a new target: only found by the LUN 0 probe */
+        wire(0, 0, 2, 1);
+        run(SCAN_ADD, NULL, &r);
+
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 2"));
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 16684"));
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 4"));
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 1"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:16684"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:2:1"));
+        ck_assert_uint_eq(r.n_hosts, 1);
+        ck_assert_uint_eq(r.hosts[0].added, 4);
+        ck_assert_uint_eq(r.hosts[0].unchanged, 4); /* 0:0:0:{0,1}, 0:0:1:0, 0:0:2:0 */
+        ck_assert_uint_eq(r.hosts[0].failed, 0);
+        ck_assert_uint_eq(r.n_targets, 3);
+        ck_assert_uint_eq(r.failed, 0);
+        ck_assert_uint_eq(r.commands, 3);
+        ck_assert_uint_gt(events, 0);
+        /* nothing removed or resized without asking */
+        for (size_t i = 0; i < fake.n_writes; i++)
+                ck_assert_ptr_null(strstr(fake.writes[i], "delete"));
+        scan_result_done(&r);
+}
+END_TEST
+
+START_TEST(test_dry_run)
+{
+        ScanResult r = {};
+
+        basic_world();
+        wire(0, 0, 0, 2);
+        instantiate(0, 0, 1, 7); /* stale */
+        run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE | SCAN_DRY_RUN, NULL, &r);
+
+        ck_assert_uint_eq(fake.n_writes, 0);
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_PROBE, "0:-:-:0"));
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:2"));
+        ck_assert_str_eq(action(&r, SCAN_ACTION_ADD, "0:0:0:2")->value, "0 0 2");
+        ck_assert(!action(&r, SCAN_ACTION_ADD, "0:0:0:2")->applied);
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_REMOVE, "0:0:1:7"));
+        ck_assert_str_eq(action(&r, SCAN_ACTION_REMOVE, "0:0:1:7")->path,
+                         "sys/bus/scsi/devices/0:0:1:7/delete");
+        ck_assert(exists("sys/bus/scsi/devices/0:0:1:7"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert_uint_eq(r.hosts[0].added, 1);
+        ck_assert_uint_eq(r.hosts[0].removed, 1);
+        scan_result_done(&r);
+}
+END_TEST
+
+START_TEST(test_remove)
+{
+        ScanResult r = {};
+
+        basic_world();
+        instantiate(0, 0, 0, 5); /* the target no longer reports LUN 5 */
+
+        /* default: kept, reported as such */
+        run(SCAN_ADD, NULL, &r);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
+        ck_assert_uint_eq(r.hosts[0].kept, 1);
+        scan_result_done(&r);
+
+        fake.n_writes = 0;
+        run(SCAN_REMOVE, NULL, &r);
+        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:5/delete=1"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
+        ck_assert_uint_eq(r.hosts[0].removed, 1);
+        ck_assert_uint_eq(r.hosts[0].unchanged, 3);
+        /* --remove alone: no probe write */
+        ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - 0"));
+        scan_result_done(&r);
+}
+END_TEST
+
+/* An LU in use is kept: mounted, held, or open exclusively; --force removes it anyway. */
+enum { BUSY_MOUNTED, BUSY_PART_MOUNTED, BUSY_HOLDERS, BUSY_PART_HOLDERS, BUSY_EXCL, _BUSY_MAX };
+
+START_TEST(test_remove_in_use)
+{
+        ScanResult r = {};
+        char p[256], mi[256];
+        const char *blk;
+
+        basic_world();
+        instantiate(0, 0, 0, 5);
+        blk = block_of("0:0:0:5");
+        switch (_i) {
+        case BUSY_MOUNTED:
+                xsnprintf(mi, "22 1 8:%u / /mnt rw,relatime - ext4 /dev/%s rw\n",
+                          (unsigned)(blk[2] - 'a') * 16, blk);
+                put("proc/self/mountinfo", mi);
+                break;
+        case BUSY_PART_MOUNTED:
+        case BUSY_PART_HOLDERS:
+                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/partition", blk, blk);
+                put(p, "1\n");
+                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/dev", blk, blk);
+                put(p, "8:241\n");
+                if (_i == BUSY_PART_MOUNTED)
+                        put("proc/self/mountinfo", "1 0 0:1 / / rw - rootfs rootfs rw\n"
+                                                   "30 1 8:241 / /data rw - xfs /dev/x rw\n");
+                else {
+                        xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/holders/dm-0",
+                                  blk, blk);
+                        mkdirs(p);
+                }
+                break;
+        case BUSY_HOLDERS:
+                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/holders/md0", blk);
+                mkdirs(p);
+                break;
+        case BUSY_EXCL:
+                xsnprintf(fake.busy[fake.n_busy++], "%s", blk);
+                break;
+        }
+
+        run(SCAN_REMOVE, NULL, &r);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
+        ck_assert_ptr_nonnull(strstr(action(&r, SCAN_ACTION_KEEP, "0:0:0:5")->reason, "kept: "));
+        ck_assert_uint_eq(r.hosts[0].removed, 0);
+        ck_assert_uint_eq(r.hosts[0].kept, 1);
+        ck_assert_uint_eq(r.failed, 0);
+        scan_result_done(&r);
+
+        run(SCAN_REMOVE | SCAN_FORCE, NULL, &r);
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
+        ck_assert_uint_eq(r.hosts[0].removed, 1);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* A failed REPORT LUNS (timeout, error, malformed) removes nothing on that target, and the
+ * other targets are still scanned. */
+static const struct {
+        int error;
+        bool truncated;
+} bad_cases[] = {
+        { -ETIMEDOUT, false },
+        { -EIO, false },
+        { -ENOLINK, false },
+        { 0, true },
+};
+
+START_TEST(test_failed_target)
+{
+        ScanResult r = {};
+
+        basic_world();
+        instantiate(0, 0, 1, 3); /* not on the wire: would be removed if the report were trusted */
+        target(0, 0, 1)->error = bad_cases[_i].error;
+        target(0, 0, 1)->truncated = bad_cases[_i].truncated;
+        instantiate(0, 0, 0, 6); /* stale on the healthy target */
+        wire(0, 0, 0, 2);
+
+        run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE, NULL, &r);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:1:3"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:1:0"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:6"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert_uint_eq(r.failed, 1);
+        ck_assert_uint_eq(r.hosts[0].failed, 1);
+        ck_assert_uint_eq(r.hosts[0].added, 1);
+        ck_assert_uint_eq(r.hosts[0].removed, 1);
+        for (size_t i = 0; i < r.n_targets; i++)
+                if (r.targets[i].target == 1) {
+                        ck_assert_int_eq(r.targets[i].error,
+                                         bad_cases[_i].truncated ? -EBADMSG : bad_cases[_i].error);
+                        ck_assert_int_eq(r.targets[i].method, SCAN_METHOD_NONE);
+                } else
+                        ck_assert_int_eq(r.targets[i].error, 0);
+        for (size_t i = 0; i < r.n_actions; i++)
+                ck_assert_uint_ne(r.actions[i].target * 10 + (r.actions[i].kind == SCAN_ACTION_REMOVE), 11);
+        scan_result_done(&r);
+}
+END_TEST
+
+START_TEST(test_resize)
+{
+        ScanResult r = {};
+
+        basic_world();
+        fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
+        run(SCAN_RESIZE, NULL, &r);
+        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+        ck_assert_uint_eq(fake.n_writes, 1);
+        ck_assert_uint_eq(r.hosts[0].resized, 1);
+        ck_assert_uint_eq(r.hosts[0].unchanged, 2);
+        ck_assert_uint_eq(action(&r, SCAN_ACTION_RESIZE, "0:0:0:1")->old_size, 8u << 20);
+        ck_assert_uint_eq(action(&r, SCAN_ACTION_RESIZE, "0:0:0:1")->new_size, 16u << 20);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* The REPORT LUNS W-LUN, instantiated and listed, is neither added nor removed. */
+START_TEST(test_wlun)
+{
+        ScanResult r = {};
+
+        basic_world();
+        instantiate(0, 0, 1, 0xc101);
+        target(0, 0, 1)->with_wlun = true;
+        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:1:49409"));
+        ck_assert_uint_eq(r.hosts[0].removed, 0);
+        ck_assert_uint_eq(r.hosts[0].added, 0);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* Selectors narrow the scan: H:C:T:L adds just that LUN, another host is left alone. */
+START_TEST(test_selectors)
+{
+        static const char *const one_lun[] = { "0:0:0:3", NULL };
+        static const char *const host1[] = { "host1", NULL };
+        ScanResult r = {};
+
+        basic_world();
+        host(1, "other");
+        wire(0, 0, 0, 2);
+        wire(0, 0, 0, 3);
+        wire(1, 0, 0, 0);
+        run(SCAN_ADD, one_lun, &r);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:3"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert(!exists("sys/bus/scsi/devices/1:0:0:0"));
+        ck_assert_uint_eq(r.n_hosts, 1);
+        ck_assert_uint_eq(r.n_targets, 1);
+        scan_result_done(&r);
+
+        run(SCAN_ADD, host1, &r);
+        ck_assert(exists("sys/bus/scsi/devices/1:0:0:0"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert_uint_eq(r.n_hosts, 1);
+        ck_assert_uint_eq(r.hosts[0].host, 1);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* SAS: targets come from the transport class; only those without an LU get a LUN 0 probe. */
+START_TEST(test_sas_transport)
+{
+        ScanResult r = {};
+
+        host(2, "mptsas");
+        put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
+        put("sys/class/sas_device/end_device-2:0/scsi_target_id", "0\n");
+        put("sys/class/sas_end_device/end_device-2:1/bay_identifier", "1\n");
+        put("sys/class/sas_device/end_device-2:1/scsi_target_id", "1\n");
+        wire(2, 0, 0, 0);
+        wire(2, 0, 1, 0);
+        wire(2, 0, 1, 2);
+        instantiate(2, 0, 0, 0);
+        run(SCAN_ADD, NULL, &r);
+        ck_assert(wrote("sys/class/scsi_host/host2/scan=0 1 0"));
+        ck_assert(!wrote("sys/class/scsi_host/host2/scan=- - 0"));
+        ck_assert(!wrote("sys/class/scsi_host/host2/scan=0 0 0"));
+        ck_assert(exists("sys/bus/scsi/devices/2:0:1:2"));
+        ck_assert_uint_eq(r.hosts[0].added, 1);
+        ck_assert_uint_eq(r.n_targets, 2);
+        ck_assert_str_eq(r.targets[1].source, "sas");
+        scan_result_done(&r);
+}
+END_TEST
+
+/* FC: an rport that is not a target (scsi_target_id -1) or not online is not probed. */
+START_TEST(test_fc_transport)
+{
+        ScanResult r = {};
+
+        host(3, "qla2xxx");
+        put("sys/class/fc_remote_ports/rport-3:0-0/scsi_target_id", "0\n");
+        put("sys/class/fc_remote_ports/rport-3:0-0/port_state", "Online\n");
+        put("sys/class/fc_remote_ports/rport-3:0-1/scsi_target_id", "-1\n");
+        put("sys/class/fc_remote_ports/rport-3:0-1/port_state", "Online\n");
+        put("sys/class/fc_remote_ports/rport-3:0-2/scsi_target_id", "2\n");
+        put("sys/class/fc_remote_ports/rport-3:0-2/port_state", "Blocked\n");
+        wire(3, 0, 0, 0);
+        run(SCAN_ADD, NULL, &r);
+        ck_assert(wrote("sys/class/scsi_host/host3/scan=0 0 0"));
+        ck_assert_uint_eq(fake.n_writes, 1);
+        ck_assert(exists("sys/bus/scsi/devices/3:0:0:0"));
+        scan_result_done(&r);
+}
+END_TEST
+
+/* A target with no LU to send REPORT LUNS to falls back to the kernel's own target scan. */
+START_TEST(test_kernel_fallback)
+{
+        ScanResult r = {};
+
+        host(2, "mptsas");
+        put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
+        put("sys/class/sas_device/end_device-2:0/scsi_target_id", "4\n");
+        wire(2, 0, 4, 1); /* no LUN 0 */
+        run(SCAN_ADD, NULL, &r);
+        ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 0"));
+        ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 -"));
+        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_KERNEL);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* SCSI-2 device refusing REPORT LUNS: sequential probing, stopping at the first gap. */
+START_TEST(test_sequential)
+{
+        ScanResult r = {};
+
+        host(0, "old");
+        wire(0, 0, 0, 0);
+        wire(0, 0, 0, 1);
+        wire(0, 0, 0, 2);
+        wire(0, 0, 0, 4);
+        instantiate(0, 0, 0, 0);
+        put("sys/bus/scsi/devices/0:0:0:0/scsi_level", "3\n");
+        target(0, 0, 0)->error = -EOPNOTSUPP;
+        instantiate(0, 0, 0, 6); /* never removed: no authoritative list */
+        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 3"));
+        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
+        /* LUN 3 did not appear: reported as a failed add of a missing LUN is wrong; it is the
+         * end of the sequential walk */
+        scan_result_done(&r);
+}
+END_TEST
+
+static const struct {
+        const char *s;
+        int r;
+        int64_t h, c, t, l;
+} selector_cases[] = {
+        { "3", 0, 3, SCAN_ANY, SCAN_ANY, SCAN_ANY },
+        { "host12", 0, 12, SCAN_ANY, SCAN_ANY, SCAN_ANY },
+        { "1:0:2", 0, 1, 0, 2, SCAN_ANY },
+        { "1:0:2:49409", 0, 1, 0, 2, 49409 },
+        { "1:-:-:0", 0, 1, SCAN_ANY, SCAN_ANY, 0 },
+        { "1:0", -EINVAL, 0, 0, 0, 0 },
+        { "", -EINVAL, 0, 0, 0, 0 },
+        { "host", -EINVAL, 0, 0, 0, 0 },
+        { "-", -EINVAL, 0, 0, 0, 0 },
+        { "1:0:2:", -EINVAL, 0, 0, 0, 0 },
+        { "1::2:3", -EINVAL, 0, 0, 0, 0 },
+        { "1:0:2:3:4", -EINVAL, 0, 0, 0, 0 },
+        { "1:x:2", -EINVAL, 0, 0, 0, 0 },
+        { "4294967296", -EINVAL, 0, 0, 0, 0 },
+        { "1:0:2:18446744073709551616", -EINVAL, 0, 0, 0, 0 },
+};
+
+START_TEST(test_selector_parse)
+{
+        ScanSelector s;
+        int r = scan_selector_parse(selector_cases[_i].s, &s);
+
+        ck_assert_msg(r == selector_cases[_i].r, "'%s': %d", selector_cases[_i].s, r);
+        if (r < 0)
+                return;
+        ck_assert_int_eq(s.host, selector_cases[_i].h);
+        ck_assert_int_eq(s.channel, selector_cases[_i].c);
+        ck_assert_int_eq(s.target, selector_cases[_i].t);
+        ck_assert_int_eq(s.lun, selector_cases[_i].l);
+}
+END_TEST
+
+START_TEST(test_lun_set)
+{
+        /* 0, flat 1, 0 again, W-LUN REPORT LUNS, peripheral 5 */
+        static const uint8_t rep[] = {
+                0, 0, 0, 40, 0, 0, 0, 0,
+                0x00, 0x00, 0, 0, 0, 0, 0, 0,
+                0x40, 0x01, 0, 0, 0, 0, 0, 0,
+                0x00, 0x00, 0, 0, 0, 0, 0, 0,
+                0xc1, 0x01, 0, 0, 0, 0, 0, 0,
+                0x00, 0x05, 0, 0, 0, 0, 0, 0,
+        };
+        uint64_t *v = NULL;
+        size_t n = 0;
+
+        ck_assert_int_eq(scan_lun_set_from_report(rep, sizeof(rep), &v, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_uint_eq(v[0], 0);
+        ck_assert_uint_eq(v[1], 5);
+        ck_assert_uint_eq(v[2], 0x4001);
+        free(v);
+        /* truncated: never a shorter list */
+        ck_assert_int_eq(scan_lun_set_from_report(rep, sizeof(rep) - 8, &v, &n), -EBADMSG);
+        ck_assert_int_eq(scan_lun_set_from_report(rep, 4, &v, &n), -EBADMSG);
+        ck_assert(scan_lun_is_wlun(0xc101));
+        ck_assert(!scan_lun_is_wlun(0x4001));
+}
+END_TEST
+
+START_TEST(test_no_host)
+{
+        ScanResult r = {};
+        ScanContext ctx = { .rootfd = rootfd, .io = &fake_io };
+
+        ck_assert_int_lt(scan_run(&ctx, NULL, 0, SCAN_ADD, &r), 0);
+        host(0, "fake");
+        {
+                ScanSelector sel;
+
+                ck_assert_int_eq(scan_selector_parse("7", &sel), 0);
+                ck_assert_int_eq(scan_run(&ctx, &sel, 1, SCAN_ADD, &r), -ENOENT);
+        }
+}
+END_TEST
+
+static Suite *scan_suite(void)
+{
+        Suite *s = suite_create("scan");
+        TCase *tc = tcase_create("plan");
+
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_add);
+        tcase_add_test(tc, test_dry_run);
+        tcase_add_test(tc, test_remove);
+        tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
+        tcase_add_loop_test(tc, test_failed_target, 0, ELEMENTSOF(bad_cases));
+        tcase_add_test(tc, test_resize);
+        tcase_add_test(tc, test_wlun);
+        tcase_add_test(tc, test_selectors);
+        tcase_add_test(tc, test_sas_transport);
+        tcase_add_test(tc, test_fc_transport);
+        tcase_add_test(tc, test_kernel_fallback);
+        tcase_add_test(tc, test_sequential);
+        tcase_add_test(tc, test_no_host);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("pure");
+        tcase_add_loop_test(tc, test_selector_parse, 0, ELEMENTSOF(selector_cases));
+        tcase_add_test(tc, test_lun_set);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void)
+{
+        SRunner *sr = srunner_create(scan_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_ENV);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
