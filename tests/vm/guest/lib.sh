@@ -12,7 +12,7 @@ if [ -x /usr/bin/lsscsi ]; then lsscsi() { /usr/bin/lsscsi "$@"; }; fi
 VM_FAILURES=${VM_FAILURES:-0}
 
 vm_log() {
-	read -r _up _idle </proc/uptime 2>/dev/null
+	_up=; read -r _up _idle 2>/dev/null </proc/uptime
 	echo "[vm $_up] $*" >/dev/console 2>/dev/null || echo "[vm $_up] $*"
 }
 
@@ -148,7 +148,9 @@ san_up() {
 	done
 	if [ -n "$_uld" ]; then modprobe -a sd_mod sr_mod st sg; fi
 	vm_log "san_up: upper-level drivers loaded"
-	modprobe scsi_debug $SAN_SCSI_DEBUG &
+	# scsi_debug first, alone: it gets host0 and host1, and its target port IDs (which
+	# derive from the host number) stay the same from boot to boot
+	modprobe scsi_debug $SAN_SCSI_DEBUG
 	vm_coldplug pci virtio
 	vm_log "san_up: HBA drivers loaded"
 	if ! vm_wait_until "$_t" _san_poll "$_uld"; then
@@ -196,8 +198,9 @@ vm_exit() {
 	echo "@@RC=$_rc" >/dev/console
 	sync
 	umount /vm/out 2>/dev/null
+	# sysrq powers off asynchronously; PID 1 must not exit meanwhile (kernel panic)
 	echo o >/proc/sysrq-trigger 2>/dev/null
-	poweroff -f
+	while :; do sleep 1; done
 }
 
 vm_run_scenario() {
@@ -207,7 +210,7 @@ vm_run_scenario() {
 		if [ -r "$_s" ]; then
 			vm_log "scenario $VM_SCENARIO ($VM_FLAVOUR) starting"
 			_x=; [ -n "$VM_DEBUG" ] && _x=x
-			(cd /tmp && /bin/sh -e$_x "$_s") </dev/null >/dev/console 2>&1
+			(cd /tmp && ${VM_SH:-/bin/sh} -e$_x "$_s") </dev/null >/dev/console 2>&1
 			_rc=$?
 			vm_log "scenario $VM_SCENARIO exited with $_rc"
 		else
@@ -216,7 +219,8 @@ vm_run_scenario() {
 	fi
 	if [ -n "$VM_SHELL" ]; then
 		echo "lund VM shell ($VM_FLAVOUR); the SAN: san_up; leave with poweroff -f" >/dev/console
-		setsid cttyhack /bin/sh -l
+		if [ -n "${VM_SH:-}" ]; then setsid -c ${VM_SH} -l <>/dev/console >&0 2>&1
+		else setsid cttyhack /bin/sh -l; fi
 	fi
 	vm_exit $_rc
 }

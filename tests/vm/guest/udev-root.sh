@@ -1,0 +1,36 @@
+# tests/vm/guest/udev-root.sh: stage 1 of the "udev-root" flavour (sourced by /init).
+#
+# The root image (mkroot.sh: Debian 12 minbase + udev + sg3-utils) is on /dev/vda, read-only.
+# Mount it under a tmpfs overlay, copy in what the initramfs brings (the harness in /vm, the
+# project's binaries and the libraries the root lacks, the kernel modules), move /dev, /proc,
+# /sys and the 9p mount across and switch_root to guest/udev-stage2.
+
+udev_root_switch() {
+	modprobe -a virtio_pci virtio_blk ext4 overlay || return 1
+	vm_wait_for /dev/vda 10 || { vm_log "udev-root: no /dev/vda"; return 1; }
+	mkdir -p /.ro /.rw /newroot
+	mount -t ext4 -o ro /dev/vda /.ro || return 1
+	mount -t tmpfs -o mode=0755 tmpfs /.rw || return 1
+	mkdir -p /.rw/upper /.rw/work
+	mount -t overlay overlay -o lowerdir=/.ro,upperdir=/.rw/upper,workdir=/.rw/work /newroot ||
+		return 1
+	# the harness, the scenarios, the project's binaries and the kernel's modules
+	mkdir -p /newroot/vm /newroot/usr/local/bin /newroot/lib/modules
+	cp -a /vm/guest /vm/scenarios /vm/san.sh /vm/kver /newroot/vm/
+	cp -a /usr/local/bin/. /newroot/usr/local/bin/
+	cp -a /lib/modules/. /newroot/lib/modules/
+	if [ -r /vm/bin-libs ]; then
+		while read -r _l; do
+			[ -e "/newroot$_l" ] && continue
+			mkdir -p "/newroot${_l%/*}" && cp -L "$_l" "/newroot$_l"
+		done </vm/bin-libs
+	fi
+	mkdir -p /newroot/vm/out
+	if grep -q ' /vm/out ' /proc/mounts; then mount --move /vm/out /newroot/vm/out; fi
+	vm_log "udev-root: switching root"
+	mount --move /dev /newroot/dev
+	mount --move /proc /newroot/proc
+	mount --move /sys /newroot/sys
+	umount /run /tmp 2>/dev/null
+	exec switch_root /newroot /bin/sh /vm/guest/udev-stage2
+}

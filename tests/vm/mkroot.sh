@@ -1,0 +1,61 @@
+#!/bin/sh
+# tests/vm/mkroot.sh: build (once) the "udev-root" flavour's root filesystem image.
+#
+# A debootstrap'ed Debian 12 minbase with udev, sg3-utils, sg3-utils-udev, lsscsi and kmod,
+# packed into an ext4 image with mkfs.ext4 -d. The guest mounts it read-only on a virtio disk
+# under a tmpfs overlay (see guest/udev-root.sh). The Debian mirror is the one apt is
+# configured with on this host (read at run time, never written down here).
+# Cached as $LUND_VM_CACHE/root-<key>.img; prints its path.
+set -eu
+. "$(dirname "$0")/lib/common.sh"
+
+SUITE=bookworm
+PACKAGES=udev,sg3-utils,sg3-utils-udev,lsscsi,kmod,bash,libjson-c5
+
+# The configured Debian mirror: the first URI serving $SUITE's main component, from deb822
+# .sources files or one-line .list files.
+mirror() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk -v suite="$SUITE" '
+			function flush() { if (uri != "" && suites ~ "(^| )" suite "( |$)" && comps ~ /(^| )main( |$)/ && types ~ /(^| )deb( |$)/) { print uri; found = 1; exit } uri = suites = comps = types = "" }
+			/^[ \t]*$/ { flush(); next }
+			/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
+			/^URIs:/ { sub(/^URIs:[ \t]*/, ""); split($0, u, " "); uri = u[1] }
+			/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+			/^Components:/ { sub(/^Components:[ \t]*/, ""); comps = $0 }
+			END { if (!found) flush() }' "$f"
+	done
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v suite="$SUITE" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i + 1) == suite) { for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i; exit } } }'
+}
+MIRROR=${LUND_VM_MIRROR:-$(mirror | head -n1)}
+[ -n "$MIRROR" ] || vm_die "no Debian $SUITE mirror found in /etc/apt/sources.list*"
+
+key=$( { cat "$0"; echo "$MIRROR $SUITE $PACKAGES"; } | sha256sum | cut -c1-16)
+img=$VM_CACHE/root-$key.img
+if [ ! -e "$img" ]; then
+	vm_lock root
+	if [ ! -e "$img" ]; then
+		command -v debootstrap >/dev/null || vm_die "debootstrap missing (run tests/vm/setup)"
+		dir=$VM_CACHE/root-$key.d
+		rm -rf "$dir"
+		vm_log "debootstrap $SUITE from $MIRROR (about 30-60 s, once)"
+		debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" "$MIRROR" \
+			>"$VM_CACHE/debootstrap.log" 2>&1 ||
+			vm_die "debootstrap failed, see $VM_CACHE/debootstrap.log"
+		# slim down: package caches and docs are not needed in the guest
+		rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* \
+			"$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/locale/*
+		mkdir -p "$dir/vm" "$dir/usr/local/bin"
+		echo lund-vm >"$dir/etc/hostname"
+		size=$(du -sm "$dir" | cut -f1)
+		mkfs.ext4 -q -F -L lundroot -d "$dir" "$img.tmp" $((size * 13 / 10 + 32))M >/dev/null
+		mv "$img.tmp" "$img"
+		rm -rf "$dir"
+		find "$VM_CACHE" -maxdepth 1 -name 'root-*.img' ! -name "${img##*/}" -delete
+		vm_log "root image ready: $img"
+	fi
+fi
+echo "$img"

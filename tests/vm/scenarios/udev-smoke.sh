@@ -1,0 +1,36 @@
+#!/bin/bash
+# udev-smoke: the SAN under real udev (Debian 12's systemd-udevd and rules, sg3-utils-udev):
+# every disk with an ID has its /dev/disk/by-id links.
+# vm-flavour: udev-root
+# vm-topology: san
+# vm-timeout: 120
+. /vm/guest/lib.sh
+
+san_up
+udevadm settle --timeout=30
+ls -l /dev/disk/by-id/ | sed 's/^.* \([^ ]* -> [^ ]*\)$/\1/'
+links() { ls /dev/disk/by-id/ | grep -c "$1" || true; }
+vm_result "by_id_links=$(ls /dev/disk/by-id | wc -l)"
+# wwn links: each distinct wwn of the SAN (the multipath pair shares one link)
+vm_assert_ge 7 "$(links '^wwn-0x5000c500')" "wwn- links for the SAN's wwns"
+vm_assert "scsi_id-style link for the full virtio disk" test -L /dev/disk/by-id/scsi-35000c50015ea71a0
+vm_assert "serial-only link (spaces become _)" test -L /dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_SER_WITH_SPACES
+vm_assert "ATA link" test -L /dev/disk/by-id/ata-LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD
+vm_assert "scsi_debug link" test -n "$(ls /dev/disk/by-id/ | grep '^scsi-3333333')"
+vm_assert "usb link" test -n "$(ls /dev/disk/by-id/ | grep '^usb-')"
+# every sd disk has a by-id link, except the one without any ID (virtio-scsi-noids) and the
+# second path of each shared ID (the multipath pair, scsi_debug's second host): udev links
+# an ID to one device only
+nolink=0
+for b in /sys/block/sd*; do
+	n=${b##*/}
+	ls -l /dev/disk/by-id/ | grep -q "/$n\$" && continue
+	nolink=$((nolink + 1))
+	echo "no by-id link: $n ($(cat $b/device/vendor) $(cat $b/device/model))"
+done
+vm_assert_eq 6 "$nolink" "disks without a by-id link (noids + 1 multipath + 4 scsi_debug)"
+vm_result "sd_disks=$(ls -d /sys/block/sd* | wc -l)" "sd_without_link=$nolink"
+# for the naming engineers: udev's view of the SAN
+ls -l /dev/disk/by-id /dev/disk/by-path >"$VM_OUT/by-id.txt" 2>&1 || true
+udevadm info --export-db >"$VM_OUT/udev-db.txt" 2>&1 || true
+vm_done
