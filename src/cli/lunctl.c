@@ -21,6 +21,9 @@ static const Verb verbs[] = {
         { "decode", verb_decode, "decode a captured INQUIRY/VPD/REPORT LUNS/sense response" },
         { "id", verb_id, "print the persistent identifiers of a logical unit" },
         { "list", verb_list, "list SCSI logical units with their identifiers and names" },
+        { "monitor", verb_monitor, "follow lund's decisions as they happen (needs lund)" },
+        { "names", verb_names, "the names lund gives a device, or its name collisions (needs lund)" },
+        { "status", verb_status, "what the lund daemon manages (needs lund)" },
         { "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
 };
 

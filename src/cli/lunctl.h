@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <json-c/json.h>
 #include <stdbool.h>
 
 /* Exit codes, documented in lunctl(8). */
@@ -30,4 +31,13 @@ int exit_code_from_errno(int r);
 int verb_decode(int argc, char *argv[], Options *o);
 int verb_id(int argc, char *argv[], Options *o);
 int verb_list(int argc, char *argv[], Options *o);
+int verb_monitor(int argc, char *argv[], Options *o);
+int verb_names(int argc, char *argv[], Options *o);
+int verb_status(int argc, char *argv[], Options *o);
+
+/*
+ * lunctl_daemon_call() - one request to lund ({"cmd": @cmd} plus @key: @value when given).
+ * Returns EXIT_OK with *ret the reply, or logs why not and returns the exit code to use.
+ */
+int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json_object **ret);
 int verb_rescan(int argc, char *argv[], Options *o);

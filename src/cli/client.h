@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The client side of lund's control socket (lund(8), CONTROL PROTOCOL): one JSON object per
+ * line in both directions. Used by the verbs the daemon serves (status, names, monitor) and by
+ * `list` when the daemon runs.
+ */
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+typedef struct LundClient LundClient;
+
+/*
+ * lund_client_connect() - connect to <run_dir>/control (@run_dir NULL: $LUND_RUN_DIR, else the
+ * built-in default). Returns 0, -ENOENT/-ECONNREFUSED when no daemon listens, -errno.
+ */
+int lund_client_connect(const char *run_dir, LundClient **ret);
+LundClient *lund_client_free(LundClient *c);
+static inline void lund_client_freep(LundClient **c) { lund_client_free(*c); }
+
+/*
+ * lund_client_call() - send @request (not consumed) and read its reply. A reply with "ok":
+ * false is returned as -errno (its "error" member mapped back), the reply still stored in
+ * *ret_reply when @ret_reply is not NULL, so the caller may print its "message".
+ */
+int lund_client_call(LundClient *c, json_object *request, json_object **ret_reply);
+
+/* lund_client_call_cmd() - the same with {"cmd": @cmd} plus an optional string member. */
+int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
+                         json_object **ret_reply);
+
+/*
+ * lund_client_read() - the next object the daemon sends (monitor stream). Returns 1 with
+ * *ret set, 0 at end of stream, -errno (-EBADMSG: a line that is not JSON).
+ */
+int lund_client_read(LundClient *c, json_object **ret);
+
+/* errno from a name as the daemon sends it ("ENOENT"); EIO when unknown. */
+int lund_errno_from_name(const char *name);

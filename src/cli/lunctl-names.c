@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* lunctl names DEV | --collisions: the names lund gives one LU, or the names two LUs want. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "lunctl.h"
+#include "macro.h"
+#include "output.h"
+
+static void json_putp(json_object **o)
+{
+        json_object_put(*o);
+}
+
+static const char *str(json_object *o, const char *key)
+{
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+                return NULL;
+        return json_object_get_string(v);
+}
+
+static json_object *member(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int show_device(const char *dev, OutputMode mode)
+{
+        _cleanup_(json_putp) json_object *reply = NULL;
+        json_object *links, *nodes;
+        int r;
+
+        r = lunctl_daemon_call("names", "device", dev, &reply);
+        if (r != EXIT_OK)
+                return r;
+        json_object_object_del(reply, "ok");
+        if (mode == OUTPUT_JSON)
+                return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+
+        nodes = member(reply, "nodes");
+        printf("%s %s", str(reply, "hctl") ?: "?", str(reply, "type_name") ?: "?");
+        json_object_object_foreach(nodes, k, v)
+                printf(" %s=%s", k, json_object_get_string(v));
+        printf("\n");
+        if (str(reply, "serial"))
+                printf("serial %s\n", str(reply, "serial"));
+        if (str(reply, "wwn"))
+                printf("wwn    %s\n", str(reply, "wwn"));
+        if (str(reply, "naming_error"))
+                printf("naming failed: %s\n", str(reply, "naming_error"));
+        links = member(reply, "links");
+        for (size_t i = 0; links && i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i);
+                const char *state = str(l, "state") ?: "?";
+
+                printf("%-9s %s -> %s\n", state, str(l, "path") ?: "?", str(l, "target") ?: "?");
+        }
+        if (!links || json_object_array_length(links) == 0)
+                printf("no names\n");
+        return EXIT_OK;
+}
+
+static int show_collisions(OutputMode mode)
+{
+        _cleanup_(json_putp) json_object *reply = NULL;
+        json_object *a;
+        int r;
+
+        r = lunctl_daemon_call("status", NULL, NULL, &reply);
+        if (r != EXIT_OK)
+                return r;
+        a = member(reply, "collisions");
+        if (mode == OUTPUT_JSON) {
+                _cleanup_(json_putp) json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "collisions",
+                                       a ? json_object_get(a) : json_object_new_array());
+                return output_json(stdout, o) < 0 ? EXIT_DEVICE : EXIT_OK;
+        }
+        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+                json_object *c = json_object_array_get_idx(a, i), *ow = member(c, "owners");
+
+                printf("%s -> %s, also wanted by", str(c, "path") ?: "?",
+                       str(c, "winner") ?: "nobody");
+                for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
+                        const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
+                        const char *w = str(c, "winner");
+
+                        if (h && (!w || !streq(h, w)))
+                                printf(" %s", h);
+                }
+                printf("\n");
+        }
+        return EXIT_OK;
+}
+
+int verb_names(int argc, char *argv[], Options *o)
+{
+        enum { OPT_COLLISIONS = 0x100 };
+        static const struct option longopts[] = {
+                { "collisions", no_argument, NULL, OPT_COLLISIONS },
+                { "json", no_argument, NULL, 'J' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        bool collisions = false;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+                switch (c) {
+                case OPT_COLLISIONS:
+                        collisions = true;
+                        break;
+                case 'J':
+                        o->output = OUTPUT_JSON;
+                        break;
+                case 'h':
+                        printf("Usage: lunctl names [--json] <device>\n"
+                               "       lunctl names [--json] --collisions\n");
+                        return EXIT_OK;
+                default:
+                        fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
+                        return EXIT_USAGE;
+                }
+        }
+        if (collisions) {
+                if (optind != argc) {
+                        log_error("--collisions takes no device");
+                        return EXIT_USAGE;
+                }
+                return show_collisions(o->output);
+        }
+        if (optind + 1 != argc) {
+                log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");
+                return EXIT_USAGE;
+        }
+        return show_device(argv[optind], o->output);
+}
