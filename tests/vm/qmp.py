@@ -106,6 +106,10 @@ class QMP:
             except QMPError:
                 pass
 
+    def hotadd_controller(self, dev_id, driver='virtio-scsi-pci', **props):
+        """PCI hot-add an HBA (works on the 'pc' machine: ACPI hotplug on the root bus)."""
+        self.cmd('device_add', driver=driver, id=dev_id, **props)
+
     def close(self):
         try:
             self.sock.close()

@@ -218,8 +218,10 @@ vm_run_scenario() {
 		fi
 	fi
 	if [ -n "$VM_SHELL" ]; then
-		echo "lund VM shell ($VM_FLAVOUR); the SAN: san_up; leave with poweroff -f" >/dev/console
-		if [ -n "${VM_SH:-}" ]; then setsid -c ${VM_SH} -l <>/dev/console >&0 2>&1
+		[ -n "$VM_SCENARIO" ] || san_up || :
+		echo "lund VM shell ($VM_FLAVOUR): san_counts, lsscsi, ...; leave with poweroff -f" >/dev/console
+		export ENV=/vm/guest/lib.sh    # the helpers (san_up, vm_*) in the interactive shell
+		if [ -n "${VM_SH:-}" ]; then setsid -c ${VM_SH} --rcfile /vm/guest/lib.sh -i <>/dev/console >&0 2>&1
 		else setsid cttyhack /bin/sh -l; fi
 	fi
 	vm_exit $_rc

@@ -10,7 +10,13 @@ def host(vm):
     vm.wait_sync('READY-FOR-REMOVE', timeout=60)
     vm.qmp.hotremove('hot0')
     vm.ack('READY-FOR-REMOVE')
+    vm.wait_sync('READY-FOR-HBA', timeout=60)
+    vm.qmp.hotadd_controller('vscsi1')
+    vm.qmp.hotadd_disk('hot2', 'vscsi1.0', scsi_id=0, lun=0, serial='HOTADD0003',
+                       product='HBA Hotplug')
+    vm.ack('READY-FOR-HBA')
 
 
 def check(vm):
     assert vm.results.get('serial') == 'HOTADD0001', vm.results
+    assert vm.results.get('virtio_hosts') == '2', vm.results

@@ -1,7 +1,8 @@
 #!/bin/sh
 # hotplug-handshake: the guest/host handshake and QMP hot-add/remove.  The host adds a disk to
 # virtio-scsi (the guest kernel scans by itself) and one to megasas (it does not: the guest
-# has to write the host's scan attribute), then removes the virtio disk.
+# has to write the host's scan attribute), removes the virtio disk, then hot-adds a whole
+# virtio-scsi controller with a disk (PCI hotplug).
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 90
@@ -25,4 +26,10 @@ vm_result "serial=$(sg_inq -p 0x80 -r /dev/$(ls /sys/class/scsi_device/${vhost#h
 vm_sync READY-FOR-REMOVE
 vm_assert "virtio-scsi hot-removed disk disappears" \
 	vm_wait_until 20 test ! -e "/sys/class/scsi_device/${vhost#host}:0:5:0"
+# a whole controller: PCI hot-add of a second virtio-scsi HBA with one disk
+vm_sync READY-FOR-HBA
+vm_assert "hot-added virtio-scsi controller and its disk appear" \
+	vm_wait_until 30 sh -c '[ "$(grep -l "^virtio_scsi\$" /sys/class/scsi_host/*/proc_name | wc -l)" = 2 ] &&
+		ls /sys/class/scsi_device/*/device/model | xargs grep -l "^HBA Hotplug" >/dev/null'
+vm_result "virtio_hosts=$(grep -l '^virtio_scsi$' /sys/class/scsi_host/*/proc_name | wc -l)"
 vm_done
