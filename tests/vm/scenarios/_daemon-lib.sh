@@ -85,13 +85,23 @@ daemon_expected() {
 			n = split(substr(names[$1], 2), nm, "\t")
 			for (i = 1; i <= n; i++) {
 				if (nm[i] == "") continue
-				if ($3 != "-") print nm[i] "\t" $2 "\t../../" $3
-				if ($4 != "-") print nm[i] "-nst\t" $2 "\t../../" $4
-				if ($5 != "-") print nm[i] "-sg\t" $2 "\t../../" $5
+				if ($3 != "-") print nm[i] "\t" $2 "\t../../" $3 "\t" $1
+				if ($4 != "-") print nm[i] "-nst\t" $2 "\t../../" $4 "\t" $1
+				if ($5 != "-") print nm[i] "-sg\t" $2 "\t../../" $5 "\t" $1
 			}
 		}' /tmp/exp.names /tmp/exp.lus |
-		awk -F'\t' 'length($1) <= 255' | sort -t"$(printf '\t')" -k1,1 -k2,2 |
-		awk -F'\t' '!seen[$1]++ { print $1 "\t" $3 }'
+		awk -F'\t' 'length($1) <= 255' | sort -t"$(printf '\t')" -k1,1 -k2,2 >/tmp/exp.all
+	awk -F'\t' '!seen[$1]++ { print $1 "\t" $3 }' /tmp/exp.all
+}
+
+# daemon_expected_collisions: after daemon_expected, every link name wanted by two or more LUs
+# (with different targets) as "path<TAB>winner H:C:T:L<TAB>number of LUs", sorted.
+daemon_expected_collisions() {
+	awk -F'\t' -v dir="$LUND_LINKS" '
+		!($1 in first) { first[$1] = $4; tgt[$1] = $3; n[$1] = 0; order[++k] = $1 }
+		{ n[$1]++; if ($3 != tgt[$1]) differ[$1] = 1 }
+		END { for (i = 1; i <= k; i++) if (differ[order[i]]) print dir "/" order[i] "\t" first[order[i]] "\t" n[order[i]] }
+	' /tmp/exp.all | sort
 }
 
 # daemon_actual: lund's link directory as "name<TAB>target", sorted.
