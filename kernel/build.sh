@@ -1,0 +1,227 @@
+#!/bin/bash
+# kernel/build.sh: check, apply and build the companion patchset against Debian 12's kernel.
+#
+#  1. resolves the kernel the VM boots (linux-image-amd64 -> linux-image-<abi>-amd64) and
+#     linux-source-6.1; refuses to go on unless both have the same version;
+#  2. downloads linux-source-6.1, linux-headers-<abi>-amd64, -common and linux-kbuild-6.1 with
+#     `apt-get download` (never installs them) and extracts them under
+#     <repo>/.cache/kernel/<version>/;
+#  3. applies kernel/series to a pristine copy of the SCSI sources (git apply --check first)
+#     and runs scripts/checkpatch.pl --strict on every patch;
+#  4. builds the SCSI modules the VM loads (scsi_mod scsi_common sd_mod sr_mod sg st ch
+#     scsi_debug virtio_scsi) out of tree against the headers, from the patched sources,
+#     into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY takes);
+#  5. with --bisect, also applies and builds every prefix of the series (and the pristine
+#     tree, whose module CRCs must equal Debian's Module.symvers).
+#
+# usage: kernel/build.sh [--bisect] [--stock] [--quiet]
+#   --stock   also build the unpatched modules into .cache/kernel/<version>/modules-stock/
+# Prints "MODULES=<dir>" on its last line.
+set -euo pipefail
+
+KDIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$KDIR/.." && pwd)
+CACHE=${LUND_KERNEL_CACHE:-$REPO/.cache/kernel}
+bisect= stock= quiet=
+for a in "$@"; do
+	case $a in
+	--bisect) bisect=1 ;;
+	--stock) stock=1 ;;
+	--quiet) quiet=1 ;;
+	*) echo "usage: $0 [--bisect] [--stock] [--quiet]" >&2; exit 2 ;;
+	esac
+done
+log() { [ -n "$quiet" ] || echo "kernel: $*" >&2; }
+die() { echo "kernel: error: $*" >&2; exit 1; }
+t0=$(date +%s.%N)
+elapsed() { printf '%.1f' "$(echo "$(date +%s.%N) - $1" | bc)"; }
+
+# --- host packages ---------------------------------------------------------------------------
+need=
+for p in gcc-12 make flex bison libelf-dev dwarves kmod cpio zstd xz-utils bc; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		need="$need $p"
+done
+if [ -n "$need" ]; then
+	[ "$(id -u)" = 0 ] || die "need root to install:$need"
+	log "installing$need"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need \
+		>/dev/null
+fi
+
+# --- resolve versions ------------------------------------------------------------------------
+img=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+[ -n "$img" ] || die "cannot resolve linux-image-amd64 (apt-get update?)"
+abi=${img#linux-image-}            # 6.1.0-57-amd64
+abi=${abi%-amd64}                  # 6.1.0-57
+cand() { apt-cache policy "$1" | sed -n 's/^ *Candidate: //p'; }
+kver=$(cand "$img")
+sver=$(cand linux-source-6.1)
+hver=$(cand "linux-headers-$abi-amd64")
+bver=$(cand linux-kbuild-6.1)
+[ -n "$kver" ] && [ "$kver" != "(none)" ] || die "no candidate for $img"
+if [ "$kver" != "$sver" ] || [ "$kver" != "$hver" ]; then
+	die "version mismatch: $img $kver, linux-source-6.1 $sver, linux-headers-$abi-amd64 $hver"
+fi
+log "kernel $img $kver; linux-source-6.1 $sver; linux-kbuild-6.1 $bver"
+
+V=$CACHE/$kver
+SRC=$V/linux-source-6.1
+HDR=$V/headers/usr/src/linux-headers-$abi-amd64
+mkdir -p "$V"
+exec 9>"$CACHE/.lock"
+flock 9
+
+# --- fetch and extract -----------------------------------------------------------------------
+if [ ! -e "$V/.fetched" ]; then
+	t=$(date +%s.%N)
+	rm -rf "$V/dl" "$V/headers" "$SRC"; mkdir -p "$V/dl"
+	sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
+	(cd "$V/dl" && apt-get download -qq $sandbox "linux-source-6.1=$sver" \
+		"linux-headers-$abi-amd64=$kver" "linux-headers-$abi-common=$kver" \
+		"linux-kbuild-6.1=$bver" >/dev/null) || die "apt-get download failed"
+	for d in "$V"/dl/linux-headers-*.deb "$V"/dl/linux-kbuild-*.deb; do
+		dpkg-deb -x "$d" "$V/headers"
+	done
+	# The -amd64 Makefile includes the -common one by absolute path.
+	sed -i "s|/usr/src/linux-headers-$abi-common/|$V/headers/usr/src/linux-headers-$abi-common/|" \
+		"$HDR/Makefile"
+	dpkg-deb -x "$V"/dl/linux-source-6.1_*.deb "$V/src-deb"
+	tar -xJf "$V"/src-deb/usr/src/linux-source-6.1.tar.xz -C "$V"
+	rm -rf "$V/dl" "$V/src-deb"
+	touch "$V/.fetched"
+	log "fetched and extracted in $(elapsed "$t")s"
+fi
+[ -d "$SRC/drivers/scsi" ] || die "no $SRC"
+
+mapfile -t PATCHES < <(grep -v '^\s*\(#\|$\)' "$KDIR/series")
+[ ${#PATCHES[@]} -gt 0 ] || die "empty series"
+
+# --- checkpatch ------------------------------------------------------------------------------
+t=$(date +%s.%N)
+cp_fail=0
+for p in "${PATCHES[@]}"; do
+	if out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --no-tree -q "$KDIR/$p" 2>&1); then
+		log "checkpatch --strict: $p: clean"
+	else
+		echo "$out" >&2
+		log "checkpatch --strict: $p: NOT CLEAN"
+		cp_fail=1
+	fi
+done
+log "checkpatch took $(elapsed "$t")s"
+[ "$cp_fail" = 0 ] || die "checkpatch reported problems"
+
+# --- a tree with the first N patches applied (only the parts we build and document) ----------
+# prepare_tree DIR N
+prepare_tree() {
+	local dir=$1 n=$2 i
+	rm -rf "$dir"; mkdir -p "$dir/drivers" "$dir/include" "$dir/Documentation/ABI"
+	cp -a "$SRC/drivers/scsi" "$dir/drivers/"
+	cp -a "$SRC/include/scsi" "$dir/include/"
+	cp -a "$SRC/Documentation/ABI/testing" "$dir/Documentation/ABI/"
+	cp -a "$SRC/MAINTAINERS" "$dir/"
+	# The cache lives inside lund's own repository: without a ceiling, git apply would take
+	# that for the tree and silently skip every path outside the current directory.
+	for ((i = 0; i < n; i++)); do
+		(cd "$dir" && GIT_CEILING_DIRECTORIES=${dir%/*} git apply --check \
+			"$KDIR/${PATCHES[i]}") || die "${PATCHES[i]} does not apply (after $i patches)"
+		(cd "$dir" && GIT_CEILING_DIRECTORIES=${dir%/*} git apply "$KDIR/${PATCHES[i]}")
+	done
+	# and prove it: the patched files must differ from the pristine ones
+	if [ "$n" -gt 0 ] && diff -q "$SRC/drivers/scsi/scsi_sysfs.c" "$dir/drivers/scsi/scsi_sysfs.c" \
+		>/dev/null && diff -q "$SRC/drivers/scsi/sd.c" "$dir/drivers/scsi/sd.c" >/dev/null; then
+		die "applying $n patches changed nothing"
+	fi
+}
+
+# build_modules TREE OUT: build the SCSI modules of TREE out of tree, copy the .ko to OUT.
+MODS="scsi_mod scsi_common sd_mod sr_mod sg st ch scsi_debug virtio_scsi"
+build_modules() {
+	local tree=$1 out=$2 b=$1/build
+	rm -rf "$b"; mkdir -p "$b"
+	cp "$tree"/drivers/scsi/*.[ch] "$b/"
+	cp -a "$tree/include" "$b/include"
+	cat >"$b/Kbuild" <<'EOF'
+# Out-of-tree build of the SCSI core and the drivers the lund VM tests load, mirroring
+# drivers/scsi/Makefile; the patched headers in ./include shadow the packaged ones.
+NOSTDINC_FLAGS += -I$(src)/include
+ccflags-y += -I$(src)
+
+obj-m += scsi_mod.o scsi_common.o sd_mod.o sr_mod.o sg.o st.o ch.o scsi_debug.o virtio_scsi.o
+
+scsi_mod-y			+= scsi.o hosts.o scsi_ioctl.o scsicam.o scsi_error.o scsi_lib.o
+scsi_mod-y			+= constants.o scsi_lib_dma.o scsi_scan.o scsi_sysfs.o scsi_devinfo.o
+scsi_mod-$(CONFIG_SCSI_NETLINK)	+= scsi_netlink.o
+scsi_mod-$(CONFIG_SYSCTL)	+= scsi_sysctl.o
+scsi_mod-$(CONFIG_SCSI_PROC_FS)	+= scsi_proc.o
+scsi_mod-$(CONFIG_BLK_DEBUG_FS)	+= scsi_debugfs.o
+scsi_mod-y			+= scsi_trace.o scsi_logging.o
+scsi_mod-$(CONFIG_PM)		+= scsi_pm.o
+scsi_mod-$(CONFIG_SCSI_DH)	+= scsi_dh.o
+scsi_mod-$(CONFIG_BLK_DEV_BSG)	+= scsi_bsg.o
+
+sd_mod-objs	:= sd.o
+sd_mod-$(CONFIG_BLK_DEV_INTEGRITY) += sd_dif.o
+sd_mod-$(CONFIG_BLK_DEV_ZONED) += sd_zbc.o
+CFLAGS_sd_zbc.o := -DTRACE_INCLUDE_PATH=$(src)
+
+sr_mod-objs	:= sr.o sr_ioctl.o sr_vendor.o
+
+$(obj)/scsi_sysfs.o: $(obj)/scsi_devinfo_tbl.c
+quiet_cmd_bflags = GEN     $@
+	cmd_bflags = sed -n 's/.*define *BLIST_\([A-Z0-9_]*\) *.*/BLIST_FLAG_NAME(\1),/p' $< > $@
+$(obj)/scsi_devinfo_tbl.c: $(src)/include/scsi/scsi_devinfo.h
+	$(call if_changed,bflags)
+EOF
+	make -s -C "$HDR" M="$b" -j"$(nproc)" modules >"$b/make.log" 2>&1 ||
+		{ tail -n 40 "$b/make.log" >&2; return 1; }
+	if grep -q 'warning:' "$b/make.log"; then
+		grep 'warning:' "$b/make.log" >&2
+		return 1
+	fi
+	rm -rf "$out"; mkdir -p "$out"
+	local m
+	for m in $MODS; do cp "$b/$m.ko" "$out/"; done
+	cp "$b/Module.symvers" "$out/"
+}
+
+# --- bisectability: every prefix applies and builds ------------------------------------------
+if [ -n "$bisect" ]; then
+	for ((n = 0; n < ${#PATCHES[@]}; n++)); do
+		t=$(date +%s.%N)
+		prepare_tree "$V/tree-$n" "$n"
+		build_modules "$V/tree-$n" "$V/tree-$n/ko" || die "build failed with $n patches"
+		if [ "$n" = 0 ]; then
+			# the pristine build must reproduce Debian's CRCs for what it exports
+			bad=$(awk 'NR==FNR { crc[$2] = $1; next } ($2 in crc) && crc[$2] != $1 { print $2 }' \
+				"$V/tree-0/ko/Module.symvers" "$HDR/Module.symvers" | head -n5)
+			[ -z "$bad" ] || die "unpatched build differs from Debian's Module.symvers: $bad"
+			log "prefix 0 (unpatched): builds, CRCs match Debian's Module.symvers"
+		else
+			log "prefix $n (${PATCHES[n-1]}): applies and builds in $(elapsed "$t")s"
+		fi
+		rm -rf "$V/tree-$n"
+	done
+fi
+
+if [ -n "$stock" ] && [ ! -e "$V/modules-stock/scsi_mod.ko" ]; then
+	t=$(date +%s.%N)
+	prepare_tree "$V/tree-stock" 0
+	build_modules "$V/tree-stock" "$V/modules-stock" || die "stock build failed"
+	rm -rf "$V/tree-stock"
+	log "stock modules built in $(elapsed "$t")s"
+fi
+
+# --- the full series -------------------------------------------------------------------------
+t=$(date +%s.%N)
+prepare_tree "$V/tree" "${#PATCHES[@]}"
+build_modules "$V/tree" "$V/modules" || die "build of the patched modules failed"
+for m in $MODS; do
+	vm=$(modinfo -F vermagic "$V/modules/$m.ko")
+	case $vm in "$abi-amd64 "*) ;; *) die "$m.ko: vermagic '$vm' is not for $abi-amd64" ;; esac
+done
+log "patched modules (${#PATCHES[@]} patches) built in $(elapsed "$t")s: $V/modules"
+log "total $(elapsed "$t0")s"
+echo "MODULES=$V/modules"
