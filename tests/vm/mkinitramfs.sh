@@ -126,6 +126,14 @@ if [ ${#bins[@]} -gt 0 ]; then
 	# every library they need, for the udev-root flavour (it copies what its root lacks)
 	for b in "${bins[@]}"; do ldd "$b" | awk '/=> \//{print $3}'; done | sort -u >"$st/vm/bin-libs"
 fi
+# LUND_VM_MODULES_OVERLAY=DIR: its *.ko (e.g. kernel/build.sh's patched SCSI modules, built for
+# this kernel) replace the stock modules of the same name; their dependencies must not change.
+if [ -n "${LUND_VM_MODULES_OVERLAY:-}" ]; then
+	for ko in "$LUND_VM_MODULES_OVERLAY"/*.ko; do
+		rel=$(grep -m1 "/${ko##*/}\$" "$base.list") || vm_die "overlay: no stock ${ko##*/}"
+		mkdir -p "$st/${rel%/*}" && cp "$ko" "$st/$rel"
+	done
+fi
 echo "$KVER" >"$st/vm/kver"
 (cd "$st" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$st.cpio"
 # An uncompressed cpio after a compressed one must start 4-byte aligned (the kernel skips
