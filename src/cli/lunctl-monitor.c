@@ -45,6 +45,8 @@ static void print_event(json_object *e)
                 printf(" -> %s", str(e, "target"));
         if (str(e, "ua"))
                 printf(" %s: %s", str(e, "ua"), str(e, "action") ?: "?");
+        else if (str(e, "action"))
+                printf(" %s", str(e, "action"));
         if (str(e, "reason"))
                 printf(" %s", str(e, "reason"));
         if (streq(ev, "collision") && json_object_object_get_ex(e, "others", &v)) {

@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "monitor.h"
+#include "scan.h"
 #include "sysfs.h"
 
 /* Journal message IDs (sd-id128), one per decision an admin may want to find. */
@@ -677,6 +678,69 @@ static void on_unit_attention(Inventory *inv, Lu *lu, LuUnitAttention ua, const 
         emit(m, "unit-attention", o);
 }
 
+/*
+ * REPORTED LUNS DATA HAS CHANGED: the scan engine asks the target for its LUN inventory (REPORT
+ * LUNS) and adds the LUNs the kernel lacks and removes those a *successful* report no longer
+ * lists (never a mounted or held one: engine/scan.h). The kernel's uevents for what it adds or
+ * removes then update the inventory and the links as any hotplug does.
+ */
+static void on_scan_event(void *userdata, const ScanEvent *ev)
+{
+        Manager *m = userdata;
+        const ScanAction *a = ev->action;
+        LogDevice dev = {};
+        json_object *o;
+
+        if (ev->kind == SCAN_EVENT_DEBUG && ev->message) {
+                log_debug("scan: %s", ev->message);
+                return;
+        }
+        if (ev->kind != SCAN_EVENT_ACTION || !a || a->kind == SCAN_ACTION_PROBE)
+                return;
+        dev.hctl = a->hctl;
+        if (a->error < 0)
+                log_device_full(LOG_WARNING, a->error, &dev, "scan: %s failed (%s): %m",
+                                scan_action_kind_name(a->kind), a->reason);
+        else
+                log_device_full(a->kind == SCAN_ACTION_KEEP ? LOG_NOTICE : LOG_INFO, 0, &dev,
+                                "scan: %s (%s)", scan_action_kind_name(a->kind), a->reason);
+        o = json_object_new_object();
+        json_object_object_add(o, "hctl", json_object_new_string(a->hctl));
+        json_object_object_add(o, "action", json_object_new_string(scan_action_kind_name(a->kind)));
+        json_object_object_add(o, "reason", json_object_new_string(a->reason));
+        if (a->error < 0)
+                json_object_object_add(o, "error",
+                                       json_object_new_string(strerrorname_np(-a->error) ?: "EIO"));
+        emit(m, "scan-action", o);
+}
+
+static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
+{
+        Manager *m = userdata;
+        ScanSelector sel = {
+                .host = t->host->number,
+                .channel = t->channel,
+                .target = t->id,
+                .lun = SCAN_ANY,
+        };
+        ScanContext ctx = {
+                .rootfd = m->rootfd,
+                .event = on_scan_event,
+                .event_userdata = m,
+        };
+        ScanResult res = {};
+        int r;
+
+        r = scan_run(&ctx, &sel, 1, SCAN_ADD | SCAN_REMOVE, &res);
+        if (r >= 0 && res.failed > 0)
+                r = -EIO;
+        for (size_t i = 0; r >= 0 && i < res.n_targets; i++)
+                if (res.targets[i].error < 0)
+                        r = res.targets[i].error;
+        scan_result_done(&res);
+        return r;
+}
+
 /* ---- resync ---- */
 
 static int do_resync(Manager *m, const char *reason)
@@ -1254,8 +1318,8 @@ int manager_start(Manager *m)
                 .lu_changed = on_lu_changed,
                 .lu_removed = on_lu_removed,
                 .unit_attention = on_unit_attention,
-                /* rescan_target: the scan engine plugs in here (engine/scan.c); until then the
-                 * inventory asks the kernel to scan the target. apply_policy: policy engine. */
+                .rescan_target = on_rescan_target,
+                /* apply_policy: the policy engine. */
         };
         static const MonitorCallbacks mcb = {
                 .event = on_uevent,
