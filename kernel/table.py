@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""kernel/table.py STOCK.txt PATCHED.txt: the stock-vs-patched table of kernel/test.sh.
+
+Reads the RESULT key=value lines the kernel-stock and kernel-patched VM scenarios saved,
+prints one row per figure and checks each against what the series promises (exit 1 if any
+check fails). Attempts are the device's iorequest_cnt deltas (for sr, iotmo_cnt: only READs time out),
+measured in the guest.
+"""
+import sys
+
+EINVAL = 'error:Invalid_argument'
+# (key, label, expected stock, expected patched); None = not checked
+ROWS = [
+    ('medium.attempts', 'medium error: commands sent', '1', '1'),
+    ('medium.events', 'medium error: SDEV_ERROR events', '0', '1'),
+    ('medium.ev.class', '  SDEV_ERROR_CLASS', None, 'medium'),
+    ('medium.ev.retryable', '  SDEV_ERROR_RETRYABLE', None, '0'),
+    ('medium.ev.errno', '  SDEV_ERROR_ERRNO', None, '61'),
+    ('medium.ev.sk', '  SK/ASC/ASCQ', None, '3'),
+    ('medium.ev.asc', '  ASC', None, '17'),
+    ('medium.ev.opcode', '  SDEV_ERROR_OPCODE', None, '40'),
+    ('medium.ev.sector', '  SDEV_ERROR_SECTOR', None, '4660'),
+    ('transport.sd_default.attempts', 'transport error, sd max_retries=5 (default)', '6', '6'),
+    ('transport.sd_max_retries_0.attempts', 'transport error, max_retries=0', '1', '1'),
+    ('transport.sd_max_retries_2.attempts', 'transport error, max_retries=2', '3', '3'),
+    ('transport.retry_limit_1.attempts', 'transport error, retry_limit=1', None, '2'),
+    ('transport.retry_limit_0.attempts', 'transport error, retry_limit=0', None, '1'),
+    ('transport.failfast_transport.attempts', 'transport error, failfast=transport', None, '1'),
+    ('transport.failfast_driver.attempts', 'transport error, failfast=driver', None, '6'),
+    ('transport.failfast_device.attempts', 'transport error, failfast=device', None, '1'),
+    ('transport.sd_default.events', 'transport error: SDEV_ERROR events', '0', '1'),
+    ('transport.ev.class', '  SDEV_ERROR_CLASS', None, 'transport'),
+    ('transport.ev.retryable', '  SDEV_ERROR_RETRYABLE', None, '1'),
+    ('transport.ev.sk', '  SK', None, '11'),
+    ('transport.ev.asc', '  ASC', None, '75'),
+    ('transport.ev.ascq', '  ASCQ', None, '3'),
+    ('timeout.attempts', 'timeout (2 s), max_retries=0: commands', '1', '1'),
+    ('timeout.iotmo', 'timeout: iotmo_cnt delta', '1', '1'),
+    ('timeout.events', 'timeout: SDEV_ERROR events', '0', '1'),
+    ('timeout.ev.class', '  SDEV_ERROR_CLASS', None, 'timeout'),
+    ('timeout.ev.retryable', '  SDEV_ERROR_RETRYABLE', None, '1'),
+    ('timeout.ev.errno', '  SDEV_ERROR_ERRNO', None, '5'),
+    ('sr.default.read_attempts', 'sr: READ timing out (1 s), sr default: attempts', '4', '4'),
+    ('sr.retry_limit_0.read_attempts', 'sr: READ timing out, retry_limit=0', None, '1'),
+    ('sr.retry_limit_1.read_attempts', 'sr: READ timing out, retry_limit=1', None, '2'),
+    ('sr.default.commands', '  all commands incl. open/close, default', None, None),
+    ('sr.retry_limit_0.commands', '  all commands incl. open/close, retry_limit=0', None, None),
+    ('write.max_retries_m5', 'write sd max_retries=-5', 'ok', EINVAL),
+    ('write.max_retries_m1', 'write sd max_retries=-1', 'ok', 'ok'),
+    ('write.max_retries_6', 'write sd max_retries=6', EINVAL, EINVAL),
+    ('write.retry_limit_m1', 'write retry_limit=-1', 'na', EINVAL),
+    ('write.retry_limit_256', 'write retry_limit=256', 'na', EINVAL),
+    ('write.retry_limit_abc', 'write retry_limit=abc', 'na', EINVAL),
+    ('write.retry_limit_3', 'write retry_limit=3', 'na', 'ok'),
+    ('read.retry_limit', '  read back', 'na', '3'),
+    ('write.retry_limit_default', 'write retry_limit=default', 'na', 'ok'),
+    ('write.failfast_bogus', 'write failfast=bogus', 'na', EINVAL),
+    ('write.failfast_none_transport', 'write failfast="none transport"', 'na', EINVAL),
+    ('write.failfast_empty', 'write failfast=""', 'na', EINVAL),
+    ('write.failfast_transport_device', 'write failfast=transport,device', 'na', 'ok'),
+    ('read.failfast', '  read back', None, 'transport+device'),
+    ('write.evt_error_2', 'write evt_error=2', 'na', EINVAL),
+    ('write.evt_error_burst_0', 'write evt_error_burst=0', 'na', EINVAL),
+    ('write.evt_error_interval_ms_x', 'write evt_error_interval_ms=x', 'na', EINVAL),
+    ('write.evt_media_change_1', 'write evt_media_change=1 (unchanged)', None, None),
+    ('burst.events', '8 medium errors, burst 3/60 s: events', '0', '3'),
+    ('burst.events_after', '  after the interval restarts, one more error', '0', '4'),
+    ('burst.suppressed_first', '  SDEV_ERROR_SUPPRESSED of the first', None, '0'),
+    ('burst.suppressed', '  SDEV_ERROR_SUPPRESSED of the 4th', None, '5'),
+]
+
+
+def load(path):
+    d = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                for kv in line.split():
+                    k, _, v = kv.partition('=')
+                    d[k] = v
+    except OSError:
+        pass
+    return d
+
+
+def main():
+    stock, patched = load(sys.argv[1]), load(sys.argv[2])
+    bad = []
+    w = max(len(r[1]) for r in ROWS)
+    print(f'{"":<{w}}  {"stock":<24} {"patched":<24}')
+    for key, label, es, ep in ROWS:
+        s, p = stock.get(key, '-'), patched.get(key, '-')
+        mark = ''
+        for side, got, exp in (('stock', s, es), ('patched', p, ep)):
+            if exp is not None and got != exp:
+                bad.append(f'{side} {key}: expected {exp}, got {got}')
+                mark = '  <-- unexpected'
+        print(f'{label:<{w}}  {s:<24} {p:<24}{mark}')
+    for b in bad:
+        print('FAIL', b)
+    print('table: ' + ('all as expected' if not bad else f'{len(bad)} unexpected'))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,27 @@
+#!/bin/bash
+# kernel/test.sh: build the patchset (kernel/build.sh) and run the VM scenarios kernel-stock
+# (Debian's modules) and kernel-patched (the patched ones) side by side, then print the
+# stock-vs-patched table and check the patched figures.  Exit 77 (skip) without QEMU.
+# usage: kernel/test.sh [--bisect]
+set -euo pipefail
+KDIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$KDIR/.." && pwd)
+command -v qemu-system-x86_64 >/dev/null || { echo "kernel/test.sh: no QEMU, skipping"; exit 77; }
+t0=$(date +%s)
+mods=$("$KDIR/build.sh" "$@" | sed -n 's/^MODULES=//p')
+[ -d "$mods" ] || { echo "kernel/test.sh: build failed" >&2; exit 1; }
+t1=$(date +%s)
+res=$REPO/.cache/kernel/results
+rm -rf "$res"; mkdir -p "$res"
+export LUND_KERNEL_RESULTS=$res
+"$REPO/tests/vm/setup"
+rc=0
+"$REPO/tests/vm/run" --no-build kernel-stock >"$res/stock.log" 2>&1 & p1=$!
+LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-patched >"$res/patched.log" 2>&1 & p2=$!
+wait $p1 || rc=1
+wait $p2 || rc=1
+cat "$res/stock.log" "$res/patched.log"
+t2=$(date +%s)
+python3 "$KDIR/table.py" "$res/stock.txt" "$res/patched.txt" || rc=1
+echo "kernel/test.sh: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
+exit $rc

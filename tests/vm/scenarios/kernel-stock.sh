@@ -1,0 +1,8 @@
+#!/bin/sh
+# kernel-stock: the SCSI error scenarios of kernel/ on Debian's stock modules (the baseline).
+# vm-flavour: busybox
+# vm-topology: none
+# vm-timeout: 300
+. /vm/guest/lib.sh
+KMODE=stock
+. /vm/scenarios/_kernel-faults.sh
