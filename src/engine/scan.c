@@ -247,6 +247,7 @@ static int io_report_luns(void *userdata, int rootfd, const ScanLu *lu, unsigned
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ uint8_t *buf = NULL;
         size_t want = REPORT_LUNS_FIRST;
+        bool exact = false;
         int r = -EIO;
 
         fd = open_lu_node(rootfd, lu);
@@ -255,7 +256,7 @@ static int io_report_luns(void *userdata, int rootfd, const ScanLu *lu, unsigned
 
         /* At most two reads: the first tells the length, the second gets it all. A list that
          * grows between the two is re-read once more, never looped on. */
-        for (unsigned attempt = 0; attempt < 3; attempt++) {
+        for (unsigned attempt = 0; attempt < 4; attempt++) {
                 uint8_t cdb[12] = { 0xa0, 0, 0x00 /* SELECT REPORT: all but W-LUNs */ };
                 SgioResult res = {};
                 size_t need;
@@ -267,6 +268,14 @@ static int io_report_luns(void *userdata, int rootfd, const ScanLu *lu, unsigned
                 unaligned_write_be32(cdb + 6, (uint32_t)want);
                 r = sgio_exec_retry(fd, cdb, sizeof(cdb), buf, want, timeout_ms, &res);
                 *commands += res.commands;
+                if (r == -ENOLINK && !exact) {
+                        /* vmw_pvscsi reports a short transfer (the usual case: the list is
+                         * shorter than the allocation) as DID_ERROR. Ask for the header and
+                         * one entry (SPC: at least 16), then for exactly the list. */
+                        exact = true;
+                        want = 16;
+                        continue;
+                }
                 if (r < 0)
                         return r;
                 r = luns_report_len(buf, res.len, &need);
@@ -1071,6 +1080,13 @@ static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const ch
         if (!(s->flags & SCAN_DRY_RUN)) {
                 a.error = s->io->write_attr(s->ctx->io_userdata, s->rootfd, a.path, a.value);
                 a.applied = a.error >= 0;
+                if (a.error < 0 && !reported) {
+                        /* e.g. EINVAL: the LUN is beyond the host's max_lun. */
+                        a.kind = SCAN_ACTION_PROBE;
+                        snprintf(a.reason, sizeof(a.reason), "%s: host refused LUN (%s)",
+                                 reason, strerror(-a.error));
+                        a.error = 0;
+                }
                 /* The write succeeds whether or not the kernel found an LU: check. */
                 if (a.applied && !lu_exists(s->rootfd, t->host, t->channel, t->target, lun)) {
                         if (reported)
@@ -1177,6 +1193,9 @@ static int report_luns_retry(Scan *s, ScanTarget *t, const ScanLu *via, uint8_t 
 static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n)
 {
         t->method = SCAN_METHOD_SEQUENTIAL;
+        for (size_t i = 0; i < n; i++)
+                if (!scan_lun_is_wlun(lus[i].lun))
+                        t->unchanged++;
         if (!(s->flags & SCAN_ADD))
                 return;
         /* Like the kernel's sequential scan: LUN 1 on, stop at the first LUN that does not
@@ -1184,10 +1203,8 @@ static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n)
         for (uint64_t l = 1; l < s->pol.seq_max_lun; l++) {
                 if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target, (int64_t)l))
                         continue;
-                if (find_lun(lus, n, l)) {
-                        t->unchanged++;
+                if (find_lun(lus, n, l))
                         continue;
-                }
                 if (!add_lu(s, t, l, false, "sequential probe (no REPORT LUNS)") &&
                     !(s->flags & SCAN_DRY_RUN) && !s->pol.seq_sparse)
                         break;
@@ -1254,17 +1271,11 @@ static void run_target(Scan *s, ScanTarget *t)
 
         r = report_luns_retry(s, t, via, &buf, &len);
         if (r == -EOPNOTSUPP) {
-                char path[PATH_MAX];
-                uint64_t level = 0;
-
-                /* sysfs scsi_level is the ANSI version + 1: 3 is SCSI-2, which may lack
-                 * REPORT LUNS; a newer device refusing it is an error, not a quirk. */
-                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/scsi_level", via->hctl);
-                if (sysfs_read_u64(s->rootfd, path, &level) >= 0 && level <= 3) {
-                        debug(s, "%s: SCSI-2 device without REPORT LUNS: sequential probe", t->hctl);
-                        run_sequential(s, t, lus, n);
-                        goto done;
-                }
+                /* As the kernel does: a target refusing REPORT LUNS (SCSI-2 devices, ATAPI
+                 * behind libata) is probed sequentially; nothing is ever removed there. */
+                debug(s, "%s: REPORT LUNS not supported: sequential probe", t->hctl);
+                run_sequential(s, t, lus, n);
+                goto done;
         }
         if (r >= 0)
                 r = scan_lun_set_from_report(buf, len, &rep, &n_rep);
