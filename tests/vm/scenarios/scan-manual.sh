@@ -1,0 +1,49 @@
+#!/bin/sh
+# scan-manual: boot with scsi_mod.scan=manual: the kernel scans nothing (only libata adds its
+# devices itself). `lunctl rescan` (every host) must make every LU of the SAN appear. Then the
+# LUs are deleted again and rescan-scsi-bus.sh -a run: both device sets are compared.
+# vm-flavour: busybox
+# vm-topology: san
+# vm-append: scsi_mod.scan=manual
+# vm-timeout: 480
+. /vm/guest/lib.sh
+. /vm/scenarios/scan-lib.inc
+
+vm_assert_eq manual "$(cat /sys/module/scsi_mod/parameters/scan)" "scsi_mod.scan"
+modprobe -a sd_mod sr_mod st sg
+modprobe scsi_debug $SAN_SCSI_DEBUG
+vm_coldplug pci virtio
+# USB hosts come after enumeration; keep loading drivers until the host count settles
+n=0 last=-1 same=0
+while [ $same -lt 3 ] && [ $n -lt 40 ]; do
+	vm_coldplug usb
+	c=$(ls /sys/class/scsi_host | wc -l)
+	if [ "$c" = "$last" ]; then same=$((same + 1)); else same=0; fi
+	last=$c n=$((n + 1))
+	sleep 0.5
+done
+vm_result "hosts=$(ls /sys/class/scsi_host | wc -l)"
+lu_set >/tmp/boot
+vm_result "boot_lus=$(wc -l </tmp/boot)"
+cat /tmp/boot
+
+time_ms lunctl rescan
+vm_result "lund.rc=$T_RC lund.ms=$T_MS"
+vm_assert_eq 0 "$T_RC" "lunctl rescan exit status"
+vm_wait_until 20 san_all_present || true
+echo "$SAN_EXPECT" | while read -r p n; do
+	vm_assert_eq "$n" "$(san_count "$p")" "LUs on $p after lunctl rescan"
+done
+lu_set >/tmp/lund
+vm_result "lund.lus=$(wc -l </tmp/lund)"
+
+new_lus /tmp/boot /tmp/lund | delete_lus
+settle
+lu_set >/tmp/s2
+vm_assert "back to the boot state" cmp -s /tmp/boot /tmp/s2
+time_ms rsb -a
+vm_result "rsb.rc=$T_RC rsb.ms=$T_MS"
+settle
+lu_set >/tmp/rsb
+compare_sets manual /tmp/lund /tmp/rsb || true
+vm_done
