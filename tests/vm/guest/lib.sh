@@ -138,10 +138,10 @@ _san_poll() {
 	san_all_present
 }
 
-# san_up [--no-uld] [--timeout S]: bring the SAN up: load the HBA drivers (coldplug) and
+# san_up [--no-uld] [--timeout S (90)]: bring the SAN up: load the HBA drivers (coldplug) and
 # scsi_debug, load sd/sr/st/sg (unless --no-uld) and wait until every expected device exists.
 san_up() {
-	_uld=1 _t=30
+	_uld=1 _t=90
 	while [ $# -gt 0 ]; do
 		case $1 in --no-uld) _uld= ;; --timeout) _t=$2; shift ;; esac
 		shift
