@@ -5,10 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-
-#define SD_JOURNAL_SUPPRESS_LOCATION 1
-#include <systemd/sd-journal.h>
 
 #include "log.h"
 
@@ -54,29 +50,9 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
                 return error;
         }
 
-        if (log_target == LOG_TARGET_JOURNAL) {
-                char *fields[8] = {};
-                struct iovec iov[8];
-                size_t n = 0;
-
-                if (asprintf(&fields[n++], "MESSAGE=%s", msg) < 0 ||
-                    asprintf(&fields[n++], "PRIORITY=%i", level) < 0 ||
-                    asprintf(&fields[n++], "SYSLOG_IDENTIFIER=%s", log_ident) < 0 ||
-                    (error < 0 && asprintf(&fields[n++], "ERRNO=%i", -error) < 0) ||
-                    (dev && dev->hctl && asprintf(&fields[n++], "LUND_HCTL=%s", dev->hctl) < 0) ||
-                    (dev && dev->devnode &&
-                     asprintf(&fields[n++], "LUND_DEVICE=%s", dev->devnode) < 0) ||
-                    (dev && dev->wwid && asprintf(&fields[n++], "LUND_WWID=%s", dev->wwid) < 0) ||
-                    (message_id && asprintf(&fields[n++], "MESSAGE_ID=%s", message_id) < 0))
-                        n--; /* the failed asprintf left its slot undefined */
-                else {
-                        for (size_t i = 0; i < n; i++)
-                                iov[i] = (struct iovec) { fields[i], strlen(fields[i]) };
-                        sd_journal_sendv(iov, (int)n);
-                }
-                for (size_t i = 0; i < n; i++)
-                        free(fields[i]);
-        } else if (dev && dev->hctl)
+        if (log_target == LOG_TARGET_JOURNAL && log_journal_send)
+                log_journal_send(level, error, dev, message_id, log_ident, msg);
+        else if (dev && dev->hctl)
                 fprintf(stderr, "%s: %s: %s\n", log_ident, dev->hctl, msg);
         else
                 fprintf(stderr, "%s: %s\n", log_ident, msg);

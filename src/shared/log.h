@@ -46,3 +46,12 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
         log_device_full(LOG_WARNING, (error), (dev), __VA_ARGS__)
 #define log_device_info(dev, ...) log_device_full(LOG_INFO, 0, (dev), __VA_ARGS__)
 #define log_device_debug(dev, ...) log_device_full(LOG_DEBUG, 0, (dev), __VA_ARGS__)
+
+/*
+ * The journal backend lives in log-journal.c, linked only into programs that log to the
+ * journal (the daemon), so that lunctl does not load libsystemd and its compression and crypto
+ * libraries for every device udev asks it about. Without it, LOG_TARGET_JOURNAL writes to
+ * stderr.
+ */
+void log_journal_send(int level, int error, const LogDevice *dev, const char *message_id,
+                      const char *ident, const char *msg) __attribute__((weak));

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Identify every disk of the emulated SAN with lunctl and with udev's scsi_id in one VM, and
+# print time and SCSI commands per LU and the ratios. A benchmark: it prints, never asserts.
+#   bench/identify.sh            (ROUNDS=N in the environment changes the repetitions)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+tests/vm/run --keep _bench-identify >/dev/null || true
+res=.cache/vm/results/_bench-identify/results.log
+python3 - "$res" <<'PY'
+import re, sys
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.search(r'tool=(\S+) runs=(\d+) us_per_lu=(\d+) cmds_per_lu_x1000=(\d+)', line)
+    if m:
+        rows[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)) / 1000)
+if not rows:
+    sys.exit("bench: no results (see .cache/vm/results/_bench-identify/console.log)")
+print(f"{'tool':<12} {'runs':>6} {'ms/LU':>9} {'cmds/LU':>8}")
+for k, (runs, us, cmds) in rows.items():
+    print(f"{k:<12} {runs:>6} {us/1000:>9.2f} {cmds:>8.3f}")
+l, s, f = rows.get('lunctl'), rows.get('scsi_id'), rows.get('sysfs-wwid')
+if l and s:
+    print(f"scsi_id / lunctl time: {s[1]/max(l[1],1):.2f}x")
+if l and f:
+    print(f"lunctl / sysfs read time: {l[1]/max(f[1],1):.2f}x")
+PY
