@@ -9,8 +9,8 @@
 . /vm/guest/lib.sh
 . /vm/scenarios/scan-lib.inc
 
-vm_assert_eq manual "$(cat /sys/module/scsi_mod/parameters/scan)" "scsi_mod.scan"
 modprobe -a sd_mod sr_mod st sg
+vm_assert_eq manual "$(cat /sys/module/scsi_mod/parameters/scan)" "scsi_mod.scan"
 modprobe scsi_debug $SAN_SCSI_DEBUG
 vm_coldplug pci virtio
 # USB hosts come after enumeration; keep loading drivers until the host count settles
@@ -45,5 +45,7 @@ time_ms rsb -a
 vm_result "rsb.rc=$T_RC rsb.ms=$T_MS"
 settle
 lu_set >/tmp/rsb
+# rescan-scsi-bus.sh scans channel 0 only unless told (-c): it misses megasas (channel 2)
 compare_sets manual /tmp/lund /tmp/rsb || true
+vm_result "rsb.missing=$(new_lus /tmp/rsb /tmp/lund | tr '\n' ',')"
 vm_done

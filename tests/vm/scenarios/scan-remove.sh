@@ -39,8 +39,9 @@ step() {
 }
 step DEL1
 
-lunctl rescan >/tmp/add.txt 2>&1 || vm_fail "lunctl rescan (add only) failed: $(cat /tmp/add.txt)"
+rc=0; lunctl rescan >/tmp/add.txt 2>&1 || rc=$?
 cat /tmp/add.txt
+vm_assert_eq 2 "$rc" "plain lunctl rescan exit status (the vanished megasas target failed)"
 lu_set >/tmp/s1
 vm_assert "plain rescan removes nothing" cmp -s /tmp/s0 /tmp/s1
 vm_result "plain.kept=$(grep -c '^keep' /tmp/add.txt)"
