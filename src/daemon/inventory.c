@@ -478,6 +478,10 @@ static void lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
         lu_naming_done(&lu->naming);
         r = probe_read(inv->rootfd, ref, inv->probe_flags, &pd);
         lu->probe_commands = pd.commands;
+        lu->probe_no_node = false;
+        for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
+                if (pd.error[p] == -ENODEV)
+                        lu->probe_no_node = true;
         if (r >= 0)
                 r = lu_compute_names(&pd, lu->scsi_level,
                                      lu->block && strneq(lu->block, "sr", 2), &lu->naming);
@@ -567,6 +571,12 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
                 LuChange what;
                 Lu tmp;
 
+                /* An LU the kernel cached no VPD for is identified over SG_IO, which needs its
+                 * sg (or block) node: when identification failed and a node has appeared since
+                 * (the add uevent comes before the upper drivers bind), try again. */
+                if (!reprobe && (old->naming_error < 0 || old->probe_no_node) &&
+                    (lu_diff(old, lu) & LU_CHANGE_NODES))
+                        reprobe = true;
                 if (reprobe) {
                         lu_probe_names(inv, lu, &ref);
                         what = lu_diff(old, lu);
@@ -576,6 +586,7 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
                         lu->naming = old->naming;
                         lu->naming_error = old->naming_error;
                         lu->probe_commands = old->probe_commands;
+                        lu->probe_no_node = old->probe_no_node;
                         old->naming = (LuNaming) {};
                 }
 

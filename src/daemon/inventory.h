@@ -55,6 +55,7 @@ struct Lu {
         LuNaming naming;
         int naming_error;     /* why naming failed, 0 on success */
         unsigned probe_commands; /* SCSI commands the last probe needed */
+        bool probe_no_node;   /* a page was neither cached nor readable: no node to ask yet */
         void *userdata;       /* the owner's per-LU state */
         unsigned generation;  /* last resync that saw it */
 };
@@ -156,6 +157,7 @@ typedef struct Uevent {
         const char *devtype;
         const char *devpath;  /* "/devices/..." */
         const char *sdev_ua;  /* SDEV_UA= */
+        const char *modalias; /* MODALIAS= */
         uint64_t seqnum;
 } Uevent;
 

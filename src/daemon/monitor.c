@@ -71,6 +71,7 @@ static void dispatch(Monitor *m, struct udev_device *d)
                 .devtype = udev_device_get_devtype(d),
                 .devpath = udev_device_get_devpath(d),
                 .sdev_ua = udev_device_get_property_value(d, "SDEV_UA"),
+                .modalias = udev_device_get_property_value(d, "MODALIAS"),
                 .seqnum = seqnum,
         };
         if (!monitor_subsystem_wanted(ev.subsystem) || !ev.action)
