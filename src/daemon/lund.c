@@ -12,6 +12,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "modload.h"
 #include "monitor.h"
 
 static void usage(FILE *out)
@@ -32,6 +33,9 @@ static void usage(FILE *out)
                 "     --receive-buffer <size>  kernel uevent socket buffer, bytes, K/M/G suffixes\n"
                 "                                (default 128M)\n"
                 "     --sysfs-only             never send SCSI commands, use the kernel's cache only\n"
+                "     --config <file>          policy configuration (default /etc/lund/lund.conf)\n"
+                "     --hwdb <file>            compiled hwdb (default: the system's hwdb.bin)\n"
+                "     --load-modules <when>    load LU drivers: auto (without udevd), always, never\n"
                 "     --no-monitor             do not listen to kernel uevents (tests)\n"
                 "     --log-level <level>      err, warning, notice, info or debug (default info)\n"
                 "\n"
@@ -121,6 +125,9 @@ int main(int argc, char *argv[])
                 OPT_SYSFS_ONLY,
                 OPT_NO_MONITOR,
                 OPT_LOG_LEVEL,
+                OPT_CONFIG,
+                OPT_HWDB,
+                OPT_LOAD_MODULES,
         };
         static const struct option longopts[] = {
                 { "root", required_argument, NULL, OPT_ROOT },
@@ -131,6 +138,9 @@ int main(int argc, char *argv[])
                 { "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
                 { "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
                 { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+                { "config", required_argument, NULL, OPT_CONFIG },
+                { "hwdb", required_argument, NULL, OPT_HWDB },
+                { "load-modules", required_argument, NULL, OPT_LOAD_MODULES },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
@@ -176,6 +186,24 @@ int main(int argc, char *argv[])
                         break;
                 case OPT_SYSFS_ONLY:
                         config.probe_flags |= PROBE_SYSFS_ONLY;
+                        break;
+                case OPT_CONFIG:
+                        config.conf_path = optarg;
+                        break;
+                case OPT_HWDB:
+                        config.hwdb_path = optarg;
+                        break;
+                case OPT_LOAD_MODULES:
+                        if (streq(optarg, "auto"))
+                                config.modload = MODLOAD_AUTO;
+                        else if (streq(optarg, "always"))
+                                config.modload = MODLOAD_ALWAYS;
+                        else if (streq(optarg, "never"))
+                                config.modload = MODLOAD_NEVER;
+                        else {
+                                fprintf(stderr, "lund: invalid --load-modules '%s'\n", optarg);
+                                return EXIT_FAILURE;
+                        }
                         break;
                 case OPT_NO_MONITOR:
                         config.no_monitor = true;

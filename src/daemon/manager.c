@@ -22,7 +22,9 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "modload.h"
 #include "monitor.h"
+#include "policy-apply.h"
 #include "scan.h"
 #include "sysfs.h"
 
@@ -81,6 +83,8 @@ struct Manager {
         sd_event *event;
         int rootfd, runfd;
         Inventory *inventory;
+        PolicyEngine *policy;
+        ModLoader *modload;
         Monitor *monitor;
         ControlServer *control;
         Links *links[_LINKSET_MAX];
@@ -617,6 +621,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
                 log_device_full(LOG_WARNING, lu->naming_error, &dev,
                                 "cannot identify it, no names: %m");
         emit(m, "lu-added", lu_to_json(m, lu));
+        (void)policy_apply(m->policy, lu, "add");
         lu_update_links(m, lu, false);
         status_dirty(m);
 }
@@ -641,6 +646,9 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
                 json_object_array_add(w, json_object_new_string("info"));
         json_object_object_add(o, "what", w);
         emit(m, "lu-changed", o);
+        /* sd's max_retries exists only once the disk driver is bound */
+        if (what & LU_CHANGE_NODES)
+                (void)policy_apply(m->policy, lu, "add");
         if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
                 lu_update_links(m, lu, false);
 }
@@ -741,6 +749,14 @@ static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
         return r;
 }
 
+static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
+{
+        Manager *m = userdata;
+        int r = policy_apply(m->policy, lu, "power-on-reset");
+
+        return r < 0 ? r : 0;
+}
+
 /* ---- resync ---- */
 
 static int do_resync(Manager *m, const char *reason)
@@ -802,6 +818,18 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
 {
         Manager *m = userdata;
         int r;
+
+        /* Without udevd nobody else loads the LU's upper driver and sg (modload.h). */
+        if (m->modload && ev->action && streq(ev->action, "add") && ev->subsystem &&
+            streq(ev->subsystem, "scsi") && ev->devtype && streq(ev->devtype, "scsi_device") &&
+            ev->devpath) {
+                _cleanup_free_ char *syspath = NULL;
+                const char *base = strrchr(ev->devpath, '/');
+
+                if (asprintf(&syspath, "sys%s", ev->devpath) >= 0)
+                        (void)modload_lu(m->modload, base ? base + 1 : ev->devpath, syspath,
+                                         ev->modalias);
+        }
 
         r = inventory_handle_uevent(m->inventory, ev);
         if (r < 0)
@@ -1162,6 +1190,8 @@ Manager *manager_free(Manager *m)
                 for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
                         lu_links_free(lu->userdata);
         inventory_free(m->inventory);
+        policy_engine_free(m->policy);
+        modload_free(m->modload);
         tdestroy(m->claims, claim_free_node);
         for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
                 links_free(m->links[s]);
@@ -1319,7 +1349,7 @@ int manager_start(Manager *m)
                 .lu_removed = on_lu_removed,
                 .unit_attention = on_unit_attention,
                 .rescan_target = on_rescan_target,
-                /* apply_policy: the policy engine. */
+                .apply_policy = on_apply_policy,
         };
         static const MonitorCallbacks mcb = {
                 .event = on_uevent,
@@ -1372,6 +1402,10 @@ int manager_start(Manager *m)
         }
         retire_old_link_dirs(m);
 
+        r = policy_engine_new(m->rootfd, m->config.conf_path, m->config.hwdb_path, &m->policy);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the policy engine: %m");
+
         r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the inventory: %m");
@@ -1391,9 +1425,19 @@ int manager_start(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to create the control socket %s: %m", sock);
 
+        r = modload_new(m->rootfd, m->config.modload, &m->modload);
+        if (r < 0)
+                log_warning_errno(r, "Cannot load drivers, continuing without: %m");
+
         r = do_resync(m, "start-up");
         if (r < 0)
                 log_warning_errno(r, "Start-up scan incomplete, continuing: %m");
+        /* Coldplug: LUs that were there before lund may lack their drivers too. Their nodes
+         * arrive as uevents, like any other. */
+        if (modload_active(m->modload))
+                for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
+                        if (!lu->sg || (!lu->block && !lu->tape))
+                                (void)modload_lu(m->modload, lu->hctl, lu->syspath, NULL);
         m->resyncs = 0;
 
         (void)sd_notifyf(false, "READY=1\nSTATUS=Managing %zu logical units, %zu names",

@@ -20,6 +20,9 @@ typedef struct ManagerConfig {
         size_t receive_buffer;      /* 0: the default */
         ProbeFlags probe_flags;
         bool no_monitor;            /* tests: do not listen to kernel uevents */
+        const char *conf_path;      /* lund.conf(5); NULL: /etc/lund/lund.conf */
+        const char *hwdb_path;      /* compiled hwdb; NULL: the system's */
+        int modload;                /* ModLoadMode (modload.h): driver loading without udevd */
 } ManagerConfig;
 
 typedef struct Manager Manager;

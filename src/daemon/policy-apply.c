@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <iniparser/iniparser.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwdb.h"
+#include "log.h"
+#include "macro.h"
+#include "policy-apply.h"
+#include "sysfs.h"
+
+#define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
+
+typedef enum PolicyKnob {
+        KNOB_TIMEOUT,
+        KNOB_EH_TIMEOUT,
+        KNOB_MAX_RETRIES,
+        KNOB_QUEUE_DEPTH,
+        _KNOB_MAX,
+} PolicyKnob;
+
+static const struct {
+        const char *conf_key; /* lund.conf */
+        const char *hwdb_key; /* lund.hwdb */
+        long min, max;        /* what lund accepts; the kernel may refuse more */
+} knobs[_KNOB_MAX] = {
+        [KNOB_TIMEOUT] = { "timeout", "LUND_TIMEOUT", 1, 3600 },
+        [KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", 1, 3600 },
+        [KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", -1, 100 },
+        [KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", 1, 65535 },
+};
+
+/* One [defaults] or [device NAME] section of lund.conf. */
+typedef struct ConfRule {
+        char *name;          /* NULL for [defaults]; else the section's NAME */
+        char *vendor, *model; /* fnmatch patterns ("*" when not given) */
+        char *value[_KNOB_MAX];
+} ConfRule;
+
+struct PolicyEngine {
+        int rootfd;
+        char *conf_path;
+        ConfRule *rules;
+        size_t n_rules;
+        Hwdb *hwdb;
+};
+
+/* What one LU gets, and where each value came from (for the log). */
+typedef struct LuPolicy {
+        char *value[_KNOB_MAX];
+        char *source[_KNOB_MAX];
+} LuPolicy;
+
+static void lu_policy_done(LuPolicy *p)
+{
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                free(p->value[k]);
+                free(p->source[k]);
+        }
+}
+
+static int lu_policy_set(LuPolicy *p, PolicyKnob k, const char *value, const char *source)
+{
+        char *v = strdup(value), *s = strdup(source);
+
+        if (!v || !s) {
+                free(v);
+                free(s);
+                return -ENOMEM;
+        }
+        free(p->value[k]);
+        free(p->source[k]);
+        p->value[k] = v;
+        p->source[k] = s;
+        return 0;
+}
+
+static void conf_free(PolicyEngine *p)
+{
+        for (size_t i = 0; i < p->n_rules; i++) {
+                free(p->rules[i].name);
+                free(p->rules[i].vendor);
+                free(p->rules[i].model);
+                for (int k = 0; k < _KNOB_MAX; k++)
+                        free(p->rules[i].value[k]);
+        }
+        free(p->rules);
+        p->rules = NULL;
+        p->n_rules = 0;
+}
+
+/* iniparser reports syntax errors through this; they become our log lines. */
+static int conf_error_cb(const char *fmt, ...)
+{
+        char buf[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        buf[strcspn(buf, "\n")] = 0;
+        log_warning("lund.conf: %s", buf);
+        return 0;
+}
+
+static int conf_load(PolicyEngine *p, const char *path)
+{
+        dictionary *d;
+        int nsec;
+
+        if (access(path, F_OK) < 0) {
+                if (errno == ENOENT) {
+                        log_debug("%s: not present, no configured policy", path);
+                        return 0;
+                }
+                return log_warning_errno(-errno, "%s: cannot access: %m", path);
+        }
+        iniparser_set_error_callback(conf_error_cb);
+        d = iniparser_load(path);
+        if (!d)
+                return log_error_errno(-EBADMSG, "%s: cannot parse, ignoring the whole file", path);
+
+        nsec = iniparser_getnsec(d);
+        for (int i = 0; i < nsec; i++) {
+                const char *sec = iniparser_getsecname(d, i);
+                ConfRule rule = {}, *n;
+
+                if (!sec)
+                        continue;
+                if (strneq(sec, "device ", 7) || streq(sec, "device")) {
+                        _cleanup_free_ char *kv = NULL, *km = NULL;
+                        const char *g = sec + 6;
+
+                        g += strspn(g, " \t");
+                        if (asprintf(&kv, "%s:vendor", sec) < 0 || asprintf(&km, "%s:model", sec) < 0)
+                                goto oom;
+                        rule.name = strdup(*g ? g : "device");
+                        rule.vendor = strdup(iniparser_getstring(d, kv, "*"));
+                        rule.model = strdup(iniparser_getstring(d, km, "*"));
+                        if (!rule.name || !rule.vendor || !rule.model) {
+                                free(rule.name);
+                                free(rule.vendor);
+                                free(rule.model);
+                                goto oom;
+                        }
+                } else if (!streq(sec, "defaults")) {
+                        log_warning("%s: unknown section [%s], ignoring it", path, sec);
+                        continue;
+                }
+                for (int k = 0; k < _KNOB_MAX; k++) {
+                        _cleanup_free_ char *key = NULL;
+                        const char *v;
+
+                        if (asprintf(&key, "%s:%s", sec, knobs[k].conf_key) < 0)
+                                goto oom;
+                        v = iniparser_getstring(d, key, NULL);
+                        if (v && !(rule.value[k] = strdup(v)))
+                                goto oom;
+                }
+                {
+                        int nk = iniparser_getsecnkeys(d, sec);
+                        const char **keys = nk > 0 ? calloc((size_t)nk, sizeof(char *)) : NULL;
+
+                        if (keys && iniparser_getseckeys(d, sec, keys))
+                                for (int j = 0; j < nk; j++) {
+                                        const char *k = strchr(keys[j], ':');
+                                        bool known = false;
+
+                                        k = k ? k + 1 : keys[j];
+                                        for (int x = 0; x < _KNOB_MAX; x++)
+                                                known |= streq(k, knobs[x].conf_key);
+                                        if (rule.name)
+                                                known |= streq(k, "vendor") || streq(k, "model");
+                                        if (!known)
+                                                log_warning("%s: [%s]: unknown key \"%s\", ignoring it",
+                                                            path, sec, k);
+                                }
+                        free(keys);
+                }
+                n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
+                if (!n) {
+                        free(rule.name);
+                        free(rule.vendor);
+                        free(rule.model);
+                        for (int k = 0; k < _KNOB_MAX; k++)
+                                free(rule.value[k]);
+                        goto oom;
+                }
+                p->rules = n;
+                p->rules[p->n_rules++] = rule;
+        }
+        iniparser_freedict(d);
+        log_info("%s: %zu policy section(s)", path, p->n_rules);
+        return 0;
+oom:
+        iniparser_freedict(d);
+        return log_error_errno(-ENOMEM, "Out of memory");
+}
+
+int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path,
+                      PolicyEngine **ret)
+{
+        PolicyEngine *p;
+        int r;
+
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->rootfd = rootfd;
+        p->conf_path = strdup(conf_path ?: LUND_CONF_DEFAULT);
+        if (!p->conf_path) {
+                free(p);
+                return -ENOMEM;
+        }
+        r = conf_load(p, p->conf_path);
+        if (r == -ENOMEM) {
+                policy_engine_free(p);
+                return r;
+        }
+        r = hwdb_open(hwdb_path, &p->hwdb);
+        if (r < 0) {
+                if (hwdb_path)
+                        log_warning_errno(r, "%s: cannot open the hwdb, no hwdb policy: %m",
+                                          hwdb_path);
+                else
+                        log_debug_errno(r, "No compiled hwdb, no hwdb policy: %m");
+                p->hwdb = NULL;
+        }
+        *ret = p;
+        return 0;
+}
+
+PolicyEngine *policy_engine_free(PolicyEngine *p)
+{
+        if (!p)
+                return NULL;
+        conf_free(p);
+        hwdb_free(p->hwdb);
+        free(p->conf_path);
+        free(p);
+        return NULL;
+}
+
+typedef struct HwdbCtx {
+        LuPolicy *pol;
+        int error;
+} HwdbCtx;
+
+static void on_hwdb_property(const char *key, const char *value, void *userdata)
+{
+        HwdbCtx *c = userdata;
+
+        for (int k = 0; k < _KNOB_MAX; k++)
+                if (streq(key, knobs[k].hwdb_key)) {
+                        int r = lu_policy_set(c->pol, k, value, "hwdb");
+                        if (r < 0)
+                                c->error = r;
+                }
+}
+
+/* hwdb first, then lund.conf's [defaults], then its [device] sections in file order. */
+static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
+{
+        _cleanup_free_ char *vendor = NULL, *model = NULL;
+        int r;
+
+        if (p->hwdb) {
+                _cleanup_free_ char *alias = hwdb_modalias(lu->type, lu->vendor, lu->model,
+                                                           lu->revision);
+                HwdbCtx c = { pol, 0 };
+
+                if (!alias)
+                        return -ENOMEM;
+                r = hwdb_lookup(p->hwdb, alias, on_hwdb_property, &c);
+                if (c.error < 0)
+                        return c.error;
+                if (r < 0)
+                        log_debug_errno(r, "hwdb lookup of \"%s\" failed: %m", alias);
+        }
+        vendor = strdup(lu->vendor ?: "");
+        model = strdup(lu->model ?: "");
+        if (!vendor || !model)
+                return -ENOMEM;
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < p->n_rules; i++) {
+                        const ConfRule *rule = &p->rules[i];
+                        _cleanup_free_ char *src = NULL;
+
+                        if ((pass == 0) != !rule->name)
+                                continue;
+                        if (rule->name && (fnmatch(rule->vendor, vendor, FNM_CASEFOLD) != 0 ||
+                                           fnmatch(rule->model, model, FNM_CASEFOLD) != 0))
+                                continue;
+                        if (asprintf(&src, "%s [%s%s]", p->conf_path,
+                                     rule->name ? "device " : "defaults", rule->name ?: "") < 0)
+                                return -ENOMEM;
+                        for (int k = 0; k < _KNOB_MAX; k++)
+                                if (rule->value[k]) {
+                                        r = lu_policy_set(pol, k, rule->value[k], src);
+                                        if (r < 0)
+                                                return r;
+                                }
+                }
+        return 0;
+}
+
+static int parse_long(const char *s, long *ret)
+{
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (errno != 0 || end == s || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
+                      const char *source, const char *why)
+{
+        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+        _cleanup_free_ char *path = NULL, *cur = NULL;
+        const char *name = knobs[k].conf_key;
+        long v;
+        int r;
+
+        if (parse_long(value, &v) < 0 || v < knobs[k].min || v > knobs[k].max) {
+                log_device_full(LOG_WARNING, 0, &dev,
+                                "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s unchanged",
+                                source, name, value, knobs[k].min, knobs[k].max, name);
+                return 0;
+        }
+        if (k == KNOB_MAX_RETRIES) {
+                if (!lu->block || strneq(lu->block, "sr", 2))
+                        return 0; /* sd's attribute: only disks have it */
+                r = asprintf(&path, "%s/scsi_disk/%s/max_retries", lu->syspath, lu->hctl);
+        } else
+                r = asprintf(&path, "%s/%s", lu->syspath, name);
+        if (r < 0)
+                return -ENOMEM;
+
+        r = sysfs_read_string(p->rootfd, path, &cur);
+        if (r == -ENOENT) {
+                log_device_full(LOG_NOTICE, 0, &dev,
+                                "%s: %s is not available for this device on this kernel, not set",
+                                source, name);
+                return 0;
+        }
+        if (r < 0)
+                return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
+        {
+                long c;
+                if (parse_long(cur, &c) >= 0 && c == v)
+                        return 0;
+        }
+        {
+                char buf[32];
+
+                snprintf(buf, sizeof(buf), "%ld", v);
+                r = sysfs_write_attr(p->rootfd, path, buf);
+        }
+        if (r < 0)
+                return log_device_warning_errno(&dev, r,
+                                                "%s: the kernel refused %s=%ld (%s), %s left at %s: %m",
+                                                source, name, v, why, name, cur);
+        log_device_full(LOG_INFO, 0, &dev, "%s %s -> %ld (%s, %s)", name, cur, v, source, why);
+        return 1;
+}
+
+int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
+{
+        LuPolicy pol = {};
+        int r, changed = 0, first_error = 0;
+
+        if (!p)
+                return 0;
+        r = lu_policy_compute(p, lu, &pol);
+        if (r < 0) {
+                lu_policy_done(&pol);
+                return r;
+        }
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                if (!pol.value[k])
+                        continue;
+                r = apply_knob(p, lu, k, pol.value[k], pol.source[k], why);
+                if (r > 0)
+                        changed++;
+                else if (r < 0 && first_error == 0)
+                        first_error = r;
+        }
+        lu_policy_done(&pol);
+        return first_error < 0 ? first_error : changed;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Per-device policy defaults from the hardware database (lund.hwdb(7)), looked up with sd-hwdb
+ * as udev's hwdb builtin does. A logical unit's match string is
+ *
+ *     lund:scsi:t<type>:v<vendor>:m<model>:r<revision>
+ *
+ * (type in decimal, INQUIRY strings with trailing blanks removed and every byte outside
+ * printable ASCII, and ':' itself, written '_'), so hwdb files match with globs such as
+ * "lund:scsi:t0:vSEAGATE:mST600MM*:*". io/ does not log: lookups return -errno.
+ */
+
+#include <stddef.h>
+
+typedef struct Hwdb Hwdb;
+
+/*
+ * hwdb_open() - the compiled database at @path (hwdb.bin), or the system's (NULL: the paths
+ * sd_hwdb_new() searches). Returns 0, -ENOENT when there is none, -errno.
+ */
+int hwdb_open(const char *path, Hwdb **ret);
+Hwdb *hwdb_free(Hwdb *h);
+
+/* hwdb_modalias() - the match string of an LU (see above); malloc'd, NULL on ENOMEM. */
+char *hwdb_modalias(int type, const char *vendor, const char *model, const char *revision);
+
+typedef void (*HwdbPropertyFn)(const char *key, const char *value, void *userdata);
+
+/*
+ * hwdb_lookup() - call @fn for every property of every entry matching @modalias (keys with
+ * their leading space removed, as sd-hwdb gives them). Returns the number of properties, or
+ * -errno.
+ */
+int hwdb_lookup(Hwdb *h, const char *modalias, HwdbPropertyFn fn, void *userdata);
