@@ -1077,6 +1077,9 @@ static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const ch
         snprintf(a.path, sizeof(a.path), "sys/class/scsi_host/host%u/scan", t->host);
         snprintf(a.value, sizeof(a.value), "%u %u %" PRIu64, t->channel, t->target, lun);
         snprintf(a.reason, sizeof(a.reason), "%s", reason);
+        /* A dry run cannot tell where a sequential walk ends: plan probes, not adds. */
+        if ((s->flags & SCAN_DRY_RUN) && !reported)
+                a.kind = SCAN_ACTION_PROBE;
         if (!(s->flags & SCAN_DRY_RUN)) {
                 a.error = s->io->write_attr(s->ctx->io_userdata, s->rootfd, a.path, a.value);
                 a.applied = a.error >= 0;
