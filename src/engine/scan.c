@@ -525,7 +525,22 @@ typedef struct Scan {
         unsigned targets_done;
         unsigned commands;
         int fatal; /* ENOMEM and the like while queueing */
+
+        /* LUs a target probe instantiated: added by this scan, so not "unchanged" later. */
+        char (*probe_added)[64];
+        size_t n_probe_added;
 } Scan;
+
+static bool was_probe_added(Scan *s, const char *hctl)
+{
+        bool found = false;
+
+        pthread_mutex_lock(&s->lock);
+        for (size_t i = 0; i < s->n_probe_added && !found; i++)
+                found = streq(s->probe_added[i], hctl);
+        pthread_mutex_unlock(&s->lock);
+        return found;
+}
 
 static void emit_locked(Scan *s, ScanEvent *ev)
 {
@@ -1019,11 +1034,52 @@ static void run_host(Scan *s, ScanHost *host)
                         }
                 }
                 if (!(s->flags & SCAN_DRY_RUN)) {
-                        scan_lus_free(lus, n_lus);
+                        ScanLu *before = lus;
+                        size_t n_before = n_lus;
+
                         lus = NULL;
                         r = list_lus(s->rootfd, host->host, SCAN_ANY, SCAN_ANY, &lus, &n_lus);
-                        if (r < 0)
+                        if (r < 0) {
+                                scan_lus_free(before, n_before);
                                 goto fail;
+                        }
+                        /* What the target probe instantiated was added by this scan: count it
+                         * as such (the probe's own write is the action that added it). */
+                        for (size_t i = 0; i < n_lus; i++) {
+                                bool known = false;
+
+                                for (size_t k = 0; k < n_before && !known; k++)
+                                        known = streq(before[k].hctl, lus[i].hctl);
+                                if (known)
+                                        continue;
+                                a = (ScanAction) {
+                                        .kind = SCAN_ACTION_ADD,
+                                        .host = lus[i].host,
+                                        .channel = lus[i].channel,
+                                        .target = lus[i].target,
+                                        .lun = lus[i].lun,
+                                        .applied = true,
+                                };
+                                snprintf(a.hctl, sizeof(a.hctl), "%s", lus[i].hctl);
+                                snprintf(a.reason, sizeof(a.reason), "%s",
+                                         "new target, instantiated by the target probe");
+                                pthread_mutex_lock(&s->lock);
+                                {
+                                        char (*v)[64] = reallocarray(s->probe_added,
+                                                                     s->n_probe_added + 1,
+                                                                     sizeof(*v));
+
+                                        if (v) {
+                                                s->probe_added = v;
+                                                snprintf(v[s->n_probe_added++], sizeof(*v), "%s",
+                                                         lus[i].hctl);
+                                        } else
+                                                s->fatal = -ENOMEM;
+                                }
+                                pthread_mutex_unlock(&s->lock);
+                                (void)record_action(s, &a);
+                        }
+                        scan_lus_free(before, n_before);
                 }
         }
 
@@ -1197,7 +1253,7 @@ static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n)
 {
         t->method = SCAN_METHOD_SEQUENTIAL;
         for (size_t i = 0; i < n; i++)
-                if (!scan_lun_is_wlun(lus[i].lun))
+                if (!scan_lun_is_wlun(lus[i].lun) && !was_probe_added(s, lus[i].hctl))
                         t->unchanged++;
         if (!(s->flags & SCAN_ADD))
                 return;
@@ -1308,7 +1364,8 @@ static void run_target(Scan *s, ScanTarget *t)
                         remove_or_keep(s, &lus[i], "not reported by REPORT LUNS");
                         continue;
                 }
-                t->unchanged++;
+                if (!was_probe_added(s, lus[i].hctl))
+                        t->unchanged++;
                 if (s->flags & SCAN_RESIZE)
                         resize_check(s, t, &lus[i]);
         }
@@ -1580,6 +1637,7 @@ out:
         free(s.hosts);
         free(s.actions);
         free(s.queue);
+        free(s.probe_added);
         scan_result_done(&res);
         pthread_mutex_destroy(&s.lock);
         pthread_cond_destroy(&s.cond);

@@ -383,8 +383,11 @@ START_TEST(test_add)
         ck_assert(exists("sys/bus/scsi/devices/0:0:0:16684"));
         ck_assert(exists("sys/bus/scsi/devices/0:0:2:1"));
         ck_assert_uint_eq(r.n_hosts, 1);
-        ck_assert_uint_eq(r.hosts[0].added, 4);
-        ck_assert_uint_eq(r.hosts[0].unchanged, 4); /* 0:0:0:{0,1}, 0:0:1:0, 0:0:2:0 */
+        /* 0:0:0:2, 0:0:0:16684, 0:0:1:4, 0:0:2:1, and 0:0:2:0, which the target probe
+         * instantiated: it did not exist before the scan, so it is added, not unchanged. */
+        ck_assert_uint_eq(r.hosts[0].added, 5);
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:2:0"));
+        ck_assert_uint_eq(r.hosts[0].unchanged, 3); /* 0:0:0:{0,1}, 0:0:1:0 */
         ck_assert_uint_eq(r.hosts[0].failed, 0);
         ck_assert_uint_eq(r.n_targets, 3);
         ck_assert_uint_eq(r.failed, 0);
@@ -633,7 +636,10 @@ START_TEST(test_sas_transport)
         ck_assert(!wrote("sys/class/scsi_host/host2/scan=- - 0"));
         ck_assert(!wrote("sys/class/scsi_host/host2/scan=0 0 0"));
         ck_assert(exists("sys/bus/scsi/devices/2:0:1:2"));
-        ck_assert_uint_eq(r.hosts[0].added, 1);
+        /* 2:0:1:0 from the target probe, 2:0:1:2 from REPORT LUNS */
+        ck_assert_uint_eq(r.hosts[0].added, 2);
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "2:0:1:0"));
+        ck_assert_uint_eq(r.hosts[0].unchanged, 1); /* 2:0:0:0 */
         ck_assert_uint_eq(r.n_targets, 2);
         ck_assert_str_eq(r.targets[1].source, "sas");
         scan_result_done(&r);
