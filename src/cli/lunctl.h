@@ -41,3 +41,4 @@ int verb_status(int argc, char *argv[], Options *o);
  */
 int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json_object **ret);
 int verb_rescan(int argc, char *argv[], Options *o);
+int verb_policy(int argc, char *argv[], Options *o);
