@@ -444,18 +444,12 @@ static uint16_t ata_word(const uint8_t *id, unsigned word)
         return (uint16_t)(id[word * 2] | id[word * 2 + 1] << 8);
 }
 
-static void ident_ata(ScsiIdent *id, const uint8_t *buf, size_t len)
+/* The part of ata_id that turns IDENTIFY (PACKET) DEVICE data into properties; @d holds the
+ * 512 bytes, whichever way they were obtained. */
+static void ident_ata_from_identify(ScsiIdent *id, const uint8_t *d, bool packet)
 {
         char model_raw[41], serial_raw[21], fw_raw[9], model[41], serial[21];
-        const uint8_t *d;
         uint16_t w108;
-
-        /* SAT-5 Table 217: page code 0x89, page length 0x238, COMMAND CODE at byte 56. */
-        if (!buf || len < PG89_MIN_LEN || buf[1] != 0x89)
-                return;
-        if (buf[56] != 0xec && buf[56] != 0xa1)
-                return;
-        d = buf + PG89_IDENTIFY_OFF;
 
         ata_string(d, 27, 40, model_raw);
         ata_string(d, 10, 20, serial_raw);
@@ -500,8 +494,73 @@ static void ident_ata(ScsiIdent *id, const uint8_t *buf, size_t len)
                                (uint64_t)ata_word(d, 110) << 16 | ata_word(d, 111);
                 snprintf(id->ata.wwn, sizeof(id->ata.wwn), "%" PRIx64, wwn);
         }
-        id->ata.packet = buf[56] == 0xa1;
+        id->ata.packet = packet;
         id->ata.valid = true;
+}
+
+static void ident_ata(ScsiIdent *id, const ScsiIdentInput *in)
+{
+        const uint8_t *buf = in->pg89;
+
+        /* SAT-5 Table 217: page code 0x89, page length 0x238, COMMAND CODE at byte 56. */
+        if (buf && in->pg89_len >= PG89_MIN_LEN && buf[1] == 0x89 &&
+            (buf[56] == 0xec || buf[56] == 0xa1)) {
+                ident_ata_from_identify(id, buf + PG89_IDENTIFY_OFF, buf[56] == 0xa1);
+                return;
+        }
+        /* libata's copy: ATA8-ACS 7.16.7.1 word 0 bit 15 set means the data came from IDENTIFY
+         * PACKET DEVICE (an ATAPI device answers only that one). */
+        if (in->ata_identify && in->ata_identify_len >= IDENT_ATA_IDENTIFY_LEN)
+                ident_ata_from_identify(id, in->ata_identify,
+                                        ata_word(in->ata_identify, 0) & 0x8000);
+}
+
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static IDENT_ATA_IDENTIFY_LEN])
+{
+        uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+        size_t pos = 0;
+
+        assert_return(text && ret, -EINVAL);
+
+        for (unsigned w = 0; w < IDENT_ATA_IDENTIFY_LEN / 2; w++) {
+                unsigned v = 0;
+
+                if (len - pos < 4)
+                        return -EBADMSG;
+                for (unsigned k = 0; k < 4; k++) {
+                        int x = hex_digit(text[pos + k]);
+
+                        if (x < 0)
+                                return -EBADMSG;
+                        v = v << 4 | (unsigned)x;
+                }
+                pos += 4;
+                /* One separator after every word; the last may end the text. */
+                if (pos < len) {
+                        if (text[pos] != ' ' && text[pos] != '\n')
+                                return -EBADMSG;
+                        pos++;
+                } else if (w + 1 < IDENT_ATA_IDENTIFY_LEN / 2)
+                        return -EBADMSG;
+                /* ATA8-ACS 3.3.5: words go over the wire least significant byte first. */
+                out[w * 2] = (uint8_t)(v & 0xff);
+                out[w * 2 + 1] = (uint8_t)(v >> 8);
+        }
+        if (pos != len)
+                return -EBADMSG;
+        memcpy(ret, out, sizeof(out));
+        return 0;
 }
 
 /* utf8_is_valid() && !string_has_cc(): every character valid UTF-8, no byte < 0x20 or 0x7f. */
@@ -571,7 +630,7 @@ int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
         if (scsi_serial_printable(s.unit_serial, sizeof(s.unit_serial)))
                 memcpy(id.scsi_serial, s.unit_serial, sizeof(id.scsi_serial));
 
-        ident_ata(&id, in->pg89, in->pg89_len);
+        ident_ata(&id, in);
 
         id.in = *in;
         *ret = id;

@@ -55,6 +55,12 @@ typedef struct ScsiIdentInput {
         size_t pg83_len;
         const uint8_t *pg89;
         size_t pg89_len;
+        /* IDENTIFY (PACKET) DEVICE data, 512 bytes as the device sent them (little-endian
+         * words), from libata's sysfs ata_device "id" (ident_ata_identify_parse()): what ata_id
+         * reads from an ATAPI device, for which libata's SAT layer has no page 0x89. Used only
+         * when there is no usable page 0x89; fills ScsiIdent.ata, never the scsi_id set. */
+        const uint8_t *ata_identify;
+        size_t ata_identify_len;
         IdentPage page;  /* scsi_id -p */
         bool pg00_infer; /* no page 0x00: assume it lists 0x80/0x83 iff those are present */
 } ScsiIdentInput;
@@ -125,3 +131,15 @@ typedef struct ScsiIdent {
 int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret);
 
 const char *ident_serial_source_name(IdentSerialSource s);
+
+/* Size of IDENTIFY (PACKET) DEVICE data: 256 words (ATA8-ACS 7.16, 7.17). */
+#define IDENT_ATA_IDENTIFY_LEN 512
+
+/*
+ * ident_ata_identify_parse() - libata's sysfs ata_device "id" attribute (drivers/ata/
+ * libata-transport.c: the 256 IDENTIFY words in host order, each as 4 hex digits, separated by
+ * one blank or newline) into the raw little-endian byte form that ScsiIdentInput.ata_identify
+ * takes. @text, @len: the attribute as read (a trailing newline is fine).
+ * Returns 0 with @ret filled; -EBADMSG when it is not exactly 256 such words.
+ */
+int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static IDENT_ATA_IDENTIFY_LEN]);

@@ -207,6 +207,112 @@ START_TEST(test_args)
 }
 END_TEST
 
+/*
+ * libata's sysfs ata_device "id" as the ATAPI source of ata_id's view. The file is the ahci
+ * ide-cd's (tests/fixtures/ata/ahci-cd-dev4.0.id, read in the naming-udev
+ * VM); udev's ata_id printed for it ID_MODEL=LUND_DVD-ROM, ID_SERIAL=LUND_DVD-ROM_ATAPI00001,
+ * ID_SERIAL_SHORT=ATAPI00001, ID_TYPE=cd (`udevadm info /dev/sr2`, same run).
+ */
+#define ATA_ID_FILE FIXTURES_DIR "/ata/ahci-cd-dev4.0.id"
+
+static size_t read_text(const char *path, char *buf, size_t size)
+{
+        FILE *f = fopen(path, "re");
+        size_t n;
+
+        ck_assert_ptr_nonnull(f);
+        n = fread(buf, 1, size, f);
+        fclose(f);
+        return n;
+}
+
+START_TEST(test_ata_identify)
+{
+        char text[4096];
+        uint8_t inq[FIXTURE_MAX], ata[IDENT_ATA_IDENTIFY_LEN];
+        char a[8192], b[8192];
+        size_t n = read_text(ATA_ID_FILE, text, sizeof(text)), la, lb;
+        int ni = fixture_read_hex(FIXTURES_DIR "/captured/ahci-cd/sysfs-inquiry.hex", inq,
+                                  sizeof(inq));
+        ScsiIdentInput in;
+        ScsiIdent with, without;
+
+        ck_assert_int_gt(ni, 0);
+        ck_assert_int_eq(ident_ata_identify_parse(text, n, ata), 0);
+        /* word 0 0x85c0: ATAPI, CD/DVD command set; words go out least significant byte first */
+        ck_assert_uint_eq(ata[0], 0xc0);
+        ck_assert_uint_eq(ata[1], 0x85);
+
+        in = (ScsiIdentInput) { .inquiry = inq, .inquiry_len = (size_t)ni, .pg00_infer = true };
+        ck_assert_int_eq(ident_compute(&in, &without), 0);
+        ck_assert(!without.ata.valid);
+        in.ata_identify = ata;
+        in.ata_identify_len = sizeof(ata);
+        ck_assert_int_eq(ident_compute(&in, &with), 0);
+        ck_assert(with.ata.valid);
+        ck_assert(with.ata.packet);
+        ck_assert_str_eq(with.ata.type, "cd");
+        ck_assert_str_eq(with.ata.model, "LUND_DVD-ROM");
+        ck_assert_str_eq(with.ata.serial, "LUND_DVD-ROM_ATAPI00001");
+        ck_assert_str_eq(with.ata.serial_short, "ATAPI00001");
+        ck_assert_str_eq(with.ata.revision, "2.5+");
+        ck_assert_str_eq(with.ata.wwn, "");
+
+        /* The scsi_id and sg_inq sets do not change: the IDENTIFY data only feeds ata_id's. */
+        ck_assert_int_eq(export_to_buffer(&without, EXPORT_UDEV | EXPORT_SG_INQ, a, sizeof(a), &la), 0);
+        ck_assert_int_eq(export_to_buffer(&with, EXPORT_UDEV | EXPORT_SG_INQ, b, sizeof(b), &lb), 0);
+        ck_assert_str_eq(a, b);
+
+        /* A short buffer is not used. */
+        in.ata_identify_len = sizeof(ata) - 1;
+        ck_assert_int_eq(ident_compute(&in, &with), 0);
+        ck_assert(!with.ata.valid);
+}
+END_TEST
+
+static char words_ok[256 * 5 + 1], words_bad[256 * 5 + 8];
+
+static const struct {
+        const char *name;
+        const char *text; /* NULL: built in main() */
+        int ret;
+} parse_cases[] = {
+        { "empty", "", -EBADMSG },
+        { "one-word", "85c0\n", -EBADMSG },
+        { "not-hex", "85cg 0000\n", -EBADMSG },
+};
+
+START_TEST(test_ata_identify_parse)
+{
+        uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+
+        ck_assert_int_eq(ident_ata_identify_parse(parse_cases[_i].text, strlen(parse_cases[_i].text),
+                                                  out), parse_cases[_i].ret);
+}
+END_TEST
+
+START_TEST(test_ata_identify_forms)
+{
+        uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+        size_t n = strlen(words_ok);
+
+        ck_assert_int_eq(ident_ata_identify_parse(words_ok, n, out), 0);
+        ck_assert_uint_eq(out[510], 0xcd);
+        ck_assert_uint_eq(out[511], 0xab);
+        /* without the final newline */
+        ck_assert_int_eq(ident_ata_identify_parse(words_ok, n - 1, out), 0);
+        /* a 257th word, two blanks, a tab, a 3-digit word */
+        ck_assert_int_eq(ident_ata_identify_parse(words_bad, strlen(words_bad), out), -EBADMSG);
+        memcpy(words_bad, words_ok, n + 1);
+        words_bad[4] = '\t';
+        ck_assert_int_eq(ident_ata_identify_parse(words_bad, n, out), -EBADMSG);
+        memcpy(words_bad, words_ok, n + 1);
+        words_bad[3] = ' ';
+        ck_assert_int_eq(ident_ata_identify_parse(words_bad, n, out), -EBADMSG);
+        ck_assert_int_eq(ident_ata_identify_parse(NULL, 0, out), -EINVAL);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("ident");
@@ -224,6 +330,14 @@ int main(void)
         tcase_add_loop_test(tc, test_fields, 0, (int)(sizeof(fields) / sizeof(fields[0])));
         tcase_add_test(tc, test_page_option);
         tcase_add_test(tc, test_args);
+        tcase_add_test(tc, test_ata_identify);
+        tcase_add_loop_test(tc, test_ata_identify_parse, 0,
+                            (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
+        /* 256 words as libata prints them: "%04x" and ' ', '\n' after every 8th */
+        for (int w = 0; w < 256; w++)
+                snprintf(words_ok + w * 5, 6, "%04x%c", w == 255 ? 0xabcd : w, (w + 1) % 8 ? ' ' : '\n');
+        snprintf(words_bad, sizeof(words_bad), "%s0000\n", words_ok);
+        tcase_add_test(tc, test_ata_identify_forms);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_ENV);
