@@ -29,12 +29,16 @@
 #include <stddef.h>
 
 #include "ident.h"
+#include "usbid.h"
 
-#define NAMES_MAX 4 /* bus-serial, wwn: two names per node, with room to spare */
+/* bus-serial, wwn, usb, and sg3-utils-udev's nine (S, four NAA, EUI-64, name, T10, vendor):
+ * 12 per node at most, with room to spare. */
+#define NAMES_MAX 16
 
 typedef enum NamesBus {
-        NAMES_BUS_SCSI, /* scsi_id supplied ID_SERIAL: "scsi-" */
-        NAMES_BUS_ATA,  /* ata_id supplied ID_SERIAL: "ata-" */
+        NAMES_BUS_SCSI, /* scsi_id (or sg3-utils-udev's compat rules) supplied ID_SERIAL */
+        NAMES_BUS_ATA,  /* ata_id (or sg3's SCSI_IDENT_LUN_ATA) supplied ID_SERIAL: "ata-" */
+        NAMES_BUS_USB,  /* usb_id supplied ID_SERIAL: "usb-" */
         _NAMES_BUS_MAX,
         _NAMES_BUS_INVALID = -EINVAL,
 } NamesBus;
@@ -72,3 +76,46 @@ int names_component(const char *prefix, const char *value, unsigned partition,
                     char ret[static NAME_MAX + 1]);
 
 const char *names_bus_name(NamesBus b);
+
+/*
+ * Everything the rules look at, for names_by_id_full(). The chain it reproduces, in rule-file
+ * order (Debian 12: systemd 252's 60-persistent-storage.rules, and sg3-utils-udev 1.46's
+ * 55-scsi-sg3_id.rules and 58-scsi-sg3_symlink.rules when installed):
+ *
+ *  1. 55-scsi-sg3_id.rules (@sg3 != NULL) imports `sg_inq --export` of the INQUIRY data and of
+ *     the sysfs vpd_pg80/vpd_pg83 attributes (of the device itself when scsi_level is 4), then
+ *     sets ID_SERIAL when nothing has: SCSI_IDENT_LUN_ATA with ID_BUS=ata; else, with
+ *     ID_BUS=scsi, the first of "3"NAA_REGEXT, "3"NAA_REG, "3"NAA_EXT, "2"EUI64, "8"NAME, "1"T10,
+ *     "3"NAA_LOCAL, "0"<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>, "S"<SCSI_VENDOR>_<SCSI_MODEL>_<SERIAL>;
+ *     and ID_WWN_WITH_EXTENSION from the first NAA of REGEXT, REG, EXT, LOCAL.
+ *  2. 60-persistent-storage.rules, each step only while ID_SERIAL is unset: ata_id (names_bus()'s
+ *     conditions, or a USB parent with removable 0) when it succeeds (@id->ata.valid);
+ *     usb_id on a USB parent (always runs; sets ID_BUS=usb and ID_SERIAL only when ID_BUS is
+ *     unset); scsi_id.
+ *  3. Links: "<ID_BUS>-<ID_SERIAL>", "wwn-<ID_WWN_WITH_EXTENSION>", "usb-<ID_USB_SERIAL>", then
+ *     58-scsi-sg3_symlink.rules (@sg3_symlinks): "scsi-S<SCSI_VENDOR>_<SCSI_MODEL>_<SERIAL>",
+ *     "scsi-3<NAA_REGEXT|REG|EXT>", "scsi-2<EUI64>", "scsi-8<NAME>", "scsi-1<T10>",
+ *     "scsi-3<NAA_LOCAL>", "scsi-0<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>" for each value set.
+ * A name made twice is listed once.
+ */
+typedef struct NamesContext {
+        const ScsiIdent *id;   /* scsi_id's and ata_id's view (required) */
+        unsigned scsi_level;   /* the SCSI device's sysfs scsi_level */
+        unsigned partition;    /* 0: the whole device */
+        bool is_cdrom;         /* an sr* node: no partitions */
+        bool removable;        /* the block device's removable attribute (ata_id on USB) */
+        const UsbId *usb;      /* usb_id's identity; NULL when there is no USB parent or
+                                * usb_id would fail */
+        const ScsiIdent *sg3;  /* 55-scsi-sg3_id.rules installed: identity computed from the
+                                * pages it reads (INQUIRY, vpd_pg80, vpd_pg83); NULL: not
+                                * installed */
+        bool sg3_symlinks;     /* 58-scsi-sg3_symlink.rules installed (needs @sg3) */
+} NamesContext;
+
+/*
+ * names_by_id_full() - the by-id names udev's rules make for the node described by @ctx (see
+ * above), safe components as names_component() makes them.
+ * Returns 0 with @ret filled; -EINVAL for a partition of a cdrom, bad arguments, or when names
+ * were expected but every one was refused for safety.
+ */
+int names_by_id_full(const NamesContext *ctx, NamesList *ret);
