@@ -16,6 +16,7 @@
 #include "output.h"
 #include "probe.h"
 #include "sysfs.h"
+#include "udevctx.h"
 
 static void json_object_putp(json_object **o)
 {
@@ -26,18 +27,6 @@ static void json_object_putp(json_object **o)
 static ExportFlags export_flags(void)
 {
         return EXPORT_UDEV | EXPORT_SG_INQ;
-}
-
-static unsigned read_scsi_level(int rootfd, const LuRef *lu)
-{
-        _cleanup_free_ char *p = NULL;
-        uint64_t v = 0;
-
-        if (asprintf(&p, "%s/scsi_level", lu->syspath) < 0)
-                return 0;
-        if (sysfs_read_u64(rootfd, p, &v) < 0 || v > 0xff)
-                return 0;
-        return (unsigned)v;
 }
 
 static int print_human(const LuRef *lu, const ProbeData *d, const ScsiIdent *id,
@@ -139,6 +128,7 @@ int verb_id(int argc, char *argv[], Options *o)
         _cleanup_(probe_data_done) ProbeData d = {};
         _cleanup_close_ int rootfd = -EBADF;
         ScsiIdentInput in = {};
+        UdevCtx udev;
         ScsiIdent id;
         NamesList names = {};
         ProbeFlags flags = 0;
@@ -198,6 +188,11 @@ int verb_id(int argc, char *argv[], Options *o)
                 log_error_errno(r, "%s (%s): failed to read INQUIRY data: %m", arg, lu.hctl);
                 return exit_code_from_errno(r);
         }
+        r = udevctx_read(rootfd, &lu, &udev);
+        if (r < 0) {
+                log_error_errno(r, "%s (%s): failed to read sysfs: %m", arg, lu.hctl);
+                return exit_code_from_errno(r);
+        }
 
         in = (ScsiIdentInput) {
                 .inquiry = d.buf[PROBE_INQUIRY],
@@ -210,6 +205,9 @@ int verb_id(int argc, char *argv[], Options *o)
                 .pg83_len = d.len[PROBE_PG83],
                 .pg89 = d.buf[PROBE_PG89],
                 .pg89_len = d.len[PROBE_PG89],
+                /* Only fills ata_id's view (names), never the scsi_id set --export prints. */
+                .ata_identify = udev.have_ata_identify ? udev.ata_identify : NULL,
+                .ata_identify_len = udev.have_ata_identify ? sizeof(udev.ata_identify) : 0,
                 .page = IDENT_PAGE_DEFAULT,
                 /* Only the kernel's cache was read and it holds no page 0x00. */
                 .pg00_infer = !d.buf[PROBE_PG00] && (flags & PROBE_SYSFS_ONLY),
@@ -220,8 +218,7 @@ int verb_id(int argc, char *argv[], Options *o)
                 return exit_code_from_errno(r);
         }
 
-        r = names_by_id(&id, names_bus(&id, read_scsi_level(rootfd, &lu)), 0,
-                        id.peripheral_type == 0x05, &names);
+        r = udevctx_names(&udev, &lu, &id, &names);
         if (r < 0)
                 log_warning_errno(r, "%s (%s): no safe by-id name, ignoring: %m", arg, lu.hctl);
 

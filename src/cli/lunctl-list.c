@@ -18,11 +18,13 @@
 #include "output.h"
 #include "probe.h"
 #include "sysfs.h"
+#include "udevctx.h"
 
 typedef struct Entry {
         LuRef lu;
         ProbeData d;
         ScsiIdent id;
+        UdevCtx udev;
         NamesList names;
         int error; /* identification failed: the row shows the LU with what sysfs has */
 } Entry;
@@ -51,22 +53,15 @@ static void entries_free(Entry *e, size_t n)
         free(e);
 }
 
-static unsigned scsi_level(int rootfd, const LuRef *lu)
-{
-        _cleanup_free_ char *p = NULL;
-        uint64_t v = 0;
-
-        if (asprintf(&p, "%s/scsi_level", lu->syspath) < 0)
-                return 0;
-        return sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff ? (unsigned)v : 0;
-}
-
 static int identify(int rootfd, Entry *e, ProbeFlags flags)
 {
         ScsiIdentInput in;
         int r;
 
         r = probe_read(rootfd, &e->lu, flags, &e->d);
+        if (r < 0)
+                return r;
+        r = udevctx_read(rootfd, &e->lu, &e->udev);
         if (r < 0)
                 return r;
         in = (ScsiIdentInput) {
@@ -80,14 +75,21 @@ static int identify(int rootfd, Entry *e, ProbeFlags flags)
                 .pg83_len = e->d.len[PROBE_PG83],
                 .pg89 = e->d.buf[PROBE_PG89],
                 .pg89_len = e->d.len[PROBE_PG89],
+                .ata_identify = e->udev.have_ata_identify ? e->udev.ata_identify : NULL,
+                .ata_identify_len = e->udev.have_ata_identify ? sizeof(e->udev.ata_identify) : 0,
                 .page = IDENT_PAGE_DEFAULT,
                 .pg00_infer = !e->d.buf[PROBE_PG00] && (flags & PROBE_SYSFS_ONLY),
         };
         r = ident_compute(&in, &e->id);
         if (r < 0)
                 return r;
-        (void)names_by_id(&e->id, names_bus(&e->id, scsi_level(rootfd, &e->lu)), 0,
-                          e->id.peripheral_type == 0x05, &e->names);
+        /* Consumed by ident_compute(); the entries array may move later (realloc). */
+        e->id.in.ata_identify = NULL;
+        e->id.in.ata_identify_len = 0;
+        /* A name refused for safety is left out of the row; the row still shows the LU. */
+        r = udevctx_names(&e->udev, &e->lu, &e->id, &e->names);
+        if (r == -ENOMEM)
+                return r;
         return 0;
 }
 
