@@ -1,7 +1,8 @@
 #!/bin/bash
 # kernel/test.sh: build the patchset (kernel/build.sh) and run the VM scenarios kernel-stock
 # (Debian's modules) and kernel-patched (the patched ones) side by side, then print the
-# stock-vs-patched table and check the patched figures.  Exit 77 (skip) without QEMU.
+# stock-vs-patched table and check the patched figures; then lund's lund-errpolicy-stock and
+# lund-errpolicy-patched (`lunctl policy`) the same way.  Exit 77 (skip) without QEMU.
 # usage: kernel/test.sh [--bisect]
 set -euo pipefail
 KDIR=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +22,14 @@ LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-patched >"$
 wait $p1 || rc=1
 wait $p2 || rc=1
 cat "$res/stock.log" "$res/patched.log"
-t2=$(date +%s)
 python3 "$KDIR/table.py" "$res/stock.txt" "$res/patched.txt" || rc=1
+# lund's side: `lunctl policy` on both kernels (binaries from tests/vm/run's build directory,
+# $LUND_VM_BUILD or build-vm, rebuilt first: lunctl policy must be in it), one VM after the
+# other (~20 s and ~30 s)
+"$REPO/tests/vm/run" lund-errpolicy-stock >"$res/errpolicy-stock.log" 2>&1 || rc=1
+LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build lund-errpolicy-patched \
+	>"$res/errpolicy-patched.log" 2>&1 || rc=1
+cat "$res/errpolicy-stock.log" "$res/errpolicy-patched.log"
+t2=$(date +%s)
 echo "kernel/test.sh: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
 exit $rc

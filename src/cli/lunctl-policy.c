@@ -185,7 +185,7 @@ int verb_policy(int argc, char *argv[], Options *o)
                         break;
                 case 'h':
                         printf("Usage: lunctl policy [--json] DEVICE [KEY=VALUE ...]\n"
-                               "DEVICE: /dev/sdX, /dev/sgN, /dev/srN, /dev/stN, a /sys path or "
+                               "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, a /sys path or "
                                "H:C:T:L\n"
                                "KEY: timeout eh_timeout max_retries queue_depth retry_limit "
                                "failfast evt_error evt_error_burst evt_error_interval_ms\n");
@@ -217,6 +217,16 @@ int verb_policy(int argc, char *argv[], Options *o)
                 return EXIT_USAGE;
         }
         r = probe_resolve(rootfd, arg, &lu);
+        if (r == -EINVAL && !strchr(arg, '/')) {
+                /* A bare node name ("sda", "sg2"), as the kernel's messages print it. */
+                _cleanup_free_ char *node = NULL;
+
+                if (asprintf(&node, "/dev/%s", arg) < 0)
+                        return oom();
+                r = probe_resolve(rootfd, node, &lu);
+                if (r == -EINVAL || r == -ENOENT)
+                        r = -EINVAL;
+        }
         if (r == -EINVAL) {
                 log_error("%s: not a device node, sysfs path or H:C:T:L", arg);
                 return EXIT_USAGE;

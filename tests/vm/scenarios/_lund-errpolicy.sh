@@ -1,0 +1,166 @@
+# _lund-errpolicy.sh: body of lund-errpolicy-stock and lund-errpolicy-patched (sourced; $KMODE
+# says which). `lunctl policy` against scsi_debug: what it shows, what it sets, what it refuses.
+# Every effect is checked from the kernel's side: the sysfs attribute read back with cat, and
+# the attempts a read took as the device's iorequest_cnt delta (scsi_debug opts=16 every_nth=1:
+# ABORTED COMMAND 4B/03 on every command, kernel/README.md).
+
+SDBG=/sys/bus/pseudo/drivers/scsi_debug
+modprobe sd_mod
+modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=1
+vm_wait_until 20 sh -c 'ls /sys/class/scsi_disk/*/device/block/sd* >/dev/null 2>&1'
+SD=$(cd /sys/class/scsi_disk/*/device && pwd -P)
+DISK=$(ls /sys/class/scsi_disk/)
+BLK=$(ls "$SD/block")
+DEV=/dev/$BLK
+MR=/sys/class/scsi_disk/$DISK/max_retries
+vm_wait_for "$DEV"
+vm_log "scsi_debug disk $DEV ($SD)"
+
+patched=0
+[ -e "$SD/retry_limit" ] && patched=1
+vm_result mode=$KMODE patched=$patched
+if [ "$KMODE" = patched ] && [ "$patched" = 0 ]; then
+	vm_log "stock modules: lund-errpolicy-patched needs LUND_VM_MODULES_OVERLAY (kernel/test.sh)"
+	vm_result skipped=1
+	vm_done
+fi
+
+cnt() { echo $(( $(cat "$SD/iorequest_cnt") )); }
+attempts() {   # CMD...: commands the device received while CMD ran
+	_b=$(cnt)
+	"$@" >/dev/null 2>&1 || true
+	sleep 0.2
+	echo $(( $(cnt) - _b ))
+}
+rd() { dd if="$DEV" of=/dev/null bs=512 count=1 iflag=direct; }
+inject() { echo "$1" >$SDBG/opts; echo "$2" >$SDBG/every_nth; }
+transport_attempts() { inject 16 1; attempts rd; inject 0 0; }
+# lp ARGS...: run lunctl policy, output in /tmp/lp.out, exit code echoed
+lp() { lunctl policy "$@" >/tmp/lp.out 2>&1 && echo 0 || echo $?; }
+attr() { cat "$1" 2>/dev/null || echo na; }
+
+# --- show ---------------------------------------------------------------------------------
+vm_assert_eq 0 "$(lp "$DEV")" "lunctl policy $DEV"
+cat /tmp/lp.out >&2
+vm_assert_eq 0 "$(lp --json "$BLK")" "lunctl policy --json $BLK"
+json=$(tr -d ' \n' </tmp/lp.out)
+vm_assert_eq "$(attr "$MR")" "$(lunctl policy "$DEV" | sed -n 's/^  max_retries  *//p')" \
+	"max_retries shown as the kernel has it"
+vm_assert_eq "$(attr "$SD/timeout")" "$(lunctl policy "$DEV" | sed -n 's/^  timeout  *//p')" \
+	"timeout shown as the kernel has it"
+notes=$(lunctl policy "$DEV" | grep -c '^Missing on this kernel' || true)
+
+if [ "$patched" = 0 ]; then
+	# --- stock: the patchset's knobs are reported missing, once --------------------------
+	vm_assert_eq 1 "$notes" "one note naming the missing knobs"
+	vm_assert_eq "Missing on this kernel: retry_limit, failfast, evt_error, evt_error_burst, evt_error_interval_ms." \
+		"$(lunctl policy "$DEV" | grep '^Missing')" "missing knobs named"
+	for k in retry_limit failfast evt_error; do
+		vm_assert_eq "(not supported by this kernel)" \
+			"$(lunctl policy "$DEV" | sed -n "s/^  $k  *//p")" "$k shown as not supported"
+	done
+	vm_assert "json: patchset false" sh -c "echo '$json' | grep -q '\"patchset\":false'"
+	vm_assert "json: retry_limit, failfast missing" \
+		sh -c "echo '$json' | grep -q '\"missing\":\[\"retry_limit\",\"failfast\",'"
+	lp "$DEV" >/dev/null
+	vm_assert "the note names the companion patchset" grep -q 'companion patchset (kernel/' /tmp/lp.out
+	vm_assert_eq 2 "$(lp "$DEV" retry_limit=1)" "setting retry_limit on stock: exit 2"
+	vm_assert "its message names the patchset" grep -q 'companion patchset adds it' /tmp/lp.out
+	vm_assert_eq 2 "$(lp "$DEV" max_retries=2 failfast=transport)" \
+		"max_retries with failfast on stock: exit 2"
+	vm_assert_eq 5 "$(attr "$MR")" "... and max_retries left as it was"
+
+	# --- stock: max_retries through lunctl, attempts from the kernel ---------------------
+	vm_result sd.max_retries.default=$(attr "$MR")
+	vm_assert_eq 0 "$(lp "$DEV" max_retries=2)" "lunctl policy max_retries=2"
+	vm_assert_eq 2 "$(attr "$MR")" "sd max_retries reads 2"
+	a=$(transport_attempts); vm_result transport.max_retries_2.attempts=$a
+	vm_assert_eq 3 "$a" "transport error, max_retries=2: attempts"
+	vm_assert_eq 0 "$(lp "$SD" max_retries=0)" "lunctl policy <sysfs path> max_retries=0"
+	vm_assert_eq 0 "$(attr "$MR")" "sd max_retries reads 0"
+	a=$(transport_attempts); vm_result transport.max_retries_0.attempts=$a
+	vm_assert_eq 1 "$a" "transport error, max_retries=0: attempts"
+
+	# --- stock: bad values rejected before the kernel sees them --------------------------
+	# (the stock kernel itself takes max_retries=-5: kernel/0001 fixes that)
+	vm_assert_eq 1 "$(lp "$DEV" max_retries=-5)" "max_retries=-5: exit 1"
+	vm_assert_eq 0 "$(attr "$MR")" "... max_retries unchanged"
+	vm_assert_eq 1 "$(lp "$DEV" max_retries=6)" "max_retries=6: exit 1"
+	vm_assert_eq 1 "$(lp "$DEV" max_retries=abc)" "max_retries=abc: exit 1"
+	vm_assert_eq 1 "$(lp "$DEV" timeout=60 max_retries=9)" "timeout=60 max_retries=9: exit 1"
+	vm_assert_eq 30 "$(attr "$SD/timeout")" "... timeout unchanged (nothing written)"
+	vm_assert_eq 0 "$(attr "$MR")" "... max_retries unchanged"
+	vm_assert_eq 1 "$(lp "$DEV" ioerr_cnt=0)" "ioerr_cnt=0 (read-only): exit 1"
+	vm_assert_eq 1 "$(lp "$DEV" bogus=1)" "unknown knob: exit 1"
+	vm_assert_eq 2 "$(lp /dev/nonexistent)" "missing device: exit 2"
+	vm_assert_eq 0 "$(lp "$DEV" max_retries=5)" "max_retries back to 5"
+	vm_done
+fi
+
+# --- patched -------------------------------------------------------------------------------
+vm_assert_eq 0 "$notes" "no missing-knob note on the patched kernel"
+vm_assert "json: patchset true" sh -c "echo '$json' | grep -q '\"patchset\":true'"
+vm_assert "json: nothing missing" sh -c "echo '$json' | grep -q '\"missing\":\[\]'"
+vm_assert_eq default "$(lunctl policy "$DEV" | sed -n 's/^  retry_limit  *//p')" "retry_limit shown"
+
+EV=/tmp/events
+: >"$EV"
+uevent sh -c '[ -n "$SDEV_ERROR" ] && env | grep "^SDEV_ERROR" | sort | tr "\n" " " >>/tmp/events && echo >>/tmp/events' &
+UEV_PID=$!
+sleep 0.5
+
+a=$(transport_attempts); vm_result transport.default.attempts=$a
+vm_assert_eq 6 "$a" "transport error, defaults (sd max_retries 5): attempts"
+
+vm_assert_eq 0 "$(lp "$DEV" retry_limit=1 failfast=transport evt_error=1)" \
+	"lunctl policy retry_limit=1 failfast=transport evt_error=1"
+cat /tmp/lp.out >&2
+vm_assert_eq 1 "$(attr "$SD/retry_limit")" "kernel retry_limit reads 1"
+vm_assert_eq transport "$(attr "$SD/failfast")" "kernel failfast reads transport"
+vm_assert_eq 1 "$(attr "$SD/evt_error")" "kernel evt_error reads 1"
+
+n0=$(wc -l <"$EV")
+a=$(transport_attempts); vm_result transport.retry_limit_1_failfast_transport.attempts=$a
+vm_assert_eq 1 "$a" "transport error, failfast=transport: attempts (no retry)"
+vm_wait_until 5 sh -c "[ \$(wc -l <$EV) -gt $n0 ]" || true
+vm_assert_eq 1 "$(( $(wc -l <"$EV") - n0 ))" "one SDEV_ERROR event"
+ev=$(tail -n1 "$EV")
+vm_log "event: $ev"
+vm_assert "event class transport" sh -c "echo '$ev' | grep -q 'SDEV_ERROR_CLASS=transport '"
+
+vm_assert_eq 0 "$(lp "$DEV" failfast=none)" "lunctl policy failfast=none"
+vm_assert_eq none "$(attr "$SD/failfast")" "kernel failfast reads none"
+a=$(transport_attempts); vm_result transport.retry_limit_1.attempts=$a
+vm_assert_eq 2 "$a" "transport error, retry_limit=1: attempts (1 + 1 retry)"
+
+vm_assert_eq 0 "$(lp "$DEV" retry_limit=0)" "lunctl policy retry_limit=0"
+a=$(transport_attempts); vm_result transport.retry_limit_0.attempts=$a
+vm_assert_eq 1 "$a" "transport error, retry_limit=0: attempts"
+
+vm_assert_eq 0 "$(lp "$DEV" failfast=device,transport)" "failfast=device,transport"
+vm_assert_eq "transport device" "$(attr "$SD/failfast")" "kernel failfast reads transport device"
+vm_assert_eq 0 "$(lp "$DEV" failfast=none retry_limit=1)" "failfast=none retry_limit=1"
+
+# --- patched: bad values, attributes unchanged --------------------------------------------
+vm_assert_eq 1 "$(lp "$DEV" retry_limit=256)" "retry_limit=256: exit 1"
+vm_assert_eq 1 "$(attr "$SD/retry_limit")" "... retry_limit unchanged"
+vm_assert_eq 1 "$(lp "$DEV" retry_limit=-1)" "retry_limit=-1: exit 1"
+vm_assert_eq 1 "$(lp "$DEV" retry_limit=abc)" "retry_limit=abc: exit 1"
+vm_assert_eq 1 "$(lp "$DEV" retry_limit=3 failfast=bogus)" "retry_limit=3 failfast=bogus: exit 1"
+vm_assert_eq 1 "$(attr "$SD/retry_limit")" "... retry_limit unchanged (nothing written)"
+vm_assert_eq none "$(attr "$SD/failfast")" "... failfast unchanged"
+vm_assert_eq 1 "$(lp "$DEV" "failfast=none transport")" "failfast='none transport': exit 1"
+vm_assert_eq 1 "$(lp "$DEV" failfast=)" "failfast='': exit 1"
+vm_assert_eq 1 "$(lp "$DEV" evt_error=2)" "evt_error=2: exit 1"
+vm_assert_eq 1 "$(attr "$SD/evt_error")" "... evt_error unchanged"
+vm_assert_eq 1 "$(lp "$DEV" evt_error_burst=0)" "evt_error_burst=0: exit 1"
+vm_assert_eq 10 "$(attr "$SD/evt_error_burst")" "... evt_error_burst unchanged"
+vm_assert_eq 1 "$(lp "$DEV" max_retries=-5)" "max_retries=-5: exit 1"
+vm_assert_eq 5 "$(attr "$MR")" "... max_retries unchanged"
+vm_assert_eq 0 "$(lp "$DEV" evt_error_burst=3 evt_error_interval_ms=60000)" "burst 3/60 s"
+vm_assert_eq 60000 "$(attr "$SD/evt_error_interval_ms")" "kernel evt_error_interval_ms reads 60000"
+vm_assert_eq 0 "$(lp "$DEV" retry_limit=default evt_error=0)" "back to defaults"
+vm_assert_eq default "$(attr "$SD/retry_limit")" "kernel retry_limit reads default"
+
+kill "$UEV_PID" 2>/dev/null || true
+vm_done
