@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errors.h"
+#include "errpolicy.h"
+#include "macro.h"
+#include "sysfs.h"
+
+/* journalctl MESSAGE_ID=... finds every command failure and every threshold crossing. */
+#define MESSAGE_SCSI_ERROR "b5d3c1e7f9a24b6d8e0f2a4c6e8b0d13"
+#define MESSAGE_SCSI_ERROR_THRESHOLD "e2a4c6e8b0d24f1a9c3e5b7d9f1a3c57"
+
+#define THRESHOLD_COUNT_MAX 1000U
+#define THRESHOLD_WINDOW_MAX 86400U
+
+typedef struct LuErrors {
+        struct LuErrors *next;
+        char *hctl;
+        uint64_t total;
+        uint64_t by_class[_ERRCLASS_MAX];
+        uint64_t suppressed;      /* sum of SDEV_ERROR_SUPPRESSED: events the kernel dropped */
+        uint64_t malformed;
+        uint64_t actions;         /* threshold crossings */
+        ErrEvent last;
+        uint64_t last_usec;
+        uint64_t *ring;           /* times of the last threshold.count errors of the class */
+        unsigned ring_next, ring_used;
+} LuErrors;
+
+struct ErrorTracker {
+        int rootfd;
+        ErrorThreshold threshold;
+        ErrorRescanFn rescan;
+        void *userdata;
+        LuErrors *lus;
+        bool said_missing;
+};
+
+static const char *const action_names[_ERROR_ACTION_MAX] = {
+        [ERROR_ACTION_LOG] = "log",
+        [ERROR_ACTION_OFFLINE] = "offline",
+        [ERROR_ACTION_RESCAN] = "rescan",
+};
+
+const char *error_action_to_string(ErrorAction a)
+{
+        return a >= 0 && a < _ERROR_ACTION_MAX ? action_names[a] : NULL;
+}
+
+int error_threshold_parse(const char *s, ErrorThreshold *ret)
+{
+        char class[16], action[16], tail;
+        unsigned n, t;
+        ErrorThreshold th = {};
+
+        if (!s || strlen(s) > 64)
+                return -EINVAL;
+        if (sscanf(s, "%15[a-z]:%u/%u:%15[a-z]%c", class, &n, &t, action, &tail) != 4)
+                return -EINVAL;
+        th.class = errclass_from_string(class);
+        if (th.class < 0)
+                return -EINVAL;
+        if (n < 1 || n > THRESHOLD_COUNT_MAX || t < 1 || t > THRESHOLD_WINDOW_MAX)
+                return -EINVAL;
+        th.count = n;
+        th.window_sec = t;
+        th.action = _ERROR_ACTION_INVALID;
+        for (int a = 0; a < _ERROR_ACTION_MAX; a++)
+                if (streq(action, action_names[a]))
+                        th.action = a;
+        if (th.action < 0)
+                return -EINVAL;
+        *ret = th;
+        return 0;
+}
+
+int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn rescan,
+                      void *userdata, ErrorTracker **ret)
+{
+        ErrorTracker *t;
+
+        assert_return(ret, -EINVAL);
+
+        t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        t->rootfd = rootfd;
+        t->threshold = threshold ? *threshold : ERROR_THRESHOLD_DEFAULT;
+        t->rescan = rescan;
+        t->userdata = userdata;
+        *ret = t;
+        return 0;
+}
+
+static LuErrors *lu_errors_free(LuErrors *e)
+{
+        if (!e)
+                return NULL;
+        free(e->hctl);
+        free(e->ring);
+        free(e);
+        return NULL;
+}
+
+ErrorTracker *error_tracker_free(ErrorTracker *t)
+{
+        if (!t)
+                return NULL;
+        while (t->lus) {
+                LuErrors *e = t->lus;
+
+                t->lus = e->next;
+                lu_errors_free(e);
+        }
+        free(t);
+        return NULL;
+}
+
+static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
+{
+        for (LuErrors *e = t->lus; e; e = e->next)
+                if (streq(e->hctl, hctl))
+                        return e;
+        return NULL;
+}
+
+static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
+{
+        LuErrors *e = lu_errors_find(t, hctl);
+
+        if (e)
+                return e;
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return NULL;
+        e->hctl = strdup(hctl);
+        e->ring = calloc(t->threshold.count, sizeof(uint64_t));
+        if (!e->hctl || !e->ring)
+                return lu_errors_free(e);
+        e->next = t->lus;
+        t->lus = e;
+        return e;
+}
+
+void error_tracker_forget(ErrorTracker *t, const char *hctl)
+{
+        if (!t || !hctl)
+                return;
+        for (LuErrors **p = &t->lus; *p; p = &(*p)->next)
+                if (streq((*p)->hctl, hctl)) {
+                        LuErrors *e = *p;
+
+                        *p = e->next;
+                        lu_errors_free(e);
+                        return;
+                }
+}
+
+/* Record one error of the threshold's class; true when the last count of them fall within the
+ * window. The ring is cleared after a crossing so one burst acts once. */
+static bool threshold_hit(const ErrorThreshold *th, LuErrors *e, uint64_t now)
+{
+        uint64_t oldest;
+
+        e->ring[e->ring_next] = now;
+        e->ring_next = (e->ring_next + 1) % th->count;
+        if (e->ring_used < th->count)
+                e->ring_used++;
+        if (e->ring_used < th->count)
+                return false;
+        oldest = e->ring[e->ring_next]; /* the slot written next holds the oldest */
+        if (now - oldest > (uint64_t)th->window_sec * 1000000U)
+                return false;
+        e->ring_used = 0;
+        e->ring_next = 0;
+        return true;
+}
+
+static int threshold_act(ErrorTracker *t, LuErrors *e, const LogDevice *dev)
+{
+        const ErrorThreshold *th = &t->threshold;
+        _cleanup_free_ char *state = NULL;
+        int r = 0;
+
+        e->actions++;
+        switch (th->action) {
+        case ERROR_ACTION_OFFLINE:
+                if (asprintf(&state, "sys/bus/scsi/devices/%s/state", e->hctl) < 0)
+                        return -ENOMEM;
+                r = sysfs_write_attr(t->rootfd, state, "offline");
+                break;
+        case ERROR_ACTION_RESCAN:
+                r = t->rescan ? t->rescan(e->hctl, t->userdata) : -EOPNOTSUPP;
+                break;
+        default:
+                break;
+        }
+        if (r < 0)
+                log_full(LOG_ERR, r, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
+                         "%u %s errors within %u s: %s failed: %m", th->count,
+                         errclass_to_string(th->class), th->window_sec,
+                         error_action_to_string(th->action));
+        else
+                log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
+                         "%u %s errors within %u s: %s", th->count, errclass_to_string(th->class),
+                         th->window_sec,
+                         th->action == ERROR_ACTION_LOG ? "logged only" :
+                         th->action == ERROR_ACTION_OFFLINE ? "LU set offline" : "target rescanned");
+        return r;
+}
+
+int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev,
+                         const char *const *props, size_t n, uint64_t now_usec)
+{
+        LuErrors *e;
+        ErrEvent ev;
+        int r;
+
+        assert_return(t && hctl, -EINVAL);
+
+        r = errevent_parse(props, n, &ev);
+        if (r == -ENODATA)
+                return 0;
+        e = lu_errors_get(t, hctl);
+        if (!e)
+                return -ENOMEM;
+        if (r < 0) {
+                e->malformed++;
+                log_full(LOG_WARNING, r, dev, NULL, "Malformed SDEV_ERROR uevent, ignoring: %m");
+                return r;
+        }
+
+        e->total++;
+        e->by_class[ev.class]++;
+        e->suppressed += ev.suppressed;
+        e->last = ev;
+        e->last_usec = now_usec;
+
+        /* SPC sense key/ASC/ASCQ as sg3_utils prints them; the sector is in 512-byte units. */
+        log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR,
+                 "Command failed: class=%s retryable=%s errno=%d sense=%02x/%02x/%02x "
+                 "opcode=0x%02x sector=%" PRIu64 " host_byte=0x%02x status=0x%02x%s",
+                 errclass_to_string(ev.class), ev.retryable ? "yes" : "no", ev.error, ev.sk,
+                 ev.asc, ev.ascq, ev.opcode, ev.sector, ev.result, ev.status,
+                 ev.suppressed ? " (the kernel dropped earlier events)" : "");
+        if (ev.suppressed)
+                log_full(LOG_NOTICE, 0, dev, NULL, "%u earlier error events were rate-limited by "
+                         "the kernel (evt_error_burst)", ev.suppressed);
+
+        if (ev.class == t->threshold.class && threshold_hit(&t->threshold, e, now_usec))
+                (void)threshold_act(t, e, dev);
+        return 1;
+}
+
+int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
+{
+        int r;
+
+        assert_return(t && syspath && hctl, -EINVAL);
+
+        r = errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
+        if (r == -EOPNOTSUPP) {
+                if (!t->said_missing)
+                        log_notice("This kernel lacks the companion patchset's knobs (retry_limit, "
+                                   "failfast, evt_error, evt_error_burst, evt_error_interval_ms): "
+                                   "no error events, error policy limited to sd's max_retries "
+                                   "and the timeouts");
+                t->said_missing = true;
+                return 0;
+        }
+        return r < 0 ? r : 1;
+}
+
+json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
+{
+        LuErrors *e = t ? lu_errors_find(t, hctl) : NULL;
+        json_object *o, *classes;
+
+        if (!e)
+                return NULL;
+        o = json_object_new_object();
+        classes = json_object_new_object();
+        if (!o || !classes) {
+                json_object_put(o);
+                json_object_put(classes);
+                return NULL;
+        }
+        json_object_object_add(o, "total", json_object_new_uint64(e->total));
+        for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
+                if (e->by_class[c])
+                        json_object_object_add(classes, errclass_to_string(c),
+                                               json_object_new_uint64(e->by_class[c]));
+        json_object_object_add(o, "classes", classes);
+        json_object_object_add(o, "suppressed", json_object_new_uint64(e->suppressed));
+        json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
+        json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
+        if (e->total > 0) {
+                json_object *l = json_object_new_object();
+
+                if (l) {
+                        json_object_object_add(l, "class", json_object_new_string(errclass_to_string(e->last.class)));
+                        json_object_object_add(l, "sk", json_object_new_int(e->last.sk));
+                        json_object_object_add(l, "asc", json_object_new_int(e->last.asc));
+                        json_object_object_add(l, "ascq", json_object_new_int(e->last.ascq));
+                        json_object_object_add(l, "sector", json_object_new_uint64(e->last.sector));
+                        json_object_object_add(l, "errno", json_object_new_int(e->last.error));
+                        json_object_object_add(o, "last", l);
+                }
+        }
+        return o;
+}
+
+json_object *error_tracker_json(ErrorTracker *t)
+{
+        json_object *o = json_object_new_object(), *lus = json_object_new_object();
+        char th[64];
+
+        if (!o || !lus) {
+                json_object_put(o);
+                json_object_put(lus);
+                return NULL;
+        }
+        (void)snprintf(th, sizeof(th), "%s:%u/%u:%s", errclass_to_string(t->threshold.class),
+                       t->threshold.count, t->threshold.window_sec,
+                       error_action_to_string(t->threshold.action));
+        json_object_object_add(o, "threshold", json_object_new_string(th));
+        for (LuErrors *e = t->lus; e; e = e->next) {
+                json_object *l = error_tracker_lu_json(t, e->hctl);
+
+                if (l)
+                        json_object_object_add(lus, e->hctl, l);
+        }
+        json_object_object_add(o, "lus", lus);
+        return o;
+}
