@@ -192,7 +192,9 @@ static int threshold_act(ErrorTracker *t, LuErrors *e, const LogDevice *dev)
         case ERROR_ACTION_OFFLINE:
                 if (asprintf(&state, "sys/bus/scsi/devices/%s/state", e->hctl) < 0)
                         return -ENOMEM;
-                r = sysfs_write_attr(t->rootfd, state, "offline");
+                /* scsi_sysfs.c store_state_field() matches the name only when a newline
+                 * follows it: "offline" alone is -EINVAL. */
+                r = sysfs_write_attr(t->rootfd, state, "offline\n");
                 break;
         case ERROR_ACTION_RESCAN:
                 r = t->rescan ? t->rescan(e->hctl, t->userdata) : -EOPNOTSUPP;
