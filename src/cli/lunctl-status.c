@@ -69,6 +69,35 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
         return EXIT_OK;
 }
 
+/* Command failures the kernel reported (the companion patchset's SDEV_ERROR events). */
+static void print_errors(json_object *s)
+{
+        json_object *errs = member(s, "errors"), *lus = errs ? member(errs, "lus") : NULL;
+
+        if (!errs || json_object_is_type(errs, json_type_null))
+                return;
+        printf("Error events:  threshold %s\n", str(errs, "threshold") ?: "?");
+        if (!lus || !json_object_is_type(lus, json_type_object))
+                return;
+        json_object_object_foreach(lus, hctl, e) {
+                json_object *cl = member(e, "classes");
+
+                printf("  %s: %" PRIi64 " errors (", hctl, num(e, "total"));
+                if (cl && json_object_is_type(cl, json_type_object)) {
+                        bool first = true;
+
+                        json_object_object_foreach(cl, name, n) {
+                                printf("%s%s %" PRIi64, first ? "" : ", ", name,
+                                       json_object_get_int64(n));
+                                first = false;
+                        }
+                }
+                printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64 " malformed, %" PRIi64
+                       " threshold actions\n",
+                       num(e, "suppressed"), num(e, "malformed"), num(e, "threshold_actions"));
+        }
+}
+
 static void print_status(json_object *s)
 {
         json_object *mon = member(s, "monitor"), *a;
@@ -113,6 +142,8 @@ static void print_status(json_object *s)
         else
                 printf("Uevents:       not monitored\n");
         printf("Clients:       %" PRIi64 "\n", num(s, "clients"));
+
+        print_errors(s);
 }
 
 int verb_status(int argc, char *argv[], Options *o)

@@ -159,6 +159,9 @@ typedef struct Uevent {
         const char *sdev_ua;  /* SDEV_UA= */
         const char *modalias; /* MODALIAS= */
         uint64_t seqnum;
+        /* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
+        const char *const *props;
+        size_t n_props;
 } Uevent;
 
 /* inventory_handle_uevent() - apply one event. Returns 0 (also for events of no interest). */

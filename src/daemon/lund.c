@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "errors.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -36,6 +37,8 @@ static void usage(FILE *out)
                 "     --config <file>          policy configuration (default /etc/lund/lund.conf)\n"
                 "     --hwdb <file>            compiled hwdb (default: the system's hwdb.bin)\n"
                 "     --load-modules <when>    load LU drivers: auto (without udevd), always, never\n"
+                "     --error-threshold <spec> CLASS:N/T:ACTION, N errors in T s -> log, offline or\n"
+                "                                rescan (default transport:10/60:log)\n"
                 "     --no-monitor             do not listen to kernel uevents (tests)\n"
                 "     --log-level <level>      err, warning, notice, info or debug (default info)\n"
                 "\n"
@@ -128,6 +131,7 @@ int main(int argc, char *argv[])
                 OPT_CONFIG,
                 OPT_HWDB,
                 OPT_LOAD_MODULES,
+                OPT_ERROR_THRESHOLD,
         };
         static const struct option longopts[] = {
                 { "root", required_argument, NULL, OPT_ROOT },
@@ -141,6 +145,7 @@ int main(int argc, char *argv[])
                 { "config", required_argument, NULL, OPT_CONFIG },
                 { "hwdb", required_argument, NULL, OPT_HWDB },
                 { "load-modules", required_argument, NULL, OPT_LOAD_MODULES },
+                { "error-threshold", required_argument, NULL, OPT_ERROR_THRESHOLD },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
@@ -193,6 +198,17 @@ int main(int argc, char *argv[])
                 case OPT_HWDB:
                         config.hwdb_path = optarg;
                         break;
+                case OPT_ERROR_THRESHOLD: {
+                        ErrorThreshold t;
+
+                        if (error_threshold_parse(optarg, &t) < 0) {
+                                log_error("Invalid --error-threshold \"%s\" (CLASS:N/T:log|offline|rescan)",
+                                          optarg);
+                                return EXIT_FAILURE;
+                        }
+                        config.error_threshold = optarg;
+                        break;
+                }
                 case OPT_LOAD_MODULES:
                         if (streq(optarg, "auto"))
                                 config.modload = MODLOAD_AUTO;

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "control.h"
+#include "errors.h"
 #include "inventory.h"
 #include "links.h"
 #include "log.h"
@@ -84,6 +85,7 @@ struct Manager {
         int rootfd, runfd;
         Inventory *inventory;
         PolicyEngine *policy;
+        ErrorTracker *errors;
         ModLoader *modload;
         Monitor *monitor;
         ControlServer *control;
@@ -622,6 +624,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
                                 "cannot identify it, no names: %m");
         emit(m, "lu-added", lu_to_json(m, lu));
         (void)policy_apply(m->policy, lu, "add");
+        (void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
         lu_update_links(m, lu, false);
         status_dirty(m);
 }
@@ -659,6 +662,7 @@ static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
         LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 
         log_device_full(LOG_INFO, 0, &dev, "removed");
+        error_tracker_forget(m->errors, lu->hctl);
         emit(m, "lu-removed", event_with_hctl(lu));
         lu_update_links(m, lu, true);
         status_dirty(m);
@@ -749,6 +753,15 @@ static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
         return r;
 }
 
+/* An error threshold asked for its LU's target to be rescanned. */
+static int on_error_rescan(const char *hctl, void *userdata)
+{
+        Manager *m = userdata;
+        Lu *lu = inventory_find(m->inventory, hctl);
+
+        return lu ? on_rescan_target(m->inventory, lu->target, m) : -ENODEV;
+}
+
 static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
 {
         Manager *m = userdata;
@@ -829,6 +842,25 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
                 if (asprintf(&syspath, "sys%s", ev->devpath) >= 0)
                         (void)modload_lu(m->modload, base ? base + 1 : ev->devpath, syspath,
                                          ev->modalias);
+        }
+
+        if (ev->n_props > 0 && ev->devpath && streq(ev->action, "change")) {
+                const char *hctl = strrchr(ev->devpath, '/');
+                Lu *lu = hctl ? inventory_find(m->inventory, hctl + 1) : NULL;
+                uint64_t now = 0;
+
+                if (lu) {
+                        _cleanup_free_ char *node = NULL;
+                        LogDevice dev;
+
+                        if (lu->block && asprintf(&node, "/dev/%s", lu->block) < 0)
+                                node = NULL;
+                        dev = (LogDevice) { .hctl = lu->hctl, .devnode = node, .wwid = lu->naming.wwn };
+
+                        sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+                        if (error_tracker_handle(m->errors, lu->hctl, &dev, ev->props, ev->n_props, now) > 0)
+                                status_dirty(m);
+                }
         }
 
         r = inventory_handle_uevent(m->inventory, ev);
@@ -1072,6 +1104,7 @@ static json_object *status_to_json(Manager *m)
         }
         json_object_object_add(o, "monitor", ms ? mon : (json_object_put(mon), NULL));
         json_object_object_add(o, "clients", json_object_new_int64(control_n_clients(m->control)));
+        json_object_object_add(o, "errors", error_tracker_json(m->errors));
         return o;
 }
 
@@ -1191,6 +1224,7 @@ Manager *manager_free(Manager *m)
                         lu_links_free(lu->userdata);
         inventory_free(m->inventory);
         policy_engine_free(m->policy);
+        error_tracker_free(m->errors);
         modload_free(m->modload);
         tdestroy(m->claims, claim_free_node);
         for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
@@ -1357,6 +1391,7 @@ int manager_start(Manager *m)
                 .error = on_monitor_error,
         };
         _cleanup_free_ char *sock = NULL;
+        ErrorThreshold threshold;
         sigset_t ss;
         int r;
 
@@ -1405,6 +1440,13 @@ int manager_start(Manager *m)
         r = policy_engine_new(m->rootfd, m->config.conf_path, m->config.hwdb_path, &m->policy);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the policy engine: %m");
+
+        r = error_threshold_parse(m->config.error_threshold ?: "transport:10/60:log", &threshold);
+        if (r < 0)
+                return log_error_errno(r, "Invalid error threshold \"%s\"", m->config.error_threshold);
+        r = error_tracker_new(m->rootfd, &threshold, on_error_rescan, m, &m->errors);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up error tracking: %m");
 
         r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
         if (r < 0)

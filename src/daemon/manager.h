@@ -23,6 +23,7 @@ typedef struct ManagerConfig {
         const char *conf_path;      /* lund.conf(5); NULL: /etc/lund/lund.conf */
         const char *hwdb_path;      /* compiled hwdb; NULL: the system's */
         int modload;                /* ModLoadMode (modload.h): driver loading without udevd */
+        const char *error_threshold; /* "CLASS:N/T:ACTION" (errors.h); NULL: the default */
 } ManagerConfig;
 
 typedef struct Manager Manager;

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <libudev.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "errevent.h"
 #include "macro.h"
 #include "monitor.h"
 
@@ -43,8 +45,16 @@ static void udev_device_unrefp(struct udev_device **d)
                 udev_device_unref(*d);
 }
 
+static void props_freep(char ***p)
+{
+        for (char **q = *p; q && *q; q++)
+                free(*q);
+        free(*p);
+}
+
 static void dispatch(Monitor *m, struct udev_device *d)
 {
+        _cleanup_(props_freep) char **props = NULL;
         uint64_t seqnum = udev_device_get_seqnum(d);
         Uevent ev;
 
@@ -76,6 +86,28 @@ static void dispatch(Monitor *m, struct udev_device *d)
         };
         if (!monitor_subsystem_wanted(ev.subsystem) || !ev.action)
                 return;
+
+        /* The companion patchset's error event: hand every property over, bounded as a
+         * uevent is (errevent.h), for daemon/errors.c to parse. */
+        if (udev_device_get_property_value(d, "SDEV_ERROR")) {
+                struct udev_list_entry *e;
+                size_t n = 0;
+
+                props = calloc(ERREVENT_PROPS_MAX + 2, sizeof(char *));
+                udev_list_entry_foreach(e, udev_device_get_properties_list_entry(d)) {
+                        if (!props || n > ERREVENT_PROPS_MAX)
+                                break;
+                        if (asprintf(&props[n], "%s=%s", udev_list_entry_get_name(e),
+                                     udev_list_entry_get_value(e) ?: "") < 0) {
+                                props[n] = NULL;
+                                break;
+                        }
+                        n++;
+                }
+                ev.props = (const char *const *)props;
+                ev.n_props = n;
+        }
+
         m->stats.dispatched++;
         if (m->cb.event)
                 m->cb.event(m, &ev, m->userdata);
