@@ -4,6 +4,7 @@
 # the attempts a read took as the device's iorequest_cnt delta (scsi_debug opts=16 every_nth=1:
 # ABORTED COMMAND 4B/03 on every command, kernel/README.md).
 
+. /vm/scenarios/_daemon-lib.sh
 SDBG=/sys/bus/pseudo/drivers/scsi_debug
 modprobe sd_mod
 modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=1
@@ -94,6 +95,12 @@ if [ "$patched" = 0 ]; then
 	vm_assert_eq 1 "$(lp "$DEV" bogus=1)" "unknown knob: exit 1"
 	vm_assert_eq 2 "$(lp /dev/nonexistent)" "missing device: exit 2"
 	vm_assert_eq 0 "$(lp "$DEV" max_retries=5)" "max_retries back to 5"
+
+	# --- stock: the daemon says once which knobs are missing --------------------------
+	lund_start
+	vm_assert_eq 1 "$(grep -c "lacks the companion patchset's knobs" "$LUND_LOG.new")" \
+		"lund names the missing knobs once"
+	lund_stop
 	vm_done
 fi
 
@@ -161,6 +168,33 @@ vm_assert_eq 0 "$(lp "$DEV" evt_error_burst=3 evt_error_interval_ms=60000)" "bur
 vm_assert_eq 60000 "$(attr "$SD/evt_error_interval_ms")" "kernel evt_error_interval_ms reads 60000"
 vm_assert_eq 0 "$(lp "$DEV" retry_limit=default evt_error=0)" "back to defaults"
 vm_assert_eq default "$(attr "$SD/retry_limit")" "kernel retry_limit reads default"
+
+# --- patched: lund consumes the error events ------------------------------------------------
+# It switches evt_error on by itself, counts each event per LU for `lunctl status`, and with
+# --error-threshold transport:2/60:offline sets the LU offline at the second transport error.
+HCTL=$(basename "$SD")
+echo 0 >"$SD/evt_error"
+vm_assert_eq 0 "$(lp "$DEV" retry_limit=0)" "retry_limit=0 (one command per error)"
+lund_start --error-threshold transport:2/60:offline
+vm_assert_eq 1 "$(attr "$SD/evt_error")" "lund switched evt_error on"
+a=$(transport_attempts); vm_result daemon.transport_1.attempts=$a
+vm_wait_until 5 sh -c "lunctl status | grep -q '^  $HCTL: 1 errors'" || true
+st=$(lunctl status | grep "^  $HCTL:" || true)
+vm_log "lunctl status: $st"
+vm_assert_eq "  $HCTL: 1 errors (transport 1), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
+	"$st" "lunctl status counts the transport error"
+vm_assert_eq 1 "$(grep -c 'Command failed: class=transport retryable=yes errno=5 sense=0b/4b/03 opcode=0x28 sector=0' "$LUND_LOG.new")" \
+	"lund logged the failure with class, sense and sector"
+vm_assert_eq running "$(attr "$SD/state")" "one transport error: LU still running"
+a=$(transport_attempts); vm_result daemon.transport_2.attempts=$a
+vm_wait_until 5 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+vm_assert_eq offline "$(attr "$SD/state")" "second transport error within 60 s: lund set the LU offline"
+vm_assert_eq 1 "$(lunctl status --json | tr -d ' \n' | grep -o '"threshold_actions":[0-9]*' | head -n1 | cut -d: -f2)" \
+	"status: one threshold action"
+grep -E 'Command failed|errors within' "$LUND_LOG.new" >&2 || true
+lund_stop
+echo running >"$SD/state"
+lp "$DEV" retry_limit=default >/dev/null
 
 kill "$UEV_PID" 2>/dev/null || true
 vm_done
