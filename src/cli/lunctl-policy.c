@@ -110,7 +110,8 @@ static int print_json(const LuRef *lu, const ErrPolicy *p)
         json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
         if (lu->block)
                 json_object_object_add(root, "block", json_object_new_string(lu->block));
-        json_object_object_add(root, "patchset", json_object_new_boolean(errpolicy_has_patchset(p)));
+        json_object_object_add(root, "patchset",
+                               json_object_new_boolean(errpolicy_has_patchset(p)));
         for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
                 json_object *o = json_object_new_object();
 
@@ -124,7 +125,8 @@ static int print_json(const LuRef *lu, const ErrPolicy *p)
                         json_object_object_add(o, "value", NULL);
                 json_object_object_add(knobs, errknob_to_string(k), o);
                 if (knob_missing_from_kernel(p, k))
-                        json_object_array_add(missing, json_object_new_string(errknob_to_string(k)));
+                        json_object_array_add(missing,
+                                              json_object_new_string(errknob_to_string(k)));
         }
         json_object_object_add(root, "knobs", knobs);
         json_object_object_add(root, "missing", missing);
@@ -185,8 +187,8 @@ int verb_policy(int argc, char *argv[], Options *o)
                         break;
                 case 'h':
                         printf("Usage: lunctl policy [--json] DEVICE [KEY=VALUE ...]\n"
-                               "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, a /sys path or "
-                               "H:C:T:L\n"
+                               "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, "
+                               "a /sys path or H:C:T:L\n"
                                "KEY: timeout eh_timeout max_retries queue_depth retry_limit "
                                "failfast evt_error evt_error_burst evt_error_interval_ms\n");
                         return EXIT_OK;
@@ -251,13 +253,14 @@ int verb_policy(int argc, char *argv[], Options *o)
 
                 for (int i = 0; i < n_set; i++)
                         if (!p.present[set[i].knob]) {
+                                ErrKnob k = set[i].knob;
+
                                 log_error("%s (%s): %s is not supported %s", arg, lu.hctl,
-                                          errknob_to_string(set[i].knob),
-                                          errknob_disk_only(set[i].knob) ?
-                                                  "on this LU (not an sd disk)" :
-                                          errknob_patched(set[i].knob) ?
-                                                  "by this kernel (the lund kernel companion patchset adds it)" :
-                                                  "by this kernel");
+                                          errknob_to_string(k),
+                                          errknob_disk_only(k) ? "on this LU (not an sd disk)" :
+                                          errknob_patched(k) ? "by this kernel (the lund kernel "
+                                                               "companion patchset adds it)" :
+                                                               "by this kernel");
                                 missing = true;
                         }
                 if (missing)

@@ -127,11 +127,13 @@ int errevent_parse(const char *const *props, size_t n, ErrEvent *ret)
                 if (!eq || eq == p)
                         return -EBADMSG;
                 klen = (size_t)(eq - p);
-                if (klen < SDEV_ERROR_PREFIX_LEN || memcmp(p, SDEV_ERROR_PREFIX, SDEV_ERROR_PREFIX_LEN) != 0)
+                if (klen < SDEV_ERROR_PREFIX_LEN ||
+                    memcmp(p, SDEV_ERROR_PREFIX, SDEV_ERROR_PREFIX_LEN) != 0)
                         continue;
 
                 for (k = 0; k < _KEY_MAX; k++)
-                        if (strlen(errkeys[k].name) == klen && memcmp(p, errkeys[k].name, klen) == 0)
+                        if (strlen(errkeys[k].name) == klen &&
+                            memcmp(p, errkeys[k].name, klen) == 0)
                                 break;
                 if (k == _KEY_MAX)
                         continue; /* a newer kernel's key */

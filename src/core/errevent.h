@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 typedef enum ErrClass {
-        ERRCLASS_TRANSPORT,  /* link/transport failure, DID_TRANSPORT_*, ABORTED COMMAND 08h/47h/4Bh */
+        ERRCLASS_TRANSPORT,  /* DID_TRANSPORT_*, ABORTED COMMAND 08h/47h/4Bh */
         ERRCLASS_TIMEOUT,    /* the command timed out */
         ERRCLASS_TARGET,     /* the target failed the command (CHECK CONDITION, no finer class) */
         ERRCLASS_NEXUS,      /* reservation conflict / nexus failure */

@@ -211,8 +211,9 @@ static int threshold_act(ErrorTracker *t, LuErrors *e, const LogDevice *dev)
                 log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
                          "%u %s errors within %u s: %s", th->count, errclass_to_string(th->class),
                          th->window_sec,
-                         th->action == ERROR_ACTION_LOG ? "logged only" :
-                         th->action == ERROR_ACTION_OFFLINE ? "LU set offline" : "target rescanned");
+                         th->action == ERROR_ACTION_LOG     ? "logged only" :
+                         th->action == ERROR_ACTION_OFFLINE ? "LU set offline" :
+                                                              "target rescanned");
         return r;
 }
 
@@ -305,7 +306,9 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
                 json_object *l = json_object_new_object();
 
                 if (l) {
-                        json_object_object_add(l, "class", json_object_new_string(errclass_to_string(e->last.class)));
+                        const char *c = errclass_to_string(e->last.class);
+
+                        json_object_object_add(l, "class", json_object_new_string(c));
                         json_object_object_add(l, "sk", json_object_new_int(e->last.sk));
                         json_object_object_add(l, "asc", json_object_new_int(e->last.asc));
                         json_object_object_add(l, "ascq", json_object_new_int(e->last.ascq));

@@ -27,25 +27,36 @@ typedef enum KnobKind {
  * lund.conf(5) documents.
  */
 static const struct {
-        const char *name;
-        const char *attr; /* relative to the scsi_device; "scsi_disk/<hctl>/..." for sd */
+        const char *name; /* also the attribute: in the scsi_device, "scsi_disk/<hctl>/" for sd */
         KnobKind kind;
         long min, max;
         bool patched, disk;
         const char *help;
 } knobs[_ERRKNOB_MAX] = {
-        [ERRKNOB_TIMEOUT] = { "timeout", "timeout", KIND_INT, 1, 3600, false, false, "1..3600 (s)" },
-        [ERRKNOB_EH_TIMEOUT] = { "eh_timeout", "eh_timeout", KIND_INT, 1, 3600, false, false, "1..3600 (s)" },
-        [ERRKNOB_MAX_RETRIES] = { "max_retries", "max_retries", KIND_INT, -1, 5, false, true, "-1..5" },
-        [ERRKNOB_QUEUE_DEPTH] = { "queue_depth", "queue_depth", KIND_INT, 1, 65535, false, false, "1..65535" },
-        [ERRKNOB_RETRY_LIMIT] = { "retry_limit", "retry_limit", KIND_RETRY, 0, 255, true, false, "default|0..255" },
-        [ERRKNOB_FAILFAST] = { "failfast", "failfast", KIND_FAILFAST, 0, 0, true, false, "none|transport,device,driver" },
-        [ERRKNOB_EVT_ERROR] = { "evt_error", "evt_error", KIND_INT, 0, 1, true, false, "0|1" },
-        [ERRKNOB_EVT_ERROR_BURST] = { "evt_error_burst", "evt_error_burst", KIND_INT, 1, 1000, true, false, "1..1000" },
-        [ERRKNOB_EVT_ERROR_INTERVAL_MS] = { "evt_error_interval_ms", "evt_error_interval_ms", KIND_INT, 0, 3600000, true, false, "0..3600000" },
-        [ERRKNOB_IOREQUEST_CNT] = { "iorequest_cnt", "iorequest_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },
-        [ERRKNOB_IOERR_CNT] = { "ioerr_cnt", "ioerr_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },
-        [ERRKNOB_IOTMO_CNT] = { "iotmo_cnt", "iotmo_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },
+        [ERRKNOB_TIMEOUT] =
+                { "timeout", KIND_INT, 1, 3600, false, false, "1..3600 (s)" },
+        [ERRKNOB_EH_TIMEOUT] =
+                { "eh_timeout", KIND_INT, 1, 3600, false, false, "1..3600 (s)" },
+        [ERRKNOB_MAX_RETRIES] =
+                { "max_retries", KIND_INT, -1, 5, false, true, "-1..5" },
+        [ERRKNOB_QUEUE_DEPTH] =
+                { "queue_depth", KIND_INT, 1, 65535, false, false, "1..65535" },
+        [ERRKNOB_RETRY_LIMIT] =
+                { "retry_limit", KIND_RETRY, 0, 255, true, false, "default|0..255" },
+        [ERRKNOB_FAILFAST] =
+                { "failfast", KIND_FAILFAST, 0, 0, true, false, "none|transport,device,driver" },
+        [ERRKNOB_EVT_ERROR] =
+                { "evt_error", KIND_INT, 0, 1, true, false, "0|1" },
+        [ERRKNOB_EVT_ERROR_BURST] =
+                { "evt_error_burst", KIND_INT, 1, 1000, true, false, "1..1000" },
+        [ERRKNOB_EVT_ERROR_INTERVAL_MS] =
+                { "evt_error_interval_ms", KIND_INT, 0, 3600000, true, false, "0..3600000" },
+        [ERRKNOB_IOREQUEST_CNT] =
+                { "iorequest_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },
+        [ERRKNOB_IOERR_CNT] =
+                { "ioerr_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },
+        [ERRKNOB_IOTMO_CNT] =
+                { "iotmo_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },
 };
 
 /* The kernel's scsi_failfast_names[], in its order. */
@@ -205,9 +216,9 @@ int errknob_path(const char *syspath, const char *hctl, ErrKnob k, char **ret)
         assert_return(k >= 0 && k < _ERRKNOB_MAX, -EINVAL);
 
         if (knobs[k].disk)
-                r = asprintf(ret, "%s/scsi_disk/%s/%s", syspath, hctl, knobs[k].attr);
+                r = asprintf(ret, "%s/scsi_disk/%s/%s", syspath, hctl, knobs[k].name);
         else
-                r = asprintf(ret, "%s/%s", syspath, knobs[k].attr);
+                r = asprintf(ret, "%s/%s", syspath, knobs[k].name);
         return r < 0 ? -ENOMEM : 0;
 }
 
