@@ -30,6 +30,10 @@ typedef struct LuErrors {
         uint64_t last_usec;
         uint64_t *ring;           /* times of the last threshold.count errors of the class */
         unsigned ring_next, ring_used;
+        /* Stock kernel: no events, the kernel's counters polled instead. */
+        bool polled;
+        uint64_t ioerr_cnt, iotmo_cnt;   /* last values read */
+        uint64_t ioerr_seen, iotmo_seen; /* growth since lund started watching */
 } LuErrors;
 
 struct ErrorTracker {
@@ -39,6 +43,8 @@ struct ErrorTracker {
         void *userdata;
         LuErrors *lus;
         bool said_missing;
+        sd_event_source *poll_source;
+        uint64_t poll_interval;
 };
 
 static const char *const action_names[_ERROR_ACTION_MAX] = {
@@ -111,6 +117,7 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 {
         if (!t)
                 return NULL;
+        sd_event_source_disable_unref(t->poll_source);
         while (t->lus) {
                 LuErrors *e = t->lus;
 
@@ -260,6 +267,27 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
         return 1;
 }
 
+static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr,
+                         uint64_t *ret_iotmo)
+{
+        _cleanup_free_ char *p1 = NULL, *p2 = NULL;
+        uint64_t a, b;
+        int r;
+
+        if (asprintf(&p1, "sys/bus/scsi/devices/%s/ioerr_cnt", e->hctl) < 0 ||
+            asprintf(&p2, "sys/bus/scsi/devices/%s/iotmo_cnt", e->hctl) < 0)
+                return -ENOMEM;
+        r = sysfs_read_u64(t->rootfd, p1, &a);
+        if (r < 0)
+                return r;
+        r = sysfs_read_u64(t->rootfd, p2, &b);
+        if (r < 0)
+                return r;
+        *ret_ioerr = a;
+        *ret_iotmo = b;
+        return 0;
+}
+
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 {
         int r;
@@ -268,15 +296,81 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 
         r = errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
         if (r == -EOPNOTSUPP) {
+                LuErrors *e;
+
                 if (!t->said_missing)
                         log_notice("This kernel lacks the companion patchset's knobs (retry_limit, "
                                    "failfast, evt_error, evt_error_burst, evt_error_interval_ms): "
                                    "no error events, error policy limited to sd's max_retries "
-                                   "and the timeouts");
+                                   "and the timeouts; polling ioerr_cnt/iotmo_cnt instead");
                 t->said_missing = true;
+
+                e = lu_errors_get(t, hctl);
+                if (!e)
+                        return -ENOMEM;
+                if (!e->polled) {
+                        e->polled = true;
+                        (void)read_counters(t, e, &e->ioerr_cnt, &e->iotmo_cnt);
+                }
                 return 0;
         }
         return r < 0 ? r : 1;
+}
+
+int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
+{
+        int grew = 0;
+
+        assert_return(t, -EINVAL);
+
+        for (LuErrors *e = t->lus; e; e = e->next) {
+                LogDevice dev = { .hctl = e->hctl };
+                uint64_t ioerr, iotmo, dio, dtmo;
+
+                if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
+                        continue;
+                /* The counters are 32-bit atomics in the kernel and wrap. */
+                dio = (ioerr - e->ioerr_cnt) & UINT32_MAX;
+                dtmo = (iotmo - e->iotmo_cnt) & UINT32_MAX;
+                e->ioerr_cnt = ioerr;
+                e->iotmo_cnt = iotmo;
+                if (dio == 0 && dtmo == 0)
+                        continue;
+                grew++;
+                e->ioerr_seen += dio;
+                e->iotmo_seen += dtmo;
+                e->last_usec = now_usec;
+                log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
+                         "Commands failed: ioerr_cnt +%" PRIu64 ", iotmo_cnt +%" PRIu64
+                         " (stock kernel: no error class)", dio, dtmo);
+                if (t->threshold.class == ERRCLASS_TIMEOUT)
+                        for (uint64_t i = 0; i < dtmo; i++) {
+                                e->by_class[ERRCLASS_TIMEOUT]++;
+                                if (threshold_hit(&t->threshold, e, now_usec)) {
+                                        (void)threshold_act(t, e, &dev);
+                                        break;
+                                }
+                        }
+        }
+        return grew;
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ErrorTracker *t = userdata;
+
+        (void)error_tracker_poll(t, usec);
+        (void)sd_event_source_set_time(s, usec + t->poll_interval);
+        return sd_event_source_set_enabled(s, SD_EVENT_ON);
+}
+
+int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec)
+{
+        assert_return(t && event && interval_usec > 0, -EINVAL);
+
+        t->poll_interval = interval_usec;
+        return sd_event_add_time_relative(event, &t->poll_source, CLOCK_MONOTONIC, interval_usec,
+                                          0, on_poll, t);
 }
 
 json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
@@ -302,6 +396,11 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
         json_object_object_add(o, "suppressed", json_object_new_uint64(e->suppressed));
         json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
         json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
+        json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
+        if (e->polled) {
+                json_object_object_add(o, "ioerr_cnt_growth", json_object_new_uint64(e->ioerr_seen));
+                json_object_object_add(o, "iotmo_cnt_growth", json_object_new_uint64(e->iotmo_seen));
+        }
         if (e->total > 0) {
                 json_object *l = json_object_new_object();
 

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "errevent.h"
 #include "log.h"
@@ -62,9 +63,21 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 /*
  * error_tracker_enable() - switch error events on for the LU at @syspath when the kernel has
  * the patchset's evt_error attribute. Returns 1 when enabled, 0 when the attribute is missing
- * (said once per daemon, at LOG_NOTICE), -errno.
+ * (said once per daemon, at LOG_NOTICE): the LU's ioerr_cnt/iotmo_cnt are then polled instead
+ * (see error_tracker_poll()). -errno.
  */
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl);
+
+/*
+ * error_tracker_poll() - the stock kernel's substitute for error events: read ioerr_cnt and
+ * iotmo_cnt of every LU without them and log and count what grew since the last poll. A grown
+ * iotmo_cnt counts as that many timeout errors for the threshold; ioerr_cnt says nothing of the
+ * class, so it is counted and logged only. Returns the number of LUs whose counters grew.
+ */
+int error_tracker_poll(ErrorTracker *t, uint64_t now_usec);
+
+/* error_tracker_attach_event() - poll every @interval_usec on @event. */
+int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec);
 
 /* error_tracker_forget() - the LU is gone. */
 void error_tracker_forget(ErrorTracker *t, const char *hctl);

@@ -195,6 +195,56 @@ START_TEST(test_rescan_and_enable)
 }
 END_TEST
 
+static void put(const char *attr, const char *v)
+{
+        char cmd[512];
+
+        snprintf(cmd, sizeof(cmd), "echo %s > %s/sys/bus/scsi/devices/2:0:0:0/%s", v, root, attr);
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Stock kernel: no evt_error, the counters are polled; iotmo_cnt feeds a timeout threshold. */
+START_TEST(test_poll)
+{
+        ErrorThreshold t = { ERRCLASS_TIMEOUT, 3, 60, ERROR_ACTION_OFFLINE };
+        _cleanup_close_ int fd = -EBADF;
+        ErrorTracker *tr;
+        json_object *o, *v;
+        char *s;
+
+        tree(false);
+        put("ioerr_cnt", "0x10");
+        put("iotmo_cnt", "0xfffffffe");
+        fd = sysfs_open_root(root);
+        ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+        ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+        ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
+
+        put("ioerr_cnt", "0x13");
+        put("iotmo_cnt", "0x0"); /* wrapped: +2 */
+        ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+        s = state("state");
+        ck_assert_str_eq(s, "running");
+        free(s);
+        put("iotmo_cnt", "0x1");
+        ck_assert_int_eq(error_tracker_poll(tr, 3000000), 1);
+        s = state("state");
+        ck_assert_int_eq(strncmp(s, "offline", 7), 0);
+        free(s);
+
+        o = error_tracker_lu_json(tr, "2:0:0:0");
+        ck_assert(json_object_object_get_ex(o, "polled", &v));
+        ck_assert(json_object_get_boolean(v));
+        ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
+        ck_assert_int_eq(json_object_get_int(v), 3);
+        ck_assert(json_object_object_get_ex(o, "iotmo_cnt_growth", &v));
+        ck_assert_int_eq(json_object_get_int(v), 3);
+        json_object_put(o);
+        error_tracker_free(tr);
+        untree();
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("errors");
@@ -206,6 +256,7 @@ int main(void)
         tcase_add_loop_test(tc, test_threshold_parse, 0, ELEMENTSOF(th));
         tcase_add_test(tc, test_count_and_offline);
         tcase_add_test(tc, test_rescan_and_enable);
+        tcase_add_test(tc, test_poll);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_ENV);
