@@ -80,8 +80,14 @@ static void print_errors(json_object *s)
         if (!lus || !json_object_is_type(lus, json_type_object))
                 return;
         json_object_object_foreach(lus, hctl, e) {
-                json_object *cl = member(e, "classes");
+                json_object *cl = member(e, "classes"), *polled = member(e, "polled");
 
+                if (polled && json_object_get_boolean(polled)) {
+                        printf("  %s: ioerr_cnt +%" PRIi64 ", iotmo_cnt +%" PRIi64
+                               " since lund started (no error events on this kernel: polled)\n",
+                               hctl, num(e, "ioerr_cnt_growth"), num(e, "iotmo_cnt_growth"));
+                        continue;
+                }
                 printf("  %s: %" PRIi64 " errors (", hctl, num(e, "total"));
                 if (cl && json_object_is_type(cl, json_type_object)) {
                         bool first = true;

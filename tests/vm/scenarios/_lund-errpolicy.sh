@@ -96,10 +96,20 @@ if [ "$patched" = 0 ]; then
 	vm_assert_eq 2 "$(lp /dev/nonexistent)" "missing device: exit 2"
 	vm_assert_eq 0 "$(lp "$DEV" max_retries=5)" "max_retries back to 5"
 
-	# --- stock: the daemon says once which knobs are missing --------------------------
-	lund_start
+	# --- stock: the daemon says once which knobs are missing, polls the counters ------
+	HCTL=$(basename "$SD")
+	lund_start --error-threshold timeout:100/60:log
 	vm_assert_eq 1 "$(grep -c "lacks the companion patchset's knobs" "$LUND_LOG.new")" \
 		"lund names the missing knobs once"
+	e0=$(( $(cat "$SD/ioerr_cnt") ))
+	a=$(transport_attempts); vm_result daemon.transport.attempts=$a
+	de=$(( $(cat "$SD/ioerr_cnt") - e0 )); vm_result daemon.transport.ioerr_cnt_delta=$de
+	# lund polls every 5 s
+	vm_wait_until 12 sh -c "lunctl status | grep -q '^  $HCTL: ioerr_cnt +[1-9]'" || true
+	st=$(lunctl status | grep "^  $HCTL:" || true)
+	vm_log "lunctl status: $st"
+	vm_assert_eq "  $HCTL: ioerr_cnt +$de, iotmo_cnt +0 since lund started (no error events on this kernel: polled)" \
+		"$st" "lunctl status shows the kernel's ioerr_cnt growth"
 	lund_stop
 	vm_done
 fi
