@@ -251,6 +251,28 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
         e->last = ev;
         e->last_usec = now_usec;
 
+        /* The same as journal fields, for journalctl LUND_ERROR_CLASS=transport and the like.
+         * Each buffer holds its key and the longest decimal of its type. */
+        char f_class[32], f_retryable[32], f_errno[32], f_sk[24], f_asc[24], f_ascq[24],
+                f_opcode[24], f_sector[48], f_suppressed[40];
+        const char *extra[] = { f_class, f_retryable, f_errno, f_sk, f_asc, f_ascq, f_opcode,
+                                f_sector, f_suppressed, NULL };
+        LogDevice d = dev ? *dev : (LogDevice) { .hctl = hctl };
+
+        (void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
+                       errclass_to_string(ev.class));
+        (void)snprintf(f_retryable, sizeof(f_retryable), "LUND_ERROR_RETRYABLE=%d", ev.retryable);
+        (void)snprintf(f_errno, sizeof(f_errno), "LUND_ERROR_ERRNO=%d", ev.error);
+        (void)snprintf(f_sk, sizeof(f_sk), "LUND_SENSE_KEY=%u", ev.sk);
+        (void)snprintf(f_asc, sizeof(f_asc), "LUND_ASC=%u", ev.asc);
+        (void)snprintf(f_ascq, sizeof(f_ascq), "LUND_ASCQ=%u", ev.ascq);
+        (void)snprintf(f_opcode, sizeof(f_opcode), "LUND_OPCODE=%u", ev.opcode);
+        (void)snprintf(f_sector, sizeof(f_sector), "LUND_SECTOR=%" PRIu64, ev.sector);
+        (void)snprintf(f_suppressed, sizeof(f_suppressed), "LUND_ERROR_SUPPRESSED=%u",
+                       ev.suppressed);
+        d.extra = extra;
+        dev = &d;
+
         /* SPC sense key/ASC/ASCQ as sg3_utils prints them; the sector is in 512-byte units. */
         log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR,
                  "Command failed: class=%s retryable=%s errno=%d sense=%02x/%02x/%02x "
@@ -398,8 +420,10 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
         json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
         json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
         if (e->polled) {
-                json_object_object_add(o, "ioerr_cnt_growth", json_object_new_uint64(e->ioerr_seen));
-                json_object_object_add(o, "iotmo_cnt_growth", json_object_new_uint64(e->iotmo_seen));
+                json_object_object_add(o, "ioerr_cnt_growth",
+                                       json_object_new_uint64(e->ioerr_seen));
+                json_object_object_add(o, "iotmo_cnt_growth",
+                                       json_object_new_uint64(e->iotmo_seen));
         }
         if (e->total > 0) {
                 json_object *l = json_object_new_object();

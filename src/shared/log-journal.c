@@ -15,8 +15,8 @@ void log_journal_send(int level, int error, const LogDevice *dev, const char *me
                       const char *ident, const char *msg)
 {
         char *fields[8] = {};
-        struct iovec iov[8];
-        size_t n = 0;
+        struct iovec iov[8 + LOG_EXTRA_MAX];
+        size_t n = 0, n_iov;
         bool ok;
 
         ok = asprintf(&fields[n++], "MESSAGE=%s", msg) >= 0 &&
@@ -33,7 +33,11 @@ void log_journal_send(int level, int error, const LogDevice *dev, const char *me
         else {
                 for (size_t i = 0; i < n; i++)
                         iov[i] = (struct iovec) { fields[i], strlen(fields[i]) };
-                sd_journal_sendv(iov, (int)n);
+                n_iov = n;
+                for (size_t i = 0; dev && dev->extra && dev->extra[i] && i < LOG_EXTRA_MAX; i++)
+                        iov[n_iov++] = (struct iovec) { (void *)dev->extra[i],
+                                                        strlen(dev->extra[i]) };
+                sd_journal_sendv(iov, (int)n_iov);
         }
         for (size_t i = 0; i < n; i++)
                 free(fields[i]);

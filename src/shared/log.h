@@ -26,7 +26,12 @@ typedef struct LogDevice {
         const char *hctl;
         const char *devnode;
         const char *wwid;
+        /* More journal fields, "KEY=VALUE", NULL-terminated (at most LOG_EXTRA_MAX are sent);
+         * only the journal gets them, so the message must say the same in words. */
+        const char *const *extra;
 } LogDevice;
+
+#define LOG_EXTRA_MAX 16
 
 int log_full(int level, int error, const LogDevice *dev, const char *message_id,
              const char *fmt, ...) _printf_(5, 6);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "errors.h"
 #include "log.h"
@@ -245,6 +246,58 @@ START_TEST(test_poll)
 }
 END_TEST
 
+/* The journal, replaced: the fields of the last entry (this definition wins over libsystemd's). */
+static char journal[2048];
+int sd_journal_sendv(const struct iovec *iov, int n);
+int sd_journal_sendv(const struct iovec *iov, int n)
+{
+        size_t len = 0;
+
+        journal[0] = 0;
+        for (int i = 0; i < n; i++) {
+                int k = snprintf(journal + len, sizeof(journal) - len, "%.*s\n",
+                                 (int)iov[i].iov_len, (const char *)iov[i].iov_base);
+
+                ck_assert(k > 0 && (size_t)k < sizeof(journal) - len);
+                len += (size_t)k;
+        }
+        return 0;
+}
+
+START_TEST(test_journal_fields)
+{
+        ErrorThreshold t = ERROR_THRESHOLD_DEFAULT;
+        LogDevice dev = { .hctl = "2:0:0:0", .devnode = "/dev/sda", .wwid = "naa.5000c500a1b2c3d4" };
+        const char *ev[ELEMENTSOF(ev_medium)];
+        ErrorTracker *tr;
+
+        memcpy(ev, ev_medium, sizeof(ev));
+        log_setup("check-errors", LOG_TARGET_JOURNAL, LOG_DEBUG);
+        ck_assert_int_eq(error_tracker_new(-EBADF, &t, NULL, NULL, &tr), 0);
+        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev, ELEMENTSOF(ev), 1), 1);
+        ck_assert_str_eq(journal,
+                         "MESSAGE=Command failed: class=medium retryable=no errno=61 sense=03/11/00 "
+                         "opcode=0x28 sector=4660 host_byte=0x00 status=0x02\n"
+                         "PRIORITY=4\n"
+                         "SYSLOG_IDENTIFIER=check-errors\n"
+                         "LUND_HCTL=2:0:0:0\n"
+                         "LUND_DEVICE=/dev/sda\n"
+                         "LUND_WWID=naa.5000c500a1b2c3d4\n"
+                         "MESSAGE_ID=b5d3c1e7f9a24b6d8e0f2a4c6e8b0d13\n"
+                         "LUND_ERROR_CLASS=medium\n"
+                         "LUND_ERROR_RETRYABLE=0\n"
+                         "LUND_ERROR_ERRNO=61\n"
+                         "LUND_SENSE_KEY=3\n"
+                         "LUND_ASC=17\n"
+                         "LUND_ASCQ=0\n"
+                         "LUND_OPCODE=40\n"
+                         "LUND_SECTOR=4660\n"
+                         "LUND_ERROR_SUPPRESSED=0\n");
+        error_tracker_free(tr);
+        log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("errors");
@@ -257,6 +310,7 @@ int main(void)
         tcase_add_test(tc, test_count_and_offline);
         tcase_add_test(tc, test_rescan_and_enable);
         tcase_add_test(tc, test_poll);
+        tcase_add_test(tc, test_journal_fields);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_ENV);
