@@ -483,7 +483,7 @@ static void lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
                 if (pd.error[p] == -ENODEV)
                         lu->probe_no_node = true;
         if (r >= 0)
-                r = lu_compute_names(&pd, lu->scsi_level,
+                r = lu_compute_names(inv->rootfd, ref, &pd, lu->scsi_level,
                                      lu->block && strneq(lu->block, "sr", 2), &lu->naming);
         lu->naming_error = r < 0 ? r : 0;
 }

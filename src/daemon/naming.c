@@ -12,6 +12,7 @@
 #if HAVE_CORE_NAMING
 #include "ident.h"
 #include "names.h"
+#include "udevctx.h"
 #endif
 
 void lu_naming_done(LuNaming *n)
@@ -58,11 +59,13 @@ static char *strdup_nonempty(const char *s, bool *oom)
         return d;
 }
 
-int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, LuNaming *ret)
+int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
+                     bool is_cdrom, LuNaming *ret)
 {
         _cleanup_(lu_naming_done) LuNaming n = {};
         _cleanup_free_ ScsiIdent *id = NULL;
-        NamesList list = {};
+        _cleanup_free_ UdevCtx *udev = NULL;
+        _cleanup_free_ NamesList *list = NULL;
         ScsiIdentInput in = {};
         bool oom = false;
         int r;
@@ -71,6 +74,16 @@ int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, Lu
 
         if (!pd->buf[PROBE_INQUIRY])
                 return -ENODATA;
+
+        /* What udev's rules look at besides the pages (USB parent, libata IDENTIFY, which
+         * rule files exist), so the names are those of /dev/disk/by-id, as lunctl's. */
+        udev = calloc(1, sizeof(*udev));
+        list = calloc(1, sizeof(*list));
+        if (!udev || !list)
+                return -ENOMEM;
+        r = udevctx_read(rootfd, ref, udev);
+        if (r < 0)
+                return r;
 
         /* Exactly what udev's rules run: scsi_id with the default page selection. Page 0x00 is
          * absent when only the kernel's cache was read: let the cached pages stand in for it. */
@@ -85,6 +98,8 @@ int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, Lu
                 .pg83_len = pd->len[PROBE_PG83],
                 .pg89 = pd->buf[PROBE_PG89],
                 .pg89_len = pd->len[PROBE_PG89],
+                .ata_identify = udev->have_ata_identify ? udev->ata_identify : NULL,
+                .ata_identify_len = udev->have_ata_identify ? sizeof(udev->ata_identify) : 0,
                 .page = IDENT_PAGE_DEFAULT,
                 .pg00_infer = !pd->buf[PROBE_PG00],
         };
@@ -113,17 +128,17 @@ int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, Lu
                 if (oom)
                         return -ENOMEM;
 
-                r = names_by_id(id, bus, 0, is_cdrom, &list);
+                r = udevctx_names(udev, ref, id, list);
                 if (r < 0 && r != -EINVAL)
                         return r;
         }
 
-        if (list.n > 0) {
-                n.names = calloc(list.n, sizeof(char *));
+        if (list->n > 0) {
+                n.names = calloc(list->n, sizeof(char *));
                 if (!n.names)
                         return -ENOMEM;
-                for (size_t i = 0; i < list.n; i++) {
-                        n.names[i] = strdup(list.name[i]);
+                for (size_t i = 0; i < list->n; i++) {
+                        n.names[i] = strdup(list->name[i]);
                         if (!n.names[i])
                                 return -ENOMEM;
                         n.n_names++;
@@ -136,7 +151,8 @@ int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, Lu
 }
 #else
 /* Built before the naming core existed: the daemon keeps its inventory but names nothing. */
-int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, LuNaming *ret)
+int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
+                     bool is_cdrom, LuNaming *ret)
 {
         assert_return(pd && ret, -EINVAL);
         return -EOPNOTSUPP;

@@ -25,10 +25,13 @@ void lu_naming_done(LuNaming *n);
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
 
 /*
- * lu_compute_names() - IDs and base names of one LU from its INQUIRY data and VPD pages.
+ * lu_compute_names() - IDs and base names of one LU from its INQUIRY data and VPD pages, and
+ * what else udev's rules read (engine/udevctx.h: USB parent, ATA IDENTIFY data, installed
+ * rule files) from sysfs below @rootfd for the LU @ref, so the names are /dev/disk/by-id's.
  * @scsi_level: the scsi_device's sysfs scsi_level (decides whether udev would run ata_id);
  * @is_cdrom: the LU's block node is an sr device.
  * Returns 0 (possibly with no names: a device without any identifier gets none), -ENODATA when
  * @pd has no INQUIRY data, -EOPNOTSUPP when lund was built without the naming core, -errno.
  */
-int lu_compute_names(const ProbeData *pd, unsigned scsi_level, bool is_cdrom, LuNaming *ret);
+int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
+                     bool is_cdrom, LuNaming *ret);
