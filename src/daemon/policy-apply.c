@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errpolicy.h"
 #include "hwdb.h"
 #include "log.h"
 #include "macro.h"
@@ -24,6 +25,8 @@ typedef enum PolicyKnob {
         KNOB_EH_TIMEOUT,
         KNOB_MAX_RETRIES,
         KNOB_QUEUE_DEPTH,
+        KNOB_RETRY_LIMIT, /* the companion patchset's (kernel/): checked by errpolicy */
+        KNOB_FAILFAST,
         _KNOB_MAX,
 } PolicyKnob;
 
@@ -36,6 +39,8 @@ static const struct {
         [KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", 1, 3600 },
         [KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", -1, 100 },
         [KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", 1, 65535 },
+        [KNOB_RETRY_LIMIT] = { "retry_limit", "LUND_RETRY_LIMIT", 0, 0 },
+        [KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", 0, 0 },
 };
 
 /* One [defaults] or [device NAME] section of lund.conf. */
@@ -325,6 +330,48 @@ static int parse_long(const char *s, long *ret)
         return 0;
 }
 
+/* retry_limit and failfast take words, and exist only with the companion patchset: errpolicy
+ * knows their syntax and where they are. Same rules as below: invalid or absent -> logged,
+ * the attribute left as it was. */
+static int apply_errknob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
+                         const char *source, const char *why)
+{
+        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+        ErrKnob ek = errknob_from_string(knobs[k].conf_key);
+        _cleanup_free_ char *path = NULL, *cur = NULL;
+        const char *name = knobs[k].conf_key;
+        char want[ERRKNOB_VALUE_MAX], have[ERRKNOB_VALUE_MAX];
+        int r;
+
+        if (errknob_validate(ek, value, want, sizeof(want)) < 0) {
+                log_device_full(LOG_WARNING, 0, &dev, "%s: invalid %s \"%s\" (%s expected), leaving %s unchanged",
+                                source, name, value, errknob_help(ek), name);
+                return 0;
+        }
+        r = errknob_path(lu->syspath, lu->hctl, ek, &path);
+        if (r < 0)
+                return r;
+        r = sysfs_read_string(p->rootfd, path, &cur);
+        if (r == -ENOENT) {
+                log_device_full(LOG_NOTICE, 0, &dev,
+                                "%s: %s is not available on this kernel (the lund kernel companion patchset adds it), not set",
+                                source, name);
+                return 0;
+        }
+        if (r < 0)
+                return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
+        /* The kernel shows failfast classes blank-separated; compare canonical forms. */
+        if (errknob_validate(ek, cur, have, sizeof(have)) >= 0 && streq(have, want))
+                return 0;
+        r = errpolicy_write(p->rootfd, lu->syspath, lu->hctl, ek, want);
+        if (r < 0)
+                return log_device_warning_errno(&dev, r,
+                                                "%s: the kernel refused %s=%s (%s), %s left at %s: %m",
+                                                source, name, want, why, name, cur);
+        log_device_full(LOG_INFO, 0, &dev, "%s %s -> %s (%s, %s)", name, cur, want, source, why);
+        return 1;
+}
+
 static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
                       const char *source, const char *why)
 {
@@ -334,6 +381,8 @@ static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *v
         long v;
         int r;
 
+        if (k == KNOB_RETRY_LIMIT || k == KNOB_FAILFAST)
+                return apply_errknob(p, lu, k, value, source, why);
         if (parse_long(value, &v) < 0 || v < knobs[k].min || v > knobs[k].max) {
                 log_device_full(LOG_WARNING, 0, &dev,
                                 "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s unchanged",

@@ -98,7 +98,13 @@ if [ "$patched" = 0 ]; then
 
 	# --- stock: the daemon says once which knobs are missing, polls the counters ------
 	HCTL=$(basename "$SD")
-	lund_start --error-threshold timeout:100/60:log
+	printf '[defaults]\nmax_retries = 3\nretry_limit = 1\nfailfast = transport\n' >/tmp/lund-err.conf
+	lund_start --error-threshold timeout:100/60:log --config /tmp/lund-err.conf
+	vm_assert_eq 3 "$(attr "$MR")" "lund.conf max_retries = 3 applied"
+	for k in retry_limit failfast; do
+		vm_assert "lund.conf $k: named as missing on this kernel" \
+			grep -q "$k is not available on this kernel (the lund kernel companion patchset adds it)" "$LUND_LOG.new"
+	done
 	vm_assert_eq 1 "$(grep -c "lacks the companion patchset's knobs" "$LUND_LOG.new")" \
 		"lund names the missing knobs once"
 	e0=$(( $(cat "$SD/ioerr_cnt") ))
@@ -111,6 +117,7 @@ if [ "$patched" = 0 ]; then
 	vm_assert_eq "  $HCTL: ioerr_cnt +$de, iotmo_cnt +0 since lund started (no error events on this kernel: polled)" \
 		"$st" "lunctl status shows the kernel's ioerr_cnt growth"
 	lund_stop
+	echo 5 >"$MR"
 	vm_done
 fi
 
@@ -204,6 +211,25 @@ vm_assert_eq 1 "$(lunctl status --json | tr -d ' \n' | grep -o '"threshold_actio
 grep -E 'Command failed|errors within' "$LUND_LOG.new" >&2 || true
 lund_stop
 echo running >"$SD/state"
+lp "$DEV" retry_limit=default >/dev/null
+
+# --- patched: lund.conf sets retry_limit and failfast per LU --------------------------------
+printf '[defaults]\nretry_limit = 2\nfailfast = device transport\n' >/tmp/lund-err.conf
+lund_start --config /tmp/lund-err.conf
+vm_assert_eq 2 "$(attr "$SD/retry_limit")" "lund.conf retry_limit = 2 applied"
+vm_assert_eq "transport device" "$(attr "$SD/failfast")" "lund.conf failfast applied"
+a=$(transport_attempts); vm_result daemon.conf_failfast_transport.attempts=$a
+vm_assert_eq 1 "$a" "transport error under lund.conf's failfast: attempts"
+lund_stop
+lp "$DEV" failfast=none >/dev/null
+printf '[defaults]\nretry_limit = 300\nfailfast = bogus\n' >/tmp/lund-err.conf
+lund_start --config /tmp/lund-err.conf
+vm_assert_eq 2 "$(attr "$SD/retry_limit")" "lund.conf retry_limit = 300 refused, unchanged"
+vm_assert_eq none "$(attr "$SD/failfast")" "lund.conf failfast = bogus refused, unchanged"
+for k in retry_limit failfast; do
+	vm_assert "lund.conf's bad $k logged as invalid" grep -q "invalid $k" "$LUND_LOG.new"
+done
+lund_stop
 lp "$DEV" retry_limit=default >/dev/null
 
 kill "$UEV_PID" 2>/dev/null || true
