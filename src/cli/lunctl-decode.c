@@ -368,12 +368,6 @@ static int decode_human(const Input *in)
         }
 }
 
-static void json_object_putp(json_object **o)
-{
-        if (*o)
-                json_object_put(*o);
-}
-
 /* The identity the combined responses give: scsi_id's and sg_inq's properties. */
 static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 {

@@ -18,12 +18,6 @@
 #include "sysfs.h"
 #include "udevctx.h"
 
-static void json_object_putp(json_object **o)
-{
-        if (*o)
-                json_object_put(*o);
-}
-
 static ExportFlags export_flags(void)
 {
         return EXPORT_UDEV | EXPORT_SG_INQ;
@@ -165,19 +159,9 @@ int verb_id(int argc, char *argv[], Options *o)
                 return EXIT_USAGE;
         }
 
-        r = probe_resolve(rootfd, arg, &lu);
-        if (r == -EINVAL) {
-                log_error("%s: not a device node, sysfs path or H:C:T:L", arg);
-                return EXIT_USAGE;
-        }
-        if (r == -ENODEV) {
-                log_error("%s: not a SCSI logical unit", arg);
-                return EXIT_DEVICE;
-        }
-        if (r < 0) {
-                log_error_errno(r, "%s: %m", arg);
-                return EXIT_DEVICE;
-        }
+        r = lunctl_resolve(rootfd, arg, &lu);
+        if (r != EXIT_OK)
+                return r;
 
         if (o->sysfs_only)
                 flags |= PROBE_SYSFS_ONLY;

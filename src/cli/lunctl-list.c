@@ -215,12 +215,6 @@ static int print_table(const Entry *e, size_t n)
         return r;
 }
 
-static void json_object_putp(json_object **o)
-{
-        if (*o)
-                json_object_put(*o);
-}
-
 static int print_json(const Entry *e, size_t n)
 {
         _cleanup_(json_object_putp) json_object *root = json_object_new_object();

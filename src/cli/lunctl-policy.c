@@ -24,12 +24,6 @@
 #define NOT_SUPPORTED "(not supported by this kernel)"
 #define NOT_A_DISK "(not an sd disk)"
 
-static void json_object_putp(json_object **o)
-{
-        if (*o)
-                json_object_put(*o);
-}
-
 static int oom(void)
 {
         log_error_errno(-ENOMEM, "Out of memory");
@@ -218,29 +212,9 @@ int verb_policy(int argc, char *argv[], Options *o)
                 log_error_errno(rootfd, "Failed to open root directory '%s': %m", o->root ?: "/");
                 return EXIT_USAGE;
         }
-        r = probe_resolve(rootfd, arg, &lu);
-        if (r == -EINVAL && !strchr(arg, '/')) {
-                /* A bare node name ("sda", "sg2"), as the kernel's messages print it. */
-                _cleanup_free_ char *node = NULL;
-
-                if (asprintf(&node, "/dev/%s", arg) < 0)
-                        return oom();
-                r = probe_resolve(rootfd, node, &lu);
-                if (r == -EINVAL || r == -ENOENT)
-                        r = -EINVAL;
-        }
-        if (r == -EINVAL) {
-                log_error("%s: not a device node, sysfs path or H:C:T:L", arg);
-                return EXIT_USAGE;
-        }
-        if (r == -ENODEV) {
-                log_error("%s: not a SCSI logical unit", arg);
-                return EXIT_DEVICE;
-        }
-        if (r < 0) {
-                log_error_errno(r, "%s: %m", arg);
-                return EXIT_DEVICE;
-        }
+        r = lunctl_resolve(rootfd, arg, &lu);
+        if (r != EXIT_OK)
+                return r;
 
         r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
         if (r < 0) {

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
+#include "probe.h"
 
 typedef struct Verb {
         const char *name;
@@ -39,6 +40,38 @@ int exit_code_from_errno(int r)
         default:
                 return EXIT_DEVICE;
         }
+}
+
+int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)
+{
+        int r;
+
+        r = probe_resolve(rootfd, arg, ret);
+        if (r == -EINVAL && !strchr(arg, '/')) {
+                /* A bare node name ("sda", "sg2"), as the kernel's messages print it. */
+                _cleanup_free_ char *node = NULL;
+
+                if (asprintf(&node, "/dev/%s", arg) < 0) {
+                        log_error_errno(-ENOMEM, "Out of memory");
+                        return EXIT_DEVICE;
+                }
+                r = probe_resolve(rootfd, node, ret);
+                if (r == -ENOENT)
+                        r = -EINVAL;
+        }
+        if (r == -EINVAL) {
+                log_error("%s: not a device node, sysfs path or H:C:T:L", arg);
+                return EXIT_USAGE;
+        }
+        if (r == -ENODEV) {
+                log_error("%s: not a SCSI logical unit", arg);
+                return EXIT_DEVICE;
+        }
+        if (r < 0) {
+                log_error_errno(r, "%s: %m", arg);
+                return EXIT_DEVICE;
+        }
+        return EXIT_OK;
 }
 
 static void usage(FILE *out)

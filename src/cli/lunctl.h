@@ -25,6 +25,15 @@ typedef struct Options {
         bool sgio_only;
 } Options;
 
+typedef struct LuRef LuRef;
+
+/*
+ * lunctl_resolve() - find the LU an admin named: a device node (or its bare name, "sda", as
+ * kernel messages print it), a /sys path or H:C:T:L. Logs one line naming @arg and the reason on
+ * failure. Returns EXIT_OK with @ret filled, or the exit code to return.
+ */
+int lunctl_resolve(int rootfd, const char *arg, LuRef *ret);
+
 /* Map a negative errno from the engine to the exit code. */
 int exit_code_from_errno(int r);
 

@@ -7,6 +7,13 @@
 #include "export.h"
 #include "ident.h"
 
+/* For _cleanup_(json_object_putp) json_object *o = ... */
+static inline void json_object_putp(json_object **o)
+{
+        if (*o)
+                json_object_put(*o);
+}
+
 /* Print "KEY=VALUE" lines of @id as selected by @flags to @out. */
 int output_export(FILE *out, const ScsiIdent *id, ExportFlags flags);
 
