@@ -1160,6 +1160,65 @@ static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const ch
         return a.kind == SCAN_ACTION_ADD && a.error >= 0;
 }
 
+/* Does a selector cover every LUN of this target (no selector names a single LUN of it)? */
+static bool whole_target_selected(const Scan *s, const ScanTarget *t)
+{
+        bool any = false;
+
+        if (s->n_sel == 0)
+                return true;
+        for (size_t i = 0; i < s->n_sel; i++) {
+                const ScanSelector *x = &s->sel[i];
+
+                if ((x->host != SCAN_ANY && x->host != t->host) ||
+                    (x->channel != SCAN_ANY && x->channel != t->channel) ||
+                    (x->target != SCAN_ANY && x->target != t->target))
+                        continue;
+                if (x->lun == SCAN_ANY)
+                        any = true;
+        }
+        return any;
+}
+
+/*
+ * add_reported_batch() - several reported LUNs are missing and the whole target is ours to
+ * scan: one "C T -" lets the kernel add them all from its own REPORT LUNS in one pass under one
+ * scan lock, as its wildcard scan does, instead of one write (and one lock round) per LUN.
+ * Each LUN is then checked and recorded; one the kernel did not add (its max_lun, a blacklist
+ * flag) gets its own write through add_lu(), which reports why.
+ */
+static void add_reported_batch(Scan *s, ScanTarget *t, const uint64_t *luns, size_t k)
+{
+        char path[128], value[64];
+        int r = 0;
+
+        snprintf(path, sizeof(path), "sys/class/scsi_host/host%u/scan", t->host);
+        snprintf(value, sizeof(value), "%u %u -", t->channel, t->target);
+        if (!(s->flags & SCAN_DRY_RUN))
+                r = s->io->write_attr(s->ctx->io_userdata, s->rootfd, path, value);
+
+        for (size_t i = 0; i < k; i++) {
+                ScanLu lu = { .host = t->host, .channel = t->channel, .target = t->target,
+                              .lun = luns[i] };
+                ScanAction a;
+
+                if (!(s->flags & SCAN_DRY_RUN) &&
+                    (r < 0 || !lu_exists(s->rootfd, t->host, t->channel, t->target, luns[i]))) {
+                        add_lu(s, t, luns[i], true, "reported, not added by the target scan");
+                        continue;
+                }
+                snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:%" PRIu64, t->host, t->channel,
+                         t->target, luns[i]);
+                action_init(&a, SCAN_ACTION_ADD, &lu);
+                snprintf(a.path, sizeof(a.path), "%s", path);
+                snprintf(a.value, sizeof(a.value), "%s", value);
+                snprintf(a.reason, sizeof(a.reason), "%s",
+                         "reported, not instantiated (one target scan)");
+                a.applied = !(s->flags & SCAN_DRY_RUN);
+                (void)record_action(s, &a);
+        }
+}
+
 static void remove_or_keep(Scan *s, ScanLu *lu, const char *reason)
 {
         char why[96] = "";
@@ -1346,13 +1405,24 @@ static void run_target(Scan *s, ScanTarget *t)
         t->method = SCAN_METHOD_REPORT_LUNS;
         t->reported = n_rep;
 
-        for (size_t i = 0; i < n_rep; i++) {
-                if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target, (int64_t)rep[i]))
-                        continue;
-                if (find_lun(lus, n, rep[i]))
-                        continue;
-                if (s->flags & SCAN_ADD)
-                        add_lu(s, t, rep[i], true, "reported, not instantiated");
+        if (s->flags & SCAN_ADD) {
+                _cleanup_free_ uint64_t *missing = calloc(n_rep ?: 1, sizeof(*missing));
+                size_t k = 0;
+
+                if (!missing) {
+                        t->error = -ENOMEM;
+                        goto done;
+                }
+                for (size_t i = 0; i < n_rep; i++)
+                        if (sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+                                      (int64_t)rep[i]) &&
+                            !find_lun(lus, n, rep[i]))
+                                missing[k++] = rep[i];
+                if (k >= 2 && whole_target_selected(s, t))
+                        add_reported_batch(s, t, missing, k);
+                else
+                        for (size_t i = 0; i < k; i++)
+                                add_lu(s, t, missing[i], true, "reported, not instantiated");
         }
         for (size_t i = 0; i < n; i++) {
                 if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,

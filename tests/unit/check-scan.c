@@ -376,8 +376,14 @@ START_TEST(test_add)
         run(SCAN_ADD, NULL, &r);
 
         ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 2"));
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 16684"));
+        /* two LUNs missing on target 0: one target scan, as the kernel's wildcard scan does */
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 -"));
+        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 2"));
+        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 16684"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:2"));
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:16684"));
+        /* one LUN missing: its own write */
         ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 4"));
         ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 1"));
         ck_assert(exists("sys/bus/scsi/devices/0:0:0:16684"));
