@@ -10,7 +10,7 @@
 # alone does not (control step before lund runs).
 # vm-flavour: udev-root
 # vm-topology: san
-# vm-timeout: 300
+# vm-timeout: 480
 . /vm/guest/lib.sh
 . /vm/scenarios/_daemon-lib.sh
 
