@@ -255,34 +255,15 @@ static int print_json(const Entry *e, size_t n)
 
 int verb_list(int argc, char *argv[], Options *o)
 {
-        static const struct option longopts[] = {
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
         _cleanup_close_ int rootfd = -EBADF;
         ProbeFlags flags = 0;
         Entry *e = NULL;
         size_t n = 0;
-        int c, r;
+        int r;
 
-        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl list [--json]\n");
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl list --help' for more information.\n");
-                        return EXIT_USAGE;
-                }
-        }
-        if (optind != argc) {
-                log_error("list takes no arguments");
-                return EXIT_USAGE;
-        }
+        r = lunctl_parse_noargs(argc, argv, o, "list");
+        if (r >= 0)
+                return r;
 
         rootfd = sysfs_open_root(o->root);
         if (rootfd < 0) {

@@ -67,32 +67,13 @@ static void print_event(json_object *e)
 
 int verb_monitor(int argc, char *argv[], Options *o)
 {
-        static const struct option longopts[] = {
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
         _cleanup_(lund_client_freep) LundClient *cl = NULL;
         json_object *reply = NULL;
-        int c, r;
+        int r;
 
-        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl monitor [--json]\n");
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl monitor --help' for more information.\n");
-                        return EXIT_USAGE;
-                }
-        }
-        if (optind != argc) {
-                log_error("monitor takes no arguments");
-                return EXIT_USAGE;
-        }
+        r = lunctl_parse_noargs(argc, argv, o, "monitor");
+        if (r >= 0)
+                return r;
 
         r = lund_client_connect(NULL, &cl);
         if (r < 0) {

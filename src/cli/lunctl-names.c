@@ -12,11 +12,6 @@
 #include "macro.h"
 #include "output.h"
 
-static void json_putp(json_object **o)
-{
-        json_object_put(*o);
-}
-
 static const char *str(json_object *o, const char *key)
 {
         json_object *v;
@@ -35,7 +30,7 @@ static json_object *member(json_object *o, const char *key)
 
 static int show_device(const char *dev, OutputMode mode)
 {
-        _cleanup_(json_putp) json_object *reply = NULL;
+        _cleanup_(json_object_putp) json_object *reply = NULL;
         json_object *links, *nodes;
         int r;
 
@@ -71,7 +66,7 @@ static int show_device(const char *dev, OutputMode mode)
 
 static int show_collisions(OutputMode mode)
 {
-        _cleanup_(json_putp) json_object *reply = NULL;
+        _cleanup_(json_object_putp) json_object *reply = NULL;
         json_object *a;
         int r;
 
@@ -80,7 +75,7 @@ static int show_collisions(OutputMode mode)
                 return r;
         a = member(reply, "collisions");
         if (mode == OUTPUT_JSON) {
-                _cleanup_(json_putp) json_object *o = json_object_new_object();
+                _cleanup_(json_object_putp) json_object *o = json_object_new_object();
 
                 json_object_object_add(o, "collisions",
                                        a ? json_object_get(a) : json_object_new_array());

@@ -14,11 +14,6 @@
 #include "macro.h"
 #include "output.h"
 
-static void json_putp(json_object **o)
-{
-        json_object_put(*o);
-}
-
 static const char *str(json_object *o, const char *key)
 {
         json_object *v;
@@ -154,31 +149,12 @@ static void print_status(json_object *s)
 
 int verb_status(int argc, char *argv[], Options *o)
 {
-        static const struct option longopts[] = {
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        _cleanup_(json_putp) json_object *reply = NULL;
-        int c, r;
+        _cleanup_(json_object_putp) json_object *reply = NULL;
+        int r;
 
-        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl status [--json]\n");
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl status --help' for more information.\n");
-                        return EXIT_USAGE;
-                }
-        }
-        if (optind != argc) {
-                log_error("status takes no arguments");
-                return EXIT_USAGE;
-        }
+        r = lunctl_parse_noargs(argc, argv, o, "status");
+        if (r >= 0)
+                return r;
         r = lunctl_daemon_call("status", NULL, NULL, &reply);
         if (r != EXIT_OK)
                 return r;

@@ -74,6 +74,35 @@ int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)
         return EXIT_OK;
 }
 
+int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb)
+{
+        static const struct option longopts[] = {
+                { "json", no_argument, NULL, 'J' },
+                { "help", no_argument, NULL, 'h' },
+                {}
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+                switch (c) {
+                case 'J':
+                        o->output = OUTPUT_JSON;
+                        break;
+                case 'h':
+                        printf("Usage: lunctl %s [--json]\n", verb);
+                        return EXIT_OK;
+                default:
+                        fprintf(stderr, "Try 'lunctl %s --help' for more information.\n", verb);
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind != argc) {
+                log_error("%s takes no arguments", verb);
+                return EXIT_USAGE;
+        }
+        return -1;
+}
+
 static void usage(FILE *out)
 {
         fprintf(out,
