@@ -2,8 +2,8 @@
 # bench/scan.sh: user-level scan benchmark, one VM run (tests/vm harness, TCG).
 # One scsi_debug host with 1024 LUs of which 64 newly mapped; the time until every new LU has
 # its block device, for the kernel's own wildcard scan (echo "- - -" > scan), `lunctl rescan`
-# and `rescan-scsi-bus.sh -a`, and the SCSI commands per new LU (sdevs' iorequest_cnt).
-# Prints the ratios. Not a test: nothing here asserts a time.
+# (five rounds each, alternating; medians compared) and `rescan-scsi-bus.sh -a`, and the SCSI
+# commands per new LU (sdevs' iorequest_cnt). Prints the ratios. Not a test: nothing here asserts a time.
 #
 # usage: bench/scan.sh [BUILD_DIR]     (default: $LUND_VM_BUILD or build-vm)
 # rescan-scsi-bus.sh is capped at 900 s in the guest; a capped run prints its ratio as a lower
@@ -15,14 +15,26 @@ build=${1:-${LUND_VM_BUILD:-$repo/build-vm}}
 res=${LUND_VM_CACHE:-$repo/.cache/vm}/results/_scan-bench/results.log
 [ -s "$res" ] || { echo "bench/scan.sh: no results ($res)" >&2; exit 1; }
 tr -d '\r' <"$res" | awk '
+	function median(p,    n, i, j, t, v) {
+		n = 0
+		for (i = 1; i <= 9; i++) if ((p i ".ms") in r) v[++n] = r[p i ".ms"]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		if (n == 0) return 0
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
 	$1 == "RESULT" { for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] } }
 	END {
 		printf "%-8s %10s %6s %10s\n", "method", "time_ms", "new", "cmds/LU"
-		n = split("kernel lund kernel2 lund2 rsb", m, " ")
-		for (i = 1; i <= n; i++) if ((m[i] ".ms") in r)
-			printf "%-8s %10d %6d %10d\n", m[i], r[m[i] ".ms"], r[m[i] ".new"], r[m[i] ".cmds_per_lu"]
-		k = (r["kernel.ms"] + r["kernel2.ms"]) / 2; l = (r["lund.ms"] + r["lund2.ms"]) / 2
+		for (i = 1; i <= 9; i++) for (j = 1; j <= 2; j++) {
+			m = (j == 1 ? "kernel" : "lund") i
+			if ((m ".ms") in r)
+				printf "%-8s %10d %6d %10d\n", m, r[m ".ms"], r[m ".new"], r[m ".cmds_per_lu"]
+		}
+		if ("rsb.ms" in r)
+			printf "%-8s %10d %6d %10d\n", "rsb", r["rsb.ms"], r["rsb.new"], r["rsb.cmds_per_lu"]
+		k = median("kernel"); l = median("lund")
 		if (k > 0 && l > 0) {
+			printf "median: kernel scan %d ms, lunctl rescan %d ms\n", k, l
 			printf "lunctl rescan / kernel scan:        %.2f (target <= 1.2)\n", l / k
 			if (r["rsb.ms"] > 0)
 				printf "rescan-scsi-bus.sh / lunctl rescan: %s%.1f (target >= 20)%s\n",

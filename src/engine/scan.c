@@ -493,6 +493,11 @@ static bool lu_exists(int rootfd, unsigned h, unsigned c, unsigned t, uint64_t l
 
 typedef struct TargetJob {
         ScanTarget t;
+        /* The target's LUs from its host's listing, taken after the host's target probes, so
+         * the target job need not list sysfs again (one listing per host, not per target). */
+        ScanLu *lus;
+        size_t n_lus;
+        bool listed;
 } TargetJob;
 
 typedef struct Job {
@@ -929,9 +934,12 @@ static void probe_action(ScanAction *a, unsigned host, const char *c, const char
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
 }
 
-static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, const char *src)
+/* @lus/@n: the host's listing (sorted), from which the target's own LUs are taken. */
+static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, const char *src,
+                               const ScanLu *lus, size_t n)
 {
         TargetJob *tj;
+        size_t first = n, count = 0;
 
         for (size_t i = 0; i < s->n_targets; i++) {
                 ScanTarget *x = &s->targets[i]->t;
@@ -939,6 +947,12 @@ static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, c
                 if (x->host == host && x->channel == c && x->target == t)
                         return 0;
         }
+        for (size_t i = 0; i < n; i++)
+                if (lus[i].channel == c && lus[i].target == t) {
+                        if (first == n)
+                                first = i;
+                        count++;
+                }
         if (s->n_targets == s->cap_targets) {
                 size_t cap = s->cap_targets ? s->cap_targets * 2 : 32;
                 TargetJob **v = reallocarray(s->targets, cap, sizeof(*v));
@@ -953,6 +967,24 @@ static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, c
                 return s->fatal = -ENOMEM;
         tj->t = (ScanTarget) { .host = host, .channel = c, .target = t };
         snprintf(tj->t.hctl, sizeof(tj->t.hctl), "%u:%u:%u", host, c, t);
+        if (count > 0) {
+                /* sorted by address: one target's LUs are adjacent */
+                tj->lus = calloc(count, sizeof(*tj->lus));
+                if (!tj->lus) {
+                        free(tj);
+                        return s->fatal = -ENOMEM;
+                }
+                for (size_t i = 0; i < count; i++)
+                        tj->lus[i] = (ScanLu) { .host = lus[first + i].host,
+                                                .channel = lus[first + i].channel,
+                                                .target = lus[first + i].target,
+                                                .lun = lus[first + i].lun,
+                                                .type = -1 };
+                for (size_t i = 0; i < count; i++)
+                        memcpy(tj->lus[i].hctl, lus[first + i].hctl, sizeof(tj->lus[i].hctl));
+                tj->n_lus = count;
+        }
+        tj->listed = true;
         snprintf(tj->t.source, sizeof(tj->t.source), "%s", src);
         s->targets[s->n_targets++] = tj;
         return push_job_locked(s, (Job) { .is_host = false, .index = s->n_targets - 1 });
@@ -1045,12 +1077,11 @@ static void run_host(Scan *s, ScanHost *host)
                         }
                         /* What the target probe instantiated was added by this scan: count it
                          * as such (the probe's own write is the action that added it). */
-                        for (size_t i = 0; i < n_lus; i++) {
-                                bool known = false;
-
-                                for (size_t k = 0; k < n_before && !known; k++)
-                                        known = streq(before[k].hctl, lus[i].hctl);
-                                if (known)
+                        /* both listings are sorted by address: walk them side by side */
+                        for (size_t i = 0, k = 0; i < n_lus; i++) {
+                                while (k < n_before && lu_cmp(&before[k], &lus[i]) < 0)
+                                        k++;
+                                if (k < n_before && lu_cmp(&before[k], &lus[i]) == 0)
                                         continue;
                                 a = (ScanAction) {
                                         .kind = SCAN_ACTION_ADD,
@@ -1089,12 +1120,12 @@ static void run_host(Scan *s, ScanHost *host)
                 if (sel_match(s->sel, s->n_sel, host->host, ts.v[i].channel, ts.v[i].target,
                               SCAN_ANY))
                         (void)queue_target_locked(s, host->host, ts.v[i].channel,
-                                                  ts.v[i].target, ts.v[i].source);
+                                                  ts.v[i].target, ts.v[i].source, lus, n_lus);
         for (size_t i = 0; i < n_lus; i++)
                 if (sel_match(s->sel, s->n_sel, host->host, lus[i].channel, lus[i].target,
                               SCAN_ANY))
                         (void)queue_target_locked(s, host->host, lus[i].channel, lus[i].target,
-                                                  "sysfs");
+                                                  "sysfs", lus, n_lus);
         pthread_mutex_unlock(&s->lock);
         scan_lus_free(lus, n_lus);
         free(ts.v);
@@ -1329,18 +1360,25 @@ static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n)
         }
 }
 
-static void run_target(Scan *s, ScanTarget *t)
+static void run_target(Scan *s, TargetJob *tj)
 {
         _cleanup_free_ uint8_t *buf = NULL;
         _cleanup_free_ uint64_t *rep = NULL;
+        ScanTarget *t = &tj->t;
         ScanLu *lus = NULL, *via = NULL;
         size_t n = 0, n_rep = 0, len = 0;
         int r;
 
-        r = list_lus(s->rootfd, t->host, t->channel, t->target, &lus, &n);
-        if (r < 0) {
-                t->error = r;
-                goto done;
+        if (tj->listed) {
+                lus = TAKE_PTR(tj->lus);
+                n = tj->n_lus;
+                tj->n_lus = 0;
+        } else {
+                r = list_lus(s->rootfd, t->host, t->channel, t->target, &lus, &n);
+                if (r < 0) {
+                        t->error = r;
+                        goto done;
+                }
         }
 
         /* Where REPORT LUNS goes: LUN 0 (SPC requires it there), the REPORT LUNS W-LUN, else
@@ -1471,12 +1509,12 @@ static void *worker(void *arg)
                 if (j.is_host)
                         run_host(s, &s->hosts[j.index]);
                 else {
-                        ScanTarget *t;
+                        TargetJob *tj;
 
                         pthread_mutex_lock(&s->lock);
-                        t = &s->targets[j.index]->t; /* the pointer array may move, not *t */
+                        tj = s->targets[j.index]; /* the pointer array may move, not *tj */
                         pthread_mutex_unlock(&s->lock);
-                        run_target(s, t);
+                        run_target(s, tj);
                 }
 
                 pthread_mutex_lock(&s->lock);
@@ -1701,8 +1739,10 @@ int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, Scan
         r = 0;
 out:
         free(threads);
-        for (size_t i = 0; i < s.n_targets; i++)
+        for (size_t i = 0; i < s.n_targets; i++) {
+                scan_lus_free(s.targets[i]->lus, s.targets[i]->n_lus);
                 free(s.targets[i]);
+        }
         free(s.targets);
         free(s.hosts);
         free(s.actions);

@@ -4,6 +4,7 @@
 # max_luns 64: 64 newly mapped LUs, added three ways on the same state, each timed until every
 # new LU has its block device, with the SCSI commands per new LU from the sdevs' iorequest_cnt:
 #   kernel: echo "- - -" > scan;   lund: lunctl rescan HOST;   rsb: rescan-scsi-bus.sh -a
+# (kernel and lund five times each, alternating; rescan-scsi-bus.sh once)
 # vm-flavour: busybox
 # vm-topology: none
 # vm-timeout: 1500
@@ -45,9 +46,11 @@ run() {       # NAME COMMAND...
 	undo
 }
 kernel_scan() { echo "- - -" >/sys/class/scsi_host/host$h/scan; }
-run kernel kernel_scan
-run lund lunctl rescan "$h"
-run kernel2 kernel_scan
-run lund2 lunctl rescan "$h"
+# Alternating rounds on the same state: bench/scan.sh compares medians, since one TCG guest
+# on a shared machine varies by tens of percent from one run to the next.
+for i in 1 2 3 4 5; do
+	run kernel$i kernel_scan
+	run lund$i lunctl rescan "$h"
+done
 WAIT=5 run rsb timeout "${RSB_BENCH_TIMEOUT:-900}" bash /usr/bin/rescan-scsi-bus.sh -a --hosts=$h
 vm_done
