@@ -138,12 +138,13 @@ int lund_client_read(LundClient *c, json_object **ret)
         }
 }
 
-int lund_client_call(LundClient *c, json_object *request, json_object **ret_reply)
+int lund_client_call_progress(LundClient *c, json_object *request, LundProgressFn progress,
+                              void *userdata, json_object **ret_reply)
 {
         const char *text = json_object_to_json_string_ext(
                 request, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
         _cleanup_free_ char *line = NULL;
-        json_object *reply = NULL, *ok = NULL, *err = NULL;
+        json_object *reply = NULL, *ok = NULL, *err = NULL, *p = NULL;
         int r;
 
         if (!text || asprintf(&line, "%s\n", text) < 0)
@@ -151,11 +152,19 @@ int lund_client_call(LundClient *c, json_object *request, json_object **ret_repl
         r = send_all(c->fd, line, strlen(line));
         if (r < 0)
                 return r;
-        r = lund_client_read(c, &reply);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return -ECONNRESET;
+        for (;;) {
+                r = lund_client_read(c, &reply);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return -ECONNRESET;
+                /* Progress notes come before the reply; without a callback they are skipped. */
+                if (!json_object_object_get_ex(reply, "progress", &p))
+                        break;
+                if (progress)
+                        progress(p, userdata);
+                json_object_put(reply);
+        }
         if (!json_object_object_get_ex(reply, "ok", &ok) || !json_object_get_boolean(ok)) {
                 r = -EIO;
                 if (json_object_object_get_ex(reply, "error", &err))
@@ -167,6 +176,11 @@ int lund_client_call(LundClient *c, json_object *request, json_object **ret_repl
         else
                 json_object_put(reply);
         return r;
+}
+
+int lund_client_call(LundClient *c, json_object *request, json_object **ret_reply)
+{
+        return lund_client_call_progress(c, request, NULL, NULL, ret_reply);
 }
 
 int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,

@@ -27,6 +27,14 @@ static inline void lund_client_freep(LundClient **c) { lund_client_free(*c); }
  */
 int lund_client_call(LundClient *c, json_object *request, json_object **ret_reply);
 
+/*
+ * lund_client_call_progress() - the same for a request the daemon answers slowly ("rescan"): the
+ * objects with a "progress" member it sends before the reply go to @progress (may be NULL).
+ */
+typedef void (*LundProgressFn)(json_object *progress, void *userdata);
+int lund_client_call_progress(LundClient *c, json_object *request, LundProgressFn progress,
+                              void *userdata, json_object **ret_reply);
+
 /* lund_client_call_cmd() - the same with {"cmd": @cmd} plus an optional string member. */
 int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
                          json_object **ret_reply);

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
+#include "scan-json.h"
 #include "scan.h"
 #include "sysfs.h"
 
@@ -54,128 +56,94 @@ static void on_event(void *userdata, const ScanEvent *ev)
         }
 }
 
-static json_object *result_json(const ScanResult *r, ScanFlags flags)
+static const char *jstr(json_object *o, const char *key)
 {
-        json_object *o = json_object_new_object(), *hosts, *targets, *actions;
+        json_object *v;
 
-        if (!o)
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
                 return NULL;
-        json_object_object_add(o, "dry_run", json_object_new_boolean(!!(flags & SCAN_DRY_RUN)));
-        json_object_object_add(o, "scsi_commands", json_object_new_int64(r->commands));
-        json_object_object_add(o, "failed", json_object_new_int64(r->failed));
-        hosts = json_object_new_array();
-        for (size_t i = 0; i < r->n_hosts; i++) {
-                const ScanHost *h = &r->hosts[i];
-                json_object *x = json_object_new_object();
-
-                json_object_object_add(x, "host", json_object_new_int64(h->host));
-                json_object_object_add(x, "driver", json_object_new_string(h->proc_name));
-                json_object_object_add(x, "added", json_object_new_int64(h->added));
-                json_object_object_add(x, "removed", json_object_new_int64(h->removed));
-                json_object_object_add(x, "resized", json_object_new_int64(h->resized));
-                json_object_object_add(x, "unchanged", json_object_new_int64(h->unchanged));
-                json_object_object_add(x, "kept", json_object_new_int64(h->kept));
-                json_object_object_add(x, "failed", json_object_new_int64(h->failed));
-                json_object_object_add(x, "error", h->error < 0 ?
-                                       json_object_new_string(strerror(-h->error)) : NULL);
-                json_object_array_add(hosts, x);
-        }
-        json_object_object_add(o, "hosts", hosts);
-        targets = json_object_new_array();
-        for (size_t i = 0; i < r->n_targets; i++) {
-                const ScanTarget *t = &r->targets[i];
-                json_object *x = json_object_new_object();
-
-                json_object_object_add(x, "target", json_object_new_string(t->hctl));
-                json_object_object_add(x, "found_by", json_object_new_string(t->source));
-                json_object_object_add(x, "via", t->via[0] ? json_object_new_string(t->via) : NULL);
-                json_object_object_add(x, "method",
-                                       json_object_new_string(scan_method_name(t->method)));
-                json_object_object_add(x, "reported", json_object_new_int64((int64_t)t->reported));
-                json_object_object_add(x, "scsi_commands", json_object_new_int64(t->commands));
-                json_object_object_add(x, "error", t->error < 0 ?
-                                       json_object_new_string(strerror(-t->error)) : NULL);
-                json_object_array_add(targets, x);
-        }
-        json_object_object_add(o, "targets", targets);
-        actions = json_object_new_array();
-        for (size_t i = 0; i < r->n_actions; i++) {
-                const ScanAction *a = &r->actions[i];
-                json_object *x = json_object_new_object();
-
-                json_object_object_add(x, "action",
-                                       json_object_new_string(scan_action_kind_name(a->kind)));
-                json_object_object_add(x, "hctl", json_object_new_string(a->hctl));
-                json_object_object_add(x, "reason", json_object_new_string(a->reason));
-                if (a->path[0]) {
-                        json_object_object_add(x, "path", json_object_new_string(a->path));
-                        json_object_object_add(x, "value", json_object_new_string(a->value));
-                }
-                if (a->kind == SCAN_ACTION_RESIZE && a->error >= 0) {
-                        json_object_object_add(x, "old_size", json_object_new_int64((int64_t)a->old_size));
-                        json_object_object_add(x, "new_size", json_object_new_int64((int64_t)a->new_size));
-                }
-                json_object_object_add(x, "applied", json_object_new_boolean(a->applied));
-                json_object_object_add(x, "error", a->error < 0 ?
-                                       json_object_new_string(strerror(-a->error)) : NULL);
-                json_object_array_add(actions, x);
-        }
-        json_object_object_add(o, "actions", actions);
-        return o;
+        return json_object_get_string(v);
 }
 
-static void print_human(const ScanResult *r, ScanFlags flags)
+static int64_t jint(json_object *o, const char *key)
 {
-        bool dry = flags & SCAN_DRY_RUN;
+        json_object *v;
 
-        for (size_t i = 0; i < r->n_actions; i++) {
-                const ScanAction *a = &r->actions[i];
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static json_object *jarray(json_object *o, const char *key)
+{
+        json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array))
+                return NULL;
+        return v;
+}
+
+/* The human form, from the result's JSON (scan-json.h): the same whether this process or lund
+ * scanned. */
+static void print_human(json_object *res)
+{
+        json_object *dryo, *actions = jarray(res, "actions"), *targets = jarray(res, "targets"),
+                           *hosts = jarray(res, "hosts");
+        bool dry = json_object_object_get_ex(res, "dry_run", &dryo) && json_object_get_boolean(dryo);
+
+        for (size_t i = 0; actions && i < json_object_array_length(actions); i++) {
+                json_object *a = json_object_array_get_idx(actions, i);
+                const char *kind = jstr(a, "action") ?: "?", *path = jstr(a, "path"),
+                           *error = jstr(a, "error");
 
                 /* Probes are plumbing: shown in a dry run (they are writes) and when they fail. */
-                if (a->kind == SCAN_ACTION_PROBE && !dry && a->error >= 0)
+                if (streq(kind, "probe") && !dry && !error)
                         continue;
-                printf("%s%-6s %-16s %s", dry && a->kind != SCAN_ACTION_KEEP ? "would " : "",
-                       scan_action_kind_name(a->kind), a->hctl, a->reason);
-                if (dry && a->path[0])
-                        printf(" [echo '%s' > /%s]", a->value, a->path);
-                if (a->error < 0)
-                        printf(": FAILED: %s", strerror(-a->error));
+                printf("%s%-6s %-16s %s", dry && !streq(kind, "keep") ? "would " : "", kind,
+                       jstr(a, "hctl") ?: "", jstr(a, "reason") ?: "");
+                if (dry && path)
+                        printf(" [echo '%s' > /%s]", jstr(a, "value") ?: "", path);
+                if (error)
+                        printf(": FAILED: %s", error);
                 printf("\n");
         }
-        for (size_t i = 0; i < r->n_targets; i++)
-                if (r->targets[i].error < 0)
+        for (size_t i = 0; targets && i < json_object_array_length(targets); i++) {
+                json_object *t = json_object_array_get_idx(targets, i);
+                const char *error = jstr(t, "error"), *via = jstr(t, "via");
+
+                if (error)
                         printf("failed target %s%s%s: %s; nothing added or removed there\n",
-                               r->targets[i].hctl, r->targets[i].via[0] ? " via " : "",
-                               r->targets[i].via, strerror(-r->targets[i].error));
-        for (size_t i = 0; i < r->n_hosts; i++)
-                if (r->hosts[i].error < 0)
-                        printf("failed host%u: %s\n", r->hosts[i].host,
-                               strerror(-r->hosts[i].error));
+                               jstr(t, "target") ?: "", via ? " via " : "", via ?: "", error);
+        }
+        for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                const char *error = jstr(h, "error");
+
+                if (error)
+                        printf("failed host%" PRIi64 ": %s\n", jint(h, "host"), error);
+        }
 
         printf("%-8s %-14s %6s %8s %8s %10s %5s %7s\n", "HOST", "DRIVER",
                dry ? "+ADD" : "ADDED", dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED",
                "UNCHANGED", "KEPT", "FAILED");
-        for (size_t i = 0; i < r->n_hosts; i++) {
-                const ScanHost *h = &r->hosts[i];
-                char name[24];
+        for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                char name[32];
 
-                snprintf(name, sizeof(name), "host%u", h->host);
-                printf("%-8s %-14s %6u %8u %8u %10u %5u %7u\n", name, h->proc_name, h->added,
-                       h->removed, h->resized, h->unchanged, h->kept, h->failed);
+                snprintf(name, sizeof(name), "host%" PRIi64, jint(h, "host"));
+                printf("%-8s %-14s %6" PRIi64 " %8" PRIi64 " %8" PRIi64 " %10" PRIi64 " %5" PRIi64
+                       " %7" PRIi64 "\n",
+                       name, jstr(h, "driver") ?: "", jint(h, "added"), jint(h, "removed"),
+                       jint(h, "resized"), jint(h, "unchanged"), jint(h, "kept"),
+                       jint(h, "failed"));
         }
 }
 
-/*
- * The seam for the daemon: when lund runs, `lunctl rescan` is to send this request over the
- * control socket so that scans never race each other (the daemon calls the same scan_run()).
- * Until the socket protocol has a scan request, the CLI always scans directly, as it does when
- * the daemon is not running.
- */
 static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
-                         const ScanPolicy *pol, Progress *progress, ScanResult *ret)
+                         const ScanPolicy *pol, Progress *progress, json_object **ret)
 {
         _cleanup_close_ int rootfd = -EBADF;
+        ScanResult res = {};
         ScanContext ctx;
+        int r;
 
         rootfd = sysfs_open_root(o->root);
         if (rootfd < 0)
@@ -187,7 +155,93 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
                 .event = on_event,
                 .event_userdata = progress,
         };
-        return scan_run(&ctx, sel, n_sel, flags, ret);
+        r = scan_run(&ctx, sel, n_sel, flags, &res);
+        if (r < 0)
+                return r;
+        *ret = scan_result_to_json(&res, flags, "lunctl");
+        scan_result_done(&res);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static void on_daemon_progress(json_object *p, void *userdata)
+{
+        Progress *progress = userdata;
+        json_object *v;
+
+        if (!progress->tty)
+                return;
+        if (json_object_object_get_ex(p, "targets_total", &v)) {
+                json_object *done = NULL;
+
+                (void)json_object_object_get_ex(p, "targets_done", &done);
+                fprintf(stderr, "\r\033[Klunctl rescan (lund): %" PRIi64 "/%" PRIi64 " targets scanned",
+                        json_object_get_int64(done), json_object_get_int64(v));
+        } else if (json_object_object_get_ex(p, "host", &v)) {
+                json_object *drv = NULL;
+
+                (void)json_object_object_get_ex(p, "driver", &drv);
+                fprintf(stderr, "\r\033[Klunctl rescan (lund): host%" PRIi64 " (%s)",
+                        json_object_get_int64(v), drv ? json_object_get_string(drv) : "");
+        } else
+                return;
+        progress->shown = true;
+}
+
+/*
+ * When lund runs, the scan is its: the request goes over the control socket and lund runs the
+ * same engine, one scan at a time, so scans never race each other (nor lund's own reactions to
+ * unit attentions), and lund's per-device policy applies. Returns 1 when no daemon listens.
+ */
+static int rescan_daemon(char **args, size_t n_args, ScanFlags flags, const ScanPolicy *pol,
+                         Progress *progress, json_object **ret)
+{
+        _cleanup_(lund_client_freep) LundClient *c = NULL;
+        _cleanup_(json_object_putp) json_object *req = NULL;
+        json_object *reply = NULL, *sels, *result;
+        int r;
+
+        r = lund_client_connect(NULL, &c);
+        if (r == -ENOENT || r == -ECONNREFUSED)
+                return 1;
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to lund's control socket: %m");
+        req = json_object_new_object();
+        sels = json_object_new_array();
+        if (!req || !sels) {
+                json_object_put(sels);
+                return -ENOMEM;
+        }
+        json_object_object_add(req, "cmd", json_object_new_string("rescan"));
+        for (size_t i = 0; i < n_args; i++)
+                json_object_array_add(sels, json_object_new_string(args[i]));
+        json_object_object_add(req, "selectors", sels);
+        scan_flags_to_json(req, flags);
+        if (pol->timeout_ms)
+                json_object_object_add(req, "timeout_ms", json_object_new_int64(pol->timeout_ms));
+        if (pol->max_workers)
+                json_object_object_add(req, "jobs", json_object_new_int64(pol->max_workers));
+        if (pol->seq_max_lun)
+                json_object_object_add(req, "max_lun", json_object_new_int64((int64_t)pol->seq_max_lun));
+        json_object_object_add(req, "progress", json_object_new_boolean(progress->tty));
+
+        r = lund_client_call_progress(c, req, on_daemon_progress, progress, &reply);
+        if (r < 0) {
+                json_object *msg;
+
+                /* -ENOENT: no such host, reported by the caller as for a direct scan */
+                if (r != -ENOENT && reply && json_object_object_get_ex(reply, "message", &msg))
+                        log_error("lund: %s", json_object_get_string(msg));
+                json_object_put(reply);
+                return r;
+        }
+        if (!json_object_object_get_ex(reply, "result", &result) ||
+            !json_object_is_type(result, json_type_object)) {
+                json_object_put(reply);
+                return log_error_errno(-EBADMSG, "lund sent a rescan reply without a result");
+        }
+        *ret = json_object_get(result);
+        json_object_put(reply);
+        return 0;
 }
 
 static void help(void)
@@ -196,6 +250,7 @@ static void help(void)
                "\n"
                "Scan SCSI hosts from user space: REPORT LUNS per target, then add, remove or\n"
                "resize logical units to match. Without --add/--remove/--resize: --add.\n"
+               "When lund runs, it does the scan (one at a time, with its device policy).\n"
                "\n"
                "Options:\n"
                " -a, --add            add LUs the targets report and the kernel lacks\n"
@@ -207,12 +262,13 @@ static void help(void)
                "     --timeout <sec>  per SCSI command lunctl sends (default 10)\n"
                "     --jobs <n>       hosts/targets scanned in parallel (default 8)\n"
                "     --max-lun <n>    sequential probing bound for devices without REPORT LUNS\n"
+               "     --direct         scan from this process even when lund runs\n"
                " -h, --help           display this help\n");
 }
 
 int verb_rescan(int argc, char *argv[], Options *o)
 {
-        enum { OPT_TIMEOUT = 0x100, OPT_JOBS, OPT_MAX_LUN };
+        enum { OPT_TIMEOUT = 0x100, OPT_JOBS, OPT_MAX_LUN, OPT_DIRECT };
         static const struct option longopts[] = {
                 { "add", no_argument, NULL, 'a' },
                 { "remove", no_argument, NULL, 'r' },
@@ -223,13 +279,15 @@ int verb_rescan(int argc, char *argv[], Options *o)
                 { "timeout", required_argument, NULL, OPT_TIMEOUT },
                 { "jobs", required_argument, NULL, OPT_JOBS },
                 { "max-lun", required_argument, NULL, OPT_MAX_LUN },
+                { "direct", no_argument, NULL, OPT_DIRECT },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         _cleanup_free_ ScanSelector *sel = NULL;
         ScanPolicy pol = {};
-        ScanResult res = {};
+        _cleanup_(json_object_putp) json_object *res = NULL;
         Progress progress = {};
+        bool direct = false;
         ScanFlags flags = 0, what = 0;
         size_t n_sel = 0;
         int c, r;
@@ -256,6 +314,9 @@ int verb_rescan(int argc, char *argv[], Options *o)
                         break;
                 case 'J':
                         o->output = OUTPUT_JSON;
+                        break;
+                case OPT_DIRECT:
+                        direct = true;
                         break;
                 case OPT_TIMEOUT:
                 case OPT_JOBS:
@@ -297,7 +358,12 @@ int verb_rescan(int argc, char *argv[], Options *o)
         }
 
         progress.tty = o->output != OUTPUT_JSON && isatty(STDERR_FILENO);
-        r = rescan_direct(o, sel, n_sel, flags, &pol, &progress, &res);
+        /* --root points at another tree: never the daemon's. */
+        r = 1;
+        if (!direct && !o->root)
+                r = rescan_daemon(argv + optind, n_sel, flags, &pol, &progress, &res);
+        if (r > 0)
+                r = rescan_direct(o, sel, n_sel, flags, &pol, &progress, &res);
         if (progress.shown)
                 fprintf(stderr, "\r\033[K");
         if (r == -ENOENT && n_sel == 0) {
@@ -314,18 +380,16 @@ int verb_rescan(int argc, char *argv[], Options *o)
         }
 
         if (o->output == OUTPUT_JSON) {
-                json_object *j = result_json(&res, flags);
-
-                r = j ? output_json(stdout, j) : -ENOMEM;
-                json_object_put(j);
-                if (r < 0) {
-                        scan_result_done(&res);
+                if (output_json(stdout, res) < 0)
                         return EXIT_DEVICE;
-                }
         } else
-                print_human(&res, flags);
+                print_human(res);
 
-        r = res.failed > 0 ? EXIT_DEVICE : EXIT_OK;
-        scan_result_done(&res);
-        return r;
+        {
+                json_object *f;
+
+                return json_object_object_get_ex(res, "failed", &f) && json_object_get_int64(f) > 0 ?
+                               EXIT_DEVICE :
+                               EXIT_OK;
+        }
 }

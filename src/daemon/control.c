@@ -362,6 +362,11 @@ unsigned control_n_clients(const ControlServer *s)
         return s ? s->n_clients : 0;
 }
 
+int control_client_send(ControlClient *c, json_object *o)
+{
+        return client_queue(c, o);
+}
+
 uid_t control_client_uid(const ControlClient *c)
 {
         return c->uid;

@@ -39,5 +39,8 @@ void control_broadcast(ControlServer *s, json_object *event);
 bool control_has_monitors(const ControlServer *s);
 unsigned control_n_clients(const ControlServer *s);
 
+/* Send @o to one client now (a progress note ahead of its reply). */
+int control_client_send(ControlClient *c, json_object *o);
+
 uid_t control_client_uid(const ControlClient *c);
 pid_t control_client_pid(const ControlClient *c);

@@ -26,6 +26,7 @@
 #include "modload.h"
 #include "monitor.h"
 #include "policy-apply.h"
+#include "scan-json.h"
 #include "scan.h"
 #include "sysfs.h"
 
@@ -35,6 +36,7 @@
 #define MESSAGE_LINK_FOREIGN "5d7e9f1a2b3c4d5e8f9a0b1c2d3e4f50"
 #define MESSAGE_NAME_COLLISION "c2b8e4f6a1d3457990ab12cd34ef5678"
 #define MESSAGE_UEVENT_LOSS "7e1f3a5c9b2d4f6a8c0e1b3d5f7a9c2e"
+#define MESSAGE_SCAN_RESULT "9b4d2e6f8a1c4357b0e2d4f6a8c1e3b5"
 
 /* A burst of losses costs one resync per interval. */
 #define RESYNC_INTERVAL_USEC (1 * 1000 * 1000ULL)
@@ -103,6 +105,9 @@ struct Manager {
         const char *resync_reason;
         sd_event_source *status_source;
         uint64_t started;
+
+        ControlClient *scan_client; /* gets the running scan's progress notes */
+        uint64_t scans;
 };
 
 static int claim_cmp(const void *a, const void *b)
@@ -610,6 +615,7 @@ static int reconcile_links(Manager *m)
 /* ---- inventory hooks ---- */
 
 static json_object *lu_to_json(Manager *m, const Lu *lu);
+static json_object *reply_ok(void);
 
 static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 {
@@ -696,6 +702,28 @@ static void on_unit_attention(Inventory *inv, Lu *lu, LuUnitAttention ua, const 
  * lists (never a mounted or held one: engine/scan.h). The kernel's uevents for what it adds or
  * removes then update the inventory and the links as any hotplug does.
  */
+static void scan_progress(Manager *m, const ScanEvent *ev)
+{
+        json_object *o, *p;
+
+        if (!m->scan_client)
+                return;
+        p = json_object_new_object();
+        if (ev->kind == SCAN_EVENT_HOST_BEGIN) {
+                json_object_object_add(p, "host", json_object_new_int64(ev->host->host));
+                json_object_object_add(p, "driver", json_object_new_string(ev->host->proc_name));
+        } else {
+                json_object_object_add(p, "targets_done", json_object_new_int64(ev->targets_done));
+                json_object_object_add(p, "targets_total", json_object_new_int64(ev->targets_total));
+        }
+        o = json_object_new_object();
+        json_object_object_add(o, "progress", p);
+        if (control_client_send(m->scan_client, o) < 0)
+                m->scan_client = NULL; /* progress is best effort; the reply tells the rest */
+        json_object_put(o);
+}
+
+/* Called from the engine's workers, one event at a time, while the loop waits in scan_run(). */
 static void on_scan_event(void *userdata, const ScanEvent *ev)
 {
         Manager *m = userdata;
@@ -705,6 +733,10 @@ static void on_scan_event(void *userdata, const ScanEvent *ev)
 
         if (ev->kind == SCAN_EVENT_DEBUG && ev->message) {
                 log_debug("scan: %s", ev->message);
+                return;
+        }
+        if (ev->kind == SCAN_EVENT_HOST_BEGIN || ev->kind == SCAN_EVENT_TARGET_DONE) {
+                scan_progress(m, ev);
                 return;
         }
         if (ev->kind != SCAN_EVENT_ACTION || !a || a->kind == SCAN_ACTION_PROBE)
@@ -726,6 +758,47 @@ static void on_scan_event(void *userdata, const ScanEvent *ev)
         emit(m, "scan-action", o);
 }
 
+/*
+ * Every scan lund makes goes through here, one at a time (the loop waits for it): those of
+ * unit attentions and error thresholds, and those admins ask for with `lunctl rescan`. The
+ * kernel's uevents for what a scan adds or removes queue meanwhile and update the inventory
+ * and the links afterwards, as any hotplug does.
+ */
+static int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
+                        ScanFlags flags, const ScanPolicy *pol, ControlClient *progress,
+                        ScanResult *ret)
+{
+        ScanContext ctx = {
+                .rootfd = m->rootfd,
+                .policy = pol,
+                .event = on_scan_event,
+                .event_userdata = m,
+        };
+        unsigned added = 0, removed = 0, resized = 0, kept = 0;
+        int r;
+
+        m->scan_client = progress;
+        r = scan_run(&ctx, sel, n_sel, flags, ret);
+        m->scan_client = NULL;
+        m->scans++;
+        if (r < 0) {
+                log_full(LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT, "Scan (%s) failed: %m", why);
+                return r;
+        }
+        for (size_t i = 0; i < ret->n_hosts; i++) {
+                added += ret->hosts[i].added;
+                removed += ret->hosts[i].removed;
+                resized += ret->hosts[i].resized;
+                kept += ret->hosts[i].kept;
+        }
+        log_full(ret->failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
+                 "Scan (%s%s): %zu hosts, %zu targets, %u added, %u removed, %u resized, %u kept, "
+                 "%u failed, %u SCSI commands",
+                 why, (flags & SCAN_DRY_RUN) ? ", dry run" : "", ret->n_hosts, ret->n_targets,
+                 added, removed, resized, kept, ret->failed, ret->commands);
+        return 0;
+}
+
 static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
 {
         Manager *m = userdata;
@@ -735,15 +808,12 @@ static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
                 .target = t->id,
                 .lun = SCAN_ANY,
         };
-        ScanContext ctx = {
-                .rootfd = m->rootfd,
-                .event = on_scan_event,
-                .event_userdata = m,
-        };
         ScanResult res = {};
+        char why[64];
         int r;
 
-        r = scan_run(&ctx, &sel, 1, SCAN_ADD | SCAN_REMOVE, &res);
+        snprintf(why, sizeof(why), "target %u:%u:%u", t->host->number, t->channel, t->id);
+        r = manager_scan(m, why, &sel, 1, SCAN_ADD | SCAN_REMOVE, NULL, NULL, &res);
         if (r >= 0 && res.failed > 0)
                 r = -EIO;
         for (size_t i = 0; r >= 0 && i < res.n_targets; i++)
@@ -751,6 +821,61 @@ static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
                         r = res.targets[i].error;
         scan_result_done(&res);
         return r;
+}
+
+/*
+ * {"cmd":"rescan","selectors":["2","0:0:1"],"add":true,"remove":false,"resize":false,
+ *  "force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true}
+ */
+static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_object **ret)
+{
+        _cleanup_free_ ScanSelector *sel = NULL;
+        json_object *sels = NULL, *v, *reply;
+        ScanPolicy pol = {};
+        ScanResult res = {};
+        ScanFlags flags;
+        size_t n_sel = 0;
+        char why[64];
+        int r;
+
+        if (json_object_object_get_ex(req, "selectors", &sels)) {
+                if (!json_object_is_type(sels, json_type_array))
+                        return -EINVAL;
+                n_sel = json_object_array_length(sels);
+                if (n_sel > 4096)
+                        return -E2BIG;
+                sel = calloc(n_sel ?: 1, sizeof(*sel));
+                if (!sel)
+                        return -ENOMEM;
+                for (size_t i = 0; i < n_sel; i++) {
+                        json_object *x = json_object_array_get_idx(sels, i);
+
+                        if (!json_object_is_type(x, json_type_string) ||
+                            scan_selector_parse(json_object_get_string(x), &sel[i]) < 0)
+                                return -EINVAL;
+                }
+        }
+        flags = scan_flags_from_json(req);
+        if (!(flags & (SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE)))
+                flags |= SCAN_ADD;
+        if (json_object_object_get_ex(req, "timeout_ms", &v))
+                pol.timeout_ms = (unsigned)MIN(json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 3600000);
+        if (json_object_object_get_ex(req, "jobs", &v))
+                pol.max_workers = (unsigned)MIN(json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 256);
+        if (json_object_object_get_ex(req, "max_lun", &v))
+                pol.seq_max_lun = (uint64_t)MIN(json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 100000);
+
+        snprintf(why, sizeof(why), "request from pid %i", (int)control_client_pid(c));
+        r = manager_scan(m, why, sel, n_sel, flags, &pol,
+                         json_object_object_get_ex(req, "progress", &v) && json_object_get_boolean(v) ? c : NULL,
+                         &res);
+        if (r < 0)
+                return r;
+        reply = reply_ok();
+        json_object_object_add(reply, "result", scan_result_to_json(&res, flags, "lund"));
+        scan_result_done(&res);
+        *ret = reply;
+        return 0;
 }
 
 /* An error threshold asked for its LU's target to be rescanned. */
@@ -1152,6 +1277,10 @@ static int on_request(ControlServer *s, ControlClient *c, json_object *req, json
                 reply = reply_ok();
                 json_object_object_add(reply, "monitoring", json_object_new_boolean(true));
                 *ret_monitor = true;
+        } else if (streq(cmd, "rescan")) {
+                int r = request_rescan(m, c, req, &reply);
+                if (r < 0)
+                        return r;
         } else if (streq(cmd, "resync")) {
                 int r = do_resync(m, "request");
                 if (r < 0)

@@ -94,5 +94,69 @@ for d in "$FIX"/captured/*/; do
         devices=$((devices + 1))
 done
 [ "$devices" -ge 20 ] || { echo "FAIL: only $devices captured sysfs trees"; fail=1; }
+
+# lunctl rescan through the daemon: a stand-in for lund's control socket records the request,
+# sends a progress note and then the reply lund would give ($1: "ok", "failed" or "enoent").
+fake_lund() {
+        mkdir -p "$TMP/run"
+        rm -f "$TMP/run/control" "$TMP/request"
+        python3 - "$TMP/run/control" "$TMP/request" "$1" <<'PY' &
+import json, socket, sys
+path, record, mode = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(1)
+open(path + ".ready", "w").close()
+c, _ = s.accept()
+req = b""
+while not req.endswith(b"\n"):
+    req += c.recv(4096)
+open(record, "wb").write(req)
+out = [{"progress": {"targets_done": 1, "targets_total": 2}}]
+if mode == "enoent":
+    out.append({"ok": False, "error": "ENOENT", "message": "No such file or directory"})
+else:
+    res = {"scanned_by": "lund", "dry_run": False, "scsi_commands": 3, "failed": 1 if mode == "failed" else 0,
+           "hosts": [{"host": 3, "driver": "fake_hba", "added": 2, "removed": 0, "resized": 0, "unchanged": 5,
+                      "kept": 0, "failed": 1 if mode == "failed" else 0, "error": None}],
+           "targets": [], "actions": [{"action": "add", "hctl": "3:0:1:4", "reason": "reported, not instantiated",
+                                       "applied": True, "error": "Input/output error" if mode == "failed" else None}]}
+    out.append({"ok": True, "result": res})
+c.sendall(b"".join(json.dumps(o).encode() + b"\n" for o in out))
+c.close()
+PY
+        for _ in $(seq 50); do [ -e "$TMP/run/control.ready" ] && break; sleep 0.1; done
+        rm -f "$TMP/run/control.ready"
+}
+fake_lund ok
+expect_rc 0 "rescan through lund" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan --json --remove 3 2:0:1
+wait
+checks=$((checks + 1))
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["cmd"]=="rescan" and r["selectors"]==["3","2:0:1"] and r["remove"] and not r["add"] and not r["dry_run"], r' "$TMP/request" ||
+        { echo "FAIL: rescan request: $(cat "$TMP/request")"; fail=1; }
+checks=$((checks + 1))
+grep -q '"scanned_by": "lund"' "$TMP/out" || { echo "FAIL: rescan --json through lund: $(head -c 300 "$TMP/out")"; fail=1; }
+fake_lund ok
+expect_rc 0 "rescan through lund, table" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan
+wait
+checks=$((checks + 1))
+grep -q '^add    3:0:1:4 .*reported, not instantiated' "$TMP/out" && grep -q '^host3 .*fake_hba .* 2 .* 5 ' "$TMP/out" ||
+        { echo "FAIL: rescan table from lund's result: $(cat "$TMP/out")"; fail=1; }
+fake_lund failed
+expect_rc 2 "rescan through lund with a failure" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan
+wait
+checks=$((checks + 1))
+grep -q 'FAILED: Input/output error' "$TMP/out" || { echo "FAIL: failed action not shown: $(cat "$TMP/out")"; fail=1; }
+fake_lund enoent
+expect_rc 2 "rescan of a host lund does not have" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan 42
+wait
+expect_err "No such SCSI host" "rescan of a missing host through lund"
+# no daemon listening (a stale socket file): lunctl scans by itself, here a tree without hosts
+rm -f "$TMP/run/control"; mkdir -p "$TMP/empty/sys/class/scsi_host"
+python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/run/control"
+expect_rc 0 "rescan without a daemon" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" --root "$TMP/empty" rescan --direct
+# (host42 exists on no machine this runs on: the direct scan of / finds no such host)
+expect_rc 2 "rescan, socket not listening: direct" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan 42
+expect_err "No such SCSI host" "rescan of a missing host without a listening daemon"
 echo "cli: $checks checks, $devices sysfs trees, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -6,12 +6,15 @@
 #  - megasas and lsi53c895a: QMP hot-add (guest blind: those HBAs tell the kernel nothing):
 #    megasas a new target, lsi new targets 1 and 5 (QEMU's lsi53c895a has LUN 0 only).
 # The step is then undone (the new LUs deleted) and rescan-scsi-bus.sh -a run on it: both must
-# give the same device set (H:C:T:L type vendor model).
+# give the same device set (H:C:T:L type vendor model). Undone once more with lund running:
+# `lunctl rescan` must then be served by lund (its result says so, lund's log has the scan and
+# its decisions) and give the same set again, and --direct must scan in lunctl itself.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 420
 . /vm/guest/lib.sh
 . /vm/scenarios/scan-lib.inc
+. /vm/scenarios/_daemon-lib.sh
 
 san_up
 lu_set >/tmp/s0
@@ -71,4 +74,27 @@ lu_set >/tmp/rsb
 vm_result "rsb.added=$(new_lus /tmp/s0 /tmp/rsb | wc -l)"
 compare_sets add /tmp/lund /tmp/rsb || vm_fail "device sets differ"
 [ "$T_MS" -gt 0 ] && vm_result "speedup_vs_rsb=$((T_MS / (lunctl_ms > 0 ? lunctl_ms : 1)))"
+
+# --- the same step through lund ------------------------------------------------------------
+new_lus /tmp/s0 /tmp/rsb | delete_lus
+settle
+lu_set >/tmp/s3
+vm_assert "step undone again" cmp -s /tmp/s0 /tmp/s3
+lund_start
+time_ms sh -c 'lunctl rescan --json >/tmp/daemon.json 2>/tmp/daemon.err'
+vm_result "daemon.rc=$T_RC daemon.ms=$T_MS"
+vm_assert_eq 0 "$T_RC" "lunctl rescan through lund: exit status"
+vm_assert "result comes from lund" grep -q '"scanned_by": *"lund"' /tmp/daemon.json
+settle
+lu_set >/tmp/daemon
+compare_sets daemon /tmp/lund /tmp/daemon || vm_fail "device sets differ (lund vs lunctl)"
+reported=$(sed -n 's/.*"added": *\([0-9]*\).*/\1/p' /tmp/daemon.json | awk '{ n += $1 } END { print n + 0 }')
+vm_assert_eq 11 "$reported" "LUs lund reports as added"
+vm_assert "lund logged the scan" grep -q 'Scan (request from pid [0-9]*): .* 11 added' "$LUND_LOG.new"
+vm_assert_ge 11 "$(grep -c 'scan: add (' "$LUND_LOG.new")" "lund logged each add"
+lunctl rescan --direct --json >/tmp/direct.json 2>&1 || vm_fail "lunctl rescan --direct failed"
+vm_assert "--direct scans in lunctl" grep -q '"scanned_by": *"lunctl"' /tmp/direct.json
+lund_alive || vm_fail "lund died"
+lund_stop
+grep -E 'Scan \(|scan: ' "$LUND_LOG" | head -n 20
 vm_done
