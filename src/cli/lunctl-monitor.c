@@ -13,15 +13,7 @@
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
-
-static const char *str(json_object *o, const char *key)
-{
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-                return NULL;
-        return json_object_get_string(v);
-}
+#include "output.h"
 
 /* One line per event: time, event, H:C:T:L, and what the event is about. */
 static void print_event(json_object *e)
@@ -31,24 +23,24 @@ static void print_event(json_object *e)
         struct tm tm;
         time_t sec;
         char ts[32] = "";
-        const char *ev = str(e, "event") ?: "?";
+        const char *ev = json_str(e, "event") ?: "?";
 
         if (json_object_object_get_ex(e, "time_usec", &v))
                 t = (uint64_t)json_object_get_int64(v);
         sec = (time_t)(t / 1000000);
         if (localtime_r(&sec, &tm))
                 strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-        printf("%s.%06" PRIu64 " %-15s %-12s", ts, t % 1000000, ev, str(e, "hctl") ?: "-");
-        if (str(e, "path"))
-                printf(" %s", str(e, "path"));
-        if (str(e, "target"))
-                printf(" -> %s", str(e, "target"));
-        if (str(e, "ua"))
-                printf(" %s: %s", str(e, "ua"), str(e, "action") ?: "?");
-        else if (str(e, "action"))
-                printf(" %s", str(e, "action"));
-        if (str(e, "reason"))
-                printf(" %s", str(e, "reason"));
+        printf("%s.%06" PRIu64 " %-15s %-12s", ts, t % 1000000, ev, json_str(e, "hctl") ?: "-");
+        if (json_str(e, "path"))
+                printf(" %s", json_str(e, "path"));
+        if (json_str(e, "target"))
+                printf(" -> %s", json_str(e, "target"));
+        if (json_str(e, "ua"))
+                printf(" %s: %s", json_str(e, "ua"), json_str(e, "action") ?: "?");
+        else if (json_str(e, "action"))
+                printf(" %s", json_str(e, "action"));
+        if (json_str(e, "reason"))
+                printf(" %s", json_str(e, "reason"));
         if (streq(ev, "collision") && json_object_object_get_ex(e, "others", &v)) {
                 printf(" (also wanted by");
                 for (size_t i = 0; i < json_object_array_length(v); i++)
@@ -60,8 +52,8 @@ static void print_event(json_object *e)
                         for (size_t i = 0; i < json_object_array_length(v); i++)
                                 printf(" %s", json_object_get_string(json_object_array_get_idx(v, i)));
         }
-        if (str(e, "error"))
-                printf(" error=%s", str(e, "error"));
+        if (json_str(e, "error"))
+                printf(" error=%s", json_str(e, "error"));
         printf("\n");
 }
 

@@ -12,22 +12,6 @@
 #include "macro.h"
 #include "output.h"
 
-static const char *str(json_object *o, const char *key)
-{
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-                return NULL;
-        return json_object_get_string(v);
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 static int show_device(const char *dev, OutputMode mode)
 {
         _cleanup_(json_object_putp) json_object *reply = NULL;
@@ -41,23 +25,23 @@ static int show_device(const char *dev, OutputMode mode)
         if (mode == OUTPUT_JSON)
                 return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
 
-        nodes = member(reply, "nodes");
-        printf("%s %s", str(reply, "hctl") ?: "?", str(reply, "type_name") ?: "?");
+        nodes = json_member(reply, "nodes");
+        printf("%s %s", json_str(reply, "hctl") ?: "?", json_str(reply, "type_name") ?: "?");
         json_object_object_foreach(nodes, k, v)
                 printf(" %s=%s", k, json_object_get_string(v));
         printf("\n");
-        if (str(reply, "serial"))
-                printf("serial %s\n", str(reply, "serial"));
-        if (str(reply, "wwn"))
-                printf("wwn    %s\n", str(reply, "wwn"));
-        if (str(reply, "naming_error"))
-                printf("naming failed: %s\n", str(reply, "naming_error"));
-        links = member(reply, "links");
+        if (json_str(reply, "serial"))
+                printf("serial %s\n", json_str(reply, "serial"));
+        if (json_str(reply, "wwn"))
+                printf("wwn    %s\n", json_str(reply, "wwn"));
+        if (json_str(reply, "naming_error"))
+                printf("naming failed: %s\n", json_str(reply, "naming_error"));
+        links = json_member(reply, "links");
         for (size_t i = 0; links && i < json_object_array_length(links); i++) {
                 json_object *l = json_object_array_get_idx(links, i);
-                const char *state = str(l, "state") ?: "?";
+                const char *state = json_str(l, "state") ?: "?";
 
-                printf("%-9s %s -> %s\n", state, str(l, "path") ?: "?", str(l, "target") ?: "?");
+                printf("%-9s %s -> %s\n", state, json_str(l, "path") ?: "?", json_str(l, "target") ?: "?");
         }
         if (!links || json_object_array_length(links) == 0)
                 printf("no names\n");
@@ -73,7 +57,7 @@ static int show_collisions(OutputMode mode)
         r = lunctl_daemon_call("status", NULL, NULL, &reply);
         if (r != EXIT_OK)
                 return r;
-        a = member(reply, "collisions");
+        a = json_member(reply, "collisions");
         if (mode == OUTPUT_JSON) {
                 _cleanup_(json_object_putp) json_object *o = json_object_new_object();
 
@@ -82,13 +66,13 @@ static int show_collisions(OutputMode mode)
                 return output_json(stdout, o) < 0 ? EXIT_DEVICE : EXIT_OK;
         }
         for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-                json_object *c = json_object_array_get_idx(a, i), *ow = member(c, "owners");
+                json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
 
-                printf("%s -> %s, also wanted by", str(c, "path") ?: "?",
-                       str(c, "winner") ?: "nobody");
+                printf("%s -> %s, also wanted by", json_str(c, "path") ?: "?",
+                       json_str(c, "winner") ?: "nobody");
                 for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
                         const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
-                        const char *w = str(c, "winner");
+                        const char *w = json_str(c, "winner");
 
                         if (h && (!w || !streq(h, w)))
                                 printf(" %s", h);

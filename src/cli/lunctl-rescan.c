@@ -56,29 +56,11 @@ static void on_event(void *userdata, const ScanEvent *ev)
         }
 }
 
-static const char *jstr(json_object *o, const char *key)
-{
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return NULL;
-        return json_object_get_string(v);
-}
-
-static int64_t jint(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
-}
-
 static json_object *jarray(json_object *o, const char *key)
 {
-        json_object *v;
+        json_object *v = json_member(o, key);
 
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array))
-                return NULL;
-        return v;
+        return v && json_object_is_type(v, json_type_array) ? v : NULL;
 }
 
 /* The human form, from the result's JSON (scan-json.h): the same whether this process or lund
@@ -91,34 +73,34 @@ static void print_human(json_object *res)
 
         for (size_t i = 0; actions && i < json_object_array_length(actions); i++) {
                 json_object *a = json_object_array_get_idx(actions, i);
-                const char *kind = jstr(a, "action") ?: "?", *path = jstr(a, "path"),
-                           *error = jstr(a, "error");
+                const char *kind = json_str(a, "action") ?: "?", *path = json_str(a, "path"),
+                           *error = json_str(a, "error");
 
                 /* Probes are plumbing: shown in a dry run (they are writes) and when they fail. */
                 if (streq(kind, "probe") && !dry && !error)
                         continue;
                 printf("%s%-6s %-16s %s", dry && !streq(kind, "keep") ? "would " : "", kind,
-                       jstr(a, "hctl") ?: "", jstr(a, "reason") ?: "");
+                       json_str(a, "hctl") ?: "", json_str(a, "reason") ?: "");
                 if (dry && path)
-                        printf(" [echo '%s' > /%s]", jstr(a, "value") ?: "", path);
+                        printf(" [echo '%s' > /%s]", json_str(a, "value") ?: "", path);
                 if (error)
                         printf(": FAILED: %s", error);
                 printf("\n");
         }
         for (size_t i = 0; targets && i < json_object_array_length(targets); i++) {
                 json_object *t = json_object_array_get_idx(targets, i);
-                const char *error = jstr(t, "error"), *via = jstr(t, "via");
+                const char *error = json_str(t, "error"), *via = json_str(t, "via");
 
                 if (error)
                         printf("failed target %s%s%s: %s; nothing added or removed there\n",
-                               jstr(t, "target") ?: "", via ? " via " : "", via ?: "", error);
+                               json_str(t, "target") ?: "", via ? " via " : "", via ?: "", error);
         }
         for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
                 json_object *h = json_object_array_get_idx(hosts, i);
-                const char *error = jstr(h, "error");
+                const char *error = json_str(h, "error");
 
                 if (error)
-                        printf("failed host%" PRIi64 ": %s\n", jint(h, "host"), error);
+                        printf("failed host%" PRIi64 ": %s\n", json_int(h, "host"), error);
         }
 
         printf("%-8s %-14s %6s %8s %8s %10s %5s %7s\n", "HOST", "DRIVER",
@@ -128,12 +110,12 @@ static void print_human(json_object *res)
                 json_object *h = json_object_array_get_idx(hosts, i);
                 char name[32];
 
-                snprintf(name, sizeof(name), "host%" PRIi64, jint(h, "host"));
+                snprintf(name, sizeof(name), "host%" PRIi64, json_int(h, "host"));
                 printf("%-8s %-14s %6" PRIi64 " %8" PRIi64 " %8" PRIi64 " %10" PRIi64 " %5" PRIi64
                        " %7" PRIi64 "\n",
-                       name, jstr(h, "driver") ?: "", jint(h, "added"), jint(h, "removed"),
-                       jint(h, "resized"), jint(h, "unchanged"), jint(h, "kept"),
-                       jint(h, "failed"));
+                       name, json_str(h, "driver") ?: "", json_int(h, "added"), json_int(h, "removed"),
+                       json_int(h, "resized"), json_int(h, "unchanged"), json_int(h, "kept"),
+                       json_int(h, "failed"));
         }
 }
 

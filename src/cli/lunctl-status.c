@@ -14,29 +14,6 @@
 #include "macro.h"
 #include "output.h"
 
-static const char *str(json_object *o, const char *key)
-{
-        json_object *v;
-
-        if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-                return NULL;
-        return json_object_get_string(v);
-}
-
-static int64_t num(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 /* Connect and send one command; on failure log why and return the exit code to use. */
 int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json_object **ret)
 {
@@ -51,7 +28,7 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
         }
         r = lund_client_call_cmd(c, cmd, key, value, &reply);
         if (r < 0) {
-                const char *msg = reply ? str(reply, "message") : NULL;
+                const char *msg = reply ? json_str(reply, "message") : NULL;
 
                 if (msg)
                         log_error("lund: %s%s%s", value ?: "", value ? ": " : "", msg);
@@ -67,23 +44,23 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 /* Command failures the kernel reported (the companion patchset's SDEV_ERROR events). */
 static void print_errors(json_object *s)
 {
-        json_object *errs = member(s, "errors"), *lus = errs ? member(errs, "lus") : NULL;
+        json_object *errs = json_member(s, "errors"), *lus = errs ? json_member(errs, "lus") : NULL;
 
         if (!errs || json_object_is_type(errs, json_type_null))
                 return;
-        printf("Error events:  threshold %s\n", str(errs, "threshold") ?: "?");
+        printf("Error events:  threshold %s\n", json_str(errs, "threshold") ?: "?");
         if (!lus || !json_object_is_type(lus, json_type_object))
                 return;
         json_object_object_foreach(lus, hctl, e) {
-                json_object *cl = member(e, "classes"), *polled = member(e, "polled");
+                json_object *cl = json_member(e, "classes"), *polled = json_member(e, "polled");
 
                 if (polled && json_object_get_boolean(polled)) {
                         printf("  %s: ioerr_cnt +%" PRIi64 ", iotmo_cnt +%" PRIi64
                                " since lund started (no error events on this kernel: polled)\n",
-                               hctl, num(e, "ioerr_cnt_growth"), num(e, "iotmo_cnt_growth"));
+                               hctl, json_int(e, "ioerr_cnt_growth"), json_int(e, "iotmo_cnt_growth"));
                         continue;
                 }
-                printf("  %s: %" PRIi64 " errors (", hctl, num(e, "total"));
+                printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
                 if (cl && json_object_is_type(cl, json_type_object)) {
                         bool first = true;
 
@@ -95,54 +72,54 @@ static void print_errors(json_object *s)
                 }
                 printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64 " malformed, %" PRIi64
                        " threshold actions\n",
-                       num(e, "suppressed"), num(e, "malformed"), num(e, "threshold_actions"));
+                       json_int(e, "suppressed"), json_int(e, "malformed"), json_int(e, "threshold_actions"));
         }
 }
 
 static void print_status(json_object *s)
 {
-        json_object *mon = member(s, "monitor"), *a;
-        uint64_t up = (uint64_t)num(s, "uptime_usec");
+        json_object *mon = json_member(s, "monitor"), *a;
+        uint64_t up = (uint64_t)json_int(s, "uptime_usec");
 
-        printf("lund %s, pid %" PRIi64 ", up %" PRIu64 ".%01" PRIu64 " s\n", str(s, "version") ?: "?",
-               num(s, "pid"), up / 1000000, up / 100000 % 10);
-        printf("Root:          %s\n", str(s, "root") ?: "?");
-        printf("Run directory: %s\n", str(s, "run_dir") ?: "?");
-        a = member(s, "link_dirs");
+        printf("lund %s, pid %" PRIi64 ", up %" PRIu64 ".%01" PRIu64 " s\n", json_str(s, "version") ?: "?",
+               json_int(s, "pid"), up / 1000000, up / 100000 % 10);
+        printf("Root:          %s\n", json_str(s, "root") ?: "?");
+        printf("Run directory: %s\n", json_str(s, "run_dir") ?: "?");
+        a = json_member(s, "link_dirs");
         printf("Link dirs:    ");
         for (size_t i = 0; a && i < json_object_array_length(a); i++)
                 printf(" %s", json_object_get_string(json_object_array_get_idx(a, i)));
         printf("\n");
         printf("Inventory:     %" PRIi64 " hosts, %" PRIi64 " targets, %" PRIi64 " logical units\n",
-               num(s, "hosts"), num(s, "targets"), num(s, "lus"));
-        printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked\n", num(s, "names"),
-               num(s, "links"));
-        a = member(s, "collisions");
+               json_int(s, "hosts"), json_int(s, "targets"), json_int(s, "lus"));
+        printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked\n", json_int(s, "names"),
+               json_int(s, "links"));
+        a = json_member(s, "collisions");
         printf("Collisions:    %zu\n", a ? json_object_array_length(a) : 0);
         for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-                json_object *c = json_object_array_get_idx(a, i), *ow = member(c, "owners");
+                json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
 
-                printf("  %s -> %s (wanted by", str(c, "path") ?: "?", str(c, "winner") ?: "nobody");
+                printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?", json_str(c, "winner") ?: "nobody");
                 for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
                         printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
                 printf(")\n");
         }
-        a = member(s, "foreign");
+        a = json_member(s, "foreign");
         printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
         for (size_t i = 0; a && i < json_object_array_length(a); i++)
                 printf("  %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
-        printf("Resyncs:       %" PRIi64 "%s%s%s\n", num(s, "resyncs"),
-               str(s, "last_resync_reason") ? " (last: " : "", str(s, "last_resync_reason") ?: "",
-               str(s, "last_resync_reason") ? ")" : "");
+        printf("Resyncs:       %" PRIi64 "%s%s%s\n", json_int(s, "resyncs"),
+               json_str(s, "last_resync_reason") ? " (last: " : "", json_str(s, "last_resync_reason") ?: "",
+               json_str(s, "last_resync_reason") ? ")" : "");
         if (mon && !json_object_is_type(mon, json_type_null))
                 printf("Uevents:       %" PRIi64 " received, %" PRIi64 " handled, %" PRIi64
                        " overflows, %" PRIi64 " sequence gaps, last seqnum %" PRIi64
                        ", buffer %" PRIi64 " bytes\n",
-                       num(mon, "received"), num(mon, "dispatched"), num(mon, "enobufs"),
-                       num(mon, "seqnum_gaps"), num(mon, "last_seqnum"), num(mon, "receive_buffer"));
+                       json_int(mon, "received"), json_int(mon, "dispatched"), json_int(mon, "enobufs"),
+                       json_int(mon, "seqnum_gaps"), json_int(mon, "last_seqnum"), json_int(mon, "receive_buffer"));
         else
                 printf("Uevents:       not monitored\n");
-        printf("Clients:       %" PRIi64 "\n", num(s, "clients"));
+        printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
 
         print_errors(s);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "export.h"
@@ -12,6 +13,28 @@ static inline void json_object_putp(json_object **o)
 {
         if (*o)
                 json_object_put(*o);
+}
+
+/* Members of the daemon's replies: NULL (or 0) when absent or JSON null. */
+static inline json_object *json_member(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static inline const char *json_str(json_object *o, const char *key)
+{
+        json_object *v = json_member(o, key);
+
+        return v ? json_object_get_string(v) : NULL;
+}
+
+static inline int64_t json_int(json_object *o, const char *key)
+{
+        json_object *v = json_member(o, key);
+
+        return v ? json_object_get_int64(v) : 0;
 }
 
 /* Print "KEY=VALUE" lines of @id as selected by @flags to @out. */
