@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "macro.h"
 #include "output.h"
 #include "scan.h"
+#include "scanquirk.h"
 #include "sysfs.h"
 
 typedef struct Progress {
@@ -73,6 +75,7 @@ static json_object *result_json(const ScanResult *r, ScanFlags flags)
                 json_object_object_add(x, "added", json_object_new_int64(h->added));
                 json_object_object_add(x, "removed", json_object_new_int64(h->removed));
                 json_object_object_add(x, "resized", json_object_new_int64(h->resized));
+                json_object_object_add(x, "reidentified", json_object_new_int64(h->reidentified));
                 json_object_object_add(x, "unchanged", json_object_new_int64(h->unchanged));
                 json_object_object_add(x, "kept", json_object_new_int64(h->kept));
                 json_object_object_add(x, "failed", json_object_new_int64(h->failed));
@@ -95,6 +98,8 @@ static json_object *result_json(const ScanResult *r, ScanFlags flags)
                 json_object_object_add(x, "scsi_commands", json_object_new_int64(t->commands));
                 json_object_object_add(x, "error", t->error < 0 ?
                                        json_object_new_string(strerror(-t->error)) : NULL);
+                json_object_object_add(x, "detail", t->detail[0] ?
+                                       json_object_new_string(t->detail) : NULL);
                 json_object_array_add(targets, x);
         }
         json_object_object_add(o, "targets", targets);
@@ -144,25 +149,59 @@ static void print_human(const ScanResult *r, ScanFlags flags)
         }
         for (size_t i = 0; i < r->n_targets; i++)
                 if (r->targets[i].error < 0)
-                        printf("failed target %s%s%s: %s; nothing added or removed there\n",
+                        printf("failed target %s%s%s: %s%s%s; nothing added or removed there\n",
                                r->targets[i].hctl, r->targets[i].via[0] ? " via " : "",
-                               r->targets[i].via, strerror(-r->targets[i].error));
+                               r->targets[i].via, strerror(-r->targets[i].error),
+                               r->targets[i].detail[0] ? ": " : "", r->targets[i].detail);
+                else if (r->targets[i].method == SCAN_METHOD_SEQUENTIAL)
+                        printf("target %s: sequential probe: %s\n", r->targets[i].hctl,
+                               r->targets[i].detail);
         for (size_t i = 0; i < r->n_hosts; i++)
                 if (r->hosts[i].error < 0)
                         printf("failed host%u: %s\n", r->hosts[i].host,
                                strerror(-r->hosts[i].error));
 
-        printf("%-8s %-14s %6s %8s %8s %10s %5s %7s\n", "HOST", "DRIVER",
-               dry ? "+ADD" : "ADDED", dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED",
-               "UNCHANGED", "KEPT", "FAILED");
+        printf("%-8s %-14s %6s %8s %8s", "HOST", "DRIVER", dry ? "+ADD" : "ADDED",
+               dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED");
+        if (flags & SCAN_IDS)
+                printf(" %7s", dry ? "+REIDENT" : "REIDENT");
+        printf(" %10s %5s %7s\n", "UNCHANGED", "KEPT", "FAILED");
         for (size_t i = 0; i < r->n_hosts; i++) {
                 const ScanHost *h = &r->hosts[i];
                 char name[24];
 
                 snprintf(name, sizeof(name), "host%u", h->host);
-                printf("%-8s %-14s %6u %8u %8u %10u %5u %7u\n", name, h->proc_name, h->added,
-                       h->removed, h->resized, h->unchanged, h->kept, h->failed);
+                printf("%-8s %-14s %6u %8u %8u", name, h->proc_name, h->added, h->removed,
+                       h->resized);
+                if (flags & SCAN_IDS)
+                        printf(" %7u", h->reidentified);
+                printf(" %10u %5u %7u\n", h->unchanged, h->kept, h->failed);
         }
+}
+
+typedef struct QuirkCtx {
+        ScanQuirks *quirks;
+        pthread_mutex_t lock; /* one warning per bad value, not one per target */
+        bool warned;
+} QuirkCtx;
+
+static int on_quirk(void *userdata, int type, const char *vendor, const char *model,
+                    const char *revision, ScanQuirk *ret)
+{
+        QuirkCtx *c = userdata;
+        char why[256] = "";
+        int r;
+
+        r = scan_quirks_lookup(c->quirks, type, vendor, model, revision, ret, why, sizeof(why));
+        if (r == -EINVAL) {
+                pthread_mutex_lock(&c->lock);
+                if (!c->warned)
+                        log_warning("%s, ignoring it", why);
+                c->warned = true;
+                pthread_mutex_unlock(&c->lock);
+                return 0; /* the valid keys still apply */
+        }
+        return r;
 }
 
 /*
@@ -172,10 +211,26 @@ static void print_human(const ScanResult *r, ScanFlags flags)
  * the daemon is not running.
  */
 static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
-                         const ScanPolicy *pol, Progress *progress, ScanResult *ret)
+                         ScanPolicy *pol, const char *hwdb, const char *conf, bool no_quirks,
+                         Progress *progress, ScanResult *ret)
 {
         _cleanup_close_ int rootfd = -EBADF;
+        QuirkCtx qc = { .lock = PTHREAD_MUTEX_INITIALIZER };
         ScanContext ctx;
+        int r;
+
+        if (!no_quirks) {
+                r = scan_quirks_new(hwdb, conf, &qc.quirks);
+                if (r == -EBADMSG)
+                        log_warning("%s: cannot parse, no scan quirks from it",
+                                    conf ?: "/etc/lund/lund.conf");
+                else if (r < 0)
+                        return log_error_errno(r, "Failed to load the scan quirks: %m");
+                if (scan_quirks_active(qc.quirks)) {
+                        pol->quirk = on_quirk;
+                        pol->userdata = &qc;
+                }
+        }
 
         rootfd = sysfs_open_root(o->root);
         if (rootfd < 0)
@@ -187,7 +242,10 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
                 .event = on_event,
                 .event_userdata = progress,
         };
-        return scan_run(&ctx, sel, n_sel, flags, ret);
+        r = scan_run(&ctx, sel, n_sel, flags, ret);
+        scan_quirks_free(qc.quirks);
+        pthread_mutex_destroy(&qc.lock);
+        return r;
 }
 
 static void help(void)
@@ -195,34 +253,44 @@ static void help(void)
         printf("Usage: lunctl rescan [options] [HOST|H:C:T|H:C:T:L ...]\n"
                "\n"
                "Scan SCSI hosts from user space: REPORT LUNS per target, then add, remove or\n"
-               "resize logical units to match. Without --add/--remove/--resize: --add.\n"
+               "resize logical units to match. Without --add/--remove/--resize/--ids: --add.\n"
                "\n"
                "Options:\n"
                " -a, --add            add LUs the targets report and the kernel lacks\n"
                " -r, --remove         remove LUs a successful REPORT LUNS no longer lists\n"
                " -s, --resize         rescan LUs whose capacity changed\n"
+               " -i, --ids            rescan LUs whose INQUIRY strings or VPD page 0x83/0x80\n"
+               "                      differ from the kernel's copy (2 SCSI commands per LU)\n"
                " -f, --force          remove even when mounted, held or open\n"
                " -n, --dry-run        print the plan, change nothing\n"
                " -J, --json           print JSON\n"
                "     --timeout <sec>  per SCSI command lunctl sends (default 10)\n"
                "     --jobs <n>       hosts/targets scanned in parallel (default 8)\n"
-               "     --max-lun <n>    sequential probing bound for devices without REPORT LUNS\n"
+               "     --max-lun <n>    sequential probing: LUNs below <n> (default 8) for devices\n"
+               "                      without REPORT LUNS; a LUND_SCAN_MAX_LUN quirk wins\n"
+               "     --hwdb <file>    compiled hwdb for scan quirks (default: the system's)\n"
+               "     --config <file>  lund.conf for scan quirks (default /etc/lund/lund.conf)\n"
+               "     --no-quirks      ignore hwdb and lund.conf: REPORT LUNS everywhere\n"
                " -h, --help           display this help\n");
 }
 
 int verb_rescan(int argc, char *argv[], Options *o)
 {
-        enum { OPT_TIMEOUT = 0x100, OPT_JOBS, OPT_MAX_LUN };
+        enum { OPT_TIMEOUT = 0x100, OPT_JOBS, OPT_MAX_LUN, OPT_HWDB, OPT_CONFIG, OPT_NO_QUIRKS };
         static const struct option longopts[] = {
                 { "add", no_argument, NULL, 'a' },
                 { "remove", no_argument, NULL, 'r' },
                 { "resize", no_argument, NULL, 's' },
+                { "ids", no_argument, NULL, 'i' },
                 { "force", no_argument, NULL, 'f' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "json", no_argument, NULL, 'J' },
                 { "timeout", required_argument, NULL, OPT_TIMEOUT },
                 { "jobs", required_argument, NULL, OPT_JOBS },
                 { "max-lun", required_argument, NULL, OPT_MAX_LUN },
+                { "hwdb", required_argument, NULL, OPT_HWDB },
+                { "config", required_argument, NULL, OPT_CONFIG },
+                { "no-quirks", no_argument, NULL, OPT_NO_QUIRKS },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -231,10 +299,12 @@ int verb_rescan(int argc, char *argv[], Options *o)
         ScanResult res = {};
         Progress progress = {};
         ScanFlags flags = 0, what = 0;
+        const char *hwdb = NULL, *conf = NULL;
+        bool no_quirks = false;
         size_t n_sel = 0;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "arsfnJh", longopts, NULL)) != -1) {
+        while ((c = getopt_long(argc, argv, "arsifnJh", longopts, NULL)) != -1) {
                 unsigned long v;
                 char *end;
 
@@ -247,6 +317,18 @@ int verb_rescan(int argc, char *argv[], Options *o)
                         break;
                 case 's':
                         what |= SCAN_RESIZE;
+                        break;
+                case 'i':
+                        what |= SCAN_IDS;
+                        break;
+                case OPT_HWDB:
+                        hwdb = optarg;
+                        break;
+                case OPT_CONFIG:
+                        conf = optarg;
+                        break;
+                case OPT_NO_QUIRKS:
+                        no_quirks = true;
                         break;
                 case 'f':
                         flags |= SCAN_FORCE;
@@ -297,7 +379,7 @@ int verb_rescan(int argc, char *argv[], Options *o)
         }
 
         progress.tty = o->output != OUTPUT_JSON && isatty(STDERR_FILENO);
-        r = rescan_direct(o, sel, n_sel, flags, &pol, &progress, &res);
+        r = rescan_direct(o, sel, n_sel, flags, &pol, hwdb, conf, no_quirks, &progress, &res);
         if (progress.shown)
                 fprintf(stderr, "\r\033[K");
         if (r == -ENOENT && n_sel == 0) {

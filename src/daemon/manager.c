@@ -27,6 +27,7 @@
 #include "monitor.h"
 #include "policy-apply.h"
 #include "scan.h"
+#include "scanquirk.h"
 #include "sysfs.h"
 
 /* Journal message IDs (sd-id128), one per decision an admin may want to find. */
@@ -85,6 +86,8 @@ struct Manager {
         int rootfd, runfd;
         Inventory *inventory;
         PolicyEngine *policy;
+        ScanQuirks *scan_quirks; /* hwdb + lund.conf LUND_SCAN_* / scan_* (scanquirk.h) */
+        bool scan_quirk_warned;  /* a bad scan quirk value is logged once */
         ErrorTracker *errors;
         ModLoader *modload;
         Monitor *monitor;
@@ -707,6 +710,16 @@ static void on_scan_event(void *userdata, const ScanEvent *ev)
                 log_debug("scan: %s", ev->message);
                 return;
         }
+        if (ev->kind == SCAN_EVENT_TARGET_DONE && ev->target) {
+                const ScanTarget *t = ev->target;
+
+                if (t->error < 0)
+                        log_warning_errno(t->error, "scan: target %s: %m%s%s; nothing added or removed there",
+                                          t->hctl, t->detail[0] ? ": " : "", t->detail);
+                else if (t->method == SCAN_METHOD_SEQUENTIAL)
+                        log_info("scan: target %s: sequential probe: %s", t->hctl, t->detail);
+                return;
+        }
         if (ev->kind != SCAN_EVENT_ACTION || !a || a->kind == SCAN_ACTION_PROBE)
                 return;
         dev.hctl = a->hctl;
@@ -726,9 +739,32 @@ static void on_scan_event(void *userdata, const ScanEvent *ev)
         emit(m, "scan-action", o);
 }
 
+/* ScanPolicy.quirk: the same hwdb and lund.conf scan quirks `lunctl rescan` uses. Scans run
+ * from the event loop's thread; the engine's workers call this concurrently. */
+static int on_scan_quirk(void *userdata, int type, const char *vendor, const char *model,
+                         const char *revision, ScanQuirk *ret)
+{
+        Manager *m = userdata;
+        char why[256] = "";
+        int r;
+
+        r = scan_quirks_lookup(m->scan_quirks, type, vendor, model, revision, ret, why,
+                               sizeof(why));
+        if (r == -EINVAL) {
+                if (!__atomic_exchange_n(&m->scan_quirk_warned, true, __ATOMIC_RELAXED))
+                        log_warning("%s, ignoring it", why);
+                return 0; /* the valid keys still apply */
+        }
+        return r;
+}
+
 static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
 {
         Manager *m = userdata;
+        ScanPolicy pol = {
+                .quirk = scan_quirks_active(m->scan_quirks) ? on_scan_quirk : NULL,
+                .userdata = m,
+        };
         ScanSelector sel = {
                 .host = t->host->number,
                 .channel = t->channel,
@@ -737,6 +773,7 @@ static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
         };
         ScanContext ctx = {
                 .rootfd = m->rootfd,
+                .policy = &pol,
                 .event = on_scan_event,
                 .event_userdata = m,
         };
@@ -1224,6 +1261,7 @@ Manager *manager_free(Manager *m)
                         lu_links_free(lu->userdata);
         inventory_free(m->inventory);
         policy_engine_free(m->policy);
+        scan_quirks_free(m->scan_quirks);
         error_tracker_free(m->errors);
         modload_free(m->modload);
         tdestroy(m->claims, claim_free_node);
@@ -1440,6 +1478,11 @@ int manager_start(Manager *m)
         r = policy_engine_new(m->rootfd, m->config.conf_path, m->config.hwdb_path, &m->policy);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the policy engine: %m");
+        /* The policy engine has logged what is wrong with lund.conf; -EBADMSG still leaves the
+         * hwdb's quirks. */
+        r = scan_quirks_new(m->config.hwdb_path, m->config.conf_path, &m->scan_quirks);
+        if (r < 0 && r != -EBADMSG)
+                return log_error_errno(r, "Failed to load the scan quirks: %m");
 
         r = error_threshold_parse(m->config.error_threshold ?: "transport:10/60:log", &threshold);
         if (r < 0)
