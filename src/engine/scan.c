@@ -1341,12 +1341,35 @@ static void put_quoted(char *buf, size_t size, const char *str, size_t n)
         buf[MIN(k, size - 1)] = 0;
 }
 
-/* Length of an INQUIRY string field without its trailing blanks (and NULs some devices pad with). */
+/* Length of an INQUIRY string field without its trailing blanks. */
 static size_t field_len(const char *p, size_t n)
 {
-        while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == 0))
+        while (n > 0 && p[n - 1] == ' ')
                 n--;
         return n;
+}
+
+/*
+ * The INQUIRY strings of standard data @std (36 bytes) as the kernel keeps them: from a NUL on,
+ * and every byte outside printable ASCII, a blank (scsi_probe_lun()'s sanitising). Comparing
+ * the raw bytes would take a device padding with NULs for one whose identity changed.
+ */
+static void sanitize_strings(const uint8_t *std, char ret[36])
+{
+        static const struct { size_t off, len; } fields[] = { { 8, 8 }, { 16, 16 }, { 32, 4 } };
+
+        memcpy(ret, std, 36);
+        for (size_t f = 0; f < ELEMENTSOF(fields); f++) {
+                bool ended = false;
+
+                for (size_t i = fields[f].off; i < fields[f].off + fields[f].len; i++) {
+                        unsigned char c = (unsigned char)ret[i];
+
+                        ended |= c == 0;
+                        if (ended || c < 0x20 || c > 0x7e)
+                                ret[i] = ' ';
+                }
+        }
 }
 
 /* The kernel's cached VPD page @page of @lu (the sysfs binary attribute), or -ENOENT. */
@@ -1369,13 +1392,13 @@ static const struct {
         { "rev", "revision", 32, 4 },
 };
 
-/* Does sysfs show another string than standard INQUIRY data @std (>= 36 bytes) for field @i?
+/* Does sysfs show another string than the sanitised INQUIRY strings @std show for field @i?
  * *ret_have gets the kernel's copy. An unreadable attribute compares equal. */
-static bool field_differs(Scan *s, const ScanLu *lu, size_t i, const uint8_t *std,
+static bool field_differs(Scan *s, const ScanLu *lu, size_t i, const char std[36],
                           char **ret_have)
 {
         _cleanup_free_ char *have = NULL;
-        const char *want = (const char *)std + inquiry_fields[i].off;
+        const char *want = std + inquiry_fields[i].off;
         size_t wl = field_len(want, inquiry_fields[i].len), hl;
         char path[PATH_MAX];
 
@@ -1390,7 +1413,7 @@ static bool field_differs(Scan *s, const ScanLu *lu, size_t i, const uint8_t *st
         return true;
 }
 
-static bool strings_differ(Scan *s, const ScanLu *lu, const uint8_t *std, size_t std_len)
+static bool strings_differ(Scan *s, const ScanLu *lu, const char std[36], size_t std_len)
 {
         for (size_t i = 0; i < ELEMENTSOF(inquiry_fields) && std_len >= 36; i++)
                 if (field_differs(s, lu, i, std, NULL))
@@ -1410,7 +1433,7 @@ static bool ids_check(Scan *s, ScanTarget *t, ScanLu *lu)
 {
         _cleanup_free_ uint8_t *std = NULL, *cached = NULL, *fresh = NULL;
         size_t std_len = 0, cached_len = 0, fresh_len = 0;
-        char diff[sizeof(((ScanAction *) NULL)->reason)] = "";
+        char diff[sizeof(((ScanAction *) NULL)->reason)] = "", strs[36] = "";
         unsigned page = 0x83, cmds = 0;
         bool vpd_changed = false, strings_changed = false;
         ScanAction a;
@@ -1431,12 +1454,14 @@ static bool ids_check(Scan *s, ScanTarget *t, ScanLu *lu)
                 (void)record_action(s, &a);
                 return false;
         }
+        if (std_len >= 36)
+                sanitize_strings(std, strs);
         for (size_t i = 0; i < ELEMENTSOF(inquiry_fields) && std_len >= 36; i++) {
                 _cleanup_free_ char *have = NULL;
-                const char *want = (const char *)std + inquiry_fields[i].off;
+                const char *want = strs + inquiry_fields[i].off;
                 size_t wl = field_len(want, inquiry_fields[i].len), hl;
 
-                if (!field_differs(s, lu, i, std, &have))
+                if (!field_differs(s, lu, i, strs, &have))
                         continue;
                 hl = field_len(have, strnlen(have, inquiry_fields[i].len));
                 strings_changed = true;
@@ -1513,7 +1538,7 @@ static bool ids_check(Scan *s, ScanTarget *t, ScanLu *lu)
                     (now_len != fresh_len || memcmp(now, fresh, fresh_len) != 0))
                         snprintf(a.reason + strlen(a.reason), sizeof(a.reason) - strlen(a.reason),
                                  "; the kernel's VPD cache still differs");
-                if (strings_changed && strings_differ(s, lu, std, std_len))
+                if (strings_changed && strings_differ(s, lu, strs, std_len))
                         snprintf(a.reason + strlen(a.reason), sizeof(a.reason) - strlen(a.reason),
                                  "; the kernel still shows the old INQUIRY strings (Linux 6.1 reads them when it adds the LU)");
         }

@@ -314,7 +314,8 @@ static int fake_inquiry(void *ud, int fd, const ScanLu *lu, int page, size_t all
                 data[4] = 31; /* ADDITIONAL LENGTH: 36 bytes */
                 memcpy(data + 8, "FAKE    ", 8);
                 memset(data + 16, ' ', 16);
-                memcpy(data + 16, w->model, strlen(w->model));
+                /* NUL-terminated, as some devices send it: the kernel shows blanks */
+                memcpy(data + 16, w->model, MIN(strlen(w->model) + 1, (size_t)16));
                 memcpy(data + 32, "0001", 4);
                 n = 36;
         } else if (page == 0x83)
@@ -1028,7 +1029,9 @@ START_TEST(test_ids_inquiry)
         const ScanAction *a;
 
         basic_world();
-        xsnprintf(fake.lus[2].model, "%s", "NEW\"MODEL\x01");
+        /* a quote (escaped in the reason), a control byte and NUL padding (blanks, as the
+         * kernel sanitises them) */
+        xsnprintf(fake.lus[2].model, "%s", "NEW\"MO\001DEL");
         run(SCAN_IDS | SCAN_DRY_RUN, NULL, &r);
         ck_assert_uint_eq(fake.n_writes, 0);
         a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
@@ -1036,7 +1039,7 @@ START_TEST(test_ids_inquiry)
         ck_assert(!a->applied);
         ck_assert_str_eq(a->path, "sys/bus/scsi/devices/0:0:1:0/rescan");
         /* device strings quoted and escaped */
-        ck_assert_msg(strstr(a->reason, "model \"DISK\" -> \"NEW\\x22MODEL\\x01\""),
+        ck_assert_msg(strstr(a->reason, "model \"DISK\" -> \"NEW\\x22MO DEL\""),
                       "reason \"%s\"", a->reason);
         scan_result_done(&r);
 
