@@ -881,6 +881,15 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
                                          ev->modalias);
         }
 
+        if (ev->synth_lund && streq(ev->synth_lund, "ids") && ev->action &&
+            streq(ev->action, "change") && ev->devpath) {
+                const char *hctl = strrchr(ev->devpath, '/');
+                LogDevice dev = { .hctl = hctl ? hctl + 1 : ev->devpath };
+
+                log_device_full(LOG_INFO, 0, &dev,
+                                "a scan found the identity changed and had it re-read: deriving IDs again");
+        }
+
         if (ev->n_props > 0 && ev->devpath && streq(ev->action, "change")) {
                 const char *hctl = strrchr(ev->devpath, '/');
                 Lu *lu = hctl ? inventory_find(m->inventory, hctl + 1) : NULL;
