@@ -164,7 +164,7 @@ static void print_human(const ScanResult *r, ScanFlags flags)
         printf("%-8s %-14s %6s %8s %8s", "HOST", "DRIVER", dry ? "+ADD" : "ADDED",
                dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED");
         if (flags & SCAN_IDS)
-                printf(" %7s", dry ? "+REIDENT" : "REIDENT");
+                printf(" %8s", dry ? "+REIDENT" : "REIDENT");
         printf(" %10s %5s %7s\n", "UNCHANGED", "KEPT", "FAILED");
         for (size_t i = 0; i < r->n_hosts; i++) {
                 const ScanHost *h = &r->hosts[i];
@@ -174,7 +174,7 @@ static void print_human(const ScanResult *r, ScanFlags flags)
                 printf("%-8s %-14s %6u %8u %8u", name, h->proc_name, h->added, h->removed,
                        h->resized);
                 if (flags & SCAN_IDS)
-                        printf(" %7u", h->reidentified);
+                        printf(" %8u", h->reidentified);
                 printf(" %10u %5u %7u\n", h->unchanged, h->kept, h->failed);
         }
 }
