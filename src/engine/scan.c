@@ -1589,8 +1589,11 @@ static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n, uint64
         char reason[128];
 
         t->method = SCAN_METHOD_SEQUENTIAL;
-        snprintf(t->detail, sizeof(t->detail), "%s; LUNs 1..%" PRIu64 "%s", why, max_lun - 1,
-                 sparse ? ", sparse" : ", up to the first missing one");
+        if (max_lun <= 1)
+                snprintf(t->detail, sizeof(t->detail), "%s; LUN 0 only", why);
+        else
+                snprintf(t->detail, sizeof(t->detail), "%s; LUNs 1..%" PRIu64 "%s", why,
+                         max_lun - 1, sparse ? ", sparse" : ", up to the first missing one");
         snprintf(reason, sizeof(reason), "sequential probe (%s)", why);
         for (size_t i = 0; i < n; i++)
                 if (!scan_lun_is_wlun(lus[i].lun) && !was_probe_added(s, lus[i].hctl))

@@ -946,6 +946,8 @@ START_TEST(test_quirk_bound)
         }
         ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
         ck_assert_uint_eq(r.failed, 0);
+        ck_assert_ptr_nonnull(strstr(r.targets[0].detail,
+                                     bound_cases[_i].quirk.max_lun == 1 ? "LUN 0 only" : "LUNs 1.."));
         scan_result_done(&r);
 }
 END_TEST
