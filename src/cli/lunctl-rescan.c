@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "output.h"
 #include "scan-json.h"
 #include "scan.h"
+#include "scanquirk.h"
 #include "sysfs.h"
 
 typedef struct Progress {
@@ -70,6 +72,7 @@ static void print_human(json_object *res)
         json_object *dryo, *actions = jarray(res, "actions"), *targets = jarray(res, "targets"),
                            *hosts = jarray(res, "hosts");
         bool dry = json_object_object_get_ex(res, "dry_run", &dryo) && json_object_get_boolean(dryo);
+        bool ids = json_member(res, "ids") && json_object_get_boolean(json_member(res, "ids"));
 
         for (size_t i = 0; actions && i < json_object_array_length(actions); i++) {
                 json_object *a = json_object_array_get_idx(actions, i);
@@ -89,11 +92,16 @@ static void print_human(json_object *res)
         }
         for (size_t i = 0; targets && i < json_object_array_length(targets); i++) {
                 json_object *t = json_object_array_get_idx(targets, i);
-                const char *error = json_str(t, "error"), *via = json_str(t, "via");
+                const char *error = json_str(t, "error"), *via = json_str(t, "via"),
+                           *detail = json_str(t, "detail"), *method = json_str(t, "method");
 
                 if (error)
-                        printf("failed target %s%s%s: %s; nothing added or removed there\n",
-                               json_str(t, "target") ?: "", via ? " via " : "", via ?: "", error);
+                        printf("failed target %s%s%s: %s%s%s; nothing added or removed there\n",
+                               json_str(t, "target") ?: "", via ? " via " : "", via ?: "", error,
+                               detail ? ": " : "", detail ?: "");
+                else if (method && streq(method, "sequential"))
+                        printf("target %s: sequential probe: %s\n", json_str(t, "target") ?: "",
+                               detail ?: "");
         }
         for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
                 json_object *h = json_object_array_get_idx(hosts, i);
@@ -103,34 +111,80 @@ static void print_human(json_object *res)
                         printf("failed host%" PRIi64 ": %s\n", json_int(h, "host"), error);
         }
 
-        printf("%-8s %-14s %6s %8s %8s %10s %5s %7s\n", "HOST", "DRIVER",
-               dry ? "+ADD" : "ADDED", dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED",
-               "UNCHANGED", "KEPT", "FAILED");
+        printf("%-8s %-14s %6s %8s %8s", "HOST", "DRIVER", dry ? "+ADD" : "ADDED",
+               dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED");
+        if (ids)
+                printf(" %8s", dry ? "+REIDENT" : "REIDENT");
+        printf(" %10s %5s %7s\n", "UNCHANGED", "KEPT", "FAILED");
         for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
                 json_object *h = json_object_array_get_idx(hosts, i);
                 char name[32];
 
                 snprintf(name, sizeof(name), "host%" PRIi64, json_int(h, "host"));
-                printf("%-8s %-14s %6" PRIi64 " %8" PRIi64 " %8" PRIi64 " %10" PRIi64 " %5" PRIi64
-                       " %7" PRIi64 "\n",
-                       name, json_str(h, "driver") ?: "", json_int(h, "added"), json_int(h, "removed"),
-                       json_int(h, "resized"), json_int(h, "unchanged"), json_int(h, "kept"),
-                       json_int(h, "failed"));
+                printf("%-8s %-14s %6" PRIi64 " %8" PRIi64 " %8" PRIi64, name,
+                       json_str(h, "driver") ?: "", json_int(h, "added"), json_int(h, "removed"),
+                       json_int(h, "resized"));
+                if (ids)
+                        printf(" %8" PRIi64, json_int(h, "reidentified"));
+                printf(" %10" PRIi64 " %5" PRIi64 " %7" PRIi64 "\n", json_int(h, "unchanged"),
+                       json_int(h, "kept"), json_int(h, "failed"));
         }
 }
 
+typedef struct QuirkCtx {
+        ScanQuirks *quirks;
+        pthread_mutex_t lock; /* one warning per bad value, not one per target */
+        bool warned;
+} QuirkCtx;
+
+static int on_quirk(void *userdata, int type, const char *vendor, const char *model,
+                    const char *revision, ScanQuirk *ret)
+{
+        QuirkCtx *c = userdata;
+        char why[256] = "";
+        int r;
+
+        r = scan_quirks_lookup(c->quirks, type, vendor, model, revision, ret, why, sizeof(why));
+        if (r == -EINVAL) {
+                pthread_mutex_lock(&c->lock);
+                if (!c->warned)
+                        log_warning("%s, ignoring it", why);
+                c->warned = true;
+                pthread_mutex_unlock(&c->lock);
+                return 0; /* the valid keys still apply */
+        }
+        return r;
+}
+
 static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
-                         const ScanPolicy *pol, Progress *progress, json_object **ret)
+                         ScanPolicy *pol, const char *hwdb, const char *conf, bool no_quirks,
+                         Progress *progress, json_object **ret)
 {
         _cleanup_close_ int rootfd = -EBADF;
+        QuirkCtx qc = { .lock = PTHREAD_MUTEX_INITIALIZER };
         ScanResult res = {};
         ScanContext ctx;
         int r;
 
+        if (!no_quirks) {
+                r = scan_quirks_new(hwdb, conf, &qc.quirks);
+                if (r == -EBADMSG)
+                        log_warning("%s: cannot parse, no scan quirks from it",
+                                    conf ?: "/etc/lund/lund.conf");
+                else if (r < 0)
+                        return log_error_errno(r, "Failed to load the scan quirks: %m");
+                if (scan_quirks_active(qc.quirks)) {
+                        pol->quirk = on_quirk;
+                        pol->userdata = &qc;
+                }
+        }
+
         rootfd = sysfs_open_root(o->root);
-        if (rootfd < 0)
+        if (rootfd < 0) {
+                scan_quirks_free(qc.quirks);
                 return log_error_errno(rootfd, "Failed to open root directory '%s': %m",
                                        o->root ?: "/");
+        }
         ctx = (ScanContext) {
                 .rootfd = rootfd,
                 .policy = pol,
@@ -138,6 +192,8 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
                 .event_userdata = progress,
         };
         r = scan_run(&ctx, sel, n_sel, flags, &res);
+        scan_quirks_free(qc.quirks);
+        pthread_mutex_destroy(&qc.lock);
         if (r < 0)
                 return r;
         *ret = scan_result_to_json(&res, flags, "lunctl");
@@ -231,30 +287,39 @@ static void help(void)
         printf("Usage: lunctl rescan [options] [HOST|H:C:T|H:C:T:L ...]\n"
                "\n"
                "Scan SCSI hosts from user space: REPORT LUNS per target, then add, remove or\n"
-               "resize logical units to match. Without --add/--remove/--resize: --add.\n"
+               "resize logical units to match. Without --add/--remove/--resize/--ids: --add.\n"
                "When lund runs, it does the scan (one at a time, with its device policy).\n"
                "\n"
                "Options:\n"
                " -a, --add            add LUs the targets report and the kernel lacks\n"
                " -r, --remove         remove LUs a successful REPORT LUNS no longer lists\n"
                " -s, --resize         rescan LUs whose capacity changed\n"
+               " -i, --ids            rescan LUs whose INQUIRY strings or VPD page 0x83/0x80\n"
+               "                      differ from the kernel's copy (2 SCSI commands per LU)\n"
                " -f, --force          remove even when mounted, held or open\n"
                " -n, --dry-run        print the plan, change nothing\n"
                " -J, --json           print JSON\n"
                "     --timeout <sec>  per SCSI command lunctl sends (default 10)\n"
                "     --jobs <n>       hosts/targets scanned in parallel (default 8)\n"
-               "     --max-lun <n>    sequential probing bound for devices without REPORT LUNS\n"
+               "     --max-lun <n>    sequential probing: LUNs below <n> (default 8) for devices\n"
+               "                      without REPORT LUNS; a LUND_SCAN_MAX_LUN quirk wins\n"
                "     --direct         scan from this process even when lund runs\n"
+               "     --hwdb <file>    compiled hwdb for scan quirks (default: the system's)\n"
+               "     --config <file>  lund.conf for scan quirks (default /etc/lund/lund.conf)\n"
+               "     --no-quirks      ignore hwdb and lund.conf: REPORT LUNS everywhere\n"
+               "                      (these three scan from this process, as --direct)\n"
                " -h, --help           display this help\n");
 }
 
 int verb_rescan(int argc, char *argv[], Options *o)
 {
-        enum { OPT_TIMEOUT = 0x100, OPT_JOBS, OPT_MAX_LUN, OPT_DIRECT };
+        enum { OPT_TIMEOUT = 0x100, OPT_JOBS, OPT_MAX_LUN, OPT_DIRECT, OPT_HWDB, OPT_CONFIG,
+               OPT_NO_QUIRKS };
         static const struct option longopts[] = {
                 { "add", no_argument, NULL, 'a' },
                 { "remove", no_argument, NULL, 'r' },
                 { "resize", no_argument, NULL, 's' },
+                { "ids", no_argument, NULL, 'i' },
                 { "force", no_argument, NULL, 'f' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "json", no_argument, NULL, 'J' },
@@ -262,6 +327,9 @@ int verb_rescan(int argc, char *argv[], Options *o)
                 { "jobs", required_argument, NULL, OPT_JOBS },
                 { "max-lun", required_argument, NULL, OPT_MAX_LUN },
                 { "direct", no_argument, NULL, OPT_DIRECT },
+                { "hwdb", required_argument, NULL, OPT_HWDB },
+                { "config", required_argument, NULL, OPT_CONFIG },
+                { "no-quirks", no_argument, NULL, OPT_NO_QUIRKS },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -269,12 +337,13 @@ int verb_rescan(int argc, char *argv[], Options *o)
         ScanPolicy pol = {};
         _cleanup_(json_object_putp) json_object *res = NULL;
         Progress progress = {};
-        bool direct = false;
+        const char *hwdb = NULL, *conf = NULL;
+        bool direct = false, no_quirks = false;
         ScanFlags flags = 0, what = 0;
         size_t n_sel = 0;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "arsfnJh", longopts, NULL)) != -1) {
+        while ((c = getopt_long(argc, argv, "arsifnJh", longopts, NULL)) != -1) {
                 unsigned long v;
                 char *end;
 
@@ -287,6 +356,21 @@ int verb_rescan(int argc, char *argv[], Options *o)
                         break;
                 case 's':
                         what |= SCAN_RESIZE;
+                        break;
+                case 'i':
+                        what |= SCAN_IDS;
+                        break;
+                case OPT_HWDB:
+                        hwdb = optarg;
+                        direct = true;
+                        break;
+                case OPT_CONFIG:
+                        conf = optarg;
+                        direct = true;
+                        break;
+                case OPT_NO_QUIRKS:
+                        no_quirks = true;
+                        direct = true;
                         break;
                 case 'f':
                         flags |= SCAN_FORCE;
@@ -345,7 +429,8 @@ int verb_rescan(int argc, char *argv[], Options *o)
         if (!direct && !o->root)
                 r = rescan_daemon(argv + optind, n_sel, flags, &pol, &progress, &res);
         if (r > 0)
-                r = rescan_direct(o, sel, n_sel, flags, &pol, &progress, &res);
+                r = rescan_direct(o, sel, n_sel, flags, &pol, hwdb, conf, no_quirks, &progress,
+                                  &res);
         if (progress.shown)
                 fprintf(stderr, "\r\033[K");
         if (r == -ENOENT && n_sel == 0) {

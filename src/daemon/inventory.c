@@ -788,6 +788,11 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
                                 return inventory_remove(inv, base) < 0 ? -EIO : 0;
                         if (action_is(ev, "change") && ev->sdev_ua)
                                 return handle_unit_attention(inv, base, ev->sdev_ua);
+                        /* A scan found the device's identity changed and had the kernel re-read
+                         * its VPD pages: derive the IDs and names again, as after INQUIRY DATA
+                         * HAS CHANGED (the rescan is done already). */
+                        if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
+                                return inventory_refresh(inv, base, true);
                         /* add, bind, unbind, change (state, media), move, online, offline */
                         return inventory_refresh(inv, base, action_is(ev, "add"));
                 }

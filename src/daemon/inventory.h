@@ -157,6 +157,9 @@ typedef struct Uevent {
         const char *devtype;
         const char *devpath;  /* "/devices/..." */
         const char *sdev_ua;  /* SDEV_UA= */
+        /* SYNTH_ARG_LUND=: "ids" on the synthetic change a scan sends after rescanning an LU
+         * whose IDs changed (engine/scan.h, SCAN_IDS) */
+        const char *synth_lund;
         const char *modalias; /* MODALIAS= */
         uint64_t seqnum;
         /* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */

@@ -28,6 +28,7 @@
 #include "policy-apply.h"
 #include "scan-json.h"
 #include "scan.h"
+#include "scanquirk.h"
 #include "sysfs.h"
 
 /* Journal message IDs (sd-id128), one per decision an admin may want to find. */
@@ -87,6 +88,8 @@ struct Manager {
         int rootfd, runfd;
         Inventory *inventory;
         PolicyEngine *policy;
+        ScanQuirks *scan_quirks; /* hwdb + lund.conf LUND_SCAN_* / scan_* (scanquirk.h) */
+        bool scan_quirk_warned;  /* a bad scan quirk value is logged once */
         ErrorTracker *errors;
         ModLoader *modload;
         Monitor *monitor;
@@ -735,6 +738,15 @@ static void on_scan_event(void *userdata, const ScanEvent *ev)
                 log_debug("scan: %s", ev->message);
                 return;
         }
+        if (ev->kind == SCAN_EVENT_TARGET_DONE && ev->target) {
+                const ScanTarget *t = ev->target;
+
+                if (t->error < 0)
+                        log_warning_errno(t->error, "scan: target %s: %m%s%s; nothing added or removed there",
+                                          t->hctl, t->detail[0] ? ": " : "", t->detail);
+                else if (t->method == SCAN_METHOD_SEQUENTIAL)
+                        log_info("scan: target %s: sequential probe: %s", t->hctl, t->detail);
+        }
         if (ev->kind == SCAN_EVENT_HOST_BEGIN || ev->kind == SCAN_EVENT_TARGET_DONE) {
                 scan_progress(m, ev);
                 return;
@@ -758,25 +770,50 @@ static void on_scan_event(void *userdata, const ScanEvent *ev)
         emit(m, "scan-action", o);
 }
 
+/* ScanPolicy.quirk: the same hwdb and lund.conf scan quirks `lunctl rescan` uses. Scans run
+ * from the event loop's thread; the engine's workers call this concurrently. */
+static int on_scan_quirk(void *userdata, int type, const char *vendor, const char *model,
+                         const char *revision, ScanQuirk *ret)
+{
+        Manager *m = userdata;
+        char why[256] = "";
+        int r;
+
+        r = scan_quirks_lookup(m->scan_quirks, type, vendor, model, revision, ret, why,
+                               sizeof(why));
+        if (r == -EINVAL) {
+                if (!__atomic_exchange_n(&m->scan_quirk_warned, true, __ATOMIC_RELAXED))
+                        log_warning("%s, ignoring it", why);
+                return 0; /* the valid keys still apply */
+        }
+        return r;
+}
+
 /*
  * Every scan lund makes goes through here, one at a time (the loop waits for it): those of
  * unit attentions and error thresholds, and those admins ask for with `lunctl rescan`. The
  * kernel's uevents for what a scan adds or removes queue meanwhile and update the inventory
- * and the links afterwards, as any hotplug does.
+ * and the links afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to
+ * all of them.
  */
 static int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
-                        ScanFlags flags, const ScanPolicy *pol, ControlClient *progress,
+                        ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
                         ScanResult *ret)
 {
+        ScanPolicy pol = request ? *request : (ScanPolicy) {};
         ScanContext ctx = {
                 .rootfd = m->rootfd,
-                .policy = pol,
+                .policy = &pol,
                 .event = on_scan_event,
                 .event_userdata = m,
         };
-        unsigned added = 0, removed = 0, resized = 0, kept = 0;
+        unsigned added = 0, removed = 0, resized = 0, reidentified = 0, kept = 0;
         int r;
 
+        if (scan_quirks_active(m->scan_quirks)) {
+                pol.quirk = on_scan_quirk;
+                pol.userdata = m;
+        }
         m->scan_client = progress;
         r = scan_run(&ctx, sel, n_sel, flags, ret);
         m->scan_client = NULL;
@@ -789,13 +826,14 @@ static int manager_scan(Manager *m, const char *why, const ScanSelector *sel, si
                 added += ret->hosts[i].added;
                 removed += ret->hosts[i].removed;
                 resized += ret->hosts[i].resized;
+                reidentified += ret->hosts[i].reidentified;
                 kept += ret->hosts[i].kept;
         }
         log_full(ret->failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
-                 "Scan (%s%s): %zu hosts, %zu targets, %u added, %u removed, %u resized, %u kept, "
-                 "%u failed, %u SCSI commands",
+                 "Scan (%s%s): %zu hosts, %zu targets, %u added, %u removed, %u resized, "
+                 "%u reidentified, %u kept, %u failed, %u SCSI commands",
                  why, (flags & SCAN_DRY_RUN) ? ", dry run" : "", ret->n_hosts, ret->n_targets,
-                 added, removed, resized, kept, ret->failed, ret->commands);
+                 added, removed, resized, reidentified, kept, ret->failed, ret->commands);
         return 0;
 }
 
@@ -825,7 +863,7 @@ static int on_rescan_target(Inventory *inv, Target *t, void *userdata)
 
 /*
  * {"cmd":"rescan","selectors":["2","0:0:1"],"add":true,"remove":false,"resize":false,
- *  "force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true}
+ *  "ids":false,"force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true}
  */
 static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_object **ret)
 {
@@ -856,7 +894,7 @@ static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_o
                 }
         }
         flags = scan_flags_from_json(req);
-        if (!(flags & (SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE)))
+        if (!(flags & (SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE | SCAN_IDS)))
                 flags |= SCAN_ADD;
         if (json_object_object_get_ex(req, "timeout_ms", &v))
                 pol.timeout_ms = (unsigned)MIN(json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 3600000);
@@ -967,6 +1005,15 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
                 if (asprintf(&syspath, "sys%s", ev->devpath) >= 0)
                         (void)modload_lu(m->modload, base ? base + 1 : ev->devpath, syspath,
                                          ev->modalias);
+        }
+
+        if (ev->synth_lund && streq(ev->synth_lund, "ids") && ev->action &&
+            streq(ev->action, "change") && ev->devpath) {
+                const char *hctl = strrchr(ev->devpath, '/');
+                LogDevice dev = { .hctl = hctl ? hctl + 1 : ev->devpath };
+
+                log_device_full(LOG_INFO, 0, &dev,
+                                "a scan found the identity changed and had it re-read: deriving IDs again");
         }
 
         if (ev->n_props > 0 && ev->devpath && streq(ev->action, "change")) {
@@ -1353,6 +1400,7 @@ Manager *manager_free(Manager *m)
                         lu_links_free(lu->userdata);
         inventory_free(m->inventory);
         policy_engine_free(m->policy);
+        scan_quirks_free(m->scan_quirks);
         error_tracker_free(m->errors);
         modload_free(m->modload);
         tdestroy(m->claims, claim_free_node);
@@ -1569,6 +1617,11 @@ int manager_start(Manager *m)
         r = policy_engine_new(m->rootfd, m->config.conf_path, m->config.hwdb_path, &m->policy);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the policy engine: %m");
+        /* The policy engine has logged what is wrong with lund.conf; -EBADMSG still leaves the
+         * hwdb's quirks. */
+        r = scan_quirks_new(m->config.hwdb_path, m->config.conf_path, &m->scan_quirks);
+        if (r < 0 && r != -EBADMSG)
+                return log_error_errno(r, "Failed to load the scan quirks: %m");
 
         r = error_threshold_parse(m->config.error_threshold ?: "transport:10/60:log", &threshold);
         if (r < 0)

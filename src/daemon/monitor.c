@@ -81,6 +81,7 @@ static void dispatch(Monitor *m, struct udev_device *d)
                 .devtype = udev_device_get_devtype(d),
                 .devpath = udev_device_get_devpath(d),
                 .sdev_ua = udev_device_get_property_value(d, "SDEV_UA"),
+                .synth_lund = udev_device_get_property_value(d, "SYNTH_ARG_LUND"),
                 .modalias = udev_device_get_property_value(d, "MODALIAS"),
                 .seqnum = seqnum,
         };

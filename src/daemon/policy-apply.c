@@ -16,6 +16,7 @@
 #include "log.h"
 #include "macro.h"
 #include "policy-apply.h"
+#include "scanquirk.h"
 #include "sysfs.h"
 
 #define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
@@ -182,6 +183,21 @@ static int conf_load(PolicyEngine *p, const char *path)
                                         k = k ? k + 1 : keys[j];
                                         for (int x = 0; x < _KNOB_MAX; x++)
                                                 known |= streq(k, knobs[x].conf_key);
+                                        /* scan quirks: read by the scan engine (scanquirk.h),
+                                         * checked here so that a bad one is logged once */
+                                        if (streq(k, "scan_sequential") || streq(k, "scan_sparse") ||
+                                            streq(k, "scan_max_lun")) {
+                                                const char *v = iniparser_getstring(d, keys[j], "");
+                                                uint64_t lun;
+                                                bool b;
+
+                                                known = true;
+                                                if (streq(k, "scan_max_lun") ?
+                                                            scan_quirk_parse_max_lun(v, &lun) < 0 :
+                                                            scan_quirk_parse_bool(v, &b) < 0)
+                                                        log_warning("%s: [%s]: invalid %s \"%s\", ignoring it",
+                                                                    path, sec, k, v);
+                                        }
                                         if (rule.name)
                                                 known |= streq(k, "vendor") || streq(k, "model");
                                         if (!known)

@@ -19,6 +19,7 @@ static json_object *host_json(const ScanHost *h)
         json_object_object_add(x, "added", json_object_new_int64(h->added));
         json_object_object_add(x, "removed", json_object_new_int64(h->removed));
         json_object_object_add(x, "resized", json_object_new_int64(h->resized));
+        json_object_object_add(x, "reidentified", json_object_new_int64(h->reidentified));
         json_object_object_add(x, "unchanged", json_object_new_int64(h->unchanged));
         json_object_object_add(x, "kept", json_object_new_int64(h->kept));
         json_object_object_add(x, "failed", json_object_new_int64(h->failed));
@@ -37,6 +38,7 @@ static json_object *target_json(const ScanTarget *t)
         json_object_object_add(x, "reported", json_object_new_int64((int64_t)t->reported));
         json_object_object_add(x, "scsi_commands", json_object_new_int64(t->commands));
         json_object_object_add(x, "error", error_or_null(t->error));
+        json_object_object_add(x, "detail", t->detail[0] ? json_object_new_string(t->detail) : NULL);
         return x;
 }
 
@@ -68,6 +70,7 @@ json_object *scan_result_to_json(const ScanResult *r, ScanFlags flags, const cha
                 return NULL;
         json_object_object_add(o, "scanned_by", json_object_new_string(scanned_by));
         json_object_object_add(o, "dry_run", json_object_new_boolean(!!(flags & SCAN_DRY_RUN)));
+        json_object_object_add(o, "ids", json_object_new_boolean(!!(flags & SCAN_IDS)));
         json_object_object_add(o, "scsi_commands", json_object_new_int64(r->commands));
         json_object_object_add(o, "failed", json_object_new_int64(r->failed));
         v = json_object_new_array();
@@ -90,7 +93,7 @@ static const struct {
         ScanFlags flag;
 } flag_names[] = {
         { "add", SCAN_ADD },       { "remove", SCAN_REMOVE },   { "resize", SCAN_RESIZE },
-        { "force", SCAN_FORCE },   { "dry_run", SCAN_DRY_RUN },
+        { "ids", SCAN_IDS },       { "force", SCAN_FORCE },     { "dry_run", SCAN_DRY_RUN },
 };
 
 void scan_flags_to_json(json_object *o, ScanFlags flags)

@@ -193,7 +193,7 @@ const char *scan_action_kind_name(ScanActionKind k)
         static const char *const names[_SCAN_ACTION_KIND_MAX] = {
                 [SCAN_ACTION_PROBE] = "probe",   [SCAN_ACTION_ADD] = "add",
                 [SCAN_ACTION_REMOVE] = "remove", [SCAN_ACTION_KEEP] = "keep",
-                [SCAN_ACTION_RESIZE] = "resize",
+                [SCAN_ACTION_RESIZE] = "resize", [SCAN_ACTION_REIDENTIFY] = "reidentify",
         };
 
         return k >= 0 && k < _SCAN_ACTION_KIND_MAX ? names[k] : NULL;
@@ -333,6 +333,34 @@ static int io_read_capacity(void *userdata, int rootfd, const ScanLu *lu, unsign
         return 0;
 }
 
+static int io_inquiry(void *userdata, int rootfd, const ScanLu *lu, int page, size_t alloc,
+                      unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ uint8_t *buf = NULL;
+        /* SPC 6.7.1: EVPD in byte 1, PAGE CODE in byte 2, ALLOCATION LENGTH in bytes 3-4. */
+        uint8_t cdb[6] = { 0x12, page >= 0 ? 0x01 : 0x00, page >= 0 ? (uint8_t)page : 0 };
+        SgioResult res = {};
+        int r;
+
+        if (alloc == 0 || alloc > UINT16_MAX || page > 0xff)
+                return -EINVAL;
+        fd = open_lu_node(rootfd, lu);
+        if (fd < 0)
+                return fd;
+        buf = calloc(1, alloc);
+        if (!buf)
+                return -ENOMEM;
+        unaligned_write_be16(cdb + 3, (uint16_t)alloc);
+        r = sgio_exec_retry(fd, cdb, sizeof(cdb), buf, alloc, timeout_ms, &res);
+        *commands += res.commands;
+        if (r < 0)
+                return r;
+        *ret_len = MIN(res.len, alloc);
+        *ret_buf = TAKE_PTR(buf);
+        return 0;
+}
+
 static int io_write_attr(void *userdata, int rootfd, const char *path, const char *value)
 {
         return sysfs_write_attr(rootfd, path, value);
@@ -353,6 +381,7 @@ static int io_open_exclusive(void *userdata, int rootfd, const char *devname)
 
 const ScanIo scan_io_default = {
         .report_luns = io_report_luns,
+        .inquiry = io_inquiry,
         .read_capacity = io_read_capacity,
         .write_attr = io_write_attr,
         .open_exclusive = io_open_exclusive,
@@ -1282,7 +1311,8 @@ static bool type_has_capacity(int type)
         return type == 0x00 || type == 0x07 || type == 0x0e || type == 0x14;
 }
 
-static void resize_check(Scan *s, ScanTarget *t, ScanLu *lu)
+/* Returns true when it planned or applied a rescan (the LU is then not "unchanged"). */
+static bool resize_check(Scan *s, ScanTarget *t, ScanLu *lu)
 {
         char path[PATH_MAX];
         uint64_t sectors, bytes = 0;
@@ -1292,10 +1322,10 @@ static void resize_check(Scan *s, ScanTarget *t, ScanLu *lu)
 
         lu_details(s->rootfd, lu);
         if (!lu->block || !type_has_capacity(lu->type))
-                return;
+                return false;
         pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/block/%s/size", lu->hctl, lu->block);
         if (sysfs_read_u64(s->rootfd, path, &sectors) < 0)
-                return;
+                return false;
         r = s->io->read_capacity(s->ctx->io_userdata, s->rootfd, lu, s->pol.timeout_ms, &bytes,
                                  &cmds);
         t->commands += cmds;
@@ -1304,12 +1334,11 @@ static void resize_check(Scan *s, ScanTarget *t, ScanLu *lu)
                 a.error = r;
                 snprintf(a.reason, sizeof(a.reason), "READ CAPACITY failed");
                 (void)record_action(s, &a);
-                return;
+                return false;
         }
         /* The block layer counts 512-byte sectors whatever the logical block size. */
         if (bytes == sectors * 512)
-                return;
-        t->unchanged--; /* counted as resized instead */
+                return false;
         action_init(&a, SCAN_ACTION_RESIZE, lu);
         a.old_size = sectors * 512;
         a.new_size = bytes;
@@ -1318,6 +1347,234 @@ static void resize_check(Scan *s, ScanTarget *t, ScanLu *lu)
         snprintf(a.reason, sizeof(a.reason), "capacity %" PRIu64 " bytes, block device %" PRIu64,
                  bytes, sectors * 512);
         (void)apply(s, &a);
+        return true;
+}
+
+/* --- identity ------------------------------------------------------------------------------ */
+
+/* Append @n bytes of a device string to @buf, quoted, non-printable bytes as \xNN. */
+static void put_quoted(char *buf, size_t size, const char *str, size_t n)
+{
+        size_t k = strlen(buf);
+
+        if (k + 1 < size)
+                buf[k++] = '"';
+        for (size_t i = 0; i < n && k + 5 < size; i++) {
+                unsigned char c = (unsigned char)str[i];
+
+                if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+                        buf[k++] = (char)c;
+                else
+                        k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
+        }
+        if (k + 1 < size)
+                buf[k++] = '"';
+        buf[MIN(k, size - 1)] = 0;
+}
+
+/* Length of an INQUIRY string field without its trailing blanks. */
+static size_t field_len(const char *p, size_t n)
+{
+        while (n > 0 && p[n - 1] == ' ')
+                n--;
+        return n;
+}
+
+/*
+ * The INQUIRY strings of standard data @std (36 bytes) as the kernel keeps them: from a NUL on,
+ * and every byte outside printable ASCII, a blank (scsi_probe_lun()'s sanitising). Comparing
+ * the raw bytes would take a device padding with NULs for one whose identity changed.
+ */
+static void sanitize_strings(const uint8_t *std, char ret[36])
+{
+        static const struct { size_t off, len; } fields[] = { { 8, 8 }, { 16, 16 }, { 32, 4 } };
+
+        memcpy(ret, std, 36);
+        for (size_t f = 0; f < ELEMENTSOF(fields); f++) {
+                bool ended = false;
+
+                for (size_t i = fields[f].off; i < fields[f].off + fields[f].len; i++) {
+                        unsigned char c = (unsigned char)ret[i];
+
+                        ended |= c == 0;
+                        if (ended || c < 0x20 || c > 0x7e)
+                                ret[i] = ' ';
+                }
+        }
+}
+
+/* The kernel's cached VPD page @page of @lu (the sysfs binary attribute), or -ENOENT. */
+static int cached_vpd(Scan *s, const ScanLu *lu, unsigned page, uint8_t **ret, size_t *ret_len)
+{
+        char path[PATH_MAX];
+
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/vpd_pg%02x", lu->hctl, page);
+        /* SPC: a VPD page is at most 4 + 65535 bytes. */
+        return sysfs_read_attr(s->rootfd, path, 4u + UINT16_MAX, ret, ret_len);
+}
+
+static const struct {
+        const char *attr; /* sysfs attribute of the kernel's copy */
+        const char *name; /* in the reason */
+        size_t off, len;  /* SPC 6.7.2: where the field is in standard INQUIRY data */
+} inquiry_fields[] = {
+        { "vendor", "vendor", 8, 8 },
+        { "model", "model", 16, 16 },
+        { "rev", "revision", 32, 4 },
+};
+
+/* Does sysfs show another string than the sanitised INQUIRY strings @std show for field @i?
+ * *ret_have gets the kernel's copy. An unreadable attribute compares equal. */
+static bool field_differs(Scan *s, const ScanLu *lu, size_t i, const char std[36],
+                          char **ret_have)
+{
+        _cleanup_free_ char *have = NULL;
+        const char *want = std + inquiry_fields[i].off;
+        size_t wl = field_len(want, inquiry_fields[i].len), hl;
+        char path[PATH_MAX];
+
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/%s", lu->hctl, inquiry_fields[i].attr);
+        if (sysfs_read_string(s->rootfd, path, &have) < 0)
+                return false;
+        hl = field_len(have, strnlen(have, inquiry_fields[i].len));
+        if (hl == wl && memcmp(have, want, wl) == 0)
+                return false;
+        if (ret_have)
+                *ret_have = TAKE_PTR(have);
+        return true;
+}
+
+static bool strings_differ(Scan *s, const ScanLu *lu, const char std[36], size_t std_len)
+{
+        for (size_t i = 0; i < ELEMENTSOF(inquiry_fields) && std_len >= 36; i++)
+                if (field_differs(s, lu, i, std, NULL))
+                        return true;
+        return false;
+}
+
+/*
+ * ids_check() - compare what the device says it is with what the kernel cached when it added
+ * the LU: the standard INQUIRY strings with sysfs vendor/model/rev, and VPD page 0x83 (0x80 when
+ * the kernel has no 0x83) with the sysfs copy, byte for byte. Two commands per LU; nothing when
+ * the kernel cached no page and the strings are equal. On a difference: "1" > rescan (the kernel
+ * re-reads its VPD pages, scsi_rescan_device()), then a "change" uevent so that the names follow.
+ * Returns true when it planned or applied a rescan.
+ */
+static bool ids_check(Scan *s, ScanTarget *t, ScanLu *lu)
+{
+        _cleanup_free_ uint8_t *std = NULL, *cached = NULL, *fresh = NULL;
+        size_t std_len = 0, cached_len = 0, fresh_len = 0;
+        char diff[sizeof(((ScanAction *) NULL)->reason)] = "", strs[36] = "";
+        unsigned page = 0x83, cmds = 0;
+        bool vpd_changed = false, strings_changed = false;
+        ScanAction a;
+        int r;
+
+        if (!s->io->inquiry)
+                return false;
+        lu_details(s->rootfd, lu);
+
+        /* SPC 6.7.2: the strings end at byte 35; ask for exactly the 36 bytes every device has. */
+        r = s->io->inquiry(s->ctx->io_userdata, s->rootfd, lu, -1, 36, s->pol.timeout_ms, &std,
+                           &std_len, &cmds);
+        t->commands += cmds;
+        if (r < 0) {
+                action_init(&a, SCAN_ACTION_REIDENTIFY, lu);
+                a.error = r;
+                snprintf(a.reason, sizeof(a.reason), "INQUIRY failed");
+                (void)record_action(s, &a);
+                return false;
+        }
+        if (std_len >= 36)
+                sanitize_strings(std, strs);
+        for (size_t i = 0; i < ELEMENTSOF(inquiry_fields) && std_len >= 36; i++) {
+                _cleanup_free_ char *have = NULL;
+                const char *want = strs + inquiry_fields[i].off;
+                size_t wl = field_len(want, inquiry_fields[i].len), hl;
+
+                if (!field_differs(s, lu, i, strs, &have))
+                        continue;
+                hl = field_len(have, strnlen(have, inquiry_fields[i].len));
+                strings_changed = true;
+                snprintf(diff + strlen(diff), sizeof(diff) - strlen(diff), "%s%s ",
+                         diff[0] ? ", " : "", inquiry_fields[i].name);
+                put_quoted(diff, sizeof(diff), have, hl);
+                snprintf(diff + strlen(diff), sizeof(diff) - strlen(diff), " -> ");
+                put_quoted(diff, sizeof(diff), want, wl);
+        }
+
+        r = cached_vpd(s, lu, page, &cached, &cached_len);
+        if (r == -ENOENT) {
+                page = 0x80;
+                r = cached_vpd(s, lu, page, &cached, &cached_len);
+        }
+        if (r >= 0 && cached_len >= 4) {
+                /* Ask for as many bytes as the kernel holds: a longer page shows in its header,
+                 * a shorter one in the length received. */
+                cmds = 0;
+                r = s->io->inquiry(s->ctx->io_userdata, s->rootfd, lu, (int)page,
+                                   MIN(cached_len, (size_t)UINT16_MAX), s->pol.timeout_ms,
+                                   &fresh, &fresh_len, &cmds);
+                t->commands += cmds;
+                if (r >= 0 && (fresh_len < 4 || fresh[1] != page))
+                        r = -EBADMSG; /* SPC 7.8.1: byte 1 is the PAGE CODE */
+                if (r < 0) {
+                        action_init(&a, SCAN_ACTION_REIDENTIFY, lu);
+                        a.error = r;
+                        snprintf(a.reason, sizeof(a.reason), "INQUIRY VPD page 0x%02x failed", page);
+                        (void)record_action(s, &a);
+                        return false;
+                }
+                if (fresh_len != cached_len || memcmp(fresh, cached, cached_len) != 0) {
+                        vpd_changed = true;
+                        snprintf(diff + strlen(diff), sizeof(diff) - strlen(diff),
+                                 "%sVPD page 0x%02x", diff[0] ? ", " : "", page);
+                }
+        }
+        if (!vpd_changed && !strings_changed)
+                return false;
+
+        action_init(&a, SCAN_ACTION_REIDENTIFY, lu);
+        snprintf(a.path, sizeof(a.path), "sys/bus/scsi/devices/%s/rescan", lu->hctl);
+        snprintf(a.value, sizeof(a.value), "1");
+        snprintf(a.reason, sizeof(a.reason), "ids changed: %s", diff);
+        if (!(s->flags & SCAN_DRY_RUN)) {
+                a.error = s->io->write_attr(s->ctx->io_userdata, s->rootfd, a.path, a.value);
+                a.applied = a.error >= 0;
+        }
+        if (a.applied) {
+                _cleanup_free_ uint8_t *now = NULL;
+                size_t now_len = 0;
+                char path[PATH_MAX];
+                int k;
+
+                /* Tell whoever names devices: lund re-derives the LU's IDs on this one (the
+                 * kernel sends no event of its own for a rescan), udev re-runs its rules on the
+                 * block device. SYNTH_UUID is required before arguments; any valid one does. */
+                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/uevent", lu->hctl);
+                k = s->io->write_attr(s->ctx->io_userdata, s->rootfd, path,
+                                      "change 00000000-0000-0000-0000-000000000000 LUND=ids");
+                if (k < 0)
+                        debug(s, "%s: synthetic change uevent: %s", lu->hctl, strerror(-k));
+                if (lu->block) {
+                        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/block/%s/uevent",
+                                lu->hctl, lu->block);
+                        k = s->io->write_attr(s->ctx->io_userdata, s->rootfd, path, "change");
+                        if (k < 0)
+                                debug(s, "%s: change uevent of %s: %s", lu->hctl, lu->block,
+                                      strerror(-k));
+                }
+                /* What the kernel holds now: say so when the rescan did not bring it in line. */
+                if (vpd_changed && cached_vpd(s, lu, page, &now, &now_len) >= 0 &&
+                    (now_len != fresh_len || memcmp(now, fresh, fresh_len) != 0))
+                        snprintf(a.reason + strlen(a.reason), sizeof(a.reason) - strlen(a.reason),
+                                 "; the kernel's VPD cache still differs");
+                if (strings_changed && strings_differ(s, lu, strs, std_len))
+                        snprintf(a.reason + strlen(a.reason), sizeof(a.reason) - strlen(a.reason),
+                                 "; the kernel still shows the old INQUIRY strings (Linux 6.1 reads them when it adds the LU)");
+        }
+        (void)record_action(s, &a);
+        return true;
 }
 
 static int report_luns_retry(Scan *s, ScanTarget *t, const ScanLu *via, uint8_t **buf,
@@ -1339,25 +1596,125 @@ static int report_luns_retry(Scan *s, ScanTarget *t, const ScanLu *via, uint8_t 
         return r;
 }
 
-static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n)
+/* The per-LU checks that do not depend on the LUN inventory (--resize, --ids). */
+static void check_lu(Scan *s, ScanTarget *t, ScanLu *lu)
 {
+        bool changed = false;
+
+        if (s->flags & SCAN_RESIZE)
+                changed |= resize_check(s, t, lu);
+        if (s->flags & SCAN_IDS)
+                changed |= ids_check(s, t, lu);
+        if (changed && !was_probe_added(s, lu->hctl) && t->unchanged > 0)
+                t->unchanged--; /* counted as resized or reidentified instead */
+}
+
+/*
+ * Like the kernel's sequential scan (scsi_sequential_lun_scan()): LUN 1 on, below @max_lun,
+ * stopping at the first LUN that does not appear unless @sparse. An LU the kernel already has
+ * is passed over, not taken for the end. Never removes anything: there is no authoritative list.
+ */
+static void run_sequential(Scan *s, ScanTarget *t, ScanLu *lus, size_t n, uint64_t max_lun,
+                           bool sparse, const char *why)
+{
+        char reason[128];
+
         t->method = SCAN_METHOD_SEQUENTIAL;
+        if (max_lun <= 1)
+                snprintf(t->detail, sizeof(t->detail), "%s; LUN 0 only", why);
+        else
+                snprintf(t->detail, sizeof(t->detail), "%s; LUNs 1..%" PRIu64 "%s", why,
+                         max_lun - 1, sparse ? ", sparse" : ", up to the first missing one");
+        snprintf(reason, sizeof(reason), "sequential probe (%s)", why);
         for (size_t i = 0; i < n; i++)
                 if (!scan_lun_is_wlun(lus[i].lun) && !was_probe_added(s, lus[i].hctl))
                         t->unchanged++;
+        for (size_t i = 0; i < n; i++)
+                if (!scan_lun_is_wlun(lus[i].lun) &&
+                    sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+                              (int64_t)lus[i].lun))
+                        check_lu(s, t, &lus[i]);
         if (!(s->flags & SCAN_ADD))
                 return;
-        /* Like the kernel's sequential scan: LUN 1 on, stop at the first LUN that does not
-         * appear unless the target is known to be sparse. Never removes anything. */
-        for (uint64_t l = 1; l < s->pol.seq_max_lun; l++) {
+        for (uint64_t l = 1; l < max_lun; l++) {
                 if (!sel_match(s->sel, s->n_sel, t->host, t->channel, t->target, (int64_t)l))
                         continue;
                 if (find_lun(lus, n, l))
                         continue;
-                if (!add_lu(s, t, l, false, "sequential probe (no REPORT LUNS)") &&
-                    !(s->flags & SCAN_DRY_RUN) && !s->pol.seq_sparse)
+                if (!add_lu(s, t, l, false, reason) && !(s->flags & SCAN_DRY_RUN) && !sparse)
                         break;
         }
+}
+
+/* Trailing blanks off a sysfs INQUIRY string (the kernel shows the padded field). */
+static void trim_field(char *p)
+{
+        if (p)
+                p[field_len(p, strlen(p))] = 0;
+}
+
+/* The quirk for the target behind @via (the policy's quirk callback). Returns whether one
+ * applies; fills @why with where it came from. */
+static bool target_quirk(Scan *s, ScanTarget *t, const ScanLu *via, ScanQuirk *ret)
+{
+        _cleanup_free_ char *vendor = NULL, *model = NULL, *rev = NULL;
+        char path[PATH_MAX];
+        ScanQuirk q = {};
+        int r;
+
+        if (!s->pol.quirk)
+                return false;
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/vendor", via->hctl);
+        (void)sysfs_read_string(s->rootfd, path, &vendor);
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/model", via->hctl);
+        (void)sysfs_read_string(s->rootfd, path, &model);
+        pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/rev", via->hctl);
+        (void)sysfs_read_string(s->rootfd, path, &rev);
+        trim_field(vendor);
+        trim_field(model);
+        trim_field(rev);
+        r = s->pol.quirk(s->pol.userdata, via->type, vendor ?: "", model ?: "", rev ?: "", &q);
+        if (r < 0)
+                debug(s, "%s: scan quirk lookup: %s%s", t->hctl, strerror(-r),
+                      q.sequential ? " (sequential still applies)" : "");
+        *ret = q;
+        return q.sequential;
+}
+
+/* Describe a REPORT LUNS response that failed to parse, for the target's detail. */
+static void report_luns_detail(ScanTarget *t, int r, const uint8_t *buf, size_t len)
+{
+        uint32_t list_len;
+
+        if (r == -ENOBUFS) {
+                snprintf(t->detail, sizeof(t->detail),
+                         "REPORT LUNS: LUN LIST LENGTH beyond %u entries, not believed",
+                         (REPORT_LUNS_MAX - 8u) / 8u);
+                return;
+        }
+        if (r != -EBADMSG)
+                return;
+        if (!buf) {
+                snprintf(t->detail, sizeof(t->detail),
+                         "REPORT LUNS: response shorter than its header, or a list that changed length at every read");
+                return;
+        }
+        if (len < 8) {
+                snprintf(t->detail, sizeof(t->detail),
+                         "REPORT LUNS: %zu bytes, shorter than the 8-byte header", len);
+                return;
+        }
+        list_len = unaligned_read_be32(buf);
+        if (list_len % 8 != 0)
+                snprintf(t->detail, sizeof(t->detail),
+                         "REPORT LUNS: LUN LIST LENGTH %" PRIu32 " is not a multiple of 8",
+                         list_len);
+        else if (list_len > len - 8)
+                snprintf(t->detail, sizeof(t->detail),
+                         "REPORT LUNS: LUN LIST LENGTH %" PRIu32 " but %zu bytes of list received",
+                         list_len, len - 8);
+        else
+                snprintf(t->detail, sizeof(t->detail), "REPORT LUNS: malformed response");
 }
 
 static void run_target(Scan *s, TargetJob *tj)
@@ -1411,32 +1768,36 @@ static void run_target(Scan *s, TargetJob *tj)
         lu_details(s->rootfd, via);
         snprintf(t->via, sizeof(t->via), "%s", via->hctl);
 
-        if (s->pol.no_report_luns) {
-                _cleanup_free_ char *vendor = NULL, *model = NULL;
-                char path[PATH_MAX];
+        {
+                ScanQuirk q;
 
-                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/vendor", via->hctl);
-                (void)sysfs_read_string(s->rootfd, path, &vendor);
-                pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/model", via->hctl);
-                (void)sysfs_read_string(s->rootfd, path, &model);
-                if (s->pol.no_report_luns(s->pol.userdata, vendor ?: "", model ?: "")) {
-                        run_sequential(s, t, lus, n);
+                if (target_quirk(s, t, via, &q)) {
+                        /* The device is known to lack a usable REPORT LUNS: not even asked. */
+                        debug(s, "%s: scan quirk: sequential probe", t->hctl);
+                        run_sequential(s, t, lus, n, q.max_lun ?: s->pol.seq_max_lun, q.sparse,
+                                       "quirk: no REPORT LUNS");
                         goto done;
                 }
         }
 
         r = report_luns_retry(s, t, via, &buf, &len);
         if (r == -EOPNOTSUPP) {
-                /* As the kernel does: a target refusing REPORT LUNS (SCSI-2 devices, ATAPI
-                 * behind libata) is probed sequentially; nothing is ever removed there. */
+                /* As the kernel does: a target refusing REPORT LUNS (ILLEGAL REQUEST: SCSI-2
+                 * devices, ATAPI behind libata) is probed sequentially; nothing is ever removed
+                 * there. */
                 debug(s, "%s: REPORT LUNS not supported: sequential probe", t->hctl);
-                run_sequential(s, t, lus, n);
+                run_sequential(s, t, lus, n, s->pol.seq_max_lun, s->pol.seq_sparse,
+                               "REPORT LUNS refused");
                 goto done;
         }
         if (r >= 0)
                 r = scan_lun_set_from_report(buf, len, &rep, &n_rep);
         if (r < 0) {
-                /* Nothing is removed, added or resized on a target whose inventory we lack. */
+                /* Nothing is removed, added or resized on a target whose inventory we lack,
+                 * and a garbled answer is no reason to probe blindly either. */
+                report_luns_detail(t, r, buf, len);
+                if (r == -ENOBUFS)
+                        r = -EBADMSG;
                 t->error = r;
                 goto done;
         }
@@ -1474,8 +1835,7 @@ static void run_target(Scan *s, TargetJob *tj)
                 }
                 if (!was_probe_added(s, lus[i].hctl))
                         t->unchanged++;
-                if (s->flags & SCAN_RESIZE)
-                        resize_check(s, t, &lus[i]);
+                check_lu(s, t, &lus[i]);
         }
 
 done:
@@ -1726,6 +2086,9 @@ int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, Scan
                         break;
                 case SCAN_ACTION_RESIZE:
                         h->resized++;
+                        break;
+                case SCAN_ACTION_REIDENTIFY:
+                        h->reidentified++;
                         break;
                 case SCAN_ACTION_KEEP:
                         h->kept++;

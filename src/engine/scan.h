@@ -16,7 +16,11 @@
  * Kernel interface used (all relative to the root fd):
  *  - sys/class/scsi_host/hostH/scan: "C T L" (any of them "-" for all) makes the kernel probe;
  *  - sys/bus/scsi/devices/H:C:T:L/delete: "1" removes the LU;
- *  - sys/bus/scsi/devices/H:C:T:L/rescan: "1" re-reads capacity and INQUIRY data.
+ *  - sys/bus/scsi/devices/H:C:T:L/rescan: "1" re-reads capacity and the VPD pages (Linux 6.1
+ *    keeps the standard INQUIRY strings it read when the LU was added);
+ *  - sys/bus/scsi/devices/H:C:T:L/uevent: after a rescan for changed IDs, a synthetic "change"
+ *    with SYNTH_ARG_LUND=ids, so that lund (whoever ran the scan) re-derives the LU's names;
+ *    the block device gets a plain "change" for udev's persistent-storage rules.
  *
  * Threads: hosts and targets are scanned by a bounded pool of worker threads (policy
  * max_workers). The progress callback is called with the engine's lock held, one call at a time,
@@ -48,6 +52,7 @@ typedef enum ScanFlags {
         SCAN_RESIZE = 1 << 2,  /* READ CAPACITY vs the block device size -> rescan */
         SCAN_FORCE = 1 << 3,   /* remove even when mounted, held or open */
         SCAN_DRY_RUN = 1 << 4, /* plan only: no write to sysfs at all */
+        SCAN_IDS = 1 << 5,     /* INQUIRY/VPD vs the kernel's cache -> rescan, "change" uevent */
 } ScanFlags;
 
 /* One LU as sysfs shows it, or as REPORT LUNS reports it. */
@@ -66,6 +71,7 @@ typedef enum ScanActionKind {
         SCAN_ACTION_REMOVE, /* instantiated, not reported: "1" > delete */
         SCAN_ACTION_KEEP,   /* not reported, but kept: in use (no --force), or removal not asked */
         SCAN_ACTION_RESIZE, /* READ CAPACITY differs from the block device size: "1" > rescan */
+        SCAN_ACTION_REIDENTIFY, /* INQUIRY/VPD differ from the kernel's cache: "1" > rescan */
         _SCAN_ACTION_KIND_MAX,
         _SCAN_ACTION_KIND_INVALID = -EINVAL,
 } ScanActionKind;
@@ -77,7 +83,7 @@ typedef struct ScanAction {
         char hctl[64];      /* "H:C:T:L", or "H:C:T" / "H" for probes */
         char path[128];     /* sysfs attribute written (relative to the root) */
         char value[64];     /* what is (or would be) written */
-        char reason[128];   /* why: "reported, not instantiated", "mounted", ... */
+        char reason[256];   /* why: "reported, not instantiated", "mounted", ... */
         uint64_t old_size, new_size; /* RESIZE: bytes */
         bool applied;       /* written (never in a dry run) */
         int error;          /* 0, or -errno of the write / of the check after it */
@@ -99,6 +105,7 @@ typedef struct ScanTarget {
         char source[16]; /* how the target was found: "sysfs", "sas", "fc", "iscsi" */
         ScanMethod method;
         int error;       /* 0, or why the target could not be scanned */
+        char detail[160]; /* what went wrong in words, or why the method was chosen; "" if none */
         size_t reported; /* LUs in the report (W-LUNs excluded) */
         size_t unchanged;
         unsigned commands; /* SCSI commands lund issued to this target */
@@ -109,6 +116,7 @@ typedef struct ScanHost {
         char proc_name[64];
         int error; /* the host itself failed (e.g. the probe write) */
         unsigned added, removed, resized, unchanged, kept, failed;
+        unsigned reidentified; /* LUs rescanned because their IDs changed (SCAN_IDS) */
 } ScanHost;
 
 typedef struct ScanResult {
@@ -153,6 +161,14 @@ typedef struct ScanIo {
         /* REPORT LUNS (select report 0) through @lu's sg or bsg node: the whole response. */
         int (*report_luns)(void *userdata, int rootfd, const ScanLu *lu, unsigned timeout_ms,
                            uint8_t **ret_buf, size_t *ret_len, unsigned *commands);
+        /*
+         * INQUIRY: standard data (@page < 0) or VPD page @page, at most @alloc bytes (at most
+         * 65535): what the device returned, which may be shorter. May be NULL (SCAN_IDS then
+         * checks nothing).
+         */
+        int (*inquiry)(void *userdata, int rootfd, const ScanLu *lu, int page, size_t alloc,
+                       unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len,
+                       unsigned *commands);
         /* READ CAPACITY(16), falling back to (10): the capacity in bytes. */
         int (*read_capacity)(void *userdata, int rootfd, const ScanLu *lu, unsigned timeout_ms,
                              uint64_t *ret_bytes, unsigned *commands);
@@ -164,15 +180,29 @@ typedef struct ScanIo {
 
 extern const ScanIo scan_io_default;
 
+/* How one target is to be scanned, when it differs from the default (REPORT LUNS). */
+typedef struct ScanQuirk {
+        bool sequential;  /* no usable REPORT LUNS: probe LUNs 1, 2, ... one by one */
+        bool sparse;      /* sequential: go on past a LUN that does not exist */
+        uint64_t max_lun; /* sequential: probe LUNs below this; 0: the policy's seq_max_lun */
+} ScanQuirk;
+
 typedef struct ScanPolicy {
         unsigned timeout_ms;  /* per SCSI command lund sends; 0: 10 s */
         unsigned retries;     /* extra tries after BUSY/NOT READY; timeouts are not retried */
         unsigned max_workers; /* threads; 0: 8 */
         uint64_t seq_max_lun; /* sequential probing: LUNs 0..seq_max_lun-1; 0: 8 */
         bool seq_sparse;      /* sequential: keep going past a missing LUN */
-        /* hwdb-style quirk: true if this device lacks REPORT LUNS (may be NULL). */
-        bool (*no_report_luns)(void *userdata, const char *vendor, const char *model);
-        void *userdata; /* for no_report_luns */
+        /*
+         * Per-device quirk (lund.hwdb(7) LUND_SCAN_*, lund.conf(5) scan_*; see scanquirk.h),
+         * asked once per target with the peripheral type and INQUIRY strings of the LU REPORT
+         * LUNS would go to. Fills @ret (zeroed by the caller); a negative return is reported
+         * as a debug event and the target scanned without quirk. May be NULL. Called from
+         * worker threads, without the engine's lock.
+         */
+        int (*quirk)(void *userdata, int type, const char *vendor, const char *model,
+                     const char *revision, ScanQuirk *ret);
+        void *userdata; /* for quirk */
 } ScanPolicy;
 
 typedef struct ScanContext {

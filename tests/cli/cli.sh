@@ -67,6 +67,22 @@ printf '70 00 06 00 00 00 00 0a 00 00 00 00 3f 0e 00 00 00 00\n' > "$TMP/sense.h
 expect_rc 0 "decode sense" "$LUNCTL" decode --inhex "$TMP/sense.hex"
 grep -q 'SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED' "$TMP/out" || { echo "FAIL: sense: $(cat "$TMP/out")"; fail=1; }
 
+# lunctl rescan: its options, and a root without SCSI hosts (nothing to scan is no error).
+expect_rc 0 "rescan --help" "$LUNCTL" rescan --help
+for o in --ids --hwdb --config --no-quirks --max-lun; do
+        checks=$((checks + 1))
+        grep -q -- "$o" "$TMP/out" || { echo "FAIL: rescan --help does not mention $o"; fail=1; }
+done
+expect_rc 1 "rescan --max-lun 0" "$LUNCTL" rescan --max-lun 0
+expect_err "Invalid number" "rescan --max-lun 0"
+expect_rc 1 "rescan --hwdb without a file" "$LUNCTL" rescan --hwdb
+mkdir -p "$TMP/nohosts/sys/class/scsi_host"
+printf '[device x]\nvendor = A\nscan_sequential = yes\n' > "$TMP/quirks.conf"
+expect_rc 0 "rescan --ids of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan --ids \
+        --hwdb "$TMP/none.bin" --config "$TMP/quirks.conf"
+expect_rc 0 "rescan --no-quirks of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan \
+        --no-quirks --json
+
 # lunctl id on a sysfs tree rebuilt from the kernel's attributes captured in the VM.
 devices=0
 for d in "$FIX"/captured/*/; do

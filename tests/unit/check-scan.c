@@ -37,6 +37,8 @@ typedef struct FakeLu {
         unsigned h, c, t;
         uint64_t l;
         uint64_t capacity; /* bytes READ CAPACITY reports */
+        char model[17];    /* INQUIRY PRODUCT IDENTIFICATION, "DISK" unless a test changes it */
+        uint8_t naa;       /* last byte of the NAA designator in VPD page 0x83 */
 } FakeLu;
 
 typedef struct FakeTarget {
@@ -44,6 +46,7 @@ typedef struct FakeTarget {
         int error;        /* REPORT LUNS fails with this */
         bool truncated;   /* REPORT LUNS returns a list shorter than its header says */
         bool with_wlun;   /* REPORT LUNS also lists the REPORT LUNS W-LUN */
+        uint32_t garbage_len; /* nonzero: REPORT LUNS answers 16 bytes with this LUN LIST LENGTH */
 } FakeTarget;
 
 typedef struct Fake {
@@ -56,6 +59,13 @@ typedef struct Fake {
         char busy[8][16];     /* block devices O_EXCL refuses */
         size_t n_busy;
         unsigned report_calls;
+        unsigned inquiry_calls;
+        int inquiry_error;   /* every INQUIRY fails with this */
+        bool use_quirk;      /* run() passes fake_quirk as the policy's quirk callback */
+        ScanQuirk quirk;     /* what the callback answers for vendor FAKE, model DISK */
+        int quirk_type;      /* what the callback was asked, for the assertions */
+        char quirk_vendor[32], quirk_model[32], quirk_rev[32];
+        unsigned quirk_calls;
 } Fake;
 
 static Fake fake;
@@ -131,8 +141,44 @@ static void host(unsigned h, const char *proc_name)
 static FakeLu *wire(unsigned h, unsigned c, unsigned t, uint64_t l)
 {
         ck_assert_uint_lt(fake.n_lus, MAX_LUS);
-        fake.lus[fake.n_lus] = (FakeLu) { h, c, t, l, 8u << 20 };
+        fake.lus[fake.n_lus] = (FakeLu) { h, c, t, l, 8u << 20, "DISK",
+                                          (uint8_t)(fake.n_lus + 1) };
         return &fake.lus[fake.n_lus++];
+}
+
+static FakeLu *on_wire(unsigned h, unsigned c, unsigned t, uint64_t l)
+{
+        for (size_t i = 0; i < fake.n_lus; i++)
+                if (fake.lus[i].h == h && fake.lus[i].c == c && fake.lus[i].t == t &&
+                    fake.lus[i].l == l)
+                        return &fake.lus[i];
+        return NULL;
+}
+
+/* VPD page 0x83 with one NAA IEEE Registered designator ending in @naa: 16 bytes. */
+static size_t fake_pg83(uint8_t naa, uint8_t buf[16])
+{
+        static const uint8_t page[16] = {
+                0x00, 0x83, 0x00, 0x0c,                         /* header, PAGE LENGTH 12 */
+                0x01, 0x03, 0x00, 0x08,                         /* binary, LU, NAA, 8 bytes */
+                0x60, 0x01, 0x40, 0x50, 0x00, 0x00, 0x00, 0x00, /* NAA 6 */
+        };
+
+        memcpy(buf, page, 16);
+        buf[15] = naa;
+        return 16;
+}
+
+static void put_bin(const char *rel, const uint8_t *buf, size_t len)
+{
+        char p[PATH_MAX];
+        FILE *f;
+
+        xsnprintf(p, "%s/%s", root, rel);
+        f = fopen(p, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+        fclose(f);
 }
 
 static FakeTarget *target(unsigned h, unsigned c, unsigned t)
@@ -158,8 +204,19 @@ static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
         put(p, "7\n");
         xsnprintf(p, "%s/vendor", d);
         put(p, "FAKE    \n");
-        xsnprintf(p, "%s/model", d);
-        put(p, "DISK            \n");
+        {
+                const FakeLu *w = on_wire(h, c, t, l);
+                uint8_t pg[16];
+
+                /* as the kernel shows them: the padded 16-byte field, and its VPD cache */
+                xsnprintf(p, "%s/model", d);
+                xsnprintf(v, "%-16s\n", w ? w->model : "DISK");
+                put(p, v);
+                xsnprintf(p, "%s/rev", d);
+                put(p, "0001\n");
+                xsnprintf(p, "%s/vpd_pg83", d);
+                put_bin(p, pg, fake_pg83(w ? w->naa : 0, pg));
+        }
         xsnprintf(p, "%s/scsi_generic/sg%u", d, n);
         mkdirs(p);
         if (scan_lun_is_wlun(l))
@@ -211,6 +268,13 @@ static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout
                 free(buf);
                 return t->error;
         }
+        if (t->garbage_len) {
+                unaligned_write_be32(buf, t->garbage_len);
+                unaligned_write_be16(buf + 8, 1);
+                *ret_buf = buf;
+                *ret_len = 16;
+                return 0;
+        }
         for (size_t i = 0; i < fake.n_lus; i++) {
                 const FakeLu *x = &fake.lus[i];
                 uint8_t raw[8];
@@ -230,6 +294,39 @@ static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout
         unaligned_write_be32(buf, (uint32_t)(8 * n + (t->truncated ? 8 : 0)));
         *ret_buf = buf;
         *ret_len = 8 + 8 * n;
+        return 0;
+}
+
+/* INQUIRY: standard data with the LU's model, VPD page 0x83 from its NAA; no page 0x80. */
+static int fake_inquiry(void *ud, int fd, const ScanLu *lu, int page, size_t alloc,
+                        unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len,
+                        unsigned *commands)
+{
+        const FakeLu *w = on_wire(lu->host, lu->channel, lu->target, lu->lun);
+        uint8_t data[64] = {};
+        size_t n;
+
+        fake.inquiry_calls++;
+        (*commands)++;
+        if (!w || fake.inquiry_error < 0)
+                return w ? fake.inquiry_error : -EIO;
+        if (page < 0) {
+                data[4] = 31; /* ADDITIONAL LENGTH: 36 bytes */
+                memcpy(data + 8, "FAKE    ", 8);
+                memset(data + 16, ' ', 16);
+                /* NUL-terminated, as some devices send it: the kernel shows blanks */
+                memcpy(data + 16, w->model, MIN(strlen(w->model) + 1, (size_t)16));
+                memcpy(data + 32, "0001", 4);
+                n = 36;
+        } else if (page == 0x83)
+                n = fake_pg83(w->naa, data);
+        else
+                return -EOPNOTSUPP;
+        n = MIN(n, alloc);
+        *ret_buf = malloc(n);
+        ck_assert_ptr_nonnull(*ret_buf);
+        memcpy(*ret_buf, data, n);
+        *ret_len = n;
         return 0;
 }
 
@@ -290,7 +387,22 @@ static int fake_write_attr(void *ud, int fd, const char *path, const char *value
                         nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
                         return 0;
                 }
-                if (streq(path + n, "rescan"))
+                if (streq(path + n, "rescan")) {
+                        /* Linux 6.1: the VPD pages are read again, the INQUIRY strings not */
+                        const FakeLu *w;
+                        unsigned h2, c2, t2;
+                        uint64_t l2;
+                        uint8_t pg[16];
+
+                        ck_assert_int_eq(sscanf(hctl, "%u:%u:%u:%" SCNu64, &h2, &c2, &t2, &l2), 4);
+                        w = on_wire(h2, c2, t2, l2);
+                        if (w) {
+                                xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
+                                put_bin(p, pg, fake_pg83(w->naa, pg));
+                        }
+                        return 0;
+                }
+                if (strlen(path) > 7 && streq(path + strlen(path) - 7, "/uevent"))
                         return 0;
         }
         return -EINVAL;
@@ -306,6 +418,7 @@ static int fake_open_exclusive(void *ud, int fd, const char *devname)
 
 static const ScanIo fake_io = {
         .report_luns = fake_report_luns,
+        .inquiry = fake_inquiry,
         .read_capacity = fake_read_capacity,
         .write_attr = fake_write_attr,
         .open_exclusive = fake_open_exclusive,
@@ -316,11 +429,24 @@ static void count_events(void *ud, const ScanEvent *ev)
         events++;
 }
 
+static int fake_quirk(void *ud, int type, const char *vendor, const char *model,
+                      const char *revision, ScanQuirk *ret)
+{
+        fake.quirk_calls++;
+        fake.quirk_type = type;
+        xsnprintf(fake.quirk_vendor, "%s", vendor);
+        xsnprintf(fake.quirk_model, "%s", model);
+        xsnprintf(fake.quirk_rev, "%s", revision);
+        if (streq(vendor, "FAKE") && streq(model, "DISK"))
+                *ret = fake.quirk;
+        return 0;
+}
+
 static void run(ScanFlags flags, const char *const *sel_strs, ScanResult *res)
 {
         ScanSelector sel[8];
         size_t n = 0;
-        ScanPolicy pol = { .max_workers = 4 };
+        ScanPolicy pol = { .max_workers = 4, .quirk = fake.use_quirk ? fake_quirk : NULL };
         ScanContext ctx = {
                 .rootfd = rootfd,
                 .io = &fake_io,
@@ -711,8 +837,245 @@ START_TEST(test_sequential)
         ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
         ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
         ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
+        ck_assert_ptr_nonnull(strstr(r.targets[0].detail, "REPORT LUNS refused"));
         /* LUN 3 did not appear: reported as a failed add of a missing LUN is wrong; it is the
          * end of the sequential walk */
+        scan_result_done(&r);
+}
+END_TEST
+
+/* A target with LUNs 0, 1, 2 and 4 (sparse), LUN 0 instantiated, and a stale LUN 6 the target
+ * no longer has: REPORT LUNS would add 1, 2, 4 and remove 6. */
+static void sparse_world(void)
+{
+        host(0, "fake");
+        wire(0, 0, 0, 0);
+        wire(0, 0, 0, 1);
+        wire(0, 0, 0, 2);
+        wire(0, 0, 0, 4);
+        instantiate(0, 0, 0, 0);
+        instantiate(0, 0, 0, 6);
+}
+
+/* The quirk (LUND_SCAN_SEQUENTIAL): REPORT LUNS is never sent; LUNs 1.. are probed up to the
+ * first missing one, as the kernel's sequential scan; nothing is removed. */
+START_TEST(test_quirk_sequential)
+{
+        ScanResult r = {};
+
+        sparse_world();
+        fake.use_quirk = true;
+        fake.quirk = (ScanQuirk) { .sequential = true };
+        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+        ck_assert_uint_eq(fake.report_calls, 0);
+        ck_assert_uint_eq(fake.quirk_calls, 1);
+        /* asked with the LU's type and its INQUIRY strings without the padding */
+        ck_assert_int_eq(fake.quirk_type, 0);
+        ck_assert_str_eq(fake.quirk_vendor, "FAKE");
+        ck_assert_str_eq(fake.quirk_model, "DISK");
+        ck_assert_str_eq(fake.quirk_rev, "0001");
+        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
+        ck_assert_ptr_nonnull(strstr(r.targets[0].detail, "quirk"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 3"));
+        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:4"));
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+        ck_assert_uint_eq(r.hosts[0].added, 2);
+        ck_assert_uint_eq(r.hosts[0].removed, 0);
+        ck_assert_uint_eq(r.failed, 0);
+        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_PROBE, "0:0:0:3"));
+        scan_result_done(&r);
+}
+END_TEST
+
+/* The same target without the quirk: REPORT LUNS, so LUN 4 is added and LUN 6 removed. */
+START_TEST(test_quirk_absent)
+{
+        ScanResult r = {};
+
+        sparse_world();
+        fake.use_quirk = true; /* asked, but nothing for this device */
+        fake.quirk = (ScanQuirk) {};
+        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+        ck_assert_uint_eq(fake.report_calls, 1);
+        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_REPORT_LUNS);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:4"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:6"));
+        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 3"));
+        ck_assert_uint_eq(r.hosts[0].added, 3);
+        ck_assert_uint_eq(r.hosts[0].removed, 1);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* LUND_SCAN_MAX_LUN bounds the walk (LUNs below it), LUND_SCAN_SPARSE goes past holes. */
+static const struct {
+        ScanQuirk quirk;
+        const char *added;     /* LUNs that must exist afterwards, of 1..7 */
+        const char *probed;    /* LUNs written to scan, of 1..7 */
+} bound_cases[] = {
+        { { .sequential = true, .max_lun = 2 }, "1", "1" },
+        { { .sequential = true, .max_lun = 3 }, "12", "12" },
+        { { .sequential = true, .max_lun = 1 }, "", "" },
+        { { .sequential = true, .sparse = true, .max_lun = 6 }, "124", "12345" },
+        { { .sequential = true, .sparse = true }, "124", "1234567" }, /* the policy's 8 */
+};
+
+START_TEST(test_quirk_bound)
+{
+        ScanResult r = {};
+
+        sparse_world();
+        fake.use_quirk = true;
+        fake.quirk = bound_cases[_i].quirk;
+        run(SCAN_ADD, NULL, &r);
+        ck_assert_uint_eq(fake.report_calls, 0);
+        for (unsigned l = 1; l <= 7; l++) {
+                char p[128], w[128], digit = (char)('0' + l);
+
+                if (l == 6)
+                        continue; /* instantiated before: never probed, never removed */
+                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:%u", l);
+                xsnprintf(w, "sys/class/scsi_host/host0/scan=0 0 %u", l);
+                ck_assert_msg(exists(p) == !!strchr(bound_cases[_i].added, digit),
+                              "case %d: LUN %u exists: %d", _i, l, exists(p));
+                ck_assert_msg(wrote(w) == !!strchr(bound_cases[_i].probed, digit),
+                              "case %d: LUN %u probed: %d", _i, l, wrote(w));
+        }
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+        ck_assert_uint_eq(r.failed, 0);
+        ck_assert_ptr_nonnull(strstr(r.targets[0].detail,
+                                     bound_cases[_i].quirk.max_lun == 1 ? "LUN 0 only" : "LUNs 1.."));
+        scan_result_done(&r);
+}
+END_TEST
+
+/* REPORT LUNS answered with garbage: the target fails with a reason that says what was wrong;
+ * nothing is added, removed, or probed sequentially there. */
+static const struct {
+        int error;             /* REPORT LUNS I/O result (-ENOBUFS: the I/O layer refused the
+                                * length) */
+        uint32_t garbage_len;  /* or this LUN LIST LENGTH over 16 bytes */
+        const char *detail;
+} garbage_cases[] = {
+        { 0, 13, "LUN LIST LENGTH 13 is not a multiple of 8" },
+        { 0, 0xfffffff8u, "LUN LIST LENGTH 4294967288 but 8 bytes of list received" },
+        { 0, 24, "LUN LIST LENGTH 24 but 8 bytes of list received" },
+        { -ENOBUFS, 0, "LUN LIST LENGTH beyond 16384 entries" },
+};
+
+START_TEST(test_report_luns_garbage)
+{
+        ScanResult r = {};
+
+        sparse_world();
+        target(0, 0, 0)->error = garbage_cases[_i].error;
+        target(0, 0, 0)->garbage_len = garbage_cases[_i].garbage_len;
+        run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE, NULL, &r);
+        ck_assert_int_eq(r.targets[0].error, -EBADMSG);
+        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_NONE);
+        ck_assert_msg(strstr(r.targets[0].detail, garbage_cases[_i].detail),
+                      "detail \"%s\"", r.targets[0].detail);
+        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:1"));
+        ck_assert_uint_eq(fake.n_writes, 1); /* the host's target probe, nothing else */
+        ck_assert_uint_eq(r.failed, 1);
+        scan_result_done(&r);
+}
+END_TEST
+
+/* --ids: a changed VPD page 0x83 -> rescan + the synthetic change uevent; the kernel's cache
+ * then matches and a second scan does nothing. Two commands per LU. */
+START_TEST(test_ids_vpd)
+{
+        ScanResult r = {};
+        const ScanAction *a;
+
+        basic_world();
+        fake.lus[1].naa = 0x99; /* 0:0:0:1 now answers with another NAA */
+        run(SCAN_IDS, NULL, &r);
+        a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:1");
+        ck_assert_ptr_nonnull(a);
+        ck_assert(a->applied);
+        ck_assert_ptr_nonnull(strstr(a->reason, "ids changed: VPD page 0x83"));
+        ck_assert_ptr_null(strstr(a->reason, "still"));
+        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/uevent="
+                        "change 00000000-0000-0000-0000-000000000000 LUND=ids"));
+        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/block/sdb/uevent=change"));
+        ck_assert_ptr_null(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:0"));
+        ck_assert_uint_eq(r.hosts[0].reidentified, 1);
+        ck_assert_uint_eq(r.hosts[0].unchanged, 2);
+        ck_assert_uint_eq(r.failed, 0);
+        ck_assert_uint_eq(fake.inquiry_calls, 6); /* standard + VPD 0x83, per LU */
+        scan_result_done(&r);
+
+        fake.n_writes = 0;
+        fake.inquiry_calls = 0;
+        run(SCAN_IDS, NULL, &r);
+        ck_assert_ptr_null(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:1"));
+        ck_assert_uint_eq(r.hosts[0].reidentified, 0);
+        ck_assert_uint_eq(r.hosts[0].unchanged, 3);
+        ck_assert(!wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+        scan_result_done(&r);
+}
+END_TEST
+
+/* --ids: a changed INQUIRY model -> rescan, and the report says the kernel keeps its strings;
+ * a dry run plans it and writes nothing. */
+START_TEST(test_ids_inquiry)
+{
+        ScanResult r = {};
+        const ScanAction *a;
+
+        basic_world();
+        /* a quote (escaped in the reason), a control byte and NUL padding (blanks, as the
+         * kernel sanitises them) */
+        xsnprintf(fake.lus[2].model, "%s", "NEW\"MO\001DEL");
+        run(SCAN_IDS | SCAN_DRY_RUN, NULL, &r);
+        ck_assert_uint_eq(fake.n_writes, 0);
+        a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
+        ck_assert_ptr_nonnull(a);
+        ck_assert(!a->applied);
+        ck_assert_str_eq(a->path, "sys/bus/scsi/devices/0:0:1:0/rescan");
+        /* device strings quoted and escaped */
+        ck_assert_msg(strstr(a->reason, "model \"DISK\" -> \"NEW\\x22MO DEL\""),
+                      "reason \"%s\"", a->reason);
+        scan_result_done(&r);
+
+        run(SCAN_IDS, NULL, &r);
+        a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
+        ck_assert_ptr_nonnull(a);
+        ck_assert(wrote("sys/bus/scsi/devices/0:0:1:0/rescan=1"));
+        ck_assert_ptr_nonnull(strstr(a->reason, "the kernel still shows the old INQUIRY strings"));
+        scan_result_done(&r);
+}
+END_TEST
+
+/* --ids on an LU the kernel cached no VPD page for: one command, the strings compared only;
+ * a failed INQUIRY is a failed action, not a rescan. */
+START_TEST(test_ids_no_cache)
+{
+        ScanResult r = {};
+
+        host(0, "fake");
+        wire(0, 0, 0, 0);
+        instantiate(0, 0, 0, 0);
+        ck_assert_int_eq(unlinkat(rootfd, "sys/bus/scsi/devices/0:0:0:0/vpd_pg83", 0), 0);
+        run(SCAN_IDS, NULL, &r);
+        ck_assert_uint_eq(fake.inquiry_calls, 1);
+        ck_assert_uint_eq(r.n_actions, 0);
+        scan_result_done(&r);
+
+        fake.inquiry_calls = 0;
+        fake.inquiry_error = -ETIMEDOUT;
+        run(SCAN_IDS, NULL, &r);
+        ck_assert_uint_eq(fake.inquiry_calls, 1);
+        ck_assert_int_eq(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:0")->error, -ETIMEDOUT);
+        ck_assert_uint_eq(r.failed, 1);
+        ck_assert_uint_eq(fake.n_writes, 0);
         scan_result_done(&r);
 }
 END_TEST
@@ -816,6 +1179,13 @@ static Suite *scan_suite(void)
         tcase_add_test(tc, test_fc_transport);
         tcase_add_test(tc, test_kernel_fallback);
         tcase_add_test(tc, test_sequential);
+        tcase_add_test(tc, test_quirk_sequential);
+        tcase_add_test(tc, test_quirk_absent);
+        tcase_add_loop_test(tc, test_quirk_bound, 0, ELEMENTSOF(bound_cases));
+        tcase_add_loop_test(tc, test_report_luns_garbage, 0, ELEMENTSOF(garbage_cases));
+        tcase_add_test(tc, test_ids_vpd);
+        tcase_add_test(tc, test_ids_inquiry);
+        tcase_add_test(tc, test_ids_no_cache);
         tcase_add_test(tc, test_no_host);
         suite_add_tcase(s, tc);
 
