@@ -6,13 +6,17 @@
 # lunctl's command-line contract: exit codes (0 ok, 1 usage, 2 device/I/O, 3 malformed data),
 # one-line errors naming the device or file, and `lunctl id` on a sysfs tree rebuilt from the
 # kernel attributes captured in the VM (--root), which must give the real scsi_id's ID_* lines
-# while sending no command (--sysfs-only: there is no device to send one to).
+# while sending no command (--sysfs-only: there is no device to send one to). Then `lunctl list`
+# served by a real lund on one tree holding every captured LU: the same table and JSON as
+# lunctl computes from the tree itself, and the sysfs fallback when no daemon answers.
 set -u
 export LC_ALL=C
 LUNCTL=${LUNCTL:?path to lunctl}
+LUND=${LUND:-}
 FIX=${1:?fixtures dir}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+LUND_PID=
+trap '[ -n "$LUND_PID" ] && kill "$LUND_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 fail=0 checks=0
 
 expect_rc() { # RC DESCRIPTION COMMAND...
@@ -81,6 +85,11 @@ for d in "$FIX"/captured/*/; do
                 grep -v '^#' "$f" | xxd -r -p > "$s/$a"
         done
         echo 6 > "$s/scsi_level"
+        # the same LU in the tree lund serves
+        all=$TMP/all/sys/bus/scsi/devices/$hctl
+        mkdir -p "$all"
+        cp "$s"/* "$all/"
+        sed -n 's/^address: .*type=\([0-9]*\).*/\1/p' "$d/info" > "$all/type"
         expect_rc 0 "${d##*/}: id --sysfs-only --export" "$LUNCTL" --root "$root" --sysfs-only id --export "$hctl"
         grep '^ID_' "$TMP/out" > "$TMP/id"
         checks=$((checks + 1))
@@ -94,5 +103,72 @@ for d in "$FIX"/captured/*/; do
         devices=$((devices + 1))
 done
 [ "$devices" -ge 20 ] || { echo "FAIL: only $devices captured sysfs trees"; fail=1; }
+
+# lunctl list: served by lund when it answers, computed from sysfs when it does not.
+check() { # DESCRIPTION CONDITION...
+        local what=$1
+        shift
+        checks=$((checks + 1))
+        "$@" || { echo "FAIL: $what"; fail=1; }
+}
+not() { ! "$@"; }
+json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
+if [ -z "$LUND" ]; then
+        echo "FAIL: no lund binary (LUND=)"
+        fail=1
+else
+        ALL=$TMP/all RUN=$TMP/run
+        mkdir -p "$RUN"
+        # the tree as lunctl reads it itself: the reference
+        expect_rc 0 "list --json of the tree" "$LUNCTL" --root "$ALL" --sysfs-only list --json
+        cp "$TMP/out" "$TMP/list-sysfs.json"
+        expect_rc 0 "list of the tree" "$LUNCTL" --root "$ALL" --sysfs-only list
+        cp "$TMP/out" "$TMP/list-sysfs.txt"
+        lus=$(grep -c '"hctl"' "$TMP/list-sysfs.json")
+        check "the tree holds the captured LUs ($lus)" [ "$lus" -ge 20 ]
+        check "sysfs listing names its source" [ "$(json_source "$TMP/list-sysfs.json")" = sysfs ]
+
+        "$LUND" --root "$ALL" --run-dir "$RUN" --no-monitor --sysfs-only --log-level warning \
+                2> "$TMP/lund.err" &
+        LUND_PID=$!
+        for _ in $(seq 100); do
+                LUND_RUN_DIR=$RUN "$LUNCTL" status > /dev/null 2>&1 && break
+                kill -0 "$LUND_PID" 2>/dev/null || break
+                sleep 0.1
+        done
+        expect_rc 0 "lund answers status" env LUND_RUN_DIR="$RUN" "$LUNCTL" status
+        # lund was started without the uevent monitor: what it serves is its inventory, so an
+        # LU that leaves the tree now stays in its answer (and proves who answered)
+        gone=$(ls "$ALL/sys/bus/scsi/devices" | head -n1)
+        mv "$ALL/sys/bus/scsi/devices/$gone" "$TMP/gone"
+        expect_rc 0 "list --json served by lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        cp "$TMP/out" "$TMP/list-lund.json"
+        check "lund's listing names its source" [ "$(json_source "$TMP/list-lund.json")" = lund ]
+        check "lund served its inventory (with $gone)" grep -q "\"hctl\": \"$gone\"" "$TMP/list-lund.json"
+        checks=$((checks + 1))
+        if ! diff -u <(grep -v '^  "source"' "$TMP/list-sysfs.json") \
+                     <(grep -v '^  "source"' "$TMP/list-lund.json"); then
+                echo "FAIL: list --json from lund differs from lunctl's own"
+                fail=1
+        fi
+        expect_rc 0 "list served by lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" list
+        checks=$((checks + 1))
+        diff -u "$TMP/list-sysfs.txt" "$TMP/out" || { echo "FAIL: list table from lund differs from lunctl's own"; fail=1; }
+        # --root, --sysfs-only, --sgio-only: lunctl's own work even with lund running
+        expect_rc 0 "list --root with lund running" env LUND_RUN_DIR="$RUN" "$LUNCTL" --root "$ALL" --sysfs-only list --json
+        check "--root lists the tree, not lund" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "--root lists the tree as it is now" not grep -q "\"hctl\": \"$gone\"" "$TMP/out"
+        mv "$TMP/gone" "$ALL/sys/bus/scsi/devices/$gone"
+
+        # no daemon: a missing socket, then one nobody listens on any more
+        expect_rc 0 "list without a socket" env LUND_RUN_DIR="$TMP/none" "$LUNCTL" list --json
+        check "no socket: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "no socket: nothing on stderr" [ ! -s "$TMP/err" ]
+        kill "$LUND_PID"; wait "$LUND_PID" 2>/dev/null; LUND_PID=
+        python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$RUN/control" 2>/dev/null
+        expect_rc 0 "list with a refused socket" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        check "refused: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "refused: nothing on stderr" [ ! -s "$TMP/err" ]
+fi
 echo "cli: $checks checks, $devices sysfs trees, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail
