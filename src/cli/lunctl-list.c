@@ -279,8 +279,9 @@ static json_object *member(json_object *o, const char *key)
 {
         json_object *v;
 
-        return o && json_object_object_get_ex(o, key, &v) && !json_object_is_type(v, json_type_null) ?
-                       v : NULL;
+        if (!o || !json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+                return NULL;
+        return v;
 }
 
 static const char *str(json_object *o, const char *key)
@@ -319,7 +320,9 @@ static int row_from_lund(json_object *lu, Row *w)
         uint64_t h, c, t, l;
         bool oom = false;
 
-        if (!str(lu, "hctl") || !uint_member(lu, "host", UINT_MAX, &h) ||
+        if (!json_object_is_type(lu, json_type_object) ||
+            (nodes && !json_object_is_type(nodes, json_type_object)) ||
+            (id && !json_object_is_type(id, json_type_object)) || !str(lu, "hctl") || !uint_member(lu, "host", UINT_MAX, &h) ||
             !uint_member(lu, "channel", UINT_MAX, &c) || !uint_member(lu, "target", UINT_MAX, &t) ||
             !uint_member(lu, "lun", UINT64_MAX, &l) ||
             (names && !json_object_is_type(names, json_type_array)))
@@ -360,23 +363,33 @@ static int row_from_lund(json_object *lu, Row *w)
         return oom ? -ENOMEM : 0;
 }
 
+/* @key of @o when it is an array, else NULL. */
+static json_object *array_member(json_object *o, const char *key)
+{
+        json_object *v = member(o, key);
+
+        return v && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
 /* Rows from lund's "list" reply: hosts[].targets[].lus[]. */
 static int rows_from_lund(json_object *reply, Row **ret, size_t *ret_n)
 {
-        json_object *hosts = member(reply, "hosts");
+        json_object *hosts = array_member(reply, "hosts");
+        size_t n = 0, nh = hosts ? json_object_array_length(hosts) : 0;
         Row *rows = NULL;
-        size_t n = 0;
         int r = 0;
 
-        if (!hosts || !json_object_is_type(hosts, json_type_array))
+        if (!hosts)
                 return -EBADMSG;
-        for (size_t i = 0; r >= 0 && i < json_object_array_length(hosts); i++) {
-                json_object *targets = member(json_object_array_get_idx(hosts, i), "targets");
+        for (size_t i = 0; r >= 0 && i < nh; i++) {
+                json_object *targets = array_member(json_object_array_get_idx(hosts, i), "targets");
+                size_t nt = targets ? json_object_array_length(targets) : 0;
 
-                for (size_t j = 0; r >= 0 && targets && j < json_object_array_length(targets); j++) {
-                        json_object *lus = member(json_object_array_get_idx(targets, j), "lus");
+                for (size_t j = 0; r >= 0 && j < nt; j++) {
+                        json_object *lus = array_member(json_object_array_get_idx(targets, j), "lus");
+                        size_t nl = lus ? json_object_array_length(lus) : 0;
 
-                        for (size_t k = 0; r >= 0 && lus && k < json_object_array_length(lus); k++) {
+                        for (size_t k = 0; r >= 0 && k < nl; k++) {
                                 Row *nr = reallocarray(rows, n + 1, sizeof(*nr));
 
                                 if (!nr) {
@@ -477,7 +490,8 @@ static int print_table(const Row *w, size_t n)
                 for (size_t k = 0; k < w[i].n_names; k++) {
                         char *s = NULL;
 
-                        if (asprintf(&s, "%s%s%s", names ?: "", names ? " " : "", w[i].names[k]) < 0) {
+                        if (asprintf(&s, "%s%s%s", names ?: "", names ? " " : "",
+                                     w[i].names[k]) < 0) {
                                 r = -ENOMEM;
                                 break;
                         }
@@ -522,7 +536,8 @@ static int print_json(const Row *w, size_t n, const char *source)
                         json_object_object_add(o, "error", json_object_new_int(w[i].error));
                         continue;
                 }
-                json_object_object_add(o, "type", w[i].type ? json_object_new_string(w[i].type) : NULL);
+                json_object_object_add(o, "type",
+                                       w[i].type ? json_object_new_string(w[i].type) : NULL);
                 json_object_object_add(o, "properties", json_object_get(w[i].properties));
                 for (size_t k = 0; k < w[i].n_names; k++)
                         json_object_array_add(names, json_object_new_string(w[i].names[k]));
@@ -562,7 +577,8 @@ int verb_list(int argc, char *argv[], Options *o)
         if (!o->root && !o->sysfs_only && !o->sgio_only) {
                 r = list_from_lund(&rows, &n);
                 if (r < 0)
-                        log_warning_errno(r, "lund's inventory is unusable, reading sysfs instead: %m");
+                        log_warning_errno(r,
+                                          "lund's inventory is unusable, reading sysfs instead: %m");
                 else if (r > 0)
                         source = "lund";
         }

@@ -169,6 +169,25 @@ else
         expect_rc 0 "list with a refused socket" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
         check "refused: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
         check "refused: nothing on stderr" [ ! -s "$TMP/err" ]
+        # a daemon whose answer is unusable: one warning, then the sysfs listing
+        rm -f "$RUN/control"
+        python3 - "$RUN/control" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+s.settimeout(30)
+c, _ = s.accept()
+c.makefile().readline()
+c.sendall(b'{"ok": true, "hosts": [{"host": 0, "targets": [{"lus": [{"hctl": 7}]}]}]}\n')
+c.close()
+PY
+        fake=$!
+        for _ in $(seq 100); do [ -S "$RUN/control" ] && break; sleep 0.1; done
+        expect_rc 0 "list with an unusable answer" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        check "unusable answer: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
+        expect_err "unusable" "unusable answer: one warning"
+        wait "$fake"
 fi
 echo "cli: $checks checks, $devices sysfs trees, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail
