@@ -8,14 +8,15 @@
 #    the multipath pair) goes to whichever device udev handled last, so there udev's target must
 #    be one of the claimants and lund's the one lund(8) LINKS names: the lowest H:C:T:L.
 #  - names udev gives devices that are not SCSI (a virtio-blk disk with a serial, added for
-#    that) are left out, each logged with its reason: lund names SCSI logical units only.
+#    that in the last PCI slot so that the root disk stays vda) are left out, each logged with
+#    its reason: lund names SCSI logical units only.
 #  - lund alone follows hot-add and hot-remove of a scsi_debug host; killed with SIGKILL while a
 #    host goes and another comes, the restarted lund leaves no stale link and makes the new ones;
 #    a link lund never made stays untouched throughout.
 # vm-flavour: udev-root
 # vm-topology: san
 # vm-timeout: 600
-# vm-qemu: -blockdev driver=null-co,node-name=vblk0,read-zeroes=on,size=16777216 -device virtio-blk-pci,drive=vblk0,serial=LUNDVIRTBLK01
+# vm-qemu: -blockdev driver=null-co,node-name=vblk0,read-zeroes=on,size=16777216 -device virtio-blk-pci,drive=vblk0,serial=LUNDVIRTBLK01,addr=0x1e
 . /vm/guest/lib.sh
 . /vm/scenarios/_daemon-lib.sh
 
