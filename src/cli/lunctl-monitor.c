@@ -63,7 +63,7 @@ int verb_monitor(int argc, char *argv[], Options *o)
         json_object *reply = NULL;
         int r;
 
-        r = lunctl_parse_noargs(argc, argv, o, "monitor");
+        r = lunctl_parse_noargs(argc, argv, o, "monitor", NULL);
         if (r >= 0)
                 return r;
 

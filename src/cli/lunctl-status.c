@@ -129,7 +129,7 @@ int verb_status(int argc, char *argv[], Options *o)
         _cleanup_(json_object_putp) json_object *reply = NULL;
         int r;
 
-        r = lunctl_parse_noargs(argc, argv, o, "status");
+        r = lunctl_parse_noargs(argc, argv, o, "status", NULL);
         if (r >= 0)
                 return r;
         r = lunctl_daemon_call("status", NULL, NULL, &reply);

@@ -74,7 +74,7 @@ int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)
         return EXIT_OK;
 }
 
-int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb)
+int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help)
 {
         static const struct option longopts[] = {
                 { "json", no_argument, NULL, 'J' },
@@ -90,6 +90,8 @@ int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb)
                         break;
                 case 'h':
                         printf("Usage: lunctl %s [--json]\n", verb);
+                        if (help)
+                                printf("\n%s", help);
                         return EXIT_OK;
                 default:
                         fprintf(stderr, "Try 'lunctl %s --help' for more information.\n", verb);

@@ -35,10 +35,11 @@ typedef struct LuRef LuRef;
 int lunctl_resolve(int rootfd, const char *arg, LuRef *ret);
 
 /*
- * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help.
+ * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help
+ * (which prints the usage line, then @help when not NULL).
  * Returns -1 to go on, or the exit code to return (help printed, or a usage error reported).
  */
-int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb);
+int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help);
 
 /* Map a negative errno from the engine to the exit code. */
 int exit_code_from_errno(int r);

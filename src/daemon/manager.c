@@ -1136,6 +1136,27 @@ static json_object *lu_to_json(Manager *m, const Lu *lu)
         for (size_t i = 0; i < lu->naming.n_names; i++)
                 json_object_array_add(names, json_object_new_string(lu->naming.names[i]));
         json_object_object_add(o, "names", names);
+        /* scsi_id's view, for `lunctl list`: the same strings and properties it computes
+         * itself when no daemon answers. */
+        if (lu->naming.id_vendor) {
+                json_object *id = json_object_new_object(), *props = json_object_new_object();
+
+                json_object_object_add(id, "type", json_str_or_null(lu->naming.id_type));
+                /* scsi_id has already replaced what is neither allowed ASCII nor valid UTF-8. */
+                json_object_object_add(id, "vendor", json_str_or_null(lu->naming.id_vendor));
+                json_object_object_add(id, "model", json_str_or_null(lu->naming.id_model));
+                json_object_object_add(id, "revision", json_str_or_null(lu->naming.id_revision));
+                json_object_object_add(id, "serial", json_str_or_null(lu->naming.id_serial));
+                json_object_object_add(o, "id", id);
+                for (size_t i = 0; i < lu->naming.n_props; i++) {
+                        const char *kv = lu->naming.props[i], *eq = strchr(kv, '=');
+                        _cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
+
+                        if (key)
+                                json_object_object_add(props, key, json_object_new_string(eq + 1));
+                }
+                json_object_object_add(o, "properties", props);
+        }
         if (lu->naming_error < 0)
                 json_object_object_add(o, "naming_error",
                                        json_object_new_string(strerrorname_np(-lu->naming_error) ?: "EIO"));

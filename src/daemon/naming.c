@@ -10,6 +10,7 @@
 #include "naming.h"
 
 #if HAVE_CORE_NAMING
+#include "export.h"
 #include "ident.h"
 #include "names.h"
 #include "udevctx.h"
@@ -25,6 +26,14 @@ void lu_naming_done(LuNaming *n)
         for (size_t i = 0; i < n->n_names; i++)
                 free(n->names[i]);
         free(n->names);
+        free(n->id_type);
+        free(n->id_vendor);
+        free(n->id_model);
+        free(n->id_revision);
+        free(n->id_serial);
+        for (size_t i = 0; i < n->n_props; i++)
+                free(n->props[i]);
+        free(n->props);
         *n = (LuNaming) {};
 }
 
@@ -43,6 +52,13 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
         for (size_t i = 0; i < a->n_names; i++)
                 if (!streq(a->names[i], b->names[i]))
                         return false;
+        if (!streq_ptr(a->id_type, b->id_type) || !streq_ptr(a->id_vendor, b->id_vendor) ||
+            !streq_ptr(a->id_model, b->id_model) || !streq_ptr(a->id_revision, b->id_revision) ||
+            !streq_ptr(a->id_serial, b->id_serial) || a->n_props != b->n_props)
+                return false;
+        for (size_t i = 0; i < a->n_props; i++)
+                if (!streq(a->props[i], b->props[i]))
+                        return false;
         return true;
 }
 
@@ -57,6 +73,37 @@ static char *strdup_nonempty(const char *s, bool *oom)
         if (!d)
                 *oom = true;
         return d;
+}
+
+static int collect_prop(const char *key, const char *value, void *userdata)
+{
+        LuNaming *n = userdata;
+        char **p, *kv;
+
+        if (asprintf(&kv, "%s=%s", key, value) < 0)
+                return -ENOMEM;
+        p = reallocarray(n->props, n->n_props + 1, sizeof(*p));
+        if (!p) {
+                free(kv);
+                return -ENOMEM;
+        }
+        n->props = p;
+        p[n->n_props++] = kv;
+        return 0;
+}
+
+/* What `lunctl list` shows of scsi_id's result: its strings and its --export properties. */
+static int naming_set_ident(LuNaming *n, const ScsiIdent *id)
+{
+        n->id_type = id->type ? strdup(id->type) : NULL;
+        n->id_vendor = strdup(id->vendor);
+        n->id_model = strdup(id->model);
+        n->id_revision = strdup(id->revision);
+        n->id_serial = id->have_serial ? strdup(id->serial) : NULL;
+        if ((id->type && !n->id_type) || !n->id_vendor || !n->id_model || !n->id_revision ||
+            (id->have_serial && !n->id_serial))
+                return -ENOMEM;
+        return export_ident(id, EXPORT_UDEV, collect_prop, n);
 }
 
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
@@ -144,6 +191,10 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
                         n.n_names++;
                 }
         }
+
+        r = naming_set_ident(&n, id);
+        if (r < 0)
+                return r;
 
         *ret = n;
         n = (LuNaming) {};

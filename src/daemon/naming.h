@@ -19,9 +19,16 @@ typedef struct LuNaming {
         char *bus;      /* "scsi" or "ata" */
         char **names;   /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
         size_t n_names;
+        /* scsi_id's view, as `lunctl list` shows it: ID_TYPE, ID_VENDOR, ID_MODEL, ID_REVISION
+         * and ID_SERIAL (NULL when scsi_id prints none) unescaped, and every property of
+         * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them. */
+        char *id_type, *id_vendor, *id_model, *id_revision, *id_serial;
+        char **props;
+        size_t n_props;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);
+/* Same IDs, names and scsi_id view. */
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
 
 /*

@@ -6,13 +6,17 @@
 # lunctl's command-line contract: exit codes (0 ok, 1 usage, 2 device/I/O, 3 malformed data),
 # one-line errors naming the device or file, and `lunctl id` on a sysfs tree rebuilt from the
 # kernel attributes captured in the VM (--root), which must give the real scsi_id's ID_* lines
-# while sending no command (--sysfs-only: there is no device to send one to).
+# while sending no command (--sysfs-only: there is no device to send one to). Then `lunctl list`
+# served by a real lund on one tree holding every captured LU: the same table and JSON as
+# lunctl computes from the tree itself, and the sysfs fallback when no daemon answers.
 set -u
 export LC_ALL=C
 LUNCTL=${LUNCTL:?path to lunctl}
+LUND=${LUND:-}
 FIX=${1:?fixtures dir}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+LUND_PID=
+trap '[ -n "$LUND_PID" ] && kill "$LUND_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 fail=0 checks=0
 
 expect_rc() { # RC DESCRIPTION COMMAND...
@@ -97,6 +101,11 @@ for d in "$FIX"/captured/*/; do
                 grep -v '^#' "$f" | xxd -r -p > "$s/$a"
         done
         echo 6 > "$s/scsi_level"
+        # the same LU in the tree lund serves
+        all=$TMP/all/sys/bus/scsi/devices/$hctl
+        mkdir -p "$all"
+        cp "$s"/* "$all/"
+        sed -n 's/^address: .*type=\([0-9]*\).*/\1/p' "$d/info" > "$all/type"
         expect_rc 0 "${d##*/}: id --sysfs-only --export" "$LUNCTL" --root "$root" --sysfs-only id --export "$hctl"
         grep '^ID_' "$TMP/out" > "$TMP/id"
         checks=$((checks + 1))
@@ -114,9 +123,9 @@ done
 # lunctl rescan through the daemon: a stand-in for lund's control socket records the request,
 # sends a progress note and then the reply lund would give ($1: "ok", "failed" or "enoent").
 fake_lund() {
-        mkdir -p "$TMP/run"
-        rm -f "$TMP/run/control" "$TMP/request"
-        python3 - "$TMP/run/control" "$TMP/request" "$1" <<'PY' &
+        mkdir -p "$TMP/rrun"
+        rm -f "$TMP/rrun/control" "$TMP/request"
+        python3 - "$TMP/rrun/control" "$TMP/request" "$1" <<'PY' &
 import json, socket, sys
 path, record, mode = sys.argv[1:4]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -141,11 +150,11 @@ else:
 c.sendall(b"".join(json.dumps(o).encode() + b"\n" for o in out))
 c.close()
 PY
-        for _ in $(seq 50); do [ -e "$TMP/run/control.ready" ] && break; sleep 0.1; done
-        rm -f "$TMP/run/control.ready"
+        for _ in $(seq 50); do [ -e "$TMP/rrun/control.ready" ] && break; sleep 0.1; done
+        rm -f "$TMP/rrun/control.ready"
 }
 fake_lund ok
-expect_rc 0 "rescan through lund" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan --json --remove 3 2:0:1
+expect_rc 0 "rescan through lund" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan --json --remove 3 2:0:1
 wait
 checks=$((checks + 1))
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["cmd"]=="rescan" and r["selectors"]==["3","2:0:1"] and r["remove"] and not r["add"] and not r["dry_run"], r' "$TMP/request" ||
@@ -153,26 +162,112 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["cmd"]=="r
 checks=$((checks + 1))
 grep -q '"scanned_by": "lund"' "$TMP/out" || { echo "FAIL: rescan --json through lund: $(head -c 300 "$TMP/out")"; fail=1; }
 fake_lund ok
-expect_rc 0 "rescan through lund, table" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan
+expect_rc 0 "rescan through lund, table" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan
 wait
 checks=$((checks + 1))
 grep -q '^add    3:0:1:4 .*reported, not instantiated' "$TMP/out" && grep -q '^host3 .*fake_hba .* 2 .* 5 ' "$TMP/out" ||
         { echo "FAIL: rescan table from lund's result: $(cat "$TMP/out")"; fail=1; }
 fake_lund failed
-expect_rc 2 "rescan through lund with a failure" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan
+expect_rc 2 "rescan through lund with a failure" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan
 wait
 checks=$((checks + 1))
 grep -q 'FAILED: Input/output error' "$TMP/out" || { echo "FAIL: failed action not shown: $(cat "$TMP/out")"; fail=1; }
 fake_lund enoent
-expect_rc 2 "rescan of a host lund does not have" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan 42
+expect_rc 2 "rescan of a host lund does not have" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan 42
 wait
 expect_err "No such SCSI host" "rescan of a missing host through lund"
 # no daemon listening (a stale socket file): lunctl scans by itself, here a tree without hosts
-rm -f "$TMP/run/control"; mkdir -p "$TMP/empty/sys/class/scsi_host"
-python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/run/control"
-expect_rc 0 "rescan without a daemon" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" --root "$TMP/empty" rescan --direct
+rm -f "$TMP/rrun/control"; mkdir -p "$TMP/empty/sys/class/scsi_host"
+python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/rrun/control"
+expect_rc 0 "rescan without a daemon" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" --root "$TMP/empty" rescan --direct
 # (host42 exists on no machine this runs on: the direct scan of / finds no such host)
-expect_rc 2 "rescan, socket not listening: direct" env LUND_RUN_DIR="$TMP/run" "$LUNCTL" rescan 42
+expect_rc 2 "rescan, socket not listening: direct" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan 42
 expect_err "No such SCSI host" "rescan of a missing host without a listening daemon"
+
+# lunctl list: served by lund when it answers, computed from sysfs when it does not.
+check() { # DESCRIPTION CONDITION...
+        local what=$1
+        shift
+        checks=$((checks + 1))
+        "$@" || { echo "FAIL: $what"; fail=1; }
+}
+not() { ! "$@"; }
+json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
+if [ -z "$LUND" ]; then
+        echo "FAIL: no lund binary (LUND=)"
+        fail=1
+else
+        ALL=$TMP/all RUN=$TMP/run
+        mkdir -p "$RUN"
+        # the tree as lunctl reads it itself: the reference
+        expect_rc 0 "list --json of the tree" "$LUNCTL" --root "$ALL" --sysfs-only list --json
+        cp "$TMP/out" "$TMP/list-sysfs.json"
+        expect_rc 0 "list of the tree" "$LUNCTL" --root "$ALL" --sysfs-only list
+        cp "$TMP/out" "$TMP/list-sysfs.txt"
+        lus=$(grep -c '"hctl"' "$TMP/list-sysfs.json")
+        check "the tree holds the captured LUs ($lus)" [ "$lus" -ge 20 ]
+        check "sysfs listing names its source" [ "$(json_source "$TMP/list-sysfs.json")" = sysfs ]
+
+        "$LUND" --root "$ALL" --run-dir "$RUN" --no-monitor --sysfs-only --log-level warning \
+                2> "$TMP/lund.err" &
+        LUND_PID=$!
+        for _ in $(seq 100); do
+                LUND_RUN_DIR=$RUN "$LUNCTL" status > /dev/null 2>&1 && break
+                kill -0 "$LUND_PID" 2>/dev/null || break
+                sleep 0.1
+        done
+        expect_rc 0 "lund answers status" env LUND_RUN_DIR="$RUN" "$LUNCTL" status
+        # lund was started without the uevent monitor: what it serves is its inventory, so an
+        # LU that leaves the tree now stays in its answer (and proves who answered)
+        gone=$(ls "$ALL/sys/bus/scsi/devices" | head -n1)
+        mv "$ALL/sys/bus/scsi/devices/$gone" "$TMP/gone"
+        expect_rc 0 "list --json served by lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        cp "$TMP/out" "$TMP/list-lund.json"
+        check "lund's listing names its source" [ "$(json_source "$TMP/list-lund.json")" = lund ]
+        check "lund served its inventory (with $gone)" grep -q "\"hctl\": \"$gone\"" "$TMP/list-lund.json"
+        checks=$((checks + 1))
+        if ! diff -u <(grep -v '^  "source"' "$TMP/list-sysfs.json") \
+                     <(grep -v '^  "source"' "$TMP/list-lund.json"); then
+                echo "FAIL: list --json from lund differs from lunctl's own"
+                fail=1
+        fi
+        expect_rc 0 "list served by lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" list
+        checks=$((checks + 1))
+        diff -u "$TMP/list-sysfs.txt" "$TMP/out" || { echo "FAIL: list table from lund differs from lunctl's own"; fail=1; }
+        # --root, --sysfs-only, --sgio-only: lunctl's own work even with lund running
+        expect_rc 0 "list --root with lund running" env LUND_RUN_DIR="$RUN" "$LUNCTL" --root "$ALL" --sysfs-only list --json
+        check "--root lists the tree, not lund" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "--root lists the tree as it is now" not grep -q "\"hctl\": \"$gone\"" "$TMP/out"
+        mv "$TMP/gone" "$ALL/sys/bus/scsi/devices/$gone"
+
+        # no daemon: a missing socket, then one nobody listens on any more
+        expect_rc 0 "list without a socket" env LUND_RUN_DIR="$TMP/none" "$LUNCTL" list --json
+        check "no socket: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "no socket: nothing on stderr" [ ! -s "$TMP/err" ]
+        kill "$LUND_PID"; wait "$LUND_PID" 2>/dev/null; LUND_PID=
+        python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$RUN/control" 2>/dev/null
+        expect_rc 0 "list with a refused socket" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        check "refused: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "refused: nothing on stderr" [ ! -s "$TMP/err" ]
+        # a daemon whose answer is unusable: one warning, then the sysfs listing
+        rm -f "$RUN/control"
+        python3 - "$RUN/control" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+s.settimeout(30)
+c, _ = s.accept()
+c.makefile().readline()
+c.sendall(b'{"ok": true, "hosts": [{"host": 0, "targets": [{"lus": [{"hctl": 7}]}]}]}\n')
+c.close()
+PY
+        fake=$!
+        for _ in $(seq 100); do [ -S "$RUN/control" ] && break; sleep 0.1; done
+        expect_rc 0 "list with an unusable answer" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        check "unusable answer: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
+        expect_err "unusable" "unusable answer: one warning"
+        wait "$fake"
+fi
 echo "cli: $checks checks, $devices sysfs trees, $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

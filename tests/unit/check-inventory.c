@@ -215,6 +215,20 @@ START_TEST(test_initial)
         ck_assert_str_eq(lu->vendor, "QEMU");
         ck_assert_str_eq(lu_primary_node(lu), "sda");
         ck_assert_uint_eq(lu->probe_commands, 0);
+        /* scsi_id's view, kept for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
+        ck_assert_str_eq(lu->naming.id_type, "disk");
+        ck_assert_str_eq(lu->naming.id_vendor, "QEMU");
+        ck_assert_str_eq(lu->naming.id_model, "QEMU_HARDDISK");
+        ck_assert_str_eq(lu->naming.id_serial, "35001405f12345678");
+        {
+                bool scsi = false, serial = false;
+
+                for (size_t i = 0; i < lu->naming.n_props; i++) {
+                        scsi |= streq(lu->naming.props[i], "ID_SCSI=1");
+                        serial |= streq(lu->naming.props[i], "ID_SERIAL=35001405f12345678");
+                }
+                ck_assert(scsi && serial);
+        }
 
         lu = inventory_find(inv, "0:0:1:0");
         ck_assert_str_eq(lu->tape, "st0");

@@ -39,9 +39,10 @@ lund_stop() {
 # lund_alive: still running?
 lund_alive() { [ -n "$LUND_PID" ] && kill -0 "$LUND_PID" 2>/dev/null; }
 
-# lund_names_json FILE: base names of every LU, "hctl<TAB>name" lines, from lunctl list --json.
+# lund_names_from_lunctl: base names of every LU, "hctl<TAB>name" lines, from lunctl list --json
+# computed from sysfs by lunctl itself (LUND_RUN_DIR points where no daemon answers).
 lund_names_from_lunctl() {
-	lunctl list --json >/tmp/lunctl-list.json 2>/tmp/lunctl-list.err ||
+	LUND_RUN_DIR=/nonexistent lunctl list --json >/tmp/lunctl-list.json 2>/tmp/lunctl-list.err ||
 		vm_fail "lunctl list --json failed: $(head -c 300 /tmp/lunctl-list.err)"
 	# json-c's pretty output: one member per line; "names": [ ... ] spans lines.
 	awk '

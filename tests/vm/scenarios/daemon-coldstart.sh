@@ -6,7 +6,8 @@
 # (names), including the lowest-H:C:T:L rule for the names the SAN's two scsi_debug hosts
 # (vpd_use_hostno=0) and its multipath disk share. A restart must leave the tree unchanged,
 # and a start after links were tampered with must recreate lund's removed link and leave what
-# someone else put at a name alone.
+# someone else put at a name alone. `lunctl list` served by lund must equal its listing from
+# sysfs without lund.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 240
@@ -29,6 +30,26 @@ named=$(cut -f1 /tmp/exp.names | sort -u | wc -l)
 linked=$(awk -F'\t' '{ print $2 }' /tmp/tree.act | sort -u | wc -l)
 vm_log "LUs with names: $named; distinct link targets: $linked"
 vm_assert_ge "$named" "$linked" "distinct nodes linked (>= LUs with names)"
+
+# lunctl list served by lund equals lunctl's own listing from sysfs (LUND_RUN_DIR pointing
+# where no daemon listens), apart from the "source" member that says who computed it
+lunctl list --json >/tmp/list.lund || vm_fail "lunctl list --json with lund running"
+LUND_RUN_DIR=/nonexistent lunctl list --json >/tmp/list.sysfs || vm_fail "lunctl list --json from sysfs"
+source_of() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
+vm_assert_eq lund "$(source_of /tmp/list.lund)" "source of the listing with lund running"
+vm_assert_eq sysfs "$(source_of /tmp/list.sysfs)" "source of the listing without lund"
+vm_assert_eq "$lus" "$(grep -c '"hctl"' /tmp/list.lund)" "LUs lund listed"
+grep -v '^  "source"' /tmp/list.lund >/tmp/list.lund.body
+grep -v '^  "source"' /tmp/list.sysfs >/tmp/list.sysfs.body
+if cmp -s /tmp/list.lund.body /tmp/list.sysfs.body; then
+	vm_log "ok: lunctl list --json from lund equals the sysfs listing ($lus LUs)"
+else
+	vm_fail "lunctl list --json from lund differs from the sysfs listing (< lund, > sysfs)"
+	diff /tmp/list.lund.body /tmp/list.sysfs.body | head -n 30 || true
+fi
+lunctl list >/tmp/table.lund || vm_fail "lunctl list with lund running"
+LUND_RUN_DIR=/nonexistent lunctl list >/tmp/table.sysfs || vm_fail "lunctl list from sysfs"
+vm_assert "lunctl list table from lund equals the sysfs one" cmp -s /tmp/table.lund /tmp/table.sysfs
 
 # restart: nothing changes (the records survive in /run/lund)
 cp /tmp/tree.act /tmp/tree.before
