@@ -27,6 +27,11 @@ static const char *const wanted_subsystems[] = {
         "scsi_generic", /* sg nodes */
         "bsg",          /* bsg nodes */
         "scsi_tape",    /* st/nst nodes */
+        /* hosts and transport target ports: what to scan when the kernel does not */
+        "scsi_host",
+        "sas_end_device",
+        "fc_remote_ports",
+        "iscsi_session",
 };
 
 bool monitor_subsystem_wanted(const char *subsystem)
