@@ -158,6 +158,7 @@ typedef struct Uevent {
         const char *devpath;  /* "/devices/..." */
         const char *sdev_ua;  /* SDEV_UA= */
         const char *modalias; /* MODALIAS= */
+        bool synthetic;       /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
         uint64_t seqnum;
         /* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
         const char *const *props;

@@ -1011,6 +1011,8 @@ static int on_bind_poll(sd_event_source *src, uint64_t usec, void *userdata)
                 log_notice("%zu logical units still have no upper-level driver bound after %llu s "
                            "(first %s), signalling readiness anyway",
                            k, (unsigned long long)(BIND_WAIT_USEC / 1000000), m->bind_wait[0]);
+        else
+                log_debug("Upper-level drivers bound to what the start-up scan added");
         m->bind_source = sd_event_source_disable_unref(m->bind_source);
         free(m->bind_wait);
         m->bind_wait = NULL;
@@ -1112,14 +1114,19 @@ static long host_from_devpath(const char *devpath)
         return -1;
 }
 
-/* A host, or a transport's target port, appeared: under scan=manual nobody else scans it. */
+/*
+ * A host, or a transport's target port, appeared: under scan=manual nobody else scans it. A
+ * synthetic "add" (coldplug: udevadm trigger replays every device at boot) is not a new host:
+ * the ones that existed when lund started were in its start-up scan, and those added since
+ * sent a real event.
+ */
 static void maybe_scan_new(Manager *m, const Uevent *ev)
 {
         const char *what;
         long host;
 
         if (!m->scanner || !ev->action || !streq(ev->action, "add") || !ev->subsystem ||
-            !ev->devpath)
+            !ev->devpath || ev->synthetic)
                 return;
         if (streq(ev->subsystem, "scsi_host"))
                 what = "new host";

@@ -87,6 +87,7 @@ static void dispatch(Monitor *m, struct udev_device *d)
                 .devpath = udev_device_get_devpath(d),
                 .sdev_ua = udev_device_get_property_value(d, "SDEV_UA"),
                 .modalias = udev_device_get_property_value(d, "MODALIAS"),
+                .synthetic = udev_device_get_property_value(d, "SYNTH_UUID") != NULL,
                 .seqnum = seqnum,
         };
         if (!monitor_subsystem_wanted(ev.subsystem) || !ev.action)
