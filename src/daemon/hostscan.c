@@ -19,6 +19,8 @@ struct HostScanner {
         sd_event *event;
         sd_event_source *source;
         int rootfd;
+        const ScanIo *io;
+        void *io_userdata;
         int efd;
         HostScanCallbacks cb;
         void *userdata;
@@ -72,6 +74,8 @@ static void *scan_thread(void *arg)
         HostScanner *s = arg;
         ScanContext ctx = {
                 .rootfd = s->rootfd,
+                .io = s->io,
+                .io_userdata = s->io_userdata,
                 .event = on_engine_event,
                 .event_userdata = s,
         };
@@ -188,6 +192,12 @@ int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void 
         }
         *ret = s;
         return 0;
+}
+
+void host_scanner_set_io(HostScanner *s, const ScanIo *io, void *io_userdata)
+{
+        s->io = io;
+        s->io_userdata = io_userdata;
 }
 
 HostScanner *host_scanner_free(HostScanner *s)

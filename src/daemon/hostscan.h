@@ -32,6 +32,9 @@ typedef struct HostScanCallbacks {
 int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void *userdata,
                      HostScanner **ret);
 
+/* The engine's I/O (engine/scan.h); NULL: scan_io_default. For tests; set before queueing. */
+void host_scanner_set_io(HostScanner *s, const ScanIo *io, void *io_userdata);
+
 /* Waits for a running scan to end (it cannot be interrupted), then frees. NULL is fine. */
 HostScanner *host_scanner_free(HostScanner *s);
 
