@@ -2,15 +2,16 @@
 # boot-manual: a real boot with systemd as PID 1 and scsi_mod.scan=manual. The kernel scans
 # nothing (stage 1 records the hosts present and their LUs absent, libata's aside); lund.service,
 # enabled with WantedBy=sysinit.target, scans every host at start-up and each host that appears
-# later (USB storage, loaded by udevd while the system boots), and signals READY only when the
-# start-up scan's LUs are named. Checks: lund active and ready (Type=notify, no restart,
-# watchdog armed), ready before local-fs-pre.target, a unit ordered after lund saw every LU of
-# the hosts present at start-up named, every LU of the SAN named in the end (exact tree), no
-# permission error under the unit's hardening; prints systemd-analyze's security exposure.
+# later (USB storage, loaded by udevd while the system boots; a USB stick hot-plugged at the
+# end), and signals READY only once the start-up scan's LUs are named. Checks: lund active and
+# ready (Type=notify, no restart, watchdog armed), ready before local-fs-pre.target, a unit
+# ordered after lund saw every LU of the hosts present at start-up named, every LU of the SAN
+# named in the end (exact tree), the hot-plugged stick scanned and shown by `lunctl monitor`,
+# no permission error under the unit's hardening; prints systemd-analyze's security exposure.
 # vm-flavour: systemd-root
 # vm-topology: san
 # vm-append: scsi_mod.scan=manual
-# vm-timeout: 600
+# vm-timeout: 720
 . /vm/guest/lib.sh
 . /vm/scenarios/_daemon-lib.sh
 
@@ -65,6 +66,8 @@ vm_assert "lund ready ($lund_ready) before local-fs-pre.target ($lfp)" test "${l
 vm_assert "vm-at-ready ran after lund was ready" test "${atr:-0}" -ge "${lund_ready:-1}"
 vm_result "lund_ready_ms=$((lund_ready / 1000)) lund_start_to_ready_ms=$(((lund_ready - lund_start) / 1000)) local_fs_pre_ms=$((lfp / 1000))"
 systemd-analyze time 2>&1 | head -n 2 || :
+systemd-analyze critical-chain --no-pager local-fs-pre.target 2>&1 | tail -n +3 | head -n 12 || :
+systemd-analyze blame --no-pager 2>&1 | head -n 12 || :
 
 # --- in the end: every LU of the SAN, every name ---
 vm_wait_until 60 san_all_present || :
@@ -121,6 +124,25 @@ score=$(sed -n 's/.*Overall exposure level for lund.service: *\([0-9.]*\).*/\1/p
 vm_assert "systemd-analyze security scored lund.service" test -n "$score"
 vm_result "security_exposure=${score:-none}"
 tail -n 3 "$VM_OUT/security.txt" || :
+
+# --- a host that appears now: a hot-plugged USB stick, scanned by lund alone ---
+usb_before=$(san_count usb-storage)
+lunctl monitor >/tmp/monitor.log 2>&1 &
+mon=$!
+sleep 1
+vm_sync HOTADD-USB
+if vm_wait_until 90 test "$(san_count usb-storage)" -gt "$usb_before"; then
+	vm_log "ok: the hot-plugged USB stick's LU appeared"
+else
+	vm_fail "hot-plugged USB stick: no LU within 90 s"
+fi
+vm_wait_until 30 grep -q 'scan-done.*new host' /tmp/monitor.log || :
+kill $mon 2>/dev/null || :
+cat /tmp/monitor.log
+vm_assert "lunctl monitor showed the scan adding the stick's LU" grep -q 'scan-action .* add ' /tmp/monitor.log
+vm_assert "lunctl monitor showed the end of the new host's scan" grep -q 'scan-done .*new host.*1 added' /tmp/monitor.log
+daemon_check_tree "after the USB hot-plug" 60
+vm_result "hotplug_usb_lus=$(( $(san_count usb-storage) - usb_before ))"
 
 lunctl status --json >/tmp/status.json 2>&1 || vm_fail "lunctl status failed: $(head -c 200 /tmp/status.json)"
 vm_assert "lunctl status: ready" grep -q '"ready": *true' /tmp/status.json
