@@ -1923,8 +1923,9 @@ static void send_ready(Manager *m)
         sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
         (void)sd_notifyf(false, "READY=1\nSTATUS=Managing %zu logical units, %zu names",
                          inventory_n_lus(m->inventory), m->n_claims);
-        log_info("Ready after %" PRIu64 " ms: %zu logical units, %zu names",
-                 (nowu - m->started) / 1000, inventory_n_lus(m->inventory), m->n_claims);
+        /* "Ready:" is what scripts wait for; keep it first. */
+        log_info("Ready: %zu logical units, %zu names, after %" PRIu64 " ms",
+                 inventory_n_lus(m->inventory), m->n_claims, (nowu - m->started) / 1000);
 }
 
 int manager_run(Manager *m)

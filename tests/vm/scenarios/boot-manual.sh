@@ -105,7 +105,7 @@ fi
 # --- lund's journal: the decisions, and nothing the sandbox refused ---
 journalctl -b -u lund.service --no-pager -o short-monotonic >/tmp/lund.journal 2>&1 || :
 cp /tmp/lund.journal "$VM_OUT/lund.journal" 2>/dev/null || :
-grep -E 'scsi_mod.scan|Scanning|Scan of|new host|new transport|Ready after|readiness' /tmp/lund.journal || :
+grep -E 'scsi_mod.scan|Scanning|Scan of|new host|new transport|Ready:|readiness' /tmp/lund.journal || :
 vm_assert "lund logged the kernel's scan mode" grep -q 'scsi_mod.scan=manual: the kernel scans nothing' /tmp/lund.journal
 vm_assert "lund scanned every host at start-up" grep -q 'Scan of every host (start-up) done' /tmp/lund.journal
 added=$(sed -n 's/.*Scan of every host (start-up) done.* \([0-9]*\) LUs added.*/\1/p' /tmp/lund.journal | head -n1)
