@@ -131,7 +131,8 @@ lunctl monitor >/tmp/monitor.log 2>&1 &
 mon=$!
 sleep 1
 vm_sync HOTADD-USB
-if vm_wait_until 90 test "$(san_count usb-storage)" -gt "$usb_before"; then
+usb_more() { [ "$(san_count usb-storage)" -gt "$usb_before" ]; }
+if vm_wait_until 90 usb_more; then
 	vm_log "ok: the hot-plugged USB stick's LU appeared"
 else
 	vm_fail "hot-plugged USB stick: no LU within 90 s"
