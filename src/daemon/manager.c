@@ -1278,8 +1278,9 @@ static int on_status(sd_event_source *s, void *userdata)
         Manager *m = userdata;
 
         m->status_source = sd_event_source_disable_unref(m->status_source);
-        (void)sd_notifyf(false, "STATUS=Managing %zu logical units, %zu names", inventory_n_lus(m->inventory),
-                         m->n_claims);
+        (void)sd_notifyf(false, "STATUS=%s %zu logical units, %zu names",
+                         m->ready ? "Managing" : "Scanning SCSI hosts before readiness:",
+                         inventory_n_lus(m->inventory), m->n_claims);
         return 0;
 }
 
