@@ -52,6 +52,9 @@ static void print_event(json_object *e)
                         for (size_t i = 0; i < json_object_array_length(v); i++)
                                 printf(" %s", json_object_get_string(json_object_array_get_idx(v, i)));
         }
+        if (streq(ev, "scan-done"))
+                printf(" (%s%s): %s added, %s failed", json_str(e, "host") ? "host" : "every host",
+                       json_str(e, "host") ?: "", json_str(e, "added") ?: "0", json_str(e, "failed") ?: "0");
         if (json_str(e, "error"))
                 printf(" error=%s", json_str(e, "error"));
         printf("\n");

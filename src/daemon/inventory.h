@@ -161,6 +161,7 @@ typedef struct Uevent {
          * whose IDs changed (engine/scan.h, SCAN_IDS) */
         const char *synth_lund;
         const char *modalias; /* MODALIAS= */
+        bool synthetic;       /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
         uint64_t seqnum;
         /* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
         const char *const *props;

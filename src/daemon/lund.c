@@ -37,6 +37,9 @@ static void usage(FILE *out)
                 "     --config <file>          policy configuration (default /etc/lund/lund.conf)\n"
                 "     --hwdb <file>            compiled hwdb (default: the system's hwdb.bin)\n"
                 "     --load-modules <when>    load LU drivers: auto (without udevd), always, never\n"
+                "     --scan <when>            scan hosts for LUs at start-up (before readiness)\n"
+                "                                and when a host appears: auto (when the kernel\n"
+                "                                does not: scsi_mod.scan=manual), always, never\n"
                 "     --error-threshold <spec> CLASS:N/T:ACTION, N errors in T s -> log, offline or\n"
                 "                                rescan (default transport:10/60:log)\n"
                 "     --no-monitor             do not listen to kernel uevents (tests)\n"
@@ -132,6 +135,7 @@ int main(int argc, char *argv[])
                 OPT_HWDB,
                 OPT_LOAD_MODULES,
                 OPT_ERROR_THRESHOLD,
+                OPT_SCAN,
         };
         static const struct option longopts[] = {
                 { "root", required_argument, NULL, OPT_ROOT },
@@ -146,6 +150,7 @@ int main(int argc, char *argv[])
                 { "hwdb", required_argument, NULL, OPT_HWDB },
                 { "load-modules", required_argument, NULL, OPT_LOAD_MODULES },
                 { "error-threshold", required_argument, NULL, OPT_ERROR_THRESHOLD },
+                { "scan", required_argument, NULL, OPT_SCAN },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
@@ -221,6 +226,17 @@ int main(int argc, char *argv[])
                                 return EXIT_FAILURE;
                         }
                         break;
+                case OPT_SCAN: {
+                        ManagerScanMode mode = manager_scan_mode_from_string(optarg);
+
+                        if (mode < 0) {
+                                fprintf(stderr, "lund: invalid --scan '%s'\n", optarg);
+                                errtryhelp();
+                                return EXIT_FAILURE;
+                        }
+                        config.scan = mode;
+                        break;
+                }
                 case OPT_NO_MONITOR:
                         config.no_monitor = true;
                         break;

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "control.h"
 #include "errors.h"
+#include "hostscan.h"
 #include "inventory.h"
 #include "links.h"
 #include "log.h"
@@ -41,6 +42,11 @@
 
 /* A burst of losses costs one resync per interval. */
 #define RESYNC_INTERVAL_USEC (1 * 1000 * 1000ULL)
+
+/* After the start-up scan, upper-level drivers bind to the new LUs asynchronously (sd probes in
+ * the kernel's background): readiness waits for their nodes this long at most, polling. */
+#define BIND_WAIT_USEC (10 * 1000 * 1000ULL)
+#define BIND_POLL_USEC (20 * 1000ULL)
 
 typedef enum LinkSet {
         LINKSET_SCSI, /* lund's own tree, every LU type */
@@ -111,7 +117,37 @@ struct Manager {
 
         ControlClient *scan_client; /* gets the running scan's progress notes */
         uint64_t scans;
+
+        HostScanner *scanner;
+        char *kernel_scan;        /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
+        bool kernel_scan_read;    /* read at least once */
+        bool ready;               /* READY=1 sent */
+        char (*bind_wait)[64];    /* LUs the start-up scan added whose driver has not bound */
+        size_t n_bind_wait;
+        sd_event_source *bind_source;
+        uint64_t bind_deadline;
+        uint64_t scan_started;
+        uint64_t startup_scan_usec; /* how long the start-up scan took, 0 if none */
 };
+
+static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
+        [MANAGER_SCAN_AUTO] = "auto",
+        [MANAGER_SCAN_ALWAYS] = "always",
+        [MANAGER_SCAN_NEVER] = "never",
+};
+
+const char *manager_scan_mode_to_string(ManagerScanMode mode)
+{
+        return mode >= 0 && mode < _MANAGER_SCAN_MAX ? scan_mode_table[mode] : NULL;
+}
+
+ManagerScanMode manager_scan_mode_from_string(const char *s)
+{
+        for (ManagerScanMode i = 0; s && i < _MANAGER_SCAN_MAX; i++)
+                if (streq(s, scan_mode_table[i]))
+                        return i;
+        return _MANAGER_SCAN_INVALID;
+}
 
 static int claim_cmp(const void *a, const void *b)
 {
@@ -790,8 +826,10 @@ static int on_scan_quirk(void *userdata, int type, const char *vendor, const cha
 }
 
 /*
- * Every scan lund makes goes through here, one at a time (the loop waits for it): those of
- * unit attentions and error thresholds, and those admins ask for with `lunctl rescan`. The
+ * Every scan lund makes on request goes through here, one at a time (the loop waits for it):
+ * those of unit attentions and error thresholds, and those admins ask for with `lunctl rescan`.
+ * Host scans (scsi_mod.scan=manual: start-up, new hosts) run beside them in their own thread
+ * (hostscan.h); they only add, and the kernel serialises scans of one host. The
  * kernel's uevents for what a scan adds or removes queue meanwhile and update the inventory
  * and the links afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to
  * all of them.
@@ -925,6 +963,223 @@ static int on_error_rescan(const char *hctl, void *userdata)
         return lu ? on_rescan_target(m->inventory, lu->target, m) : -ENODEV;
 }
 
+/* ---- host scans (--scan=, scsi_mod.scan=manual) ---- */
+
+static void send_ready(Manager *m);
+static int do_resync(Manager *m, const char *reason);
+
+/*
+ * Does lund scan hosts itself? With --scan=auto only when the kernel scans nothing
+ * (scsi_mod.scan=manual). The parameter is re-read on every decision: scsi_mod is a module and
+ * may be loaded after lund started, with the parameter from the kernel command line. Each new
+ * answer is logged once.
+ */
+static bool host_scans_wanted(Manager *m)
+{
+        _cleanup_free_ char *v = NULL;
+        bool want;
+
+        if (!m->scanner)
+                return false;
+        if (m->config.scan == MANAGER_SCAN_ALWAYS)
+                return true;
+        if (m->config.scan != MANAGER_SCAN_AUTO)
+                return false;
+        if (sysfs_read_string(m->rootfd, "sys/module/scsi_mod/parameters/scan", &v) < 0)
+                v = NULL;
+        want = v && streq(v, "manual");
+        if (!m->kernel_scan_read || !m->kernel_scan != !v || (v && !streq(v, m->kernel_scan))) {
+                if (v)
+                        log_info("scsi_mod.scan=%s: %s", v,
+                                 want ? "the kernel scans nothing, lund scans every host" :
+                                        "the kernel scans its hosts, lund does not");
+                else
+                        log_info("scsi_mod is not loaded: no host to scan yet");
+                free(m->kernel_scan);
+                m->kernel_scan = TAKE_PTR(v);
+                m->kernel_scan_read = true;
+        }
+        return want;
+}
+
+static void on_host_scan_action(void *userdata, const ScanAction *a)
+{
+        ScanEvent ev = { .kind = SCAN_EVENT_ACTION, .action = a };
+
+        on_scan_event(userdata, &ev);
+}
+
+/* A driver for the LU's type is registered but not bound to it yet. */
+static bool lu_driver_pending(Manager *m, const char *hctl)
+{
+        char path[128];
+        const char *drv;
+        uint64_t type;
+
+        snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s/driver", hctl);
+        if (faccessat(m->rootfd, path, F_OK, 0) >= 0)
+                return false;
+        snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s/type", hctl);
+        if (sysfs_read_u64(m->rootfd, path, &type) < 0)
+                return false; /* gone */
+        switch (type) {
+        case 0x00: case 0x07: case 0x0e: case 0x14: drv = "sd"; break;
+        case 0x05: drv = "sr"; break;
+        case 0x01: drv = "st"; break;
+        default: return false; /* sg (a class interface) is there already */
+        }
+        snprintf(path, sizeof(path), "sys/bus/scsi/drivers/%s", drv);
+        return faccessat(m->rootfd, path, F_OK, 0) >= 0;
+}
+
+static int on_bind_poll(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+        size_t k = 0;
+
+        for (size_t i = 0; i < m->n_bind_wait; i++)
+                if (lu_driver_pending(m, m->bind_wait[i]))
+                        memmove(m->bind_wait[k++], m->bind_wait[i], sizeof(m->bind_wait[i]));
+        m->n_bind_wait = k;
+        if (k > 0 && usec < m->bind_deadline) {
+                (void)sd_event_source_set_time(src, usec + BIND_POLL_USEC);
+                return 0;
+        }
+        if (k > 0)
+                log_notice("%zu logical units still have no upper-level driver bound after %llu s "
+                           "(first %s), signalling readiness anyway",
+                           k, (unsigned long long)(BIND_WAIT_USEC / 1000000), m->bind_wait[0]);
+        else
+                log_debug("Upper-level drivers bound to what the start-up scan added");
+        m->bind_source = sd_event_source_disable_unref(m->bind_source);
+        free(m->bind_wait);
+        m->bind_wait = NULL;
+        m->n_bind_wait = 0;
+        (void)do_resync(m, "start-up scan");
+        send_ready(m);
+        return 0;
+}
+
+static void on_host_scan_done(void *userdata, int64_t host, const char *reason, int r,
+                              const ScanResult *res)
+{
+        Manager *m = userdata;
+        bool startup = !m->ready && streq(reason, "start-up");
+        unsigned added = 0, failed = 0;
+        char what[32] = "every host";
+        uint64_t nowu = 0;
+        json_object *o;
+
+        sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+        if (host != SCAN_ANY)
+                snprintf(what, sizeof(what), "host%" PRId64, host);
+        if (res)
+                for (size_t i = 0; i < res->n_hosts; i++) {
+                        added += res->hosts[i].added;
+                        failed += res->hosts[i].failed;
+                }
+        if (r == -ENOENT)
+                log_full(LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT, "Scan of %s (%s): no SCSI host",
+                         what, reason);
+        else if (r < 0)
+                log_full(LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT, "Scan of %s (%s) failed: %m",
+                         what, reason);
+        else
+                log_full(failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
+                         "Scan of %s (%s) done in %" PRIu64 " ms: %zu hosts, %zu targets, "
+                         "%u LUs added, %u failures, %u SCSI commands",
+                         what, reason, (nowu - m->scan_started) / 1000, res->n_hosts,
+                         res->n_targets, added, failed, res->commands);
+        o = json_object_new_object();
+        json_object_object_add(o, "reason", json_object_new_string(reason));
+        json_object_object_add(o, "host", host == SCAN_ANY ? NULL : json_object_new_int64(host));
+        json_object_object_add(o, "added", json_object_new_int64(added));
+        json_object_object_add(o, "failed", json_object_new_int64(failed));
+        if (r < 0 && r != -ENOENT)
+                json_object_object_add(o, "error",
+                                       json_object_new_string(strerrorname_np(-r) ?: "EIO"));
+        emit(m, "scan-done", o);
+        m->scan_started = nowu; /* the next queued scan starts now */
+        status_dirty(m);
+        if (!startup)
+                return;
+
+        m->startup_scan_usec = nowu - m->started;
+        /* Readiness means named: wait for the drivers of what the scan added to bind. */
+        for (size_t i = 0; res && i < res->n_actions; i++) {
+                const ScanAction *a = &res->actions[i];
+                char (*v)[64];
+
+                if (a->kind != SCAN_ACTION_ADD || !a->applied || a->error < 0)
+                        continue;
+                v = reallocarray(m->bind_wait, m->n_bind_wait + 1, sizeof(*v));
+                if (!v)
+                        break;
+                m->bind_wait = v;
+                snprintf(v[m->n_bind_wait++], sizeof(*v), "%s", a->hctl);
+        }
+        m->bind_deadline = nowu + BIND_WAIT_USEC;
+        if (sd_event_add_time(m->event, &m->bind_source, CLOCK_MONOTONIC, nowu, 0, on_bind_poll,
+                              m) < 0)
+                (void)on_bind_poll(NULL, UINT64_MAX, m);
+}
+
+static int queue_host_scan(Manager *m, int64_t host, const char *reason)
+{
+        int r;
+
+        if (!host_scanner_busy(m->scanner))
+                sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
+        r = host_scanner_queue(m->scanner, host, reason);
+        if (r < 0)
+                log_warning_errno(r, "Cannot scan (%s), ignoring: %m", reason);
+        return r;
+}
+
+static long host_from_devpath(const char *devpath)
+{
+        for (const char *p = strstr(devpath, "/host"); p; p = strstr(p + 1, "/host")) {
+                char *end;
+                unsigned long v;
+
+                if (p[5] < '0' || p[5] > '9')
+                        continue;
+                errno = 0;
+                v = strtoul(p + 5, &end, 10);
+                if (errno == 0 && (*end == '/' || *end == 0) && v <= INT32_MAX)
+                        return (long)v;
+        }
+        return -1;
+}
+
+/*
+ * A host, or a transport's target port, appeared: under scan=manual nobody else scans it. A
+ * synthetic "add" (coldplug: udevadm trigger replays every device at boot) is not a new host:
+ * the ones that existed when lund started were in its start-up scan, and those added since
+ * sent a real event.
+ */
+static void maybe_scan_new(Manager *m, const Uevent *ev)
+{
+        const char *what;
+        long host;
+
+        if (!m->scanner || !ev->action || !streq(ev->action, "add") || !ev->subsystem ||
+            !ev->devpath || ev->synthetic)
+                return;
+        if (streq(ev->subsystem, "scsi_host"))
+                what = "new host";
+        else if (streq(ev->subsystem, "sas_end_device") || streq(ev->subsystem, "fc_remote_ports") ||
+                 streq(ev->subsystem, "iscsi_session"))
+                what = "new transport target";
+        else
+                return;
+        host = host_from_devpath(ev->devpath);
+        if (host < 0 || !host_scans_wanted(m))
+                return;
+        log_info("host%ld: %s (%s), scanning it for logical units", host, what, ev->devpath);
+        (void)queue_host_scan(m, host, what);
+}
+
 static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
 {
         Manager *m = userdata;
@@ -1035,6 +1290,8 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
                 }
         }
 
+        maybe_scan_new(m, ev);
+
         r = inventory_handle_uevent(m->inventory, ev);
         if (r < 0)
                 log_warning_errno(r, "%s %s (seqnum %" PRIu64 "): handling failed, ignoring: %m",
@@ -1068,8 +1325,9 @@ static int on_status(sd_event_source *s, void *userdata)
         Manager *m = userdata;
 
         m->status_source = sd_event_source_disable_unref(m->status_source);
-        (void)sd_notifyf(false, "STATUS=Managing %zu logical units, %zu names", inventory_n_lus(m->inventory),
-                         m->n_claims);
+        (void)sd_notifyf(false, "STATUS=%s %zu logical units, %zu names",
+                         m->ready ? "Managing" : "Scanning SCSI hosts before readiness:",
+                         inventory_n_lus(m->inventory), m->n_claims);
         return 0;
 }
 
@@ -1298,6 +1556,19 @@ static json_object *status_to_json(Manager *m)
         json_object_object_add(o, "monitor", ms ? mon : (json_object_put(mon), NULL));
         json_object_object_add(o, "clients", json_object_new_int64(control_n_clients(m->control)));
         json_object_object_add(o, "errors", error_tracker_json(m->errors));
+        {
+                json_object *hs = json_object_new_object();
+
+                json_object_object_add(hs, "mode", json_object_new_string(
+                                                       manager_scan_mode_to_string(m->config.scan)));
+                json_object_object_add(hs, "kernel_scan", json_str_or_null(m->kernel_scan));
+                json_object_object_add(hs, "scans", json_object_new_int64(host_scanner_n_done(m->scanner)));
+                json_object_object_add(hs, "busy", json_object_new_boolean(host_scanner_busy(m->scanner)));
+                json_object_object_add(hs, "startup_scan_usec",
+                                       json_object_new_uint64(m->startup_scan_usec));
+                json_object_object_add(o, "host_scan", hs);
+        }
+        json_object_object_add(o, "ready", json_object_new_boolean(m->ready));
         return o;
 }
 
@@ -1414,6 +1685,10 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
+        host_scanner_free(m->scanner);
+        sd_event_source_disable_unref(m->bind_source);
+        free(m->bind_wait);
+        free(m->kernel_scan);
         control_free(m->control);
         monitor_free(m->monitor);
         if (m->inventory)
@@ -1687,11 +1962,45 @@ int manager_start(Manager *m)
                                 (void)modload_lu(m->modload, lu->hctl, lu->syspath, NULL);
         m->resyncs = 0;
 
+        if (m->config.scan != MANAGER_SCAN_NEVER) {
+                static const HostScanCallbacks scb = {
+                        .action = on_host_scan_action,
+                        .done = on_host_scan_done,
+                };
+
+                r = host_scanner_new(m->event, m->rootfd, &scb, m, &m->scanner);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot scan hosts, continuing without: %m");
+        }
+        if (host_scans_wanted(m)) {
+                /* Readiness waits for the scan: units ordered after lund see every LU named. */
+                log_info("Scanning every host for logical units before signalling readiness "
+                         "(--scan=%s)", manager_scan_mode_to_string(m->config.scan));
+                (void)sd_notify(false, "STATUS=Scanning SCSI hosts");
+                if (queue_host_scan(m, SCAN_ANY, "start-up") >= 0)
+                        return 0;
+        } else
+                log_info("Not scanning hosts (--scan=%s, scsi_mod.scan=%s)",
+                         manager_scan_mode_to_string(m->config.scan),
+                         m->kernel_scan ?: "unknown");
+        send_ready(m);
+        return 0;
+}
+
+static void send_ready(Manager *m)
+{
+        uint64_t nowu = 0;
+
+        if (m->ready)
+                return;
+        m->ready = true;
+        m->resyncs = 0;
+        sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
         (void)sd_notifyf(false, "READY=1\nSTATUS=Managing %zu logical units, %zu names",
                          inventory_n_lus(m->inventory), m->n_claims);
-        log_info("Ready: %zu logical units, %zu names", inventory_n_lus(m->inventory),
-                 m->n_claims);
-        return 0;
+        /* "Ready:" is what scripts wait for; keep it first. */
+        log_info("Ready: %zu logical units, %zu names, after %" PRIu64 " ms",
+                 inventory_n_lus(m->inventory), m->n_claims, (nowu - m->started) / 1000);
 }
 
 int manager_run(Manager *m)

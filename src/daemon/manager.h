@@ -7,10 +7,23 @@
  * requests answered from all of it.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "probe.h"
+
+/* When the daemon scans hosts itself (--scan=): see lund(8), "SCANNING". */
+typedef enum ManagerScanMode {
+        MANAGER_SCAN_AUTO,   /* only when the kernel does not: scsi_mod.scan=manual */
+        MANAGER_SCAN_ALWAYS, /* at start-up and on every new host, whatever the kernel does */
+        MANAGER_SCAN_NEVER,
+        _MANAGER_SCAN_MAX,
+        _MANAGER_SCAN_INVALID = -EINVAL,
+} ManagerScanMode;
+
+const char *manager_scan_mode_to_string(ManagerScanMode m);
+ManagerScanMode manager_scan_mode_from_string(const char *s);
 
 typedef struct ManagerConfig {
         const char *root;           /* the tree sysfs and /dev are read from: "/" */
@@ -24,6 +37,7 @@ typedef struct ManagerConfig {
         const char *hwdb_path;      /* compiled hwdb; NULL: the system's */
         int modload;                /* ModLoadMode (modload.h): driver loading without udevd */
         const char *error_threshold; /* "CLASS:N/T:ACTION" (errors.h); NULL: the default */
+        ManagerScanMode scan;       /* host scans by the daemon */
 } ManagerConfig;
 
 typedef struct Manager Manager;
@@ -31,8 +45,9 @@ typedef struct Manager Manager;
 int manager_new(const ManagerConfig *config, Manager **ret);
 Manager *manager_free(Manager *m);
 
-/* Open the monitor and the control socket, build the inventory, reconcile the links, signal
- * readiness. */
+/* Open the monitor and the control socket, build the inventory, reconcile the links, scan the
+ * hosts when the kernel does not (the scan runs in the loop's background), and signal readiness
+ * once that scan and the names it brings are done. */
 int manager_start(Manager *m);
 
 /* Run until SIGTERM/SIGINT; returns the exit code the loop was left with. */

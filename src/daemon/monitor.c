@@ -27,6 +27,11 @@ static const char *const wanted_subsystems[] = {
         "scsi_generic", /* sg nodes */
         "bsg",          /* bsg nodes */
         "scsi_tape",    /* st/nst nodes */
+        /* hosts and transport target ports: what to scan when the kernel does not */
+        "scsi_host",
+        "sas_end_device",
+        "fc_remote_ports",
+        "iscsi_session",
 };
 
 bool monitor_subsystem_wanted(const char *subsystem)
@@ -83,6 +88,7 @@ static void dispatch(Monitor *m, struct udev_device *d)
                 .sdev_ua = udev_device_get_property_value(d, "SDEV_UA"),
                 .synth_lund = udev_device_get_property_value(d, "SYNTH_ARG_LUND"),
                 .modalias = udev_device_get_property_value(d, "MODALIAS"),
+                .synthetic = udev_device_get_property_value(d, "SYNTH_UUID") != NULL,
                 .seqnum = seqnum,
         };
         if (!monitor_subsystem_wanted(ev.subsystem) || !ev.action)

@@ -92,8 +92,9 @@ build_base() {
 	rm -rf "$st"
 }
 
-# The base is keyed on the kernel, this script and the versions of the packages it copies from.
-key=$( { echo "$KVER $KVERSION"; cat "$0"
+# The base is keyed on the kernel, this script up to the per-run part (so that changing what
+# each run adds costs no rebuild) and the versions of the packages it copies from.
+key=$( { echo "$KVER $KVERSION"; sed '/^# --- per-run overlay ---$/q' "$0"
 	 dpkg-query -W busybox-static sg3-utils lsscsi bash libc6 libsystemd-shared 2>/dev/null
        } | sha256sum | cut -c1-16)
 base=$VM_CACHE/initramfs-base-$key.cpio.gz
@@ -133,6 +134,13 @@ if [ -n "${LUND_VM_MODULES_OVERLAY:-}" ]; then
 		rel=$(grep -m1 "/${ko##*/}\$" "$base.list") || vm_die "overlay: no stock ${ko##*/}"
 		mkdir -p "$st/${rel%/*}" && cp "$ko" "$st/$rel"
 	done
+fi
+# lund.service for the systemd-root flavour: $LUND_VM_UNIT (the unit meson configured beside the
+# binaries), else the source with @SBINDIR@ pointing where the guest gets the binaries.
+if [ -n "${LUND_VM_UNIT:-}" ] && [ -r "$LUND_VM_UNIT" ]; then
+	cp "$LUND_VM_UNIT" "$st/vm/lund.service"
+else
+	sed 's|@SBINDIR@|/usr/local/bin|g' "$REPO/systemd/lund.service" >"$st/vm/lund.service"
 fi
 echo "$KVER" >"$st/vm/kver"
 (cd "$st" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$st.cpio"

@@ -1,16 +1,28 @@
 #!/bin/sh
-# tests/vm/mkroot.sh: build (once) the "udev-root" flavour's root filesystem image.
+# tests/vm/mkroot.sh [udev-root|systemd-root]: build (once) a root filesystem image.
 #
-# A debootstrap'ed Debian 12 minbase with udev, sg3-utils, sg3-utils-udev, lsscsi and kmod,
-# packed into an ext4 image with mkfs.ext4 -d. The guest mounts it read-only on a virtio disk
-# under a tmpfs overlay (see guest/udev-root.sh). The Debian mirror is the one apt is
-# configured with on this host (read at run time, never written down here).
-# Cached as $LUND_VM_CACHE/root-<key>.img; prints its path.
+# udev-root (default): a debootstrap'ed Debian 12 minbase with udev, sg3-utils, sg3-utils-udev,
+# lsscsi and kmod, packed into an ext4 image with mkfs.ext4 -d. The guest mounts it read-only on
+# a virtio disk under a tmpfs overlay (see guest/udev-root.sh).
+# systemd-root: the same minbase with systemd as init (systemd-sysv) instead of sg3-utils-udev,
+# whose rules would only slow the boot down; guest/systemd-root.sh boots it.
+# The Debian mirror is the one apt is configured with on this host (read at run time, never
+# written down here). Cached as $LUND_VM_CACHE/root-<key>.img (systemd-root: sdroot-<key>.img);
+# prints its path.
 set -eu
 . "$(dirname "$0")/lib/common.sh"
 
+FLAVOUR=${1:-udev-root}
 SUITE=bookworm
-PACKAGES=udev,sg3-utils,sg3-utils-udev,lsscsi,kmod,bash,libjson-c5
+case $FLAVOUR in
+udev-root)
+	PACKAGES=udev,sg3-utils,sg3-utils-udev,lsscsi,kmod,bash,libjson-c5
+	PREFIX=root ;;
+systemd-root)
+	PACKAGES=systemd,systemd-sysv,udev,sg3-utils,lsscsi,kmod,bash,libjson-c5
+	PREFIX=sdroot ;;
+*) vm_die "mkroot.sh: unknown flavour $FLAVOUR" ;;
+esac
 
 # The configured Debian mirror: the first URI serving $SUITE's main component, from deb822
 # .sources files or one-line .list files.
@@ -34,17 +46,17 @@ MIRROR=${LUND_VM_MIRROR:-$(mirror | head -n1)}
 [ -n "$MIRROR" ] || vm_die "no Debian $SUITE mirror found in /etc/apt/sources.list*"
 
 key=$( { cat "$0"; echo "$MIRROR $SUITE $PACKAGES"; } | sha256sum | cut -c1-16)
-img=$VM_CACHE/root-$key.img
+img=$VM_CACHE/$PREFIX-$key.img
 if [ ! -e "$img" ]; then
-	vm_lock root
+	vm_lock $PREFIX
 	if [ ! -e "$img" ]; then
 		command -v debootstrap >/dev/null || vm_die "debootstrap missing (run tests/vm/setup)"
-		dir=$VM_CACHE/root-$key.d
+		dir=$VM_CACHE/$PREFIX-$key.d
 		rm -rf "$dir"
 		vm_log "debootstrap $SUITE from $MIRROR (about 30-60 s, once)"
 		debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" "$MIRROR" \
-			>"$VM_CACHE/debootstrap.log" 2>&1 ||
-			vm_die "debootstrap failed, see $VM_CACHE/debootstrap.log"
+			>"$VM_CACHE/debootstrap-$PREFIX.log" 2>&1 ||
+			vm_die "debootstrap failed, see $VM_CACHE/debootstrap-$PREFIX.log"
 		# slim down: package caches and docs are not needed in the guest
 		rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* \
 			"$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/locale/*
@@ -54,7 +66,7 @@ if [ ! -e "$img" ]; then
 		mkfs.ext4 -q -F -L lundroot -d "$dir" "$img.tmp" $((size * 13 / 10 + 32))M >/dev/null
 		mv "$img.tmp" "$img"
 		rm -rf "$dir"
-		find "$VM_CACHE" -maxdepth 1 -name 'root-*.img' ! -name "${img##*/}" -delete
+		find "$VM_CACHE" -maxdepth 1 -name "$PREFIX-*.img" ! -name "${img##*/}" -delete
 		vm_log "root image ready: $img"
 	fi
 fi

@@ -3,7 +3,8 @@
 # The root image (mkroot.sh: Debian 12 minbase + udev + sg3-utils) is on /dev/vda, read-only.
 # Mount it under a tmpfs overlay, copy in what the initramfs brings (the harness in /vm, the
 # project's binaries and the libraries the root lacks, the kernel modules), move /dev, /proc,
-# /sys and the 9p mount across and switch_root to guest/udev-stage2.
+# /sys and the 9p mount across and switch_root to guest/udev-stage2 (or, for other flavours, to
+# the command in $VM_ROOT_INIT after running the function named in $VM_ROOT_HOOK).
 
 udev_root_switch() {
 	modprobe -a virtio_pci virtio_blk ext4 overlay || return 1
@@ -27,10 +28,11 @@ udev_root_switch() {
 	fi
 	mkdir -p /newroot/vm/out
 	if grep -q ' /vm/out ' /proc/mounts; then mount --move /vm/out /newroot/vm/out; fi
-	vm_log "udev-root: switching root"
+	if [ -n "${VM_ROOT_HOOK:-}" ]; then $VM_ROOT_HOOK || return 1; fi
+	vm_log "$VM_FLAVOUR: switching root"
 	mount --move /dev /newroot/dev
 	mount --move /proc /newroot/proc
 	mount --move /sys /newroot/sys
 	umount /run /tmp 2>/dev/null
-	exec switch_root /newroot /bin/sh /vm/guest/udev-stage2
+	exec switch_root /newroot ${VM_ROOT_INIT:-/bin/sh /vm/guest/udev-stage2}
 }

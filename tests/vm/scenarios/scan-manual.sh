@@ -1,7 +1,8 @@
 #!/bin/sh
 # scan-manual: boot with scsi_mod.scan=manual: the kernel scans nothing (only libata adds its
 # devices itself). `lunctl rescan` (every host) must make every LU of the SAN appear. Then the
-# LUs are deleted again and rescan-scsi-bus.sh -a run: both device sets are compared.
+# LUs are deleted again and rescan-scsi-bus.sh -a run: both device sets are compared. Last, from
+# the boot state again, the daemon's own start-up scan must give lunctl rescan's set, named.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-append: scsi_mod.scan=manual
@@ -48,4 +49,24 @@ lu_set >/tmp/rsb
 # rescan-scsi-bus.sh scans channel 0 only unless told (-c): it misses megasas (channel 2)
 compare_sets manual /tmp/lund /tmp/rsb || true
 vm_result "rsb.missing=$(new_lus /tmp/rsb /tmp/lund | tr '\n' ',')"
+
+# The daemon, as at boot (lund(8) SCANNING): from the boot state again, lund's start-up scan
+# must have instantiated what lunctl rescan did by the time it reports readiness, and named it.
+new_lus /tmp/boot /tmp/rsb | delete_lus
+settle
+lu_set >/tmp/s3
+vm_assert "back to the boot state before lund" cmp -s /tmp/boot /tmp/s3
+. /vm/scenarios/_daemon-lib.sh
+time_ms lund_start
+vm_result "daemon.ms=$T_MS"
+lu_set >/tmp/daemon
+if cmp -s /tmp/lund /tmp/daemon; then
+	vm_log "ok: lund's start-up scan found what lunctl rescan found"
+else
+	vm_fail "lund's start-up scan differs from lunctl rescan (<)"
+	diff /tmp/lund /tmp/daemon || true
+fi
+vm_assert "lund scanned at start-up" grep -q 'Scan of every host (start-up) done' "$LUND_LOG.new"
+daemon_check_tree "lund ready after its start-up scan" 5
+lund_stop
 vm_done
