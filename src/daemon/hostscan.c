@@ -35,6 +35,9 @@ struct HostScanner {
         ScanSelector sel;
         pthread_mutex_t lock;
         ScanAction *actions; /* decided, not yet handed to the loop */
+        ScanPolicy pol;
+        bool have_pol;
+        pthread_mutex_t *serialize;
         size_t n_actions;
         bool finished;
         int result;
@@ -82,8 +85,14 @@ static void *scan_thread(void *arg)
         ScanResult res = {};
         int r;
 
+        if (s->have_pol)
+                ctx.policy = &s->pol;
+        if (s->serialize)
+                pthread_mutex_lock(s->serialize);
         r = scan_run(&ctx, s->current.host == SCAN_ANY ? NULL : &s->sel,
                      s->current.host == SCAN_ANY ? 0 : 1, SCAN_ADD, &res);
+        if (s->serialize)
+                pthread_mutex_unlock(s->serialize);
         pthread_mutex_lock(&s->lock);
         s->result = r;
         s->res = res;
@@ -198,6 +207,14 @@ void host_scanner_set_io(HostScanner *s, const ScanIo *io, void *io_userdata)
 {
         s->io = io;
         s->io_userdata = io_userdata;
+}
+
+void host_scanner_set_policy(HostScanner *s, const ScanPolicy *pol, pthread_mutex_t *serialize)
+{
+        s->have_pol = pol;
+        if (pol)
+                s->pol = *pol;
+        s->serialize = serialize;
 }
 
 HostScanner *host_scanner_free(HostScanner *s)

@@ -13,6 +13,7 @@
  * nothing is ever removed on these triggers.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -34,6 +35,13 @@ int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void 
 
 /* The engine's I/O (engine/scan.h); NULL: scan_io_default. For tests; set before queueing. */
 void host_scanner_set_io(HostScanner *s, const ScanIo *io, void *io_userdata);
+
+/*
+ * The scan policy (quirks; copied) and a mutex the scan thread holds for the whole of each
+ * scan, so that the owner's own scans, taking the same mutex, never run beside it. Either may
+ * be NULL. Set before queueing.
+ */
+void host_scanner_set_policy(HostScanner *s, const ScanPolicy *pol, pthread_mutex_t *serialize);
 
 /* Waits for a running scan to end (it cannot be interrupted), then frees. NULL is fine. */
 HostScanner *host_scanner_free(HostScanner *s);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <search.h>
 #include <signal.h>
 #include <stdio.h>
@@ -116,6 +117,7 @@ struct Manager {
         uint64_t started;
 
         ControlClient *scan_client; /* gets the running scan's progress notes */
+        pthread_mutex_t scan_lock;  /* held by whichever scan runs (manager_scan, host scans) */
         uint64_t scans;
 
         HostScanner *scanner;
@@ -828,8 +830,9 @@ static int on_scan_quirk(void *userdata, int type, const char *vendor, const cha
 /*
  * Every scan lund makes on request goes through here, one at a time (the loop waits for it):
  * those of unit attentions and error thresholds, and those admins ask for with `lunctl rescan`.
- * Host scans (scsi_mod.scan=manual: start-up, new hosts) run beside them in their own thread
- * (hostscan.h); they only add, and the kernel serialises scans of one host. The
+ * Host scans (scsi_mod.scan=manual: start-up, new hosts) run in their own thread (hostscan.h);
+ * both hold scan_lock for the whole scan, so no two scans ever run at once (a request made
+ * during a host scan waits for it; the host scan thread never waits for the loop). The
  * kernel's uevents for what a scan adds or removes queue meanwhile and update the inventory
  * and the links afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to
  * all of them.
@@ -852,9 +855,11 @@ static int manager_scan(Manager *m, const char *why, const ScanSelector *sel, si
                 pol.quirk = on_scan_quirk;
                 pol.userdata = m;
         }
+        pthread_mutex_lock(&m->scan_lock);
         m->scan_client = progress;
         r = scan_run(&ctx, sel, n_sel, flags, ret);
         m->scan_client = NULL;
+        pthread_mutex_unlock(&m->scan_lock);
         m->scans++;
         if (r < 0) {
                 log_full(LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT, "Scan (%s) failed: %m", why);
@@ -1648,6 +1653,7 @@ int manager_new(const ManagerConfig *config, Manager **ret)
                 return -ENOMEM;
         m->config = *config;
         m->rootfd = m->runfd = -EBADF;
+        m->scan_lock = (pthread_mutex_t) PTHREAD_MUTEX_INITIALIZER;
         m->root = strdup(config->root ?: "/");
         m->run_dir = strdup(config->run_dir);
         m->link_dir[LINKSET_SCSI] = strdup(config->link_dir);
@@ -1971,6 +1977,13 @@ int manager_start(Manager *m)
                 r = host_scanner_new(m->event, m->rootfd, &scb, m, &m->scanner);
                 if (r < 0)
                         log_warning_errno(r, "Cannot scan hosts, continuing without: %m");
+                else
+                        host_scanner_set_policy(m->scanner,
+                                                scan_quirks_active(m->scan_quirks) ?
+                                                        &(ScanPolicy) { .quirk = on_scan_quirk,
+                                                                        .userdata = m } :
+                                                        NULL,
+                                                &m->scan_lock);
         }
         if (host_scans_wanted(m)) {
                 /* Readiness waits for the scan: units ordered after lund see every LU named. */
