@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "errpolicy.h"
 #include "hwdb.h"
 #include "log.h"
@@ -46,8 +47,7 @@ static const struct {
 
 /* One [defaults] or [device NAME] section of lund.conf. */
 typedef struct ConfRule {
-        char *name;          /* NULL for [defaults]; else the section's NAME */
-        char *vendor, *model; /* fnmatch patterns ("*" when not given) */
+        ConfSection sec;
         char *value[_KNOB_MAX];
 } ConfRule;
 
@@ -92,9 +92,7 @@ static int lu_policy_set(LuPolicy *p, PolicyKnob k, const char *value, const cha
 static void conf_free(PolicyEngine *p)
 {
         for (size_t i = 0; i < p->n_rules; i++) {
-                free(p->rules[i].name);
-                free(p->rules[i].vendor);
-                free(p->rules[i].model);
+                conf_section_done(&p->rules[i].sec);
                 for (int k = 0; k < _KNOB_MAX; k++)
                         free(p->rules[i].value[k]);
         }
@@ -141,25 +139,15 @@ static int conf_load(PolicyEngine *p, const char *path)
 
                 if (!sec)
                         continue;
-                if (strneq(sec, "device ", 7) || streq(sec, "device")) {
-                        _cleanup_free_ char *kv = NULL, *km = NULL;
-                        const char *g = sec + 6;
+                {
+                        int k = conf_section_parse(d, sec, &rule.sec);
 
-                        g += strspn(g, " \t");
-                        if (asprintf(&kv, "%s:vendor", sec) < 0 || asprintf(&km, "%s:model", sec) < 0)
-                                goto oom;
-                        rule.name = strdup(*g ? g : "device");
-                        rule.vendor = strdup(iniparser_getstring(d, kv, "*"));
-                        rule.model = strdup(iniparser_getstring(d, km, "*"));
-                        if (!rule.name || !rule.vendor || !rule.model) {
-                                free(rule.name);
-                                free(rule.vendor);
-                                free(rule.model);
-                                goto oom;
+                        if (k == -ENOENT) {
+                                log_warning("%s: unknown section [%s], ignoring it", path, sec);
+                                continue;
                         }
-                } else if (!streq(sec, "defaults")) {
-                        log_warning("%s: unknown section [%s], ignoring it", path, sec);
-                        continue;
+                        if (k < 0)
+                                goto oom;
                 }
                 for (int k = 0; k < _KNOB_MAX; k++) {
                         _cleanup_free_ char *key = NULL;
@@ -198,7 +186,7 @@ static int conf_load(PolicyEngine *p, const char *path)
                                                         log_warning("%s: [%s]: invalid %s \"%s\", ignoring it",
                                                                     path, sec, k, v);
                                         }
-                                        if (rule.name)
+                                        if (rule.sec.name)
                                                 known |= streq(k, "vendor") || streq(k, "model");
                                         if (!known)
                                                 log_warning("%s: [%s]: unknown key \"%s\", ignoring it",
@@ -208,9 +196,7 @@ static int conf_load(PolicyEngine *p, const char *path)
                 }
                 n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
                 if (!n) {
-                        free(rule.name);
-                        free(rule.vendor);
-                        free(rule.model);
+                        conf_section_done(&rule.sec);
                         for (int k = 0; k < _KNOB_MAX; k++)
                                 free(rule.value[k]);
                         goto oom;
@@ -315,13 +301,10 @@ static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
                         const ConfRule *rule = &p->rules[i];
                         _cleanup_free_ char *src = NULL;
 
-                        if ((pass == 0) != !rule->name)
-                                continue;
-                        if (rule->name && (fnmatch(rule->vendor, vendor, FNM_CASEFOLD) != 0 ||
-                                           fnmatch(rule->model, model, FNM_CASEFOLD) != 0))
+                        if (!conf_section_applies(&rule->sec, pass, vendor, model))
                                 continue;
                         if (asprintf(&src, "%s [%s%s]", p->conf_path,
-                                     rule->name ? "device " : "defaults", rule->name ?: "") < 0)
+                                     rule->sec.name ? "device " : "defaults", rule->sec.name ?: "") < 0)
                                 return -ENOMEM;
                         for (int k = 0; k < _KNOB_MAX; k++)
                                 if (rule->value[k]) {

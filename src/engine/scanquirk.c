@@ -12,6 +12,7 @@
 
 #include "hwdb.h"
 #include "macro.h"
+#include "conf.h"
 #include "scanquirk.h"
 
 #define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
@@ -34,8 +35,7 @@ static const struct {
 
 /* One [defaults] or [device NAME] section that sets at least one scan key. */
 typedef struct QuirkRule {
-        char *name;           /* NULL for [defaults] */
-        char *vendor, *model; /* fnmatch patterns */
+        ConfSection sec;
         char *value[_QK_MAX];
 } QuirkRule;
 
@@ -84,9 +84,7 @@ int scan_quirk_parse_max_lun(const char *s, uint64_t *ret)
 
 static void rule_done(QuirkRule *r)
 {
-        free(r->name);
-        free(r->vendor);
-        free(r->model);
+        conf_section_done(&r->sec);
         for (int k = 0; k < _QK_MAX; k++)
                 free(r->value[k]);
 }
@@ -110,26 +108,14 @@ static int conf_load(ScanQuirks *q, const char *path)
 
                 if (!sec)
                         continue;
-                if (strneq(sec, "device ", 7) || streq(sec, "device")) {
-                        _cleanup_free_ char *kv = NULL, *km = NULL;
-                        const char *g = sec + 6;
-
-                        g += strspn(g, " \t");
-                        if (asprintf(&kv, "%s:vendor", sec) < 0 ||
-                            asprintf(&km, "%s:model", sec) < 0) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        rule.name = strdup(*g ? g : "device");
-                        rule.vendor = strdup(iniparser_getstring(d, kv, "*"));
-                        rule.model = strdup(iniparser_getstring(d, km, "*"));
-                        if (!rule.name || !rule.vendor || !rule.model) {
-                                rule_done(&rule);
-                                r = -ENOMEM;
-                                break;
-                        }
-                } else if (!streq(sec, "defaults"))
+                r = conf_section_parse(d, sec, &rule.sec);
+                if (r == -ENOENT) {
+                        r = 0;
                         continue;
+                }
+                if (r < 0)
+                        break;
+                r = 0;
                 for (int k = 0; k < _QK_MAX; k++) {
                         _cleanup_free_ char *key = NULL;
                         const char *val;
@@ -276,10 +262,7 @@ int scan_quirks_lookup(ScanQuirks *q, int type, const char *vendor, const char *
                 for (size_t i = 0; i < q->n_rules; i++) {
                         const QuirkRule *rule = &q->rules[i];
 
-                        if ((pass == 0) != !rule->name)
-                                continue;
-                        if (rule->name && (fnmatch(rule->vendor, vendor ?: "", FNM_CASEFOLD) != 0 ||
-                                           fnmatch(rule->model, model ?: "", FNM_CASEFOLD) != 0))
+                        if (!conf_section_applies(&rule->sec, pass, vendor, model))
                                 continue;
                         c.source = q->conf_path;
                         for (int k = 0; k < _QK_MAX; k++)
