@@ -829,7 +829,11 @@ static void schedule_resync(Manager *m, const char *reason)
 
 static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
 {
-        Manager *m = userdata;
+        manager_handle_uevent(userdata, ev);
+}
+
+void manager_handle_uevent(Manager *m, const Uevent *ev)
+{
         int r;
 
         /* Without udevd nobody else loads the LU's upper driver and sg (modload.h). */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "inventory.h"
 #include "probe.h"
 
 typedef struct ManagerConfig {
@@ -34,6 +35,9 @@ Manager *manager_free(Manager *m);
 /* Open the monitor and the control socket, build the inventory, reconcile the links, signal
  * readiness. */
 int manager_start(Manager *m);
+
+/* Apply one kernel uevent, as the monitor does for each it receives (also: replay harnesses). */
+void manager_handle_uevent(Manager *m, const Uevent *ev);
 
 /* Run until SIGTERM/SIGINT; returns the exit code the loop was left with. */
 int manager_run(Manager *m);
