@@ -346,6 +346,117 @@ START_TEST(test_uevent)
 }
 END_TEST
 
+/* ---- node events of a known LU: the event names the node, sysfs is not read again ---- */
+
+static void node_event(Inventory *inv, const char *action, const char *subsystem,
+                       const char *devtype, const char *devpath)
+{
+        Uevent ev = { action, subsystem, devtype, devpath };
+
+        ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+}
+
+START_TEST(test_node_events)
+{
+        Inventory *inv = new_inventory(false);
+        Lu *lu = inventory_find(inv, "0:0:0:0");
+
+        /* sg goes away in the event; the tree still shows it, so only the event can say so. */
+        node_event(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
+        ck_assert_ptr_null(lu->sg);
+        ck_assert_uint_eq(counts.nodes_changed, 1);
+        ck_assert_str_eq(lu_primary_node(lu), "sda");
+
+        /* bsg appears; the same event again changes nothing. */
+        node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+        ck_assert_str_eq(lu->bsg, "bsg/0:0:0:0");
+        node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+        ck_assert_uint_eq(counts.nodes_changed, 2);
+
+        /* Partitions, in whatever order their events come, are kept ordered by number. */
+        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
+        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+        node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
+        node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+        ck_assert_uint_eq(lu->n_partitions, 2);
+        ck_assert_str_eq(lu->partitions[0].node, "sda1");
+        ck_assert_uint_eq(lu->partitions[0].number, 1);
+        ck_assert_str_eq(lu->partitions[1].node, "sda2");
+        ck_assert_uint_eq(counts.nodes_changed, 4);
+        node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
+        ck_assert_uint_eq(lu->n_partitions, 1);
+        ck_assert_str_eq(lu->partitions[0].node, "sda2");
+
+        /* A node the inventory does not expect: the LU is read again from sysfs. */
+        node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+        ck_assert_str_eq(lu->block, "sda");
+        ck_assert_str_eq(lu->sg, "sg0");
+        ck_assert_uint_eq(lu->n_partitions, 2);
+        ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
+
+        /* The disk goes, its partitions with it. */
+        node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+        ck_assert_ptr_null(lu->block);
+        ck_assert_uint_eq(lu->n_partitions, 0);
+        ck_assert_ptr_null(lu_primary_node(lu));
+        ck_assert_uint_eq(counts.nodes_changed, 7);
+        ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
+        inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_node_event_reprobes)
+{
+        InventoryHooks hooks = { .lu_added = on_added, .lu_changed = on_changed };
+        Inventory *inv = NULL;
+        Uevent add = { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" };
+        Lu *lu;
+
+        /* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
+        put_lu("0:0:0:1", 0, NULL, NULL);
+        ck_assert_int_eq(inventory_new(rootfd, 0, &hooks, NULL, &inv), 0);
+        ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+        lu = inventory_find(inv, "0:0:0:1");
+        ck_assert_ptr_nonnull(lu);
+        ck_assert(lu->probe_no_node);
+
+        /* Its nodes appear; the sg event alone is announced. Instead of taking just that node,
+         * the inventory reads the LU in full to probe it again, and finds the disk too. */
+        put_str("sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
+        put_str("sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
+        node_event(inv, "add", "scsi_generic", NULL,
+                   "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
+        ck_assert_str_eq(lu->sg, "sg3");
+        ck_assert_str_eq(lu->block, "sdb");
+        inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_driver_events)
+{
+        Inventory *inv = new_inventory(false);
+        Lu *lu = inventory_find(inv, "0:0:0:0");
+
+        /* bind/unbind re-read the state only; the nodes come with events of their own. */
+        node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+        ck_assert_uint_eq(counts.changed, 0);
+        put_str("sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
+        rm_lu("0:0:0:0/scsi_generic");
+        node_event(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
+        ck_assert_uint_eq(counts.changed, 1);
+        ck_assert_uint_eq(counts.nodes_changed, 0);
+        ck_assert_str_eq(lu->state, "offline");
+        ck_assert_str_eq(lu->sg, "sg0");
+
+        /* A bind of an LU sysfs no longer has removes it. */
+        rm_lu("0:0:0:0");
+        node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+        ck_assert_uint_eq(counts.removed, 1);
+        ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
+        inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_ua_names)
 {
         ck_assert_int_eq(lu_unit_attention_from_string("CAPACITY_DATA_HAS_CHANGED"),
@@ -365,6 +476,9 @@ static Suite *inventory_suite(void)
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_initial);
         tcase_add_loop_test(tc, test_uevent, 0, ELEMENTSOF(uevent_cases));
+        tcase_add_test(tc, test_node_events);
+        tcase_add_test(tc, test_node_event_reprobes);
+        tcase_add_test(tc, test_driver_events);
         tcase_add_test(tc, test_ua_names);
         suite_add_tcase(s, tc);
         return s;
