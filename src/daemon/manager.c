@@ -192,6 +192,12 @@ static void emit(Manager *m, const char *event, json_object *o)
         json_object_put(o);
 }
 
+/* Whether anyone listens: building an event costs more than handling most uevents. */
+static bool want_events(Manager *m)
+{
+        return control_has_monitors(m->control);
+}
+
 static json_object *event_with_hctl(const Lu *lu)
 {
         json_object *o = json_object_new_object();
@@ -259,6 +265,8 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
                 log_full(level, 0, &dev, link_message_id(a), "/%s/%s %s%s%s", dir, name,
                          link_action_name(a), target ? " -> " : "", target ?: "");
 
+        if (!want_events(m))
+                return;
         snprintf(ev, sizeof(ev), "link-%s", link_action_name(a));
         o = event_with_hctl(m->current);
         {
@@ -622,7 +630,8 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
         if (lu->naming_error < 0 && lu->naming_error != -EOPNOTSUPP)
                 log_device_full(LOG_WARNING, lu->naming_error, &dev,
                                 "cannot identify it, no names: %m");
-        emit(m, "lu-added", lu_to_json(m, lu));
+        if (want_events(m))
+                emit(m, "lu-added", lu_to_json(m, lu));
         (void)policy_apply(m->policy, lu, "add");
         (void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
         lu_update_links(m, lu, false);
@@ -639,16 +648,18 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
                         what & LU_CHANGE_NAMES ? " names" : "", what & LU_CHANGE_INFO ? " info" : "");
         if (what & LU_CHANGE_NAMES)
                 log_device_full(LOG_NOTICE, 0, &dev, "identifiers changed, renaming");
-        o = lu_to_json(m, lu);
-        w = json_object_new_array();
-        if (what & LU_CHANGE_NODES)
-                json_object_array_add(w, json_object_new_string("nodes"));
-        if (what & LU_CHANGE_NAMES)
-                json_object_array_add(w, json_object_new_string("names"));
-        if (what & LU_CHANGE_INFO)
-                json_object_array_add(w, json_object_new_string("info"));
-        json_object_object_add(o, "what", w);
-        emit(m, "lu-changed", o);
+        if (want_events(m)) {
+                o = lu_to_json(m, lu);
+                w = json_object_new_array();
+                if (what & LU_CHANGE_NODES)
+                        json_object_array_add(w, json_object_new_string("nodes"));
+                if (what & LU_CHANGE_NAMES)
+                        json_object_array_add(w, json_object_new_string("names"));
+                if (what & LU_CHANGE_INFO)
+                        json_object_array_add(w, json_object_new_string("info"));
+                json_object_object_add(o, "what", w);
+                emit(m, "lu-changed", o);
+        }
         /* sd's max_retries exists only once the disk driver is bound */
         if (what & LU_CHANGE_NODES)
                 (void)policy_apply(m->policy, lu, "add");
