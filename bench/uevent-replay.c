@@ -307,8 +307,9 @@ static void print_memory(const char *when)
 {
         struct mallinfo2 mi = mallinfo2();
 
-        printf("memory %s: VmRSS=%ld VmHWM=%ld heap_in_use=%zu heap_arena=%zu heap_mmap=%zu (KiB except heap: bytes)\n",
-               when, status_kib("VmRSS"), status_kib("VmHWM"), mi.uordblks, mi.arena, mi.hblkhd);
+        printf("memory %s: VmRSS=%ld VmHWM=%ld RssAnon=%ld heap_in_use=%zu heap_arena=%zu heap_mmap=%zu (KiB except heap: bytes)\n",
+               when, status_kib("VmRSS"), status_kib("VmHWM"), status_kib("RssAnon"), mi.uordblks,
+               mi.arena, mi.hblkhd);
 }
 
 int main(int argc, char *argv[])

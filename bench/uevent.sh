@@ -56,6 +56,9 @@ base, full = mem(sys.argv[1], "added"), mem(sys.argv[2], "added")
 hwm = full["VmHWM"] / 1024
 print(f"max RSS (VmHWM) with {n} LUs: {hwm:.1f} MiB (target <= 4 MiB, {hwm / 4:.2f}x of it); "
       f"with none: {base['VmHWM'] / 1024:.1f} MiB")
+anon = full["RssAnon"] / 1024
+print(f"private RSS (RssAnon, what lund itself owns; the rest is shared library pages) with {n} LUs: "
+      f"{anon:.1f} MiB ({anon / 4:.2f}x of 4 MiB); with none: {base['RssAnon'] / 1024:.1f} MiB")
 heap = full["heap_in_use"] - base["heap_in_use"]
 print(f"heap in use for {n} LUs: {heap / 1048576:.2f} MiB, {heap / max(n, 1):.0f} bytes per LU; "
       f"heap arena {full['heap_arena'] / 1048576:.2f} MiB")
