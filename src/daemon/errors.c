@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #define THRESHOLD_WINDOW_MAX 86400U
 
 typedef struct LuErrors {
-        struct LuErrors *next;
+        struct LuErrors *next, *prev;
         char *hctl;
         uint64_t total;
         uint64_t by_class[_ERRCLASS_MAX];
@@ -43,6 +44,7 @@ struct ErrorTracker {
         ErrorRescanFn rescan;
         void *userdata;
         LuErrors *lus;
+        void *index;        /* tsearch() of the same LuErrors by H:C:T:L */
         bool said_missing;
         sd_event_source *poll_source;
         uint64_t poll_interval;
@@ -114,11 +116,16 @@ static LuErrors *lu_errors_free(LuErrors *e)
         return NULL;
 }
 
+static void index_node_keep(void *p)
+{
+}
+
 ErrorTracker *error_tracker_free(ErrorTracker *t)
 {
         if (!t)
                 return NULL;
         sd_event_source_disable_unref(t->poll_source);
+        tdestroy(t->index, index_node_keep);
         while (t->lus) {
                 LuErrors *e = t->lus;
 
@@ -129,12 +136,18 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
         return NULL;
 }
 
+static int lu_errors_cmp(const void *a, const void *b)
+{
+        return strcmp(((const LuErrors *)a)->hctl, ((const LuErrors *)b)->hctl);
+}
+
+/* Found in O(log n): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-        for (LuErrors *e = t->lus; e; e = e->next)
-                if (streq(e->hctl, hctl))
-                        return e;
-        return NULL;
+        LuErrors key = { .hctl = (char *)hctl }, **found;
+
+        found = tfind(&key, &t->index, lu_errors_cmp);
+        return found ? *found : NULL;
 }
 
 static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
@@ -147,25 +160,32 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
         if (!e)
                 return NULL;
         e->hctl = strdup(hctl);
-        if (!e->hctl)
+        if (!e->hctl || !tsearch(e, &t->index, lu_errors_cmp))
                 return lu_errors_free(e);
         e->next = t->lus;
+        if (e->next)
+                e->next->prev = e;
         t->lus = e;
         return e;
 }
 
 void error_tracker_forget(ErrorTracker *t, const char *hctl)
 {
+        LuErrors *e;
+
         if (!t || !hctl)
                 return;
-        for (LuErrors **p = &t->lus; *p; p = &(*p)->next)
-                if (streq((*p)->hctl, hctl)) {
-                        LuErrors *e = *p;
-
-                        *p = e->next;
-                        lu_errors_free(e);
-                        return;
-                }
+        e = lu_errors_find(t, hctl);
+        if (!e)
+                return;
+        tdelete(e, &t->index, lu_errors_cmp);
+        if (e->prev)
+                e->prev->next = e->next;
+        else
+                t->lus = e->next;
+        if (e->next)
+                e->next->prev = e->prev;
+        lu_errors_free(e);
 }
 
 /* Record one error of the threshold's class; 1 when the last count of them fall within the
