@@ -22,6 +22,10 @@ struct Inventory {
         Host *hosts;
         size_t n_lus;
         unsigned generation;
+        /* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
+         * linear probing, @index_size a power of two kept at least twice @n_lus. */
+        Lu **index;
+        size_t index_size;
 };
 
 static const char *const ua_table[_LU_UA_MAX] = {
@@ -182,6 +186,7 @@ Inventory *inventory_free(Inventory *inv)
                 }
                 free(h);
         }
+        free(inv->index);
         free(inv);
         return NULL;
 }
@@ -224,20 +229,97 @@ Lu *inventory_next_lu(const Lu *lu)
         return NULL;
 }
 
+static uint64_t mix64(uint64_t x)
+{
+        /* splitmix64's finaliser: every input bit affects every output bit */
+        x ^= x >> 30;
+        x *= UINT64_C(0xbf58476d1ce4e5b9);
+        x ^= x >> 27;
+        x *= UINT64_C(0x94d049bb133111eb);
+        x ^= x >> 31;
+        return x;
+}
+
+static size_t hctl_hash(unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
+{
+        return (size_t)mix64(mix64(((uint64_t)hn << 32 | cn) ^ mix64((uint64_t)tn)) ^ ln);
+}
+
+static size_t lu_hash(const Lu *lu)
+{
+        const Target *t = lu->target;
+
+        return hctl_hash(t->host->number, t->channel, t->id, lu->lun);
+}
+
 static Lu *find_lu(const Inventory *inv, unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
 {
-        for (Host *h = inv->hosts; h && h->number <= hn; h = h->next) {
-                if (h->number != hn)
-                        continue;
-                for (Target *t = h->targets; t; t = t->next) {
-                        if (t->channel != cn || t->id != tn)
-                                continue;
-                        for (Lu *lu = t->lus; lu && lu->lun <= ln; lu = lu->next)
-                                if (lu->lun == ln)
-                                        return lu;
-                }
+        size_t mask = inv->index_size - 1;
+
+        if (inv->index_size == 0)
+                return NULL;
+        for (size_t i = hctl_hash(hn, cn, tn, ln) & mask; inv->index[i]; i = (i + 1) & mask) {
+                Lu *lu = inv->index[i];
+                const Target *t = lu->target;
+
+                if (lu->lun == ln && t->id == tn && t->channel == cn && t->host->number == hn)
+                        return lu;
         }
         return NULL;
+}
+
+static void index_put(Lu **index, size_t size, Lu *lu)
+{
+        size_t i = lu_hash(lu) & (size - 1);
+
+        while (index[i])
+                i = (i + 1) & (size - 1);
+        index[i] = lu;
+}
+
+/* Room for one more LU. */
+static int index_reserve(Inventory *inv)
+{
+        size_t size;
+        Lu **index;
+
+        if ((inv->n_lus + 1) * 2 <= inv->index_size)
+                return 0;
+        size = inv->index_size ? inv->index_size * 2 : 64;
+        index = calloc(size, sizeof(*index));
+        if (!index)
+                return -ENOMEM;
+        for (size_t i = 0; i < inv->index_size; i++)
+                if (inv->index[i])
+                        index_put(index, size, inv->index[i]);
+        free(inv->index);
+        inv->index = index;
+        inv->index_size = size;
+        return 0;
+}
+
+static void index_remove(Inventory *inv, const Lu *lu)
+{
+        size_t mask = inv->index_size - 1, i, j;
+
+        if (inv->index_size == 0)
+                return;
+        for (i = lu_hash(lu) & mask; inv->index[i] && inv->index[i] != lu; i = (i + 1) & mask)
+                ;
+        if (!inv->index[i])
+                return;
+        /* Shift back the entries after it that probed past its slot, so none becomes
+         * unreachable (no tombstones). */
+        for (j = (i + 1) & mask; inv->index[j]; j = (j + 1) & mask) {
+                size_t k = lu_hash(inv->index[j]) & mask;
+
+                /* Leave it where it is when its home slot k lies cyclically in (i, j]. */
+                if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                        continue;
+                inv->index[i] = inv->index[j];
+                i = j;
+        }
+        inv->index[i] = NULL;
 }
 
 Lu *inventory_find(const Inventory *inv, const char *hctl)
@@ -256,7 +338,11 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
         Host **hp, *h;
         Target **tp, *t;
         Lu **lp;
+        int r;
 
+        r = index_reserve(inv);
+        if (r < 0)
+                return r;
         for (hp = &inv->hosts; *hp && (*hp)->number < hn; hp = &(*hp)->next)
                 ;
         h = *hp;
@@ -284,12 +370,18 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
                 t->next = *tp;
                 *tp = t;
         }
-        for (lp = &t->lus; *lp && (*lp)->lun < lu->lun; lp = &(*lp)->next)
-                ;
+        if (t->last_lu && t->last_lu->lun < lu->lun)
+                lp = &t->last_lu->next;
+        else
+                for (lp = &t->lus; *lp && (*lp)->lun < lu->lun; lp = &(*lp)->next)
+                        ;
         lu->next = *lp;
         *lp = lu;
+        if (!lu->next)
+                t->last_lu = lu;
         lu->target = t;
         inv->n_lus++;
+        index_put(inv->index, inv->index_size, lu);
         return 0;
 }
 
@@ -297,12 +389,16 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 {
         Target *t = lu->target;
         Host *h = t->host;
+        Lu *prev = NULL;
 
-        for (Lu **lp = &t->lus; *lp; lp = &(*lp)->next)
+        index_remove(inv, lu);
+        for (Lu **lp = &t->lus; *lp; prev = *lp, lp = &(*lp)->next)
                 if (*lp == lu) {
                         *lp = lu->next;
                         break;
                 }
+        if (t->last_lu == lu)
+                t->last_lu = prev;
         inv->n_lus--;
         if (t->lus)
                 return;

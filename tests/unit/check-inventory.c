@@ -457,6 +457,77 @@ START_TEST(test_driver_events)
 }
 END_TEST
 
+/* Many LUs, added and removed in no particular order: each is found by its H:C:T:L, and they
+ * are iterated in H:C:T:L order. */
+START_TEST(test_many_lus)
+{
+        Inventory *inv = new_inventory(false);
+        char hctl[64];
+        unsigned n = 0;
+        Lu *lu, *prev = NULL;
+
+        /* LUNs of target 3:0:1 descending, then interleaved ascending over three targets */
+        for (unsigned l = 100; l-- > 0;) {
+                xsnprintf(hctl, "3:0:1:%u", l);
+                put_lu(hctl, 0x0d, NULL, NULL);
+                ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
+        }
+        for (unsigned l = 0; l < 300; l++) {
+                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+                put_lu(hctl, 0x0d, NULL, NULL);
+                ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
+        }
+        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 400);
+
+        for (unsigned l = 0; l < 300; l += 3) {
+                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+                ck_assert_int_eq(inventory_remove(inv, hctl), 1);
+        }
+        for (unsigned l = 0; l < 100; l += 2) {
+                xsnprintf(hctl, "3:0:1:%u", l);
+                ck_assert_int_eq(inventory_remove(inv, hctl), 1);
+                ck_assert_int_eq(inventory_remove(inv, hctl), 0);
+        }
+        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 400 - 100 - 50);
+
+        for (unsigned l = 0; l < 300; l++) {
+                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+                lu = inventory_find(inv, hctl);
+                if (l % 3 == 0)
+                        ck_assert_ptr_null(lu);
+                else {
+                        ck_assert_msg(lu != NULL, "%s lost", hctl);
+                        ck_assert_str_eq(lu->hctl, hctl);
+                }
+        }
+        for (unsigned l = 0; l < 100; l++) {
+                xsnprintf(hctl, "3:0:1:%u", l);
+                ck_assert((inventory_find(inv, hctl) != NULL) == (l % 2 == 1));
+        }
+        ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
+        ck_assert_ptr_nonnull(inventory_find(inv, "2:0:0:3"));
+
+        for (lu = inventory_first_lu(inv); lu; prev = lu, lu = inventory_next_lu(lu), n++) {
+                const Target *a = prev ? prev->target : NULL, *b = lu->target;
+
+                ck_assert(!a || a->host->number < b->host->number ||
+                          (a->host->number == b->host->number &&
+                           (a->channel < b->channel ||
+                            (a->channel == b->channel &&
+                             (a->id < b->id || (a->id == b->id && prev->lun < lu->lun))))));
+        }
+        ck_assert_uint_eq(n, inventory_n_lus(inv));
+
+        /* Re-adding goes to its place again. */
+        ck_assert_int_eq(inventory_refresh(inv, "3:0:1:0", false), 0);
+        ck_assert_ptr_eq(inventory_first_lu(inv)->next, NULL); /* 0:0:0:0 alone in its target */
+        lu = inventory_find(inv, "3:0:1:0");
+        ck_assert_ptr_nonnull(lu);
+        ck_assert_uint_eq(lu->next->lun, 1);
+        inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_ua_names)
 {
         ck_assert_int_eq(lu_unit_attention_from_string("CAPACITY_DATA_HAS_CHANGED"),
@@ -479,6 +550,7 @@ static Suite *inventory_suite(void)
         tcase_add_test(tc, test_node_events);
         tcase_add_test(tc, test_node_event_reprobes);
         tcase_add_test(tc, test_driver_events);
+        tcase_add_test(tc, test_many_lus);
         tcase_add_test(tc, test_ua_names);
         suite_add_tcase(s, tc);
         return s;
