@@ -110,9 +110,13 @@ static int open_dir_nofollow(int rootfd, const char *path)
 
                 if (streq(c, ".") || streq(c, ".."))
                         return -EINVAL;
-                if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
-                        return -errno;
+                /* Every link operation walks here: create a component only when it is missing. */
                 nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (nfd < 0 && errno == ENOENT) {
+                        if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                }
                 if (nfd < 0)
                         return errno == ELOOP ? -ENOTDIR : -errno;
                 safe_close(fd);
