@@ -466,31 +466,32 @@ START_TEST(test_many_lus)
         unsigned n = 0;
         Lu *lu, *prev = NULL;
 
-        /* LUNs of target 3:0:1 descending, then interleaved ascending over three targets */
-        for (unsigned l = 100; l-- > 0;) {
+        /* LUNs of target 3:0:1 descending, then interleaved ascending over three targets: enough
+         * to grow the index a few times. */
+        for (unsigned l = 40; l-- > 0;) {
                 xsnprintf(hctl, "3:0:1:%u", l);
                 put_lu(hctl, 0x0d, NULL, NULL);
                 ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
         }
-        for (unsigned l = 0; l < 300; l++) {
+        for (unsigned l = 0; l < 120; l++) {
                 xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
                 put_lu(hctl, 0x0d, NULL, NULL);
                 ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
         }
-        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 400);
+        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160);
 
-        for (unsigned l = 0; l < 300; l += 3) {
+        for (unsigned l = 0; l < 120; l += 3) {
                 xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
                 ck_assert_int_eq(inventory_remove(inv, hctl), 1);
         }
-        for (unsigned l = 0; l < 100; l += 2) {
+        for (unsigned l = 0; l < 40; l += 2) {
                 xsnprintf(hctl, "3:0:1:%u", l);
                 ck_assert_int_eq(inventory_remove(inv, hctl), 1);
                 ck_assert_int_eq(inventory_remove(inv, hctl), 0);
         }
-        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 400 - 100 - 50);
+        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160 - 40 - 20);
 
-        for (unsigned l = 0; l < 300; l++) {
+        for (unsigned l = 0; l < 120; l++) {
                 xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
                 lu = inventory_find(inv, hctl);
                 if (l % 3 == 0)
@@ -500,7 +501,7 @@ START_TEST(test_many_lus)
                         ck_assert_str_eq(lu->hctl, hctl);
                 }
         }
-        for (unsigned l = 0; l < 100; l++) {
+        for (unsigned l = 0; l < 40; l++) {
                 xsnprintf(hctl, "3:0:1:%u", l);
                 ck_assert((inventory_find(inv, hctl) != NULL) == (l % 2 == 1));
         }
