@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #define THRESHOLD_WINDOW_MAX 86400U
 
 typedef struct LuErrors {
-        struct LuErrors *next;
+        struct LuErrors *next, *prev;
         char *hctl;
         uint64_t total;
         uint64_t by_class[_ERRCLASS_MAX];
@@ -28,7 +29,8 @@ typedef struct LuErrors {
         uint64_t actions;         /* threshold crossings */
         ErrEvent last;
         uint64_t last_usec;
-        uint64_t *ring;           /* times of the last threshold.count errors of the class */
+        uint64_t *ring;           /* times of the last threshold.count errors of the class,
+                                   * allocated with the first such error: most LUs never have one */
         unsigned ring_next, ring_used;
         /* Stock kernel: no events, the kernel's counters polled instead. */
         bool polled;
@@ -42,6 +44,7 @@ struct ErrorTracker {
         ErrorRescanFn rescan;
         void *userdata;
         LuErrors *lus;
+        void *index;        /* tsearch() of the same LuErrors by H:C:T:L */
         bool said_missing;
         sd_event_source *poll_source;
         uint64_t poll_interval;
@@ -113,11 +116,16 @@ static LuErrors *lu_errors_free(LuErrors *e)
         return NULL;
 }
 
+static void index_node_keep(void *p)
+{
+}
+
 ErrorTracker *error_tracker_free(ErrorTracker *t)
 {
         if (!t)
                 return NULL;
         sd_event_source_disable_unref(t->poll_source);
+        tdestroy(t->index, index_node_keep);
         while (t->lus) {
                 LuErrors *e = t->lus;
 
@@ -128,12 +136,18 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
         return NULL;
 }
 
+static int lu_errors_cmp(const void *a, const void *b)
+{
+        return strcmp(((const LuErrors *)a)->hctl, ((const LuErrors *)b)->hctl);
+}
+
+/* Found in O(log n): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-        for (LuErrors *e = t->lus; e; e = e->next)
-                if (streq(e->hctl, hctl))
-                        return e;
-        return NULL;
+        LuErrors key = { .hctl = (char *)hctl }, **found;
+
+        found = tfind(&key, &t->index, lu_errors_cmp);
+        return found ? *found : NULL;
 }
 
 static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
@@ -146,46 +160,58 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
         if (!e)
                 return NULL;
         e->hctl = strdup(hctl);
-        e->ring = calloc(t->threshold.count, sizeof(uint64_t));
-        if (!e->hctl || !e->ring)
+        if (!e->hctl || !tsearch(e, &t->index, lu_errors_cmp))
                 return lu_errors_free(e);
         e->next = t->lus;
+        if (e->next)
+                e->next->prev = e;
         t->lus = e;
         return e;
 }
 
 void error_tracker_forget(ErrorTracker *t, const char *hctl)
 {
+        LuErrors *e;
+
         if (!t || !hctl)
                 return;
-        for (LuErrors **p = &t->lus; *p; p = &(*p)->next)
-                if (streq((*p)->hctl, hctl)) {
-                        LuErrors *e = *p;
-
-                        *p = e->next;
-                        lu_errors_free(e);
-                        return;
-                }
+        e = lu_errors_find(t, hctl);
+        if (!e)
+                return;
+        tdelete(e, &t->index, lu_errors_cmp);
+        if (e->prev)
+                e->prev->next = e->next;
+        else
+                t->lus = e->next;
+        if (e->next)
+                e->next->prev = e->prev;
+        lu_errors_free(e);
 }
 
-/* Record one error of the threshold's class; true when the last count of them fall within the
- * window. The ring is cleared after a crossing so one burst acts once. */
-static bool threshold_hit(const ErrorThreshold *th, LuErrors *e, uint64_t now)
+/* Record one error of the threshold's class; 1 when the last count of them fall within the
+ * window, else 0, or -ENOMEM. The ring is cleared after a crossing so one burst acts once. */
+static int threshold_hit(const ErrorThreshold *th, LuErrors *e, uint64_t now)
 {
         uint64_t oldest;
+
+        if (!e->ring) {
+                e->ring = calloc(th->count, sizeof(uint64_t));
+                if (!e->ring)
+                        return -ENOMEM;
+        }
 
         e->ring[e->ring_next] = now;
         e->ring_next = (e->ring_next + 1) % th->count;
         if (e->ring_used < th->count)
                 e->ring_used++;
         if (e->ring_used < th->count)
-                return false;
+                return 0;
         oldest = e->ring[e->ring_next]; /* the slot written next holds the oldest */
         if (now - oldest > (uint64_t)th->window_sec * 1000000U)
-                return false;
+                return 0;
         e->ring_used = 0;
         e->ring_next = 0;
-        return true;
+        return 1;
 }
 
 static int threshold_act(ErrorTracker *t, LuErrors *e, const LogDevice *dev)
@@ -284,8 +310,13 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
                 log_full(LOG_NOTICE, 0, dev, NULL, "%u earlier error events were rate-limited by "
                          "the kernel (evt_error_burst)", ev.suppressed);
 
-        if (ev.class == t->threshold.class && threshold_hit(&t->threshold, e, now_usec))
-                (void)threshold_act(t, e, dev);
+        if (ev.class == t->threshold.class) {
+                r = threshold_hit(&t->threshold, e, now_usec);
+                if (r < 0)
+                        log_full(LOG_WARNING, r, dev, NULL, "Cannot count errors towards the threshold, ignoring: %m");
+                else if (r > 0)
+                        (void)threshold_act(t, e, dev);
+        }
         return 1;
 }
 
@@ -368,10 +399,12 @@ int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
                 if (t->threshold.class == ERRCLASS_TIMEOUT)
                         for (uint64_t i = 0; i < dtmo; i++) {
                                 e->by_class[ERRCLASS_TIMEOUT]++;
-                                if (threshold_hit(&t->threshold, e, now_usec)) {
+                                int k = threshold_hit(&t->threshold, e, now_usec);
+
+                                if (k > 0)
                                         (void)threshold_act(t, e, &dev);
-                                        break;
-                                }
+                                if (k != 0)
+                                        break; /* acted, or out of memory to count */
                         }
         }
         return grew;

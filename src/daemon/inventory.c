@@ -22,6 +22,10 @@ struct Inventory {
         Host *hosts;
         size_t n_lus;
         unsigned generation;
+        /* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
+         * linear probing, @index_size a power of two kept at least twice @n_lus. */
+        Lu **index;
+        size_t index_size;
 };
 
 static const char *const ua_table[_LU_UA_MAX] = {
@@ -182,6 +186,7 @@ Inventory *inventory_free(Inventory *inv)
                 }
                 free(h);
         }
+        free(inv->index);
         free(inv);
         return NULL;
 }
@@ -224,20 +229,97 @@ Lu *inventory_next_lu(const Lu *lu)
         return NULL;
 }
 
+static uint64_t mix64(uint64_t x)
+{
+        /* splitmix64's finaliser: every input bit affects every output bit */
+        x ^= x >> 30;
+        x *= UINT64_C(0xbf58476d1ce4e5b9);
+        x ^= x >> 27;
+        x *= UINT64_C(0x94d049bb133111eb);
+        x ^= x >> 31;
+        return x;
+}
+
+static size_t hctl_hash(unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
+{
+        return (size_t)mix64(mix64(((uint64_t)hn << 32 | cn) ^ mix64((uint64_t)tn)) ^ ln);
+}
+
+static size_t lu_hash(const Lu *lu)
+{
+        const Target *t = lu->target;
+
+        return hctl_hash(t->host->number, t->channel, t->id, lu->lun);
+}
+
 static Lu *find_lu(const Inventory *inv, unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
 {
-        for (Host *h = inv->hosts; h && h->number <= hn; h = h->next) {
-                if (h->number != hn)
-                        continue;
-                for (Target *t = h->targets; t; t = t->next) {
-                        if (t->channel != cn || t->id != tn)
-                                continue;
-                        for (Lu *lu = t->lus; lu && lu->lun <= ln; lu = lu->next)
-                                if (lu->lun == ln)
-                                        return lu;
-                }
+        size_t mask = inv->index_size - 1;
+
+        if (inv->index_size == 0)
+                return NULL;
+        for (size_t i = hctl_hash(hn, cn, tn, ln) & mask; inv->index[i]; i = (i + 1) & mask) {
+                Lu *lu = inv->index[i];
+                const Target *t = lu->target;
+
+                if (lu->lun == ln && t->id == tn && t->channel == cn && t->host->number == hn)
+                        return lu;
         }
         return NULL;
+}
+
+static void index_put(Lu **index, size_t size, Lu *lu)
+{
+        size_t i = lu_hash(lu) & (size - 1);
+
+        while (index[i])
+                i = (i + 1) & (size - 1);
+        index[i] = lu;
+}
+
+/* Room for one more LU. */
+static int index_reserve(Inventory *inv)
+{
+        size_t size;
+        Lu **index;
+
+        if ((inv->n_lus + 1) * 2 <= inv->index_size)
+                return 0;
+        size = inv->index_size ? inv->index_size * 2 : 64;
+        index = calloc(size, sizeof(*index));
+        if (!index)
+                return -ENOMEM;
+        for (size_t i = 0; i < inv->index_size; i++)
+                if (inv->index[i])
+                        index_put(index, size, inv->index[i]);
+        free(inv->index);
+        inv->index = index;
+        inv->index_size = size;
+        return 0;
+}
+
+static void index_remove(Inventory *inv, const Lu *lu)
+{
+        size_t mask = inv->index_size - 1, i, j;
+
+        if (inv->index_size == 0)
+                return;
+        for (i = lu_hash(lu) & mask; inv->index[i] && inv->index[i] != lu; i = (i + 1) & mask)
+                ;
+        if (!inv->index[i])
+                return;
+        /* Shift back the entries after it that probed past its slot, so none becomes
+         * unreachable (no tombstones). */
+        for (j = (i + 1) & mask; inv->index[j]; j = (j + 1) & mask) {
+                size_t k = lu_hash(inv->index[j]) & mask;
+
+                /* Leave it where it is when its home slot k lies cyclically in (i, j]. */
+                if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                        continue;
+                inv->index[i] = inv->index[j];
+                i = j;
+        }
+        inv->index[i] = NULL;
 }
 
 Lu *inventory_find(const Inventory *inv, const char *hctl)
@@ -256,7 +338,11 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
         Host **hp, *h;
         Target **tp, *t;
         Lu **lp;
+        int r;
 
+        r = index_reserve(inv);
+        if (r < 0)
+                return r;
         for (hp = &inv->hosts; *hp && (*hp)->number < hn; hp = &(*hp)->next)
                 ;
         h = *hp;
@@ -284,12 +370,18 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
                 t->next = *tp;
                 *tp = t;
         }
-        for (lp = &t->lus; *lp && (*lp)->lun < lu->lun; lp = &(*lp)->next)
-                ;
+        if (t->last_lu && t->last_lu->lun < lu->lun)
+                lp = &t->last_lu->next;
+        else
+                for (lp = &t->lus; *lp && (*lp)->lun < lu->lun; lp = &(*lp)->next)
+                        ;
         lu->next = *lp;
         *lp = lu;
+        if (!lu->next)
+                t->last_lu = lu;
         lu->target = t;
         inv->n_lus++;
+        index_put(inv->index, inv->index_size, lu);
         return 0;
 }
 
@@ -297,12 +389,16 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 {
         Target *t = lu->target;
         Host *h = t->host;
+        Lu *prev = NULL;
 
-        for (Lu **lp = &t->lus; *lp; lp = &(*lp)->next)
+        index_remove(inv, lu);
+        for (Lu **lp = &t->lus; *lp; prev = *lp, lp = &(*lp)->next)
                 if (*lp == lu) {
                         *lp = lu->next;
                         break;
                 }
+        if (t->last_lu == lu)
+                t->last_lu = prev;
         inv->n_lus--;
         if (t->lus)
                 return;
@@ -767,10 +863,157 @@ static bool action_is(const Uevent *ev, const char *a)
         return ev->action && streq(ev->action, a);
 }
 
+static void lu_nodes_changed(Inventory *inv, Lu *lu)
+{
+        if (inv->hooks.lu_changed)
+                inv->hooks.lu_changed(inv, lu, LU_CHANGE_NODES, inv->userdata);
+}
+
+/* A partition of the LU's disk appeared or went away (@disk/@part from the event's path). */
+static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk, size_t disk_len,
+                              const char *part)
+{
+        _cleanup_free_ char *p = NULL;
+        LuPartition *np;
+        uint64_t num;
+        size_t i;
+        int r;
+
+        if (!lu->block || strlen(lu->block) != disk_len || !strneq(lu->block, disk, disk_len))
+                return 0;
+        for (i = 0; i < lu->n_partitions; i++)
+                if (streq(lu->partitions[i].node, part))
+                        break;
+
+        if (!add) {
+                if (i == lu->n_partitions)
+                        return 1; /* never knew it: nothing changes */
+                free(lu->partitions[i].node);
+                memmove(lu->partitions + i, lu->partitions + i + 1,
+                        (lu->n_partitions - i - 1) * sizeof(*lu->partitions));
+                lu->n_partitions--;
+                lu_nodes_changed(inv, lu);
+                return 1;
+        }
+
+        if (i < lu->n_partitions)
+                return 1;
+        if (asprintf(&p, "%s/block/%s/%s", lu->syspath, lu->block, part) < 0)
+                return -ENOMEM;
+        r = attr_u64(inv->rootfd, p, "partition", &num);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || num == 0 || num > UINT32_MAX)
+                return 0; /* not what the event said: let a full read decide */
+        np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+        if (!np)
+                return -ENOMEM;
+        lu->partitions = np;
+        /* Keep them ordered by number, as read_partitions() does. */
+        for (i = lu->n_partitions; i > 0 && np[i - 1].number > num; i--)
+                np[i] = np[i - 1];
+        np[i] = (LuPartition) { .node = strdup(part), .number = (unsigned)num };
+        if (!np[i].node) {
+                memmove(np + i, np + i + 1, (lu->n_partitions - i) * sizeof(*np));
+                return -ENOMEM;
+        }
+        lu->n_partitions++;
+        lu_nodes_changed(inv, lu);
+        return 1;
+}
+
+/*
+ * A node of a known LU was added or removed: the event names it (the last component of
+ * DEVPATH is the node's name; bsg nodes live in dev/bsg/), so update that one node instead of
+ * reading the whole LU from sysfs again. Returns 1 when done, 0 when the event does not fit
+ * what the inventory knows (or needs more than the node: a re-probe) and the caller must read
+ * the LU in full, or -errno.
+ */
+static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *base)
+{
+        bool add = action_is(ev, "add");
+        _cleanup_free_ char *bsg = NULL;
+        const char *name = base;
+        char **slot;
+
+        if (!add && !action_is(ev, "remove"))
+                return 0; /* change, move: read it all */
+
+        if (streq(ev->subsystem, "block")) {
+                if (ev->devtype && streq(ev->devtype, "partition")) {
+                        /* .../block/<disk>/<part> */
+                        const char *end = base - 1, *disk = end;
+
+                        while (disk > ev->devpath && disk[-1] != '/')
+                                disk--;
+                        if (disk == end || (size_t)(disk - ev->devpath) < strlen("/block/") ||
+                            !strneq(disk - strlen("/block/"), "/block/", strlen("/block/")))
+                                return 0;
+                        return lu_partition_event(inv, lu, add, disk, (size_t)(end - disk), base);
+                }
+                if (!ev->devtype || !streq(ev->devtype, "disk"))
+                        return 0;
+                slot = &lu->block;
+        } else if (streq(ev->subsystem, "scsi_generic"))
+                slot = &lu->sg;
+        else if (streq(ev->subsystem, "bsg")) {
+                if (asprintf(&bsg, "bsg/%s", base) < 0)
+                        return -ENOMEM;
+                name = bsg;
+                slot = &lu->bsg;
+        } else
+                return 0; /* st makes several nodes per LU (st0, nst0, st0l, ...): read them */
+
+        if (add) {
+                if (*slot)
+                        return streq(*slot, name) ? 1 : 0;
+                /* Identification failed for want of a node to ask: a full read re-probes. */
+                if (lu->naming_error < 0 || lu->probe_no_node)
+                        return 0;
+                *slot = strdup(name);
+                if (!*slot)
+                        return -ENOMEM;
+        } else {
+                if (!*slot)
+                        return 1;
+                if (!streq(*slot, name))
+                        return 0;
+                *slot = mfree(*slot);
+                if (slot == &lu->block) {
+                        for (size_t i = 0; i < lu->n_partitions; i++)
+                                free(lu->partitions[i].node);
+                        lu->partitions = mfree(lu->partitions);
+                        lu->n_partitions = 0;
+                }
+        }
+        lu_nodes_changed(inv, lu);
+        return 1;
+}
+
+/* bind/unbind of a known LU: an upper driver came or went. Its nodes have events of their own;
+ * only the device's state may differ. */
+static int lu_driver_event(Inventory *inv, Lu *lu)
+{
+        char *state = attr_string(inv->rootfd, lu->syspath, "state");
+
+        if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
+                return 0; /* gone: a full read removes it */
+        if (streq_ptr(state, lu->state)) {
+                free(state);
+                return 1;
+        }
+        free(lu->state);
+        lu->state = state;
+        if (inv->hooks.lu_changed)
+                inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
+        return 1;
+}
+
 int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
 {
         _cleanup_free_ char *hctl = NULL;
         const char *base;
+        Lu *lu;
         int r;
 
         assert_return(inv && ev, -EINVAL);
@@ -793,7 +1036,13 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
                          * HAS CHANGED (the rescan is done already). */
                         if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
                                 return inventory_refresh(inv, base, true);
-                        /* add, bind, unbind, change (state, media), move, online, offline */
+                        if (action_is(ev, "bind") || action_is(ev, "unbind")) {
+                                lu = inventory_find(inv, base);
+                                r = lu ? lu_driver_event(inv, lu) : 0;
+                                if (r != 0)
+                                        return r < 0 ? r : 0;
+                        }
+                        /* add, change (state, media), move, online, offline */
                         return inventory_refresh(inv, base, action_is(ev, "add"));
                 }
                 if (action_is(ev, "remove") && ev->devtype &&
@@ -802,10 +1051,10 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
                          * re-read every LU of that host, which drops those sysfs lost. */
                         long host = host_from_devpath(ev->devpath);
 
-                        for (Lu *lu = inventory_first_lu(inv), *next; lu; lu = next) {
-                                next = inventory_next_lu(lu);
-                                if (host < 0 || lu->target->host->number == (unsigned long)host)
-                                        (void)inventory_refresh(inv, lu->hctl, false);
+                        for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
+                                next = inventory_next_lu(x);
+                                if (host < 0 || x->target->host->number == (unsigned long)host)
+                                        (void)inventory_refresh(inv, x->hctl, false);
                         }
                 }
                 return 0;
@@ -815,11 +1064,18 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
             !streq(ev->subsystem, "bsg") && !streq(ev->subsystem, "scsi_tape"))
                 return 0;
 
-        /* A node of an LU appeared, changed or went away: re-read the LU's nodes. */
+        /* A node of an LU appeared, changed or went away: update that node, or re-read the
+         * LU's nodes when the event alone does not say enough. */
         r = hctl_from_devpath(ev->devpath, &hctl);
         if (r < 0)
                 return r == -ENOENT ? 0 : r; /* not a SCSI device's node (loop, nvme, ...) */
-        if (!inventory_find(inv, hctl) && action_is(ev, "remove"))
+        lu = inventory_find(inv, hctl);
+        if (!lu && action_is(ev, "remove"))
                 return 0;
+        if (lu) {
+                r = lu_node_event(inv, lu, ev, base);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
         return inventory_refresh(inv, hctl, false);
 }

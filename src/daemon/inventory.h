@@ -65,6 +65,7 @@ struct Target {
         Target *next;
         unsigned channel, id;
         Lu *lus;
+        Lu *last_lu;  /* the tail of @lus: the kernel adds LUNs in ascending order */
 };
 
 struct Host {

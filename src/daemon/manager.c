@@ -55,23 +55,27 @@ typedef enum LinkSet {
         _LINKSET_MAX,
 } LinkSet;
 
-/* One link an LU wants. */
+/* One link an LU wants, while its links are being worked out. */
 typedef struct LinkWant {
         LinkSet set;
         char *name;
         char *target;
 } LinkWant;
 
-typedef struct LuLinks {
+typedef struct LinkWants {
         LinkWant *v;
         size_t n;
-} LuLinks;
+} LinkWants;
 
-/* Everyone who wants one name in one set; the tree of these is the desired state. */
+/*
+ * Everyone who wants one name in one set; the tree of these is the desired state. What an LU
+ * wants is kept only here, once: its per-LU state (Lu.userdata) is the NULL-terminated array of
+ * the claims it owns. Names and targets live in the same allocation as their claim and owner.
+ */
 typedef struct ClaimOwner {
         Lu *lu;
-        const char *target; /* points into the owner's LinkWant */
         struct ClaimOwner *next;
+        char target[];
 } ClaimOwner;
 
 typedef struct LinkReportCtx {
@@ -81,7 +85,7 @@ typedef struct LinkReportCtx {
 
 typedef struct Claim {
         LinkSet set;
-        char *name;
+        char *name;      /* the claim's own copy, right after it, or a lookup key's */
         ClaimOwner *owners;
         Lu *winner;      /* whose target the link has, NULL if none was made */
         bool foreign;    /* a file lund did not make holds the name */
@@ -175,16 +179,14 @@ static int lu_cmp(const Lu *a, const Lu *b)
         return 0;
 }
 
-static void lu_links_free(LuLinks *l)
+static void link_wants_done(LinkWants *l)
 {
-        if (!l)
-                return;
         for (size_t i = 0; i < l->n; i++) {
                 free(l->v[i].name);
                 free(l->v[i].target);
         }
         free(l->v);
-        free(l);
+        *l = (LinkWants) {};
 }
 
 /* ---- events for monitoring clients ---- */
@@ -236,6 +238,12 @@ static void emit(Manager *m, const char *event, json_object *o)
         json_object_object_add(o, "time_usec", json_object_new_uint64(realtime_usec()));
         control_broadcast(m->control, o);
         json_object_put(o);
+}
+
+/* Whether anyone listens: building an event costs more than handling most uevents. */
+static bool want_events(Manager *m)
+{
+        return control_has_monitors(m->control);
 }
 
 static json_object *event_with_hctl(const Lu *lu)
@@ -305,6 +313,8 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
                 log_full(level, 0, &dev, link_message_id(a), "/%s/%s %s%s%s", dir, name,
                          link_action_name(a), target ? " -> " : "", target ?: "");
 
+        if (!want_events(m))
+                return;
         snprintf(ev, sizeof(ev), "link-%s", link_action_name(a));
         o = event_with_hctl(m->current);
         {
@@ -346,7 +356,7 @@ static char *node_target(const char *dir, const char *node)
         return t;
 }
 
-static int want_add(Manager *m, LuLinks *l, LinkSet set, const char *base, const char *suffix,
+static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, const char *suffix,
                     const char *node)
 {
         _cleanup_free_ char *name = NULL, *target = NULL;
@@ -376,7 +386,7 @@ static bool type_is_disk_like(int type)
 }
 
 /* The link scheme, lund(8) LINKS. */
-static int lu_wanted_links(Manager *m, const Lu *lu, LuLinks *ret)
+static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
         const char *primary = lu_primary_node(lu);
         bool cdrom = lu->block && strneq(lu->block, "sr", 2);
@@ -414,13 +424,12 @@ static Claim *claim_get(Manager *m, LinkSet set, const char *name, bool create)
                 return *found;
         if (!create)
                 return NULL;
-        c = calloc(1, sizeof(*c));
+        c = calloc(1, sizeof(*c) + strlen(name) + 1);
         if (!c)
                 return NULL;
         c->set = set;
-        c->name = strdup(name);
-        if (!c->name || !tsearch(c, &m->claims, claim_cmp)) {
-                free(c->name);
+        c->name = strcpy((char *)(c + 1), name);
+        if (!tsearch(c, &m->claims, claim_cmp)) {
                 free(c);
                 return NULL;
         }
@@ -432,7 +441,6 @@ static void claim_drop(Manager *m, Claim *c)
 {
         tdelete(c, &m->claims, claim_cmp);
         m->n_claims--;
-        free(c->name);
         free(c);
 }
 
@@ -500,30 +508,39 @@ static void claim_resolve(Manager *m, Claim *c)
         m->current = NULL;
 }
 
-static int claim_add(Manager *m, Lu *lu, const LinkWant *w)
+static ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
+{
+        for (ClaimOwner *o = c->owners; o; o = o->next)
+                if (o->lu == lu)
+                        return o;
+        return NULL;
+}
+
+/* @lu claims @w's name; returns the claim, NULL when out of memory. */
+static Claim *claim_add(Manager *m, Lu *lu, const LinkWant *w)
 {
         Claim *c = claim_get(m, w->set, w->name, true);
         ClaimOwner *o;
 
         if (!c)
-                return -ENOMEM;
-        o = calloc(1, sizeof(*o));
-        if (!o)
-                return -ENOMEM;
+                return NULL;
+        o = calloc(1, sizeof(*o) + strlen(w->target) + 1);
+        if (!o) {
+                if (!c->owners)
+                        claim_drop(m, c);
+                return NULL;
+        }
         o->lu = lu;
-        o->target = w->target;
+        strcpy(o->target, w->target);
         o->next = c->owners;
         c->owners = o;
         claim_resolve(m, c);
-        return 0;
+        return c;
 }
 
-static void claim_remove(Manager *m, Lu *lu, const LinkWant *w)
+/* @lu gives up @c, which is freed when nobody else wants it. */
+static void claim_remove(Manager *m, Lu *lu, Claim *c)
 {
-        Claim *c = claim_get(m, w->set, w->name, false);
-
-        if (!c)
-                return;
         for (ClaimOwner **p = &c->owners; *p; p = &(*p)->next)
                 if ((*p)->lu == lu) {
                         ClaimOwner *o = *p;
@@ -537,11 +554,11 @@ static void claim_remove(Manager *m, Lu *lu, const LinkWant *w)
         claim_resolve(m, c);
 }
 
-static bool want_in(const LuLinks *l, const LinkWant *w)
+static bool want_in(const LinkWants *l, LinkSet set, const char *name, const char *target)
 {
-        for (size_t i = 0; l && i < l->n; i++)
-                if (l->v[i].set == w->set && streq(l->v[i].name, w->name) &&
-                    streq(l->v[i].target, w->target))
+        for (size_t i = 0; i < l->n; i++)
+                if (l->v[i].set == set && streq(l->v[i].name, name) &&
+                    streq(l->v[i].target, target))
                         return true;
         return false;
 }
@@ -549,39 +566,57 @@ static bool want_in(const LuLinks *l, const LinkWant *w)
 /* Bring @lu's claims to what it wants now (nothing when @gone). */
 static void lu_update_links(Manager *m, Lu *lu, bool gone)
 {
-        LuLinks *old = lu->userdata, *new = calloc(1, sizeof(*new));
+        _cleanup_(link_wants_done) LinkWants want = {};
+        Claim **old = lu->userdata, **new;
+        size_t n_old = 0, n = 0;
         int r;
 
-        if (!new) {
-                log_error_errno(-ENOMEM, "Out of memory, links of %s not updated", lu->hctl);
-                return;
-        }
         if (!gone) {
-                r = lu_wanted_links(m, lu, new);
+                r = lu_wanted_links(m, lu, &want);
                 if (r < 0)
                         log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
                                           lu->hctl);
         }
-        /* Release first, so a name moving between nodes of one LU is freed before retaken. */
-        for (size_t i = 0; old && i < old->n; i++)
-                if (!want_in(new, &old->v[i]))
-                        claim_remove(m, lu, &old->v[i]);
-        for (size_t i = 0; i < new->n; i++)
-                if (!want_in(old, &new->v[i])) {
-                        r = claim_add(m, lu, &new->v[i]);
-                        if (r < 0)
-                                log_error_errno(r, "%s: failed to claim %s: %m", lu->hctl,
-                                                new->v[i].name);
-                } else {
-                        /* Same claim: repoint the owner at the new copy of the target. */
-                        Claim *c = claim_get(m, new->v[i].set, new->v[i].name, false);
+        while (old && old[n_old])
+                n_old++;
+        new = calloc(want.n + 1, sizeof(*new));
+        if (!new) {
+                log_error_errno(-ENOMEM, "Out of memory, links of %s not updated", lu->hctl);
+                return;
+        }
 
-                        for (ClaimOwner *o = c ? c->owners : NULL; o; o = o->next)
-                                if (o->lu == lu)
-                                        o->target = new->v[i].target;
+        /* Release first, so a name moving between nodes of one LU is freed before retaken. */
+        for (size_t i = 0; i < n_old; i++) {
+                ClaimOwner *o = claim_owner(old[i], lu);
+
+                if (!o || !want_in(&want, old[i]->set, old[i]->name, o->target)) {
+                        claim_remove(m, lu, old[i]);
+                        old[i] = NULL;
                 }
-        lu_links_free(old);
-        lu->userdata = gone ? (lu_links_free(new), NULL) : new;
+        }
+        for (size_t i = 0; i < want.n; i++) {
+                const LinkWant *w = &want.v[i];
+                Claim *c = NULL;
+
+                for (size_t k = 0; k < n_old && !c; k++)
+                        if (old[k] && old[k]->set == w->set && streq(old[k]->name, w->name)) {
+                                c = old[k];
+                                old[k] = NULL; /* held already, with this target */
+                        }
+                if (!c) {
+                        c = claim_add(m, lu, w);
+                        if (!c) {
+                                log_error_errno(-ENOMEM, "%s: failed to claim %s: %m", lu->hctl,
+                                                w->name);
+                                continue;
+                        }
+                }
+                new[n++] = c;
+        }
+        free(old);
+        if (n == 0)
+                new = mfree(new);
+        lu->userdata = new;
 }
 
 /* Full reconcile of one set from the claims (start-up, resync). */
@@ -669,7 +704,8 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
         if (lu->naming_error < 0 && lu->naming_error != -EOPNOTSUPP)
                 log_device_full(LOG_WARNING, lu->naming_error, &dev,
                                 "cannot identify it, no names: %m");
-        emit(m, "lu-added", lu_to_json(m, lu));
+        if (want_events(m))
+                emit(m, "lu-added", lu_to_json(m, lu));
         (void)policy_apply(m->policy, lu, "add");
         (void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
         lu_update_links(m, lu, false);
@@ -686,16 +722,18 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
                         what & LU_CHANGE_NAMES ? " names" : "", what & LU_CHANGE_INFO ? " info" : "");
         if (what & LU_CHANGE_NAMES)
                 log_device_full(LOG_NOTICE, 0, &dev, "identifiers changed, renaming");
-        o = lu_to_json(m, lu);
-        w = json_object_new_array();
-        if (what & LU_CHANGE_NODES)
-                json_object_array_add(w, json_object_new_string("nodes"));
-        if (what & LU_CHANGE_NAMES)
-                json_object_array_add(w, json_object_new_string("names"));
-        if (what & LU_CHANGE_INFO)
-                json_object_array_add(w, json_object_new_string("info"));
-        json_object_object_add(o, "what", w);
-        emit(m, "lu-changed", o);
+        if (want_events(m)) {
+                o = lu_to_json(m, lu);
+                w = json_object_new_array();
+                if (what & LU_CHANGE_NODES)
+                        json_object_array_add(w, json_object_new_string("nodes"));
+                if (what & LU_CHANGE_NAMES)
+                        json_object_array_add(w, json_object_new_string("names"));
+                if (what & LU_CHANGE_INFO)
+                        json_object_array_add(w, json_object_new_string("info"));
+                json_object_object_add(o, "what", w);
+                emit(m, "lu-changed", o);
+        }
         /* sd's max_retries exists only once the disk driver is bound */
         if (what & LU_CHANGE_NODES)
                 (void)policy_apply(m->policy, lu, "add");
@@ -1252,7 +1290,11 @@ static void schedule_resync(Manager *m, const char *reason)
 
 static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
 {
-        Manager *m = userdata;
+        manager_handle_uevent(userdata, ev);
+}
+
+void manager_handle_uevent(Manager *m, const Uevent *ev)
+{
         int r;
 
         /* Without udevd nobody else loads the LU's upper driver and sg (modload.h). */
@@ -1351,7 +1393,7 @@ static json_object *lu_to_json(Manager *m, const Lu *lu)
         json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
                     *names = json_object_new_array(), *links = json_object_new_array(),
                     *parts = json_object_new_array();
-        const LuLinks *ll = lu->userdata;
+        Claim *const *claims = lu->userdata;
 
         json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
         json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
@@ -1425,23 +1467,23 @@ static json_object *lu_to_json(Manager *m, const Lu *lu)
                                        json_object_new_string(strerrorname_np(-lu->naming_error) ?: "EIO"));
         json_object_object_add(o, "probe_commands", json_object_new_int64(lu->probe_commands));
 
-        for (size_t i = 0; ll && i < ll->n; i++) {
-                const LinkWant *w = &ll->v[i];
-                Claim *c = claim_get(m, w->set, w->name, false);
+        for (size_t i = 0; claims && claims[i]; i++) {
+                const Claim *c = claims[i];
+                const ClaimOwner *own = claim_owner(c, lu);
                 json_object *l = json_object_new_object();
                 _cleanup_free_ char *path = NULL;
                 const char *state = "pending";
 
-                if (asprintf(&path, "/%s/%s", m->link_dir[w->set], w->name) < 0)
+                if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) < 0)
                         path = NULL;
-                if (c && c->foreign)
+                if (c->foreign)
                         state = "foreign";
-                else if (c && c->winner == lu)
+                else if (c->winner == lu)
                         state = "linked";
-                else if (c && c->winner)
+                else if (c->winner)
                         state = "collision";
                 json_object_object_add(l, "path", json_str_or_null(path));
-                json_object_object_add(l, "target", json_object_new_string(w->target));
+                json_object_object_add(l, "target", json_str_or_null(own ? own->target : NULL));
                 json_object_object_add(l, "state", json_object_new_string(state));
                 json_object_array_add(links, l);
         }
@@ -1683,7 +1725,6 @@ static void claim_free_node(void *p)
                 c->owners = o->next;
                 free(o);
         }
-        free(c->name);
         free(c);
 }
 
@@ -1699,7 +1740,7 @@ Manager *manager_free(Manager *m)
         monitor_free(m->monitor);
         if (m->inventory)
                 for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
-                        lu_links_free(lu->userdata);
+                        lu->userdata = mfree(lu->userdata);
         inventory_free(m->inventory);
         policy_engine_free(m->policy);
         scan_quirks_free(m->scan_quirks);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "inventory.h"
 #include "probe.h"
 
 /* When the daemon scans hosts itself (--scan=): see lund(8), "SCANNING". */
@@ -49,6 +50,9 @@ Manager *manager_free(Manager *m);
  * hosts when the kernel does not (the scan runs in the loop's background), and signal readiness
  * once that scan and the names it brings are done. */
 int manager_start(Manager *m);
+
+/* Apply one kernel uevent, as the monitor does for each it receives (also: replay harnesses). */
+void manager_handle_uevent(Manager *m, const Uevent *ev);
 
 /* Run until SIGTERM/SIGINT; returns the exit code the loop was left with. */
 int manager_run(Manager *m);

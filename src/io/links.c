@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,12 +96,40 @@ static int dir_path_valid(const char *path)
 }
 
 /* Open (creating as needed) a directory below @rootfd without following any symlink. */
+static bool path_has_dot_component(const char *path)
+{
+        for (const char *c = path; *c;) {
+                size_t n = strcspn(c, "/");
+
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return true;
+                c += n;
+                c += strspn(c, "/");
+        }
+        return false;
+}
+
 static int open_dir_nofollow(int rootfd, const char *path)
 {
-        _cleanup_free_ char *copy = strdup(path);
+        _cleanup_free_ char *copy = NULL;
         _cleanup_close_ int fd = -EBADF;
         char *save = NULL;
 
+        /* Every link operation opens its directories: when they exist, one openat2() refusing
+         * any symlink on the way opens exactly what the walk below would. Anything else (a
+         * component missing, a kernel without openat2) is left to the walk, which decides. */
+        if (!path_has_dot_component(path)) {
+                struct open_how how = {
+                        .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
+                };
+                long k = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+
+                if (k >= 0)
+                        return (int)k;
+        }
+
+        copy = strdup(path);
         if (!copy)
                 return -ENOMEM;
         fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -110,9 +141,13 @@ static int open_dir_nofollow(int rootfd, const char *path)
 
                 if (streq(c, ".") || streq(c, ".."))
                         return -EINVAL;
-                if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
-                        return -errno;
+                /* Every link operation walks here: create a component only when it is missing. */
                 nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (nfd < 0 && errno == ENOENT) {
+                        if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                }
                 if (nfd < 0)
                         return errno == ELOOP ? -ENOTDIR : -errno;
                 safe_close(fd);

@@ -29,7 +29,8 @@ int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, 
 {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ uint8_t *buf = NULL;
-        size_t n = 0;
+        size_t n = 0, size;
+        uint8_t *shrunk;
 
         assert_return(path && path[0] != '/', -EINVAL);
         assert_return(ret_buf && ret_len, -EINVAL);
@@ -38,14 +39,26 @@ int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, 
         if (fd < 0)
                 return -errno;
 
-        /* sysfs reports a size of 4096 for every text attribute: read until EOF instead. */
-        buf = malloc(max + 1);
+        /* sysfs reports a size of 4096 for every text attribute: read until EOF instead, into a
+         * buffer of one page that grows up to @max only for the rare binary attribute that is
+         * larger (a VPD page), and is cut to what was read: the inventory keeps many of these. */
+        size = MIN(max, (size_t)4096);
+        buf = malloc(size + 1);
         if (!buf)
                 return -ENOMEM;
 
         for (;;) {
                 ssize_t k;
 
+                if (n == size && size < max) {
+                        uint8_t *bigger;
+
+                        size = max - size > size ? 2 * size : max;
+                        bigger = realloc(buf, size + 1);
+                        if (!bigger)
+                                return -ENOMEM;
+                        buf = bigger;
+                }
                 if (n == max) {
                         uint8_t probe;
 
@@ -56,7 +69,7 @@ int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, 
                                 return -EFBIG;
                         break;
                 }
-                k = read(fd, buf + n, max - n);
+                k = read(fd, buf + n, size - n);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -68,6 +81,9 @@ int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, 
         }
 
         buf[n] = 0;
+        shrunk = realloc(buf, n + 1);
+        if (shrunk)
+                buf = shrunk;
         *ret_len = n;
         *ret_buf = TAKE_PTR(buf);
         return 0;

@@ -196,6 +196,52 @@ START_TEST(test_rescan_and_enable)
 }
 END_TEST
 
+/* Many LUs tracked: each is found by its H:C:T:L, and forgetting one leaves the others. */
+START_TEST(test_many_lus)
+{
+        ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 10, ERROR_ACTION_LOG };
+        _cleanup_close_ int fd = -EBADF;
+        ErrorTracker *tr;
+        json_object *o, *v;
+        char hctl[32];
+
+        tree(false);
+        fd = sysfs_open_root(root);
+        ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+        for (unsigned i = 0; i < 64; i++) {
+                snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
+                for (unsigned k = 0; k <= i % 3; k++)
+                        ck_assert_int_eq(error_tracker_handle(tr, hctl, NULL, ev_transport,
+                                                              ELEMENTSOF(ev_transport), 1 + k),
+                                         1);
+        }
+        /* the first tracked, the last, and one in between */
+        error_tracker_forget(tr, "3:0:0:0");
+        error_tracker_forget(tr, "3:0:7:7");
+        error_tracker_forget(tr, "3:0:3:4");
+        error_tracker_forget(tr, "3:0:3:4");
+        error_tracker_forget(tr, "9:9:9:9");
+        ck_assert_ptr_null(error_tracker_lu_json(tr, "3:0:0:0"));
+        ck_assert_ptr_null(error_tracker_lu_json(tr, "3:0:3:4"));
+        for (unsigned i = 1; i < 63; i++) {
+                if (i == 3 * 8 + 4)
+                        continue;
+                snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
+                o = error_tracker_lu_json(tr, hctl);
+                ck_assert_msg(o != NULL, "%s forgotten", hctl);
+                ck_assert(json_object_object_get_ex(o, "total", &v));
+                ck_assert_int_eq(json_object_get_int(v), (int)(i % 3 + 1));
+                json_object_put(o);
+        }
+        o = error_tracker_json(tr);
+        ck_assert(json_object_object_get_ex(o, "lus", &v));
+        ck_assert_int_eq(json_object_object_length(v), 61);
+        json_object_put(o);
+        error_tracker_free(tr);
+        untree();
+}
+END_TEST
+
 static void put(const char *attr, const char *v)
 {
         char cmd[512];
@@ -309,6 +355,7 @@ int main(void)
         tcase_add_loop_test(tc, test_threshold_parse, 0, ELEMENTSOF(th));
         tcase_add_test(tc, test_count_and_offline);
         tcase_add_test(tc, test_rescan_and_enable);
+        tcase_add_test(tc, test_many_lus);
         tcase_add_test(tc, test_poll);
         tcase_add_test(tc, test_journal_fields);
         suite_add_tcase(s, tc);

@@ -365,6 +365,189 @@ START_TEST(test_uevent)
 }
 END_TEST
 
+/* ---- node events of a known LU: the event names the node, sysfs is not read again ---- */
+
+static void node_event(Inventory *inv, const char *action, const char *subsystem,
+                       const char *devtype, const char *devpath)
+{
+        Uevent ev = { action, subsystem, devtype, devpath };
+
+        ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+}
+
+START_TEST(test_node_events)
+{
+        Inventory *inv = new_inventory(false);
+        Lu *lu = inventory_find(inv, "0:0:0:0");
+
+        /* sg goes away in the event; the tree still shows it, so only the event can say so. */
+        node_event(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
+        ck_assert_ptr_null(lu->sg);
+        ck_assert_uint_eq(counts.nodes_changed, 1);
+        ck_assert_str_eq(lu_primary_node(lu), "sda");
+
+        /* bsg appears; the same event again changes nothing. */
+        node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+        ck_assert_str_eq(lu->bsg, "bsg/0:0:0:0");
+        node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+        ck_assert_uint_eq(counts.nodes_changed, 2);
+
+        /* Partitions, in whatever order their events come, are kept ordered by number. */
+        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
+        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+        node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
+        node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+        ck_assert_uint_eq(lu->n_partitions, 2);
+        ck_assert_str_eq(lu->partitions[0].node, "sda1");
+        ck_assert_uint_eq(lu->partitions[0].number, 1);
+        ck_assert_str_eq(lu->partitions[1].node, "sda2");
+        ck_assert_uint_eq(counts.nodes_changed, 4);
+        node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
+        ck_assert_uint_eq(lu->n_partitions, 1);
+        ck_assert_str_eq(lu->partitions[0].node, "sda2");
+
+        /* A node the inventory does not expect: the LU is read again from sysfs. */
+        node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+        ck_assert_str_eq(lu->block, "sda");
+        ck_assert_str_eq(lu->sg, "sg0");
+        ck_assert_uint_eq(lu->n_partitions, 2);
+        ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
+
+        /* The disk goes, its partitions with it. */
+        node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+        ck_assert_ptr_null(lu->block);
+        ck_assert_uint_eq(lu->n_partitions, 0);
+        ck_assert_ptr_null(lu_primary_node(lu));
+        ck_assert_uint_eq(counts.nodes_changed, 7);
+        ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
+        inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_node_event_reprobes)
+{
+        InventoryHooks hooks = { .lu_added = on_added, .lu_changed = on_changed };
+        Inventory *inv = NULL;
+        Uevent add = { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" };
+        Lu *lu;
+
+        /* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
+        put_lu("0:0:0:1", 0, NULL, NULL);
+        ck_assert_int_eq(inventory_new(rootfd, 0, &hooks, NULL, &inv), 0);
+        ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+        lu = inventory_find(inv, "0:0:0:1");
+        ck_assert_ptr_nonnull(lu);
+        ck_assert(lu->probe_no_node);
+
+        /* Its nodes appear; the sg event alone is announced. Instead of taking just that node,
+         * the inventory reads the LU in full to probe it again, and finds the disk too. */
+        put_str("sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
+        put_str("sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
+        node_event(inv, "add", "scsi_generic", NULL,
+                   "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
+        ck_assert_str_eq(lu->sg, "sg3");
+        ck_assert_str_eq(lu->block, "sdb");
+        inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_driver_events)
+{
+        Inventory *inv = new_inventory(false);
+        Lu *lu = inventory_find(inv, "0:0:0:0");
+
+        /* bind/unbind re-read the state only; the nodes come with events of their own. */
+        node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+        ck_assert_uint_eq(counts.changed, 0);
+        put_str("sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
+        rm_lu("0:0:0:0/scsi_generic");
+        node_event(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
+        ck_assert_uint_eq(counts.changed, 1);
+        ck_assert_uint_eq(counts.nodes_changed, 0);
+        ck_assert_str_eq(lu->state, "offline");
+        ck_assert_str_eq(lu->sg, "sg0");
+
+        /* A bind of an LU sysfs no longer has removes it. */
+        rm_lu("0:0:0:0");
+        node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+        ck_assert_uint_eq(counts.removed, 1);
+        ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
+        inventory_free(inv);
+}
+END_TEST
+
+/* Many LUs, added and removed in no particular order: each is found by its H:C:T:L, and they
+ * are iterated in H:C:T:L order. */
+START_TEST(test_many_lus)
+{
+        Inventory *inv = new_inventory(false);
+        char hctl[64];
+        unsigned n = 0;
+        Lu *lu, *prev = NULL;
+
+        /* LUNs of target 3:0:1 descending, then interleaved ascending over three targets: enough
+         * to grow the index a few times. */
+        for (unsigned l = 40; l-- > 0;) {
+                xsnprintf(hctl, "3:0:1:%u", l);
+                put_lu(hctl, 0x0d, NULL, NULL);
+                ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
+        }
+        for (unsigned l = 0; l < 120; l++) {
+                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+                put_lu(hctl, 0x0d, NULL, NULL);
+                ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
+        }
+        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160);
+
+        for (unsigned l = 0; l < 120; l += 3) {
+                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+                ck_assert_int_eq(inventory_remove(inv, hctl), 1);
+        }
+        for (unsigned l = 0; l < 40; l += 2) {
+                xsnprintf(hctl, "3:0:1:%u", l);
+                ck_assert_int_eq(inventory_remove(inv, hctl), 1);
+                ck_assert_int_eq(inventory_remove(inv, hctl), 0);
+        }
+        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160 - 40 - 20);
+
+        for (unsigned l = 0; l < 120; l++) {
+                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+                lu = inventory_find(inv, hctl);
+                if (l % 3 == 0)
+                        ck_assert_ptr_null(lu);
+                else {
+                        ck_assert_msg(lu != NULL, "%s lost", hctl);
+                        ck_assert_str_eq(lu->hctl, hctl);
+                }
+        }
+        for (unsigned l = 0; l < 40; l++) {
+                xsnprintf(hctl, "3:0:1:%u", l);
+                ck_assert((inventory_find(inv, hctl) != NULL) == (l % 2 == 1));
+        }
+        ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
+        ck_assert_ptr_nonnull(inventory_find(inv, "2:0:0:3"));
+
+        for (lu = inventory_first_lu(inv); lu; prev = lu, lu = inventory_next_lu(lu), n++) {
+                const Target *a = prev ? prev->target : NULL, *b = lu->target;
+
+                ck_assert(!a || a->host->number < b->host->number ||
+                          (a->host->number == b->host->number &&
+                           (a->channel < b->channel ||
+                            (a->channel == b->channel &&
+                             (a->id < b->id || (a->id == b->id && prev->lun < lu->lun))))));
+        }
+        ck_assert_uint_eq(n, inventory_n_lus(inv));
+
+        /* Re-adding goes to its place again. */
+        ck_assert_int_eq(inventory_refresh(inv, "3:0:1:0", false), 0);
+        ck_assert_ptr_eq(inventory_first_lu(inv)->next, NULL); /* 0:0:0:0 alone in its target */
+        lu = inventory_find(inv, "3:0:1:0");
+        ck_assert_ptr_nonnull(lu);
+        ck_assert_uint_eq(lu->next->lun, 1);
+        inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_ua_names)
 {
         ck_assert_int_eq(lu_unit_attention_from_string("CAPACITY_DATA_HAS_CHANGED"),
@@ -384,6 +567,10 @@ static Suite *inventory_suite(void)
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_initial);
         tcase_add_loop_test(tc, test_uevent, 0, ELEMENTSOF(uevent_cases));
+        tcase_add_test(tc, test_node_events);
+        tcase_add_test(tc, test_node_event_reprobes);
+        tcase_add_test(tc, test_driver_events);
+        tcase_add_test(tc, test_many_lus);
         tcase_add_test(tc, test_ua_names);
         suite_add_tcase(s, tc);
         return s;

@@ -499,6 +499,22 @@ START_TEST(test_dir_symlink)
         ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
         ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
         ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+        /* Also when the directory behind the symlink exists. */
+        mkdirs("elsewhere/by-id");
+        ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
+        ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+        links_free(l);
+
+        /* A directory that was real, then replaced by a symlink to itself moved away. */
+        ck_assert_int_eq(links_new(rootfd, "dev/disk/by-id", rootfd, "run/lund/links/disk", NULL,
+                                   NULL, &l), 0);
+        ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
+        ck_assert_int_eq(renameat(rootfd, "dev/disk", rootfd, "dev/disk.old"), 0);
+        ck_assert_int_eq(symlinkat("disk.old", rootfd, "dev/disk"), 0);
+        ck_assert_int_eq(links_add(l, "b", "../../sdb"), -ENOTDIR);
+        ck_assert_int_eq(links_remove(l, "a"), -ENOTDIR);
+        ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+        ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
         links_free(l);
         ck_assert_int_eq(links_new(rootfd, "/dev/x", rootfd, RECORD_DIR, NULL, NULL, &l), -EINVAL);
 }

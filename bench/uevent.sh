@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The daemon's cost per kernel uevent and its memory with many LUs, on the host: the replay
+# harness (bench/uevent-replay.c) feeds the manager the uevents of N scsi_debug-like LUs
+# appearing and going away, against a fake sysfs tree in a temporary directory.
+#  - instructions per event: callgrind counting only inside manager_handle_uevent() (start-up,
+#    building the fake tree and the harness itself excluded);
+#  - memory: VmHWM/VmRSS and the heap in use with LUND_BENCH_MEM_LUS (4096) LUs, next to the
+#    same process with no LU at all.
+# A benchmark: it prints figures and ratios against the targets of design.md, never fails on
+# them (it fails only when the harness does: a link missing is a bug, not a slow run).
+#   bench/uevent.sh [build-dir]       LUND_BENCH_LUS (256), LUND_BENCH_MEM_LUS (4096)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+n=${LUND_BENCH_LUS:-256}
+nmem=${LUND_BENCH_MEM_LUS:-4096}
+[ -d "$build" ] || meson setup "$build" "$top" >/dev/null
+meson compile -C "$build" bench/uevent-replay >/dev/null
+replay=$build/bench/uevent-replay
+command -v valgrind >/dev/null || { echo "bench: valgrind is needed" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+count() { # <label> <args...>: instructions inside the handler, and the event count
+        local label=$1; shift
+        valgrind --tool=callgrind --callgrind-out-file="$tmp/$label.out" \
+                --toggle-collect=manager_handle_uevent "$replay" "$@" >"$tmp/$label.log" 2>/dev/null
+        local ir events
+        ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/$label.out")
+        events=$(sed -n 's/^events=//p' "$tmp/$label.log")
+        echo "$ir $events"
+}
+
+read -r ir_add ev_add < <(count add --lus "$n")
+read -r ir_all ev_all < <(count all --lus "$n" --remove)
+ir_rm=$((ir_all - ir_add)); ev_rm=$((ev_all - ev_add))
+printf 'uevents replayed: %d LUs, %d events to add them, %d to remove them\n' "$n" "$ev_add" "$ev_rm"
+printf 'instructions per event, adding:   %d\n' $((ir_add / ev_add))
+printf 'instructions per event, removing: %d\n' $((ir_rm / ev_rm))
+per=$((ir_all / ev_all))
+printf 'instructions per event: %d (target <= 50000, %.2fx of it)\n' "$per" "$(echo "$per / 50000" | bc -l)"
+
+"$replay" --lus 0 >"$tmp/mem0.log" 2>/dev/null
+"$replay" --lus "$nmem" >"$tmp/mem.log" 2>/dev/null
+python3 - "$tmp/mem0.log" "$tmp/mem.log" "$nmem" <<'PY'
+import re, sys
+def mem(path, when):
+    for line in open(path):
+        if line.startswith(f"memory {when}:"):
+            return {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', line)}
+    sys.exit(f"bench: no memory figures in {path}")
+n = int(sys.argv[3])
+base, full = mem(sys.argv[1], "added"), mem(sys.argv[2], "added")
+hwm = full["VmHWM"] / 1024
+print(f"max RSS (VmHWM) with {n} LUs: {hwm:.1f} MiB (target <= 4 MiB, {hwm / 4:.2f}x of it); "
+      f"with none: {base['VmHWM'] / 1024:.1f} MiB")
+anon = full["RssAnon"] / 1024
+print(f"private RSS (RssAnon, what lund itself owns; the rest is shared library pages) with {n} LUs: "
+      f"{anon:.1f} MiB ({anon / 4:.2f}x of 4 MiB); with none: {base['RssAnon'] / 1024:.1f} MiB")
+heap = full["heap_in_use"] - base["heap_in_use"]
+print(f"heap in use for {n} LUs: {heap / 1048576:.2f} MiB, {heap / max(n, 1):.0f} bytes per LU; "
+      f"heap arena {full['heap_arena'] / 1048576:.2f} MiB")
+growth = full["VmHWM"] - base["VmHWM"]
+print(f"RSS growth for {n} LUs: {growth / 1024:.1f} MiB ({growth * 1024 / max(n, 1):.0f} bytes per LU)")
+PY
