@@ -1453,8 +1453,9 @@ static json_object *lu_to_json(Manager *m, const Lu *lu)
                 json_object_object_add(id, "revision", json_str_or_null(lu->naming.id_revision));
                 json_object_object_add(id, "serial", json_str_or_null(lu->naming.id_serial));
                 json_object_object_add(o, "id", id);
-                for (size_t i = 0; i < lu->naming.n_props; i++) {
-                        const char *kv = lu->naming.props[i], *eq = strchr(kv, '=');
+                for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
+                     kv = lu_naming_next_prop(&lu->naming, kv)) {
+                        const char *eq = strchr(kv, '=');
                         _cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
 
                         if (key)

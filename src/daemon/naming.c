@@ -31,8 +31,6 @@ void lu_naming_done(LuNaming *n)
         free(n->id_model);
         free(n->id_revision);
         free(n->id_serial);
-        for (size_t i = 0; i < n->n_props; i++)
-                free(n->props[i]);
         free(n->props);
         *n = (LuNaming) {};
 }
@@ -54,11 +52,10 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
                         return false;
         if (!streq_ptr(a->id_type, b->id_type) || !streq_ptr(a->id_vendor, b->id_vendor) ||
             !streq_ptr(a->id_model, b->id_model) || !streq_ptr(a->id_revision, b->id_revision) ||
-            !streq_ptr(a->id_serial, b->id_serial) || a->n_props != b->n_props)
+            !streq_ptr(a->id_serial, b->id_serial) || a->n_props != b->n_props ||
+            a->props_size != b->props_size ||
+            (a->props_size > 0 && memcmp(a->props, b->props, a->props_size) != 0))
                 return false;
-        for (size_t i = 0; i < a->n_props; i++)
-                if (!streq(a->props[i], b->props[i]))
-                        return false;
         return true;
 }
 
@@ -75,20 +72,29 @@ static char *strdup_nonempty(const char *s, bool *oom)
         return d;
 }
 
+const char *lu_naming_next_prop(const LuNaming *n, const char *prev)
+{
+        const char *p = prev ? prev + strlen(prev) + 1 : n->props;
+
+        return p && p < n->props + n->props_size ? p : NULL;
+}
+
 static int collect_prop(const char *key, const char *value, void *userdata)
 {
         LuNaming *n = userdata;
-        char **p, *kv;
+        size_t kl = strlen(key), vl = strlen(value), add = kl + 1 + vl + 1;
+        char *p;
 
-        if (asprintf(&kv, "%s=%s", key, value) < 0)
+        p = realloc(n->props, n->props_size + add);
+        if (!p)
                 return -ENOMEM;
-        p = reallocarray(n->props, n->n_props + 1, sizeof(*p));
-        if (!p) {
-                free(kv);
-                return -ENOMEM;
-        }
         n->props = p;
-        p[n->n_props++] = kv;
+        p += n->props_size;
+        memcpy(p, key, kl);
+        p[kl] = '=';
+        memcpy(p + kl + 1, value, vl + 1);
+        n->props_size += add;
+        n->n_props++;
         return 0;
 }
 

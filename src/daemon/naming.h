@@ -21,13 +21,19 @@ typedef struct LuNaming {
         size_t n_names;
         /* scsi_id's view, as `lunctl list` shows it: ID_TYPE, ID_VENDOR, ID_MODEL, ID_REVISION
          * and ID_SERIAL (NULL when scsi_id prints none) unescaped, and every property of
-         * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them. */
+         * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one
+         * after the other, each NUL-terminated, in @props (@props_size bytes in all): one
+         * allocation per LU, not one per property. */
         char *id_type, *id_vendor, *id_model, *id_revision, *id_serial;
-        char **props;
-        size_t n_props;
+        char *props;
+        size_t n_props, props_size;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);
+
+/* The next "KEY=VALUE" of @n's properties after @prev (NULL: the first); NULL after the last. */
+const char *lu_naming_next_prop(const LuNaming *n, const char *prev);
+
 /* Same IDs, names and scsi_id view. */
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
 

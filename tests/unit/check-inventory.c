@@ -222,11 +222,14 @@ START_TEST(test_initial)
         ck_assert_str_eq(lu->naming.id_serial, "35001405f12345678");
         {
                 bool scsi = false, serial = false;
+                size_t np = 0;
 
-                for (size_t i = 0; i < lu->naming.n_props; i++) {
-                        scsi |= streq(lu->naming.props[i], "ID_SCSI=1");
-                        serial |= streq(lu->naming.props[i], "ID_SERIAL=35001405f12345678");
+                for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
+                     kv = lu_naming_next_prop(&lu->naming, kv), np++) {
+                        scsi |= streq(kv, "ID_SCSI=1");
+                        serial |= streq(kv, "ID_SERIAL=35001405f12345678");
                 }
+                ck_assert_uint_eq(np, lu->naming.n_props);
                 ck_assert(scsi && serial);
         }
 
