@@ -35,21 +35,10 @@ static bool is_sep(uint8_t c)
 	       c == '\v';
 }
 
-static int hex_digit(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool all_hex(const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (hex_digit(p[i]) < 0)
+		if (unhexchar(p[i]) < 0)
 			return false;
 	return true;
 }
@@ -80,12 +69,12 @@ static int emit_token(Pass *p, const uint8_t *t, size_t n)
 	if (!all_hex(t, n))
 		return -EBADMSG;
 	if (n <= 2)
-		return emit(p, (uint8_t)(n == 1 ? hex_digit(t[0]) :
-						  hex_digit(t[0]) << 4 | hex_digit(t[1])));
+		return emit(p, (uint8_t)(n == 1 ? unhexchar(t[0]) :
+						  unhexchar(t[0]) << 4 | unhexchar(t[1])));
 	if (n % 2 != 0)
 		return -EBADMSG;
 	for (size_t i = 0; i < n; i += 2) {
-		r = emit(p, (uint8_t)(hex_digit(t[i]) << 4 | hex_digit(t[i + 1])));
+		r = emit(p, (uint8_t)(unhexchar(t[i]) << 4 | unhexchar(t[i + 1])));
 		if (r < 0)
 			return r;
 	}
@@ -133,7 +122,7 @@ static int parse_line(Pass *p, const uint8_t *line, const uint8_t *end, bool add
 			if (tlen > 16 || !all_hex(t, tlen))
 				return -EBADMSG;
 			for (size_t i = 0; i < tlen; i++)
-				a = a << 4 | (uint64_t)hex_digit(t[i]);
+				a = a << 4 | (uint64_t)unhexchar(t[i]);
 			if (a != line_start)
 				return -EBADMSG;
 			tokens++;

@@ -515,17 +515,6 @@ static void ident_ata(ScsiIdent *id, const ScsiIdentInput *in)
                                         ata_word(in->ata_identify, 0) & 0x8000);
 }
 
-static int hex_digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static IDENT_ATA_IDENTIFY_LEN])
 {
         uint8_t out[IDENT_ATA_IDENTIFY_LEN];
@@ -539,7 +528,7 @@ int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static ID
                 if (len - pos < 4)
                         return -EBADMSG;
                 for (unsigned k = 0; k < 4; k++) {
-                        int x = hex_digit(text[pos + k]);
+                        int x = unhexchar(text[pos + k]);
 
                         if (x < 0)
                                 return -EBADMSG;

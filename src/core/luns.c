@@ -223,17 +223,6 @@ int lun_format_hex(const ScsiLun *lun, char *buf, size_t size)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int lun_parse_hex(const char *s, ScsiLun *ret)
 {
 	ScsiLun lun = {};
@@ -248,7 +237,7 @@ int lun_parse_hex(const char *s, ScsiLun *ret)
 	if (n == 0 || n > 2 * LUN_SIZE || n % 2 != 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		int hi = unhexchar(s[i]), lo = unhexchar(s[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

@@ -103,3 +103,15 @@ static inline void *mfree(void *p)
         free(p);
         return NULL;
 }
+
+/* The value of one hexadecimal digit, -1 if @c is none. */
+static inline int unhexchar(int c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
