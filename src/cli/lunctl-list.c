@@ -35,15 +35,8 @@ static int entry_cmp(const void *a, const void *b)
 {
         const Entry *x = a, *y = b;
 
-        if (x->lu.host != y->lu.host)
-                return x->lu.host < y->lu.host ? -1 : 1;
-        if (x->lu.channel != y->lu.channel)
-                return x->lu.channel < y->lu.channel ? -1 : 1;
-        if (x->lu.target != y->lu.target)
-                return x->lu.target < y->lu.target ? -1 : 1;
-        if (x->lu.lun != y->lu.lun)
-                return x->lu.lun < y->lu.lun ? -1 : 1;
-        return 0;
+        return CMP(x->lu.host, y->lu.host) ?: CMP(x->lu.channel, y->lu.channel) ?:
+               CMP(x->lu.target, y->lu.target) ?: CMP(x->lu.lun, y->lu.lun);
 }
 
 static void entries_free(Entry *e, size_t n)
@@ -193,15 +186,8 @@ static int row_cmp(const void *a, const void *b)
 {
         const Row *x = a, *y = b;
 
-        if (x->host != y->host)
-                return x->host < y->host ? -1 : 1;
-        if (x->channel != y->channel)
-                return x->channel < y->channel ? -1 : 1;
-        if (x->target != y->target)
-                return x->target < y->target ? -1 : 1;
-        if (x->lun != y->lun)
-                return x->lun < y->lun ? -1 : 1;
-        return 0;
+        return CMP(x->host, y->host) ?: CMP(x->channel, y->channel) ?:
+               CMP(x->target, y->target) ?: CMP(x->lun, y->lun);
 }
 
 /* strdup() that keeps NULL and records a failure in *oom. */

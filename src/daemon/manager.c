@@ -168,15 +168,8 @@ static int lu_cmp(const Lu *a, const Lu *b)
 {
         const Target *ta = a->target, *tb = b->target;
 
-        if (ta->host->number != tb->host->number)
-                return ta->host->number < tb->host->number ? -1 : 1;
-        if (ta->channel != tb->channel)
-                return ta->channel < tb->channel ? -1 : 1;
-        if (ta->id != tb->id)
-                return ta->id < tb->id ? -1 : 1;
-        if (a->lun != b->lun)
-                return a->lun < b->lun ? -1 : 1;
-        return 0;
+        return CMP(ta->host->number, tb->host->number) ?: CMP(ta->channel, tb->channel) ?:
+               CMP(ta->id, tb->id) ?: CMP(a->lun, b->lun);
 }
 
 static void link_wants_done(LinkWants *l)

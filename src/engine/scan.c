@@ -407,13 +407,8 @@ static int lu_cmp(const void *a, const void *b)
 {
         const ScanLu *x = a, *y = b;
 
-        if (x->host != y->host)
-                return x->host < y->host ? -1 : 1;
-        if (x->channel != y->channel)
-                return x->channel < y->channel ? -1 : 1;
-        if (x->target != y->target)
-                return x->target < y->target ? -1 : 1;
-        return x->lun < y->lun ? -1 : x->lun > y->lun;
+        return CMP(x->host, y->host) ?: CMP(x->channel, y->channel) ?:
+               CMP(x->target, y->target) ?: CMP(x->lun, y->lun);
 }
 
 static int parse_hctl(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
@@ -1926,36 +1921,25 @@ static int host_cmp(const void *a, const void *b)
 {
         const ScanHost *x = a, *y = b;
 
-        return x->host < y->host ? -1 : x->host > y->host;
+        return CMP(x->host, y->host);
 }
 
 static int target_cmp(const void *a, const void *b)
 {
         const ScanTarget *x = a, *y = b;
 
-        if (x->host != y->host)
-                return x->host < y->host ? -1 : 1;
-        if (x->channel != y->channel)
-                return x->channel < y->channel ? -1 : 1;
-        return x->target < y->target ? -1 : x->target > y->target;
+        return CMP(x->host, y->host) ?: CMP(x->channel, y->channel) ?: CMP(x->target, y->target);
 }
 
 static int action_cmp(const void *a, const void *b)
 {
         const ScanAction *x = a, *y = b;
 
-        if (x->host != y->host)
-                return x->host < y->host ? -1 : 1;
         /* probes first: they happen before anything else on the host */
-        if ((x->kind == SCAN_ACTION_PROBE) != (y->kind == SCAN_ACTION_PROBE))
-                return x->kind == SCAN_ACTION_PROBE ? -1 : 1;
-        if (x->channel != y->channel)
-                return x->channel < y->channel ? -1 : 1;
-        if (x->target != y->target)
-                return x->target < y->target ? -1 : 1;
-        if (x->lun != y->lun)
-                return x->lun < y->lun ? -1 : 1;
-        return x->kind < y->kind ? -1 : x->kind > y->kind;
+        return CMP(x->host, y->host) ?:
+               CMP(x->kind != SCAN_ACTION_PROBE, y->kind != SCAN_ACTION_PROBE) ?:
+               CMP(x->channel, y->channel) ?: CMP(x->target, y->target) ?: CMP(x->lun, y->lun) ?:
+               CMP(x->kind, y->kind);
 }
 
 static ScanHost *find_host(ScanHost *v, size_t n, unsigned h)

@@ -94,6 +94,9 @@ static inline void closep(int *fd)
                         func(*p);                                                                  \
         }
 
+/* -1, 0 or 1 as @a is below, equal to or above @b; chain with ?: for several keys. */
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
 #define isempty(s) (!(s) || (s)[0] == '\0')
