@@ -153,11 +153,9 @@ int verb_id(int argc, char *argv[], Options *o)
         }
         arg = argv[optind];
 
-        rootfd = sysfs_open_root(o->root);
-        if (rootfd < 0) {
-                log_error_errno(rootfd, "Failed to open root directory '%s': %m", o->root ?: "/");
-                return EXIT_USAGE;
-        }
+        r = lunctl_open_root(o, &rootfd);
+        if (r != EXIT_OK)
+                return r;
 
         r = lunctl_resolve(rootfd, arg, &lu);
         if (r != EXIT_OK)

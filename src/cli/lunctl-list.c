@@ -572,12 +572,8 @@ int verb_list(int argc, char *argv[], Options *o)
                 Entry *e = NULL;
                 size_t ne = 0;
 
-                rootfd = sysfs_open_root(o->root);
-                if (rootfd < 0) {
-                        log_error_errno(rootfd, "Failed to open root directory '%s': %m",
-                                        o->root ?: "/");
+                if (lunctl_open_root(o, &rootfd) != EXIT_OK)
                         return EXIT_USAGE;
-                }
                 if (o->sysfs_only)
                         flags |= PROBE_SYSFS_ONLY;
                 if (o->sgio_only)

@@ -19,7 +19,6 @@
 #include "macro.h"
 #include "output.h"
 #include "probe.h"
-#include "sysfs.h"
 
 #define NOT_SUPPORTED "(not supported by this kernel)"
 #define NOT_A_DISK "(not an sd disk)"
@@ -207,11 +206,9 @@ int verb_policy(int argc, char *argv[], Options *o)
                         return EXIT_USAGE;
         }
 
-        rootfd = sysfs_open_root(o->root);
-        if (rootfd < 0) {
-                log_error_errno(rootfd, "Failed to open root directory '%s': %m", o->root ?: "/");
-                return EXIT_USAGE;
-        }
+        r = lunctl_open_root(o, &rootfd);
+        if (r != EXIT_OK)
+                return r;
         r = lunctl_resolve(rootfd, arg, &lu);
         if (r != EXIT_OK)
                 return r;

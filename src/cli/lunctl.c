@@ -11,6 +11,7 @@
 #include "lunctl.h"
 #include "macro.h"
 #include "probe.h"
+#include "sysfs.h"
 
 typedef struct Verb {
         const char *name;
@@ -40,6 +41,18 @@ int exit_code_from_errno(int r)
         default:
                 return EXIT_DEVICE;
         }
+}
+
+int lunctl_open_root(const Options *o, int *ret)
+{
+        int fd = sysfs_open_root(o->root);
+
+        if (fd < 0) {
+                log_error_errno(fd, "Failed to open root directory '%s': %m", o->root ?: "/");
+                return EXIT_USAGE;
+        }
+        *ret = fd;
+        return EXIT_OK;
 }
 
 int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)

@@ -28,6 +28,12 @@ typedef struct Options {
 typedef struct LuRef LuRef;
 
 /*
+ * lunctl_open_root() - the directory fd of --root (or "/") in *ret. Logs why not and returns
+ * EXIT_USAGE on failure, else EXIT_OK.
+ */
+int lunctl_open_root(const Options *o, int *ret);
+
+/*
  * lunctl_resolve() - find the LU an admin named: a device node (or its bare name, "sda", as
  * kernel messages print it), a /sys path or H:C:T:L. Logs one line naming @arg and the reason on
  * failure. Returns EXIT_OK with @ret filled, or the exit code to return.
