@@ -340,3 +340,31 @@ int lun_describe(const ScsiLun *lun, char *buf, size_t size)
 	}
 	return o.overflow ? -ENOBUFS : 0;
 }
+
+int hctl_parse(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
+{
+	unsigned long long v[4];
+	const char *p = s;
+
+	for (size_t i = 0; i < 4; i++) {
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (errno != 0 || (i < 3 && (*end != ':' || v[i] > UINT32_MAX)) ||
+		    (i == 3 && *end != 0))
+			return -EINVAL;
+		p = end + 1;
+	}
+	if (h)
+		*h = (unsigned)v[0];
+	if (c)
+		*c = (unsigned)v[1];
+	if (t)
+		*t = (unsigned)v[2];
+	if (l)
+		*l = v[3];
+	return 0;
+}

@@ -134,3 +134,10 @@ int lun_parse_hex(const char *s, ScsiLun *ret);
  */
 #define LUN_DESCRIBE_MAX 256
 int lun_describe(const ScsiLun *lun, char *buf, size_t size);
+
+/*
+ * hctl_parse() - a scsi_device's name as the kernel gives it, "H:C:T:L" in decimal and nothing
+ * else: host, channel and target below 2^32, the LUN an unsigned 64-bit integer (Linux's LUN
+ * number, lun_to_linux()). Any output may be NULL (to test the form only). 0 or -EINVAL.
+ */
+int hctl_parse(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l);

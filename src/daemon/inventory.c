@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "inventory.h"
+#include "luns.h"
 #include "macro.h"
 #include "sysfs.h"
 
@@ -85,35 +86,6 @@ const char *lu_primary_node(const Lu *lu)
         default:
                 return lu->sg;
         }
-}
-
-/* "H:C:T:L" in decimal, as the kernel names scsi_devices. */
-static int hctl_parse(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
-{
-        unsigned long long v[4];
-        const char *p = s;
-
-        for (size_t i = 0; i < 4; i++) {
-                char *end;
-
-                if (!isdigit((unsigned char)*p))
-                        return -EINVAL;
-                errno = 0;
-                v[i] = strtoull(p, &end, 10);
-                if (errno != 0 || (i < 3 && (*end != ':' || v[i] > UINT32_MAX)) ||
-                    (i == 3 && *end != 0))
-                        return -EINVAL;
-                p = end + 1;
-        }
-        if (h)
-                *h = (unsigned)v[0];
-        if (c)
-                *c = (unsigned)v[1];
-        if (t)
-                *t = (unsigned)v[2];
-        if (l)
-                *l = v[3];
-        return 0;
 }
 
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks,

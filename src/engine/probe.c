@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "luns.h"
 #include "macro.h"
 #include "probe.h"
 #include "sgio.h"
@@ -66,40 +66,12 @@ void probe_data_done(ProbeData *d)
         *d = (ProbeData) {};
 }
 
-/* "H:C:T:L", decimal, nothing else. The kernel prints the LUN as an unsigned 64-bit integer. */
-static int parse_hctl(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
-{
-        unsigned long long v[4];
-        const char *p = s;
-
-        for (size_t i = 0; i < 4; i++) {
-                char *end;
-
-                if (!isdigit((unsigned char)*p))
-                        return -EINVAL;
-                errno = 0;
-                v[i] = strtoull(p, &end, 10);
-                if (errno != 0)
-                        return -EINVAL;
-                if (i < 3 && (*end != ':' || v[i] > UINT32_MAX))
-                        return -EINVAL;
-                if (i == 3 && *end != 0)
-                        return -EINVAL;
-                p = end + 1;
-        }
-        *h = (unsigned)v[0];
-        *c = (unsigned)v[1];
-        *t = (unsigned)v[2];
-        *l = v[3];
-        return 0;
-}
-
 static bool is_hctl(const char *s)
 {
         unsigned h, c, t;
         uint64_t l;
 
-        return parse_hctl(s, &h, &c, &t, &l) >= 0;
+        return hctl_parse(s, &h, &c, &t, &l) >= 0;
 }
 
 static const char *path_basename(const char *p)
@@ -191,7 +163,7 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
         } else
                 return -EINVAL;
 
-        r = parse_hctl(lu.hctl, &lu.host, &lu.channel, &lu.target, &lu.lun);
+        r = hctl_parse(lu.hctl, &lu.host, &lu.channel, &lu.target, &lu.lun);
         if (r < 0)
                 return r;
 

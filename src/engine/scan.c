@@ -411,30 +411,6 @@ static int lu_cmp(const void *a, const void *b)
                CMP(x->target, y->target) ?: CMP(x->lun, y->lun);
 }
 
-static int parse_hctl(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
-{
-        unsigned long long v[4];
-        const char *p = s;
-
-        for (size_t i = 0; i < 4; i++) {
-                char *end;
-
-                if (*p < '0' || *p > '9')
-                        return -EINVAL;
-                errno = 0;
-                v[i] = strtoull(p, &end, 10);
-                if (errno != 0 || (i < 3 && (*end != ':' || v[i] > UINT32_MAX)) ||
-                    (i == 3 && *end != 0))
-                        return -EINVAL;
-                p = end + 1;
-        }
-        *h = (unsigned)v[0];
-        *c = (unsigned)v[1];
-        *t = (unsigned)v[2];
-        *l = v[3];
-        return 0;
-}
-
 /* The LUs the kernel has instantiated on @host (and @channel/@target unless SCAN_ANY), sorted;
  * only the address is filled in (lu_details() reads the rest). */
 static int list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, ScanLu **ret,
@@ -462,7 +438,7 @@ static int list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, 
                 unsigned h, c, t;
                 uint64_t l;
 
-                if (parse_hctl(de->d_name, &h, &c, &t, &l) < 0 || h != host)
+                if (hctl_parse(de->d_name, &h, &c, &t, &l) < 0 || h != host)
                         continue;
                 if ((channel != SCAN_ANY && c != channel) || (target != SCAN_ANY && t != target))
                         continue;

@@ -366,6 +366,34 @@ START_TEST(test_lun_all_first_levels)
 }
 END_TEST
 
+START_TEST(test_hctl_parse)
+{
+	unsigned h, c, t;
+	uint64_t l;
+
+	ck_assert_int_eq(hctl_parse("2:0:1:16384", &h, &c, &t, &l), 0);
+	ck_assert_uint_eq(h, 2);
+	ck_assert_uint_eq(c, 0);
+	ck_assert_uint_eq(t, 1);
+	ck_assert_uint_eq(l, 16384);
+	ck_assert_int_eq(hctl_parse("4294967295:0:0:18446744073709551615", &h, NULL, NULL, &l), 0);
+	ck_assert_uint_eq(h, 4294967295u);
+	ck_assert_uint_eq(l, UINT64_MAX);
+	ck_assert_int_eq(hctl_parse("0:0:0:0", NULL, NULL, NULL, NULL), 0);
+	/* what sysfs lists beside scsi_devices, and malformed names */
+	ck_assert_int_eq(hctl_parse("host0", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("target0:0:1", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("0:0:1", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("0:0:1:2:3", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("0:0:1:2 ", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("0:-1:1:2", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("0: 1:1:2", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("4294967296:0:0:0", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("0:0:0:18446744073709551616", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("", NULL, NULL, NULL, NULL), -EINVAL);
+}
+END_TEST
+
 static Suite *luns_suite(void)
 {
 	Suite *s = suite_create("luns");
@@ -377,6 +405,7 @@ static Suite *luns_suite(void)
 	tcase_add_loop_test(tc, test_lun_decode, 0, ELEMENTSOF(lun_cases));
 	tcase_add_test(tc, test_lun_long_flat);
 	tcase_add_test(tc, test_lun_linux_roundtrip);
+	tcase_add_test(tc, test_hctl_parse);
 	tcase_add_test(tc, test_lun_sam_roundtrip);
 	tcase_add_test(tc, test_lun_hex);
 	tcase_add_test(tc, test_lun_all_first_levels);
