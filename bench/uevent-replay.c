@@ -38,36 +38,36 @@ static unsigned long n_events;
 
 static void die(const char *what)
 {
-        fprintf(stderr, "uevent-replay: %s: %m\n", what);
-        exit(EXIT_FAILURE);
+	fprintf(stderr, "uevent-replay: %s: %m\n", what);
+	exit(EXIT_FAILURE);
 }
 
 static void mkdir_parents(char *p)
 {
-        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        die(p);
-                *s = '/';
-        }
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			die(p);
+		*s = '/';
+	}
 }
 
 static void put(const void *data, size_t len, const char *fmt, ...) _printf_(3, 4);
 static void put(const void *data, size_t len, const char *fmt, ...)
 {
-        char p[PATH_MAX], rel[PATH_MAX / 2];
-        va_list ap;
-        int fd;
+	char p[PATH_MAX], rel[PATH_MAX / 2];
+	va_list ap;
+	int fd;
 
-        va_start(ap, fmt);
-        vsnprintf(rel, sizeof(rel), fmt, ap);
-        va_end(ap);
-        snprintf(p, sizeof(p), "%s/%s", root, rel);
-        mkdir_parents(p);
-        fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-                die(p);
-        close(fd);
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	mkdir_parents(p);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		die(p);
+	close(fd);
 }
 
 #define put_str(s, ...) put((s), strlen(s), __VA_ARGS__)
@@ -75,347 +75,348 @@ static void put(const void *data, size_t len, const char *fmt, ...)
 static void symlink_to(const char *target, const char *fmt, ...) _printf_(2, 3);
 static void symlink_to(const char *target, const char *fmt, ...)
 {
-        char p[PATH_MAX], rel[PATH_MAX / 2];
-        va_list ap;
+	char p[PATH_MAX], rel[PATH_MAX / 2];
+	va_list ap;
 
-        va_start(ap, fmt);
-        vsnprintf(rel, sizeof(rel), fmt, ap);
-        va_end(ap);
-        snprintf(p, sizeof(p), "%s/%s", root, rel);
-        mkdir_parents(p);
-        if (symlink(target, p) < 0)
-                die(p);
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	mkdir_parents(p);
+	if (symlink(target, p) < 0)
+		die(p);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-        return remove(path);
+	return remove(path);
 }
 
 static void rm_tree(const char *fmt, ...) _printf_(1, 2);
 static void rm_tree(const char *fmt, ...)
 {
-        char p[PATH_MAX], rel[PATH_MAX / 2];
-        va_list ap;
+	char p[PATH_MAX], rel[PATH_MAX / 2];
+	va_list ap;
 
-        va_start(ap, fmt);
-        vsnprintf(rel, sizeof(rel), fmt, ap);
-        va_end(ap);
-        snprintf(p, sizeof(p), "%s/%s", root, rel);
-        (void)nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	(void)nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* sd's names: sda..sdz, sdaa..sdzz, sdaaa... */
 static void sd_name(unsigned i, char ret[static 16])
 {
-        char rev[8];
-        size_t n = 0;
+	char rev[8];
+	size_t n = 0;
 
-        i++;
-        while (i > 0 && n < sizeof(rev)) {
-                i--;
-                rev[n++] = (char)('a' + i % 26);
-                i /= 26;
-        }
-        strcpy(ret, "sd");
-        for (size_t k = 0; k < n; k++)
-                ret[2 + k] = rev[n - 1 - k];
-        ret[2 + n] = 0;
+	i++;
+	while (i > 0 && n < sizeof(rev)) {
+		i--;
+		rev[n++] = (char)('a' + i % 26);
+		i /= 26;
+	}
+	strcpy(ret, "sd");
+	for (size_t k = 0; k < n; k++)
+		ret[2 + k] = rev[n - 1 - k];
+	ret[2 + n] = 0;
 }
 
 typedef struct Lun {
-        unsigned target, lun, index;
-        char hctl[64], devpath[256], sd[16];
+	unsigned target, lun, index;
+	char hctl[64], devpath[256], sd[16];
 } Lun;
 
 static void lun_init(Lun *l, unsigned index, unsigned targets, unsigned per_target)
 {
-        l->index = index;
-        l->target = index / per_target;
-        l->lun = index % per_target;
-        snprintf(l->hctl, sizeof(l->hctl), "0:0:%u:%u", l->target, l->lun);
-        snprintf(l->devpath, sizeof(l->devpath),
-                 "/devices/pseudo_0/adapter0/host0/target0:0:%u/%s", l->target, l->hctl);
-        sd_name(index, l->sd);
+	l->index = index;
+	l->target = index / per_target;
+	l->lun = index % per_target;
+	snprintf(l->hctl, sizeof(l->hctl), "0:0:%u:%u", l->target, l->lun);
+	snprintf(l->devpath, sizeof(l->devpath), "/devices/pseudo_0/adapter0/host0/target0:0:%u/%s",
+	         l->target, l->hctl);
+	sd_name(index, l->sd);
 }
 
 static Manager *manager;
 
-static void event(const char *action, const char *subsystem, const char *devtype,
-                  const char *fmt, ...) _printf_(4, 5);
-static void event(const char *action, const char *subsystem, const char *devtype,
-                  const char *fmt, ...)
+static void event(const char *action, const char *subsystem, const char *devtype, const char *fmt,
+                  ...) _printf_(4, 5);
+static void event(const char *action, const char *subsystem, const char *devtype, const char *fmt,
+                  ...)
 {
-        char devpath[PATH_MAX / 2];
-        va_list ap;
-        Uevent ev;
+	char devpath[PATH_MAX / 2];
+	va_list ap;
+	Uevent ev;
 
-        va_start(ap, fmt);
-        vsnprintf(devpath, sizeof(devpath), fmt, ap);
-        va_end(ap);
-        ev = (Uevent) {
-                .action = action,
-                .subsystem = subsystem,
-                .devtype = devtype,
-                .devpath = devpath,
-                .seqnum = ++n_events,
-        };
-        manager_handle_uevent(manager, &ev);
+	va_start(ap, fmt);
+	vsnprintf(devpath, sizeof(devpath), fmt, ap);
+	va_end(ap);
+	ev = (Uevent){
+		.action = action,
+		.subsystem = subsystem,
+		.devtype = devtype,
+		.devpath = devpath,
+		.seqnum = ++n_events,
+	};
+	manager_handle_uevent(manager, &ev);
 }
 
 /* scsi_debug's identity pages: an NAA-6 LU name and a T10 vendor ID, the serial in 0x80. */
 static void put_lu_attrs(const Lun *l)
 {
-        uint8_t inq[96] = { 0x00, 0x00, 0x07, 0x02, 91, 0x00, 0x00, 0x02 };
-        uint8_t pg0[] = { 0x00, 0x00, 0x00, 0x04, 0x00, 0x80, 0x83, 0xb0 };
-        uint8_t pg80[4 + 16] = { 0x00, 0x80, 0x00, 16 };
-        uint8_t pg83[4 + 20 + 28] = { 0x00, 0x83, 0x00, 20 + 28,
-                                      /* NAA, LU, 16 bytes: 6 3333 333 <index> */
-                                      0x01, 0x03, 0x00, 0x10, 0x63, 0x33, 0x33, 0x30 };
-        uint8_t pgb0[64] = { 0x00, 0xb0, 0x00, 0x3c };
-        char serial[17];
+	uint8_t inq[96] = { 0x00, 0x00, 0x07, 0x02, 91, 0x00, 0x00, 0x02 };
+	uint8_t pg0[] = { 0x00, 0x00, 0x00, 0x04, 0x00, 0x80, 0x83, 0xb0 };
+	uint8_t pg80[4 + 16] = { 0x00, 0x80, 0x00, 16 };
+	uint8_t pg83[4 + 20 + 28] = { 0x00, 0x83, 0x00, 20 + 28,
+		                      /* NAA, LU, 16 bytes: 6 3333 333 <index> */
+		                      0x01, 0x03, 0x00, 0x10, 0x63, 0x33, 0x33, 0x30 };
+	uint8_t pgb0[64] = { 0x00, 0xb0, 0x00, 0x3c };
+	char serial[17];
 
-        memcpy(inq + 8, "Linux   scsi_debug      0191", 28);
-        snprintf(serial, sizeof(serial), "%016u", 2000 + l->index);
-        memcpy(pg80 + 4, serial, 16);
-        for (size_t k = 0; k < 8; k++)
-                pg83[4 + 4 + 4 + 4 + k] = (uint8_t)((uint64_t)(l->index + 1) >> (8 * (7 - k)));
-        /* T10 vendor ID: "Linux   " + serial */
-        pg83[24] = 0x02;
-        pg83[25] = 0x01;
-        pg83[27] = 24;
-        memcpy(pg83 + 28, "Linux   ", 8);
-        memcpy(pg83 + 36, serial, 16);
+	memcpy(inq + 8, "Linux   scsi_debug      0191", 28);
+	snprintf(serial, sizeof(serial), "%016u", 2000 + l->index);
+	memcpy(pg80 + 4, serial, 16);
+	for (size_t k = 0; k < 8; k++)
+		pg83[4 + 4 + 4 + 4 + k] = (uint8_t)((uint64_t)(l->index + 1) >> (8 * (7 - k)));
+	/* T10 vendor ID: "Linux   " + serial */
+	pg83[24] = 0x02;
+	pg83[25] = 0x01;
+	pg83[27] = 24;
+	memcpy(pg83 + 28, "Linux   ", 8);
+	memcpy(pg83 + 36, serial, 16);
 
-        put(inq, sizeof(inq), "sys%s/inquiry", l->devpath);
-        put(pg0, sizeof(pg0), "sys%s/vpd_pg0", l->devpath);
-        put(pg80, sizeof(pg80), "sys%s/vpd_pg80", l->devpath);
-        put(pg83, sizeof(pg83), "sys%s/vpd_pg83", l->devpath);
-        put(pgb0, sizeof(pgb0), "sys%s/vpd_pgb0", l->devpath);
-        put_str("0\n", "sys%s/type", l->devpath);
-        put_str("8\n", "sys%s/scsi_level", l->devpath);
-        put_str("Linux   \n", "sys%s/vendor", l->devpath);
-        put_str("scsi_debug      \n", "sys%s/model", l->devpath);
-        put_str("0191\n", "sys%s/rev", l->devpath);
-        put_str("running\n", "sys%s/state", l->devpath);
-        put_str("", "sys%s/rescan", l->devpath);
-        put_str("1\n", "sys%s/queue_depth", l->devpath);
-        put_str("30\n", "sys%s/timeout", l->devpath);
-        put_str("DEVTYPE=scsi_device\nMODALIAS=scsi:t-0x00\n", "sys%s/uevent", l->devpath);
-        symlink_to("../../../bus/scsi", "sys%s/subsystem", l->devpath);
+	put(inq, sizeof(inq), "sys%s/inquiry", l->devpath);
+	put(pg0, sizeof(pg0), "sys%s/vpd_pg0", l->devpath);
+	put(pg80, sizeof(pg80), "sys%s/vpd_pg80", l->devpath);
+	put(pg83, sizeof(pg83), "sys%s/vpd_pg83", l->devpath);
+	put(pgb0, sizeof(pgb0), "sys%s/vpd_pgb0", l->devpath);
+	put_str("0\n", "sys%s/type", l->devpath);
+	put_str("8\n", "sys%s/scsi_level", l->devpath);
+	put_str("Linux   \n", "sys%s/vendor", l->devpath);
+	put_str("scsi_debug      \n", "sys%s/model", l->devpath);
+	put_str("0191\n", "sys%s/rev", l->devpath);
+	put_str("running\n", "sys%s/state", l->devpath);
+	put_str("", "sys%s/rescan", l->devpath);
+	put_str("1\n", "sys%s/queue_depth", l->devpath);
+	put_str("30\n", "sys%s/timeout", l->devpath);
+	put_str("DEVTYPE=scsi_device\nMODALIAS=scsi:t-0x00\n", "sys%s/uevent", l->devpath);
+	symlink_to("../../../bus/scsi", "sys%s/subsystem", l->devpath);
 }
 
 static void lu_appear(const Lun *l, bool first_of_target)
 {
-        char rel[PATH_MAX / 2];
+	char rel[PATH_MAX / 2];
 
-        if (first_of_target) {
-                put_str("DEVTYPE=scsi_target\n", "sys/devices/pseudo_0/adapter0/host0/target0:0:%u/uevent",
-                        l->target);
-                event("add", "scsi", "scsi_target", "/devices/pseudo_0/adapter0/host0/target0:0:%u",
-                      l->target);
-        }
+	if (first_of_target) {
+		put_str("DEVTYPE=scsi_target\n",
+		        "sys/devices/pseudo_0/adapter0/host0/target0:0:%u/uevent", l->target);
+		event("add", "scsi", "scsi_target", "/devices/pseudo_0/adapter0/host0/target0:0:%u",
+		      l->target);
+	}
 
-        put_lu_attrs(l);
-        snprintf(rel, sizeof(rel), "../../../devices/pseudo_0/adapter0/host0/target0:0:%u/%s",
-                 l->target, l->hctl);
-        symlink_to(rel, "sys/bus/scsi/devices/%s", l->hctl);
-        event("add", "scsi", "scsi_device", "%s", l->devpath);
+	put_lu_attrs(l);
+	snprintf(rel, sizeof(rel), "../../../devices/pseudo_0/adapter0/host0/target0:0:%u/%s",
+	         l->target, l->hctl);
+	symlink_to(rel, "sys/bus/scsi/devices/%s", l->hctl);
+	event("add", "scsi", "scsi_device", "%s", l->devpath);
 
-        put_str("5\n", "sys%s/scsi_disk/%s/max_retries", l->devpath, l->hctl);
-        event("add", "scsi_disk", NULL, "%s/scsi_disk/%s", l->devpath, l->hctl);
+	put_str("5\n", "sys%s/scsi_disk/%s/max_retries", l->devpath, l->hctl);
+	event("add", "scsi_disk", NULL, "%s/scsi_disk/%s", l->devpath, l->hctl);
 
-        put_str("", "sys%s/scsi_device/%s/uevent", l->devpath, l->hctl);
-        event("add", "scsi_device", NULL, "%s/scsi_device/%s", l->devpath, l->hctl);
+	put_str("", "sys%s/scsi_device/%s/uevent", l->devpath, l->hctl);
+	event("add", "scsi_device", NULL, "%s/scsi_device/%s", l->devpath, l->hctl);
 
-        put_str("21:0\n", "sys%s/scsi_generic/sg%u/dev", l->devpath, l->index);
-        event("add", "scsi_generic", NULL, "%s/scsi_generic/sg%u", l->devpath, l->index);
+	put_str("21:0\n", "sys%s/scsi_generic/sg%u/dev", l->devpath, l->index);
+	event("add", "scsi_generic", NULL, "%s/scsi_generic/sg%u", l->devpath, l->index);
 
-        put_str("254:0\n", "sys%s/bsg/%s/dev", l->devpath, l->hctl);
-        event("add", "bsg", NULL, "%s/bsg/%s", l->devpath, l->hctl);
+	put_str("254:0\n", "sys%s/bsg/%s/dev", l->devpath, l->hctl);
+	event("add", "bsg", NULL, "%s/bsg/%s", l->devpath, l->hctl);
 
-        event("add", "bdi", NULL, "/devices/virtual/bdi/8:%u", l->index * 16);
+	event("add", "bdi", NULL, "/devices/virtual/bdi/8:%u", l->index * 16);
 
-        put_str("8:0\n", "sys%s/block/%s/dev", l->devpath, l->sd);
-        put_str("2048\n", "sys%s/block/%s/size", l->devpath, l->sd);
-        put_str("0\n", "sys%s/block/%s/removable", l->devpath, l->sd);
-        snprintf(rel, sizeof(rel), "../devices/pseudo_0/adapter0/host0/target0:0:%u/%s/block/%s",
-                 l->target, l->hctl, l->sd);
-        symlink_to(rel, "sys/block/%s", l->sd);
-        event("add", "block", "disk", "%s/block/%s", l->devpath, l->sd);
+	put_str("8:0\n", "sys%s/block/%s/dev", l->devpath, l->sd);
+	put_str("2048\n", "sys%s/block/%s/size", l->devpath, l->sd);
+	put_str("0\n", "sys%s/block/%s/removable", l->devpath, l->sd);
+	snprintf(rel, sizeof(rel), "../devices/pseudo_0/adapter0/host0/target0:0:%u/%s/block/%s",
+	         l->target, l->hctl, l->sd);
+	symlink_to(rel, "sys/block/%s", l->sd);
+	event("add", "block", "disk", "%s/block/%s", l->devpath, l->sd);
 
-        event("bind", "scsi", "scsi_device", "%s", l->devpath);
+	event("bind", "scsi", "scsi_device", "%s", l->devpath);
 }
 
 static void lu_disappear(const Lun *l, bool last_of_target)
 {
-        rm_tree("sys%s/bsg", l->devpath);
-        event("remove", "bsg", NULL, "%s/bsg/%s", l->devpath, l->hctl);
-        rm_tree("sys%s/scsi_generic", l->devpath);
-        event("remove", "scsi_generic", NULL, "%s/scsi_generic/sg%u", l->devpath, l->index);
-        rm_tree("sys/block/%s", l->sd);
-        rm_tree("sys%s/block", l->devpath);
-        event("remove", "block", "disk", "%s/block/%s", l->devpath, l->sd);
-        event("remove", "bdi", NULL, "/devices/virtual/bdi/8:%u", l->index * 16);
-        event("unbind", "scsi", "scsi_device", "%s", l->devpath);
-        rm_tree("sys%s/scsi_disk", l->devpath);
-        event("remove", "scsi_disk", NULL, "%s/scsi_disk/%s", l->devpath, l->hctl);
-        rm_tree("sys%s/scsi_device", l->devpath);
-        event("remove", "scsi_device", NULL, "%s/scsi_device/%s", l->devpath, l->hctl);
-        rm_tree("sys/bus/scsi/devices/%s", l->hctl);
-        rm_tree("sys%s", l->devpath);
-        event("remove", "scsi", "scsi_device", "%s", l->devpath);
-        if (last_of_target) {
-                rm_tree("sys/devices/pseudo_0/adapter0/host0/target0:0:%u", l->target);
-                event("remove", "scsi", "scsi_target",
-                      "/devices/pseudo_0/adapter0/host0/target0:0:%u", l->target);
-        }
+	rm_tree("sys%s/bsg", l->devpath);
+	event("remove", "bsg", NULL, "%s/bsg/%s", l->devpath, l->hctl);
+	rm_tree("sys%s/scsi_generic", l->devpath);
+	event("remove", "scsi_generic", NULL, "%s/scsi_generic/sg%u", l->devpath, l->index);
+	rm_tree("sys/block/%s", l->sd);
+	rm_tree("sys%s/block", l->devpath);
+	event("remove", "block", "disk", "%s/block/%s", l->devpath, l->sd);
+	event("remove", "bdi", NULL, "/devices/virtual/bdi/8:%u", l->index * 16);
+	event("unbind", "scsi", "scsi_device", "%s", l->devpath);
+	rm_tree("sys%s/scsi_disk", l->devpath);
+	event("remove", "scsi_disk", NULL, "%s/scsi_disk/%s", l->devpath, l->hctl);
+	rm_tree("sys%s/scsi_device", l->devpath);
+	event("remove", "scsi_device", NULL, "%s/scsi_device/%s", l->devpath, l->hctl);
+	rm_tree("sys/bus/scsi/devices/%s", l->hctl);
+	rm_tree("sys%s", l->devpath);
+	event("remove", "scsi", "scsi_device", "%s", l->devpath);
+	if (last_of_target) {
+		rm_tree("sys/devices/pseudo_0/adapter0/host0/target0:0:%u", l->target);
+		event("remove", "scsi", "scsi_target",
+		      "/devices/pseudo_0/adapter0/host0/target0:0:%u", l->target);
+	}
 }
 
 static unsigned count_entries(const char *rel)
 {
-        char p[PATH_MAX];
-        unsigned n = 0;
-        DIR *d;
+	char p[PATH_MAX];
+	unsigned n = 0;
+	DIR *d;
 
-        snprintf(p, sizeof(p), "%s/%s", root, rel);
-        d = opendir(p);
-        if (!d)
-                return 0;
-        for (struct dirent *de; (de = readdir(d));)
-                if (de->d_name[0] != '.')
-                        n++;
-        closedir(d);
-        return n;
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	d = opendir(p);
+	if (!d)
+		return 0;
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
 }
 
 static long status_kib(const char *key)
 {
-        char line[256];
-        long v = -1;
-        FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "re");
 
-        while (f && fgets(line, sizeof(line), f))
-                if (strneq(line, key, strlen(key)) && line[strlen(key)] == ':')
-                        v = strtol(line + strlen(key) + 1, NULL, 10);
-        if (f)
-                fclose(f);
-        return v;
+	while (f && fgets(line, sizeof(line), f))
+		if (strneq(line, key, strlen(key)) && line[strlen(key)] == ':')
+			v = strtol(line + strlen(key) + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
 }
 
 static void print_memory(const char *when)
 {
-        struct mallinfo2 mi = mallinfo2();
+	struct mallinfo2 mi = mallinfo2();
 
-        printf("memory %s: VmRSS=%ld VmHWM=%ld RssAnon=%ld heap_in_use=%zu heap_arena=%zu heap_mmap=%zu (KiB except heap: bytes)\n",
-               when, status_kib("VmRSS"), status_kib("VmHWM"), status_kib("RssAnon"), mi.uordblks,
-               mi.arena, mi.hblkhd);
+	printf("memory %s: VmRSS=%ld VmHWM=%ld RssAnon=%ld heap_in_use=%zu heap_arena=%zu "
+	       "heap_mmap=%zu (KiB except heap: bytes)\n",
+	       when, status_kib("VmRSS"), status_kib("VmHWM"), status_kib("RssAnon"), mi.uordblks,
+	       mi.arena, mi.hblkhd);
 }
 
 int main(int argc, char *argv[])
 {
-        enum { OPT_LUS = 0x100, OPT_TARGETS, OPT_REMOVE, OPT_DISK_LINKS, OPT_KEEP };
-        static const struct option options[] = {
-                { "lus", required_argument, NULL, OPT_LUS },
-                { "targets", required_argument, NULL, OPT_TARGETS },
-                { "remove", no_argument, NULL, OPT_REMOVE },
-                { "disk-links", no_argument, NULL, OPT_DISK_LINKS },
-                { "keep", no_argument, NULL, OPT_KEEP },
-                {}
-        };
-        unsigned n = 1024, targets = 4, per_target;
-        bool remove = false, disk_links = false, keep = false;
-        char run_dir[PATH_MAX], conf[PATH_MAX];
-        ManagerConfig config;
-        unsigned links, expected;
-        int c, r;
+	enum { OPT_LUS = 0x100, OPT_TARGETS, OPT_REMOVE, OPT_DISK_LINKS, OPT_KEEP };
+	static const struct option options[] = {
+		{ "lus", required_argument, NULL, OPT_LUS },
+		{ "targets", required_argument, NULL, OPT_TARGETS },
+		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "disk-links", no_argument, NULL, OPT_DISK_LINKS },
+		{ "keep", no_argument, NULL, OPT_KEEP },
+		{}
+	};
+	unsigned n = 1024, targets = 4, per_target;
+	bool remove = false, disk_links = false, keep = false;
+	char run_dir[PATH_MAX], conf[PATH_MAX];
+	ManagerConfig config;
+	unsigned links, expected;
+	int c, r;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
-                switch (c) {
-                case OPT_LUS:
-                        n = (unsigned)strtoul(optarg, NULL, 10);
-                        break;
-                case OPT_TARGETS:
-                        targets = (unsigned)strtoul(optarg, NULL, 10);
-                        break;
-                case OPT_REMOVE:
-                        remove = true;
-                        break;
-                case OPT_DISK_LINKS:
-                        disk_links = true;
-                        break;
-                case OPT_KEEP:
-                        keep = true;
-                        break;
-                default:
-                        return EXIT_FAILURE;
-                }
-        if (targets == 0)
-                targets = 1;
-        per_target = (n + targets - 1) / targets;
-        if (per_target == 0)
-                per_target = 1;
+	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+		switch (c) {
+		case OPT_LUS:
+			n = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case OPT_TARGETS:
+			targets = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case OPT_REMOVE:
+			remove = true;
+			break;
+		case OPT_DISK_LINKS:
+			disk_links = true;
+			break;
+		case OPT_KEEP:
+			keep = true;
+			break;
+		default:
+			return EXIT_FAILURE;
+		}
+	if (targets == 0)
+		targets = 1;
+	per_target = (n + targets - 1) / targets;
+	if (per_target == 0)
+		per_target = 1;
 
-        snprintf(root, sizeof(root), "%s/uevent-replay-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-        if (!mkdtemp(root))
-                die("mkdtemp");
-        snprintf(run_dir, sizeof(run_dir), "%s/run", root);
-        snprintf(conf, sizeof(conf), "%s/etc/lund/lund.conf", root);
-        put_str("", "sys/class/scsi_host/host0/scan");
-        put_str("", "sys/devices/pseudo_0/adapter0/host0/uevent");
-        symlink_to("../../../devices/pseudo_0/adapter0/host0", "sys/bus/scsi/devices/host0");
-        put_str("", "dev/.keep");
+	snprintf(root, sizeof(root), "%s/uevent-replay-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	if (!mkdtemp(root))
+		die("mkdtemp");
+	snprintf(run_dir, sizeof(run_dir), "%s/run", root);
+	snprintf(conf, sizeof(conf), "%s/etc/lund/lund.conf", root);
+	put_str("", "sys/class/scsi_host/host0/scan");
+	put_str("", "sys/devices/pseudo_0/adapter0/host0/uevent");
+	symlink_to("../../../devices/pseudo_0/adapter0/host0", "sys/bus/scsi/devices/host0");
+	put_str("", "dev/.keep");
 
-        /* The daemon logs at its default level; to stderr, which the script discards. */
-        log_setup("lund", LOG_TARGET_STDERR, LOG_INFO);
-        config = (ManagerConfig) {
-                .root = root,
-                .run_dir = run_dir,
-                .link_dir = "dev/scsi/by-id",
-                .disk_link_dir = disk_links ? "dev/disk/by-id" : NULL,
-                .no_monitor = true,
-                .conf_path = conf,
-                .modload = MODLOAD_NEVER,
-        };
-        r = manager_new(&config, &manager);
-        if (r >= 0)
-                r = manager_start(manager);
-        if (r < 0) {
-                errno = -r;
-                die("manager start");
-        }
-        print_memory("start");
+	/* The daemon logs at its default level; to stderr, which the script discards. */
+	log_setup("lund", LOG_TARGET_STDERR, LOG_INFO);
+	config = (ManagerConfig){
+		.root = root,
+		.run_dir = run_dir,
+		.link_dir = "dev/scsi/by-id",
+		.disk_link_dir = disk_links ? "dev/disk/by-id" : NULL,
+		.no_monitor = true,
+		.conf_path = conf,
+		.modload = MODLOAD_NEVER,
+	};
+	r = manager_new(&config, &manager);
+	if (r >= 0)
+		r = manager_start(manager);
+	if (r < 0) {
+		errno = -r;
+		die("manager start");
+	}
+	print_memory("start");
 
-        for (unsigned i = 0; i < n; i++) {
-                Lun l;
+	for (unsigned i = 0; i < n; i++) {
+		Lun l;
 
-                lun_init(&l, i, targets, per_target);
-                lu_appear(&l, l.lun == 0);
-        }
-        print_memory("added");
-        links = count_entries("dev/scsi/by-id");
-        /* scsi-3<NAA> and wwn-0x<NAA>, each also as -sg */
-        expected = 2 * 2 * n;
-        printf("lus=%u events_add=%lu links=%u expected_links=%u\n", n, n_events, links, expected);
+		lun_init(&l, i, targets, per_target);
+		lu_appear(&l, l.lun == 0);
+	}
+	print_memory("added");
+	links = count_entries("dev/scsi/by-id");
+	/* scsi-3<NAA> and wwn-0x<NAA>, each also as -sg */
+	expected = 2 * 2 * n;
+	printf("lus=%u events_add=%lu links=%u expected_links=%u\n", n, n_events, links, expected);
 
-        if (remove) {
-                unsigned long before = n_events;
+	if (remove) {
+		unsigned long before = n_events;
 
-                for (unsigned i = n; i-- > 0;) {
-                        Lun l;
+		for (unsigned i = n; i-- > 0;) {
+			Lun l;
 
-                        lun_init(&l, i, targets, per_target);
-                        lu_disappear(&l, l.lun == 0);
-                }
-                printf("events_remove=%lu links_after_remove=%u\n", n_events - before,
-                       count_entries("dev/scsi/by-id"));
-        }
-        printf("events=%lu\n", n_events);
+			lun_init(&l, i, targets, per_target);
+			lu_disappear(&l, l.lun == 0);
+		}
+		printf("events_remove=%lu links_after_remove=%u\n", n_events - before,
+		       count_entries("dev/scsi/by-id"));
+	}
+	printf("events=%lu\n", n_events);
 
-        manager_free(manager);
-        if (!keep)
-                rm_tree("%s", "");
-        else
-                printf("tree kept: %s\n", root);
-        return links == expected ? EXIT_SUCCESS : EXIT_FAILURE;
+	manager_free(manager);
+	if (!keep)
+		rm_tree("%s", "");
+	else
+		printf("tree kept: %s\n", root);
+	return links == expected ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -16,185 +16,191 @@
 #define CLIENT_LINE_MAX (16u * 1024u * 1024u)
 
 struct LundClient {
-        int fd;
-        char *buf;
-        size_t len, size;
+	int fd;
+	char *buf;
+	size_t len, size;
 };
 
 int lund_errno_from_name(const char *name)
 {
-        static const struct { const char *name; int e; } table[] = {
-                { "ENOENT", ENOENT }, { "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
-                { "EBADMSG", EBADMSG }, { "EPERM", EPERM }, { "EACCES", EACCES },
-                { "ENOMEM", ENOMEM }, { "EBUSY", EBUSY }, { "EAGAIN", EAGAIN },
-                { "ENODEV", ENODEV }, { "EEXIST", EEXIST }, { "ENOBUFS", ENOBUFS },
-                { "EMSGSIZE", EMSGSIZE }, { "ENOTSUP", ENOTSUP }, { "ENXIO", ENXIO },
-                { "ETIMEDOUT", ETIMEDOUT }, { "ECANCELED", ECANCELED }, { "EIO", EIO },
-        };
+	static const struct {
+		const char *name;
+		int e;
+	} table[] = {
+		{ "ENOENT", ENOENT },         { "EINVAL", EINVAL },
+		{ "EOPNOTSUPP", EOPNOTSUPP }, { "EBADMSG", EBADMSG },
+		{ "EPERM", EPERM },           { "EACCES", EACCES },
+		{ "ENOMEM", ENOMEM },         { "EBUSY", EBUSY },
+		{ "EAGAIN", EAGAIN },         { "ENODEV", ENODEV },
+		{ "EEXIST", EEXIST },         { "ENOBUFS", ENOBUFS },
+		{ "EMSGSIZE", EMSGSIZE },     { "ENOTSUP", ENOTSUP },
+		{ "ENXIO", ENXIO },           { "ETIMEDOUT", ETIMEDOUT },
+		{ "ECANCELED", ECANCELED },   { "EIO", EIO },
+	};
 
-        if (name)
-                for (size_t i = 0; i < ELEMENTSOF(table); i++)
-                        if (streq(name, table[i].name))
-                                return table[i].e;
-        return EIO;
+	if (name)
+		for (size_t i = 0; i < ELEMENTSOF(table); i++)
+			if (streq(name, table[i].name))
+				return table[i].e;
+	return EIO;
 }
 
 int lund_client_connect(const char *run_dir, LundClient **ret)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        _cleanup_close_ int fd = -EBADF;
-        LundClient *c;
-        int n;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -EBADF;
+	LundClient *c;
+	int n;
 
-        if (!run_dir)
-                run_dir = getenv("LUND_RUN_DIR");
-        if (!run_dir || !*run_dir)
-                run_dir = LUND_RUNDIR;
-        n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control", run_dir);
-        if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
+	if (!run_dir)
+		run_dir = getenv("LUND_RUN_DIR");
+	if (!run_dir || !*run_dir)
+		run_dir = LUND_RUNDIR;
+	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control", run_dir);
+	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
 
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-                return -errno;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
 
-        c = calloc(1, sizeof(*c));
-        if (!c)
-                return -ENOMEM;
-        c->fd = TAKE_FD(fd);
-        *ret = c;
-        return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->fd = TAKE_FD(fd);
+	*ret = c;
+	return 0;
 }
 
 LundClient *lund_client_free(LundClient *c)
 {
-        if (!c)
-                return NULL;
-        safe_close(c->fd);
-        free(c->buf);
-        free(c);
-        return NULL;
+	if (!c)
+		return NULL;
+	safe_close(c->fd);
+	free(c->buf);
+	free(c);
+	return NULL;
 }
 
 static int send_all(int fd, const char *p, size_t n)
 {
-        while (n > 0) {
-                ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+	while (n > 0) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
 
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += k;
-                n -= (size_t)k;
-        }
-        return 0;
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
 }
 
 int lund_client_read(LundClient *c, json_object **ret)
 {
-        for (;;) {
-                char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
-                ssize_t k;
+	for (;;) {
+		char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+		ssize_t k;
 
-                if (nl) {
-                        size_t used = (size_t)(nl - c->buf) + 1;
-                        json_object *o;
+		if (nl) {
+			size_t used = (size_t)(nl - c->buf) + 1;
+			json_object *o;
 
-                        *nl = 0;
-                        o = json_tokener_parse(c->buf);
-                        memmove(c->buf, c->buf + used, c->len - used);
-                        c->len -= used;
-                        if (!o || !json_object_is_type(o, json_type_object)) {
-                                json_object_put(o);
-                                return -EBADMSG;
-                        }
-                        *ret = o;
-                        return 1;
-                }
-                if (c->len >= CLIENT_LINE_MAX)
-                        return -EMSGSIZE;
-                if (c->size - c->len < 65536) {
-                        size_t size = c->size ? c->size * 2 : 65536;
-                        char *b = realloc(c->buf, size);
+			*nl = 0;
+			o = json_tokener_parse(c->buf);
+			memmove(c->buf, c->buf + used, c->len - used);
+			c->len -= used;
+			if (!o || !json_object_is_type(o, json_type_object)) {
+				json_object_put(o);
+				return -EBADMSG;
+			}
+			*ret = o;
+			return 1;
+		}
+		if (c->len >= CLIENT_LINE_MAX)
+			return -EMSGSIZE;
+		if (c->size - c->len < 65536) {
+			size_t size = c->size ? c->size * 2 : 65536;
+			char *b = realloc(c->buf, size);
 
-                        if (!b)
-                                return -ENOMEM;
-                        c->buf = b;
-                        c->size = size;
-                }
-                k = recv(c->fd, c->buf + c->len, c->size - c->len, 0);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        return c->len ? -EBADMSG : 0; /* a truncated last line is malformed */
-                c->len += (size_t)k;
-        }
+			if (!b)
+				return -ENOMEM;
+			c->buf = b;
+			c->size = size;
+		}
+		k = recv(c->fd, c->buf + c->len, c->size - c->len, 0);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return c->len ? -EBADMSG : 0; /* a truncated last line is malformed */
+		c->len += (size_t)k;
+	}
 }
 
 int lund_client_call_progress(LundClient *c, json_object *request, LundProgressFn progress,
                               void *userdata, json_object **ret_reply)
 {
-        const char *text = json_object_to_json_string_ext(
-                request, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        _cleanup_free_ char *line = NULL;
-        json_object *reply = NULL, *ok = NULL, *err = NULL, *p = NULL;
-        int r;
+	const char *text = json_object_to_json_string_ext(
+	        request, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ char *line = NULL;
+	json_object *reply = NULL, *ok = NULL, *err = NULL, *p = NULL;
+	int r;
 
-        if (!text || asprintf(&line, "%s\n", text) < 0)
-                return -ENOMEM;
-        r = send_all(c->fd, line, strlen(line));
-        if (r < 0)
-                return r;
-        for (;;) {
-                r = lund_client_read(c, &reply);
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        return -ECONNRESET;
-                /* Progress notes come before the reply; without a callback they are skipped. */
-                if (!json_object_object_get_ex(reply, "progress", &p))
-                        break;
-                if (progress)
-                        progress(p, userdata);
-                json_object_put(reply);
-        }
-        if (!json_object_object_get_ex(reply, "ok", &ok) || !json_object_get_boolean(ok)) {
-                r = -EIO;
-                if (json_object_object_get_ex(reply, "error", &err))
-                        r = -lund_errno_from_name(json_object_get_string(err));
-        } else
-                r = 0;
-        if (ret_reply)
-                *ret_reply = reply;
-        else
-                json_object_put(reply);
-        return r;
+	if (!text || asprintf(&line, "%s\n", text) < 0)
+		return -ENOMEM;
+	r = send_all(c->fd, line, strlen(line));
+	if (r < 0)
+		return r;
+	for (;;) {
+		r = lund_client_read(c, &reply);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return -ECONNRESET;
+		/* Progress notes come before the reply; without a callback they are skipped. */
+		if (!json_object_object_get_ex(reply, "progress", &p))
+			break;
+		if (progress)
+			progress(p, userdata);
+		json_object_put(reply);
+	}
+	if (!json_object_object_get_ex(reply, "ok", &ok) || !json_object_get_boolean(ok)) {
+		r = -EIO;
+		if (json_object_object_get_ex(reply, "error", &err))
+			r = -lund_errno_from_name(json_object_get_string(err));
+	} else
+		r = 0;
+	if (ret_reply)
+		*ret_reply = reply;
+	else
+		json_object_put(reply);
+	return r;
 }
 
 int lund_client_call(LundClient *c, json_object *request, json_object **ret_reply)
 {
-        return lund_client_call_progress(c, request, NULL, NULL, ret_reply);
+	return lund_client_call_progress(c, request, NULL, NULL, ret_reply);
 }
 
 int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
                          json_object **ret_reply)
 {
-        json_object *req = json_object_new_object();
-        int r;
+	json_object *req = json_object_new_object();
+	int r;
 
-        if (!req)
-                return -ENOMEM;
-        json_object_object_add(req, "cmd", json_object_new_string(cmd));
-        if (key && value)
-                json_object_object_add(req, key, json_object_new_string(value));
-        r = lund_client_call(c, req, ret_reply);
-        json_object_put(req);
-        return r;
+	if (!req)
+		return -ENOMEM;
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	if (key && value)
+		json_object_object_add(req, key, json_object_new_string(value));
+	r = lund_client_call(c, req, ret_reply);
+	json_object_put(req);
+	return r;
 }

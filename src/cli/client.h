@@ -18,7 +18,10 @@ typedef struct LundClient LundClient;
  */
 int lund_client_connect(const char *run_dir, LundClient **ret);
 LundClient *lund_client_free(LundClient *c);
-static inline void lund_client_freep(LundClient **c) { lund_client_free(*c); }
+static inline void lund_client_freep(LundClient **c)
+{
+	lund_client_free(*c);
+}
 
 /*
  * lund_client_call() - send @request (not consumed) and read its reply. A reply with "ok":

@@ -24,54 +24,51 @@
 #include "vpd.h"
 
 /* A captured file is at most one VPD page or a REPORT LUNS list of 16384 LUNs, as hex text. */
-#define DECODE_FILE_MAX (8u * 1024u * 1024u)
-#define DECODE_DATA_MAX (8u + 16384u * 8u)
+#define DECODE_FILE_MAX  (8u * 1024u * 1024u)
+#define DECODE_DATA_MAX  (8u + 16384u * 8u)
 #define DECODE_FILES_MAX 8
 
 typedef enum DecodeKind {
-        DECODE_INQUIRY,
-        DECODE_PG00,
-        DECODE_PG80,
-        DECODE_PG83,
-        DECODE_PG89,
-        DECODE_PGB0,
-        DECODE_LUNS,
-        DECODE_SENSE,
-        _DECODE_KIND_MAX,
-        _DECODE_KIND_INVALID = -EINVAL,
+	DECODE_INQUIRY,
+	DECODE_PG00,
+	DECODE_PG80,
+	DECODE_PG83,
+	DECODE_PG89,
+	DECODE_PGB0,
+	DECODE_LUNS,
+	DECODE_SENSE,
+	_DECODE_KIND_MAX,
+	_DECODE_KIND_INVALID = -EINVAL,
 } DecodeKind;
 
 static const struct {
-        const char *name;
-        const char *alias;
-        int vpd_page; /* -1: not a VPD page */
+	const char *name;
+	const char *alias;
+	int vpd_page; /* -1: not a VPD page */
 } kinds[_DECODE_KIND_MAX] = {
-        [DECODE_INQUIRY] = { "inquiry", "std", -1 },
-        [DECODE_PG00] = { "0x00", "sv", 0x00 },
-        [DECODE_PG80] = { "0x80", "sn", 0x80 },
-        [DECODE_PG83] = { "0x83", "di", 0x83 },
-        [DECODE_PG89] = { "0x89", "ai", 0x89 },
-        [DECODE_PGB0] = { "0xb0", "bl", 0xb0 },
-        [DECODE_LUNS] = { "luns", "report-luns", -1 },
-        [DECODE_SENSE] = { "sense", NULL, -1 },
+	[DECODE_INQUIRY] = { "inquiry", "std", -1 },   [DECODE_PG00] = { "0x00", "sv", 0x00 },
+	[DECODE_PG80] = { "0x80", "sn", 0x80 },        [DECODE_PG83] = { "0x83", "di", 0x83 },
+	[DECODE_PG89] = { "0x89", "ai", 0x89 },        [DECODE_PGB0] = { "0xb0", "bl", 0xb0 },
+	[DECODE_LUNS] = { "luns", "report-luns", -1 }, [DECODE_SENSE] = { "sense", NULL, -1 },
 };
 
 static DecodeKind kind_from_string(const char *s)
 {
-        for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
-                if (strcasecmp(s, kinds[k].name) == 0 || (kinds[k].alias && streq(s, kinds[k].alias)))
-                        return k;
-        /* "0x83", "83", "0X83" all name page 0x83. */
-        {
-                char *end;
-                unsigned long v = strtoul(s, &end, 16);
+	for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
+		if (strcasecmp(s, kinds[k].name) == 0 ||
+		    (kinds[k].alias && streq(s, kinds[k].alias)))
+			return k;
+	/* "0x83", "83", "0X83" all name page 0x83. */
+	{
+		char *end;
+		unsigned long v = strtoul(s, &end, 16);
 
-                if (*end == 0 && end != s && v <= 0xff)
-                        for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
-                                if (kinds[k].vpd_page == (int)v)
-                                        return k;
-        }
-        return _DECODE_KIND_INVALID;
+		if (*end == 0 && end != s && v <= 0xff)
+			for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
+				if (kinds[k].vpd_page == (int)v)
+					return k;
+	}
+	return _DECODE_KIND_INVALID;
 }
 
 /*
@@ -81,449 +78,456 @@ static DecodeKind kind_from_string(const char *s)
  */
 static DecodeKind kind_detect(const uint8_t *b, size_t len)
 {
-        if (len >= VPD_HEADER_LEN && 4 + (size_t)unaligned_read_be16(b + 2) == len)
-                for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
-                        if (kinds[k].vpd_page == b[1])
-                                return k;
-        if (len >= LUNS_HEADER_LEN && (len - LUNS_HEADER_LEN) % LUN_SIZE == 0 &&
-            8 + (size_t)unaligned_read_be32(b) == len && unaligned_read_be32(b + 4) == 0)
-                return DECODE_LUNS;
-        if (len >= 1 && (b[0] & 0x7e) == 0x70 && len >= 8)
-                return DECODE_SENSE;
-        if (len >= INQUIRY_MIN_LEN && (size_t)b[4] + 5 >= MIN(len, (size_t)INQUIRY_STD_LEN))
-                return DECODE_INQUIRY;
-        return _DECODE_KIND_INVALID;
+	if (len >= VPD_HEADER_LEN && 4 + (size_t)unaligned_read_be16(b + 2) == len)
+		for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
+			if (kinds[k].vpd_page == b[1])
+				return k;
+	if (len >= LUNS_HEADER_LEN && (len - LUNS_HEADER_LEN) % LUN_SIZE == 0 &&
+	    8 + (size_t)unaligned_read_be32(b) == len && unaligned_read_be32(b + 4) == 0)
+		return DECODE_LUNS;
+	if (len >= 1 && (b[0] & 0x7e) == 0x70 && len >= 8)
+		return DECODE_SENSE;
+	if (len >= INQUIRY_MIN_LEN && (size_t)b[4] + 5 >= MIN(len, (size_t)INQUIRY_STD_LEN))
+		return DECODE_INQUIRY;
+	return _DECODE_KIND_INVALID;
 }
 
 typedef struct Input {
-        const char *path;
-        uint8_t *data;
-        size_t len;
-        DecodeKind kind;
+	const char *path;
+	uint8_t *data;
+	size_t len;
+	DecodeKind kind;
 } Input;
 
 static int read_file(const char *path, uint8_t **ret, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ uint8_t *buf = NULL;
-        size_t n = 0;
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t n = 0;
 
-        fd = streq(path, "-") ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        buf = malloc(DECODE_FILE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k = read(fd, buf + n, DECODE_FILE_MAX + 1 - n);
+	fd = streq(path, "-") ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(DECODE_FILE_MAX + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(fd, buf + n, DECODE_FILE_MAX + 1 - n);
 
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-                if (n > DECODE_FILE_MAX)
-                        return -EFBIG;
-        }
-        *ret_len = n;
-        *ret = TAKE_PTR(buf);
-        return 0;
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n > DECODE_FILE_MAX)
+			return -EFBIG;
+	}
+	*ret_len = n;
+	*ret = TAKE_PTR(buf);
+	return 0;
 }
 
 static int load_input(Input *in)
 {
-        _cleanup_free_ uint8_t *raw = NULL, *data = NULL;
-        size_t raw_len = 0, len = 0;
-        int r;
+	_cleanup_free_ uint8_t *raw = NULL, *data = NULL;
+	size_t raw_len = 0, len = 0;
+	int r;
 
-        r = read_file(in->path, &raw, &raw_len);
-        if (r < 0)
-                return log_error_errno(r, "%s: %m", in->path);
+	r = read_file(in->path, &raw, &raw_len);
+	if (r < 0)
+		return log_error_errno(r, "%s: %m", in->path);
 
-        data = malloc(DECODE_DATA_MAX);
-        if (!data)
-                return log_error_errno(-ENOMEM, "Out of memory");
+	data = malloc(DECODE_DATA_MAX);
+	if (!data)
+		return log_error_errno(-ENOMEM, "Out of memory");
 
-        r = hexfile_parse(raw, raw_len, data, DECODE_DATA_MAX, &len);
-        if (r == -ENOBUFS)
-                return log_error_errno(r, "%s: more than %u bytes of data", in->path,
-                                       DECODE_DATA_MAX);
-        if (r < 0)
-                return log_error_errno(r, "%s: not sg3_utils hex or binary data: %m", in->path);
+	r = hexfile_parse(raw, raw_len, data, DECODE_DATA_MAX, &len);
+	if (r == -ENOBUFS)
+		return log_error_errno(r, "%s: more than %u bytes of data", in->path,
+		                       DECODE_DATA_MAX);
+	if (r < 0)
+		return log_error_errno(r, "%s: not sg3_utils hex or binary data: %m", in->path);
 
-        if (in->kind < 0) {
-                in->kind = kind_detect(data, len);
-                if (in->kind < 0)
-                        return log_error_errno(-EBADMSG,
-                                               "%s: cannot tell what this response is; name it "
-                                               "with --page", in->path);
-        }
-        in->data = TAKE_PTR(data);
-        in->len = len;
-        return 0;
+	if (in->kind < 0) {
+		in->kind = kind_detect(data, len);
+		if (in->kind < 0)
+			return log_error_errno(-EBADMSG,
+			                       "%s: cannot tell what this response is; name it "
+			                       "with --page",
+			                       in->path);
+	}
+	in->data = TAKE_PTR(data);
+	in->len = len;
+	return 0;
 }
 
 static void print_text(const char *label, const void *s, size_t len)
 {
-        _cleanup_free_ char *e = output_escape(s, len);
+	_cleanup_free_ char *e = output_escape(s, len);
 
-        printf("%s%s\n", label, e ?: "?");
+	printf("%s%s\n", label, e ?: "?");
 }
 
 static void print_hex(const char *label, const uint8_t *b, size_t len)
 {
-        printf("%s", label);
-        for (size_t i = 0; i < len; i++)
-                printf("%02x", b[i]);
-        printf("\n");
+	printf("%s", label);
+	for (size_t i = 0; i < len; i++)
+		printf("%02x", b[i]);
+	printf("\n");
 }
 
 static const char *assoc_name(uint8_t a)
 {
-        static const char *const names[] = { "logical unit", "target port", "target device",
-                                             "reserved" };
-        return names[a & 3];
+	static const char *const names[] = { "logical unit", "target port", "target device",
+		                             "reserved" };
+	return names[a & 3];
 }
 
 static const char *desig_name(uint8_t t)
 {
-        static const char *const names[] = {
-                "vendor specific", "T10 vendor ID", "EUI-64", "NAA", "relative target port",
-                "target port group", "logical unit group", "MD5 logical unit", "SCSI name string",
-                "protocol specific", "UUID",
-        };
-        return t < ELEMENTSOF(names) ? names[t] : "reserved";
+	static const char *const names[] = {
+		"vendor specific",
+		"T10 vendor ID",
+		"EUI-64",
+		"NAA",
+		"relative target port",
+		"target port group",
+		"logical unit group",
+		"MD5 logical unit",
+		"SCSI name string",
+		"protocol specific",
+		"UUID",
+	};
+	return t < ELEMENTSOF(names) ? names[t] : "reserved";
 }
 
 static int decode_sense_human(const uint8_t *b, size_t len)
 {
-        const char *text, *ua;
-        ScsiSense sn;
-        uint16_t v;
-        int r;
+	const char *text, *ua;
+	ScsiSense sn;
+	uint16_t v;
+	int r;
 
-        r = sense_parse(b, len, &sn);
-        if (r < 0)
-                return r;
-        printf("Sense data, %s format%s, response code 0x%02x\n",
-               sn.descriptor ? "descriptor" : "fixed", sn.deferred ? " (deferred)" : "",
-               sn.response_code);
-        printf("  Sense key: 0x%x (%s)\n", sn.key, sense_key_name(sn.key) ?: "reserved");
-        if (sn.have_asc) {
-                text = sense_asc_text(sn.asc, sn.ascq);
-                printf("  ASC/ASCQ:  0x%02x/0x%02x (%s)\n", sn.asc, sn.ascq, text ?: "unknown");
-                ua = sense_ua_event(sn.asc, sn.ascq);
-                if (ua)
-                        printf("  Kernel uevent: SDEV_UA=%s\n", ua);
-        }
-        if (sn.info_valid)
-                printf("  Information: 0x%" PRIx64 "\n", sn.information);
-        if (sn.cmd_info_valid)
-                printf("  Command-specific information: 0x%" PRIx64 "\n", sn.cmd_info);
-        if (sense_progress(&sn, &v) >= 0)
-                printf("  Progress: %u.%02u%%\n", v * 100u / 65536u, (v * 10000u / 65536u) % 100u);
-        if (sn.filemark || sn.eom || sn.ili)
-                printf("  Filemark: %u, EOM: %u, ILI: %u\n", sn.filemark, sn.eom, sn.ili);
-        if (sn.truncated)
-                printf("  (the device declared more sense data than it sent)\n");
-        return 0;
+	r = sense_parse(b, len, &sn);
+	if (r < 0)
+		return r;
+	printf("Sense data, %s format%s, response code 0x%02x\n",
+	       sn.descriptor ? "descriptor" : "fixed", sn.deferred ? " (deferred)" : "",
+	       sn.response_code);
+	printf("  Sense key: 0x%x (%s)\n", sn.key, sense_key_name(sn.key) ?: "reserved");
+	if (sn.have_asc) {
+		text = sense_asc_text(sn.asc, sn.ascq);
+		printf("  ASC/ASCQ:  0x%02x/0x%02x (%s)\n", sn.asc, sn.ascq, text ?: "unknown");
+		ua = sense_ua_event(sn.asc, sn.ascq);
+		if (ua)
+			printf("  Kernel uevent: SDEV_UA=%s\n", ua);
+	}
+	if (sn.info_valid)
+		printf("  Information: 0x%" PRIx64 "\n", sn.information);
+	if (sn.cmd_info_valid)
+		printf("  Command-specific information: 0x%" PRIx64 "\n", sn.cmd_info);
+	if (sense_progress(&sn, &v) >= 0)
+		printf("  Progress: %u.%02u%%\n", v * 100u / 65536u, (v * 10000u / 65536u) % 100u);
+	if (sn.filemark || sn.eom || sn.ili)
+		printf("  Filemark: %u, EOM: %u, ILI: %u\n", sn.filemark, sn.eom, sn.ili);
+	if (sn.truncated)
+		printf("  (the device declared more sense data than it sent)\n");
+	return 0;
 }
 
 static int decode_human(const Input *in)
 {
-        const uint8_t *b = in->data;
-        size_t len = in->len;
-        int r;
+	const uint8_t *b = in->data;
+	size_t len = in->len;
+	int r;
 
-        switch (in->kind) {
-        case DECODE_INQUIRY: {
-                ScsiInquiry q;
+	switch (in->kind) {
+	case DECODE_INQUIRY: {
+		ScsiInquiry q;
 
-                r = inquiry_parse(b, len, &q);
-                if (r < 0)
-                        return r;
-                printf("Standard INQUIRY data (%zu bytes)\n", len);
-                printf("  Peripheral qualifier: %u, device type: 0x%02x (%s)\n", q.qualifier,
-                       q.type, inquiry_type_name(q.type) ?: "reserved");
-                printf("  RMB: %u, version: 0x%02x, response format: %u, TPGS: %u\n", q.rmb,
-                       q.version, q.response_format, q.tpgs);
-                printf("  HiSup: %u, NormACA: %u, 3PC: %u, Protect: %u, EncServ: %u, MultiP: %u, "
-                       "CmdQue: %u\n",
-                       q.hisup, q.normaca, q.threepc, q.protect, q.encserv, q.multip, q.cmdque);
-                print_text("  Vendor:   ", q.vendor, q.vendor_len);
-                print_text("  Product:  ", q.product, q.product_len);
-                print_text("  Revision: ", q.revision, q.revision_len);
-                return 0;
-        }
-        case DECODE_PG00: {
-                VpdSupported s;
+		r = inquiry_parse(b, len, &q);
+		if (r < 0)
+			return r;
+		printf("Standard INQUIRY data (%zu bytes)\n", len);
+		printf("  Peripheral qualifier: %u, device type: 0x%02x (%s)\n", q.qualifier,
+		       q.type, inquiry_type_name(q.type) ?: "reserved");
+		printf("  RMB: %u, version: 0x%02x, response format: %u, TPGS: %u\n", q.rmb,
+		       q.version, q.response_format, q.tpgs);
+		printf("  HiSup: %u, NormACA: %u, 3PC: %u, Protect: %u, EncServ: %u, MultiP: %u, "
+		       "CmdQue: %u\n",
+		       q.hisup, q.normaca, q.threepc, q.protect, q.encserv, q.multip, q.cmdque);
+		print_text("  Vendor:   ", q.vendor, q.vendor_len);
+		print_text("  Product:  ", q.product, q.product_len);
+		print_text("  Revision: ", q.revision, q.revision_len);
+		return 0;
+	}
+	case DECODE_PG00: {
+		VpdSupported s;
 
-                r = vpd00_parse(b, len, &s);
-                if (r < 0)
-                        return r;
-                printf("Supported VPD pages (0x00), %zu:\n", s.count);
-                for (unsigned p = 0; p < 256; p++)
-                        if (vpd_supported_has(&s, (uint8_t)p))
-                                printf("  0x%02x\n", p);
-                return 0;
-        }
-        case DECODE_PG80: {
-                const uint8_t *serial;
-                size_t n;
+		r = vpd00_parse(b, len, &s);
+		if (r < 0)
+			return r;
+		printf("Supported VPD pages (0x00), %zu:\n", s.count);
+		for (unsigned p = 0; p < 256; p++)
+			if (vpd_supported_has(&s, (uint8_t)p))
+				printf("  0x%02x\n", p);
+		return 0;
+	}
+	case DECODE_PG80: {
+		const uint8_t *serial;
+		size_t n;
 
-                r = vpd80_parse(b, len, &serial, &n);
-                if (r < 0)
-                        return r;
-                printf("Unit serial number (0x80), %zu bytes\n", n);
-                print_text("  Serial: ", serial, n);
-                return 0;
-        }
-        case DECODE_PG83: {
-                VpdDesignator d;
-                size_t off = 0, i = 0;
-                VpdHeader h;
+		r = vpd80_parse(b, len, &serial, &n);
+		if (r < 0)
+			return r;
+		printf("Unit serial number (0x80), %zu bytes\n", n);
+		print_text("  Serial: ", serial, n);
+		return 0;
+	}
+	case DECODE_PG83: {
+		VpdDesignator d;
+		size_t off = 0, i = 0;
+		VpdHeader h;
 
-                r = vpd_parse_header(b, len, &h);
-                if (r < 0)
-                        return r;
-                if (vpd83_is_pre_spc2(b, len)) {
-                        printf("Device identification (0x83), SCSI-2 (pre-SPC-2) format\n");
-                        print_hex("  Identifier: ", b + VPD_HEADER_LEN, h.page_len);
-                        return 0;
-                }
-                printf("Device identification (0x83), %zu bytes\n", h.page_len);
-                while ((r = vpd83_next(b, len, &off, &d)) > 0) {
-                        printf("  Designator %zu: %s, %s, code set %u%s", ++i, desig_name(d.type),
-                               assoc_name(d.association), d.code_set, d.piv ? ", PIV" : "");
-                        if (d.piv)
-                                printf(", protocol 0x%x", d.protocol_id);
-                        printf(", %zu bytes\n", d.len);
-                        if (d.code_set == VPD_CODE_SET_ASCII || d.code_set == VPD_CODE_SET_UTF8)
-                                print_text("    ", d.value, d.len);
-                        else
-                                print_hex("    0x", d.value, d.len);
-                }
-                return r;
-        }
-        case DECODE_PG89: {
-                VpdAtaInfo a;
+		r = vpd_parse_header(b, len, &h);
+		if (r < 0)
+			return r;
+		if (vpd83_is_pre_spc2(b, len)) {
+			printf("Device identification (0x83), SCSI-2 (pre-SPC-2) format\n");
+			print_hex("  Identifier: ", b + VPD_HEADER_LEN, h.page_len);
+			return 0;
+		}
+		printf("Device identification (0x83), %zu bytes\n", h.page_len);
+		while ((r = vpd83_next(b, len, &off, &d)) > 0) {
+			printf("  Designator %zu: %s, %s, code set %u%s", ++i, desig_name(d.type),
+			       assoc_name(d.association), d.code_set, d.piv ? ", PIV" : "");
+			if (d.piv)
+				printf(", protocol 0x%x", d.protocol_id);
+			printf(", %zu bytes\n", d.len);
+			if (d.code_set == VPD_CODE_SET_ASCII || d.code_set == VPD_CODE_SET_UTF8)
+				print_text("    ", d.value, d.len);
+			else
+				print_hex("    0x", d.value, d.len);
+		}
+		return r;
+	}
+	case DECODE_PG89: {
+		VpdAtaInfo a;
 
-                r = vpd89_parse(b, len, &a);
-                if (r < 0)
-                        return r;
-                printf("ATA information (0x89)\n");
-                print_text("  SAT vendor:   ", a.sat_vendor, sizeof(a.sat_vendor));
-                print_text("  SAT product:  ", a.sat_product, sizeof(a.sat_product));
-                print_text("  SAT revision: ", a.sat_revision, sizeof(a.sat_revision));
-                printf("  Command code: 0x%02x\n", a.command_code);
-                if (a.have_identify) {
-                        print_text("  ATA model:    ", a.model, strlen(a.model));
-                        print_text("  ATA serial:   ", a.serial, strlen(a.serial));
-                        print_text("  ATA firmware: ", a.firmware, strlen(a.firmware));
-                }
-                return 0;
-        }
-        case DECODE_PGB0: {
-                VpdBlockLimits l;
+		r = vpd89_parse(b, len, &a);
+		if (r < 0)
+			return r;
+		printf("ATA information (0x89)\n");
+		print_text("  SAT vendor:   ", a.sat_vendor, sizeof(a.sat_vendor));
+		print_text("  SAT product:  ", a.sat_product, sizeof(a.sat_product));
+		print_text("  SAT revision: ", a.sat_revision, sizeof(a.sat_revision));
+		printf("  Command code: 0x%02x\n", a.command_code);
+		if (a.have_identify) {
+			print_text("  ATA model:    ", a.model, strlen(a.model));
+			print_text("  ATA serial:   ", a.serial, strlen(a.serial));
+			print_text("  ATA firmware: ", a.firmware, strlen(a.firmware));
+		}
+		return 0;
+	}
+	case DECODE_PGB0: {
+		VpdBlockLimits l;
 
-                r = vpdb0_parse(b, len, &l);
-                if (r < 0)
-                        return r;
-                printf("Block limits (0xb0)\n");
-                printf("  Maximum transfer length:   %" PRIu32 " blocks\n", l.max_xfer_len);
-                printf("  Optimal transfer length:   %" PRIu32 " blocks\n", l.opt_xfer_len);
-                printf("  Optimal granularity:       %u blocks\n", l.opt_xfer_granularity);
-                printf("  Maximum unmap LBA count:   %" PRIu32 "\n", l.max_unmap_lba_count);
-                printf("  Maximum write same length: %" PRIu64 " blocks\n", l.max_write_same_len);
-                return 0;
-        }
-        case DECODE_LUNS: {
-                LunList list;
+		r = vpdb0_parse(b, len, &l);
+		if (r < 0)
+			return r;
+		printf("Block limits (0xb0)\n");
+		printf("  Maximum transfer length:   %" PRIu32 " blocks\n", l.max_xfer_len);
+		printf("  Optimal transfer length:   %" PRIu32 " blocks\n", l.opt_xfer_len);
+		printf("  Optimal granularity:       %u blocks\n", l.opt_xfer_granularity);
+		printf("  Maximum unmap LBA count:   %" PRIu32 "\n", l.max_unmap_lba_count);
+		printf("  Maximum write same length: %" PRIu64 " blocks\n", l.max_write_same_len);
+		return 0;
+	}
+	case DECODE_LUNS: {
+		LunList list;
 
-                r = luns_parse_report(b, len, &list);
-                if (r < 0)
-                        return r;
-                printf("REPORT LUNS: %zu LUNs\n", list.count);
-                for (size_t i = 0; i < list.count; i++) {
-                        char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
-                        ScsiLun lun;
+		r = luns_parse_report(b, len, &list);
+		if (r < 0)
+			return r;
+		printf("REPORT LUNS: %zu LUNs\n", list.count);
+		for (size_t i = 0; i < list.count; i++) {
+			char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
+			ScsiLun lun;
 
-                        r = luns_report_get(&list, i, &lun);
-                        if (r < 0)
-                                return r;
-                        if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
-                            lun_describe(&lun, desc, sizeof(desc)) < 0)
-                                snprintf(desc, sizeof(desc), "malformed");
-                        printf("  %s  %-20" PRIu64 "  %s\n", hex, lun_to_linux(&lun), desc);
-                }
-                return 0;
-        }
-        case DECODE_SENSE:
-                return decode_sense_human(b, len);
-        default:
-                return -EINVAL;
-        }
+			r = luns_report_get(&list, i, &lun);
+			if (r < 0)
+				return r;
+			if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
+			    lun_describe(&lun, desc, sizeof(desc)) < 0)
+				snprintf(desc, sizeof(desc), "malformed");
+			printf("  %s  %-20" PRIu64 "  %s\n", hex, lun_to_linux(&lun), desc);
+		}
+		return 0;
+	}
+	case DECODE_SENSE:
+		return decode_sense_human(b, len);
+	default:
+		return -EINVAL;
+	}
 }
 
 /* The identity the combined responses give: scsi_id's and sg_inq's properties. */
 static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 {
-        ScsiIdentInput in = { .page = IDENT_PAGE_DEFAULT, .pg00_infer = true };
-        ExportFlags flags = EXPORT_UDEV | EXPORT_SG_INQ;
-        ScsiIdent id;
-        int r;
+	ScsiIdentInput in = { .page = IDENT_PAGE_DEFAULT, .pg00_infer = true };
+	ExportFlags flags = EXPORT_UDEV | EXPORT_SG_INQ;
+	ScsiIdent id;
+	int r;
 
-        for (size_t i = 0; i < n; i++) {
-                const uint8_t **p = NULL;
-                size_t *l = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t **p = NULL;
+		size_t *l = NULL;
 
-                switch (inputs[i].kind) {
-                case DECODE_INQUIRY:
-                        p = &in.inquiry, l = &in.inquiry_len;
-                        break;
-                case DECODE_PG00:
-                        p = &in.pg00, l = &in.pg00_len;
-                        in.pg00_infer = false;
-                        break;
-                case DECODE_PG80:
-                        p = &in.pg80, l = &in.pg80_len;
-                        break;
-                case DECODE_PG83:
-                        p = &in.pg83, l = &in.pg83_len;
-                        break;
-                case DECODE_PG89:
-                        p = &in.pg89, l = &in.pg89_len;
-                        break;
-                default:
-                        log_error("%s: --export and --json combine INQUIRY and VPD pages 0x00, "
-                                  "0x80, 0x83, 0x89 only", inputs[i].path);
-                        return EXIT_USAGE;
-                }
-                if (*p) {
-                        log_error("%s: a second %s response", inputs[i].path,
-                                  kinds[inputs[i].kind].name);
-                        return EXIT_USAGE;
-                }
-                *p = inputs[i].data;
-                *l = inputs[i].len;
-        }
+		switch (inputs[i].kind) {
+		case DECODE_INQUIRY:
+			p = &in.inquiry, l = &in.inquiry_len;
+			break;
+		case DECODE_PG00:
+			p = &in.pg00, l = &in.pg00_len;
+			in.pg00_infer = false;
+			break;
+		case DECODE_PG80:
+			p = &in.pg80, l = &in.pg80_len;
+			break;
+		case DECODE_PG83:
+			p = &in.pg83, l = &in.pg83_len;
+			break;
+		case DECODE_PG89:
+			p = &in.pg89, l = &in.pg89_len;
+			break;
+		default:
+			log_error("%s: --export and --json combine INQUIRY and VPD pages 0x00, "
+			          "0x80, 0x83, 0x89 only",
+			          inputs[i].path);
+			return EXIT_USAGE;
+		}
+		if (*p) {
+			log_error("%s: a second %s response", inputs[i].path,
+			          kinds[inputs[i].kind].name);
+			return EXIT_USAGE;
+		}
+		*p = inputs[i].data;
+		*l = inputs[i].len;
+	}
 
-        /* Without INQUIRY data there is no scsi_id identity (scsi_id prints nothing then); the
-         * designators still export as sg_inq --export prints them for a lone page. */
-        if (!in.inquiry) {
-                flags = EXPORT_SG_INQ;
-                id = (ScsiIdent) { .in = in };
-                r = 0;
-        } else
-                r = ident_compute(&in, &id);
-        if (r < 0) {
-                log_error_errno(r, "Cannot compute identifiers: %m");
-                return exit_code_from_errno(r);
-        }
+	/* Without INQUIRY data there is no scsi_id identity (scsi_id prints nothing then); the
+	 * designators still export as sg_inq --export prints them for a lone page. */
+	if (!in.inquiry) {
+		flags = EXPORT_SG_INQ;
+		id = (ScsiIdent){ .in = in };
+		r = 0;
+	} else
+		r = ident_compute(&in, &id);
+	if (r < 0) {
+		log_error_errno(r, "Cannot compute identifiers: %m");
+		return exit_code_from_errno(r);
+	}
 
-        if (mode == OUTPUT_JSON) {
-                _cleanup_(json_object_putp) json_object *props = output_properties_json(&id, flags);
+	if (mode == OUTPUT_JSON) {
+		_cleanup_(json_object_putp) json_object *props = output_properties_json(&id, flags);
 
-                if (!props)
-                        return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
-                r = output_json(stdout, props);
-        } else
-                r = output_export(stdout, &id, flags);
-        if (r < 0) {
-                log_error_errno(r, "Failed to print: %m");
-                return EXIT_DEVICE;
-        }
-        return EXIT_OK;
+		if (!props)
+			return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
+		r = output_json(stdout, props);
+	} else
+		r = output_export(stdout, &id, flags);
+	if (r < 0) {
+		log_error_errno(r, "Failed to print: %m");
+		return EXIT_DEVICE;
+	}
+	return EXIT_OK;
 }
 
 int verb_decode(int argc, char *argv[], Options *o)
 {
-        static const struct option longopts[] = {
-                { "inhex", required_argument, NULL, 'i' },
-                { "page", required_argument, NULL, 'p' },
-                { "export", no_argument, NULL, 'x' },
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        Input inputs[DECODE_FILES_MAX] = {};
-        DecodeKind page = _DECODE_KIND_INVALID;
-        size_t n = 0;
-        int c, r, ret = EXIT_OK;
+	static const struct option longopts[] = {
+		{ "inhex", required_argument, NULL, 'i' }, { "page", required_argument, NULL, 'p' },
+		{ "export", no_argument, NULL, 'x' },      { "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },        {}
+	};
+	Input inputs[DECODE_FILES_MAX] = {};
+	DecodeKind page = _DECODE_KIND_INVALID;
+	size_t n = 0;
+	int c, r, ret = EXIT_OK;
 
-        while ((c = getopt_long(argc, argv, "i:p:xJh", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'i':
-                        if (n == DECODE_FILES_MAX) {
-                                log_error("at most %u --inhex files", DECODE_FILES_MAX);
-                                return EXIT_USAGE;
-                        }
-                        /* A --page given before this file says what it holds. */
-                        inputs[n++] = (Input) { .path = optarg, .kind = page };
-                        break;
-                case 'p':
-                        page = kind_from_string(optarg);
-                        if (page < 0) {
-                                log_error("unknown --page '%s'", optarg);
-                                return EXIT_USAGE;
-                        }
-                        break;
-                case 'x':
-                        o->output = OUTPUT_EXPORT;
-                        break;
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl decode --inhex FILE [--inhex FILE...] [--page PAGE] "
-                               "[--export|--json]\n"
-                               "PAGE: inquiry, 0x00, 0x80, 0x83, 0x89, 0xb0, luns, sense; it names "
-                               "the files after it\n");
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl decode --help' for more information.\n");
-                        return EXIT_USAGE;
-                }
-        }
-        for (; optind < argc && n < DECODE_FILES_MAX; optind++)
-                inputs[n++] = (Input) { .path = argv[optind], .kind = page };
-        if (optind < argc || n == 0) {
-                log_error(n == 0 ? "no --inhex FILE given" : "too many files");
-                return EXIT_USAGE;
-        }
-        /* "--inhex F --page P" with a single file: the page names that file too. */
-        if (n == 1 && inputs[0].kind < 0)
-                inputs[0].kind = page;
+	while ((c = getopt_long(argc, argv, "i:p:xJh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (n == DECODE_FILES_MAX) {
+				log_error("at most %u --inhex files", DECODE_FILES_MAX);
+				return EXIT_USAGE;
+			}
+			/* A --page given before this file says what it holds. */
+			inputs[n++] = (Input){ .path = optarg, .kind = page };
+			break;
+		case 'p':
+			page = kind_from_string(optarg);
+			if (page < 0) {
+				log_error("unknown --page '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'x':
+			o->output = OUTPUT_EXPORT;
+			break;
+		case 'J':
+			o->output = OUTPUT_JSON;
+			break;
+		case 'h':
+			printf("Usage: lunctl decode --inhex FILE [--inhex FILE...] [--page PAGE] "
+			       "[--export|--json]\n"
+			       "PAGE: inquiry, 0x00, 0x80, 0x83, 0x89, 0xb0, luns, sense; it names "
+			       "the files after it\n");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'lunctl decode --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	for (; optind < argc && n < DECODE_FILES_MAX; optind++)
+		inputs[n++] = (Input){ .path = argv[optind], .kind = page };
+	if (optind < argc || n == 0) {
+		log_error(n == 0 ? "no --inhex FILE given" : "too many files");
+		return EXIT_USAGE;
+	}
+	/* "--inhex F --page P" with a single file: the page names that file too. */
+	if (n == 1 && inputs[0].kind < 0)
+		inputs[0].kind = page;
 
-        for (size_t i = 0; i < n; i++) {
-                r = load_input(&inputs[i]);
-                if (r < 0) {
-                        ret = r == -EBADMSG || r == -ENOBUFS ? EXIT_MALFORMED : EXIT_DEVICE;
-                        goto finish;
-                }
-        }
+	for (size_t i = 0; i < n; i++) {
+		r = load_input(&inputs[i]);
+		if (r < 0) {
+			ret = r == -EBADMSG || r == -ENOBUFS ? EXIT_MALFORMED : EXIT_DEVICE;
+			goto finish;
+		}
+	}
 
-        if (o->output != OUTPUT_HUMAN) {
-                ret = decode_identity(inputs, n, o->output);
-                goto finish;
-        }
+	if (o->output != OUTPUT_HUMAN) {
+		ret = decode_identity(inputs, n, o->output);
+		goto finish;
+	}
 
-        for (size_t i = 0; i < n; i++) {
-                if (n > 1)
-                        printf("%s%s:\n", i > 0 ? "\n" : "", inputs[i].path);
-                r = decode_human(&inputs[i]);
-                if (r < 0) {
-                        log_error_errno(r, "%s: malformed %s response: %m", inputs[i].path,
-                                        kinds[inputs[i].kind].name);
-                        ret = EXIT_MALFORMED;
-                }
-        }
+	for (size_t i = 0; i < n; i++) {
+		if (n > 1)
+			printf("%s%s:\n", i > 0 ? "\n" : "", inputs[i].path);
+		r = decode_human(&inputs[i]);
+		if (r < 0) {
+			log_error_errno(r, "%s: malformed %s response: %m", inputs[i].path,
+			                kinds[inputs[i].kind].name);
+			ret = EXIT_MALFORMED;
+		}
+	}
 
 finish:
-        for (size_t i = 0; i < n; i++)
-                free(inputs[i].data);
-        return ret;
+	for (size_t i = 0; i < n; i++)
+		free(inputs[i].data);
+	return ret;
 }

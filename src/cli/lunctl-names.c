@@ -14,113 +14,112 @@
 
 static int show_device(const char *dev, OutputMode mode)
 {
-        _cleanup_(json_object_putp) json_object *reply = NULL;
-        json_object *links, *nodes;
-        int r;
+	_cleanup_(json_object_putp) json_object *reply = NULL;
+	json_object *links, *nodes;
+	int r;
 
-        r = lunctl_daemon_call("names", "device", dev, &reply);
-        if (r != EXIT_OK)
-                return r;
-        json_object_object_del(reply, "ok");
-        if (mode == OUTPUT_JSON)
-                return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+	r = lunctl_daemon_call("names", "device", dev, &reply);
+	if (r != EXIT_OK)
+		return r;
+	json_object_object_del(reply, "ok");
+	if (mode == OUTPUT_JSON)
+		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
 
-        nodes = json_member(reply, "nodes");
-        printf("%s %s", json_str(reply, "hctl") ?: "?", json_str(reply, "type_name") ?: "?");
-        json_object_object_foreach(nodes, k, v)
-                printf(" %s=%s", k, json_object_get_string(v));
-        printf("\n");
-        if (json_str(reply, "serial"))
-                printf("serial %s\n", json_str(reply, "serial"));
-        if (json_str(reply, "wwn"))
-                printf("wwn    %s\n", json_str(reply, "wwn"));
-        if (json_str(reply, "naming_error"))
-                printf("naming failed: %s\n", json_str(reply, "naming_error"));
-        links = json_member(reply, "links");
-        for (size_t i = 0; links && i < json_object_array_length(links); i++) {
-                json_object *l = json_object_array_get_idx(links, i);
-                const char *state = json_str(l, "state") ?: "?";
+	nodes = json_member(reply, "nodes");
+	printf("%s %s", json_str(reply, "hctl") ?: "?", json_str(reply, "type_name") ?: "?");
+	json_object_object_foreach(nodes, k, v) printf(" %s=%s", k, json_object_get_string(v));
+	printf("\n");
+	if (json_str(reply, "serial"))
+		printf("serial %s\n", json_str(reply, "serial"));
+	if (json_str(reply, "wwn"))
+		printf("wwn    %s\n", json_str(reply, "wwn"));
+	if (json_str(reply, "naming_error"))
+		printf("naming failed: %s\n", json_str(reply, "naming_error"));
+	links = json_member(reply, "links");
+	for (size_t i = 0; links && i < json_object_array_length(links); i++) {
+		json_object *l = json_object_array_get_idx(links, i);
+		const char *state = json_str(l, "state") ?: "?";
 
-                printf("%-9s %s -> %s\n", state, json_str(l, "path") ?: "?", json_str(l, "target") ?: "?");
-        }
-        if (!links || json_object_array_length(links) == 0)
-                printf("no names\n");
-        return EXIT_OK;
+		printf("%-9s %s -> %s\n", state, json_str(l, "path") ?: "?",
+		       json_str(l, "target") ?: "?");
+	}
+	if (!links || json_object_array_length(links) == 0)
+		printf("no names\n");
+	return EXIT_OK;
 }
 
 static int show_collisions(OutputMode mode)
 {
-        _cleanup_(json_object_putp) json_object *reply = NULL;
-        json_object *a;
-        int r;
+	_cleanup_(json_object_putp) json_object *reply = NULL;
+	json_object *a;
+	int r;
 
-        r = lunctl_daemon_call("status", NULL, NULL, &reply);
-        if (r != EXIT_OK)
-                return r;
-        a = json_member(reply, "collisions");
-        if (mode == OUTPUT_JSON) {
-                _cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	r = lunctl_daemon_call("status", NULL, NULL, &reply);
+	if (r != EXIT_OK)
+		return r;
+	a = json_member(reply, "collisions");
+	if (mode == OUTPUT_JSON) {
+		_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 
-                json_object_object_add(o, "collisions",
-                                       a ? json_object_get(a) : json_object_new_array());
-                return output_json(stdout, o) < 0 ? EXIT_DEVICE : EXIT_OK;
-        }
-        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-                json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+		json_object_object_add(o, "collisions",
+		                       a ? json_object_get(a) : json_object_new_array());
+		return output_json(stdout, o) < 0 ? EXIT_DEVICE : EXIT_OK;
+	}
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
 
-                printf("%s -> %s, also wanted by", json_str(c, "path") ?: "?",
-                       json_str(c, "winner") ?: "nobody");
-                for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
-                        const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
-                        const char *w = json_str(c, "winner");
+		printf("%s -> %s, also wanted by", json_str(c, "path") ?: "?",
+		       json_str(c, "winner") ?: "nobody");
+		for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
+			const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
+			const char *w = json_str(c, "winner");
 
-                        if (h && (!w || !streq(h, w)))
-                                printf(" %s", h);
-                }
-                printf("\n");
-        }
-        return EXIT_OK;
+			if (h && (!w || !streq(h, w)))
+				printf(" %s", h);
+		}
+		printf("\n");
+	}
+	return EXIT_OK;
 }
 
 int verb_names(int argc, char *argv[], Options *o)
 {
-        enum { OPT_COLLISIONS = 0x100 };
-        static const struct option longopts[] = {
-                { "collisions", no_argument, NULL, OPT_COLLISIONS },
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        bool collisions = false;
-        int c;
+	enum { OPT_COLLISIONS = 0x100 };
+	static const struct option longopts[] = { { "collisions", no_argument, NULL,
+		                                    OPT_COLLISIONS },
+		                                  { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
+	bool collisions = false;
+	int c;
 
-        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-                switch (c) {
-                case OPT_COLLISIONS:
-                        collisions = true;
-                        break;
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl names [--json] <device>\n"
-                               "       lunctl names [--json] --collisions\n");
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
-                        return EXIT_USAGE;
-                }
-        }
-        if (collisions) {
-                if (optind != argc) {
-                        log_error("--collisions takes no device");
-                        return EXIT_USAGE;
-                }
-                return show_collisions(o->output);
-        }
-        if (optind + 1 != argc) {
-                log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");
-                return EXIT_USAGE;
-        }
-        return show_device(argv[optind], o->output);
+	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_COLLISIONS:
+			collisions = true;
+			break;
+		case 'J':
+			o->output = OUTPUT_JSON;
+			break;
+		case 'h':
+			printf("Usage: lunctl names [--json] <device>\n"
+			       "       lunctl names [--json] --collisions\n");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (collisions) {
+		if (optind != argc) {
+			log_error("--collisions takes no device");
+			return EXIT_USAGE;
+		}
+		return show_collisions(o->output);
+	}
+	if (optind + 1 != argc) {
+		log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");
+		return EXIT_USAGE;
+	}
+	return show_device(argv[optind], o->output);
 }

@@ -21,242 +21,240 @@
 #include "probe.h"
 
 #define NOT_SUPPORTED "(not supported by this kernel)"
-#define NOT_A_DISK "(not an sd disk)"
+#define NOT_A_DISK    "(not an sd disk)"
 
 static int oom(void)
 {
-        log_error_errno(-ENOMEM, "Out of memory");
-        return EXIT_DEVICE;
+	log_error_errno(-ENOMEM, "Out of memory");
+	return EXIT_DEVICE;
 }
 
 typedef struct Assignment {
-        ErrKnob knob;
-        const char *value;
+	ErrKnob knob;
+	const char *value;
 } Assignment;
 
 static bool knob_missing_from_kernel(const ErrPolicy *p, ErrKnob k)
 {
-        /* sd's max_retries is absent on tapes, CD-ROMs, enclosures: not the kernel's fault. */
-        return !p->present[k] && !errknob_disk_only(k);
+	/* sd's max_retries is absent on tapes, CD-ROMs, enclosures: not the kernel's fault. */
+	return !p->present[k] && !errknob_disk_only(k);
 }
 
 static void print_missing_note(FILE *out, const ErrPolicy *p)
 {
-        bool first = true;
+	bool first = true;
 
-        for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
-                if (!knob_missing_from_kernel(p, k))
-                        continue;
-                fprintf(out, "%s%s", first ? "Missing on this kernel: " : ", ",
-                        errknob_to_string(k));
-                first = false;
-        }
-        if (first)
-                return;
-        fprintf(out, ".\n");
-        if (!errpolicy_has_patchset(p))
-                fprintf(out, "The lund kernel companion patchset (kernel/ in lund's sources) adds "
-                             "retry_limit, failfast and the evt_error* error events; without it "
-                             "only sd's max_retries, the timeouts and the ioerr_cnt/iotmo_cnt "
-                             "counters are available.\n");
+	for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
+		if (!knob_missing_from_kernel(p, k))
+			continue;
+		fprintf(out, "%s%s", first ? "Missing on this kernel: " : ", ",
+		        errknob_to_string(k));
+		first = false;
+	}
+	if (first)
+		return;
+	fprintf(out, ".\n");
+	if (!errpolicy_has_patchset(p))
+		fprintf(out, "The lund kernel companion patchset (kernel/ in lund's sources) adds "
+		             "retry_limit, failfast and the evt_error* error events; without it "
+		             "only sd's max_retries, the timeouts and the ioerr_cnt/iotmo_cnt "
+		             "counters are available.\n");
 }
 
 static int print_human(const LuRef *lu, const ErrPolicy *p)
 {
-        printf("%s", lu->hctl);
-        if (lu->block)
-                printf(" (%s)", lu->block);
-        else if (lu->sg)
-                printf(" (%s)", lu->sg);
-        printf("\n");
+	printf("%s", lu->hctl);
+	if (lu->block)
+		printf(" (%s)", lu->block);
+	else if (lu->sg)
+		printf(" (%s)", lu->sg);
+	printf("\n");
 
-        for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
-                _cleanup_free_ char *esc = NULL;
-                const char *v;
+	for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
+		_cleanup_free_ char *esc = NULL;
+		const char *v;
 
-                if (!p->present[k])
-                        v = errknob_disk_only(k) ? NOT_A_DISK : NOT_SUPPORTED;
-                else if (p->error[k] != 0)
-                        v = strerror(-p->error[k]);
-                else {
-                        esc = output_escape(p->value[k], strlen(p->value[k]));
-                        if (!esc)
-                                return oom();
-                        v = esc;
-                }
-                printf("  %-22s %s\n", errknob_to_string(k), v);
-        }
-        print_missing_note(stdout, p);
-        return EXIT_OK;
+		if (!p->present[k])
+			v = errknob_disk_only(k) ? NOT_A_DISK : NOT_SUPPORTED;
+		else if (p->error[k] != 0)
+			v = strerror(-p->error[k]);
+		else {
+			esc = output_escape(p->value[k], strlen(p->value[k]));
+			if (!esc)
+				return oom();
+			v = esc;
+		}
+		printf("  %-22s %s\n", errknob_to_string(k), v);
+	}
+	print_missing_note(stdout, p);
+	return EXIT_OK;
 }
 
 static int print_json(const LuRef *lu, const ErrPolicy *p)
 {
-        _cleanup_(json_object_putp) json_object *root = json_object_new_object();
-        json_object *knobs = json_object_new_object(), *missing = json_object_new_array();
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	json_object *knobs = json_object_new_object(), *missing = json_object_new_array();
 
-        if (!root || !knobs || !missing) {
-                json_object_put(knobs);
-                json_object_put(missing);
-                return oom();
-        }
-        json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
-        if (lu->block)
-                json_object_object_add(root, "block", json_object_new_string(lu->block));
-        json_object_object_add(root, "patchset",
-                               json_object_new_boolean(errpolicy_has_patchset(p)));
-        for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
-                json_object *o = json_object_new_object();
+	if (!root || !knobs || !missing) {
+		json_object_put(knobs);
+		json_object_put(missing);
+		return oom();
+	}
+	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
+	if (lu->block)
+		json_object_object_add(root, "block", json_object_new_string(lu->block));
+	json_object_object_add(root, "patchset",
+	                       json_object_new_boolean(errpolicy_has_patchset(p)));
+	for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
+		json_object *o = json_object_new_object();
 
-                if (!o)
-                        return oom();
-                json_object_object_add(o, "supported", json_object_new_boolean(p->present[k]));
-                json_object_object_add(o, "writable", json_object_new_boolean(errknob_writable(k)));
-                if (p->present[k] && p->error[k] == 0)
-                        json_object_object_add(o, "value", json_object_new_string(p->value[k]));
-                else
-                        json_object_object_add(o, "value", NULL);
-                json_object_object_add(knobs, errknob_to_string(k), o);
-                if (knob_missing_from_kernel(p, k))
-                        json_object_array_add(missing,
-                                              json_object_new_string(errknob_to_string(k)));
-        }
-        json_object_object_add(root, "knobs", knobs);
-        json_object_object_add(root, "missing", missing);
-        return output_json(stdout, root) < 0 ? EXIT_DEVICE : EXIT_OK;
+		if (!o)
+			return oom();
+		json_object_object_add(o, "supported", json_object_new_boolean(p->present[k]));
+		json_object_object_add(o, "writable", json_object_new_boolean(errknob_writable(k)));
+		if (p->present[k] && p->error[k] == 0)
+			json_object_object_add(o, "value", json_object_new_string(p->value[k]));
+		else
+			json_object_object_add(o, "value", NULL);
+		json_object_object_add(knobs, errknob_to_string(k), o);
+		if (knob_missing_from_kernel(p, k))
+			json_object_array_add(missing,
+			                      json_object_new_string(errknob_to_string(k)));
+	}
+	json_object_object_add(root, "knobs", knobs);
+	json_object_object_add(root, "missing", missing);
+	return output_json(stdout, root) < 0 ? EXIT_DEVICE : EXIT_OK;
 }
 
 static int parse_assignments(int n, char **args, Assignment *ret)
 {
-        for (int i = 0; i < n; i++) {
-                char canon[ERRKNOB_VALUE_MAX];
-                char *eq = strchr(args[i], '=');
-                ErrKnob k;
+	for (int i = 0; i < n; i++) {
+		char canon[ERRKNOB_VALUE_MAX];
+		char *eq = strchr(args[i], '=');
+		ErrKnob k;
 
-                if (!eq) {
-                        log_error("'%s' is not KEY=VALUE", args[i]);
-                        return -EINVAL;
-                }
-                *eq = 0;
-                k = errknob_from_string(args[i]);
-                if (k < 0) {
-                        log_error("unknown knob '%s'", args[i]);
-                        return -EINVAL;
-                }
-                if (!errknob_writable(k)) {
-                        log_error("%s is a read-only counter", args[i]);
-                        return -EINVAL;
-                }
-                if (errknob_validate(k, eq + 1, canon, sizeof(canon)) < 0) {
-                        _cleanup_free_ char *esc = output_escape(eq + 1, strlen(eq + 1));
+		if (!eq) {
+			log_error("'%s' is not KEY=VALUE", args[i]);
+			return -EINVAL;
+		}
+		*eq = 0;
+		k = errknob_from_string(args[i]);
+		if (k < 0) {
+			log_error("unknown knob '%s'", args[i]);
+			return -EINVAL;
+		}
+		if (!errknob_writable(k)) {
+			log_error("%s is a read-only counter", args[i]);
+			return -EINVAL;
+		}
+		if (errknob_validate(k, eq + 1, canon, sizeof(canon)) < 0) {
+			_cleanup_free_ char *esc = output_escape(eq + 1, strlen(eq + 1));
 
-                        log_error("invalid value '%s' for %s (accepted: %s)",
-                                  esc ?: "?", args[i], errknob_help(k));
-                        return -EINVAL;
-                }
-                ret[i] = (Assignment) { .knob = k, .value = eq + 1 };
-        }
-        return 0;
+			log_error("invalid value '%s' for %s (accepted: %s)", esc ?: "?", args[i],
+			          errknob_help(k));
+			return -EINVAL;
+		}
+		ret[i] = (Assignment){ .knob = k, .value = eq + 1 };
+	}
+	return 0;
 }
 
 int verb_policy(int argc, char *argv[], Options *o)
 {
-        static const struct option longopts[] = {
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        _cleanup_(lu_ref_done) LuRef lu = {};
-        _cleanup_(errpolicy_done) ErrPolicy p = {};
-        _cleanup_close_ int rootfd = -EBADF;
-        _cleanup_free_ Assignment *set = NULL;
-        const char *arg;
-        int c, r, n_set;
+	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
+	_cleanup_(lu_ref_done) LuRef lu = {};
+	_cleanup_(errpolicy_done) ErrPolicy p = {};
+	_cleanup_close_ int rootfd = -EBADF;
+	_cleanup_free_ Assignment *set = NULL;
+	const char *arg;
+	int c, r, n_set;
 
-        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl policy [--json] DEVICE [KEY=VALUE ...]\n"
-                               "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, "
-                               "a /sys path or H:C:T:L\n"
-                               "KEY: timeout eh_timeout max_retries queue_depth retry_limit "
-                               "failfast evt_error evt_error_burst evt_error_interval_ms\n");
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl policy --help' for more information.\n");
-                        return EXIT_USAGE;
-                }
-        }
-        if (optind >= argc) {
-                fprintf(stderr, "lunctl policy: expected a DEVICE\n");
-                return EXIT_USAGE;
-        }
-        arg = argv[optind];
-        n_set = argc - optind - 1;
+	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			o->output = OUTPUT_JSON;
+			break;
+		case 'h':
+			printf("Usage: lunctl policy [--json] DEVICE [KEY=VALUE ...]\n"
+			       "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, "
+			       "a /sys path or H:C:T:L\n"
+			       "KEY: timeout eh_timeout max_retries queue_depth retry_limit "
+			       "failfast evt_error evt_error_burst evt_error_interval_ms\n");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'lunctl policy --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "lunctl policy: expected a DEVICE\n");
+		return EXIT_USAGE;
+	}
+	arg = argv[optind];
+	n_set = argc - optind - 1;
 
-        /* Every assignment is checked before the device is even looked at. */
-        if (n_set > 0) {
-                set = calloc(n_set, sizeof(Assignment));
-                if (!set)
-                        return oom();
-                if (parse_assignments(n_set, argv + optind + 1, set) < 0)
-                        return EXIT_USAGE;
-        }
+	/* Every assignment is checked before the device is even looked at. */
+	if (n_set > 0) {
+		set = calloc(n_set, sizeof(Assignment));
+		if (!set)
+			return oom();
+		if (parse_assignments(n_set, argv + optind + 1, set) < 0)
+			return EXIT_USAGE;
+	}
 
-        r = lunctl_open_root(o, &rootfd);
-        if (r != EXIT_OK)
-                return r;
-        r = lunctl_resolve(rootfd, arg, &lu);
-        if (r != EXIT_OK)
-                return r;
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	r = lunctl_resolve(rootfd, arg, &lu);
+	if (r != EXIT_OK)
+		return r;
 
-        r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
-        if (r < 0) {
-                log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu.hctl);
-                return EXIT_DEVICE;
-        }
+	r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
+	if (r < 0) {
+		log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu.hctl);
+		return EXIT_DEVICE;
+	}
 
-        if (n_set > 0) {
-                bool missing = false;
+	if (n_set > 0) {
+		bool missing = false;
 
-                for (int i = 0; i < n_set; i++)
-                        if (!p.present[set[i].knob]) {
-                                ErrKnob k = set[i].knob;
+		for (int i = 0; i < n_set; i++)
+			if (!p.present[set[i].knob]) {
+				ErrKnob k = set[i].knob;
 
-                                log_error("%s (%s): %s is not supported %s", arg, lu.hctl,
-                                          errknob_to_string(k),
-                                          errknob_disk_only(k) ? "on this LU (not an sd disk)" :
-                                          errknob_patched(k) ? "by this kernel (the lund kernel "
-                                                               "companion patchset adds it)" :
-                                                               "by this kernel");
-                                missing = true;
-                        }
-                if (missing)
-                        return EXIT_DEVICE;
+				log_error("%s (%s): %s is not supported %s", arg, lu.hctl,
+				          errknob_to_string(k),
+				          errknob_disk_only(k) ? "on this LU (not an sd disk)"
+				          : errknob_patched(k) ? "by this kernel (the lund kernel "
+				                                 "companion patchset adds it)"
+				                               : "by this kernel");
+				missing = true;
+			}
+		if (missing)
+			return EXIT_DEVICE;
 
-                for (int i = 0; i < n_set; i++) {
-                        r = errpolicy_write(rootfd, lu.syspath, lu.hctl, set[i].knob, set[i].value);
-                        if (r < 0) {
-                                log_error_errno(r, "%s (%s): failed to set %s=%s: %m%s", arg,
-                                                lu.hctl, errknob_to_string(set[i].knob),
-                                                set[i].value,
-                                                r == -EINVAL ? " (the kernel refused it)" : "");
-                                return EXIT_DEVICE;
-                        }
-                }
+		for (int i = 0; i < n_set; i++) {
+			r = errpolicy_write(rootfd, lu.syspath, lu.hctl, set[i].knob, set[i].value);
+			if (r < 0) {
+				log_error_errno(r, "%s (%s): failed to set %s=%s: %m%s", arg,
+				                lu.hctl, errknob_to_string(set[i].knob),
+				                set[i].value,
+				                r == -EINVAL ? " (the kernel refused it)" : "");
+				return EXIT_DEVICE;
+			}
+		}
 
-                errpolicy_done(&p);
-                r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
-                if (r < 0) {
-                        log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu.hctl);
-                        return EXIT_DEVICE;
-                }
-        }
+		errpolicy_done(&p);
+		r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
+		if (r < 0) {
+			log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu.hctl);
+			return EXIT_DEVICE;
+		}
+	}
 
-        if (o->output == OUTPUT_JSON)
-                return print_json(&lu, &p);
-        return print_human(&lu, &p);
+	if (o->output == OUTPUT_JSON)
+		return print_json(&lu, &p);
+	return print_human(&lu, &p);
 }

@@ -17,128 +17,136 @@
 /* Connect and send one command; on failure log why and return the exit code to use. */
 int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json_object **ret)
 {
-        _cleanup_(lund_client_freep) LundClient *c = NULL;
-        json_object *reply = NULL;
-        int r;
+	_cleanup_(lund_client_freep) LundClient *c = NULL;
+	json_object *reply = NULL;
+	int r;
 
-        r = lund_client_connect(NULL, &c);
-        if (r < 0) {
-                log_error_errno(r, "Failed to connect to lund's control socket (is lund running?): %m");
-                return EXIT_DEVICE;
-        }
-        r = lund_client_call_cmd(c, cmd, key, value, &reply);
-        if (r < 0) {
-                const char *msg = reply ? json_str(reply, "message") : NULL;
+	r = lund_client_connect(NULL, &c);
+	if (r < 0) {
+		log_error_errno(
+		        r, "Failed to connect to lund's control socket (is lund running?): %m");
+		return EXIT_DEVICE;
+	}
+	r = lund_client_call_cmd(c, cmd, key, value, &reply);
+	if (r < 0) {
+		const char *msg = reply ? json_str(reply, "message") : NULL;
 
-                if (msg)
-                        log_error("lund: %s%s%s", value ?: "", value ? ": " : "", msg);
-                else
-                        log_error_errno(r, "Request \"%s\" failed: %m", cmd);
-                json_object_put(reply);
-                return exit_code_from_errno(r == -ENOENT ? -ENODEV : r);
-        }
-        *ret = reply;
-        return EXIT_OK;
+		if (msg)
+			log_error("lund: %s%s%s", value ?: "", value ? ": " : "", msg);
+		else
+			log_error_errno(r, "Request \"%s\" failed: %m", cmd);
+		json_object_put(reply);
+		return exit_code_from_errno(r == -ENOENT ? -ENODEV : r);
+	}
+	*ret = reply;
+	return EXIT_OK;
 }
 
 /* Command failures the kernel reported (the companion patchset's SDEV_ERROR events). */
 static void print_errors(json_object *s)
 {
-        json_object *errs = json_member(s, "errors"), *lus = errs ? json_member(errs, "lus") : NULL;
+	json_object *errs = json_member(s, "errors"), *lus = errs ? json_member(errs, "lus") : NULL;
 
-        if (!errs || json_object_is_type(errs, json_type_null))
-                return;
-        printf("Error events:  threshold %s\n", json_str(errs, "threshold") ?: "?");
-        if (!lus || !json_object_is_type(lus, json_type_object))
-                return;
-        json_object_object_foreach(lus, hctl, e) {
-                json_object *cl = json_member(e, "classes"), *polled = json_member(e, "polled");
+	if (!errs || json_object_is_type(errs, json_type_null))
+		return;
+	printf("Error events:  threshold %s\n", json_str(errs, "threshold") ?: "?");
+	if (!lus || !json_object_is_type(lus, json_type_object))
+		return;
+	json_object_object_foreach(lus, hctl, e)
+	{
+		json_object *cl = json_member(e, "classes"), *polled = json_member(e, "polled");
 
-                if (polled && json_object_get_boolean(polled)) {
-                        printf("  %s: ioerr_cnt +%" PRIi64 ", iotmo_cnt +%" PRIi64
-                               " since lund started (no error events on this kernel: polled)\n",
-                               hctl, json_int(e, "ioerr_cnt_growth"), json_int(e, "iotmo_cnt_growth"));
-                        continue;
-                }
-                printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
-                if (cl && json_object_is_type(cl, json_type_object)) {
-                        bool first = true;
+		if (polled && json_object_get_boolean(polled)) {
+			printf("  %s: ioerr_cnt +%" PRIi64 ", iotmo_cnt +%" PRIi64
+			       " since lund started (no error events on this kernel: polled)\n",
+			       hctl, json_int(e, "ioerr_cnt_growth"),
+			       json_int(e, "iotmo_cnt_growth"));
+			continue;
+		}
+		printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
+		if (cl && json_object_is_type(cl, json_type_object)) {
+			bool first = true;
 
-                        json_object_object_foreach(cl, name, n) {
-                                printf("%s%s %" PRIi64, first ? "" : ", ", name,
-                                       json_object_get_int64(n));
-                                first = false;
-                        }
-                }
-                printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64 " malformed, %" PRIi64
-                       " threshold actions\n",
-                       json_int(e, "suppressed"), json_int(e, "malformed"), json_int(e, "threshold_actions"));
-        }
+			json_object_object_foreach(cl, name, n)
+			{
+				printf("%s%s %" PRIi64, first ? "" : ", ", name,
+				       json_object_get_int64(n));
+				first = false;
+			}
+		}
+		printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64 " malformed, %" PRIi64
+		       " threshold actions\n",
+		       json_int(e, "suppressed"), json_int(e, "malformed"),
+		       json_int(e, "threshold_actions"));
+	}
 }
 
 static void print_status(json_object *s)
 {
-        json_object *mon = json_member(s, "monitor"), *a;
-        uint64_t up = (uint64_t)json_int(s, "uptime_usec");
+	json_object *mon = json_member(s, "monitor"), *a;
+	uint64_t up = (uint64_t)json_int(s, "uptime_usec");
 
-        printf("lund %s, pid %" PRIi64 ", up %" PRIu64 ".%01" PRIu64 " s\n", json_str(s, "version") ?: "?",
-               json_int(s, "pid"), up / 1000000, up / 100000 % 10);
-        printf("Root:          %s\n", json_str(s, "root") ?: "?");
-        printf("Run directory: %s\n", json_str(s, "run_dir") ?: "?");
-        a = json_member(s, "link_dirs");
-        printf("Link dirs:    ");
-        for (size_t i = 0; a && i < json_object_array_length(a); i++)
-                printf(" %s", json_object_get_string(json_object_array_get_idx(a, i)));
-        printf("\n");
-        printf("Inventory:     %" PRIi64 " hosts, %" PRIi64 " targets, %" PRIi64 " logical units\n",
-               json_int(s, "hosts"), json_int(s, "targets"), json_int(s, "lus"));
-        printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked\n", json_int(s, "names"),
-               json_int(s, "links"));
-        a = json_member(s, "collisions");
-        printf("Collisions:    %zu\n", a ? json_object_array_length(a) : 0);
-        for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-                json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+	printf("lund %s, pid %" PRIi64 ", up %" PRIu64 ".%01" PRIu64 " s\n",
+	       json_str(s, "version") ?: "?", json_int(s, "pid"), up / 1000000, up / 100000 % 10);
+	printf("Root:          %s\n", json_str(s, "root") ?: "?");
+	printf("Run directory: %s\n", json_str(s, "run_dir") ?: "?");
+	a = json_member(s, "link_dirs");
+	printf("Link dirs:    ");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		printf(" %s", json_object_get_string(json_object_array_get_idx(a, i)));
+	printf("\n");
+	printf("Inventory:     %" PRIi64 " hosts, %" PRIi64 " targets, %" PRIi64 " logical units\n",
+	       json_int(s, "hosts"), json_int(s, "targets"), json_int(s, "lus"));
+	printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked\n", json_int(s, "names"),
+	       json_int(s, "links"));
+	a = json_member(s, "collisions");
+	printf("Collisions:    %zu\n", a ? json_object_array_length(a) : 0);
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
 
-                printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?", json_str(c, "winner") ?: "nobody");
-                for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-                        printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
-                printf(")\n");
-        }
-        a = json_member(s, "foreign");
-        printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
-        for (size_t i = 0; a && i < json_object_array_length(a); i++)
-                printf("  %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
-        printf("Resyncs:       %" PRIi64 "%s%s%s\n", json_int(s, "resyncs"),
-               json_str(s, "last_resync_reason") ? " (last: " : "", json_str(s, "last_resync_reason") ?: "",
-               json_str(s, "last_resync_reason") ? ")" : "");
-        if (mon && !json_object_is_type(mon, json_type_null))
-                printf("Uevents:       %" PRIi64 " received, %" PRIi64 " handled, %" PRIi64
-                       " overflows, %" PRIi64 " sequence gaps, last seqnum %" PRIi64
-                       ", buffer %" PRIi64 " bytes\n",
-                       json_int(mon, "received"), json_int(mon, "dispatched"), json_int(mon, "enobufs"),
-                       json_int(mon, "seqnum_gaps"), json_int(mon, "last_seqnum"), json_int(mon, "receive_buffer"));
-        else
-                printf("Uevents:       not monitored\n");
-        printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
+		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
+		       json_str(c, "winner") ?: "nobody");
+		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
+		printf(")\n");
+	}
+	a = json_member(s, "foreign");
+	printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		printf("  %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
+	printf("Resyncs:       %" PRIi64 "%s%s%s\n", json_int(s, "resyncs"),
+	       json_str(s, "last_resync_reason") ? " (last: " : "",
+	       json_str(s, "last_resync_reason") ?: "",
+	       json_str(s, "last_resync_reason") ? ")" : "");
+	if (mon && !json_object_is_type(mon, json_type_null))
+		printf("Uevents:       %" PRIi64 " received, %" PRIi64 " handled, %" PRIi64
+		       " overflows, %" PRIi64 " sequence gaps, last seqnum %" PRIi64
+		       ", buffer %" PRIi64 " bytes\n",
+		       json_int(mon, "received"), json_int(mon, "dispatched"),
+		       json_int(mon, "enobufs"), json_int(mon, "seqnum_gaps"),
+		       json_int(mon, "last_seqnum"), json_int(mon, "receive_buffer"));
+	else
+		printf("Uevents:       not monitored\n");
+	printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
 
-        print_errors(s);
+	print_errors(s);
 }
 
 int verb_status(int argc, char *argv[], Options *o)
 {
-        _cleanup_(json_object_putp) json_object *reply = NULL;
-        int r;
+	_cleanup_(json_object_putp) json_object *reply = NULL;
+	int r;
 
-        r = lunctl_parse_noargs(argc, argv, o, "status", NULL);
-        if (r >= 0)
-                return r;
-        r = lunctl_daemon_call("status", NULL, NULL, &reply);
-        if (r != EXIT_OK)
-                return r;
-        if (o->output == OUTPUT_JSON) {
-                json_object_object_del(reply, "ok");
-                return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
-        }
-        print_status(reply);
-        return EXIT_OK;
+	r = lunctl_parse_noargs(argc, argv, o, "status", NULL);
+	if (r >= 0)
+		return r;
+	r = lunctl_daemon_call("status", NULL, NULL, &reply);
+	if (r != EXIT_OK)
+		return r;
+	if (o->output == OUTPUT_JSON) {
+		json_object_object_del(reply, "ok");
+		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+	}
+	print_status(reply);
+	return EXIT_OK;
 }

@@ -14,214 +14,212 @@
 #include "sysfs.h"
 
 typedef struct Verb {
-        const char *name;
-        int (*run)(int argc, char *argv[], Options *o);
-        const char *summary;
+	const char *name;
+	int (*run)(int argc, char *argv[], Options *o);
+	const char *summary;
 } Verb;
 
 static const Verb verbs[] = {
-        { "decode", verb_decode, "decode a captured INQUIRY/VPD/REPORT LUNS/sense response" },
-        { "id", verb_id, "print the persistent identifiers of a logical unit" },
-        { "list", verb_list, "list SCSI logical units with their identifiers and names" },
-        { "monitor", verb_monitor, "follow lund's decisions as they happen (needs lund)" },
-        { "names", verb_names, "the names lund gives a device, or its name collisions (needs lund)" },
-        { "status", verb_status, "what the lund daemon manages (needs lund)" },
-        { "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
-        { "policy", verb_policy, "show or change a logical unit's error policy (retries, fail-fast, error events)" },
+	{ "decode", verb_decode, "decode a captured INQUIRY/VPD/REPORT LUNS/sense response" },
+	{ "id", verb_id, "print the persistent identifiers of a logical unit" },
+	{ "list", verb_list, "list SCSI logical units with their identifiers and names" },
+	{ "monitor", verb_monitor, "follow lund's decisions as they happen (needs lund)" },
+	{ "names", verb_names,
+	  "the names lund gives a device, or its name collisions (needs lund)" },
+	{ "status", verb_status, "what the lund daemon manages (needs lund)" },
+	{ "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
+	{ "policy", verb_policy,
+	  "show or change a logical unit's error policy (retries, fail-fast, error events)" },
 };
 
 int exit_code_from_errno(int r)
 {
-        switch (r) {
-        case -EBADMSG:
-        case -ENOBUFS:
-                return EXIT_MALFORMED;
-        case -EINVAL:
-                return EXIT_USAGE;
-        default:
-                return EXIT_DEVICE;
-        }
+	switch (r) {
+	case -EBADMSG:
+	case -ENOBUFS:
+		return EXIT_MALFORMED;
+	case -EINVAL:
+		return EXIT_USAGE;
+	default:
+		return EXIT_DEVICE;
+	}
 }
 
 int lunctl_open_root(const Options *o, int *ret)
 {
-        int fd = sysfs_open_root(o->root);
+	int fd = sysfs_open_root(o->root);
 
-        if (fd < 0) {
-                log_error_errno(fd, "Failed to open root directory '%s': %m", o->root ?: "/");
-                return EXIT_USAGE;
-        }
-        *ret = fd;
-        return EXIT_OK;
+	if (fd < 0) {
+		log_error_errno(fd, "Failed to open root directory '%s': %m", o->root ?: "/");
+		return EXIT_USAGE;
+	}
+	*ret = fd;
+	return EXIT_OK;
 }
 
 int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)
 {
-        int r;
+	int r;
 
-        r = probe_resolve(rootfd, arg, ret);
-        if (r == -EINVAL && !strchr(arg, '/')) {
-                /* A bare node name ("sda", "sg2"), as the kernel's messages print it. */
-                _cleanup_free_ char *node = NULL;
+	r = probe_resolve(rootfd, arg, ret);
+	if (r == -EINVAL && !strchr(arg, '/')) {
+		/* A bare node name ("sda", "sg2"), as the kernel's messages print it. */
+		_cleanup_free_ char *node = NULL;
 
-                if (asprintf(&node, "/dev/%s", arg) < 0) {
-                        log_error_errno(-ENOMEM, "Out of memory");
-                        return EXIT_DEVICE;
-                }
-                r = probe_resolve(rootfd, node, ret);
-                if (r == -ENOENT)
-                        r = -EINVAL;
-        }
-        if (r == -EINVAL) {
-                log_error("%s: not a device node, sysfs path or H:C:T:L", arg);
-                return EXIT_USAGE;
-        }
-        if (r == -ENODEV) {
-                log_error("%s: not a SCSI logical unit", arg);
-                return EXIT_DEVICE;
-        }
-        if (r < 0) {
-                log_error_errno(r, "%s: %m", arg);
-                return EXIT_DEVICE;
-        }
-        return EXIT_OK;
+		if (asprintf(&node, "/dev/%s", arg) < 0) {
+			log_error_errno(-ENOMEM, "Out of memory");
+			return EXIT_DEVICE;
+		}
+		r = probe_resolve(rootfd, node, ret);
+		if (r == -ENOENT)
+			r = -EINVAL;
+	}
+	if (r == -EINVAL) {
+		log_error("%s: not a device node, sysfs path or H:C:T:L", arg);
+		return EXIT_USAGE;
+	}
+	if (r == -ENODEV) {
+		log_error("%s: not a SCSI logical unit", arg);
+		return EXIT_DEVICE;
+	}
+	if (r < 0) {
+		log_error_errno(r, "%s: %m", arg);
+		return EXIT_DEVICE;
+	}
+	return EXIT_OK;
 }
 
 int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help)
 {
-        static const struct option longopts[] = {
-                { "json", no_argument, NULL, 'J' },
-                { "help", no_argument, NULL, 'h' },
-                {}
-        };
-        int c;
+	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
+	int c;
 
-        while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'J':
-                        o->output = OUTPUT_JSON;
-                        break;
-                case 'h':
-                        printf("Usage: lunctl %s [--json]\n", verb);
-                        if (help)
-                                printf("\n%s", help);
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'lunctl %s --help' for more information.\n", verb);
-                        return EXIT_USAGE;
-                }
-        }
-        if (optind != argc) {
-                log_error("%s takes no arguments", verb);
-                return EXIT_USAGE;
-        }
-        return -1;
+	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			o->output = OUTPUT_JSON;
+			break;
+		case 'h':
+			printf("Usage: lunctl %s [--json]\n", verb);
+			if (help)
+				printf("\n%s", help);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'lunctl %s --help' for more information.\n", verb);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		log_error("%s takes no arguments", verb);
+		return EXIT_USAGE;
+	}
+	return -1;
 }
 
 static void usage(FILE *out)
 {
-        fprintf(out,
-                "Usage:\n"
-                " lunctl [options] <command> [<args>]\n"
-                "\n"
-                "Find, name and rescan SCSI logical units.\n"
-                "\n"
-                "Commands:\n");
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                fprintf(out, " %-8s %s\n", verbs[i].name, verbs[i].summary);
-        fprintf(out,
-                "\n"
-                "Options:\n"
-                " -x, --export         print KEY=VALUE lines for udev (ID_*, SCSI_IDENT_*)\n"
-                " -J, --json           print JSON\n"
-                "     --sysfs-only     use only the kernel's cached pages, send no SCSI command\n"
-                "     --sgio-only      ask the device, ignore the kernel's cached pages\n"
-                "     --root <dir>     operate on a tree unpacked at <dir> instead of /\n"
-                "\n"
-                " -h, --help           display this help\n"
-                " -V, --version        display version\n"
-                "\n"
-                "Exit status: 0 success, 1 usage error, 2 device or I/O error, 3 malformed data.\n"
-                "For more details see lunctl(8).\n");
+	fprintf(out, "Usage:\n"
+	             " lunctl [options] <command> [<args>]\n"
+	             "\n"
+	             "Find, name and rescan SCSI logical units.\n"
+	             "\n"
+	             "Commands:\n");
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+		fprintf(out, " %-8s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(out,
+	        "\n"
+	        "Options:\n"
+	        " -x, --export         print KEY=VALUE lines for udev (ID_*, SCSI_IDENT_*)\n"
+	        " -J, --json           print JSON\n"
+	        "     --sysfs-only     use only the kernel's cached pages, send no SCSI command\n"
+	        "     --sgio-only      ask the device, ignore the kernel's cached pages\n"
+	        "     --root <dir>     operate on a tree unpacked at <dir> instead of /\n"
+	        "\n"
+	        " -h, --help           display this help\n"
+	        " -V, --version        display version\n"
+	        "\n"
+	        "Exit status: 0 success, 1 usage error, 2 device or I/O error, 3 malformed data.\n"
+	        "For more details see lunctl(8).\n");
 }
 
 static void errtryhelp(void)
 {
-        fprintf(stderr, "Try 'lunctl --help' for more information.\n");
+	fprintf(stderr, "Try 'lunctl --help' for more information.\n");
 }
 
 int main(int argc, char *argv[])
 {
-        enum {
-                OPT_ROOT = 0x100,
-                OPT_SYSFS_ONLY,
-                OPT_SGIO_ONLY,
-        };
-        static const struct option longopts[] = {
-                { "export", no_argument, NULL, 'x' },
-                { "json", no_argument, NULL, 'J' },
-                { "root", required_argument, NULL, OPT_ROOT },
-                { "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
-                { "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, 'V' },
-                {}
-        };
-        Options o = {};
-        int c;
+	enum {
+		OPT_ROOT = 0x100,
+		OPT_SYSFS_ONLY,
+		OPT_SGIO_ONLY,
+	};
+	static const struct option longopts[] = { { "export", no_argument, NULL, 'x' },
+		                                  { "json", no_argument, NULL, 'J' },
+		                                  { "root", required_argument, NULL, OPT_ROOT },
+		                                  { "sysfs-only", no_argument, NULL,
+		                                    OPT_SYSFS_ONLY },
+		                                  { "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  { "version", no_argument, NULL, 'V' },
+		                                  {} };
+	Options o = {};
+	int c;
 
-        log_setup("lunctl", LOG_TARGET_STDERR, LOG_INFO);
+	log_setup("lunctl", LOG_TARGET_STDERR, LOG_INFO);
 
-        /* '+': stop at the verb; each verb parses its own options with the same table. */
-        while ((c = getopt_long(argc, argv, "+xJhV", longopts, NULL)) != -1) {
-                switch (c) {
-                case 'x':
-                        o.output = OUTPUT_EXPORT;
-                        break;
-                case 'J':
-                        o.output = OUTPUT_JSON;
-                        break;
-                case OPT_ROOT:
-                        o.root = optarg;
-                        break;
-                case OPT_SYSFS_ONLY:
-                        o.sysfs_only = true;
-                        break;
-                case OPT_SGIO_ONLY:
-                        o.sgio_only = true;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return EXIT_OK;
-                case 'V':
-                        printf("lunctl %s\n", PACKAGE_VERSION);
-                        return EXIT_OK;
-                default:
-                        errtryhelp();
-                        return EXIT_USAGE;
-                }
-        }
+	/* '+': stop at the verb; each verb parses its own options with the same table. */
+	while ((c = getopt_long(argc, argv, "+xJhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'x':
+			o.output = OUTPUT_EXPORT;
+			break;
+		case 'J':
+			o.output = OUTPUT_JSON;
+			break;
+		case OPT_ROOT:
+			o.root = optarg;
+			break;
+		case OPT_SYSFS_ONLY:
+			o.sysfs_only = true;
+			break;
+		case OPT_SGIO_ONLY:
+			o.sgio_only = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("lunctl %s\n", PACKAGE_VERSION);
+			return EXIT_OK;
+		default:
+			errtryhelp();
+			return EXIT_USAGE;
+		}
+	}
 
-        if (optind >= argc) {
-                fprintf(stderr, "lunctl: no command specified\n");
-                errtryhelp();
-                return EXIT_USAGE;
-        }
+	if (optind >= argc) {
+		fprintf(stderr, "lunctl: no command specified\n");
+		errtryhelp();
+		return EXIT_USAGE;
+	}
 
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(argv[optind], verbs[i].name)) {
-                        int r;
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+		if (streq(argv[optind], verbs[i].name)) {
+			int r;
 
-                        argc -= optind;
-                        argv += optind;
-                        optind = 0;
-                        r = verbs[i].run(argc, argv, &o);
-                        if (fflush(stdout) != 0 && r == EXIT_OK)
-                                r = EXIT_DEVICE;
-                        return r;
-                }
+			argc -= optind;
+			argv += optind;
+			optind = 0;
+			r = verbs[i].run(argc, argv, &o);
+			if (fflush(stdout) != 0 && r == EXIT_OK)
+				r = EXIT_DEVICE;
+			return r;
+		}
 
-        fprintf(stderr, "lunctl: unknown command '%s'\n", argv[optind]);
-        errtryhelp();
-        return EXIT_USAGE;
+	fprintf(stderr, "lunctl: unknown command '%s'\n", argv[optind]);
+	errtryhelp();
+	return EXIT_USAGE;
 }

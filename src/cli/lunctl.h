@@ -6,23 +6,23 @@
 
 /* Exit codes, documented in lunctl(8). */
 enum {
-        EXIT_OK = 0,
-        EXIT_USAGE = 1,     /* bad command line */
-        EXIT_DEVICE = 2,    /* device missing, not SCSI, or an I/O error talking to it */
-        EXIT_MALFORMED = 3, /* the device (or the file) sent malformed data */
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,     /* bad command line */
+	EXIT_DEVICE = 2,    /* device missing, not SCSI, or an I/O error talking to it */
+	EXIT_MALFORMED = 3, /* the device (or the file) sent malformed data */
 };
 
 typedef enum OutputMode {
-        OUTPUT_HUMAN,
-        OUTPUT_EXPORT,
-        OUTPUT_JSON,
+	OUTPUT_HUMAN,
+	OUTPUT_EXPORT,
+	OUTPUT_JSON,
 } OutputMode;
 
 typedef struct Options {
-        const char *root; /* operate on a tree unpacked at this directory instead of "/" */
-        OutputMode output;
-        bool sysfs_only;
-        bool sgio_only;
+	const char *root; /* operate on a tree unpacked at this directory instead of "/" */
+	OutputMode output;
+	bool sysfs_only;
+	bool sgio_only;
 } Options;
 
 typedef struct LuRef LuRef;

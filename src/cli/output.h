@@ -11,30 +11,30 @@
 /* For _cleanup_(json_object_putp) json_object *o = ... */
 static inline void json_object_putp(json_object **o)
 {
-        if (*o)
-                json_object_put(*o);
+	if (*o)
+		json_object_put(*o);
 }
 
 /* Members of the daemon's replies: NULL (or 0) when absent or JSON null. */
 static inline json_object *json_member(json_object *o, const char *key)
 {
-        json_object *v;
+	json_object *v;
 
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
 static inline const char *json_str(json_object *o, const char *key)
 {
-        json_object *v = json_member(o, key);
+	json_object *v = json_member(o, key);
 
-        return v ? json_object_get_string(v) : NULL;
+	return v ? json_object_get_string(v) : NULL;
 }
 
 static inline int64_t json_int(json_object *o, const char *key)
 {
-        json_object *v = json_member(o, key);
+	json_object *v = json_member(o, key);
 
-        return v ? json_object_get_int64(v) : 0;
+	return v ? json_object_get_int64(v) : 0;
 }
 
 /* Print "KEY=VALUE" lines of @id as selected by @flags to @out. */

@@ -6,179 +6,175 @@
 #include "errevent.h"
 #include "macro.h"
 
-#define SDEV_ERROR_PREFIX "SDEV_ERROR"
+#define SDEV_ERROR_PREFIX     "SDEV_ERROR"
 #define SDEV_ERROR_PREFIX_LEN (sizeof(SDEV_ERROR_PREFIX) - 1)
 
 static const char *const errclass_table[_ERRCLASS_MAX] = {
-        [ERRCLASS_TRANSPORT] = "transport",
-        [ERRCLASS_TIMEOUT] = "timeout",
-        [ERRCLASS_TARGET] = "target",
-        [ERRCLASS_NEXUS] = "nexus",
-        [ERRCLASS_MEDIUM] = "medium",
-        [ERRCLASS_PROTECTION] = "protection",
-        [ERRCLASS_SPACE] = "space",
-        [ERRCLASS_DEVICE] = "device",
-        [ERRCLASS_DRIVER] = "driver",
+	[ERRCLASS_TRANSPORT] = "transport", [ERRCLASS_TIMEOUT] = "timeout",
+	[ERRCLASS_TARGET] = "target",       [ERRCLASS_NEXUS] = "nexus",
+	[ERRCLASS_MEDIUM] = "medium",       [ERRCLASS_PROTECTION] = "protection",
+	[ERRCLASS_SPACE] = "space",         [ERRCLASS_DEVICE] = "device",
+	[ERRCLASS_DRIVER] = "driver",
 };
 
 const char *errclass_to_string(ErrClass c)
 {
-        if (c < 0 || c >= _ERRCLASS_MAX)
-                return NULL;
-        return errclass_table[c];
+	if (c < 0 || c >= _ERRCLASS_MAX)
+		return NULL;
+	return errclass_table[c];
 }
 
 ErrClass errclass_from_string(const char *s)
 {
-        if (!s)
-                return _ERRCLASS_INVALID;
-        for (size_t i = 0; i < ELEMENTSOF(errclass_table); i++)
-                if (streq(s, errclass_table[i]))
-                        return (ErrClass)i;
-        return _ERRCLASS_INVALID;
+	if (!s)
+		return _ERRCLASS_INVALID;
+	for (size_t i = 0; i < ELEMENTSOF(errclass_table); i++)
+		if (streq(s, errclass_table[i]))
+			return (ErrClass)i;
+	return _ERRCLASS_INVALID;
 }
 
 /* The keys this parser knows; every one is required (the kernel always sends all of them). */
 typedef enum ErrKey {
-        KEY_ERROR,
-        KEY_CLASS,
-        KEY_RETRY,
-        KEY_RETRYABLE,
-        KEY_ERRNO,
-        KEY_RESULT,
-        KEY_STATUS,
-        KEY_SK,
-        KEY_ASC,
-        KEY_ASCQ,
-        KEY_OPCODE,
-        KEY_SECTOR,
-        KEY_SUPPRESSED,
-        _KEY_MAX,
+	KEY_ERROR,
+	KEY_CLASS,
+	KEY_RETRY,
+	KEY_RETRYABLE,
+	KEY_ERRNO,
+	KEY_RESULT,
+	KEY_STATUS,
+	KEY_SK,
+	KEY_ASC,
+	KEY_ASCQ,
+	KEY_OPCODE,
+	KEY_SECTOR,
+	KEY_SUPPRESSED,
+	_KEY_MAX,
 } ErrKey;
 
 static const struct {
-        const char *name;
-        uint64_t min, max; /* range of a numeric value; unused for the class */
+	const char *name;
+	uint64_t min, max; /* range of a numeric value; unused for the class */
 } errkeys[_KEY_MAX] = {
-        [KEY_ERROR] = { "SDEV_ERROR", 1, 1 },
-        [KEY_CLASS] = { "SDEV_ERROR_CLASS", 0, 0 },
-        [KEY_RETRY] = { "SDEV_ERROR_RETRY", 0, UINT8_MAX },
-        [KEY_RETRYABLE] = { "SDEV_ERROR_RETRYABLE", 0, 1 },
-        [KEY_ERRNO] = { "SDEV_ERROR_ERRNO", 1, 4095 }, /* MAX_ERRNO */
-        [KEY_RESULT] = { "SDEV_ERROR_RESULT", 0, UINT8_MAX },
-        [KEY_STATUS] = { "SDEV_ERROR_STATUS", 0, UINT8_MAX },
-        [KEY_SK] = { "SDEV_ERROR_SK", 0, 0xf }, /* SPC: SENSE KEY is 4 bits */
-        [KEY_ASC] = { "SDEV_ERROR_ASC", 0, UINT8_MAX },
-        [KEY_ASCQ] = { "SDEV_ERROR_ASCQ", 0, UINT8_MAX },
-        [KEY_OPCODE] = { "SDEV_ERROR_OPCODE", 0, UINT8_MAX },
-        [KEY_SECTOR] = { "SDEV_ERROR_SECTOR", 0, UINT64_MAX },
-        [KEY_SUPPRESSED] = { "SDEV_ERROR_SUPPRESSED", 0, UINT32_MAX },
+	[KEY_ERROR] = { "SDEV_ERROR", 1, 1 },
+	[KEY_CLASS] = { "SDEV_ERROR_CLASS", 0, 0 },
+	[KEY_RETRY] = { "SDEV_ERROR_RETRY", 0, UINT8_MAX },
+	[KEY_RETRYABLE] = { "SDEV_ERROR_RETRYABLE", 0, 1 },
+	[KEY_ERRNO] = { "SDEV_ERROR_ERRNO", 1, 4095 }, /* MAX_ERRNO */
+	[KEY_RESULT] = { "SDEV_ERROR_RESULT", 0, UINT8_MAX },
+	[KEY_STATUS] = { "SDEV_ERROR_STATUS", 0, UINT8_MAX },
+	[KEY_SK] = { "SDEV_ERROR_SK", 0, 0xf }, /* SPC: SENSE KEY is 4 bits */
+	[KEY_ASC] = { "SDEV_ERROR_ASC", 0, UINT8_MAX },
+	[KEY_ASCQ] = { "SDEV_ERROR_ASCQ", 0, UINT8_MAX },
+	[KEY_OPCODE] = { "SDEV_ERROR_OPCODE", 0, UINT8_MAX },
+	[KEY_SECTOR] = { "SDEV_ERROR_SECTOR", 0, UINT64_MAX },
+	[KEY_SUPPRESSED] = { "SDEV_ERROR_SUPPRESSED", 0, UINT32_MAX },
 };
 
 /* Plain decimal: 1..ERREVENT_VALUE_MAX digits, no sign, no blanks, no leading zero. */
 static int parse_decimal(const char *s, size_t len, uint64_t min, uint64_t max, uint64_t *ret)
 {
-        uint64_t v = 0;
+	uint64_t v = 0;
 
-        if (len == 0 || len > ERREVENT_VALUE_MAX)
-                return -EBADMSG;
-        if (s[0] == '0' && len > 1)
-                return -EBADMSG;
-        for (size_t i = 0; i < len; i++) {
-                unsigned d;
+	if (len == 0 || len > ERREVENT_VALUE_MAX)
+		return -EBADMSG;
+	if (s[0] == '0' && len > 1)
+		return -EBADMSG;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d;
 
-                if (s[i] < '0' || s[i] > '9')
-                        return -EBADMSG;
-                d = (unsigned)(s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -EBADMSG;
-                v = v * 10 + d;
-        }
-        if (v < min || v > max)
-                return -EBADMSG;
-        *ret = v;
-        return 0;
+		if (s[i] < '0' || s[i] > '9')
+			return -EBADMSG;
+		d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -EBADMSG;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
 }
 
 int errevent_parse(const char *const *props, size_t n, ErrEvent *ret)
 {
-        uint64_t val[_KEY_MAX] = {};
-        bool seen[_KEY_MAX] = {};
-        ErrClass class = _ERRCLASS_INVALID;
-        ErrEvent e;
+	uint64_t val[_KEY_MAX] = {};
+	bool seen[_KEY_MAX] = {};
+	ErrClass class = _ERRCLASS_INVALID;
+	ErrEvent e;
 
-        assert_return(props || n == 0, -EINVAL);
-        assert_return(ret, -EINVAL);
+	assert_return(props || n == 0, -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        if (n > ERREVENT_PROPS_MAX)
-                return -EBADMSG;
+	if (n > ERREVENT_PROPS_MAX)
+		return -EBADMSG;
 
-        for (size_t i = 0; i < n; i++) {
-                const char *p = props[i], *eq, *v;
-                size_t len, klen, vlen;
-                ErrKey k;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = props[i], *eq, *v;
+		size_t len, klen, vlen;
+		ErrKey k;
 
-                if (!p)
-                        return -EBADMSG;
-                len = strnlen(p, ERREVENT_LINE_MAX + 1);
-                if (len > ERREVENT_LINE_MAX)
-                        return -EBADMSG;
-                eq = memchr(p, '=', len);
-                if (!eq || eq == p)
-                        return -EBADMSG;
-                klen = (size_t)(eq - p);
-                if (klen < SDEV_ERROR_PREFIX_LEN ||
-                    memcmp(p, SDEV_ERROR_PREFIX, SDEV_ERROR_PREFIX_LEN) != 0)
-                        continue;
+		if (!p)
+			return -EBADMSG;
+		len = strnlen(p, ERREVENT_LINE_MAX + 1);
+		if (len > ERREVENT_LINE_MAX)
+			return -EBADMSG;
+		eq = memchr(p, '=', len);
+		if (!eq || eq == p)
+			return -EBADMSG;
+		klen = (size_t)(eq - p);
+		if (klen < SDEV_ERROR_PREFIX_LEN ||
+		    memcmp(p, SDEV_ERROR_PREFIX, SDEV_ERROR_PREFIX_LEN) != 0)
+			continue;
 
-                for (k = 0; k < _KEY_MAX; k++)
-                        if (strlen(errkeys[k].name) == klen &&
-                            memcmp(p, errkeys[k].name, klen) == 0)
-                                break;
-                if (k == _KEY_MAX)
-                        continue; /* a newer kernel's key */
-                if (seen[k])
-                        return -EBADMSG;
-                seen[k] = true;
+		for (k = 0; k < _KEY_MAX; k++)
+			if (strlen(errkeys[k].name) == klen &&
+			    memcmp(p, errkeys[k].name, klen) == 0)
+				break;
+		if (k == _KEY_MAX)
+			continue; /* a newer kernel's key */
+		if (seen[k])
+			return -EBADMSG;
+		seen[k] = true;
 
-                v = eq + 1;
-                vlen = len - klen - 1;
-                if (k == KEY_CLASS) {
-                        char name[16];
+		v = eq + 1;
+		vlen = len - klen - 1;
+		if (k == KEY_CLASS) {
+			char name[16];
 
-                        if (vlen == 0 || vlen >= sizeof(name))
-                                return -EBADMSG;
-                        memcpy(name, v, vlen);
-                        name[vlen] = 0;
-                        class = errclass_from_string(name);
-                        if (class < 0)
-                                return -EBADMSG;
-                        continue;
-                }
-                if (parse_decimal(v, vlen, errkeys[k].min, errkeys[k].max, &val[k]) < 0)
-                        return -EBADMSG;
-        }
+			if (vlen == 0 || vlen >= sizeof(name))
+				return -EBADMSG;
+			memcpy(name, v, vlen);
+			name[vlen] = 0;
+			class = errclass_from_string(name);
+			if (class < 0)
+				return -EBADMSG;
+			continue;
+		}
+		if (parse_decimal(v, vlen, errkeys[k].min, errkeys[k].max, &val[k]) < 0)
+			return -EBADMSG;
+	}
 
-        if (!seen[KEY_ERROR])
-                return -ENODATA;
-        for (ErrKey k = 0; k < _KEY_MAX; k++)
-                if (!seen[k])
-                        return -EBADMSG;
+	if (!seen[KEY_ERROR])
+		return -ENODATA;
+	for (ErrKey k = 0; k < _KEY_MAX; k++)
+		if (!seen[k])
+			return -EBADMSG;
 
-        e = (ErrEvent) {
-                .class = class,
-                .retry = (uint8_t)val[KEY_RETRY],
-                .retryable = val[KEY_RETRYABLE] != 0,
-                .error = (int)val[KEY_ERRNO],
-                .result = (uint8_t)val[KEY_RESULT],
-                .status = (uint8_t)val[KEY_STATUS],
-                .sk = (uint8_t)val[KEY_SK],
-                .asc = (uint8_t)val[KEY_ASC],
-                .ascq = (uint8_t)val[KEY_ASCQ],
-                .opcode = (uint8_t)val[KEY_OPCODE],
-                .sector = val[KEY_SECTOR],
-                .suppressed = (uint32_t)val[KEY_SUPPRESSED],
-        };
-        *ret = e;
-        return 0;
+	e = (ErrEvent){
+		.class = class,
+		.retry = (uint8_t)val[KEY_RETRY],
+		.retryable = val[KEY_RETRYABLE] != 0,
+		.error = (int)val[KEY_ERRNO],
+		.result = (uint8_t)val[KEY_RESULT],
+		.status = (uint8_t)val[KEY_STATUS],
+		.sk = (uint8_t)val[KEY_SK],
+		.asc = (uint8_t)val[KEY_ASC],
+		.ascq = (uint8_t)val[KEY_ASCQ],
+		.opcode = (uint8_t)val[KEY_OPCODE],
+		.sector = val[KEY_SECTOR],
+		.suppressed = (uint32_t)val[KEY_SUPPRESSED],
+	};
+	*ret = e;
+	return 0;
 }

@@ -20,17 +20,17 @@
 #include <stdint.h>
 
 typedef enum ErrClass {
-        ERRCLASS_TRANSPORT,  /* DID_TRANSPORT_*, ABORTED COMMAND 08h/47h/4Bh */
-        ERRCLASS_TIMEOUT,    /* the command timed out */
-        ERRCLASS_TARGET,     /* the target failed the command (CHECK CONDITION, no finer class) */
-        ERRCLASS_NEXUS,      /* reservation conflict / nexus failure */
-        ERRCLASS_MEDIUM,     /* MEDIUM ERROR */
-        ERRCLASS_PROTECTION, /* T10 PI (guard/app/ref tag) */
-        ERRCLASS_SPACE,      /* thin provisioning: out of space */
-        ERRCLASS_DEVICE,     /* HARDWARE ERROR and other device failures */
-        ERRCLASS_DRIVER,     /* the LLD or the midlayer failed it */
-        _ERRCLASS_MAX,
-        _ERRCLASS_INVALID = -EINVAL,
+	ERRCLASS_TRANSPORT,  /* DID_TRANSPORT_*, ABORTED COMMAND 08h/47h/4Bh */
+	ERRCLASS_TIMEOUT,    /* the command timed out */
+	ERRCLASS_TARGET,     /* the target failed the command (CHECK CONDITION, no finer class) */
+	ERRCLASS_NEXUS,      /* reservation conflict / nexus failure */
+	ERRCLASS_MEDIUM,     /* MEDIUM ERROR */
+	ERRCLASS_PROTECTION, /* T10 PI (guard/app/ref tag) */
+	ERRCLASS_SPACE,      /* thin provisioning: out of space */
+	ERRCLASS_DEVICE,     /* HARDWARE ERROR and other device failures */
+	ERRCLASS_DRIVER,     /* the LLD or the midlayer failed it */
+	_ERRCLASS_MAX,
+	_ERRCLASS_INVALID = -EINVAL,
 } ErrClass;
 
 /* Longest value accepted for an SDEV_ERROR_* key: a 64-bit decimal is 20 digits. */
@@ -41,17 +41,17 @@ typedef enum ErrClass {
 #define ERREVENT_PROPS_MAX 64U
 
 typedef struct ErrEvent {
-        ErrClass class;
-        bool retryable;      /* SDEV_ERROR_RETRYABLE */
-        uint8_t retry;       /* SDEV_ERROR_RETRY, 0: a final failure */
-        int error;           /* SDEV_ERROR_ERRNO, positive, 1..4095 */
-        uint8_t result;      /* SDEV_ERROR_RESULT: host byte */
-        uint8_t status;      /* SDEV_ERROR_STATUS: SAM status */
-        uint8_t sk;          /* SDEV_ERROR_SK: sense key 0..15, 0 without sense */
-        uint8_t asc, ascq;
-        uint8_t opcode;      /* SDEV_ERROR_OPCODE */
-        uint64_t sector;     /* SDEV_ERROR_SECTOR: first 512-byte sector not transferred */
-        uint32_t suppressed; /* SDEV_ERROR_SUPPRESSED: events dropped by the rate limit before */
+	ErrClass class;
+	bool retryable; /* SDEV_ERROR_RETRYABLE */
+	uint8_t retry;  /* SDEV_ERROR_RETRY, 0: a final failure */
+	int error;      /* SDEV_ERROR_ERRNO, positive, 1..4095 */
+	uint8_t result; /* SDEV_ERROR_RESULT: host byte */
+	uint8_t status; /* SDEV_ERROR_STATUS: SAM status */
+	uint8_t sk;     /* SDEV_ERROR_SK: sense key 0..15, 0 without sense */
+	uint8_t asc, ascq;
+	uint8_t opcode;      /* SDEV_ERROR_OPCODE */
+	uint64_t sector;     /* SDEV_ERROR_SECTOR: first 512-byte sector not transferred */
+	uint32_t suppressed; /* SDEV_ERROR_SUPPRESSED: events dropped by the rate limit before */
 } ErrEvent;
 
 /*

@@ -24,9 +24,9 @@
 #include "ident.h"
 
 typedef enum ExportFlags {
-        EXPORT_UDEV = 1 << 0,
-        EXPORT_SG_INQ = 1 << 1,
-        EXPORT_UDEV_ATA = 1 << 2, /* SAT disk: ata_id's properties replace scsi_id's */
+	EXPORT_UDEV = 1 << 0,
+	EXPORT_SG_INQ = 1 << 1,
+	EXPORT_UDEV_ATA = 1 << 2, /* SAT disk: ata_id's properties replace scsi_id's */
 } ExportFlags;
 
 /* Longest key lund emits ("SCSI_IDENT_TARGET_UAS_INTERFACE_NUMBER") plus NUL, rounded up. */
@@ -58,14 +58,14 @@ int export_to_buffer(const ScsiIdent *id, ExportFlags flags, char *buf, size_t s
 
 /* Structured form for --json: an array of key/value pairs (values escaped as above). */
 typedef struct ExportEntry {
-        char key[EXPORT_KEY_MAX];
-        char *value; /* malloc'ed */
+	char key[EXPORT_KEY_MAX];
+	char *value; /* malloc'ed */
 } ExportEntry;
 
 typedef struct ExportList {
-        ExportEntry *entries;
-        size_t n;
-        size_t allocated;
+	ExportEntry *entries;
+	size_t n;
+	size_t allocated;
 } ExportList;
 
 /* export_list_collect() - append the properties to @list (which may already hold some).
@@ -81,5 +81,5 @@ const char *export_list_get(const ExportList *list, const char *key);
  * with escape_value(). For callers printing their own properties with the same guarantee.
  * Returns 0 (advancing *@pos), -EINVAL for a key that is not [A-Z0-9_]+, -ENOBUFS.
  */
-int export_line_append(char *buf, size_t size, size_t *pos, const char *key,
-                       const uint8_t *value, size_t len);
+int export_line_append(char *buf, size_t size, size_t *pos, const char *key, const uint8_t *value,
+                       size_t len);

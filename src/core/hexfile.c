@@ -31,8 +31,7 @@ bool hexfile_is_text(const uint8_t *in, size_t len)
 
 static bool is_sep(uint8_t c)
 {
-	return c == ' ' || c == '\t' || c == ',' || c == '-' || c == '\r' || c == '\f' ||
-	       c == '\v';
+	return c == ' ' || c == '\t' || c == ',' || c == '-' || c == '\r' || c == '\f' || c == '\v';
 }
 
 static bool all_hex(const uint8_t *p, size_t n)
@@ -44,11 +43,11 @@ static bool all_hex(const uint8_t *p, size_t n)
 }
 
 typedef struct Pass {
-	uint8_t *out;  /* NULL: count only */
+	uint8_t *out; /* NULL: count only */
 	size_t size;
-	size_t n;      /* bytes so far */
-	size_t lines;  /* lines that carried any token */
-	bool gap;      /* an address was followed by a gap */
+	size_t n;     /* bytes so far */
+	size_t lines; /* lines that carried any token */
+	bool gap;     /* an address was followed by a gap */
 } Pass;
 
 static int emit(Pass *p, uint8_t byte)
@@ -69,8 +68,8 @@ static int emit_token(Pass *p, const uint8_t *t, size_t n)
 	if (!all_hex(t, n))
 		return -EBADMSG;
 	if (n <= 2)
-		return emit(p, (uint8_t)(n == 1 ? unhexchar(t[0]) :
-						  unhexchar(t[0]) << 4 | unhexchar(t[1])));
+		return emit(p, (uint8_t)(n == 1 ? unhexchar(t[0])
+		                                : unhexchar(t[0]) << 4 | unhexchar(t[1])));
 	if (n % 2 != 0)
 		return -EBADMSG;
 	for (size_t i = 0; i < n; i += 2) {
@@ -166,7 +165,7 @@ static int parse_text(const uint8_t *in, size_t len, bool addressed, Pass *p)
 }
 
 int hexfile_parse_mode(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *out,
-		       size_t out_size, size_t *ret_len, HexfileFormat *ret_format)
+                       size_t out_size, size_t *ret_len, HexfileFormat *ret_format)
 {
 	HexfileFormat format;
 	Pass p;
@@ -192,13 +191,13 @@ int hexfile_parse_mode(const uint8_t *in, size_t in_len, HexfileMode mode, uint8
 	format = HEXFILE_FORMAT_HEX;
 	if (mode != HEXFILE_HEX_PLAIN) {
 		/* Dry run under the address hypothesis; SIZE_MAX so only consistency decides. */
-		p = (Pass) { .size = SIZE_MAX };
+		p = (Pass){ .size = SIZE_MAX };
 		r = parse_text(in, in_len, true, &p);
 		if (r == 0 && p.n > 0 && (p.lines >= 2 || p.gap))
 			format = HEXFILE_FORMAT_HEX_ADDRESSED;
 	}
 
-	p = (Pass) { .out = out, .size = out_size };
+	p = (Pass){ .out = out, .size = out_size };
 	r = parse_text(in, in_len, format == HEXFILE_FORMAT_HEX_ADDRESSED, &p);
 	if (r < 0)
 		return r;
@@ -211,8 +210,7 @@ int hexfile_parse_mode(const uint8_t *in, size_t in_len, HexfileMode mode, uint8
 	return 0;
 }
 
-int hexfile_parse(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size,
-		  size_t *ret_len)
+int hexfile_parse(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len)
 {
 	return hexfile_parse_mode(in, in_len, HEXFILE_AUTO, out, out_size, ret_len, NULL);
 }

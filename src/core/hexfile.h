@@ -55,8 +55,7 @@ bool hexfile_is_text(const uint8_t *in, size_t len);
  * input, only comments); -EINVAL bad arguments.
  */
 int hexfile_parse_mode(const uint8_t *in, size_t in_len, HexfileMode mode, uint8_t *out,
-		       size_t out_size, size_t *ret_len, HexfileFormat *ret_format);
+                       size_t out_size, size_t *ret_len, HexfileFormat *ret_format);
 
 /* hexfile_parse() - hexfile_parse_mode() with HEXFILE_AUTO, the format not reported. */
-int hexfile_parse(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size,
-		  size_t *ret_len);
+int hexfile_parse(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len);

@@ -31,12 +31,12 @@
 /* Which page scsi_id is told to use (`-p`); DEFAULT is what udev's rules run (page 0x00
  * decides: 0x83 first, then 0x80). */
 typedef enum IdentPage {
-        IDENT_PAGE_DEFAULT,
-        IDENT_PAGE_80,
-        IDENT_PAGE_83,
-        IDENT_PAGE_83_PRE_SPC3,
-        _IDENT_PAGE_MAX,
-        _IDENT_PAGE_INVALID = -EINVAL,
+	IDENT_PAGE_DEFAULT,
+	IDENT_PAGE_80,
+	IDENT_PAGE_83,
+	IDENT_PAGE_83_PRE_SPC3,
+	_IDENT_PAGE_MAX,
+	_IDENT_PAGE_INVALID = -EINVAL,
 } IdentPage;
 
 /*
@@ -45,81 +45,81 @@ typedef enum IdentPage {
  * only the kernel's cache was read: set pg00_infer to let the pages present stand in for it.
  */
 typedef struct ScsiIdentInput {
-        const uint8_t *inquiry;
-        size_t inquiry_len;
-        const uint8_t *pg00;
-        size_t pg00_len;
-        const uint8_t *pg80;
-        size_t pg80_len;
-        const uint8_t *pg83;
-        size_t pg83_len;
-        const uint8_t *pg89;
-        size_t pg89_len;
-        /* IDENTIFY (PACKET) DEVICE data, 512 bytes as the device sent them (little-endian
-         * words), from libata's sysfs ata_device "id" (ident_ata_identify_parse()): what ata_id
-         * reads from an ATAPI device, for which libata's SAT layer has no page 0x89. Used only
-         * when there is no usable page 0x89; fills ScsiIdent.ata, never the scsi_id set. */
-        const uint8_t *ata_identify;
-        size_t ata_identify_len;
-        IdentPage page;  /* scsi_id -p */
-        bool pg00_infer; /* no page 0x00: assume it lists 0x80/0x83 iff those are present */
+	const uint8_t *inquiry;
+	size_t inquiry_len;
+	const uint8_t *pg00;
+	size_t pg00_len;
+	const uint8_t *pg80;
+	size_t pg80_len;
+	const uint8_t *pg83;
+	size_t pg83_len;
+	const uint8_t *pg89;
+	size_t pg89_len;
+	/* IDENTIFY (PACKET) DEVICE data, 512 bytes as the device sent them (little-endian
+	 * words), from libata's sysfs ata_device "id" (ident_ata_identify_parse()): what ata_id
+	 * reads from an ATAPI device, for which libata's SAT layer has no page 0x89. Used only
+	 * when there is no usable page 0x89; fills ScsiIdent.ata, never the scsi_id set. */
+	const uint8_t *ata_identify;
+	size_t ata_identify_len;
+	IdentPage page;  /* scsi_id -p */
+	bool pg00_infer; /* no page 0x00: assume it lists 0x80/0x83 iff those are present */
 } ScsiIdentInput;
 
 /* Where scsi_id found ID_SERIAL. */
 typedef enum IdentSerialSource {
-        IDENT_SERIAL_NONE,       /* no ID_SERIAL: scsi_id prints none */
-        IDENT_SERIAL_PG83,       /* a page 0x83 designator, per the priority table */
-        IDENT_SERIAL_PG83_PRE_SPC2, /* SCSI-2 style page 0x83 (EMC Symmetrix) */
-        IDENT_SERIAL_PG80,       /* page 0x80, 'S' + vendor + model + serial */
-        IDENT_SERIAL_LEFTOVER,   /* no attempt succeeded, but a failed one left bytes in
-                                  * scsi_id's serial buffer, which it prints (e.g. "S"
-                                  * alone when the vendor has a NUL byte) */
-        _IDENT_SERIAL_SOURCE_MAX,
-        _IDENT_SERIAL_SOURCE_INVALID = -EINVAL,
+	IDENT_SERIAL_NONE,          /* no ID_SERIAL: scsi_id prints none */
+	IDENT_SERIAL_PG83,          /* a page 0x83 designator, per the priority table */
+	IDENT_SERIAL_PG83_PRE_SPC2, /* SCSI-2 style page 0x83 (EMC Symmetrix) */
+	IDENT_SERIAL_PG80,          /* page 0x80, 'S' + vendor + model + serial */
+	IDENT_SERIAL_LEFTOVER,      /* no attempt succeeded, but a failed one left bytes in
+	                             * scsi_id's serial buffer, which it prints (e.g. "S"
+	                             * alone when the vendor has a NUL byte) */
+	_IDENT_SERIAL_SOURCE_MAX,
+	_IDENT_SERIAL_SOURCE_INVALID = -EINVAL,
 } IdentSerialSource;
 
 /*
  * Values are NUL-terminated strings holding exactly the bytes scsi_id prints after "KEY=".
  * ID_SCSI, ID_VENDOR*, ID_MODEL*, ID_REVISION, ID_TYPE are always printed; ID_SERIAL and
- * ID_SERIAL_SHORT when have_serial; the others when non-empty. Some of them (wwn from an ASCII NAA designator,
- * scsi_serial) are raw device bytes: the export writer escapes what would break a line.
+ * ID_SERIAL_SHORT when have_serial; the others when non-empty. Some of them (wwn from an ASCII NAA
+ * designator, scsi_serial) are raw device bytes: the export writer escapes what would break a line.
  */
 typedef struct ScsiIdent {
-        char vendor[9];       /* ID_VENDOR */
-        char vendor_enc[33];  /* ID_VENDOR_ENC: 8 bytes, each at most "\xNN" */
-        char model[17];       /* ID_MODEL */
-        char model_enc[65];   /* ID_MODEL_ENC */
-        char revision[5];     /* ID_REVISION */
-        const char *type;     /* ID_TYPE: "disk", "tape", "optical", "cd", "generic" */
-        uint8_t peripheral_type; /* INQUIRY byte 0 bits 4..0 */
-        bool have_serial;                    /* ID_SERIAL and ID_SERIAL_SHORT are printed
-                                              * (ID_SERIAL_SHORT may then be empty) */
-        char serial[IDENT_SERIAL_MAX];       /* ID_SERIAL (whitespace and chars replaced) */
-        char serial_short[IDENT_SERIAL_MAX]; /* ID_SERIAL_SHORT */
-        char wwn[17];                  /* ID_WWN without the "0x" */
-        char wwn_vendor_extension[17]; /* ID_WWN_VENDOR_EXTENSION without the "0x" */
-        char target_port[8];           /* ID_TARGET_PORT: hex target port group */
-        char scsi_serial[IDENT_SERIAL_MAX]; /* ID_SCSI_SERIAL: raw page 0x80 serial (C string) */
-        IdentSerialSource serial_source;
-        char serial_type; /* first byte of ID_SERIAL: '3' NAA, '2' EUI-64, '1' T10 vendor ID,
-                           * '0' vendor specific, 'S' page 0x80; '\0' when none */
+	char vendor[9];                /* ID_VENDOR */
+	char vendor_enc[33];           /* ID_VENDOR_ENC: 8 bytes, each at most "\xNN" */
+	char model[17];                /* ID_MODEL */
+	char model_enc[65];            /* ID_MODEL_ENC */
+	char revision[5];              /* ID_REVISION */
+	const char *type;              /* ID_TYPE: "disk", "tape", "optical", "cd", "generic" */
+	uint8_t peripheral_type;       /* INQUIRY byte 0 bits 4..0 */
+	bool have_serial;              /* ID_SERIAL and ID_SERIAL_SHORT are printed
+	                                * (ID_SERIAL_SHORT may then be empty) */
+	char serial[IDENT_SERIAL_MAX]; /* ID_SERIAL (whitespace and chars replaced) */
+	char serial_short[IDENT_SERIAL_MAX]; /* ID_SERIAL_SHORT */
+	char wwn[17];                        /* ID_WWN without the "0x" */
+	char wwn_vendor_extension[17];       /* ID_WWN_VENDOR_EXTENSION without the "0x" */
+	char target_port[8];                 /* ID_TARGET_PORT: hex target port group */
+	char scsi_serial[IDENT_SERIAL_MAX];  /* ID_SCSI_SERIAL: raw page 0x80 serial (C string) */
+	IdentSerialSource serial_source;
+	char serial_type; /* first byte of ID_SERIAL: '3' NAA, '2' EUI-64, '1' T10 vendor ID,
+	                   * '0' vendor specific, 'S' page 0x80; '\0' when none */
 
-        /* udev ata_id on the IDENTIFY data of page 0x89 (valid when ata.valid). lund reproduces
-         * the identity lines only, not ata_id's ID_ATA_FEATURE_SET_* / ID_ATA_SATA* set. */
-        struct {
-                bool valid;
-                bool packet;              /* IDENTIFY PACKET DEVICE (ATAPI) */
-                const char *type;         /* ID_TYPE from IDENTIFY word 0 */
-                char model[41];           /* ID_MODEL */
-                char model_enc[161];      /* ID_MODEL_ENC */
-                char revision[9];         /* ID_REVISION */
-                char serial[41 + 21];     /* ID_SERIAL: model + "_" + serial, or model */
-                char serial_short[21];    /* ID_SERIAL_SHORT */
-                char wwn[17];             /* ID_WWN / ID_WWN_WITH_EXTENSION, no "0x" */
-        } ata;
+	/* udev ata_id on the IDENTIFY data of page 0x89 (valid when ata.valid). lund reproduces
+	 * the identity lines only, not ata_id's ID_ATA_FEATURE_SET_* / ID_ATA_SATA* set. */
+	struct {
+		bool valid;
+		bool packet;           /* IDENTIFY PACKET DEVICE (ATAPI) */
+		const char *type;      /* ID_TYPE from IDENTIFY word 0 */
+		char model[41];        /* ID_MODEL */
+		char model_enc[161];   /* ID_MODEL_ENC */
+		char revision[9];      /* ID_REVISION */
+		char serial[41 + 21];  /* ID_SERIAL: model + "_" + serial, or model */
+		char serial_short[21]; /* ID_SERIAL_SHORT */
+		char wwn[17];          /* ID_WWN / ID_WWN_WITH_EXTENSION, no "0x" */
+	} ata;
 
-        /* The input, kept for the sg_inq --export set (export.h). */
-        ScsiIdentInput in;
+	/* The input, kept for the sg_inq --export set (export.h). */
+	ScsiIdentInput in;
 } ScsiIdent;
 
 /*
@@ -142,4 +142,5 @@ const char *ident_serial_source_name(IdentSerialSource s);
  * takes. @text, @len: the attribute as read (a trailing newline is fine).
  * Returns 0 with @ret filled; -EBADMSG when it is not exactly 256 such words.
  */
-int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static IDENT_ATA_IDENTIFY_LEN]);
+int ident_ata_identify_parse(const char *text, size_t len,
+                             uint8_t ret[static IDENT_ATA_IDENTIFY_LEN]);

@@ -13,8 +13,8 @@
 #include "macro.h"
 
 /* SPC-6 table 148 byte offsets. */
-#define INQ_VENDOR_OFF 8
-#define INQ_PRODUCT_OFF 16
+#define INQ_VENDOR_OFF   8
+#define INQ_PRODUCT_OFF  16
 #define INQ_REVISION_OFF 32
 
 static size_t copy_field(uint8_t *dst, size_t dst_size, const uint8_t *buf, size_t len, size_t off)
@@ -65,7 +65,8 @@ int inquiry_parse(const uint8_t *buf, size_t len, ScsiInquiry *ret)
 
 	inq.vendor_len = copy_field(inq.vendor, sizeof(inq.vendor), buf, len, INQ_VENDOR_OFF);
 	inq.product_len = copy_field(inq.product, sizeof(inq.product), buf, len, INQ_PRODUCT_OFF);
-	inq.revision_len = copy_field(inq.revision, sizeof(inq.revision), buf, len, INQ_REVISION_OFF);
+	inq.revision_len =
+	        copy_field(inq.revision, sizeof(inq.revision), buf, len, INQ_REVISION_OFF);
 
 	*ret = inq;
 	return 0;

@@ -45,7 +45,7 @@ int luns_parse_report(const uint8_t *buf, size_t len, LunList *ret)
 	if (list_len > len - LUNS_HEADER_LEN)
 		return -EBADMSG;
 
-	*ret = (LunList) {
+	*ret = (LunList){
 		.entries = buf + LUNS_HEADER_LEN,
 		.count = list_len / LUN_SIZE,
 		.list_len = list_len,
@@ -288,7 +288,7 @@ static void describe_level(Out *o, const LunLevel *l)
 		return;
 	case LUN_ADDR_LOGICAL_UNIT:
 		out_printf(o, "logical unit target %u bus %u LUN %" PRIu64, l->target, l->bus,
-			   l->lun);
+		           l->lun);
 		return;
 	}
 
@@ -311,7 +311,7 @@ static void describe_level(Out *o, const LunLevel *l)
 		return;
 	default:
 		out_printf(o, "reserved extended address (length %u, method 0x%x) 0x%0*" PRIx64,
-			   l->ext_length, l->ext_method, 2 * (l->size - 1), l->lun);
+		           l->ext_length, l->ext_method, 2 * (l->size - 1), l->lun);
 		return;
 	}
 }

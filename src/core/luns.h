@@ -15,8 +15,8 @@
 
 /* SPC: 4-byte LUN LIST LENGTH, 4 reserved bytes, then 8-byte entries. */
 #define LUNS_HEADER_LEN 8
-#define LUN_SIZE 8
-#define LUN_LEVELS 4
+#define LUN_SIZE        8
+#define LUN_LEVELS      4
 
 /* The 8-byte LUN as it travels on the wire (first level first). */
 typedef struct ScsiLun {
@@ -57,20 +57,20 @@ typedef enum LunAddressMethod {
 
 /* SAM-5 table 20: extended logical unit addressing, by LENGTH and EXTENDED ADDRESS METHOD. */
 typedef enum LunExtendedKind {
-	LUN_EXT_WELL_KNOWN,        /* length 00b, method 1h: W-LUN, 2 bytes */
-	LUN_EXT_FLAT,              /* length 01b, method 2h: extended flat space, 4 bytes */
-	LUN_EXT_LONG_FLAT,         /* length 10b, method 2h: long extended flat space, 6 bytes */
-	LUN_EXT_NOT_SPECIFIED,     /* length 11b, method fh: logical unit not specified, 8 bytes */
-	LUN_EXT_RESERVED,          /* any other combination */
+	LUN_EXT_WELL_KNOWN,    /* length 00b, method 1h: W-LUN, 2 bytes */
+	LUN_EXT_FLAT,          /* length 01b, method 2h: extended flat space, 4 bytes */
+	LUN_EXT_LONG_FLAT,     /* length 10b, method 2h: long extended flat space, 6 bytes */
+	LUN_EXT_NOT_SPECIFIED, /* length 11b, method fh: logical unit not specified, 8 bytes */
+	LUN_EXT_RESERVED,      /* any other combination */
 } LunExtendedKind;
 
 /* SPC-6 table 717 (well known logical units). */
-#define LUN_WLUN_REPORT_LUNS 0x01
-#define LUN_WLUN_ACCESS_CONTROLS 0x02
-#define LUN_WLUN_TARGET_LOG_PAGES 0x03
-#define LUN_WLUN_SECURITY_PROTOCOL 0x04
+#define LUN_WLUN_REPORT_LUNS         0x01
+#define LUN_WLUN_ACCESS_CONTROLS     0x02
+#define LUN_WLUN_TARGET_LOG_PAGES    0x03
+#define LUN_WLUN_SECURITY_PROTOCOL   0x04
 #define LUN_WLUN_MANAGEMENT_PROTOCOL 0x05
-#define LUN_WLUN_TARGET_COMMANDS 0x06
+#define LUN_WLUN_TARGET_COMMANDS     0x06
 
 typedef struct LunLevel {
 	uint8_t method; /* LunAddressMethod */

@@ -14,384 +14,382 @@
 #include "names.h"
 
 static const char *const bus_prefix[_NAMES_BUS_MAX] = {
-        [NAMES_BUS_SCSI] = "scsi-",
-        [NAMES_BUS_ATA] = "ata-",
-        [NAMES_BUS_USB] = "usb-",
+	[NAMES_BUS_SCSI] = "scsi-",
+	[NAMES_BUS_ATA] = "ata-",
+	[NAMES_BUS_USB] = "usb-",
 };
 
 const char *names_bus_name(NamesBus b)
 {
-        static const char *const n[_NAMES_BUS_MAX] = {
-                [NAMES_BUS_SCSI] = "scsi",
-                [NAMES_BUS_ATA] = "ata",
-                [NAMES_BUS_USB] = "usb",
-        };
+	static const char *const n[_NAMES_BUS_MAX] = {
+		[NAMES_BUS_SCSI] = "scsi",
+		[NAMES_BUS_ATA] = "ata",
+		[NAMES_BUS_USB] = "usb",
+	};
 
-        return b >= 0 && b < _NAMES_BUS_MAX ? n[b] : NULL;
+	return b >= 0 && b < _NAMES_BUS_MAX ? n[b] : NULL;
 }
 
 NamesBus names_bus(const ScsiIdent *id, unsigned scsi_level)
 {
-        const char *v;
-        size_t n;
+	const char *v;
+	size_t n;
 
-        if (!id || !id->ata.valid)
-                return NAMES_BUS_SCSI;
-        /* ATTRS{vendor}=="ATA": udev drops trailing blanks of the attribute before comparing. */
-        v = id->vendor;
-        n = strlen(v);
-        if (n == 3 && memcmp(v, "ATA", 3) == 0)
-                return NAMES_BUS_ATA;
-        /* ATTRS{type}=="5", ATTRS{scsi_level}=="[6-9]*": one digit 6..9 (levels stay below 10). */
-        if (id->peripheral_type == 5 && scsi_level >= 6 && scsi_level <= 9)
-                return NAMES_BUS_ATA;
-        return NAMES_BUS_SCSI;
+	if (!id || !id->ata.valid)
+		return NAMES_BUS_SCSI;
+	/* ATTRS{vendor}=="ATA": udev drops trailing blanks of the attribute before comparing. */
+	v = id->vendor;
+	n = strlen(v);
+	if (n == 3 && memcmp(v, "ATA", 3) == 0)
+		return NAMES_BUS_ATA;
+	/* ATTRS{type}=="5", ATTRS{scsi_level}=="[6-9]*": one digit 6..9 (levels stay below 10). */
+	if (id->peripheral_type == 5 && scsi_level >= 6 && scsi_level <= 9)
+		return NAMES_BUS_ATA;
+	return NAMES_BUS_SCSI;
 }
 
 int names_component(const char *prefix, const char *value, unsigned partition,
                     char ret[static NAME_MAX + 1])
 {
-        char buf[NAME_MAX + 1];
-        size_t n = 0, pl;
+	char buf[NAME_MAX + 1];
+	size_t n = 0, pl;
 
-        assert_return(prefix && value, -EINVAL);
-        if (isempty(value))
-                return -EINVAL;
+	assert_return(prefix && value, -EINVAL);
+	if (isempty(value))
+		return -EINVAL;
 
-        pl = strlen(prefix);
-        if (pl > NAME_MAX)
-                return -EINVAL;
-        memcpy(buf, prefix, pl);
-        n = pl;
+	pl = strlen(prefix);
+	if (pl > NAME_MAX)
+		return -EINVAL;
+	memcpy(buf, prefix, pl);
+	n = pl;
 
-        for (const uint8_t *p = (const uint8_t *)value; *p;) {
-                const char *add;
-                char one[5];
-                size_t al;
-                int l;
+	for (const uint8_t *p = (const uint8_t *)value; *p;) {
+		const char *add;
+		char one[5];
+		size_t al;
+		int l;
 
-                if (*p == '/') {
-                        /* udev's SYMLINK would keep it and make a directory; one component it
-                         * is, so write it the way encode_devnode_name() does. */
-                        add = "\\x2f";
-                        al = 4;
-                        p++;
-                } else if (udev_char_allowed(*p, NULL)) {
-                        one[0] = (char)*p++;
-                        add = one;
-                        al = 1;
-                } else if (p[0] == '\\' && p[1] == 'x') {
-                        add = "\\x";
-                        al = 2;
-                        p += 2;
-                } else if ((l = udev_utf8_valid_char(p, SIZE_MAX)) > 1) {
-                        add = (const char *)p;
-                        al = (size_t)l;
-                        p += l;
-                } else {
-                        /* udev_replace_chars(value, "/ "): whitespace would become ' ' and then
-                         * split the link in two; everything else '_'. lund makes both '_'. */
-                        add = "_";
-                        al = 1;
-                        p++;
-                }
-                if (n + al > NAME_MAX)
-                        return -EINVAL;
-                memcpy(buf + n, add, al);
-                n += al;
-        }
-        if (partition > 0) {
-                char suffix[16];
-                int sl = snprintf(suffix, sizeof(suffix), "-part%u", partition);
+		if (*p == '/') {
+			/* udev's SYMLINK would keep it and make a directory; one component it
+			 * is, so write it the way encode_devnode_name() does. */
+			add = "\\x2f";
+			al = 4;
+			p++;
+		} else if (udev_char_allowed(*p, NULL)) {
+			one[0] = (char)*p++;
+			add = one;
+			al = 1;
+		} else if (p[0] == '\\' && p[1] == 'x') {
+			add = "\\x";
+			al = 2;
+			p += 2;
+		} else if ((l = udev_utf8_valid_char(p, SIZE_MAX)) > 1) {
+			add = (const char *)p;
+			al = (size_t)l;
+			p += l;
+		} else {
+			/* udev_replace_chars(value, "/ "): whitespace would become ' ' and then
+			 * split the link in two; everything else '_'. lund makes both '_'. */
+			add = "_";
+			al = 1;
+			p++;
+		}
+		if (n + al > NAME_MAX)
+			return -EINVAL;
+		memcpy(buf + n, add, al);
+		n += al;
+	}
+	if (partition > 0) {
+		char suffix[16];
+		int sl = snprintf(suffix, sizeof(suffix), "-part%u", partition);
 
-                if (sl < 0 || n + (size_t)sl > NAME_MAX)
-                        return -EINVAL;
-                memcpy(buf + n, suffix, (size_t)sl);
-                n += (size_t)sl;
-        }
-        buf[n] = '\0';
-        if (streq(buf, ".") || streq(buf, ".."))
-                return -EINVAL;
-        memcpy(ret, buf, n + 1);
-        return (int)n;
+		if (sl < 0 || n + (size_t)sl > NAME_MAX)
+			return -EINVAL;
+		memcpy(buf + n, suffix, (size_t)sl);
+		n += (size_t)sl;
+	}
+	buf[n] = '\0';
+	if (streq(buf, ".") || streq(buf, ".."))
+		return -EINVAL;
+	memcpy(ret, buf, n + 1);
+	return (int)n;
 }
 
 int names_by_id(const ScsiIdent *id, NamesBus bus, unsigned partition, bool is_cdrom,
                 NamesList *ret)
 {
-        NamesList l = {};
-        const char *serial = NULL;
-        char wwn[2 + 32 + 1] = "";
-        bool expected = false;
-        int r;
+	NamesList l = {};
+	const char *serial = NULL;
+	char wwn[2 + 32 + 1] = "";
+	bool expected = false;
+	int r;
 
-        assert_return(id && ret, -EINVAL);
-        assert_return(bus >= 0 && bus < _NAMES_BUS_MAX, -EINVAL);
-        /* KERNEL=="sd*|sr*", ENV{DEVTYPE}=="partition": only sd* has partition links. */
-        if (is_cdrom && partition > 0)
-                return -EINVAL;
+	assert_return(id && ret, -EINVAL);
+	assert_return(bus >= 0 && bus < _NAMES_BUS_MAX, -EINVAL);
+	/* KERNEL=="sd*|sr*", ENV{DEVTYPE}=="partition": only sd* has partition links. */
+	if (is_cdrom && partition > 0)
+		return -EINVAL;
 
-        if (bus == NAMES_BUS_ATA && id->ata.valid) {
-                serial = id->ata.serial;
-                if (id->ata.wwn[0])
-                        snprintf(wwn, sizeof(wwn), "0x%s", id->ata.wwn);
-        } else {
-                /* ENV{ID_SERIAL}=="?*": at least one character. */
-                if (id->have_serial)
-                        serial = id->serial;
-                if (id->wwn[0])
-                        snprintf(wwn, sizeof(wwn), "0x%s%s", id->wwn, id->wwn_vendor_extension);
-        }
+	if (bus == NAMES_BUS_ATA && id->ata.valid) {
+		serial = id->ata.serial;
+		if (id->ata.wwn[0])
+			snprintf(wwn, sizeof(wwn), "0x%s", id->ata.wwn);
+	} else {
+		/* ENV{ID_SERIAL}=="?*": at least one character. */
+		if (id->have_serial)
+			serial = id->serial;
+		if (id->wwn[0])
+			snprintf(wwn, sizeof(wwn), "0x%s%s", id->wwn, id->wwn_vendor_extension);
+	}
 
-        if (!isempty(serial)) {
-                expected = true;
-                r = names_component(bus_prefix[bus], serial, partition, l.name[l.n]);
-                if (r >= 0)
-                        l.n++;
-        }
-        if (wwn[0]) {
-                expected = true;
-                r = names_component("wwn-", wwn, partition, l.name[l.n]);
-                if (r >= 0)
-                        l.n++;
-        }
-        if (expected && l.n == 0)
-                return -EINVAL;
-        *ret = l;
-        return 0;
+	if (!isempty(serial)) {
+		expected = true;
+		r = names_component(bus_prefix[bus], serial, partition, l.name[l.n]);
+		if (r >= 0)
+			l.n++;
+	}
+	if (wwn[0]) {
+		expected = true;
+		r = names_component("wwn-", wwn, partition, l.name[l.n]);
+		if (r >= 0)
+			l.n++;
+	}
+	if (expected && l.n == 0)
+		return -EINVAL;
+	*ret = l;
+	return 0;
 }
 
 /* The sg_inq --export properties 55-scsi-sg3_id.rules and 58-scsi-sg3_symlink.rules use. */
 typedef enum Sg3Key {
-        SG3_VENDOR,
-        SG3_MODEL,
-        SG3_SERIAL,
-        SG3_LUN_ATA,
-        SG3_LUN_NAA_REGEXT,
-        SG3_LUN_NAA_REG,
-        SG3_LUN_NAA_EXT,
-        SG3_LUN_EUI64,
-        SG3_LUN_NAME,
-        SG3_LUN_T10,
-        SG3_LUN_NAA_LOCAL,
-        SG3_LUN_VENDOR,
-        _SG3_KEY_MAX,
+	SG3_VENDOR,
+	SG3_MODEL,
+	SG3_SERIAL,
+	SG3_LUN_ATA,
+	SG3_LUN_NAA_REGEXT,
+	SG3_LUN_NAA_REG,
+	SG3_LUN_NAA_EXT,
+	SG3_LUN_EUI64,
+	SG3_LUN_NAME,
+	SG3_LUN_T10,
+	SG3_LUN_NAA_LOCAL,
+	SG3_LUN_VENDOR,
+	_SG3_KEY_MAX,
 } Sg3Key;
 
 static const char *const sg3_keys[_SG3_KEY_MAX] = {
-        [SG3_VENDOR] = "SCSI_VENDOR",
-        [SG3_MODEL] = "SCSI_MODEL",
-        [SG3_SERIAL] = "SCSI_IDENT_SERIAL",
-        [SG3_LUN_ATA] = "SCSI_IDENT_LUN_ATA",
-        [SG3_LUN_NAA_REGEXT] = "SCSI_IDENT_LUN_NAA_REGEXT",
-        [SG3_LUN_NAA_REG] = "SCSI_IDENT_LUN_NAA_REG",
-        [SG3_LUN_NAA_EXT] = "SCSI_IDENT_LUN_NAA_EXT",
-        [SG3_LUN_EUI64] = "SCSI_IDENT_LUN_EUI64",
-        [SG3_LUN_NAME] = "SCSI_IDENT_LUN_NAME",
-        [SG3_LUN_T10] = "SCSI_IDENT_LUN_T10",
-        [SG3_LUN_NAA_LOCAL] = "SCSI_IDENT_LUN_NAA_LOCAL",
-        [SG3_LUN_VENDOR] = "SCSI_IDENT_LUN_VENDOR",
+	[SG3_VENDOR] = "SCSI_VENDOR",
+	[SG3_MODEL] = "SCSI_MODEL",
+	[SG3_SERIAL] = "SCSI_IDENT_SERIAL",
+	[SG3_LUN_ATA] = "SCSI_IDENT_LUN_ATA",
+	[SG3_LUN_NAA_REGEXT] = "SCSI_IDENT_LUN_NAA_REGEXT",
+	[SG3_LUN_NAA_REG] = "SCSI_IDENT_LUN_NAA_REG",
+	[SG3_LUN_NAA_EXT] = "SCSI_IDENT_LUN_NAA_EXT",
+	[SG3_LUN_EUI64] = "SCSI_IDENT_LUN_EUI64",
+	[SG3_LUN_NAME] = "SCSI_IDENT_LUN_NAME",
+	[SG3_LUN_T10] = "SCSI_IDENT_LUN_T10",
+	[SG3_LUN_NAA_LOCAL] = "SCSI_IDENT_LUN_NAA_LOCAL",
+	[SG3_LUN_VENDOR] = "SCSI_IDENT_LUN_VENDOR",
 };
 
 /* A value longer than any name can hold is kept as "set, too long": the rules still see it
  * (it decides ID_SERIAL), but its link cannot be made. */
 typedef struct Sg3Props {
-        char v[_SG3_KEY_MAX][NAME_MAX + 1];
-        bool set[_SG3_KEY_MAX];
-        bool too_long[_SG3_KEY_MAX];
+	char v[_SG3_KEY_MAX][NAME_MAX + 1];
+	bool set[_SG3_KEY_MAX];
+	bool too_long[_SG3_KEY_MAX];
 } Sg3Props;
 
 static int sg3_collect(const char *key, const char *value, void *userdata)
 {
-        Sg3Props *p = userdata;
+	Sg3Props *p = userdata;
 
-        for (Sg3Key k = 0; k < _SG3_KEY_MAX; k++) {
-                size_t n;
+	for (Sg3Key k = 0; k < _SG3_KEY_MAX; k++) {
+		size_t n;
 
-                if (!streq(key, sg3_keys[k]))
-                        continue;
-                /* udev imports every line; a key printed twice keeps the last value. */
-                n = strlen(value);
-                p->set[k] = n > 0; /* the rules test "?*" */
-                p->too_long[k] = n > NAME_MAX;
-                if (!p->too_long[k])
-                        memcpy(p->v[k], value, n + 1);
-                break;
-        }
-        return 0;
+		if (!streq(key, sg3_keys[k]))
+			continue;
+		/* udev imports every line; a key printed twice keeps the last value. */
+		n = strlen(value);
+		p->set[k] = n > 0; /* the rules test "?*" */
+		p->too_long[k] = n > NAME_MAX;
+		if (!p->too_long[k])
+			memcpy(p->v[k], value, n + 1);
+		break;
+	}
+	return 0;
 }
 
 /* One candidate name, built as udev substitutes "<prefix><a>[_<b>_<c>]" into SYMLINK. */
 typedef struct NamesBuilder {
-        NamesList l;
-        unsigned partition;
-        bool expected;
+	NamesList l;
+	unsigned partition;
+	bool expected;
 } NamesBuilder;
 
 static void builder_add(NamesBuilder *b, const char *prefix, const char *value, bool too_long)
 {
-        char name[NAME_MAX + 1];
+	char name[NAME_MAX + 1];
 
-        b->expected = true;
-        if (too_long || b->l.n >= NAMES_MAX)
-                return;
-        if (names_component(prefix, value, b->partition, name) < 0)
-                return;
-        for (size_t i = 0; i < b->l.n; i++)
-                if (streq(b->l.name[i], name))
-                        return;
-        memcpy(b->l.name[b->l.n++], name, sizeof(name));
+	b->expected = true;
+	if (too_long || b->l.n >= NAMES_MAX)
+		return;
+	if (names_component(prefix, value, b->partition, name) < 0)
+		return;
+	for (size_t i = 0; i < b->l.n; i++)
+		if (streq(b->l.name[i], name))
+			return;
+	memcpy(b->l.name[b->l.n++], name, sizeof(name));
 }
 
 /* "<SCSI_VENDOR>_<SCSI_MODEL>_<value>" with @lead in front (the 'S' and '0' forms). */
 static int sg3_vmv(const Sg3Props *p, char lead, Sg3Key k, char *out, size_t size, bool *too_long)
 {
-        int n = snprintf(out, size, "%c%s_%s_%s", lead, p->v[SG3_VENDOR], p->v[SG3_MODEL],
-                         p->v[k]);
+	int n = snprintf(out, size, "%c%s_%s_%s", lead, p->v[SG3_VENDOR], p->v[SG3_MODEL], p->v[k]);
 
-        if (n < 0)
-                return -EINVAL;
-        *too_long = p->too_long[SG3_VENDOR] || p->too_long[SG3_MODEL] || p->too_long[k] ||
-                    (size_t)n >= size;
-        return 0;
+	if (n < 0)
+		return -EINVAL;
+	*too_long = p->too_long[SG3_VENDOR] || p->too_long[SG3_MODEL] || p->too_long[k] ||
+	            (size_t)n >= size;
+	return 0;
 }
 
 /* 55-scsi-sg3_id.rules' "Compat ID_SERIAL setting", in its order. */
 static const struct {
-        Sg3Key key;
-        char lead;
+	Sg3Key key;
+	char lead;
 } sg3_serial_order[] = {
-        { SG3_LUN_NAA_REGEXT, '3' }, { SG3_LUN_NAA_REG, '3' }, { SG3_LUN_NAA_EXT, '3' },
-        { SG3_LUN_EUI64, '2' },      { SG3_LUN_NAME, '8' },    { SG3_LUN_T10, '1' },
-        { SG3_LUN_NAA_LOCAL, '3' },  { SG3_LUN_VENDOR, '0' },  { SG3_SERIAL, 'S' },
+	{ SG3_LUN_NAA_REGEXT, '3' }, { SG3_LUN_NAA_REG, '3' }, { SG3_LUN_NAA_EXT, '3' },
+	{ SG3_LUN_EUI64, '2' },      { SG3_LUN_NAME, '8' },    { SG3_LUN_T10, '1' },
+	{ SG3_LUN_NAA_LOCAL, '3' },  { SG3_LUN_VENDOR, '0' },  { SG3_SERIAL, 'S' },
 };
 
 /* 58-scsi-sg3_symlink.rules, in its order ('S' first). */
 static const struct {
-        Sg3Key key;
-        char lead;
+	Sg3Key key;
+	char lead;
 } sg3_link_order[] = {
-        { SG3_SERIAL, 'S' },    { SG3_LUN_NAA_REGEXT, '3' }, { SG3_LUN_NAA_REG, '3' },
-        { SG3_LUN_NAA_EXT, '3' }, { SG3_LUN_EUI64, '2' },    { SG3_LUN_NAME, '8' },
-        { SG3_LUN_T10, '1' },   { SG3_LUN_NAA_LOCAL, '3' },  { SG3_LUN_VENDOR, '0' },
+	{ SG3_SERIAL, 'S' },      { SG3_LUN_NAA_REGEXT, '3' }, { SG3_LUN_NAA_REG, '3' },
+	{ SG3_LUN_NAA_EXT, '3' }, { SG3_LUN_EUI64, '2' },      { SG3_LUN_NAME, '8' },
+	{ SG3_LUN_T10, '1' },     { SG3_LUN_NAA_LOCAL, '3' },  { SG3_LUN_VENDOR, '0' },
 };
 
 /* The value of a "<lead><...>" form into @out. */
-static void sg3_form(const Sg3Props *p, Sg3Key k, char lead, char *out, size_t size,
-                     bool *too_long)
+static void sg3_form(const Sg3Props *p, Sg3Key k, char lead, char *out, size_t size, bool *too_long)
 {
-        if (k == SG3_SERIAL || k == SG3_LUN_VENDOR) {
-                if (sg3_vmv(p, lead, k, out, size, too_long) < 0)
-                        *too_long = true;
-                return;
-        }
-        *too_long = p->too_long[k];
-        if (!*too_long)
-                snprintf(out, size, "%c%s", lead, p->v[k]);
+	if (k == SG3_SERIAL || k == SG3_LUN_VENDOR) {
+		if (sg3_vmv(p, lead, k, out, size, too_long) < 0)
+			*too_long = true;
+		return;
+	}
+	*too_long = p->too_long[k];
+	if (!*too_long)
+		snprintf(out, size, "%c%s", lead, p->v[k]);
 }
 
 int names_by_id_full(const NamesContext *ctx, NamesList *ret)
 {
-        /* Large: kept off the stack of callers that walk many devices. */
-        Sg3Props *p = NULL;
-        NamesBuilder b = {};
-        const ScsiIdent *id;
-        NamesBus bus = _NAMES_BUS_INVALID;
-        char serial[3 * (NAME_MAX + 1) + 4] = "", wwn[2 + 32 + 1] = "";
-        bool serial_too_long = false, ata_runs;
+	/* Large: kept off the stack of callers that walk many devices. */
+	Sg3Props *p = NULL;
+	NamesBuilder b = {};
+	const ScsiIdent *id;
+	NamesBus bus = _NAMES_BUS_INVALID;
+	char serial[3 * (NAME_MAX + 1) + 4] = "", wwn[2 + 32 + 1] = "";
+	bool serial_too_long = false, ata_runs;
 
-        assert_return(ctx && ctx->id && ret, -EINVAL);
-        /* KERNEL=="sd*|sr*", ENV{DEVTYPE}=="partition": only sd* has partition links. */
-        if (ctx->is_cdrom && ctx->partition > 0)
-                return -EINVAL;
-        id = ctx->id;
-        b.partition = ctx->partition;
+	assert_return(ctx && ctx->id && ret, -EINVAL);
+	/* KERNEL=="sd*|sr*", ENV{DEVTYPE}=="partition": only sd* has partition links. */
+	if (ctx->is_cdrom && ctx->partition > 0)
+		return -EINVAL;
+	id = ctx->id;
+	b.partition = ctx->partition;
 
-        if (ctx->sg3) {
-                int r;
+	if (ctx->sg3) {
+		int r;
 
-                p = calloc(1, sizeof(*p));
-                if (!p)
-                        return -ENOMEM;
-                r = export_ident(ctx->sg3, EXPORT_SG_INQ, sg3_collect, p);
-                if (r < 0) {
-                        free(p);
-                        return r;
-                }
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r = export_ident(ctx->sg3, EXPORT_SG_INQ, sg3_collect, p);
+		if (r < 0) {
+			free(p);
+			return r;
+		}
 
-                /* 1. ata_id compatibility, then the compat ID_SERIAL setting. */
-                if (p->set[SG3_LUN_ATA]) {
-                        bus = NAMES_BUS_ATA;
-                        serial_too_long = p->too_long[SG3_LUN_ATA];
-                        if (!serial_too_long)
-                                memcpy(serial, p->v[SG3_LUN_ATA], strlen(p->v[SG3_LUN_ATA]) + 1);
-                } else
-                        for (size_t i = 0; i < ELEMENTSOF(sg3_serial_order); i++) {
-                                Sg3Key k = sg3_serial_order[i].key;
+		/* 1. ata_id compatibility, then the compat ID_SERIAL setting. */
+		if (p->set[SG3_LUN_ATA]) {
+			bus = NAMES_BUS_ATA;
+			serial_too_long = p->too_long[SG3_LUN_ATA];
+			if (!serial_too_long)
+				memcpy(serial, p->v[SG3_LUN_ATA], strlen(p->v[SG3_LUN_ATA]) + 1);
+		} else
+			for (size_t i = 0; i < ELEMENTSOF(sg3_serial_order); i++) {
+				Sg3Key k = sg3_serial_order[i].key;
 
-                                if (!p->set[k])
-                                        continue;
-                                bus = NAMES_BUS_SCSI;
-                                sg3_form(p, k, sg3_serial_order[i].lead, serial, sizeof(serial),
-                                         &serial_too_long);
-                                break;
-                        }
-                /* ID_WWN compat mapping: the first NAA, REGEXT before REG, EXT, LOCAL. */
-                for (Sg3Key k = SG3_LUN_NAA_REGEXT; k <= SG3_LUN_NAA_LOCAL; k++) {
-                        if (k == SG3_LUN_EUI64 || k == SG3_LUN_NAME || k == SG3_LUN_T10)
-                                continue;
-                        if (p->set[k] && !p->too_long[k] && strlen(p->v[k]) <= 32) {
-                                snprintf(wwn, sizeof(wwn), "0x%s", p->v[k]);
-                                break;
-                        }
-                }
-        }
+				if (!p->set[k])
+					continue;
+				bus = NAMES_BUS_SCSI;
+				sg3_form(p, k, sg3_serial_order[i].lead, serial, sizeof(serial),
+				         &serial_too_long);
+				break;
+			}
+		/* ID_WWN compat mapping: the first NAA, REGEXT before REG, EXT, LOCAL. */
+		for (Sg3Key k = SG3_LUN_NAA_REGEXT; k <= SG3_LUN_NAA_LOCAL; k++) {
+			if (k == SG3_LUN_EUI64 || k == SG3_LUN_NAME || k == SG3_LUN_T10)
+				continue;
+			if (p->set[k] && !p->too_long[k] && strlen(p->v[k]) <= 32) {
+				snprintf(wwn, sizeof(wwn), "0x%s", p->v[k]);
+				break;
+			}
+		}
+	}
 
-        /* 2. 60-persistent-storage.rules while ID_SERIAL is unset. */
-        ata_runs = names_bus(id, ctx->scsi_level) == NAMES_BUS_ATA ||
-                   (ctx->usb && !ctx->removable && id->ata.valid);
-        if (bus < 0 && ata_runs) {
-                bus = NAMES_BUS_ATA;
-                snprintf(serial, sizeof(serial), "%s", id->ata.serial);
-                if (!wwn[0] && id->ata.wwn[0])
-                        snprintf(wwn, sizeof(wwn), "0x%s", id->ata.wwn);
-        }
-        if (bus < 0 && ctx->usb) {
-                bus = NAMES_BUS_USB;
-                snprintf(serial, sizeof(serial), "%s", ctx->usb->serial);
-        }
-        if (bus < 0) {
-                bus = NAMES_BUS_SCSI;
-                if (id->have_serial)
-                        snprintf(serial, sizeof(serial), "%s", id->serial);
-                if (!wwn[0] && id->wwn[0])
-                        snprintf(wwn, sizeof(wwn), "0x%s%s", id->wwn, id->wwn_vendor_extension);
-        }
+	/* 2. 60-persistent-storage.rules while ID_SERIAL is unset. */
+	ata_runs = names_bus(id, ctx->scsi_level) == NAMES_BUS_ATA ||
+	           (ctx->usb && !ctx->removable && id->ata.valid);
+	if (bus < 0 && ata_runs) {
+		bus = NAMES_BUS_ATA;
+		snprintf(serial, sizeof(serial), "%s", id->ata.serial);
+		if (!wwn[0] && id->ata.wwn[0])
+			snprintf(wwn, sizeof(wwn), "0x%s", id->ata.wwn);
+	}
+	if (bus < 0 && ctx->usb) {
+		bus = NAMES_BUS_USB;
+		snprintf(serial, sizeof(serial), "%s", ctx->usb->serial);
+	}
+	if (bus < 0) {
+		bus = NAMES_BUS_SCSI;
+		if (id->have_serial)
+			snprintf(serial, sizeof(serial), "%s", id->serial);
+		if (!wwn[0] && id->wwn[0])
+			snprintf(wwn, sizeof(wwn), "0x%s%s", id->wwn, id->wwn_vendor_extension);
+	}
 
-        /* 3. The links, in rule order. */
-        if (serial_too_long)
-                b.expected = true;
-        else if (serial[0])
-                builder_add(&b, bus_prefix[bus], serial, false);
-        if (wwn[0])
-                builder_add(&b, "wwn-", wwn, false);
-        if (ctx->usb && ctx->usb->serial[0])
-                builder_add(&b, "usb-", ctx->usb->serial, false);
-        if (p && ctx->sg3_symlinks)
-                for (size_t i = 0; i < ELEMENTSOF(sg3_link_order); i++) {
-                        Sg3Key k = sg3_link_order[i].key;
-                        char v[3 * (NAME_MAX + 1) + 4];
-                        bool tl;
+	/* 3. The links, in rule order. */
+	if (serial_too_long)
+		b.expected = true;
+	else if (serial[0])
+		builder_add(&b, bus_prefix[bus], serial, false);
+	if (wwn[0])
+		builder_add(&b, "wwn-", wwn, false);
+	if (ctx->usb && ctx->usb->serial[0])
+		builder_add(&b, "usb-", ctx->usb->serial, false);
+	if (p && ctx->sg3_symlinks)
+		for (size_t i = 0; i < ELEMENTSOF(sg3_link_order); i++) {
+			Sg3Key k = sg3_link_order[i].key;
+			char v[3 * (NAME_MAX + 1) + 4];
+			bool tl;
 
-                        if (!p->set[k])
-                                continue;
-                        sg3_form(p, k, sg3_link_order[i].lead, v, sizeof(v), &tl);
-                        builder_add(&b, "scsi-", v, tl);
-                }
-        free(p);
+			if (!p->set[k])
+				continue;
+			sg3_form(p, k, sg3_link_order[i].lead, v, sizeof(v), &tl);
+			builder_add(&b, "scsi-", v, tl);
+		}
+	free(p);
 
-        if (b.expected && b.l.n == 0)
-                return -EINVAL;
-        *ret = b.l;
-        return 0;
+	if (b.expected && b.l.n == 0)
+		return -EINVAL;
+	*ret = b.l;
+	return 0;
 }

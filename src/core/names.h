@@ -36,16 +36,16 @@
 #define NAMES_MAX 16
 
 typedef enum NamesBus {
-        NAMES_BUS_SCSI, /* scsi_id (or sg3-utils-udev's compat rules) supplied ID_SERIAL */
-        NAMES_BUS_ATA,  /* ata_id (or sg3's SCSI_IDENT_LUN_ATA) supplied ID_SERIAL: "ata-" */
-        NAMES_BUS_USB,  /* usb_id supplied ID_SERIAL: "usb-" */
-        _NAMES_BUS_MAX,
-        _NAMES_BUS_INVALID = -EINVAL,
+	NAMES_BUS_SCSI, /* scsi_id (or sg3-utils-udev's compat rules) supplied ID_SERIAL */
+	NAMES_BUS_ATA,  /* ata_id (or sg3's SCSI_IDENT_LUN_ATA) supplied ID_SERIAL: "ata-" */
+	NAMES_BUS_USB,  /* usb_id supplied ID_SERIAL: "usb-" */
+	_NAMES_BUS_MAX,
+	_NAMES_BUS_INVALID = -EINVAL,
 } NamesBus;
 
 typedef struct NamesList {
-        char name[NAMES_MAX][NAME_MAX + 1];
-        size_t n;
+	char name[NAMES_MAX][NAME_MAX + 1];
+	size_t n;
 } NamesList;
 
 /*
@@ -86,8 +86,9 @@ const char *names_bus_name(NamesBus b);
  *     the sysfs vpd_pg80/vpd_pg83 attributes (of the device itself when scsi_level is 4), then
  *     sets ID_SERIAL when nothing has: SCSI_IDENT_LUN_ATA with ID_BUS=ata; else, with
  *     ID_BUS=scsi, the first of "3"NAA_REGEXT, "3"NAA_REG, "3"NAA_EXT, "2"EUI64, "8"NAME, "1"T10,
- *     "3"NAA_LOCAL, "0"<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>, "S"<SCSI_VENDOR>_<SCSI_MODEL>_<SERIAL>;
- *     and ID_WWN_WITH_EXTENSION from the first NAA of REGEXT, REG, EXT, LOCAL.
+ *     "3"NAA_LOCAL, "0"<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>,
+ * "S"<SCSI_VENDOR>_<SCSI_MODEL>_<SERIAL>; and ID_WWN_WITH_EXTENSION from the first NAA of REGEXT,
+ * REG, EXT, LOCAL.
  *  2. 60-persistent-storage.rules, each step only while ID_SERIAL is unset: ata_id (names_bus()'s
  *     conditions, or a USB parent with removable 0) when it succeeds (@id->ata.valid);
  *     usb_id on a USB parent (always runs; sets ID_BUS=usb and ID_SERIAL only when ID_BUS is
@@ -99,17 +100,17 @@ const char *names_bus_name(NamesBus b);
  * A name made twice is listed once.
  */
 typedef struct NamesContext {
-        const ScsiIdent *id;   /* scsi_id's and ata_id's view (required) */
-        unsigned scsi_level;   /* the SCSI device's sysfs scsi_level */
-        unsigned partition;    /* 0: the whole device */
-        bool is_cdrom;         /* an sr* node: no partitions */
-        bool removable;        /* the block device's removable attribute (ata_id on USB) */
-        const UsbId *usb;      /* usb_id's identity; NULL when there is no USB parent or
-                                * usb_id would fail */
-        const ScsiIdent *sg3;  /* 55-scsi-sg3_id.rules installed: identity computed from the
-                                * pages it reads (INQUIRY, vpd_pg80, vpd_pg83); NULL: not
-                                * installed */
-        bool sg3_symlinks;     /* 58-scsi-sg3_symlink.rules installed (needs @sg3) */
+	const ScsiIdent *id;  /* scsi_id's and ata_id's view (required) */
+	unsigned scsi_level;  /* the SCSI device's sysfs scsi_level */
+	unsigned partition;   /* 0: the whole device */
+	bool is_cdrom;        /* an sr* node: no partitions */
+	bool removable;       /* the block device's removable attribute (ata_id on USB) */
+	const UsbId *usb;     /* usb_id's identity; NULL when there is no USB parent or
+	                       * usb_id would fail */
+	const ScsiIdent *sg3; /* 55-scsi-sg3_id.rules installed: identity computed from the
+	                       * pages it reads (INQUIRY, vpd_pg80, vpd_pg83); NULL: not
+	                       * installed */
+	bool sg3_symlinks;    /* 58-scsi-sg3_symlink.rules installed (needs @sg3) */
 } NamesContext;
 
 /*

@@ -14,13 +14,13 @@
 #include "unaligned.h"
 
 /* SPC-6 4.4.2 table 28: descriptor types handled here. */
-#define SENSE_DESC_INFORMATION 0x00
-#define SENSE_DESC_COMMAND_SPECIFIC 0x01
+#define SENSE_DESC_INFORMATION        0x00
+#define SENSE_DESC_COMMAND_SPECIFIC   0x01
 #define SENSE_DESC_SENSE_KEY_SPECIFIC 0x02
-#define SENSE_DESC_FRU 0x03
-#define SENSE_DESC_STREAM 0x04
-#define SENSE_DESC_BLOCK 0x05
-#define SENSE_DESC_DIRECT_ACCESS 0x0d /* SBC-4 4.18.2 */
+#define SENSE_DESC_FRU                0x03
+#define SENSE_DESC_STREAM             0x04
+#define SENSE_DESC_BLOCK              0x05
+#define SENSE_DESC_DIRECT_ACCESS      0x0d /* SBC-4 4.18.2 */
 
 /* Bytes of additional sense data that can be used: bounded by what arrived and what the device
  * claims. Sets *truncated when the claim exceeds what arrived. */
@@ -99,7 +99,7 @@ int sense_next_descriptor(const uint8_t *buf, size_t len, size_t *offset, SenseD
 	if (dlen > end - off - 2)
 		return -EBADMSG;
 
-	*ret = (SenseDescriptor) {
+	*ret = (SenseDescriptor){
 		.type = buf[off],
 		.desc = buf + off,
 		.len = dlen,
@@ -115,7 +115,8 @@ static void apply_descriptor(const SenseDescriptor *d, ScsiSense *s)
 
 	switch (d->type) {
 	case SENSE_DESC_INFORMATION:
-		/* SPC-6 4.4.2.2: ADDITIONAL LENGTH 0Ah, VALID in byte 2, INFORMATION bytes 4..11. */
+		/* SPC-6 4.4.2.2: ADDITIONAL LENGTH 0Ah, VALID in byte 2, INFORMATION bytes 4..11.
+		 */
 		if (d->len < 0x0a)
 			return;
 		s->info_valid = p[2] & 0x80;
@@ -275,21 +276,11 @@ int sense_retry_count(const ScsiSense *s, uint16_t *ret)
 
 /* SPC-6 table 51. Ch was EQUAL, now obsolete. */
 static const char *const sense_keys[16] = {
-	[0x0] = "NO SENSE",
-	[0x1] = "RECOVERED ERROR",
-	[0x2] = "NOT READY",
-	[0x3] = "MEDIUM ERROR",
-	[0x4] = "HARDWARE ERROR",
-	[0x5] = "ILLEGAL REQUEST",
-	[0x6] = "UNIT ATTENTION",
-	[0x7] = "DATA PROTECT",
-	[0x8] = "BLANK CHECK",
-	[0x9] = "VENDOR SPECIFIC",
-	[0xa] = "COPY ABORTED",
-	[0xb] = "ABORTED COMMAND",
-	[0xc] = "OBSOLETE",
-	[0xd] = "VOLUME OVERFLOW",
-	[0xe] = "MISCOMPARE",
+	[0x0] = "NO SENSE",        [0x1] = "RECOVERED ERROR", [0x2] = "NOT READY",
+	[0x3] = "MEDIUM ERROR",    [0x4] = "HARDWARE ERROR",  [0x5] = "ILLEGAL REQUEST",
+	[0x6] = "UNIT ATTENTION",  [0x7] = "DATA PROTECT",    [0x8] = "BLANK CHECK",
+	[0x9] = "VENDOR SPECIFIC", [0xa] = "COPY ABORTED",    [0xb] = "ABORTED COMMAND",
+	[0xc] = "OBSOLETE",        [0xd] = "VOLUME OVERFLOW", [0xe] = "MISCOMPARE",
 	[0xf] = "COMPLETED",
 };
 
@@ -305,7 +296,10 @@ typedef struct AscText {
 	const char *text;
 } AscText;
 
-#define A(asc, ascq, t) { (uint16_t)((asc) << 8 | (ascq)), t }
+#define A(asc, ascq, t)                            \
+	{                                          \
+		(uint16_t)((asc) << 8 | (ascq)), t \
+	}
 
 /* SPC-6 Annex F.2, the pairs lund meets in practice. Sorted by code: looked up by bisection. */
 static const AscText asc_table[] = {

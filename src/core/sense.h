@@ -42,9 +42,9 @@ typedef struct ScsiSense {
 	bool deferred;         /* 71h/73h: the error belongs to an earlier command */
 	uint8_t key;
 	uint8_t asc, ascq;
-	bool have_asc;         /* ASC and ASCQ were inside the data */
+	bool have_asc; /* ASC and ASCQ were inside the data */
 	bool filemark, eom, ili;
-	bool info_valid;       /* fixed: VALID bit; descriptor: information descriptor present */
+	bool info_valid; /* fixed: VALID bit; descriptor: information descriptor present */
 	uint64_t information;
 	bool cmd_info_valid;
 	uint64_t cmd_info;     /* command-specific information */

@@ -28,7 +28,7 @@ int vpd_parse_header(const uint8_t *buf, size_t len, VpdHeader *ret)
 	if (page_len > len - VPD_HEADER_LEN)
 		return -EBADMSG;
 
-	*ret = (VpdHeader) {
+	*ret = (VpdHeader){
 		.qualifier = buf[0] >> 5,
 		.type = buf[0] & 0x1f,
 		.page = buf[1],
@@ -132,7 +132,7 @@ int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *re
 	if (dlen > end - off - 4)
 		return -EBADMSG;
 
-	*ret = (VpdDesignator) {
+	*ret = (VpdDesignator){
 		.protocol_id = d[0] >> 4,
 		.code_set = d[0] & 0x0f,
 		.piv = d[1] & 0x80,
@@ -160,11 +160,11 @@ bool vpd83_is_pre_spc2(const uint8_t *buf, size_t len)
 }
 
 /* SAT-5 table 174 (ATA Information VPD page) byte offsets. */
-#define VPD89_SAT_VENDOR 8
-#define VPD89_SAT_PRODUCT 16
+#define VPD89_SAT_VENDOR   8
+#define VPD89_SAT_PRODUCT  16
 #define VPD89_SAT_REVISION 32
 #define VPD89_COMMAND_CODE 56
-#define VPD89_IDENTIFY 60
+#define VPD89_IDENTIFY     60
 #define VPD89_IDENTIFY_LEN 512
 
 /* ATA8-ACS 7.16: IDENTIFY DEVICE strings hold two characters per 16-bit little-endian word,

@@ -17,13 +17,13 @@
 
 /* SPC: page length is a 16-bit field after a 4-byte header. */
 #define VPD_HEADER_LEN 4
-#define VPD_MAX_LEN (VPD_HEADER_LEN + 65535)
+#define VPD_MAX_LEN    (VPD_HEADER_LEN + 65535)
 
 typedef struct VpdHeader {
-        uint8_t qualifier;
-        uint8_t type;
-        uint8_t page;
-        size_t page_len; /* bytes after the header, as the device declared and as present */
+	uint8_t qualifier;
+	uint8_t type;
+	uint8_t page;
+	size_t page_len; /* bytes after the header, as the device declared and as present */
 } VpdHeader;
 
 /*
@@ -36,8 +36,8 @@ int vpd_parse_header(const uint8_t *buf, size_t len, VpdHeader *ret);
 
 /* Page 0x00: supported VPD pages. */
 typedef struct VpdSupported {
-        uint8_t bitmap[256 / 8];
-        size_t count; /* distinct page codes listed (a duplicate is counted once) */
+	uint8_t bitmap[256 / 8];
+	size_t count; /* distinct page codes listed (a duplicate is counted once) */
 } VpdSupported;
 int vpd00_parse(const uint8_t *buf, size_t len, VpdSupported *ret);
 bool vpd_supported_has(const VpdSupported *s, uint8_t page);
@@ -49,41 +49,41 @@ int vpd80_parse(const uint8_t *buf, size_t len, const uint8_t **ret_serial, size
 
 /* Page 0x83 designators (SPC-6 7.7.6). */
 typedef enum VpdCodeSet {
-        VPD_CODE_SET_BINARY = 1,
-        VPD_CODE_SET_ASCII = 2,
-        VPD_CODE_SET_UTF8 = 3,
+	VPD_CODE_SET_BINARY = 1,
+	VPD_CODE_SET_ASCII = 2,
+	VPD_CODE_SET_UTF8 = 3,
 } VpdCodeSet;
 
 typedef enum VpdAssociation {
-        VPD_ASSOC_LU = 0,
-        VPD_ASSOC_TARGET_PORT = 1,
-        VPD_ASSOC_TARGET_DEVICE = 2,
+	VPD_ASSOC_LU = 0,
+	VPD_ASSOC_TARGET_PORT = 1,
+	VPD_ASSOC_TARGET_DEVICE = 2,
 } VpdAssociation;
 
 typedef enum VpdDesignatorType {
-        VPD_DESIG_VENDOR_SPECIFIC = 0x0,
-        VPD_DESIG_T10_VENDOR_ID = 0x1,
-        VPD_DESIG_EUI64 = 0x2,
-        VPD_DESIG_NAA = 0x3,
-        VPD_DESIG_RELATIVE_TARGET_PORT = 0x4,
-        VPD_DESIG_TARGET_PORT_GROUP = 0x5,
-        VPD_DESIG_LU_GROUP = 0x6,
-        VPD_DESIG_MD5_LU = 0x7,
-        VPD_DESIG_SCSI_NAME_STRING = 0x8,
-        VPD_DESIG_PROTOCOL_SPECIFIC = 0x9,
-        VPD_DESIG_UUID = 0xa,
+	VPD_DESIG_VENDOR_SPECIFIC = 0x0,
+	VPD_DESIG_T10_VENDOR_ID = 0x1,
+	VPD_DESIG_EUI64 = 0x2,
+	VPD_DESIG_NAA = 0x3,
+	VPD_DESIG_RELATIVE_TARGET_PORT = 0x4,
+	VPD_DESIG_TARGET_PORT_GROUP = 0x5,
+	VPD_DESIG_LU_GROUP = 0x6,
+	VPD_DESIG_MD5_LU = 0x7,
+	VPD_DESIG_SCSI_NAME_STRING = 0x8,
+	VPD_DESIG_PROTOCOL_SPECIFIC = 0x9,
+	VPD_DESIG_UUID = 0xa,
 } VpdDesignatorType;
 
 typedef struct VpdDesignator {
-        uint8_t protocol_id; /* byte 0 bits 7..4; meaningful only when piv is set */
-        uint8_t code_set;    /* byte 0 bits 3..0 */
-        bool piv;            /* byte 1 bit 7 */
-        uint8_t association; /* byte 1 bits 5..4 */
-        uint8_t type;        /* byte 1 bits 3..0 */
-        const uint8_t *desc; /* the whole descriptor, header included */
-        const uint8_t *value;
-        size_t len;          /* designator length (byte 3) */
-        size_t offset;       /* offset of the descriptor in the page */
+	uint8_t protocol_id; /* byte 0 bits 7..4; meaningful only when piv is set */
+	uint8_t code_set;    /* byte 0 bits 3..0 */
+	bool piv;            /* byte 1 bit 7 */
+	uint8_t association; /* byte 1 bits 5..4 */
+	uint8_t type;        /* byte 1 bits 3..0 */
+	const uint8_t *desc; /* the whole descriptor, header included */
+	const uint8_t *value;
+	size_t len;    /* designator length (byte 3) */
+	size_t offset; /* offset of the descriptor in the page */
 } VpdDesignator;
 
 /*
@@ -109,36 +109,36 @@ bool vpd83_is_pre_spc2(const uint8_t *buf, size_t len);
  * data, which stores each 16-bit word with its two ASCII bytes swapped: the caller gets them
  * already in reading order in the ret_ buffers. */
 typedef struct VpdAtaInfo {
-        uint8_t sat_vendor[8];
-        uint8_t sat_product[16];
-        uint8_t sat_revision[4];
-        uint8_t command_code; /* 0xec IDENTIFY DEVICE, 0xa1 IDENTIFY PACKET DEVICE */
-        /* Strings are copied untrimmed (ATA pads with spaces); a NUL from the device ends them
-         * early. All zero unless have_identify. Fields whose bytes are missing on a short page
-         * are left zero. */
-        char model[41];       /* IDENTIFY words 27..46, byte-swapped into order, NUL-terminated */
-        char serial[21];      /* words 10..19 */
-        char firmware[9];     /* words 23..26 */
-        bool have_identify;   /* the 512-byte IDENTIFY data was present */
+	uint8_t sat_vendor[8];
+	uint8_t sat_product[16];
+	uint8_t sat_revision[4];
+	uint8_t command_code; /* 0xec IDENTIFY DEVICE, 0xa1 IDENTIFY PACKET DEVICE */
+	/* Strings are copied untrimmed (ATA pads with spaces); a NUL from the device ends them
+	 * early. All zero unless have_identify. Fields whose bytes are missing on a short page
+	 * are left zero. */
+	char model[41];     /* IDENTIFY words 27..46, byte-swapped into order, NUL-terminated */
+	char serial[21];    /* words 10..19 */
+	char firmware[9];   /* words 23..26 */
+	bool have_identify; /* the 512-byte IDENTIFY data was present */
 } VpdAtaInfo;
 int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret);
 
 /* Page 0xb0: block limits (SBC-4 6.6.4). Fields absent on a short page are 0. */
 typedef struct VpdBlockLimits {
-        bool wsnz;
-        uint8_t max_compare_write;
-        uint16_t opt_xfer_granularity;
-        uint32_t max_xfer_len;
-        uint32_t opt_xfer_len;
-        uint32_t max_prefetch_len;
-        uint32_t max_unmap_lba_count;
-        uint32_t max_unmap_block_desc_count;
-        uint32_t opt_unmap_granularity;
-        bool ugavalid;
-        uint32_t unmap_granularity_alignment;
-        uint64_t max_write_same_len;
-        uint32_t max_atomic_xfer_len;
-        uint32_t atomic_alignment;
-        uint32_t atomic_xfer_len_granularity;
+	bool wsnz;
+	uint8_t max_compare_write;
+	uint16_t opt_xfer_granularity;
+	uint32_t max_xfer_len;
+	uint32_t opt_xfer_len;
+	uint32_t max_prefetch_len;
+	uint32_t max_unmap_lba_count;
+	uint32_t max_unmap_block_desc_count;
+	uint32_t opt_unmap_granularity;
+	bool ugavalid;
+	uint32_t unmap_granularity_alignment;
+	uint64_t max_write_same_len;
+	uint32_t max_atomic_xfer_len;
+	uint32_t atomic_alignment;
+	uint32_t atomic_xfer_len_granularity;
 } VpdBlockLimits;
 int vpdb0_parse(const uint8_t *buf, size_t len, VpdBlockLimits *ret);

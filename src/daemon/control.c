@@ -14,365 +14,368 @@
 #include "macro.h"
 
 struct ControlClient {
-        ControlServer *server;
-        ControlClient *next;
-        int fd;
-        sd_event_source *io;
-        uid_t uid;
-        pid_t pid;
-        bool monitor;
-        bool closing; /* flush what is queued, then close */
-        char *in;
-        size_t in_len;
-        char *out;
-        size_t out_len, out_off;
+	ControlServer *server;
+	ControlClient *next;
+	int fd;
+	sd_event_source *io;
+	uid_t uid;
+	pid_t pid;
+	bool monitor;
+	bool closing; /* flush what is queued, then close */
+	char *in;
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
 };
 
 struct ControlServer {
-        sd_event *event;
-        int fd;
-        char *path;
-        sd_event_source *io;
-        ControlHandler handler;
-        void *userdata;
-        ControlClient *clients;
-        unsigned n_clients;
+	sd_event *event;
+	int fd;
+	char *path;
+	sd_event_source *io;
+	ControlHandler handler;
+	void *userdata;
+	ControlClient *clients;
+	unsigned n_clients;
 };
 
 static void client_free(ControlClient *c)
 {
-        ControlServer *s = c->server;
+	ControlServer *s = c->server;
 
-        for (ControlClient **p = &s->clients; *p; p = &(*p)->next)
-                if (*p == c) {
-                        *p = c->next;
-                        break;
-                }
-        s->n_clients--;
-        sd_event_source_disable_unref(c->io);
-        safe_close(c->fd);
-        free(c->in);
-        free(c->out);
-        free(c);
+	for (ControlClient **p = &s->clients; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	s->n_clients--;
+	sd_event_source_disable_unref(c->io);
+	safe_close(c->fd);
+	free(c->in);
+	free(c->out);
+	free(c);
 }
 
 static void client_update_events(ControlClient *c)
 {
-        uint32_t ev = c->closing ? 0 : EPOLLIN;
+	uint32_t ev = c->closing ? 0 : EPOLLIN;
 
-        if (c->out_len > c->out_off)
-                ev |= EPOLLOUT;
-        (void)sd_event_source_set_io_events(c->io, ev);
+	if (c->out_len > c->out_off)
+		ev |= EPOLLOUT;
+	(void)sd_event_source_set_io_events(c->io, ev);
 }
 
 /* Write what we can now; the rest waits for EPOLLOUT. */
 static int client_flush(ControlClient *c)
 {
-        while (c->out_off < c->out_len) {
-                ssize_t k = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-                                 MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (k < 0) {
-                        if (errno == EAGAIN || errno == EINTR)
-                                break;
-                        return -errno;
-                }
-                c->out_off += (size_t)k;
-        }
-        if (c->out_off == c->out_len)
-                c->out_off = c->out_len = 0;
-        else if (c->out_off > c->out_len / 2) {
-                memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
-                c->out_len -= c->out_off;
-                c->out_off = 0;
-        }
-        if (c->closing && c->out_len == 0)
-                return -ECONNRESET; /* done: the caller closes */
-        client_update_events(c);
-        return 0;
+	while (c->out_off < c->out_len) {
+		ssize_t k = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+		                 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			return -errno;
+		}
+		c->out_off += (size_t)k;
+	}
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	else if (c->out_off > c->out_len / 2) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
+	if (c->closing && c->out_len == 0)
+		return -ECONNRESET; /* done: the caller closes */
+	client_update_events(c);
+	return 0;
 }
 
 static int client_queue(ControlClient *c, json_object *o)
 {
-        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        size_t len = strlen(text);
-        char *n;
+	const char *text = json_object_to_json_string_ext(
+	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len = strlen(text);
+	char *n;
 
-        if (c->out_len - c->out_off + len + 1 > CONTROL_BACKLOG_MAX)
-                return -ENOBUFS;
-        n = realloc(c->out, c->out_len + len + 1);
-        if (!n)
-                return -ENOMEM;
-        c->out = n;
-        /* json-c escapes control characters in strings: a line never contains a newline. */
-        memcpy(c->out + c->out_len, text, len);
-        c->out[c->out_len + len] = '\n';
-        c->out_len += len + 1;
-        return client_flush(c);
+	if (c->out_len - c->out_off + len + 1 > CONTROL_BACKLOG_MAX)
+		return -ENOBUFS;
+	n = realloc(c->out, c->out_len + len + 1);
+	if (!n)
+		return -ENOMEM;
+	c->out = n;
+	/* json-c escapes control characters in strings: a line never contains a newline. */
+	memcpy(c->out + c->out_len, text, len);
+	c->out[c->out_len + len] = '\n';
+	c->out_len += len + 1;
+	return client_flush(c);
 }
 
 static json_object *error_reply(int error, const char *message)
 {
-        json_object *o = json_object_new_object();
-        const char *name = strerrorname_np(error < 0 ? -error : error);
+	json_object *o = json_object_new_object();
+	const char *name = strerrorname_np(error < 0 ? -error : error);
 
-        json_object_object_add(o, "ok", json_object_new_boolean(false));
-        json_object_object_add(o, "error", json_object_new_string(name ?: "EIO"));
-        json_object_object_add(o, "message",
-                               json_object_new_string(message ?: strerror(error < 0 ? -error : error)));
-        return o;
+	json_object_object_add(o, "ok", json_object_new_boolean(false));
+	json_object_object_add(o, "error", json_object_new_string(name ?: "EIO"));
+	json_object_object_add(
+	        o, "message",
+	        json_object_new_string(message ?: strerror(error < 0 ? -error : error)));
+	return o;
 }
 
 static int client_handle_line(ControlClient *c, const char *line)
 {
-        ControlServer *s = c->server;
-        json_object *req = NULL, *reply = NULL, *id = NULL;
-        bool monitor = false;
-        int r;
+	ControlServer *s = c->server;
+	json_object *req = NULL, *reply = NULL, *id = NULL;
+	bool monitor = false;
+	int r;
 
-        req = json_tokener_parse(line);
-        if (!req || !json_object_is_type(req, json_type_object))
-                reply = error_reply(-EBADMSG, "request is not a JSON object");
-        else {
-                r = s->handler(s, c, req, &reply, &monitor, s->userdata);
-                if (r < 0) {
-                        json_object_put(reply);
-                        reply = error_reply(r, NULL);
-                }
-                if (json_object_object_get_ex(req, "id", &id))
-                        json_object_object_add(reply, "id", json_object_get(id));
-        }
-        r = client_queue(c, reply);
-        json_object_put(reply);
-        json_object_put(req);
-        if (r >= 0 && monitor)
-                c->monitor = true;
-        return r;
+	req = json_tokener_parse(line);
+	if (!req || !json_object_is_type(req, json_type_object))
+		reply = error_reply(-EBADMSG, "request is not a JSON object");
+	else {
+		r = s->handler(s, c, req, &reply, &monitor, s->userdata);
+		if (r < 0) {
+			json_object_put(reply);
+			reply = error_reply(r, NULL);
+		}
+		if (json_object_object_get_ex(req, "id", &id))
+			json_object_object_add(reply, "id", json_object_get(id));
+	}
+	r = client_queue(c, reply);
+	json_object_put(reply);
+	json_object_put(req);
+	if (r >= 0 && monitor)
+		c->monitor = true;
+	return r;
 }
 
 static int client_read(ControlClient *c)
 {
-        for (;;) {
-                char buf[4096];
-                ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-                char *n, *nl;
+	for (;;) {
+		char buf[4096];
+		ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		char *n, *nl;
 
-                if (k < 0) {
-                        if (errno == EAGAIN || errno == EINTR)
-                                return 0;
-                        return -errno;
-                }
-                if (k == 0)
-                        return -ECONNRESET;
-                if (c->in_len + (size_t)k > CONTROL_REQUEST_MAX)
-                        return -EMSGSIZE;
-                n = realloc(c->in, c->in_len + (size_t)k + 1);
-                if (!n)
-                        return -ENOMEM;
-                c->in = n;
-                memcpy(c->in + c->in_len, buf, (size_t)k);
-                c->in_len += (size_t)k;
-                c->in[c->in_len] = 0;
+		if (k < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			return -errno;
+		}
+		if (k == 0)
+			return -ECONNRESET;
+		if (c->in_len + (size_t)k > CONTROL_REQUEST_MAX)
+			return -EMSGSIZE;
+		n = realloc(c->in, c->in_len + (size_t)k + 1);
+		if (!n)
+			return -ENOMEM;
+		c->in = n;
+		memcpy(c->in + c->in_len, buf, (size_t)k);
+		c->in_len += (size_t)k;
+		c->in[c->in_len] = 0;
 
-                while ((nl = memchr(c->in, '\n', c->in_len))) {
-                        size_t used = (size_t)(nl - c->in) + 1;
-                        int r;
+		while ((nl = memchr(c->in, '\n', c->in_len))) {
+			size_t used = (size_t)(nl - c->in) + 1;
+			int r;
 
-                        *nl = 0;
-                        if (nl > c->in) {
-                                r = client_handle_line(c, c->in);
-                                if (r < 0)
-                                        return r;
-                        }
-                        memmove(c->in, c->in + used, c->in_len - used + 1);
-                        c->in_len -= used;
-                }
-        }
+			*nl = 0;
+			if (nl > c->in) {
+				r = client_handle_line(c, c->in);
+				if (r < 0)
+					return r;
+			}
+			memmove(c->in, c->in + used, c->in_len - used + 1);
+			c->in_len -= used;
+		}
+	}
 }
 
 static int on_client(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
-        ControlClient *c = userdata;
-        int r = 0;
+	ControlClient *c = userdata;
+	int r = 0;
 
-        if (revents & EPOLLOUT)
-                r = client_flush(c);
-        if (r >= 0 && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing)
-                r = client_read(c);
-        if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && c->out_len == 0)
-                r = -ECONNRESET;
-        if (r == -ECONNRESET && c->out_len > c->out_off && !(revents & (EPOLLHUP | EPOLLERR))) {
-                /* The peer shut down its sending side: finish the replies first. */
-                c->closing = true;
-                client_update_events(c);
-                return 0;
-        }
-        if (r < 0)
-                client_free(c);
-        return 0;
+	if (revents & EPOLLOUT)
+		r = client_flush(c);
+	if (r >= 0 && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing)
+		r = client_read(c);
+	if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && c->out_len == 0)
+		r = -ECONNRESET;
+	if (r == -ECONNRESET && c->out_len > c->out_off && !(revents & (EPOLLHUP | EPOLLERR))) {
+		/* The peer shut down its sending side: finish the replies first. */
+		c->closing = true;
+		client_update_events(c);
+		return 0;
+	}
+	if (r < 0)
+		client_free(c);
+	return 0;
 }
 
 static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
-        ControlServer *s = userdata;
-        _cleanup_close_ int cfd = -EBADF;
-        struct ucred cred = {};
-        socklen_t sl = sizeof(cred);
-        ControlClient *c;
-        int r;
+	ControlServer *s = userdata;
+	_cleanup_close_ int cfd = -EBADF;
+	struct ucred cred = {};
+	socklen_t sl = sizeof(cred);
+	ControlClient *c;
+	int r;
 
-        cfd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (cfd < 0)
-                return 0; /* EAGAIN, ECONNABORTED, EMFILE: try again on the next wake-up */
+	cfd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0)
+		return 0; /* EAGAIN, ECONNABORTED, EMFILE: try again on the next wake-up */
 
-        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &sl) < 0)
-                return 0;
-        /* Root only by default; the daemon's own user too, so an unprivileged test instance
-         * can be talked to. Refused peers get one error line. */
-        if (cred.uid != 0 && cred.uid != geteuid()) {
-                json_object *o = error_reply(-EPERM, "permission denied");
-                const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &sl) < 0)
+		return 0;
+	/* Root only by default; the daemon's own user too, so an unprivileged test instance
+	 * can be talked to. Refused peers get one error line. */
+	if (cred.uid != 0 && cred.uid != geteuid()) {
+		json_object *o = error_reply(-EPERM, "permission denied");
+		const char *text = json_object_to_json_string_ext(
+		        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
-                (void)!send(cfd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
-                (void)!send(cfd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-                json_object_put(o);
-                return 0;
-        }
-        if (s->n_clients >= CONTROL_CLIENTS_MAX)
-                return 0;
+		(void)!send(cfd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
+		(void)!send(cfd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		json_object_put(o);
+		return 0;
+	}
+	if (s->n_clients >= CONTROL_CLIENTS_MAX)
+		return 0;
 
-        c = calloc(1, sizeof(*c));
-        if (!c)
-                return 0;
-        c->server = s;
-        c->uid = cred.uid;
-        c->pid = cred.pid;
-        c->fd = cfd;
-        r = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN, on_client, c);
-        if (r < 0) {
-                free(c);
-                return 0;
-        }
-        cfd = -EBADF;
-        c->next = s->clients;
-        s->clients = c;
-        s->n_clients++;
-        return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return 0;
+	c->server = s;
+	c->uid = cred.uid;
+	c->pid = cred.pid;
+	c->fd = cfd;
+	r = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN, on_client, c);
+	if (r < 0) {
+		free(c);
+		return 0;
+	}
+	cfd = -EBADF;
+	c->next = s->clients;
+	s->clients = c;
+	s->n_clients++;
+	return 0;
 }
 
 int control_new(sd_event *e, const char *path, ControlHandler handler, void *userdata,
                 ControlServer **ret)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        ControlServer *s;
-        struct stat st;
-        mode_t old;
-        int r;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	ControlServer *s;
+	struct stat st;
+	mode_t old;
+	int r;
 
-        assert_return(e && path && handler && ret, -EINVAL);
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(sa.sun_path, path, strlen(path) + 1);
+	assert_return(e && path && handler && ret, -EINVAL);
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 
-        s = calloc(1, sizeof(*s));
-        if (!s)
-                return -ENOMEM;
-        s->fd = -EBADF;
-        s->event = sd_event_ref(e);
-        s->handler = handler;
-        s->userdata = userdata;
-        s->path = strdup(path);
-        if (!s->path) {
-                control_free(s);
-                return -ENOMEM;
-        }
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fd = -EBADF;
+	s->event = sd_event_ref(e);
+	s->handler = handler;
+	s->userdata = userdata;
+	s->path = strdup(path);
+	if (!s->path) {
+		control_free(s);
+		return -ENOMEM;
+	}
 
-        /* A socket left by a previous instance; never remove anything else. */
-        if (lstat(path, &st) >= 0) {
-                if (!S_ISSOCK(st.st_mode)) {
-                        control_free(s);
-                        return -EEXIST;
-                }
-                (void)unlink(path);
-        }
+	/* A socket left by a previous instance; never remove anything else. */
+	if (lstat(path, &st) >= 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			control_free(s);
+			return -EEXIST;
+		}
+		(void)unlink(path);
+	}
 
-        s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (s->fd < 0) {
-                r = -errno;
-                control_free(s);
-                return r;
-        }
-        /* 0600 from the start: no window in which others could connect. */
-        old = umask(0077);
-        r = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
-        umask(old);
-        if (r >= 0 && listen(s->fd, 16) < 0)
-                r = -errno;
-        if (r >= 0)
-                r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s);
-        if (r < 0) {
-                control_free(s);
-                return r;
-        }
-        (void)sd_event_source_set_description(s->io, "control");
-        *ret = s;
-        return 0;
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		r = -errno;
+		control_free(s);
+		return r;
+	}
+	/* 0600 from the start: no window in which others could connect. */
+	old = umask(0077);
+	r = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+	umask(old);
+	if (r >= 0 && listen(s->fd, 16) < 0)
+		r = -errno;
+	if (r >= 0)
+		r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s);
+	if (r < 0) {
+		control_free(s);
+		return r;
+	}
+	(void)sd_event_source_set_description(s->io, "control");
+	*ret = s;
+	return 0;
 }
 
 ControlServer *control_free(ControlServer *s)
 {
-        if (!s)
-                return NULL;
-        while (s->clients)
-                client_free(s->clients);
-        sd_event_source_disable_unref(s->io);
-        if (s->fd >= 0) {
-                safe_close(s->fd);
-                if (s->path)
-                        (void)unlink(s->path);
-        }
-        free(s->path);
-        sd_event_unref(s->event);
-        free(s);
-        return NULL;
+	if (!s)
+		return NULL;
+	while (s->clients)
+		client_free(s->clients);
+	sd_event_source_disable_unref(s->io);
+	if (s->fd >= 0) {
+		safe_close(s->fd);
+		if (s->path)
+			(void)unlink(s->path);
+	}
+	free(s->path);
+	sd_event_unref(s->event);
+	free(s);
+	return NULL;
 }
 
 void control_broadcast(ControlServer *s, json_object *event)
 {
-        if (!s)
-                return;
-        for (ControlClient *c = s->clients, *next; c; c = next) {
-                next = c->next;
-                if (!c->monitor || c->closing)
-                        continue;
-                if (client_queue(c, event) < 0)
-                        client_free(c); /* too slow or gone: it can reconnect and resync */
-        }
+	if (!s)
+		return;
+	for (ControlClient *c = s->clients, *next; c; c = next) {
+		next = c->next;
+		if (!c->monitor || c->closing)
+			continue;
+		if (client_queue(c, event) < 0)
+			client_free(c); /* too slow or gone: it can reconnect and resync */
+	}
 }
 
 bool control_has_monitors(const ControlServer *s)
 {
-        for (ControlClient *c = s ? s->clients : NULL; c; c = c->next)
-                if (c->monitor)
-                        return true;
-        return false;
+	for (ControlClient *c = s ? s->clients : NULL; c; c = c->next)
+		if (c->monitor)
+			return true;
+	return false;
 }
 
 unsigned control_n_clients(const ControlServer *s)
 {
-        return s ? s->n_clients : 0;
+	return s ? s->n_clients : 0;
 }
 
 int control_client_send(ControlClient *c, json_object *o)
 {
-        return client_queue(c, o);
+	return client_queue(c, o);
 }
 
 uid_t control_client_uid(const ControlClient *c)
 {
-        return c->uid;
+	return c->uid;
 }
 
 pid_t control_client_pid(const ControlClient *c)
 {
-        return c->pid;
+	return c->pid;
 }

@@ -13,107 +13,107 @@
 #include "sysfs.h"
 
 /* journalctl MESSAGE_ID=... finds every command failure and every threshold crossing. */
-#define MESSAGE_SCSI_ERROR "b5d3c1e7f9a24b6d8e0f2a4c6e8b0d13"
+#define MESSAGE_SCSI_ERROR           "b5d3c1e7f9a24b6d8e0f2a4c6e8b0d13"
 #define MESSAGE_SCSI_ERROR_THRESHOLD "e2a4c6e8b0d24f1a9c3e5b7d9f1a3c57"
 
-#define THRESHOLD_COUNT_MAX 1000U
+#define THRESHOLD_COUNT_MAX  1000U
 #define THRESHOLD_WINDOW_MAX 86400U
 
 typedef struct LuErrors {
-        struct LuErrors *next, *prev;
-        char *hctl;
-        uint64_t total;
-        uint64_t by_class[_ERRCLASS_MAX];
-        uint64_t suppressed;      /* sum of SDEV_ERROR_SUPPRESSED: events the kernel dropped */
-        uint64_t malformed;
-        uint64_t actions;         /* threshold crossings */
-        ErrEvent last;
-        uint64_t last_usec;
-        uint64_t *ring;           /* times of the last threshold.count errors of the class,
-                                   * allocated with the first such error: most LUs never have one */
-        unsigned ring_next, ring_used;
-        /* Stock kernel: no events, the kernel's counters polled instead. */
-        bool polled;
-        uint64_t ioerr_cnt, iotmo_cnt;   /* last values read */
-        uint64_t ioerr_seen, iotmo_seen; /* growth since lund started watching */
+	struct LuErrors *next, *prev;
+	char *hctl;
+	uint64_t total;
+	uint64_t by_class[_ERRCLASS_MAX];
+	uint64_t suppressed; /* sum of SDEV_ERROR_SUPPRESSED: events the kernel dropped */
+	uint64_t malformed;
+	uint64_t actions; /* threshold crossings */
+	ErrEvent last;
+	uint64_t last_usec;
+	uint64_t *ring; /* times of the last threshold.count errors of the class,
+	                 * allocated with the first such error: most LUs never have one */
+	unsigned ring_next, ring_used;
+	/* Stock kernel: no events, the kernel's counters polled instead. */
+	bool polled;
+	uint64_t ioerr_cnt, iotmo_cnt;   /* last values read */
+	uint64_t ioerr_seen, iotmo_seen; /* growth since lund started watching */
 } LuErrors;
 
 struct ErrorTracker {
-        int rootfd;
-        ErrorThreshold threshold;
-        ErrorRescanFn rescan;
-        void *userdata;
-        LuErrors *lus;
-        void *index;        /* tsearch() of the same LuErrors by H:C:T:L */
-        bool said_missing;
-        sd_event_source *poll_source;
-        uint64_t poll_interval;
+	int rootfd;
+	ErrorThreshold threshold;
+	ErrorRescanFn rescan;
+	void *userdata;
+	LuErrors *lus;
+	void *index; /* tsearch() of the same LuErrors by H:C:T:L */
+	bool said_missing;
+	sd_event_source *poll_source;
+	uint64_t poll_interval;
 };
 
 static const char *const action_names[_ERROR_ACTION_MAX] = {
-        [ERROR_ACTION_LOG] = "log",
-        [ERROR_ACTION_OFFLINE] = "offline",
-        [ERROR_ACTION_RESCAN] = "rescan",
+	[ERROR_ACTION_LOG] = "log",
+	[ERROR_ACTION_OFFLINE] = "offline",
+	[ERROR_ACTION_RESCAN] = "rescan",
 };
 
 const char *error_action_to_string(ErrorAction a)
 {
-        return a >= 0 && a < _ERROR_ACTION_MAX ? action_names[a] : NULL;
+	return a >= 0 && a < _ERROR_ACTION_MAX ? action_names[a] : NULL;
 }
 
 int error_threshold_parse(const char *s, ErrorThreshold *ret)
 {
-        char class[16], action[16], tail;
-        unsigned n, t;
-        ErrorThreshold th = {};
+	char class[16], action[16], tail;
+	unsigned n, t;
+	ErrorThreshold th = {};
 
-        if (!s || strlen(s) > 64)
-                return -EINVAL;
-        if (sscanf(s, "%15[a-z]:%u/%u:%15[a-z]%c", class, &n, &t, action, &tail) != 4)
-                return -EINVAL;
-        th.class = errclass_from_string(class);
-        if (th.class < 0)
-                return -EINVAL;
-        if (n < 1 || n > THRESHOLD_COUNT_MAX || t < 1 || t > THRESHOLD_WINDOW_MAX)
-                return -EINVAL;
-        th.count = n;
-        th.window_sec = t;
-        th.action = _ERROR_ACTION_INVALID;
-        for (int a = 0; a < _ERROR_ACTION_MAX; a++)
-                if (streq(action, action_names[a]))
-                        th.action = a;
-        if (th.action < 0)
-                return -EINVAL;
-        *ret = th;
-        return 0;
+	if (!s || strlen(s) > 64)
+		return -EINVAL;
+	if (sscanf(s, "%15[a-z]:%u/%u:%15[a-z]%c", class, &n, &t, action, &tail) != 4)
+		return -EINVAL;
+	th.class = errclass_from_string(class);
+	if (th.class < 0)
+		return -EINVAL;
+	if (n < 1 || n > THRESHOLD_COUNT_MAX || t < 1 || t > THRESHOLD_WINDOW_MAX)
+		return -EINVAL;
+	th.count = n;
+	th.window_sec = t;
+	th.action = _ERROR_ACTION_INVALID;
+	for (int a = 0; a < _ERROR_ACTION_MAX; a++)
+		if (streq(action, action_names[a]))
+			th.action = a;
+	if (th.action < 0)
+		return -EINVAL;
+	*ret = th;
+	return 0;
 }
 
 int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn rescan,
                       void *userdata, ErrorTracker **ret)
 {
-        ErrorTracker *t;
+	ErrorTracker *t;
 
-        assert_return(ret, -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        t = calloc(1, sizeof(*t));
-        if (!t)
-                return -ENOMEM;
-        t->rootfd = rootfd;
-        t->threshold = threshold ? *threshold : ERROR_THRESHOLD_DEFAULT;
-        t->rescan = rescan;
-        t->userdata = userdata;
-        *ret = t;
-        return 0;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->rootfd = rootfd;
+	t->threshold = threshold ? *threshold : ERROR_THRESHOLD_DEFAULT;
+	t->rescan = rescan;
+	t->userdata = userdata;
+	*ret = t;
+	return 0;
 }
 
 static LuErrors *lu_errors_free(LuErrors *e)
 {
-        if (!e)
-                return NULL;
-        free(e->hctl);
-        free(e->ring);
-        free(e);
-        return NULL;
+	if (!e)
+		return NULL;
+	free(e->hctl);
+	free(e->ring);
+	free(e);
+	return NULL;
 }
 
 static void index_node_keep(void *p)
@@ -122,380 +122,384 @@ static void index_node_keep(void *p)
 
 ErrorTracker *error_tracker_free(ErrorTracker *t)
 {
-        if (!t)
-                return NULL;
-        sd_event_source_disable_unref(t->poll_source);
-        tdestroy(t->index, index_node_keep);
-        while (t->lus) {
-                LuErrors *e = t->lus;
+	if (!t)
+		return NULL;
+	sd_event_source_disable_unref(t->poll_source);
+	tdestroy(t->index, index_node_keep);
+	while (t->lus) {
+		LuErrors *e = t->lus;
 
-                t->lus = e->next;
-                lu_errors_free(e);
-        }
-        free(t);
-        return NULL;
+		t->lus = e->next;
+		lu_errors_free(e);
+	}
+	free(t);
+	return NULL;
 }
 
 static int lu_errors_cmp(const void *a, const void *b)
 {
-        return strcmp(((const LuErrors *)a)->hctl, ((const LuErrors *)b)->hctl);
+	return strcmp(((const LuErrors *)a)->hctl, ((const LuErrors *)b)->hctl);
 }
 
 /* Found in O(log n): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-        LuErrors key = { .hctl = (char *)hctl }, **found;
+	LuErrors key = { .hctl = (char *)hctl }, **found;
 
-        found = tfind(&key, &t->index, lu_errors_cmp);
-        return found ? *found : NULL;
+	found = tfind(&key, &t->index, lu_errors_cmp);
+	return found ? *found : NULL;
 }
 
 static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
 {
-        LuErrors *e = lu_errors_find(t, hctl);
+	LuErrors *e = lu_errors_find(t, hctl);
 
-        if (e)
-                return e;
-        e = calloc(1, sizeof(*e));
-        if (!e)
-                return NULL;
-        e->hctl = strdup(hctl);
-        if (!e->hctl || !tsearch(e, &t->index, lu_errors_cmp))
-                return lu_errors_free(e);
-        e->next = t->lus;
-        if (e->next)
-                e->next->prev = e;
-        t->lus = e;
-        return e;
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->hctl = strdup(hctl);
+	if (!e->hctl || !tsearch(e, &t->index, lu_errors_cmp))
+		return lu_errors_free(e);
+	e->next = t->lus;
+	if (e->next)
+		e->next->prev = e;
+	t->lus = e;
+	return e;
 }
 
 void error_tracker_forget(ErrorTracker *t, const char *hctl)
 {
-        LuErrors *e;
+	LuErrors *e;
 
-        if (!t || !hctl)
-                return;
-        e = lu_errors_find(t, hctl);
-        if (!e)
-                return;
-        tdelete(e, &t->index, lu_errors_cmp);
-        if (e->prev)
-                e->prev->next = e->next;
-        else
-                t->lus = e->next;
-        if (e->next)
-                e->next->prev = e->prev;
-        lu_errors_free(e);
+	if (!t || !hctl)
+		return;
+	e = lu_errors_find(t, hctl);
+	if (!e)
+		return;
+	tdelete(e, &t->index, lu_errors_cmp);
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		t->lus = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	lu_errors_free(e);
 }
 
 /* Record one error of the threshold's class; 1 when the last count of them fall within the
  * window, else 0, or -ENOMEM. The ring is cleared after a crossing so one burst acts once. */
 static int threshold_hit(const ErrorThreshold *th, LuErrors *e, uint64_t now)
 {
-        uint64_t oldest;
+	uint64_t oldest;
 
-        if (!e->ring) {
-                e->ring = calloc(th->count, sizeof(uint64_t));
-                if (!e->ring)
-                        return -ENOMEM;
-        }
+	if (!e->ring) {
+		e->ring = calloc(th->count, sizeof(uint64_t));
+		if (!e->ring)
+			return -ENOMEM;
+	}
 
-        e->ring[e->ring_next] = now;
-        e->ring_next = (e->ring_next + 1) % th->count;
-        if (e->ring_used < th->count)
-                e->ring_used++;
-        if (e->ring_used < th->count)
-                return 0;
-        oldest = e->ring[e->ring_next]; /* the slot written next holds the oldest */
-        if (now - oldest > (uint64_t)th->window_sec * 1000000U)
-                return 0;
-        e->ring_used = 0;
-        e->ring_next = 0;
-        return 1;
+	e->ring[e->ring_next] = now;
+	e->ring_next = (e->ring_next + 1) % th->count;
+	if (e->ring_used < th->count)
+		e->ring_used++;
+	if (e->ring_used < th->count)
+		return 0;
+	oldest = e->ring[e->ring_next]; /* the slot written next holds the oldest */
+	if (now - oldest > (uint64_t)th->window_sec * 1000000U)
+		return 0;
+	e->ring_used = 0;
+	e->ring_next = 0;
+	return 1;
 }
 
 static int threshold_act(ErrorTracker *t, LuErrors *e, const LogDevice *dev)
 {
-        const ErrorThreshold *th = &t->threshold;
-        _cleanup_free_ char *state = NULL;
-        int r = 0;
+	const ErrorThreshold *th = &t->threshold;
+	_cleanup_free_ char *state = NULL;
+	int r = 0;
 
-        e->actions++;
-        switch (th->action) {
-        case ERROR_ACTION_OFFLINE:
-                if (asprintf(&state, "sys/bus/scsi/devices/%s/state", e->hctl) < 0)
-                        return -ENOMEM;
-                /* scsi_sysfs.c store_state_field() matches the name only when a newline
-                 * follows it: "offline" alone is -EINVAL. */
-                r = sysfs_write_attr(t->rootfd, state, "offline\n");
-                break;
-        case ERROR_ACTION_RESCAN:
-                r = t->rescan ? t->rescan(e->hctl, t->userdata) : -EOPNOTSUPP;
-                break;
-        default:
-                break;
-        }
-        if (r < 0)
-                log_full(LOG_ERR, r, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
-                         "%u %s errors within %u s: %s failed: %m", th->count,
-                         errclass_to_string(th->class), th->window_sec,
-                         error_action_to_string(th->action));
-        else
-                log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
-                         "%u %s errors within %u s: %s", th->count, errclass_to_string(th->class),
-                         th->window_sec,
-                         th->action == ERROR_ACTION_LOG     ? "logged only" :
-                         th->action == ERROR_ACTION_OFFLINE ? "LU set offline" :
-                                                              "target rescanned");
-        return r;
+	e->actions++;
+	switch (th->action) {
+	case ERROR_ACTION_OFFLINE:
+		if (asprintf(&state, "sys/bus/scsi/devices/%s/state", e->hctl) < 0)
+			return -ENOMEM;
+		/* scsi_sysfs.c store_state_field() matches the name only when a newline
+		 * follows it: "offline" alone is -EINVAL. */
+		r = sysfs_write_attr(t->rootfd, state, "offline\n");
+		break;
+	case ERROR_ACTION_RESCAN:
+		r = t->rescan ? t->rescan(e->hctl, t->userdata) : -EOPNOTSUPP;
+		break;
+	default:
+		break;
+	}
+	if (r < 0)
+		log_full(LOG_ERR, r, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
+		         "%u %s errors within %u s: %s failed: %m", th->count,
+		         errclass_to_string(th->class), th->window_sec,
+		         error_action_to_string(th->action));
+	else
+		log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR_THRESHOLD,
+		         "%u %s errors within %u s: %s", th->count, errclass_to_string(th->class),
+		         th->window_sec,
+		         th->action == ERROR_ACTION_LOG       ? "logged only"
+		         : th->action == ERROR_ACTION_OFFLINE ? "LU set offline"
+		                                              : "target rescanned");
+	return r;
 }
 
 int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev,
                          const char *const *props, size_t n, uint64_t now_usec)
 {
-        LuErrors *e;
-        ErrEvent ev;
-        int r;
+	LuErrors *e;
+	ErrEvent ev;
+	int r;
 
-        assert_return(t && hctl, -EINVAL);
+	assert_return(t && hctl, -EINVAL);
 
-        r = errevent_parse(props, n, &ev);
-        if (r == -ENODATA)
-                return 0;
-        e = lu_errors_get(t, hctl);
-        if (!e)
-                return -ENOMEM;
-        if (r < 0) {
-                e->malformed++;
-                log_full(LOG_WARNING, r, dev, NULL, "Malformed SDEV_ERROR uevent, ignoring: %m");
-                return r;
-        }
+	r = errevent_parse(props, n, &ev);
+	if (r == -ENODATA)
+		return 0;
+	e = lu_errors_get(t, hctl);
+	if (!e)
+		return -ENOMEM;
+	if (r < 0) {
+		e->malformed++;
+		log_full(LOG_WARNING, r, dev, NULL, "Malformed SDEV_ERROR uevent, ignoring: %m");
+		return r;
+	}
 
-        e->total++;
-        e->by_class[ev.class]++;
-        e->suppressed += ev.suppressed;
-        e->last = ev;
-        e->last_usec = now_usec;
+	e->total++;
+	e->by_class[ev.class]++;
+	e->suppressed += ev.suppressed;
+	e->last = ev;
+	e->last_usec = now_usec;
 
-        /* The same as journal fields, for journalctl LUND_ERROR_CLASS=transport and the like.
-         * Each buffer holds its key and the longest decimal of its type. */
-        char f_class[32], f_retryable[32], f_errno[32], f_sk[24], f_asc[24], f_ascq[24],
-                f_opcode[24], f_sector[48], f_suppressed[40];
-        const char *extra[] = { f_class, f_retryable, f_errno, f_sk, f_asc, f_ascq, f_opcode,
-                                f_sector, f_suppressed, NULL };
-        LogDevice d = dev ? *dev : (LogDevice) { .hctl = hctl };
+	/* The same as journal fields, for journalctl LUND_ERROR_CLASS=transport and the like.
+	 * Each buffer holds its key and the longest decimal of its type. */
+	char f_class[32], f_retryable[32], f_errno[32], f_sk[24], f_asc[24], f_ascq[24],
+	        f_opcode[24], f_sector[48], f_suppressed[40];
+	const char *extra[] = { f_class, f_retryable, f_errno,  f_sk,         f_asc,
+		                f_ascq,  f_opcode,    f_sector, f_suppressed, NULL };
+	LogDevice d = dev ? *dev : (LogDevice){ .hctl = hctl };
 
-        (void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
-                       errclass_to_string(ev.class));
-        (void)snprintf(f_retryable, sizeof(f_retryable), "LUND_ERROR_RETRYABLE=%d", ev.retryable);
-        (void)snprintf(f_errno, sizeof(f_errno), "LUND_ERROR_ERRNO=%d", ev.error);
-        (void)snprintf(f_sk, sizeof(f_sk), "LUND_SENSE_KEY=%u", ev.sk);
-        (void)snprintf(f_asc, sizeof(f_asc), "LUND_ASC=%u", ev.asc);
-        (void)snprintf(f_ascq, sizeof(f_ascq), "LUND_ASCQ=%u", ev.ascq);
-        (void)snprintf(f_opcode, sizeof(f_opcode), "LUND_OPCODE=%u", ev.opcode);
-        (void)snprintf(f_sector, sizeof(f_sector), "LUND_SECTOR=%" PRIu64, ev.sector);
-        (void)snprintf(f_suppressed, sizeof(f_suppressed), "LUND_ERROR_SUPPRESSED=%u",
-                       ev.suppressed);
-        d.extra = extra;
-        dev = &d;
+	(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
+	               errclass_to_string(ev.class));
+	(void)snprintf(f_retryable, sizeof(f_retryable), "LUND_ERROR_RETRYABLE=%d", ev.retryable);
+	(void)snprintf(f_errno, sizeof(f_errno), "LUND_ERROR_ERRNO=%d", ev.error);
+	(void)snprintf(f_sk, sizeof(f_sk), "LUND_SENSE_KEY=%u", ev.sk);
+	(void)snprintf(f_asc, sizeof(f_asc), "LUND_ASC=%u", ev.asc);
+	(void)snprintf(f_ascq, sizeof(f_ascq), "LUND_ASCQ=%u", ev.ascq);
+	(void)snprintf(f_opcode, sizeof(f_opcode), "LUND_OPCODE=%u", ev.opcode);
+	(void)snprintf(f_sector, sizeof(f_sector), "LUND_SECTOR=%" PRIu64, ev.sector);
+	(void)snprintf(f_suppressed, sizeof(f_suppressed), "LUND_ERROR_SUPPRESSED=%u",
+	               ev.suppressed);
+	d.extra = extra;
+	dev = &d;
 
-        /* SPC sense key/ASC/ASCQ as sg3_utils prints them; the sector is in 512-byte units. */
-        log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR,
-                 "Command failed: class=%s retryable=%s errno=%d sense=%02x/%02x/%02x "
-                 "opcode=0x%02x sector=%" PRIu64 " host_byte=0x%02x status=0x%02x%s",
-                 errclass_to_string(ev.class), ev.retryable ? "yes" : "no", ev.error, ev.sk,
-                 ev.asc, ev.ascq, ev.opcode, ev.sector, ev.result, ev.status,
-                 ev.suppressed ? " (the kernel dropped earlier events)" : "");
-        if (ev.suppressed)
-                log_full(LOG_NOTICE, 0, dev, NULL, "%u earlier error events were rate-limited by "
-                         "the kernel (evt_error_burst)", ev.suppressed);
+	/* SPC sense key/ASC/ASCQ as sg3_utils prints them; the sector is in 512-byte units. */
+	log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR,
+	         "Command failed: class=%s retryable=%s errno=%d sense=%02x/%02x/%02x "
+	         "opcode=0x%02x sector=%" PRIu64 " host_byte=0x%02x status=0x%02x%s",
+	         errclass_to_string(ev.class), ev.retryable ? "yes" : "no", ev.error, ev.sk, ev.asc,
+	         ev.ascq, ev.opcode, ev.sector, ev.result, ev.status,
+	         ev.suppressed ? " (the kernel dropped earlier events)" : "");
+	if (ev.suppressed)
+		log_full(LOG_NOTICE, 0, dev, NULL,
+		         "%u earlier error events were rate-limited by "
+		         "the kernel (evt_error_burst)",
+		         ev.suppressed);
 
-        if (ev.class == t->threshold.class) {
-                r = threshold_hit(&t->threshold, e, now_usec);
-                if (r < 0)
-                        log_full(LOG_WARNING, r, dev, NULL, "Cannot count errors towards the threshold, ignoring: %m");
-                else if (r > 0)
-                        (void)threshold_act(t, e, dev);
-        }
-        return 1;
+	if (ev.class == t->threshold.class) {
+		r = threshold_hit(&t->threshold, e, now_usec);
+		if (r < 0)
+			log_full(LOG_WARNING, r, dev, NULL,
+			         "Cannot count errors towards the threshold, ignoring: %m");
+		else if (r > 0)
+			(void)threshold_act(t, e, dev);
+	}
+	return 1;
 }
 
 static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr,
                          uint64_t *ret_iotmo)
 {
-        _cleanup_free_ char *p1 = NULL, *p2 = NULL;
-        uint64_t a, b;
-        int r;
+	_cleanup_free_ char *p1 = NULL, *p2 = NULL;
+	uint64_t a, b;
+	int r;
 
-        if (asprintf(&p1, "sys/bus/scsi/devices/%s/ioerr_cnt", e->hctl) < 0 ||
-            asprintf(&p2, "sys/bus/scsi/devices/%s/iotmo_cnt", e->hctl) < 0)
-                return -ENOMEM;
-        r = sysfs_read_u64(t->rootfd, p1, &a);
-        if (r < 0)
-                return r;
-        r = sysfs_read_u64(t->rootfd, p2, &b);
-        if (r < 0)
-                return r;
-        *ret_ioerr = a;
-        *ret_iotmo = b;
-        return 0;
+	if (asprintf(&p1, "sys/bus/scsi/devices/%s/ioerr_cnt", e->hctl) < 0 ||
+	    asprintf(&p2, "sys/bus/scsi/devices/%s/iotmo_cnt", e->hctl) < 0)
+		return -ENOMEM;
+	r = sysfs_read_u64(t->rootfd, p1, &a);
+	if (r < 0)
+		return r;
+	r = sysfs_read_u64(t->rootfd, p2, &b);
+	if (r < 0)
+		return r;
+	*ret_ioerr = a;
+	*ret_iotmo = b;
+	return 0;
 }
 
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 {
-        int r;
+	int r;
 
-        assert_return(t && syspath && hctl, -EINVAL);
+	assert_return(t && syspath && hctl, -EINVAL);
 
-        r = errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
-        if (r == -EOPNOTSUPP) {
-                LuErrors *e;
+	r = errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
+	if (r == -EOPNOTSUPP) {
+		LuErrors *e;
 
-                if (!t->said_missing)
-                        log_notice("This kernel lacks the companion patchset's knobs (retry_limit, "
-                                   "failfast, evt_error, evt_error_burst, evt_error_interval_ms): "
-                                   "no error events, error policy limited to sd's max_retries "
-                                   "and the timeouts; polling ioerr_cnt/iotmo_cnt instead");
-                t->said_missing = true;
+		if (!t->said_missing)
+			log_notice("This kernel lacks the companion patchset's knobs (retry_limit, "
+			           "failfast, evt_error, evt_error_burst, evt_error_interval_ms): "
+			           "no error events, error policy limited to sd's max_retries "
+			           "and the timeouts; polling ioerr_cnt/iotmo_cnt instead");
+		t->said_missing = true;
 
-                e = lu_errors_get(t, hctl);
-                if (!e)
-                        return -ENOMEM;
-                if (!e->polled) {
-                        e->polled = true;
-                        (void)read_counters(t, e, &e->ioerr_cnt, &e->iotmo_cnt);
-                }
-                return 0;
-        }
-        return r < 0 ? r : 1;
+		e = lu_errors_get(t, hctl);
+		if (!e)
+			return -ENOMEM;
+		if (!e->polled) {
+			e->polled = true;
+			(void)read_counters(t, e, &e->ioerr_cnt, &e->iotmo_cnt);
+		}
+		return 0;
+	}
+	return r < 0 ? r : 1;
 }
 
 int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
 {
-        int grew = 0;
+	int grew = 0;
 
-        assert_return(t, -EINVAL);
+	assert_return(t, -EINVAL);
 
-        for (LuErrors *e = t->lus; e; e = e->next) {
-                LogDevice dev = { .hctl = e->hctl };
-                uint64_t ioerr, iotmo, dio, dtmo;
+	for (LuErrors *e = t->lus; e; e = e->next) {
+		LogDevice dev = { .hctl = e->hctl };
+		uint64_t ioerr, iotmo, dio, dtmo;
 
-                if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
-                        continue;
-                /* The counters are 32-bit atomics in the kernel and wrap. */
-                dio = (ioerr - e->ioerr_cnt) & UINT32_MAX;
-                dtmo = (iotmo - e->iotmo_cnt) & UINT32_MAX;
-                e->ioerr_cnt = ioerr;
-                e->iotmo_cnt = iotmo;
-                if (dio == 0 && dtmo == 0)
-                        continue;
-                grew++;
-                e->ioerr_seen += dio;
-                e->iotmo_seen += dtmo;
-                e->last_usec = now_usec;
-                log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
-                         "Commands failed: ioerr_cnt +%" PRIu64 ", iotmo_cnt +%" PRIu64
-                         " (stock kernel: no error class)", dio, dtmo);
-                if (t->threshold.class == ERRCLASS_TIMEOUT)
-                        for (uint64_t i = 0; i < dtmo; i++) {
-                                e->by_class[ERRCLASS_TIMEOUT]++;
-                                int k = threshold_hit(&t->threshold, e, now_usec);
+		if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
+			continue;
+		/* The counters are 32-bit atomics in the kernel and wrap. */
+		dio = (ioerr - e->ioerr_cnt) & UINT32_MAX;
+		dtmo = (iotmo - e->iotmo_cnt) & UINT32_MAX;
+		e->ioerr_cnt = ioerr;
+		e->iotmo_cnt = iotmo;
+		if (dio == 0 && dtmo == 0)
+			continue;
+		grew++;
+		e->ioerr_seen += dio;
+		e->iotmo_seen += dtmo;
+		e->last_usec = now_usec;
+		log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
+		         "Commands failed: ioerr_cnt +%" PRIu64 ", iotmo_cnt +%" PRIu64
+		         " (stock kernel: no error class)",
+		         dio, dtmo);
+		if (t->threshold.class == ERRCLASS_TIMEOUT)
+			for (uint64_t i = 0; i < dtmo; i++) {
+				e->by_class[ERRCLASS_TIMEOUT]++;
+				int k = threshold_hit(&t->threshold, e, now_usec);
 
-                                if (k > 0)
-                                        (void)threshold_act(t, e, &dev);
-                                if (k != 0)
-                                        break; /* acted, or out of memory to count */
-                        }
-        }
-        return grew;
+				if (k > 0)
+					(void)threshold_act(t, e, &dev);
+				if (k != 0)
+					break; /* acted, or out of memory to count */
+			}
+	}
+	return grew;
 }
 
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        ErrorTracker *t = userdata;
+	ErrorTracker *t = userdata;
 
-        (void)error_tracker_poll(t, usec);
-        (void)sd_event_source_set_time(s, usec + t->poll_interval);
-        return sd_event_source_set_enabled(s, SD_EVENT_ON);
+	(void)error_tracker_poll(t, usec);
+	(void)sd_event_source_set_time(s, usec + t->poll_interval);
+	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
 int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec)
 {
-        assert_return(t && event && interval_usec > 0, -EINVAL);
+	assert_return(t && event && interval_usec > 0, -EINVAL);
 
-        t->poll_interval = interval_usec;
-        return sd_event_add_time_relative(event, &t->poll_source, CLOCK_MONOTONIC, interval_usec,
-                                          0, on_poll, t);
+	t->poll_interval = interval_usec;
+	return sd_event_add_time_relative(event, &t->poll_source, CLOCK_MONOTONIC, interval_usec, 0,
+	                                  on_poll, t);
 }
 
 json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 {
-        LuErrors *e = t ? lu_errors_find(t, hctl) : NULL;
-        json_object *o, *classes;
+	LuErrors *e = t ? lu_errors_find(t, hctl) : NULL;
+	json_object *o, *classes;
 
-        if (!e)
-                return NULL;
-        o = json_object_new_object();
-        classes = json_object_new_object();
-        if (!o || !classes) {
-                json_object_put(o);
-                json_object_put(classes);
-                return NULL;
-        }
-        json_object_object_add(o, "total", json_object_new_uint64(e->total));
-        for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
-                if (e->by_class[c])
-                        json_object_object_add(classes, errclass_to_string(c),
-                                               json_object_new_uint64(e->by_class[c]));
-        json_object_object_add(o, "classes", classes);
-        json_object_object_add(o, "suppressed", json_object_new_uint64(e->suppressed));
-        json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
-        json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
-        json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
-        if (e->polled) {
-                json_object_object_add(o, "ioerr_cnt_growth",
-                                       json_object_new_uint64(e->ioerr_seen));
-                json_object_object_add(o, "iotmo_cnt_growth",
-                                       json_object_new_uint64(e->iotmo_seen));
-        }
-        if (e->total > 0) {
-                json_object *l = json_object_new_object();
+	if (!e)
+		return NULL;
+	o = json_object_new_object();
+	classes = json_object_new_object();
+	if (!o || !classes) {
+		json_object_put(o);
+		json_object_put(classes);
+		return NULL;
+	}
+	json_object_object_add(o, "total", json_object_new_uint64(e->total));
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
+		if (e->by_class[c])
+			json_object_object_add(classes, errclass_to_string(c),
+			                       json_object_new_uint64(e->by_class[c]));
+	json_object_object_add(o, "classes", classes);
+	json_object_object_add(o, "suppressed", json_object_new_uint64(e->suppressed));
+	json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
+	json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
+	json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
+	if (e->polled) {
+		json_object_object_add(o, "ioerr_cnt_growth",
+		                       json_object_new_uint64(e->ioerr_seen));
+		json_object_object_add(o, "iotmo_cnt_growth",
+		                       json_object_new_uint64(e->iotmo_seen));
+	}
+	if (e->total > 0) {
+		json_object *l = json_object_new_object();
 
-                if (l) {
-                        const char *c = errclass_to_string(e->last.class);
+		if (l) {
+			const char *c = errclass_to_string(e->last.class);
 
-                        json_object_object_add(l, "class", json_object_new_string(c));
-                        json_object_object_add(l, "sk", json_object_new_int(e->last.sk));
-                        json_object_object_add(l, "asc", json_object_new_int(e->last.asc));
-                        json_object_object_add(l, "ascq", json_object_new_int(e->last.ascq));
-                        json_object_object_add(l, "sector", json_object_new_uint64(e->last.sector));
-                        json_object_object_add(l, "errno", json_object_new_int(e->last.error));
-                        json_object_object_add(o, "last", l);
-                }
-        }
-        return o;
+			json_object_object_add(l, "class", json_object_new_string(c));
+			json_object_object_add(l, "sk", json_object_new_int(e->last.sk));
+			json_object_object_add(l, "asc", json_object_new_int(e->last.asc));
+			json_object_object_add(l, "ascq", json_object_new_int(e->last.ascq));
+			json_object_object_add(l, "sector", json_object_new_uint64(e->last.sector));
+			json_object_object_add(l, "errno", json_object_new_int(e->last.error));
+			json_object_object_add(o, "last", l);
+		}
+	}
+	return o;
 }
 
 json_object *error_tracker_json(ErrorTracker *t)
 {
-        json_object *o = json_object_new_object(), *lus = json_object_new_object();
-        char th[64];
+	json_object *o = json_object_new_object(), *lus = json_object_new_object();
+	char th[64];
 
-        if (!o || !lus) {
-                json_object_put(o);
-                json_object_put(lus);
-                return NULL;
-        }
-        (void)snprintf(th, sizeof(th), "%s:%u/%u:%s", errclass_to_string(t->threshold.class),
-                       t->threshold.count, t->threshold.window_sec,
-                       error_action_to_string(t->threshold.action));
-        json_object_object_add(o, "threshold", json_object_new_string(th));
-        for (LuErrors *e = t->lus; e; e = e->next) {
-                json_object *l = error_tracker_lu_json(t, e->hctl);
+	if (!o || !lus) {
+		json_object_put(o);
+		json_object_put(lus);
+		return NULL;
+	}
+	(void)snprintf(th, sizeof(th), "%s:%u/%u:%s", errclass_to_string(t->threshold.class),
+	               t->threshold.count, t->threshold.window_sec,
+	               error_action_to_string(t->threshold.action));
+	json_object_object_add(o, "threshold", json_object_new_string(th));
+	for (LuErrors *e = t->lus; e; e = e->next) {
+		json_object *l = error_tracker_lu_json(t, e->hctl);
 
-                if (l)
-                        json_object_object_add(lus, e->hctl, l);
-        }
-        json_object_object_add(o, "lus", lus);
-        return o;
+		if (l)
+			json_object_object_add(lus, e->hctl, l);
+	}
+	json_object_object_add(o, "lus", lus);
+	return o;
 }

@@ -18,23 +18,22 @@
 #include "log.h"
 
 typedef enum ErrorAction {
-        ERROR_ACTION_LOG,     /* only log the crossing */
-        ERROR_ACTION_OFFLINE, /* set the LU's state to offline */
-        ERROR_ACTION_RESCAN,  /* ask the owner to rescan the LU's target */
-        _ERROR_ACTION_MAX,
-        _ERROR_ACTION_INVALID = -EINVAL,
+	ERROR_ACTION_LOG,     /* only log the crossing */
+	ERROR_ACTION_OFFLINE, /* set the LU's state to offline */
+	ERROR_ACTION_RESCAN,  /* ask the owner to rescan the LU's target */
+	_ERROR_ACTION_MAX,
+	_ERROR_ACTION_INVALID = -EINVAL,
 } ErrorAction;
 
 typedef struct ErrorThreshold {
-        ErrClass class;        /* which errors count */
-        unsigned count;        /* N, 1..1000 */
-        unsigned window_sec;   /* T, 1..86400 */
-        ErrorAction action;
+	ErrClass class;      /* which errors count */
+	unsigned count;      /* N, 1..1000 */
+	unsigned window_sec; /* T, 1..86400 */
+	ErrorAction action;
 } ErrorThreshold;
 
 /* The default: 10 transport errors within 60 s are logged. */
-#define ERROR_THRESHOLD_DEFAULT                                                                    \
-        ((ErrorThreshold) { ERRCLASS_TRANSPORT, 10, 60, ERROR_ACTION_LOG })
+#define ERROR_THRESHOLD_DEFAULT ((ErrorThreshold){ ERRCLASS_TRANSPORT, 10, 60, ERROR_ACTION_LOG })
 
 /*
  * error_threshold_parse() - "CLASS:N/T:ACTION", e.g. "transport:5/60:offline" (ACTION is log,

@@ -23,11 +23,12 @@
 typedef struct HostScanner HostScanner;
 
 typedef struct HostScanCallbacks {
-        /* One decision of the engine (never a PROBE), in the loop's thread. */
-        void (*action)(void *userdata, const ScanAction *a);
-        /* A scan ended: @r is scan_run()'s return value, @res its result (only when r >= 0).
-         * @host is the host scanned, or SCAN_ANY for all; @reason what was given to queue. */
-        void (*done)(void *userdata, int64_t host, const char *reason, int r, const ScanResult *res);
+	/* One decision of the engine (never a PROBE), in the loop's thread. */
+	void (*action)(void *userdata, const ScanAction *a);
+	/* A scan ended: @r is scan_run()'s return value, @res its result (only when r >= 0).
+	 * @host is the host scanned, or SCAN_ANY for all; @reason what was given to queue. */
+	void (*done)(void *userdata, int64_t host, const char *reason, int r,
+	             const ScanResult *res);
 } HostScanCallbacks;
 
 int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void *userdata,

@@ -16,882 +16,882 @@
 #include "sysfs.h"
 
 struct Inventory {
-        int rootfd;
-        ProbeFlags probe_flags;
-        InventoryHooks hooks;
-        void *userdata;
-        Host *hosts;
-        size_t n_lus;
-        unsigned generation;
-        /* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
-         * linear probing, @index_size a power of two kept at least twice @n_lus. */
-        Lu **index;
-        size_t index_size;
+	int rootfd;
+	ProbeFlags probe_flags;
+	InventoryHooks hooks;
+	void *userdata;
+	Host *hosts;
+	size_t n_lus;
+	unsigned generation;
+	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
+	 * linear probing, @index_size a power of two kept at least twice @n_lus. */
+	Lu **index;
+	size_t index_size;
 };
 
 static const char *const ua_table[_LU_UA_MAX] = {
-        [LU_UA_REPORTED_LUNS_CHANGED] = "REPORTED_LUNS_DATA_HAS_CHANGED",
-        [LU_UA_CAPACITY_CHANGED] = "CAPACITY_DATA_HAS_CHANGED",
-        [LU_UA_INQUIRY_CHANGED] = "INQUIRY_DATA_HAS_CHANGED",
-        [LU_UA_POWER_ON_RESET] = "POWER_ON_RESET_OCCURRED",
-        [LU_UA_MODE_PARAMETERS_CHANGED] = "MODE_PARAMETERS_CHANGED",
-        [LU_UA_THIN_PROVISIONING_THRESHOLD] = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED",
-        [LU_UA_ALUA_STATE_CHANGED] = "ASYMMETRIC_ACCESS_STATE_CHANGED",
-        [LU_UA_OTHER] = "OTHER",
+	[LU_UA_REPORTED_LUNS_CHANGED] = "REPORTED_LUNS_DATA_HAS_CHANGED",
+	[LU_UA_CAPACITY_CHANGED] = "CAPACITY_DATA_HAS_CHANGED",
+	[LU_UA_INQUIRY_CHANGED] = "INQUIRY_DATA_HAS_CHANGED",
+	[LU_UA_POWER_ON_RESET] = "POWER_ON_RESET_OCCURRED",
+	[LU_UA_MODE_PARAMETERS_CHANGED] = "MODE_PARAMETERS_CHANGED",
+	[LU_UA_THIN_PROVISIONING_THRESHOLD] = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED",
+	[LU_UA_ALUA_STATE_CHANGED] = "ASYMMETRIC_ACCESS_STATE_CHANGED",
+	[LU_UA_OTHER] = "OTHER",
 };
 
 LuUnitAttention lu_unit_attention_from_string(const char *s)
 {
-        if (!s)
-                return _LU_UA_INVALID;
-        for (LuUnitAttention i = 0; i < LU_UA_OTHER; i++)
-                if (streq(s, ua_table[i]))
-                        return i;
-        return LU_UA_OTHER;
+	if (!s)
+		return _LU_UA_INVALID;
+	for (LuUnitAttention i = 0; i < LU_UA_OTHER; i++)
+		if (streq(s, ua_table[i]))
+			return i;
+	return LU_UA_OTHER;
 }
 
 const char *lu_unit_attention_to_string(LuUnitAttention ua)
 {
-        return ua >= 0 && ua < _LU_UA_MAX ? ua_table[ua] : NULL;
+	return ua >= 0 && ua < _LU_UA_MAX ? ua_table[ua] : NULL;
 }
 
 const char *lu_type_name(int type)
 {
-        /* SPC-6 table 50, lsscsi's short names. */
-        static const char *const names[] = {
-                [0x00] = "disk",    [0x01] = "tape",    [0x02] = "printer", [0x03] = "process",
-                [0x04] = "worm",    [0x05] = "cd/dvd",  [0x06] = "scanner", [0x07] = "optical",
-                [0x08] = "mediumx", [0x09] = "comms",   [0x0c] = "storage", [0x0d] = "enclosu",
-                [0x0e] = "sim dsk", [0x0f] = "opti rd", [0x10] = "bridge",  [0x11] = "osd",
-                [0x12] = "adi",     [0x13] = "sec man", [0x14] = "zbc",     [0x1e] = "wlun",
-                [0x1f] = "no dev",
-        };
-        if (type < 0 || (size_t)type >= ELEMENTSOF(names) || !names[type])
-                return "unknown";
-        return names[type];
+	/* SPC-6 table 50, lsscsi's short names. */
+	static const char *const names[] = {
+		[0x00] = "disk",    [0x01] = "tape",    [0x02] = "printer", [0x03] = "process",
+		[0x04] = "worm",    [0x05] = "cd/dvd",  [0x06] = "scanner", [0x07] = "optical",
+		[0x08] = "mediumx", [0x09] = "comms",   [0x0c] = "storage", [0x0d] = "enclosu",
+		[0x0e] = "sim dsk", [0x0f] = "opti rd", [0x10] = "bridge",  [0x11] = "osd",
+		[0x12] = "adi",     [0x13] = "sec man", [0x14] = "zbc",     [0x1e] = "wlun",
+		[0x1f] = "no dev",
+	};
+	if (type < 0 || (size_t)type >= ELEMENTSOF(names) || !names[type])
+		return "unknown";
+	return names[type];
 }
 
 const char *lu_primary_node(const Lu *lu)
 {
-        switch (lu->type) {
-        case LU_TYPE_DISK:
-        case LU_TYPE_OPTICAL:
-        case LU_TYPE_RBC:
-        case LU_TYPE_ZBC:
-        case LU_TYPE_WORM:
-        case LU_TYPE_CDROM:
-                return lu->block;
-        case LU_TYPE_TAPE:
-                return lu->tape;
-        default:
-                return lu->sg;
-        }
+	switch (lu->type) {
+	case LU_TYPE_DISK:
+	case LU_TYPE_OPTICAL:
+	case LU_TYPE_RBC:
+	case LU_TYPE_ZBC:
+	case LU_TYPE_WORM:
+	case LU_TYPE_CDROM:
+		return lu->block;
+	case LU_TYPE_TAPE:
+		return lu->tape;
+	default:
+		return lu->sg;
+	}
 }
 
-int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks,
-                  void *userdata, Inventory **ret)
+int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,
+                  Inventory **ret)
 {
-        Inventory *inv;
+	Inventory *inv;
 
-        assert_return(rootfd >= 0, -EBADF);
-        assert_return(ret, -EINVAL);
+	assert_return(rootfd >= 0, -EBADF);
+	assert_return(ret, -EINVAL);
 
-        inv = calloc(1, sizeof(*inv));
-        if (!inv)
-                return -ENOMEM;
-        inv->rootfd = rootfd;
-        inv->probe_flags = probe_flags;
-        if (hooks)
-                inv->hooks = *hooks;
-        inv->userdata = userdata;
-        *ret = inv;
-        return 0;
+	inv = calloc(1, sizeof(*inv));
+	if (!inv)
+		return -ENOMEM;
+	inv->rootfd = rootfd;
+	inv->probe_flags = probe_flags;
+	if (hooks)
+		inv->hooks = *hooks;
+	inv->userdata = userdata;
+	*ret = inv;
+	return 0;
 }
 
 static void lu_clear_fields(Lu *lu)
 {
-        free(lu->syspath);
-        free(lu->vendor);
-        free(lu->model);
-        free(lu->revision);
-        free(lu->state);
-        free(lu->block);
-        free(lu->tape);
-        free(lu->tape_nr);
-        free(lu->sg);
-        free(lu->bsg);
-        for (size_t i = 0; i < lu->n_partitions; i++)
-                free(lu->partitions[i].node);
-        free(lu->partitions);
-        lu_naming_done(&lu->naming);
+	free(lu->syspath);
+	free(lu->vendor);
+	free(lu->model);
+	free(lu->revision);
+	free(lu->state);
+	free(lu->block);
+	free(lu->tape);
+	free(lu->tape_nr);
+	free(lu->sg);
+	free(lu->bsg);
+	for (size_t i = 0; i < lu->n_partitions; i++)
+		free(lu->partitions[i].node);
+	free(lu->partitions);
+	lu_naming_done(&lu->naming);
 }
 
 static Lu *lu_free(Lu *lu)
 {
-        if (!lu)
-                return NULL;
-        lu_clear_fields(lu);
-        free(lu->hctl);
-        free(lu);
-        return NULL;
+	if (!lu)
+		return NULL;
+	lu_clear_fields(lu);
+	free(lu->hctl);
+	free(lu);
+	return NULL;
 }
 
 Inventory *inventory_free(Inventory *inv)
 {
-        if (!inv)
-                return NULL;
-        while (inv->hosts) {
-                Host *h = inv->hosts;
+	if (!inv)
+		return NULL;
+	while (inv->hosts) {
+		Host *h = inv->hosts;
 
-                inv->hosts = h->next;
-                while (h->targets) {
-                        Target *t = h->targets;
+		inv->hosts = h->next;
+		while (h->targets) {
+			Target *t = h->targets;
 
-                        h->targets = t->next;
-                        while (t->lus) {
-                                Lu *lu = t->lus;
+			h->targets = t->next;
+			while (t->lus) {
+				Lu *lu = t->lus;
 
-                                t->lus = lu->next;
-                                lu_free(lu);
-                        }
-                        free(t);
-                }
-                free(h);
-        }
-        free(inv->index);
-        free(inv);
-        return NULL;
+				t->lus = lu->next;
+				lu_free(lu);
+			}
+			free(t);
+		}
+		free(h);
+	}
+	free(inv->index);
+	free(inv);
+	return NULL;
 }
 
 int inventory_rootfd(const Inventory *inv)
 {
-        return inv->rootfd;
+	return inv->rootfd;
 }
 
 Host *inventory_hosts(const Inventory *inv)
 {
-        return inv->hosts;
+	return inv->hosts;
 }
 
 size_t inventory_n_lus(const Inventory *inv)
 {
-        return inv->n_lus;
+	return inv->n_lus;
 }
 
 Lu *inventory_first_lu(const Inventory *inv)
 {
-        for (Host *h = inv->hosts; h; h = h->next)
-                for (Target *t = h->targets; t; t = t->next)
-                        if (t->lus)
-                                return t->lus;
-        return NULL;
+	for (Host *h = inv->hosts; h; h = h->next)
+		for (Target *t = h->targets; t; t = t->next)
+			if (t->lus)
+				return t->lus;
+	return NULL;
 }
 
 Lu *inventory_next_lu(const Lu *lu)
 {
-        Target *t;
-        Host *h;
+	Target *t;
+	Host *h;
 
-        if (lu->next)
-                return lu->next;
-        for (t = lu->target->next, h = lu->target->host; h; h = h->next, t = h ? h->targets : NULL)
-                for (; t; t = t->next)
-                        if (t->lus)
-                                return t->lus;
-        return NULL;
+	if (lu->next)
+		return lu->next;
+	for (t = lu->target->next, h = lu->target->host; h; h = h->next, t = h ? h->targets : NULL)
+		for (; t; t = t->next)
+			if (t->lus)
+				return t->lus;
+	return NULL;
 }
 
 static uint64_t mix64(uint64_t x)
 {
-        /* splitmix64's finaliser: every input bit affects every output bit */
-        x ^= x >> 30;
-        x *= UINT64_C(0xbf58476d1ce4e5b9);
-        x ^= x >> 27;
-        x *= UINT64_C(0x94d049bb133111eb);
-        x ^= x >> 31;
-        return x;
+	/* splitmix64's finaliser: every input bit affects every output bit */
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
 }
 
 static size_t hctl_hash(unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
 {
-        return (size_t)mix64(mix64(((uint64_t)hn << 32 | cn) ^ mix64((uint64_t)tn)) ^ ln);
+	return (size_t)mix64(mix64(((uint64_t)hn << 32 | cn) ^ mix64((uint64_t)tn)) ^ ln);
 }
 
 static size_t lu_hash(const Lu *lu)
 {
-        const Target *t = lu->target;
+	const Target *t = lu->target;
 
-        return hctl_hash(t->host->number, t->channel, t->id, lu->lun);
+	return hctl_hash(t->host->number, t->channel, t->id, lu->lun);
 }
 
 static Lu *find_lu(const Inventory *inv, unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
 {
-        size_t mask = inv->index_size - 1;
+	size_t mask = inv->index_size - 1;
 
-        if (inv->index_size == 0)
-                return NULL;
-        for (size_t i = hctl_hash(hn, cn, tn, ln) & mask; inv->index[i]; i = (i + 1) & mask) {
-                Lu *lu = inv->index[i];
-                const Target *t = lu->target;
+	if (inv->index_size == 0)
+		return NULL;
+	for (size_t i = hctl_hash(hn, cn, tn, ln) & mask; inv->index[i]; i = (i + 1) & mask) {
+		Lu *lu = inv->index[i];
+		const Target *t = lu->target;
 
-                if (lu->lun == ln && t->id == tn && t->channel == cn && t->host->number == hn)
-                        return lu;
-        }
-        return NULL;
+		if (lu->lun == ln && t->id == tn && t->channel == cn && t->host->number == hn)
+			return lu;
+	}
+	return NULL;
 }
 
 static void index_put(Lu **index, size_t size, Lu *lu)
 {
-        size_t i = lu_hash(lu) & (size - 1);
+	size_t i = lu_hash(lu) & (size - 1);
 
-        while (index[i])
-                i = (i + 1) & (size - 1);
-        index[i] = lu;
+	while (index[i])
+		i = (i + 1) & (size - 1);
+	index[i] = lu;
 }
 
 /* Room for one more LU. */
 static int index_reserve(Inventory *inv)
 {
-        size_t size;
-        Lu **index;
+	size_t size;
+	Lu **index;
 
-        if ((inv->n_lus + 1) * 2 <= inv->index_size)
-                return 0;
-        size = inv->index_size ? inv->index_size * 2 : 64;
-        index = calloc(size, sizeof(*index));
-        if (!index)
-                return -ENOMEM;
-        for (size_t i = 0; i < inv->index_size; i++)
-                if (inv->index[i])
-                        index_put(index, size, inv->index[i]);
-        free(inv->index);
-        inv->index = index;
-        inv->index_size = size;
-        return 0;
+	if ((inv->n_lus + 1) * 2 <= inv->index_size)
+		return 0;
+	size = inv->index_size ? inv->index_size * 2 : 64;
+	index = calloc(size, sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < inv->index_size; i++)
+		if (inv->index[i])
+			index_put(index, size, inv->index[i]);
+	free(inv->index);
+	inv->index = index;
+	inv->index_size = size;
+	return 0;
 }
 
 static void index_remove(Inventory *inv, const Lu *lu)
 {
-        size_t mask = inv->index_size - 1, i, j;
+	size_t mask = inv->index_size - 1, i, j;
 
-        if (inv->index_size == 0)
-                return;
-        for (i = lu_hash(lu) & mask; inv->index[i] && inv->index[i] != lu; i = (i + 1) & mask)
-                ;
-        if (!inv->index[i])
-                return;
-        /* Shift back the entries after it that probed past its slot, so none becomes
-         * unreachable (no tombstones). */
-        for (j = (i + 1) & mask; inv->index[j]; j = (j + 1) & mask) {
-                size_t k = lu_hash(inv->index[j]) & mask;
+	if (inv->index_size == 0)
+		return;
+	for (i = lu_hash(lu) & mask; inv->index[i] && inv->index[i] != lu; i = (i + 1) & mask)
+		;
+	if (!inv->index[i])
+		return;
+	/* Shift back the entries after it that probed past its slot, so none becomes
+	 * unreachable (no tombstones). */
+	for (j = (i + 1) & mask; inv->index[j]; j = (j + 1) & mask) {
+		size_t k = lu_hash(inv->index[j]) & mask;
 
-                /* Leave it where it is when its home slot k lies cyclically in (i, j]. */
-                if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-                        continue;
-                inv->index[i] = inv->index[j];
-                i = j;
-        }
-        inv->index[i] = NULL;
+		/* Leave it where it is when its home slot k lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		inv->index[i] = inv->index[j];
+		i = j;
+	}
+	inv->index[i] = NULL;
 }
 
 Lu *inventory_find(const Inventory *inv, const char *hctl)
 {
-        unsigned h, c, t;
-        uint64_t l;
+	unsigned h, c, t;
+	uint64_t l;
 
-        if (!inv || !hctl || hctl_parse(hctl, &h, &c, &t, &l) < 0)
-                return NULL;
-        return find_lu(inv, h, c, t, l);
+	if (!inv || !hctl || hctl_parse(hctl, &h, &c, &t, &l) < 0)
+		return NULL;
+	return find_lu(inv, h, c, t, l);
 }
 
 /* Insert @lu at its place, creating its host and target as needed. */
 static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned tn)
 {
-        Host **hp, *h;
-        Target **tp, *t;
-        Lu **lp;
-        int r;
+	Host **hp, *h;
+	Target **tp, *t;
+	Lu **lp;
+	int r;
 
-        r = index_reserve(inv);
-        if (r < 0)
-                return r;
-        for (hp = &inv->hosts; *hp && (*hp)->number < hn; hp = &(*hp)->next)
-                ;
-        h = *hp;
-        if (!h || h->number != hn) {
-                h = calloc(1, sizeof(*h));
-                if (!h)
-                        return -ENOMEM;
-                h->inventory = inv;
-                h->number = hn;
-                h->next = *hp;
-                *hp = h;
-        }
-        for (tp = &h->targets;
-             *tp && ((*tp)->channel < cn || ((*tp)->channel == cn && (*tp)->id < tn));
-             tp = &(*tp)->next)
-                ;
-        t = *tp;
-        if (!t || t->channel != cn || t->id != tn) {
-                t = calloc(1, sizeof(*t));
-                if (!t)
-                        return -ENOMEM; /* an empty host is harmless and pruned on removal */
-                t->host = h;
-                t->channel = cn;
-                t->id = tn;
-                t->next = *tp;
-                *tp = t;
-        }
-        if (t->last_lu && t->last_lu->lun < lu->lun)
-                lp = &t->last_lu->next;
-        else
-                for (lp = &t->lus; *lp && (*lp)->lun < lu->lun; lp = &(*lp)->next)
-                        ;
-        lu->next = *lp;
-        *lp = lu;
-        if (!lu->next)
-                t->last_lu = lu;
-        lu->target = t;
-        inv->n_lus++;
-        index_put(inv->index, inv->index_size, lu);
-        return 0;
+	r = index_reserve(inv);
+	if (r < 0)
+		return r;
+	for (hp = &inv->hosts; *hp && (*hp)->number < hn; hp = &(*hp)->next)
+		;
+	h = *hp;
+	if (!h || h->number != hn) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		h->inventory = inv;
+		h->number = hn;
+		h->next = *hp;
+		*hp = h;
+	}
+	for (tp = &h->targets;
+	     *tp && ((*tp)->channel < cn || ((*tp)->channel == cn && (*tp)->id < tn));
+	     tp = &(*tp)->next)
+		;
+	t = *tp;
+	if (!t || t->channel != cn || t->id != tn) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM; /* an empty host is harmless and pruned on removal */
+		t->host = h;
+		t->channel = cn;
+		t->id = tn;
+		t->next = *tp;
+		*tp = t;
+	}
+	if (t->last_lu && t->last_lu->lun < lu->lun)
+		lp = &t->last_lu->next;
+	else
+		for (lp = &t->lus; *lp && (*lp)->lun < lu->lun; lp = &(*lp)->next)
+			;
+	lu->next = *lp;
+	*lp = lu;
+	if (!lu->next)
+		t->last_lu = lu;
+	lu->target = t;
+	inv->n_lus++;
+	index_put(inv->index, inv->index_size, lu);
+	return 0;
 }
 
 static void unlink_lu(Inventory *inv, Lu *lu)
 {
-        Target *t = lu->target;
-        Host *h = t->host;
-        Lu *prev = NULL;
+	Target *t = lu->target;
+	Host *h = t->host;
+	Lu *prev = NULL;
 
-        index_remove(inv, lu);
-        for (Lu **lp = &t->lus; *lp; prev = *lp, lp = &(*lp)->next)
-                if (*lp == lu) {
-                        *lp = lu->next;
-                        break;
-                }
-        if (t->last_lu == lu)
-                t->last_lu = prev;
-        inv->n_lus--;
-        if (t->lus)
-                return;
-        for (Target **tp = &h->targets; *tp; tp = &(*tp)->next)
-                if (*tp == t) {
-                        *tp = t->next;
-                        break;
-                }
-        free(t);
-        if (h->targets)
-                return;
-        for (Host **hp = &inv->hosts; *hp; hp = &(*hp)->next)
-                if (*hp == h) {
-                        *hp = h->next;
-                        break;
-                }
-        free(h);
+	index_remove(inv, lu);
+	for (Lu **lp = &t->lus; *lp; prev = *lp, lp = &(*lp)->next)
+		if (*lp == lu) {
+			*lp = lu->next;
+			break;
+		}
+	if (t->last_lu == lu)
+		t->last_lu = prev;
+	inv->n_lus--;
+	if (t->lus)
+		return;
+	for (Target **tp = &h->targets; *tp; tp = &(*tp)->next)
+		if (*tp == t) {
+			*tp = t->next;
+			break;
+		}
+	free(t);
+	if (h->targets)
+		return;
+	for (Host **hp = &inv->hosts; *hp; hp = &(*hp)->next)
+		if (*hp == h) {
+			*hp = h->next;
+			break;
+		}
+	free(h);
 }
 
 static void remove_lu(Inventory *inv, Lu *lu)
 {
-        if (inv->hooks.lu_removed)
-                inv->hooks.lu_removed(inv, lu, inv->userdata);
-        unlink_lu(inv, lu);
-        lu_free(lu);
+	if (inv->hooks.lu_removed)
+		inv->hooks.lu_removed(inv, lu, inv->userdata);
+	unlink_lu(inv, lu);
+	lu_free(lu);
 }
 
 int inventory_remove(Inventory *inv, const char *hctl)
 {
-        Lu *lu = inventory_find(inv, hctl);
+	Lu *lu = inventory_find(inv, hctl);
 
-        if (!lu)
-                return 0;
-        remove_lu(inv, lu);
-        return 1;
+	if (!lu)
+		return 0;
+	remove_lu(inv, lu);
+	return 1;
 }
 
 static char *attr_string(int rootfd, const char *syspath, const char *attr)
 {
-        _cleanup_free_ char *p = NULL;
-        char *s = NULL;
-        size_t n;
+	_cleanup_free_ char *p = NULL;
+	char *s = NULL;
+	size_t n;
 
-        if (asprintf(&p, "%s/%s", syspath, attr) < 0)
-                return NULL;
-        if (sysfs_read_string(rootfd, p, &s) < 0)
-                return NULL;
-        n = strlen(s);
-        while (n > 0 && s[n - 1] == ' ')
-                s[--n] = 0;
-        return s;
+	if (asprintf(&p, "%s/%s", syspath, attr) < 0)
+		return NULL;
+	if (sysfs_read_string(rootfd, p, &s) < 0)
+		return NULL;
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = 0;
+	return s;
 }
 
 static int attr_u64(int rootfd, const char *syspath, const char *attr, uint64_t *ret)
 {
-        _cleanup_free_ char *p = NULL;
+	_cleanup_free_ char *p = NULL;
 
-        if (asprintf(&p, "%s/%s", syspath, attr) < 0)
-                return -ENOMEM;
-        return sysfs_read_u64(rootfd, p, ret);
+	if (asprintf(&p, "%s/%s", syspath, attr) < 0)
+		return -ENOMEM;
+	return sysfs_read_u64(rootfd, p, ret);
 }
 
 static void closedirp(DIR **d)
 {
-        if (*d)
-                closedir(*d);
+	if (*d)
+		closedir(*d);
 }
 
 static int cmp_partition(const void *a, const void *b)
 {
-        const LuPartition *x = a, *y = b;
-        return x->number < y->number ? -1 : x->number > y->number;
+	const LuPartition *x = a, *y = b;
+	return x->number < y->number ? -1 : x->number > y->number;
 }
 
 /* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute. */
 static int read_partitions(int rootfd, const char *syspath, const char *block, Lu *lu)
 {
-        _cleanup_free_ char *dir = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        int fd;
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_(closedirp) DIR *d = NULL;
+	int fd;
 
-        if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
-                return -ENOMEM;
-        fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return -errno;
-        }
-        for (struct dirent *de; (de = readdir(d));) {
-                _cleanup_free_ char *p = NULL;
-                LuPartition *np;
-                uint64_t num;
+	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
+		return -ENOMEM;
+	fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		safe_close(fd);
+		return -errno;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		_cleanup_free_ char *p = NULL;
+		LuPartition *np;
+		uint64_t num;
 
-                if (!strneq(de->d_name, block, strlen(block)))
-                        continue;
-                if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-                        return -ENOMEM;
-                if (attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
-                        continue;
-                np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
-                if (!np)
-                        return -ENOMEM;
-                lu->partitions = np;
-                np[lu->n_partitions].node = strdup(de->d_name);
-                if (!np[lu->n_partitions].node)
-                        return -ENOMEM;
-                np[lu->n_partitions].number = (unsigned)num;
-                lu->n_partitions++;
-        }
-        if (lu->n_partitions > 1)
-                qsort(lu->partitions, lu->n_partitions, sizeof(*lu->partitions), cmp_partition);
-        return 0;
+		if (!strneq(de->d_name, block, strlen(block)))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+			return -ENOMEM;
+		if (attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
+			continue;
+		np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		lu->partitions = np;
+		np[lu->n_partitions].node = strdup(de->d_name);
+		if (!np[lu->n_partitions].node)
+			return -ENOMEM;
+		np[lu->n_partitions].number = (unsigned)num;
+		lu->n_partitions++;
+	}
+	if (lu->n_partitions > 1)
+		qsort(lu->partitions, lu->n_partitions, sizeof(*lu->partitions), cmp_partition);
+	return 0;
 }
 
 /* Fill @lu (a fresh one, only hctl/lun set) from sysfs. -ENOENT when the LU is gone. */
 static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 {
-        _cleanup_free_ char *bsgdir = NULL, *bsg = NULL;
-        uint64_t v;
-        int r;
+	_cleanup_free_ char *bsgdir = NULL, *bsg = NULL;
+	uint64_t v;
+	int r;
 
-        r = probe_resolve(inv->rootfd, lu->hctl, ref);
-        if (r < 0)
-                return r;
+	r = probe_resolve(inv->rootfd, lu->hctl, ref);
+	if (r < 0)
+		return r;
 
-        lu->syspath = strdup(ref->syspath);
-        if (!lu->syspath)
-                return -ENOMEM;
-        lu->type = attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
-        lu->scsi_level = attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 &&
-                                         v <= UINT32_MAX ?
-                                 (unsigned)v :
-                                 0;
-        lu->vendor = attr_string(inv->rootfd, ref->syspath, "vendor");
-        lu->model = attr_string(inv->rootfd, ref->syspath, "model");
-        lu->revision = attr_string(inv->rootfd, ref->syspath, "rev");
-        lu->state = attr_string(inv->rootfd, ref->syspath, "state");
+	lu->syspath = strdup(ref->syspath);
+	if (!lu->syspath)
+		return -ENOMEM;
+	lu->type = attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+	lu->scsi_level =
+	        attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 && v <= UINT32_MAX
+	                ? (unsigned)v
+	                : 0;
+	lu->vendor = attr_string(inv->rootfd, ref->syspath, "vendor");
+	lu->model = attr_string(inv->rootfd, ref->syspath, "model");
+	lu->revision = attr_string(inv->rootfd, ref->syspath, "rev");
+	lu->state = attr_string(inv->rootfd, ref->syspath, "state");
 
-        /* Nodes; the engine resolved sg, block and tape. */
-        lu->sg = ref->sg ? strdup(ref->sg) : NULL;
-        lu->block = ref->block ? strdup(ref->block) : NULL;
-        lu->tape = ref->tape ? strdup(ref->tape) : NULL;
-        if ((ref->sg && !lu->sg) || (ref->block && !lu->block) || (ref->tape && !lu->tape))
-                return -ENOMEM;
-        /* st names its non-rewinding node after the rewinding one: st0 / nst0. */
-        if (lu->tape && asprintf(&lu->tape_nr, "n%s", lu->tape) < 0) {
-                lu->tape_nr = NULL;
-                return -ENOMEM;
-        }
-        if (asprintf(&bsgdir, "%s/bsg", ref->syspath) < 0)
-                return -ENOMEM;
-        if (sysfs_first_entry(inv->rootfd, bsgdir, NULL, &bsg) >= 0 &&
-            asprintf(&lu->bsg, "bsg/%s", bsg) < 0) {
-                lu->bsg = NULL;
-                return -ENOMEM;
-        }
-        if (lu->block) {
-                r = read_partitions(inv->rootfd, ref->syspath, lu->block, lu);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+	/* Nodes; the engine resolved sg, block and tape. */
+	lu->sg = ref->sg ? strdup(ref->sg) : NULL;
+	lu->block = ref->block ? strdup(ref->block) : NULL;
+	lu->tape = ref->tape ? strdup(ref->tape) : NULL;
+	if ((ref->sg && !lu->sg) || (ref->block && !lu->block) || (ref->tape && !lu->tape))
+		return -ENOMEM;
+	/* st names its non-rewinding node after the rewinding one: st0 / nst0. */
+	if (lu->tape && asprintf(&lu->tape_nr, "n%s", lu->tape) < 0) {
+		lu->tape_nr = NULL;
+		return -ENOMEM;
+	}
+	if (asprintf(&bsgdir, "%s/bsg", ref->syspath) < 0)
+		return -ENOMEM;
+	if (sysfs_first_entry(inv->rootfd, bsgdir, NULL, &bsg) >= 0 &&
+	    asprintf(&lu->bsg, "bsg/%s", bsg) < 0) {
+		lu->bsg = NULL;
+		return -ENOMEM;
+	}
+	if (lu->block) {
+		r = read_partitions(inv->rootfd, ref->syspath, lu->block, lu);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static void lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 {
-        _cleanup_(probe_data_done) ProbeData pd = {};
-        int r;
+	_cleanup_(probe_data_done) ProbeData pd = {};
+	int r;
 
-        lu_naming_done(&lu->naming);
-        r = probe_read(inv->rootfd, ref, inv->probe_flags, &pd);
-        lu->probe_commands = pd.commands;
-        lu->probe_no_node = false;
-        for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
-                if (pd.error[p] == -ENODEV)
-                        lu->probe_no_node = true;
-        if (r >= 0)
-                r = lu_compute_names(inv->rootfd, ref, &pd, lu->scsi_level,
-                                     lu->block && strneq(lu->block, "sr", 2), &lu->naming);
-        lu->naming_error = r < 0 ? r : 0;
+	lu_naming_done(&lu->naming);
+	r = probe_read(inv->rootfd, ref, inv->probe_flags, &pd);
+	lu->probe_commands = pd.commands;
+	lu->probe_no_node = false;
+	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
+		if (pd.error[p] == -ENODEV)
+			lu->probe_no_node = true;
+	if (r >= 0)
+		r = lu_compute_names(inv->rootfd, ref, &pd, lu->scsi_level,
+		                     lu->block && strneq(lu->block, "sr", 2), &lu->naming);
+	lu->naming_error = r < 0 ? r : 0;
 }
 
 static bool streq_ptr(const char *a, const char *b)
 {
-        if (!a || !b)
-                return a == b;
-        return streq(a, b);
+	if (!a || !b)
+		return a == b;
+	return streq(a, b);
 }
 
 static LuChange lu_diff(const Lu *a, const Lu *b)
 {
-        LuChange c = 0;
+	LuChange c = 0;
 
-        if (!streq_ptr(a->block, b->block) || !streq_ptr(a->tape, b->tape) ||
-            !streq_ptr(a->sg, b->sg) || !streq_ptr(a->bsg, b->bsg) ||
-            a->n_partitions != b->n_partitions)
-                c |= LU_CHANGE_NODES;
-        else
-                for (size_t i = 0; i < a->n_partitions; i++)
-                        if (a->partitions[i].number != b->partitions[i].number ||
-                            !streq(a->partitions[i].node, b->partitions[i].node))
-                                c |= LU_CHANGE_NODES;
-        if (a->naming_error != b->naming_error || !lu_naming_equal(&a->naming, &b->naming))
-                c |= LU_CHANGE_NAMES;
-        if (a->type != b->type || a->scsi_level != b->scsi_level ||
-            !streq_ptr(a->vendor, b->vendor) || !streq_ptr(a->model, b->model) ||
-            !streq_ptr(a->revision, b->revision) || !streq_ptr(a->state, b->state))
-                c |= LU_CHANGE_INFO;
-        return c;
+	if (!streq_ptr(a->block, b->block) || !streq_ptr(a->tape, b->tape) ||
+	    !streq_ptr(a->sg, b->sg) || !streq_ptr(a->bsg, b->bsg) ||
+	    a->n_partitions != b->n_partitions)
+		c |= LU_CHANGE_NODES;
+	else
+		for (size_t i = 0; i < a->n_partitions; i++)
+			if (a->partitions[i].number != b->partitions[i].number ||
+			    !streq(a->partitions[i].node, b->partitions[i].node))
+				c |= LU_CHANGE_NODES;
+	if (a->naming_error != b->naming_error || !lu_naming_equal(&a->naming, &b->naming))
+		c |= LU_CHANGE_NAMES;
+	if (a->type != b->type || a->scsi_level != b->scsi_level ||
+	    !streq_ptr(a->vendor, b->vendor) || !streq_ptr(a->model, b->model) ||
+	    !streq_ptr(a->revision, b->revision) || !streq_ptr(a->state, b->state))
+		c |= LU_CHANGE_INFO;
+	return c;
 }
 
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 {
-        _cleanup_(lu_ref_done) LuRef ref = {};
-        Lu *old, *lu;
-        unsigned h, c, t;
-        uint64_t l;
-        int r;
+	_cleanup_(lu_ref_done) LuRef ref = {};
+	Lu *old, *lu;
+	unsigned h, c, t;
+	uint64_t l;
+	int r;
 
-        assert_return(inv && hctl, -EINVAL);
-        r = hctl_parse(hctl, &h, &c, &t, &l);
-        if (r < 0)
-                return r;
+	assert_return(inv && hctl, -EINVAL);
+	r = hctl_parse(hctl, &h, &c, &t, &l);
+	if (r < 0)
+		return r;
 
-        old = find_lu(inv, h, c, t, l);
+	old = find_lu(inv, h, c, t, l);
 
-        lu = calloc(1, sizeof(*lu));
-        if (!lu)
-                return -ENOMEM;
-        lu->lun = l;
-        lu->hctl = strdup(hctl);
-        if (!lu->hctl) {
-                lu_free(lu);
-                return -ENOMEM;
-        }
+	lu = calloc(1, sizeof(*lu));
+	if (!lu)
+		return -ENOMEM;
+	lu->lun = l;
+	lu->hctl = strdup(hctl);
+	if (!lu->hctl) {
+		lu_free(lu);
+		return -ENOMEM;
+	}
 
-        r = lu_read(inv, lu, &ref);
-        if (r == -ENOENT || r == -ENODEV) {
-                lu_free(lu);
-                if (old)
-                        remove_lu(inv, old);
-                return 0;
-        }
-        if (r < 0) {
-                lu_free(lu);
-                return r;
-        }
-        lu->generation = inv->generation;
+	r = lu_read(inv, lu, &ref);
+	if (r == -ENOENT || r == -ENODEV) {
+		lu_free(lu);
+		if (old)
+			remove_lu(inv, old);
+		return 0;
+	}
+	if (r < 0) {
+		lu_free(lu);
+		return r;
+	}
+	lu->generation = inv->generation;
 
-        if (!old) {
-                lu_probe_names(inv, lu, &ref);
-                r = insert_lu(inv, lu, h, c, t);
-                if (r < 0) {
-                        lu_free(lu);
-                        return r;
-                }
-                if (inv->hooks.lu_added)
-                        inv->hooks.lu_added(inv, lu, inv->userdata);
-                return 0;
-        }
+	if (!old) {
+		lu_probe_names(inv, lu, &ref);
+		r = insert_lu(inv, lu, h, c, t);
+		if (r < 0) {
+			lu_free(lu);
+			return r;
+		}
+		if (inv->hooks.lu_added)
+			inv->hooks.lu_added(inv, lu, inv->userdata);
+		return 0;
+	}
 
-        {
-                LuChange what;
-                Lu tmp;
+	{
+		LuChange what;
+		Lu tmp;
 
-                /* An LU the kernel cached no VPD for is identified over SG_IO, which needs its
-                 * sg (or block) node: when identification failed and a node has appeared since
-                 * (the add uevent comes before the upper drivers bind), try again. */
-                if (!reprobe && (old->naming_error < 0 || old->probe_no_node) &&
-                    (lu_diff(old, lu) & LU_CHANGE_NODES))
-                        reprobe = true;
-                if (reprobe) {
-                        lu_probe_names(inv, lu, &ref);
-                        what = lu_diff(old, lu);
-                } else {
-                        /* Same IDs by definition: carry them over. */
-                        what = lu_diff(old, lu) & ~LU_CHANGE_NAMES;
-                        lu->naming = old->naming;
-                        lu->naming_error = old->naming_error;
-                        lu->probe_commands = old->probe_commands;
-                        lu->probe_no_node = old->probe_no_node;
-                        old->naming = (LuNaming) {};
-                }
+		/* An LU the kernel cached no VPD for is identified over SG_IO, which needs its
+		 * sg (or block) node: when identification failed and a node has appeared since
+		 * (the add uevent comes before the upper drivers bind), try again. */
+		if (!reprobe && (old->naming_error < 0 || old->probe_no_node) &&
+		    (lu_diff(old, lu) & LU_CHANGE_NODES))
+			reprobe = true;
+		if (reprobe) {
+			lu_probe_names(inv, lu, &ref);
+			what = lu_diff(old, lu);
+		} else {
+			/* Same IDs by definition: carry them over. */
+			what = lu_diff(old, lu) & ~LU_CHANGE_NAMES;
+			lu->naming = old->naming;
+			lu->naming_error = old->naming_error;
+			lu->probe_commands = old->probe_commands;
+			lu->probe_no_node = old->probe_no_node;
+			old->naming = (LuNaming){};
+		}
 
-                /* Keep the old object (the owner may hold pointers to it), take the new fields. */
-                lu_clear_fields(old);
-                tmp = *old;
-                *old = *lu;
-                old->hctl = tmp.hctl;
-                old->target = tmp.target;
-                old->next = tmp.next;
-                old->userdata = tmp.userdata;
-                free(lu->hctl);
-                free(lu);
-                if (what && inv->hooks.lu_changed)
-                        inv->hooks.lu_changed(inv, old, what, inv->userdata);
-        }
-        return 0;
+		/* Keep the old object (the owner may hold pointers to it), take the new fields. */
+		lu_clear_fields(old);
+		tmp = *old;
+		*old = *lu;
+		old->hctl = tmp.hctl;
+		old->target = tmp.target;
+		old->next = tmp.next;
+		old->userdata = tmp.userdata;
+		free(lu->hctl);
+		free(lu);
+		if (what && inv->hooks.lu_changed)
+			inv->hooks.lu_changed(inv, old, what, inv->userdata);
+	}
+	return 0;
 }
 
 int inventory_resync(Inventory *inv, bool reprobe)
 {
-        _cleanup_(closedirp) DIR *d = NULL;
-        int fd, r = 0;
+	_cleanup_(closedirp) DIR *d = NULL;
+	int fd, r = 0;
 
-        assert_return(inv, -EINVAL);
+	assert_return(inv, -EINVAL);
 
-        fd = openat(inv->rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 && errno != ENOENT)
-                return -errno;
-        if (fd >= 0) {
-                d = fdopendir(fd);
-                if (!d) {
-                        safe_close(fd);
-                        return -errno;
-                }
-        }
+	fd = openat(inv->rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		return -errno;
+	if (fd >= 0) {
+		d = fdopendir(fd);
+		if (!d) {
+			safe_close(fd);
+			return -errno;
+		}
+	}
 
-        inv->generation++;
-        /* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
-        for (struct dirent *de; d && (de = readdir(d));) {
-                int k;
+	inv->generation++;
+	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
+	for (struct dirent *de; d && (de = readdir(d));) {
+		int k;
 
-                if (hctl_parse(de->d_name, NULL, NULL, NULL, NULL) < 0)
-                        continue; /* hosts and targets are listed here too */
-                k = inventory_refresh(inv, de->d_name, reprobe);
-                if (k < 0 && r == 0)
-                        r = k;
-        }
+		if (hctl_parse(de->d_name, NULL, NULL, NULL, NULL) < 0)
+			continue; /* hosts and targets are listed here too */
+		k = inventory_refresh(inv, de->d_name, reprobe);
+		if (k < 0 && r == 0)
+			r = k;
+	}
 
-        for (Lu *lu = inventory_first_lu(inv), *next; lu; lu = next) {
-                next = inventory_next_lu(lu);
-                if (lu->generation != inv->generation) {
-                        /* refresh() removes it only if sysfs says it is gone */
-                        int k = inventory_refresh(inv, lu->hctl, false);
-                        if (k < 0 && r == 0)
-                                r = k;
-                }
-        }
-        return r;
+	for (Lu *lu = inventory_first_lu(inv), *next; lu; lu = next) {
+		next = inventory_next_lu(lu);
+		if (lu->generation != inv->generation) {
+			/* refresh() removes it only if sysfs says it is gone */
+			int k = inventory_refresh(inv, lu->hctl, false);
+			if (k < 0 && r == 0)
+				r = k;
+		}
+	}
+	return r;
 }
 
 /* The scsi_device's H:C:T:L: the last component of @devpath that is one. */
 static int hctl_from_devpath(const char *devpath, char **ret)
 {
-        const char *p, *best = NULL;
-        size_t best_len = 0;
+	const char *p, *best = NULL;
+	size_t best_len = 0;
 
-        for (p = devpath; p && *p;) {
-                const char *e = strchr(p, '/');
-                size_t n = e ? (size_t)(e - p) : strlen(p);
-                char comp[64];
+	for (p = devpath; p && *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char comp[64];
 
-                if (n > 0 && n < sizeof(comp)) {
-                        memcpy(comp, p, n);
-                        comp[n] = 0;
-                        if (hctl_parse(comp, NULL, NULL, NULL, NULL) >= 0) {
-                                best = p;
-                                best_len = n;
-                        }
-                }
-                p = e ? e + 1 : NULL;
-        }
-        if (!best)
-                return -ENOENT;
-        *ret = strndup(best, best_len);
-        return *ret ? 0 : -ENOMEM;
+		if (n > 0 && n < sizeof(comp)) {
+			memcpy(comp, p, n);
+			comp[n] = 0;
+			if (hctl_parse(comp, NULL, NULL, NULL, NULL) >= 0) {
+				best = p;
+				best_len = n;
+			}
+		}
+		p = e ? e + 1 : NULL;
+	}
+	if (!best)
+		return -ENOENT;
+	*ret = strndup(best, best_len);
+	return *ret ? 0 : -ENOMEM;
 }
 
 /* N of the "hostN" component of @devpath, -1 if none. */
 static long host_from_devpath(const char *devpath)
 {
-        for (const char *p = strstr(devpath, "/host"); p; p = strstr(p + 1, "/host")) {
-                char *end;
-                unsigned long v;
+	for (const char *p = strstr(devpath, "/host"); p; p = strstr(p + 1, "/host")) {
+		char *end;
+		unsigned long v;
 
-                if (!isdigit((unsigned char)p[5]))
-                        continue;
-                errno = 0;
-                v = strtoul(p + 5, &end, 10);
-                if (errno == 0 && (*end == '/' || *end == 0) && v <= UINT32_MAX)
-                        return (long)v;
-        }
-        return -1;
+		if (!isdigit((unsigned char)p[5]))
+			continue;
+		errno = 0;
+		v = strtoul(p + 5, &end, 10);
+		if (errno == 0 && (*end == '/' || *end == 0) && v <= UINT32_MAX)
+			return (long)v;
+	}
+	return -1;
 }
 
 static int default_rescan_target(Inventory *inv, Target *t)
 {
-        _cleanup_free_ char *path = NULL, *value = NULL;
+	_cleanup_free_ char *path = NULL, *value = NULL;
 
-        /* The kernel's own scan of one target: adds LUNs it reports, removes none. */
-        if (asprintf(&path, "sys/class/scsi_host/host%u/scan", t->host->number) < 0 ||
-            asprintf(&value, "%u %u -", t->channel, t->id) < 0)
-                return -ENOMEM;
-        return sysfs_write_attr(inv->rootfd, path, value);
+	/* The kernel's own scan of one target: adds LUNs it reports, removes none. */
+	if (asprintf(&path, "sys/class/scsi_host/host%u/scan", t->host->number) < 0 ||
+	    asprintf(&value, "%u %u -", t->channel, t->id) < 0)
+		return -ENOMEM;
+	return sysfs_write_attr(inv->rootfd, path, value);
 }
 
 static int handle_unit_attention(Inventory *inv, const char *hctl, const char *ua_string)
 {
-        LuUnitAttention ua = lu_unit_attention_from_string(ua_string);
-        _cleanup_free_ char *rescan = NULL;
-        const char *action = "none";
-        Lu *lu;
-        int r = 0;
+	LuUnitAttention ua = lu_unit_attention_from_string(ua_string);
+	_cleanup_free_ char *rescan = NULL;
+	const char *action = "none";
+	Lu *lu;
+	int r = 0;
 
-        lu = inventory_find(inv, hctl);
-        if (!lu) {
-                r = inventory_refresh(inv, hctl, false);
-                if (r < 0)
-                        return r;
-                lu = inventory_find(inv, hctl);
-                if (!lu)
-                        return 0;
-        }
+	lu = inventory_find(inv, hctl);
+	if (!lu) {
+		r = inventory_refresh(inv, hctl, false);
+		if (r < 0)
+			return r;
+		lu = inventory_find(inv, hctl);
+		if (!lu)
+			return 0;
+	}
 
-        switch (ua) {
-        case LU_UA_REPORTED_LUNS_CHANGED:
-                action = "rescan-target";
-                r = inv->hooks.rescan_target ?
-                            inv->hooks.rescan_target(inv, lu->target, inv->userdata) :
-                            default_rescan_target(inv, lu->target);
-                break;
-        case LU_UA_CAPACITY_CHANGED:
-                /* The rescan attribute makes the upper driver re-read the capacity. */
-                action = "capacity-reread";
-                if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
-                        return -ENOMEM;
-                r = sysfs_write_attr(inv->rootfd, rescan, "1");
-                break;
-        case LU_UA_INQUIRY_CHANGED:
-                /* The kernel names nothing: have it re-read its VPD cache (scsi_rescan_device()),
-                 * then re-derive IDs and names from it. */
-                action = "reprobed";
-                if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
-                        return -ENOMEM;
-                r = sysfs_write_attr(inv->rootfd, rescan, "1");
-                {
-                        int k = inventory_refresh(inv, hctl, true);
-                        if (r >= 0)
-                                r = k;
-                }
-                lu = inventory_find(inv, hctl);
-                break;
-        case LU_UA_POWER_ON_RESET:
-                action = "policy";
-                r = inv->hooks.apply_policy ? inv->hooks.apply_policy(inv, lu, inv->userdata) : 0;
-                break;
-        default:
-                break;
-        }
+	switch (ua) {
+	case LU_UA_REPORTED_LUNS_CHANGED:
+		action = "rescan-target";
+		r = inv->hooks.rescan_target
+		            ? inv->hooks.rescan_target(inv, lu->target, inv->userdata)
+		            : default_rescan_target(inv, lu->target);
+		break;
+	case LU_UA_CAPACITY_CHANGED:
+		/* The rescan attribute makes the upper driver re-read the capacity. */
+		action = "capacity-reread";
+		if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
+			return -ENOMEM;
+		r = sysfs_write_attr(inv->rootfd, rescan, "1");
+		break;
+	case LU_UA_INQUIRY_CHANGED:
+		/* The kernel names nothing: have it re-read its VPD cache (scsi_rescan_device()),
+		 * then re-derive IDs and names from it. */
+		action = "reprobed";
+		if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
+			return -ENOMEM;
+		r = sysfs_write_attr(inv->rootfd, rescan, "1");
+		{
+			int k = inventory_refresh(inv, hctl, true);
+			if (r >= 0)
+				r = k;
+		}
+		lu = inventory_find(inv, hctl);
+		break;
+	case LU_UA_POWER_ON_RESET:
+		action = "policy";
+		r = inv->hooks.apply_policy ? inv->hooks.apply_policy(inv, lu, inv->userdata) : 0;
+		break;
+	default:
+		break;
+	}
 
-        if (lu && inv->hooks.unit_attention)
-                inv->hooks.unit_attention(inv, lu, ua, action, r, inv->userdata);
-        return r;
+	if (lu && inv->hooks.unit_attention)
+		inv->hooks.unit_attention(inv, lu, ua, action, r, inv->userdata);
+	return r;
 }
 
 static bool action_is(const Uevent *ev, const char *a)
 {
-        return ev->action && streq(ev->action, a);
+	return ev->action && streq(ev->action, a);
 }
 
 static void lu_nodes_changed(Inventory *inv, Lu *lu)
 {
-        if (inv->hooks.lu_changed)
-                inv->hooks.lu_changed(inv, lu, LU_CHANGE_NODES, inv->userdata);
+	if (inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NODES, inv->userdata);
 }
 
 /* A partition of the LU's disk appeared or went away (@disk/@part from the event's path). */
 static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk, size_t disk_len,
                               const char *part)
 {
-        _cleanup_free_ char *p = NULL;
-        LuPartition *np;
-        uint64_t num;
-        size_t i;
-        int r;
+	_cleanup_free_ char *p = NULL;
+	LuPartition *np;
+	uint64_t num;
+	size_t i;
+	int r;
 
-        if (!lu->block || strlen(lu->block) != disk_len || !strneq(lu->block, disk, disk_len))
-                return 0;
-        for (i = 0; i < lu->n_partitions; i++)
-                if (streq(lu->partitions[i].node, part))
-                        break;
+	if (!lu->block || strlen(lu->block) != disk_len || !strneq(lu->block, disk, disk_len))
+		return 0;
+	for (i = 0; i < lu->n_partitions; i++)
+		if (streq(lu->partitions[i].node, part))
+			break;
 
-        if (!add) {
-                if (i == lu->n_partitions)
-                        return 1; /* never knew it: nothing changes */
-                free(lu->partitions[i].node);
-                memmove(lu->partitions + i, lu->partitions + i + 1,
-                        (lu->n_partitions - i - 1) * sizeof(*lu->partitions));
-                lu->n_partitions--;
-                lu_nodes_changed(inv, lu);
-                return 1;
-        }
+	if (!add) {
+		if (i == lu->n_partitions)
+			return 1; /* never knew it: nothing changes */
+		free(lu->partitions[i].node);
+		memmove(lu->partitions + i, lu->partitions + i + 1,
+		        (lu->n_partitions - i - 1) * sizeof(*lu->partitions));
+		lu->n_partitions--;
+		lu_nodes_changed(inv, lu);
+		return 1;
+	}
 
-        if (i < lu->n_partitions)
-                return 1;
-        if (asprintf(&p, "%s/block/%s/%s", lu->syspath, lu->block, part) < 0)
-                return -ENOMEM;
-        r = attr_u64(inv->rootfd, p, "partition", &num);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0 || num == 0 || num > UINT32_MAX)
-                return 0; /* not what the event said: let a full read decide */
-        np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
-        if (!np)
-                return -ENOMEM;
-        lu->partitions = np;
-        /* Keep them ordered by number, as read_partitions() does. */
-        for (i = lu->n_partitions; i > 0 && np[i - 1].number > num; i--)
-                np[i] = np[i - 1];
-        np[i] = (LuPartition) { .node = strdup(part), .number = (unsigned)num };
-        if (!np[i].node) {
-                memmove(np + i, np + i + 1, (lu->n_partitions - i) * sizeof(*np));
-                return -ENOMEM;
-        }
-        lu->n_partitions++;
-        lu_nodes_changed(inv, lu);
-        return 1;
+	if (i < lu->n_partitions)
+		return 1;
+	if (asprintf(&p, "%s/block/%s/%s", lu->syspath, lu->block, part) < 0)
+		return -ENOMEM;
+	r = attr_u64(inv->rootfd, p, "partition", &num);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || num == 0 || num > UINT32_MAX)
+		return 0; /* not what the event said: let a full read decide */
+	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	lu->partitions = np;
+	/* Keep them ordered by number, as read_partitions() does. */
+	for (i = lu->n_partitions; i > 0 && np[i - 1].number > num; i--)
+		np[i] = np[i - 1];
+	np[i] = (LuPartition){ .node = strdup(part), .number = (unsigned)num };
+	if (!np[i].node) {
+		memmove(np + i, np + i + 1, (lu->n_partitions - i) * sizeof(*np));
+		return -ENOMEM;
+	}
+	lu->n_partitions++;
+	lu_nodes_changed(inv, lu);
+	return 1;
 }
 
 /*
@@ -903,151 +903,152 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
  */
 static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *base)
 {
-        bool add = action_is(ev, "add");
-        _cleanup_free_ char *bsg = NULL;
-        const char *name = base;
-        char **slot;
+	bool add = action_is(ev, "add");
+	_cleanup_free_ char *bsg = NULL;
+	const char *name = base;
+	char **slot;
 
-        if (!add && !action_is(ev, "remove"))
-                return 0; /* change, move: read it all */
+	if (!add && !action_is(ev, "remove"))
+		return 0; /* change, move: read it all */
 
-        if (streq(ev->subsystem, "block")) {
-                if (ev->devtype && streq(ev->devtype, "partition")) {
-                        /* .../block/<disk>/<part> */
-                        const char *end = base - 1, *disk = end;
+	if (streq(ev->subsystem, "block")) {
+		if (ev->devtype && streq(ev->devtype, "partition")) {
+			/* .../block/<disk>/<part> */
+			const char *end = base - 1, *disk = end;
 
-                        while (disk > ev->devpath && disk[-1] != '/')
-                                disk--;
-                        if (disk == end || (size_t)(disk - ev->devpath) < strlen("/block/") ||
-                            !strneq(disk - strlen("/block/"), "/block/", strlen("/block/")))
-                                return 0;
-                        return lu_partition_event(inv, lu, add, disk, (size_t)(end - disk), base);
-                }
-                if (!ev->devtype || !streq(ev->devtype, "disk"))
-                        return 0;
-                slot = &lu->block;
-        } else if (streq(ev->subsystem, "scsi_generic"))
-                slot = &lu->sg;
-        else if (streq(ev->subsystem, "bsg")) {
-                if (asprintf(&bsg, "bsg/%s", base) < 0)
-                        return -ENOMEM;
-                name = bsg;
-                slot = &lu->bsg;
-        } else
-                return 0; /* st makes several nodes per LU (st0, nst0, st0l, ...): read them */
+			while (disk > ev->devpath && disk[-1] != '/')
+				disk--;
+			if (disk == end || (size_t)(disk - ev->devpath) < strlen("/block/") ||
+			    !strneq(disk - strlen("/block/"), "/block/", strlen("/block/")))
+				return 0;
+			return lu_partition_event(inv, lu, add, disk, (size_t)(end - disk), base);
+		}
+		if (!ev->devtype || !streq(ev->devtype, "disk"))
+			return 0;
+		slot = &lu->block;
+	} else if (streq(ev->subsystem, "scsi_generic"))
+		slot = &lu->sg;
+	else if (streq(ev->subsystem, "bsg")) {
+		if (asprintf(&bsg, "bsg/%s", base) < 0)
+			return -ENOMEM;
+		name = bsg;
+		slot = &lu->bsg;
+	} else
+		return 0; /* st makes several nodes per LU (st0, nst0, st0l, ...): read them */
 
-        if (add) {
-                if (*slot)
-                        return streq(*slot, name) ? 1 : 0;
-                /* Identification failed for want of a node to ask: a full read re-probes. */
-                if (lu->naming_error < 0 || lu->probe_no_node)
-                        return 0;
-                *slot = strdup(name);
-                if (!*slot)
-                        return -ENOMEM;
-        } else {
-                if (!*slot)
-                        return 1;
-                if (!streq(*slot, name))
-                        return 0;
-                *slot = mfree(*slot);
-                if (slot == &lu->block) {
-                        for (size_t i = 0; i < lu->n_partitions; i++)
-                                free(lu->partitions[i].node);
-                        lu->partitions = mfree(lu->partitions);
-                        lu->n_partitions = 0;
-                }
-        }
-        lu_nodes_changed(inv, lu);
-        return 1;
+	if (add) {
+		if (*slot)
+			return streq(*slot, name) ? 1 : 0;
+		/* Identification failed for want of a node to ask: a full read re-probes. */
+		if (lu->naming_error < 0 || lu->probe_no_node)
+			return 0;
+		*slot = strdup(name);
+		if (!*slot)
+			return -ENOMEM;
+	} else {
+		if (!*slot)
+			return 1;
+		if (!streq(*slot, name))
+			return 0;
+		*slot = mfree(*slot);
+		if (slot == &lu->block) {
+			for (size_t i = 0; i < lu->n_partitions; i++)
+				free(lu->partitions[i].node);
+			lu->partitions = mfree(lu->partitions);
+			lu->n_partitions = 0;
+		}
+	}
+	lu_nodes_changed(inv, lu);
+	return 1;
 }
 
 /* bind/unbind of a known LU: an upper driver came or went. Its nodes have events of their own;
  * only the device's state may differ. */
 static int lu_driver_event(Inventory *inv, Lu *lu)
 {
-        char *state = attr_string(inv->rootfd, lu->syspath, "state");
+	char *state = attr_string(inv->rootfd, lu->syspath, "state");
 
-        if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
-                return 0; /* gone: a full read removes it */
-        if (streq_ptr(state, lu->state)) {
-                free(state);
-                return 1;
-        }
-        free(lu->state);
-        lu->state = state;
-        if (inv->hooks.lu_changed)
-                inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
-        return 1;
+	if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
+		return 0; /* gone: a full read removes it */
+	if (streq_ptr(state, lu->state)) {
+		free(state);
+		return 1;
+	}
+	free(lu->state);
+	lu->state = state;
+	if (inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
+	return 1;
 }
 
 int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
 {
-        _cleanup_free_ char *hctl = NULL;
-        const char *base;
-        Lu *lu;
-        int r;
+	_cleanup_free_ char *hctl = NULL;
+	const char *base;
+	Lu *lu;
+	int r;
 
-        assert_return(inv && ev, -EINVAL);
+	assert_return(inv && ev, -EINVAL);
 
-        if (!ev->action || !ev->subsystem || !ev->devpath)
-                return 0;
-        base = strrchr(ev->devpath, '/');
-        base = base ? base + 1 : ev->devpath;
+	if (!ev->action || !ev->subsystem || !ev->devpath)
+		return 0;
+	base = strrchr(ev->devpath, '/');
+	base = base ? base + 1 : ev->devpath;
 
-        if (streq(ev->subsystem, "scsi")) {
-                if (ev->devtype && streq(ev->devtype, "scsi_device")) {
-                        if (hctl_parse(base, NULL, NULL, NULL, NULL) < 0)
-                                return 0;
-                        if (action_is(ev, "remove"))
-                                return inventory_remove(inv, base) < 0 ? -EIO : 0;
-                        if (action_is(ev, "change") && ev->sdev_ua)
-                                return handle_unit_attention(inv, base, ev->sdev_ua);
-                        /* A scan found the device's identity changed and had the kernel re-read
-                         * its VPD pages: derive the IDs and names again, as after INQUIRY DATA
-                         * HAS CHANGED (the rescan is done already). */
-                        if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
-                                return inventory_refresh(inv, base, true);
-                        if (action_is(ev, "bind") || action_is(ev, "unbind")) {
-                                lu = inventory_find(inv, base);
-                                r = lu ? lu_driver_event(inv, lu) : 0;
-                                if (r != 0)
-                                        return r < 0 ? r : 0;
-                        }
-                        /* add, change (state, media), move, online, offline */
-                        return inventory_refresh(inv, base, action_is(ev, "add"));
-                }
-                if (action_is(ev, "remove") && ev->devtype &&
-                    (streq(ev->devtype, "scsi_target") || streq(ev->devtype, "scsi_host"))) {
-                        /* Each LU gets its own remove event first; this catches any missed:
-                         * re-read every LU of that host, which drops those sysfs lost. */
-                        long host = host_from_devpath(ev->devpath);
+	if (streq(ev->subsystem, "scsi")) {
+		if (ev->devtype && streq(ev->devtype, "scsi_device")) {
+			if (hctl_parse(base, NULL, NULL, NULL, NULL) < 0)
+				return 0;
+			if (action_is(ev, "remove"))
+				return inventory_remove(inv, base) < 0 ? -EIO : 0;
+			if (action_is(ev, "change") && ev->sdev_ua)
+				return handle_unit_attention(inv, base, ev->sdev_ua);
+			/* A scan found the device's identity changed and had the kernel re-read
+			 * its VPD pages: derive the IDs and names again, as after INQUIRY DATA
+			 * HAS CHANGED (the rescan is done already). */
+			if (action_is(ev, "change") && ev->synth_lund &&
+			    streq(ev->synth_lund, "ids"))
+				return inventory_refresh(inv, base, true);
+			if (action_is(ev, "bind") || action_is(ev, "unbind")) {
+				lu = inventory_find(inv, base);
+				r = lu ? lu_driver_event(inv, lu) : 0;
+				if (r != 0)
+					return r < 0 ? r : 0;
+			}
+			/* add, change (state, media), move, online, offline */
+			return inventory_refresh(inv, base, action_is(ev, "add"));
+		}
+		if (action_is(ev, "remove") && ev->devtype &&
+		    (streq(ev->devtype, "scsi_target") || streq(ev->devtype, "scsi_host"))) {
+			/* Each LU gets its own remove event first; this catches any missed:
+			 * re-read every LU of that host, which drops those sysfs lost. */
+			long host = host_from_devpath(ev->devpath);
 
-                        for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
-                                next = inventory_next_lu(x);
-                                if (host < 0 || x->target->host->number == (unsigned long)host)
-                                        (void)inventory_refresh(inv, x->hctl, false);
-                        }
-                }
-                return 0;
-        }
+			for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
+				next = inventory_next_lu(x);
+				if (host < 0 || x->target->host->number == (unsigned long)host)
+					(void)inventory_refresh(inv, x->hctl, false);
+			}
+		}
+		return 0;
+	}
 
-        if (!streq(ev->subsystem, "block") && !streq(ev->subsystem, "scsi_generic") &&
-            !streq(ev->subsystem, "bsg") && !streq(ev->subsystem, "scsi_tape"))
-                return 0;
+	if (!streq(ev->subsystem, "block") && !streq(ev->subsystem, "scsi_generic") &&
+	    !streq(ev->subsystem, "bsg") && !streq(ev->subsystem, "scsi_tape"))
+		return 0;
 
-        /* A node of an LU appeared, changed or went away: update that node, or re-read the
-         * LU's nodes when the event alone does not say enough. */
-        r = hctl_from_devpath(ev->devpath, &hctl);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r; /* not a SCSI device's node (loop, nvme, ...) */
-        lu = inventory_find(inv, hctl);
-        if (!lu && action_is(ev, "remove"))
-                return 0;
-        if (lu) {
-                r = lu_node_event(inv, lu, ev, base);
-                if (r != 0)
-                        return r < 0 ? r : 0;
-        }
-        return inventory_refresh(inv, hctl, false);
+	/* A node of an LU appeared, changed or went away: update that node, or re-read the
+	 * LU's nodes when the event alone does not say enough. */
+	r = hctl_from_devpath(ev->devpath, &hctl);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r; /* not a SCSI device's node (loop, nvme, ...) */
+	lu = inventory_find(inv, hctl);
+	if (!lu && action_is(ev, "remove"))
+		return 0;
+	if (lu) {
+		r = lu_node_event(inv, lu, ev, base);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	return inventory_refresh(inv, hctl, false);
 }

@@ -22,108 +22,108 @@ typedef struct Inventory Inventory;
 
 /* SPC-6 table 50 (peripheral device type), the ones whose node or naming differs. */
 enum {
-        LU_TYPE_DISK = 0x00,
-        LU_TYPE_TAPE = 0x01,
-        LU_TYPE_WORM = 0x04,
-        LU_TYPE_CDROM = 0x05,
-        LU_TYPE_OPTICAL = 0x07,
-        LU_TYPE_CHANGER = 0x08,
-        LU_TYPE_ENCLOSURE = 0x0d,
-        LU_TYPE_RBC = 0x0e,
-        LU_TYPE_ZBC = 0x14,
+	LU_TYPE_DISK = 0x00,
+	LU_TYPE_TAPE = 0x01,
+	LU_TYPE_WORM = 0x04,
+	LU_TYPE_CDROM = 0x05,
+	LU_TYPE_OPTICAL = 0x07,
+	LU_TYPE_CHANGER = 0x08,
+	LU_TYPE_ENCLOSURE = 0x0d,
+	LU_TYPE_RBC = 0x0e,
+	LU_TYPE_ZBC = 0x14,
 };
 
 typedef struct LuPartition {
-        char *node; /* "sda1" */
-        unsigned number;
+	char *node; /* "sda1" */
+	unsigned number;
 } LuPartition;
 
 struct Lu {
-        Target *target;
-        Lu *next;
-        uint64_t lun;
-        char *hctl;
-        char *syspath;        /* relative to the root */
-        int type;             /* peripheral device type, -1 unknown */
-        unsigned scsi_level;
-        char *vendor, *model, *revision; /* sysfs strings, trailing blanks removed */
-        char *state;          /* sysfs "state": running, offline, ... */
-        /* Nodes, relative to dev/ ("sda", "sr0", "st0", "nst0", "sg0", "bsg/0:0:0:0"). */
-        char *block, *tape, *tape_nr, *sg, *bsg;
-        LuPartition *partitions;
-        size_t n_partitions;
-        LuNaming naming;
-        int naming_error;     /* why naming failed, 0 on success */
-        unsigned probe_commands; /* SCSI commands the last probe needed */
-        bool probe_no_node;   /* a page was neither cached nor readable: no node to ask yet */
-        void *userdata;       /* the owner's per-LU state */
-        unsigned generation;  /* last resync that saw it */
+	Target *target;
+	Lu *next;
+	uint64_t lun;
+	char *hctl;
+	char *syspath; /* relative to the root */
+	int type;      /* peripheral device type, -1 unknown */
+	unsigned scsi_level;
+	char *vendor, *model, *revision; /* sysfs strings, trailing blanks removed */
+	char *state;                     /* sysfs "state": running, offline, ... */
+	/* Nodes, relative to dev/ ("sda", "sr0", "st0", "nst0", "sg0", "bsg/0:0:0:0"). */
+	char *block, *tape, *tape_nr, *sg, *bsg;
+	LuPartition *partitions;
+	size_t n_partitions;
+	LuNaming naming;
+	int naming_error;        /* why naming failed, 0 on success */
+	unsigned probe_commands; /* SCSI commands the last probe needed */
+	bool probe_no_node;      /* a page was neither cached nor readable: no node to ask yet */
+	void *userdata;          /* the owner's per-LU state */
+	unsigned generation;     /* last resync that saw it */
 };
 
 struct Target {
-        Host *host;
-        Target *next;
-        unsigned channel, id;
-        Lu *lus;
-        Lu *last_lu;  /* the tail of @lus: the kernel adds LUNs in ascending order */
+	Host *host;
+	Target *next;
+	unsigned channel, id;
+	Lu *lus;
+	Lu *last_lu; /* the tail of @lus: the kernel adds LUNs in ascending order */
 };
 
 struct Host {
-        Inventory *inventory;
-        Host *next;
-        unsigned number;
-        Target *targets;
+	Inventory *inventory;
+	Host *next;
+	unsigned number;
+	Target *targets;
 };
 
 /* What changed in an LU when it was refreshed. */
 typedef enum LuChange {
-        LU_CHANGE_NODES = 1 << 0,  /* block/tape/sg/bsg nodes or partitions */
-        LU_CHANGE_NAMES = 1 << 1,  /* IDs or names */
-        LU_CHANGE_INFO = 1 << 2,   /* type, vendor, model, revision, state */
+	LU_CHANGE_NODES = 1 << 0, /* block/tape/sg/bsg nodes or partitions */
+	LU_CHANGE_NAMES = 1 << 1, /* IDs or names */
+	LU_CHANGE_INFO = 1 << 2,  /* type, vendor, model, revision, state */
 } LuChange;
 
 /* SCSI unit attentions the kernel forwards as SDEV_UA= on a change uevent (scsi_lib.c). */
 typedef enum LuUnitAttention {
-        LU_UA_REPORTED_LUNS_CHANGED,
-        LU_UA_CAPACITY_CHANGED,
-        LU_UA_INQUIRY_CHANGED,
-        LU_UA_POWER_ON_RESET,
-        LU_UA_MODE_PARAMETERS_CHANGED,
-        LU_UA_THIN_PROVISIONING_THRESHOLD,
-        LU_UA_ALUA_STATE_CHANGED,
-        LU_UA_OTHER,
-        _LU_UA_MAX,
-        _LU_UA_INVALID = -EINVAL,
+	LU_UA_REPORTED_LUNS_CHANGED,
+	LU_UA_CAPACITY_CHANGED,
+	LU_UA_INQUIRY_CHANGED,
+	LU_UA_POWER_ON_RESET,
+	LU_UA_MODE_PARAMETERS_CHANGED,
+	LU_UA_THIN_PROVISIONING_THRESHOLD,
+	LU_UA_ALUA_STATE_CHANGED,
+	LU_UA_OTHER,
+	_LU_UA_MAX,
+	_LU_UA_INVALID = -EINVAL,
 } LuUnitAttention;
 
 LuUnitAttention lu_unit_attention_from_string(const char *s);
 const char *lu_unit_attention_to_string(LuUnitAttention ua);
 
 typedef struct InventoryHooks {
-        void (*lu_added)(Inventory *inv, Lu *lu, void *userdata);
-        void (*lu_changed)(Inventory *inv, Lu *lu, LuChange what, void *userdata);
-        /* Called before the LU is freed. */
-        void (*lu_removed)(Inventory *inv, Lu *lu, void *userdata);
-        /*
-         * A unit attention was reported and handled as far as the inventory can: @action says
-         * what was done ("rescan-target", "capacity-reread", "renamed", "policy", "none") and
-         * @error its result.
-         */
-        void (*unit_attention)(Inventory *inv, Lu *lu, LuUnitAttention ua, const char *action,
-                               int error, void *userdata);
-        /*
-         * REPORTED LUNS DATA HAS CHANGED: rescan this target. The scan engine (engine/scan.c)
-         * plugs in here; NULL means the inventory asks the kernel to scan the target's LUNs
-         * itself ("C T -" to the host's scan attribute), which finds new LUNs but removes none.
-         */
-        int (*rescan_target)(Inventory *inv, Target *t, void *userdata);
-        /* POWER ON, RESET OCCURRED: the device forgot its settings, re-apply policy. NULL:
-         * nothing to re-apply yet (the policy engine is not written). */
-        int (*apply_policy)(Inventory *inv, Lu *lu, void *userdata);
+	void (*lu_added)(Inventory *inv, Lu *lu, void *userdata);
+	void (*lu_changed)(Inventory *inv, Lu *lu, LuChange what, void *userdata);
+	/* Called before the LU is freed. */
+	void (*lu_removed)(Inventory *inv, Lu *lu, void *userdata);
+	/*
+	 * A unit attention was reported and handled as far as the inventory can: @action says
+	 * what was done ("rescan-target", "capacity-reread", "renamed", "policy", "none") and
+	 * @error its result.
+	 */
+	void (*unit_attention)(Inventory *inv, Lu *lu, LuUnitAttention ua, const char *action,
+	                       int error, void *userdata);
+	/*
+	 * REPORTED LUNS DATA HAS CHANGED: rescan this target. The scan engine (engine/scan.c)
+	 * plugs in here; NULL means the inventory asks the kernel to scan the target's LUNs
+	 * itself ("C T -" to the host's scan attribute), which finds new LUNs but removes none.
+	 */
+	int (*rescan_target)(Inventory *inv, Target *t, void *userdata);
+	/* POWER ON, RESET OCCURRED: the device forgot its settings, re-apply policy. NULL:
+	 * nothing to re-apply yet (the policy engine is not written). */
+	int (*apply_policy)(Inventory *inv, Lu *lu, void *userdata);
 } InventoryHooks;
 
-int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks,
-                  void *userdata, Inventory **ret);
+int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,
+                  Inventory **ret);
 Inventory *inventory_free(Inventory *inv);
 
 int inventory_rootfd(const Inventory *inv);
@@ -153,20 +153,20 @@ int inventory_remove(Inventory *inv, const char *hctl);
 
 /* A kernel uevent, as much of it as the inventory uses (all strings may be NULL but action). */
 typedef struct Uevent {
-        const char *action;
-        const char *subsystem;
-        const char *devtype;
-        const char *devpath;  /* "/devices/..." */
-        const char *sdev_ua;  /* SDEV_UA= */
-        /* SYNTH_ARG_LUND=: "ids" on the synthetic change a scan sends after rescanning an LU
-         * whose IDs changed (engine/scan.h, SCAN_IDS) */
-        const char *synth_lund;
-        const char *modalias; /* MODALIAS= */
-        bool synthetic;       /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
-        uint64_t seqnum;
-        /* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
-        const char *const *props;
-        size_t n_props;
+	const char *action;
+	const char *subsystem;
+	const char *devtype;
+	const char *devpath; /* "/devices/..." */
+	const char *sdev_ua; /* SDEV_UA= */
+	/* SYNTH_ARG_LUND=: "ids" on the synthetic change a scan sends after rescanning an LU
+	 * whose IDs changed (engine/scan.h, SCAN_IDS) */
+	const char *synth_lund;
+	const char *modalias; /* MODALIAS= */
+	bool synthetic;       /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
+	uint64_t seqnum;
+	/* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
+	const char *const *props;
+	size_t n_props;
 } Uevent;
 
 /* inventory_handle_uevent() - apply one event. Returns 0 (also for events of no interest). */

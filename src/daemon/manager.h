@@ -16,29 +16,29 @@
 
 /* When the daemon scans hosts itself (--scan=): see lund(8), "SCANNING". */
 typedef enum ManagerScanMode {
-        MANAGER_SCAN_AUTO,   /* only when the kernel does not: scsi_mod.scan=manual */
-        MANAGER_SCAN_ALWAYS, /* at start-up and on every new host, whatever the kernel does */
-        MANAGER_SCAN_NEVER,
-        _MANAGER_SCAN_MAX,
-        _MANAGER_SCAN_INVALID = -EINVAL,
+	MANAGER_SCAN_AUTO,   /* only when the kernel does not: scsi_mod.scan=manual */
+	MANAGER_SCAN_ALWAYS, /* at start-up and on every new host, whatever the kernel does */
+	MANAGER_SCAN_NEVER,
+	_MANAGER_SCAN_MAX,
+	_MANAGER_SCAN_INVALID = -EINVAL,
 } ManagerScanMode;
 
 const char *manager_scan_mode_to_string(ManagerScanMode m);
 ManagerScanMode manager_scan_mode_from_string(const char *s);
 
 typedef struct ManagerConfig {
-        const char *root;           /* the tree sysfs and /dev are read from: "/" */
-        const char *run_dir;        /* absolute: control socket and link records */
-        const char *link_dir;       /* below root: "dev/scsi/by-id" */
-        const char *disk_link_dir;  /* below root, or NULL: "dev/disk/by-id" */
-        size_t receive_buffer;      /* 0: the default */
-        ProbeFlags probe_flags;
-        bool no_monitor;            /* tests: do not listen to kernel uevents */
-        const char *conf_path;      /* lund.conf(5); NULL: /etc/lund/lund.conf */
-        const char *hwdb_path;      /* compiled hwdb; NULL: the system's */
-        int modload;                /* ModLoadMode (modload.h): driver loading without udevd */
-        const char *error_threshold; /* "CLASS:N/T:ACTION" (errors.h); NULL: the default */
-        ManagerScanMode scan;       /* host scans by the daemon */
+	const char *root;          /* the tree sysfs and /dev are read from: "/" */
+	const char *run_dir;       /* absolute: control socket and link records */
+	const char *link_dir;      /* below root: "dev/scsi/by-id" */
+	const char *disk_link_dir; /* below root, or NULL: "dev/disk/by-id" */
+	size_t receive_buffer;     /* 0: the default */
+	ProbeFlags probe_flags;
+	bool no_monitor;             /* tests: do not listen to kernel uevents */
+	const char *conf_path;       /* lund.conf(5); NULL: /etc/lund/lund.conf */
+	const char *hwdb_path;       /* compiled hwdb; NULL: the system's */
+	int modload;                 /* ModLoadMode (modload.h): driver loading without udevd */
+	const char *error_threshold; /* "CLASS:N/T:ACTION" (errors.h); NULL: the default */
+	ManagerScanMode scan;        /* host scans by the daemon */
 } ManagerConfig;
 
 typedef struct Manager Manager;

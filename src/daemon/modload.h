@@ -15,9 +15,9 @@
 typedef struct ModLoader ModLoader;
 
 typedef enum ModLoadMode {
-        MODLOAD_AUTO, /* only while udevd is not running */
-        MODLOAD_ALWAYS,
-        MODLOAD_NEVER,
+	MODLOAD_AUTO, /* only while udevd is not running */
+	MODLOAD_ALWAYS,
+	MODLOAD_NEVER,
 } ModLoadMode;
 
 /* modload_new() - NULL in *ret (and 0) when built without libkmod or @mode is NEVER. */

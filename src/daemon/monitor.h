@@ -23,25 +23,24 @@
 typedef struct Monitor Monitor;
 
 typedef enum MonitorLoss {
-        MONITOR_LOSS_ENOBUFS,   /* the receive buffer overflowed */
-        MONITOR_LOSS_SEQNUM_GAP, /* a sequence number was skipped */
+	MONITOR_LOSS_ENOBUFS,    /* the receive buffer overflowed */
+	MONITOR_LOSS_SEQNUM_GAP, /* a sequence number was skipped */
 } MonitorLoss;
 
 typedef struct MonitorStats {
-        uint64_t received;  /* kernel messages read */
-        uint64_t dispatched; /* passed the subsystem filter */
-        uint64_t enobufs;
-        uint64_t gaps;
-        uint64_t last_seqnum;
-        size_t rcvbuf;      /* effective receive buffer (kernel's value) */
+	uint64_t received;   /* kernel messages read */
+	uint64_t dispatched; /* passed the subsystem filter */
+	uint64_t enobufs;
+	uint64_t gaps;
+	uint64_t last_seqnum;
+	size_t rcvbuf; /* effective receive buffer (kernel's value) */
 } MonitorStats;
 
 typedef struct MonitorCallbacks {
-        void (*event)(Monitor *m, const Uevent *ev, void *userdata);
-        void (*loss)(Monitor *m, MonitorLoss what, uint64_t expected, uint64_t got,
-                     void *userdata);
-        /* A receive error other than ENOBUFS/EAGAIN: the owner may log it. */
-        void (*error)(Monitor *m, int error, void *userdata);
+	void (*event)(Monitor *m, const Uevent *ev, void *userdata);
+	void (*loss)(Monitor *m, MonitorLoss what, uint64_t expected, uint64_t got, void *userdata);
+	/* A receive error other than ENOBUFS/EAGAIN: the owner may log it. */
+	void (*error)(Monitor *m, int error, void *userdata);
 } MonitorCallbacks;
 
 /*

@@ -14,19 +14,19 @@
 #include "probe.h"
 
 typedef struct LuNaming {
-        char *serial;   /* ID_SERIAL, NULL when the device gives none */
-        char *wwn;      /* ID_WWN_WITH_EXTENSION as "0x...", or NULL */
-        char *bus;      /* "scsi" or "ata" */
-        char **names;   /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
-        size_t n_names;
-        /* scsi_id's view, as `lunctl list` shows it: ID_TYPE, ID_VENDOR, ID_MODEL, ID_REVISION
-         * and ID_SERIAL (NULL when scsi_id prints none) unescaped, and every property of
-         * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one
-         * after the other, each NUL-terminated, in @props (@props_size bytes in all): one
-         * allocation per LU, not one per property. */
-        char *id_type, *id_vendor, *id_model, *id_revision, *id_serial;
-        char *props;
-        size_t n_props, props_size;
+	char *serial; /* ID_SERIAL, NULL when the device gives none */
+	char *wwn;    /* ID_WWN_WITH_EXTENSION as "0x...", or NULL */
+	char *bus;    /* "scsi" or "ata" */
+	char **names; /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
+	size_t n_names;
+	/* scsi_id's view, as `lunctl list` shows it: ID_TYPE, ID_VENDOR, ID_MODEL, ID_REVISION
+	 * and ID_SERIAL (NULL when scsi_id prints none) unescaped, and every property of
+	 * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one
+	 * after the other, each NUL-terminated, in @props (@props_size bytes in all): one
+	 * allocation per LU, not one per property. */
+	char *id_type, *id_vendor, *id_model, *id_revision, *id_serial;
+	char *props;
+	size_t n_props, props_size;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);

@@ -23,310 +23,312 @@
 #define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
 
 typedef enum PolicyKnob {
-        KNOB_TIMEOUT,
-        KNOB_EH_TIMEOUT,
-        KNOB_MAX_RETRIES,
-        KNOB_QUEUE_DEPTH,
-        KNOB_RETRY_LIMIT, /* the companion patchset's (kernel/): checked by errpolicy */
-        KNOB_FAILFAST,
-        _KNOB_MAX,
+	KNOB_TIMEOUT,
+	KNOB_EH_TIMEOUT,
+	KNOB_MAX_RETRIES,
+	KNOB_QUEUE_DEPTH,
+	KNOB_RETRY_LIMIT, /* the companion patchset's (kernel/): checked by errpolicy */
+	KNOB_FAILFAST,
+	_KNOB_MAX,
 } PolicyKnob;
 
 static const struct {
-        const char *conf_key; /* lund.conf */
-        const char *hwdb_key; /* lund.hwdb */
-        long min, max;        /* what lund accepts; the kernel may refuse more */
+	const char *conf_key; /* lund.conf */
+	const char *hwdb_key; /* lund.hwdb */
+	long min, max;        /* what lund accepts; the kernel may refuse more */
 } knobs[_KNOB_MAX] = {
-        [KNOB_TIMEOUT] = { "timeout", "LUND_TIMEOUT", 1, 3600 },
-        [KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", 1, 3600 },
-        [KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", -1, 100 },
-        [KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", 1, 65535 },
-        [KNOB_RETRY_LIMIT] = { "retry_limit", "LUND_RETRY_LIMIT", 0, 0 },
-        [KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", 0, 0 },
+	[KNOB_TIMEOUT] = { "timeout", "LUND_TIMEOUT", 1, 3600 },
+	[KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", 1, 3600 },
+	[KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", -1, 100 },
+	[KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", 1, 65535 },
+	[KNOB_RETRY_LIMIT] = { "retry_limit", "LUND_RETRY_LIMIT", 0, 0 },
+	[KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", 0, 0 },
 };
 
 /* One [defaults] or [device NAME] section of lund.conf. */
 typedef struct ConfRule {
-        ConfSection sec;
-        char *value[_KNOB_MAX];
+	ConfSection sec;
+	char *value[_KNOB_MAX];
 } ConfRule;
 
 struct PolicyEngine {
-        int rootfd;
-        char *conf_path;
-        ConfRule *rules;
-        size_t n_rules;
-        Hwdb *hwdb;
+	int rootfd;
+	char *conf_path;
+	ConfRule *rules;
+	size_t n_rules;
+	Hwdb *hwdb;
 };
 
 /* What one LU gets, and where each value came from (for the log). */
 typedef struct LuPolicy {
-        char *value[_KNOB_MAX];
-        char *source[_KNOB_MAX];
+	char *value[_KNOB_MAX];
+	char *source[_KNOB_MAX];
 } LuPolicy;
 
 static void lu_policy_done(LuPolicy *p)
 {
-        for (int k = 0; k < _KNOB_MAX; k++) {
-                free(p->value[k]);
-                free(p->source[k]);
-        }
+	for (int k = 0; k < _KNOB_MAX; k++) {
+		free(p->value[k]);
+		free(p->source[k]);
+	}
 }
 
 static int lu_policy_set(LuPolicy *p, PolicyKnob k, const char *value, const char *source)
 {
-        char *v = strdup(value), *s = strdup(source);
+	char *v = strdup(value), *s = strdup(source);
 
-        if (!v || !s) {
-                free(v);
-                free(s);
-                return -ENOMEM;
-        }
-        free(p->value[k]);
-        free(p->source[k]);
-        p->value[k] = v;
-        p->source[k] = s;
-        return 0;
+	if (!v || !s) {
+		free(v);
+		free(s);
+		return -ENOMEM;
+	}
+	free(p->value[k]);
+	free(p->source[k]);
+	p->value[k] = v;
+	p->source[k] = s;
+	return 0;
 }
 
 static void conf_free(PolicyEngine *p)
 {
-        for (size_t i = 0; i < p->n_rules; i++) {
-                conf_section_done(&p->rules[i].sec);
-                for (int k = 0; k < _KNOB_MAX; k++)
-                        free(p->rules[i].value[k]);
-        }
-        free(p->rules);
-        p->rules = NULL;
-        p->n_rules = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		conf_section_done(&p->rules[i].sec);
+		for (int k = 0; k < _KNOB_MAX; k++)
+			free(p->rules[i].value[k]);
+	}
+	free(p->rules);
+	p->rules = NULL;
+	p->n_rules = 0;
 }
 
 /* iniparser reports syntax errors through this; they become our log lines. */
 static int conf_error_cb(const char *fmt, ...)
 {
-        char buf[512];
-        va_list ap;
+	char buf[512];
+	va_list ap;
 
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        va_end(ap);
-        buf[strcspn(buf, "\n")] = 0;
-        log_warning("lund.conf: %s", buf);
-        return 0;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	buf[strcspn(buf, "\n")] = 0;
+	log_warning("lund.conf: %s", buf);
+	return 0;
 }
 
 static int conf_load(PolicyEngine *p, const char *path)
 {
-        dictionary *d;
-        int nsec;
+	dictionary *d;
+	int nsec;
 
-        if (access(path, F_OK) < 0) {
-                if (errno == ENOENT) {
-                        log_debug("%s: not present, no configured policy", path);
-                        return 0;
-                }
-                return log_warning_errno(-errno, "%s: cannot access: %m", path);
-        }
-        iniparser_set_error_callback(conf_error_cb);
-        d = iniparser_load(path);
-        if (!d)
-                return log_error_errno(-EBADMSG, "%s: cannot parse, ignoring the whole file", path);
+	if (access(path, F_OK) < 0) {
+		if (errno == ENOENT) {
+			log_debug("%s: not present, no configured policy", path);
+			return 0;
+		}
+		return log_warning_errno(-errno, "%s: cannot access: %m", path);
+	}
+	iniparser_set_error_callback(conf_error_cb);
+	d = iniparser_load(path);
+	if (!d)
+		return log_error_errno(-EBADMSG, "%s: cannot parse, ignoring the whole file", path);
 
-        nsec = iniparser_getnsec(d);
-        for (int i = 0; i < nsec; i++) {
-                const char *sec = iniparser_getsecname(d, i);
-                ConfRule rule = {}, *n;
+	nsec = iniparser_getnsec(d);
+	for (int i = 0; i < nsec; i++) {
+		const char *sec = iniparser_getsecname(d, i);
+		ConfRule rule = {}, *n;
 
-                if (!sec)
-                        continue;
-                {
-                        int k = conf_section_parse(d, sec, &rule.sec);
+		if (!sec)
+			continue;
+		{
+			int k = conf_section_parse(d, sec, &rule.sec);
 
-                        if (k == -ENOENT) {
-                                log_warning("%s: unknown section [%s], ignoring it", path, sec);
-                                continue;
-                        }
-                        if (k < 0)
-                                goto oom;
-                }
-                for (int k = 0; k < _KNOB_MAX; k++) {
-                        _cleanup_free_ char *key = NULL;
-                        const char *v;
+			if (k == -ENOENT) {
+				log_warning("%s: unknown section [%s], ignoring it", path, sec);
+				continue;
+			}
+			if (k < 0)
+				goto oom;
+		}
+		for (int k = 0; k < _KNOB_MAX; k++) {
+			_cleanup_free_ char *key = NULL;
+			const char *v;
 
-                        if (asprintf(&key, "%s:%s", sec, knobs[k].conf_key) < 0)
-                                goto oom;
-                        v = iniparser_getstring(d, key, NULL);
-                        if (v && !(rule.value[k] = strdup(v)))
-                                goto oom;
-                }
-                {
-                        int nk = iniparser_getsecnkeys(d, sec);
-                        const char **keys = nk > 0 ? calloc((size_t)nk, sizeof(char *)) : NULL;
+			if (asprintf(&key, "%s:%s", sec, knobs[k].conf_key) < 0)
+				goto oom;
+			v = iniparser_getstring(d, key, NULL);
+			if (v && !(rule.value[k] = strdup(v)))
+				goto oom;
+		}
+		{
+			int nk = iniparser_getsecnkeys(d, sec);
+			const char **keys = nk > 0 ? calloc((size_t)nk, sizeof(char *)) : NULL;
 
-                        if (keys && iniparser_getseckeys(d, sec, keys))
-                                for (int j = 0; j < nk; j++) {
-                                        const char *k = strchr(keys[j], ':');
-                                        bool known = false;
+			if (keys && iniparser_getseckeys(d, sec, keys))
+				for (int j = 0; j < nk; j++) {
+					const char *k = strchr(keys[j], ':');
+					bool known = false;
 
-                                        k = k ? k + 1 : keys[j];
-                                        for (int x = 0; x < _KNOB_MAX; x++)
-                                                known |= streq(k, knobs[x].conf_key);
-                                        /* scan quirks: read by the scan engine (scanquirk.h),
-                                         * checked here so that a bad one is logged once */
-                                        if (streq(k, "scan_sequential") || streq(k, "scan_sparse") ||
-                                            streq(k, "scan_max_lun")) {
-                                                const char *v = iniparser_getstring(d, keys[j], "");
-                                                uint64_t lun;
-                                                bool b;
+					k = k ? k + 1 : keys[j];
+					for (int x = 0; x < _KNOB_MAX; x++)
+						known |= streq(k, knobs[x].conf_key);
+					/* scan quirks: read by the scan engine (scanquirk.h),
+					 * checked here so that a bad one is logged once */
+					if (streq(k, "scan_sequential") ||
+					    streq(k, "scan_sparse") || streq(k, "scan_max_lun")) {
+						const char *v = iniparser_getstring(d, keys[j], "");
+						uint64_t lun;
+						bool b;
 
-                                                known = true;
-                                                if (streq(k, "scan_max_lun") ?
-                                                            scan_quirk_parse_max_lun(v, &lun) < 0 :
-                                                            scan_quirk_parse_bool(v, &b) < 0)
-                                                        log_warning("%s: [%s]: invalid %s \"%s\", ignoring it",
-                                                                    path, sec, k, v);
-                                        }
-                                        if (rule.sec.name)
-                                                known |= streq(k, "vendor") || streq(k, "model");
-                                        if (!known)
-                                                log_warning("%s: [%s]: unknown key \"%s\", ignoring it",
-                                                            path, sec, k);
-                                }
-                        free(keys);
-                }
-                n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
-                if (!n) {
-                        conf_section_done(&rule.sec);
-                        for (int k = 0; k < _KNOB_MAX; k++)
-                                free(rule.value[k]);
-                        goto oom;
-                }
-                p->rules = n;
-                p->rules[p->n_rules++] = rule;
-        }
-        iniparser_freedict(d);
-        log_info("%s: %zu policy section(s)", path, p->n_rules);
-        return 0;
+						known = true;
+						if (streq(k, "scan_max_lun")
+						            ? scan_quirk_parse_max_lun(v, &lun) < 0
+						            : scan_quirk_parse_bool(v, &b) < 0)
+							log_warning("%s: [%s]: invalid %s \"%s\", "
+							            "ignoring it",
+							            path, sec, k, v);
+					}
+					if (rule.sec.name)
+						known |= streq(k, "vendor") || streq(k, "model");
+					if (!known)
+						log_warning(
+						        "%s: [%s]: unknown key \"%s\", ignoring it",
+						        path, sec, k);
+				}
+			free(keys);
+		}
+		n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
+		if (!n) {
+			conf_section_done(&rule.sec);
+			for (int k = 0; k < _KNOB_MAX; k++)
+				free(rule.value[k]);
+			goto oom;
+		}
+		p->rules = n;
+		p->rules[p->n_rules++] = rule;
+	}
+	iniparser_freedict(d);
+	log_info("%s: %zu policy section(s)", path, p->n_rules);
+	return 0;
 oom:
-        iniparser_freedict(d);
-        return log_error_errno(-ENOMEM, "Out of memory");
+	iniparser_freedict(d);
+	return log_error_errno(-ENOMEM, "Out of memory");
 }
 
-int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path,
-                      PolicyEngine **ret)
+int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path, PolicyEngine **ret)
 {
-        PolicyEngine *p;
-        int r;
+	PolicyEngine *p;
+	int r;
 
-        p = calloc(1, sizeof(*p));
-        if (!p)
-                return -ENOMEM;
-        p->rootfd = rootfd;
-        p->conf_path = strdup(conf_path ?: LUND_CONF_DEFAULT);
-        if (!p->conf_path) {
-                free(p);
-                return -ENOMEM;
-        }
-        r = conf_load(p, p->conf_path);
-        if (r == -ENOMEM) {
-                policy_engine_free(p);
-                return r;
-        }
-        r = hwdb_open(hwdb_path, &p->hwdb);
-        if (r < 0) {
-                if (hwdb_path)
-                        log_warning_errno(r, "%s: cannot open the hwdb, no hwdb policy: %m",
-                                          hwdb_path);
-                else
-                        log_debug_errno(r, "No compiled hwdb, no hwdb policy: %m");
-                p->hwdb = NULL;
-        }
-        *ret = p;
-        return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->rootfd = rootfd;
+	p->conf_path = strdup(conf_path ?: LUND_CONF_DEFAULT);
+	if (!p->conf_path) {
+		free(p);
+		return -ENOMEM;
+	}
+	r = conf_load(p, p->conf_path);
+	if (r == -ENOMEM) {
+		policy_engine_free(p);
+		return r;
+	}
+	r = hwdb_open(hwdb_path, &p->hwdb);
+	if (r < 0) {
+		if (hwdb_path)
+			log_warning_errno(r, "%s: cannot open the hwdb, no hwdb policy: %m",
+			                  hwdb_path);
+		else
+			log_debug_errno(r, "No compiled hwdb, no hwdb policy: %m");
+		p->hwdb = NULL;
+	}
+	*ret = p;
+	return 0;
 }
 
 PolicyEngine *policy_engine_free(PolicyEngine *p)
 {
-        if (!p)
-                return NULL;
-        conf_free(p);
-        hwdb_free(p->hwdb);
-        free(p->conf_path);
-        free(p);
-        return NULL;
+	if (!p)
+		return NULL;
+	conf_free(p);
+	hwdb_free(p->hwdb);
+	free(p->conf_path);
+	free(p);
+	return NULL;
 }
 
 typedef struct HwdbCtx {
-        LuPolicy *pol;
-        int error;
+	LuPolicy *pol;
+	int error;
 } HwdbCtx;
 
 static void on_hwdb_property(const char *key, const char *value, void *userdata)
 {
-        HwdbCtx *c = userdata;
+	HwdbCtx *c = userdata;
 
-        for (int k = 0; k < _KNOB_MAX; k++)
-                if (streq(key, knobs[k].hwdb_key)) {
-                        int r = lu_policy_set(c->pol, k, value, "hwdb");
-                        if (r < 0)
-                                c->error = r;
-                }
+	for (int k = 0; k < _KNOB_MAX; k++)
+		if (streq(key, knobs[k].hwdb_key)) {
+			int r = lu_policy_set(c->pol, k, value, "hwdb");
+			if (r < 0)
+				c->error = r;
+		}
 }
 
 /* hwdb first, then lund.conf's [defaults], then its [device] sections in file order. */
 static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
 {
-        _cleanup_free_ char *vendor = NULL, *model = NULL;
-        int r;
+	_cleanup_free_ char *vendor = NULL, *model = NULL;
+	int r;
 
-        if (p->hwdb) {
-                _cleanup_free_ char *alias = hwdb_modalias(lu->type, lu->vendor, lu->model,
-                                                           lu->revision);
-                HwdbCtx c = { pol, 0 };
+	if (p->hwdb) {
+		_cleanup_free_ char *alias =
+		        hwdb_modalias(lu->type, lu->vendor, lu->model, lu->revision);
+		HwdbCtx c = { pol, 0 };
 
-                if (!alias)
-                        return -ENOMEM;
-                r = hwdb_lookup(p->hwdb, alias, on_hwdb_property, &c);
-                if (c.error < 0)
-                        return c.error;
-                if (r < 0)
-                        log_debug_errno(r, "hwdb lookup of \"%s\" failed: %m", alias);
-        }
-        vendor = strdup(lu->vendor ?: "");
-        model = strdup(lu->model ?: "");
-        if (!vendor || !model)
-                return -ENOMEM;
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < p->n_rules; i++) {
-                        const ConfRule *rule = &p->rules[i];
-                        _cleanup_free_ char *src = NULL;
+		if (!alias)
+			return -ENOMEM;
+		r = hwdb_lookup(p->hwdb, alias, on_hwdb_property, &c);
+		if (c.error < 0)
+			return c.error;
+		if (r < 0)
+			log_debug_errno(r, "hwdb lookup of \"%s\" failed: %m", alias);
+	}
+	vendor = strdup(lu->vendor ?: "");
+	model = strdup(lu->model ?: "");
+	if (!vendor || !model)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->n_rules; i++) {
+			const ConfRule *rule = &p->rules[i];
+			_cleanup_free_ char *src = NULL;
 
-                        if (!conf_section_applies(&rule->sec, pass, vendor, model))
-                                continue;
-                        if (asprintf(&src, "%s [%s%s]", p->conf_path,
-                                     rule->sec.name ? "device " : "defaults", rule->sec.name ?: "") < 0)
-                                return -ENOMEM;
-                        for (int k = 0; k < _KNOB_MAX; k++)
-                                if (rule->value[k]) {
-                                        r = lu_policy_set(pol, k, rule->value[k], src);
-                                        if (r < 0)
-                                                return r;
-                                }
-                }
-        return 0;
+			if (!conf_section_applies(&rule->sec, pass, vendor, model))
+				continue;
+			if (asprintf(&src, "%s [%s%s]", p->conf_path,
+			             rule->sec.name ? "device " : "defaults",
+			             rule->sec.name ?: "") < 0)
+				return -ENOMEM;
+			for (int k = 0; k < _KNOB_MAX; k++)
+				if (rule->value[k]) {
+					r = lu_policy_set(pol, k, rule->value[k], src);
+					if (r < 0)
+						return r;
+				}
+		}
+	return 0;
 }
 
 static int parse_long(const char *s, long *ret)
 {
-        char *end;
-        long v;
+	char *end;
+	long v;
 
-        errno = 0;
-        v = strtol(s, &end, 10);
-        if (errno != 0 || end == s || *end)
-                return -EINVAL;
-        *ret = v;
-        return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
 }
 
 /* retry_limit and failfast take words, and exist only with the companion patchset: errpolicy
@@ -335,117 +337,120 @@ static int parse_long(const char *s, long *ret)
 static int apply_errknob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
                          const char *source, const char *why)
 {
-        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
-        ErrKnob ek = errknob_from_string(knobs[k].conf_key);
-        _cleanup_free_ char *path = NULL, *cur = NULL;
-        const char *name = knobs[k].conf_key;
-        char want[ERRKNOB_VALUE_MAX], have[ERRKNOB_VALUE_MAX];
-        int r;
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+	ErrKnob ek = errknob_from_string(knobs[k].conf_key);
+	_cleanup_free_ char *path = NULL, *cur = NULL;
+	const char *name = knobs[k].conf_key;
+	char want[ERRKNOB_VALUE_MAX], have[ERRKNOB_VALUE_MAX];
+	int r;
 
-        if (errknob_validate(ek, value, want, sizeof(want)) < 0) {
-                log_device_full(LOG_WARNING, 0, &dev, "%s: invalid %s \"%s\" (%s expected), leaving %s unchanged",
-                                source, name, value, errknob_help(ek), name);
-                return 0;
-        }
-        r = errknob_path(lu->syspath, lu->hctl, ek, &path);
-        if (r < 0)
-                return r;
-        r = sysfs_read_string(p->rootfd, path, &cur);
-        if (r == -ENOENT) {
-                log_device_full(LOG_NOTICE, 0, &dev,
-                                "%s: %s is not available on this kernel (the lund kernel companion patchset adds it), not set",
-                                source, name);
-                return 0;
-        }
-        if (r < 0)
-                return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
-        /* The kernel shows failfast classes blank-separated; compare canonical forms. */
-        if (errknob_validate(ek, cur, have, sizeof(have)) >= 0 && streq(have, want))
-                return 0;
-        r = errpolicy_write(p->rootfd, lu->syspath, lu->hctl, ek, want);
-        if (r < 0)
-                return log_device_warning_errno(&dev, r,
-                                                "%s: the kernel refused %s=%s (%s), %s left at %s: %m",
-                                                source, name, want, why, name, cur);
-        log_device_full(LOG_INFO, 0, &dev, "%s %s -> %s (%s, %s)", name, cur, want, source, why);
-        return 1;
+	if (errknob_validate(ek, value, want, sizeof(want)) < 0) {
+		log_device_full(LOG_WARNING, 0, &dev,
+		                "%s: invalid %s \"%s\" (%s expected), leaving %s unchanged", source,
+		                name, value, errknob_help(ek), name);
+		return 0;
+	}
+	r = errknob_path(lu->syspath, lu->hctl, ek, &path);
+	if (r < 0)
+		return r;
+	r = sysfs_read_string(p->rootfd, path, &cur);
+	if (r == -ENOENT) {
+		log_device_full(LOG_NOTICE, 0, &dev,
+		                "%s: %s is not available on this kernel (the lund kernel companion "
+		                "patchset adds it), not set",
+		                source, name);
+		return 0;
+	}
+	if (r < 0)
+		return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
+	/* The kernel shows failfast classes blank-separated; compare canonical forms. */
+	if (errknob_validate(ek, cur, have, sizeof(have)) >= 0 && streq(have, want))
+		return 0;
+	r = errpolicy_write(p->rootfd, lu->syspath, lu->hctl, ek, want);
+	if (r < 0)
+		return log_device_warning_errno(
+		        &dev, r, "%s: the kernel refused %s=%s (%s), %s left at %s: %m", source,
+		        name, want, why, name, cur);
+	log_device_full(LOG_INFO, 0, &dev, "%s %s -> %s (%s, %s)", name, cur, want, source, why);
+	return 1;
 }
 
 static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
                       const char *source, const char *why)
 {
-        LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
-        _cleanup_free_ char *path = NULL, *cur = NULL;
-        const char *name = knobs[k].conf_key;
-        long v;
-        int r;
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+	_cleanup_free_ char *path = NULL, *cur = NULL;
+	const char *name = knobs[k].conf_key;
+	long v;
+	int r;
 
-        if (k == KNOB_RETRY_LIMIT || k == KNOB_FAILFAST)
-                return apply_errknob(p, lu, k, value, source, why);
-        if (parse_long(value, &v) < 0 || v < knobs[k].min || v > knobs[k].max) {
-                log_device_full(LOG_WARNING, 0, &dev,
-                                "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s unchanged",
-                                source, name, value, knobs[k].min, knobs[k].max, name);
-                return 0;
-        }
-        if (k == KNOB_MAX_RETRIES) {
-                if (!lu->block || strneq(lu->block, "sr", 2))
-                        return 0; /* sd's attribute: only disks have it */
-                r = asprintf(&path, "%s/scsi_disk/%s/max_retries", lu->syspath, lu->hctl);
-        } else
-                r = asprintf(&path, "%s/%s", lu->syspath, name);
-        if (r < 0)
-                return -ENOMEM;
+	if (k == KNOB_RETRY_LIMIT || k == KNOB_FAILFAST)
+		return apply_errknob(p, lu, k, value, source, why);
+	if (parse_long(value, &v) < 0 || v < knobs[k].min || v > knobs[k].max) {
+		log_device_full(LOG_WARNING, 0, &dev,
+		                "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s "
+		                "unchanged",
+		                source, name, value, knobs[k].min, knobs[k].max, name);
+		return 0;
+	}
+	if (k == KNOB_MAX_RETRIES) {
+		if (!lu->block || strneq(lu->block, "sr", 2))
+			return 0; /* sd's attribute: only disks have it */
+		r = asprintf(&path, "%s/scsi_disk/%s/max_retries", lu->syspath, lu->hctl);
+	} else
+		r = asprintf(&path, "%s/%s", lu->syspath, name);
+	if (r < 0)
+		return -ENOMEM;
 
-        r = sysfs_read_string(p->rootfd, path, &cur);
-        if (r == -ENOENT) {
-                log_device_full(LOG_NOTICE, 0, &dev,
-                                "%s: %s is not available for this device on this kernel, not set",
-                                source, name);
-                return 0;
-        }
-        if (r < 0)
-                return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
-        {
-                long c;
-                if (parse_long(cur, &c) >= 0 && c == v)
-                        return 0;
-        }
-        {
-                char buf[32];
+	r = sysfs_read_string(p->rootfd, path, &cur);
+	if (r == -ENOENT) {
+		log_device_full(LOG_NOTICE, 0, &dev,
+		                "%s: %s is not available for this device on this kernel, not set",
+		                source, name);
+		return 0;
+	}
+	if (r < 0)
+		return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
+	{
+		long c;
+		if (parse_long(cur, &c) >= 0 && c == v)
+			return 0;
+	}
+	{
+		char buf[32];
 
-                snprintf(buf, sizeof(buf), "%ld", v);
-                r = sysfs_write_attr(p->rootfd, path, buf);
-        }
-        if (r < 0)
-                return log_device_warning_errno(&dev, r,
-                                                "%s: the kernel refused %s=%ld (%s), %s left at %s: %m",
-                                                source, name, v, why, name, cur);
-        log_device_full(LOG_INFO, 0, &dev, "%s %s -> %ld (%s, %s)", name, cur, v, source, why);
-        return 1;
+		snprintf(buf, sizeof(buf), "%ld", v);
+		r = sysfs_write_attr(p->rootfd, path, buf);
+	}
+	if (r < 0)
+		return log_device_warning_errno(
+		        &dev, r, "%s: the kernel refused %s=%ld (%s), %s left at %s: %m", source,
+		        name, v, why, name, cur);
+	log_device_full(LOG_INFO, 0, &dev, "%s %s -> %ld (%s, %s)", name, cur, v, source, why);
+	return 1;
 }
 
 int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
 {
-        LuPolicy pol = {};
-        int r, changed = 0, first_error = 0;
+	LuPolicy pol = {};
+	int r, changed = 0, first_error = 0;
 
-        if (!p)
-                return 0;
-        r = lu_policy_compute(p, lu, &pol);
-        if (r < 0) {
-                lu_policy_done(&pol);
-                return r;
-        }
-        for (int k = 0; k < _KNOB_MAX; k++) {
-                if (!pol.value[k])
-                        continue;
-                r = apply_knob(p, lu, k, pol.value[k], pol.source[k], why);
-                if (r > 0)
-                        changed++;
-                else if (r < 0 && first_error == 0)
-                        first_error = r;
-        }
-        lu_policy_done(&pol);
-        return first_error < 0 ? first_error : changed;
+	if (!p)
+		return 0;
+	r = lu_policy_compute(p, lu, &pol);
+	if (r < 0) {
+		lu_policy_done(&pol);
+		return r;
+	}
+	for (int k = 0; k < _KNOB_MAX; k++) {
+		if (!pol.value[k])
+			continue;
+		r = apply_knob(p, lu, k, pol.value[k], pol.source[k], why);
+		if (r > 0)
+			changed++;
+		else if (r < 0 && first_error == 0)
+			first_error = r;
+	}
+	lu_policy_done(&pol);
+	return first_error < 0 ? first_error : changed;
 }

@@ -19,8 +19,7 @@ typedef struct PolicyEngine PolicyEngine;
  * error) and open the hwdb at @hwdb_path (NULL: the system's; none is no error). A config file
  * that cannot be parsed fails with -EBADMSG. Logs what it loaded.
  */
-int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path,
-                      PolicyEngine **ret);
+int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path, PolicyEngine **ret);
 PolicyEngine *policy_engine_free(PolicyEngine *p);
 
 /* policy_apply() - write what differs; @why goes into the log ("add", "power-on-reset").

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 
 typedef struct ConfSection {
-        char *name;   /* the device section's NAME ("device" when it has none); NULL for defaults */
-        char *vendor; /* globs; NULL for defaults */
-        char *model;
+	char *name;   /* the device section's NAME ("device" when it has none); NULL for defaults */
+	char *vendor; /* globs; NULL for defaults */
+	char *model;
 } ConfSection;
 
 void conf_section_done(ConfSection *s);

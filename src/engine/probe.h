@@ -13,13 +13,13 @@
 #include <stdint.h>
 
 typedef struct LuRef {
-        char *hctl;     /* "H:C:T:L" */
-        unsigned host, channel, target;
-        uint64_t lun;
-        char *syspath;  /* relative to the root: "sys/bus/scsi/devices/H:C:T:L" */
-        char *sg;       /* "sg3", or NULL when sg is not bound */
-        char *block;    /* "sda" / "sr0", or NULL */
-        char *tape;     /* "st0", or NULL */
+	char *hctl; /* "H:C:T:L" */
+	unsigned host, channel, target;
+	uint64_t lun;
+	char *syspath; /* relative to the root: "sys/bus/scsi/devices/H:C:T:L" */
+	char *sg;      /* "sg3", or NULL when sg is not bound */
+	char *block;   /* "sda" / "sr0", or NULL */
+	char *tape;    /* "st0", or NULL */
 } LuRef;
 
 void lu_ref_done(LuRef *lu);
@@ -33,35 +33,35 @@ void lu_ref_done(LuRef *lu);
 int probe_resolve(int rootfd, const char *arg, LuRef *ret);
 
 typedef enum ProbePage {
-        PROBE_INQUIRY,
-        PROBE_PG00,
-        PROBE_PG80,
-        PROBE_PG83,
-        PROBE_PG89,
-        PROBE_PGB0,
-        _PROBE_PAGE_MAX,
-        _PROBE_PAGE_INVALID = -EINVAL,
+	PROBE_INQUIRY,
+	PROBE_PG00,
+	PROBE_PG80,
+	PROBE_PG83,
+	PROBE_PG89,
+	PROBE_PGB0,
+	_PROBE_PAGE_MAX,
+	_PROBE_PAGE_INVALID = -EINVAL,
 } ProbePage;
 
 typedef enum ProbeSource {
-        PROBE_SOURCE_NONE,  /* not available: the device lacks it */
-        PROBE_SOURCE_SYSFS, /* the kernel's cached copy */
-        PROBE_SOURCE_SGIO,  /* asked the device */
+	PROBE_SOURCE_NONE,  /* not available: the device lacks it */
+	PROBE_SOURCE_SYSFS, /* the kernel's cached copy */
+	PROBE_SOURCE_SGIO,  /* asked the device */
 } ProbeSource;
 
 typedef struct ProbeData {
-        uint8_t *buf[_PROBE_PAGE_MAX];
-        size_t len[_PROBE_PAGE_MAX];
-        ProbeSource source[_PROBE_PAGE_MAX];
-        int error[_PROBE_PAGE_MAX]; /* why a page is missing (-errno), 0 otherwise */
-        unsigned commands;          /* SCSI commands issued */
+	uint8_t *buf[_PROBE_PAGE_MAX];
+	size_t len[_PROBE_PAGE_MAX];
+	ProbeSource source[_PROBE_PAGE_MAX];
+	int error[_PROBE_PAGE_MAX]; /* why a page is missing (-errno), 0 otherwise */
+	unsigned commands;          /* SCSI commands issued */
 } ProbeData;
 
 void probe_data_done(ProbeData *d);
 
 typedef enum ProbeFlags {
-        PROBE_SYSFS_ONLY = 1 << 0, /* never send a command */
-        PROBE_SGIO_ONLY = 1 << 1,  /* ignore the kernel's cache (compare, or stale cache) */
+	PROBE_SYSFS_ONLY = 1 << 0, /* never send a command */
+	PROBE_SGIO_ONLY = 1 << 1,  /* ignore the kernel's cache (compare, or stale cache) */
 } ProbeFlags;
 
 /*

@@ -15,24 +15,24 @@
 
 static bool attr_exists(int rootfd, const char *dir, const char *attr)
 {
-        _cleanup_free_ char *p = NULL;
+	_cleanup_free_ char *p = NULL;
 
-        if (asprintf(&p, "%s/%s", dir, attr) < 0)
-                return false;
-        return faccessat(rootfd, p, F_OK, 0) >= 0;
+	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+		return false;
+	return faccessat(rootfd, p, F_OK, 0) >= 0;
 }
 
 /* An attribute as a string, or NULL when it cannot be read (usb_id treats both alike). */
 static char *attr_string(int rootfd, const char *dir, const char *attr)
 {
-        _cleanup_free_ char *p = NULL;
-        char *s = NULL;
+	_cleanup_free_ char *p = NULL;
+	char *s = NULL;
 
-        if (asprintf(&p, "%s/%s", dir, attr) < 0)
-                return NULL;
-        if (sysfs_read_string(rootfd, p, &s) < 0)
-                return NULL;
-        return s;
+	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+		return NULL;
+	if (sysfs_read_string(rootfd, p, &s) < 0)
+		return NULL;
+	return s;
 }
 
 /*
@@ -41,113 +41,113 @@ static char *attr_string(int rootfd, const char *dir, const char *attr)
  */
 static int scsi_devpath(int rootfd, const LuRef *lu, char **ret)
 {
-        char target[PATH_MAX];
-        _cleanup_free_ char *joined = NULL;
-        char *parts[PATH_MAX / 2];
-        size_t n = 0, len = 0;
-        char *save = NULL, *out;
-        ssize_t k;
+	char target[PATH_MAX];
+	_cleanup_free_ char *joined = NULL;
+	char *parts[PATH_MAX / 2];
+	size_t n = 0, len = 0;
+	char *save = NULL, *out;
+	ssize_t k;
 
-        k = readlinkat(rootfd, lu->syspath, target, sizeof(target));
-        if (k < 0)
-                return -errno;
-        if ((size_t)k >= sizeof(target))
-                return -ENAMETOOLONG;
-        target[k] = 0;
-        if (target[0] == '/')
-                return -EBADMSG;
+	k = readlinkat(rootfd, lu->syspath, target, sizeof(target));
+	if (k < 0)
+		return -errno;
+	if ((size_t)k >= sizeof(target))
+		return -ENAMETOOLONG;
+	target[k] = 0;
+	if (target[0] == '/')
+		return -EBADMSG;
 
-        /* The link lives in sys/bus/scsi/devices. */
-        if (asprintf(&joined, "sys/bus/scsi/devices/%s", target) < 0)
-                return -ENOMEM;
-        for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-                if (streq(c, "."))
-                        continue;
-                if (streq(c, "..")) {
-                        if (n == 0)
-                                return -EBADMSG;
-                        n--;
-                        continue;
-                }
-                if (n >= ELEMENTSOF(parts))
-                        return -ENAMETOOLONG;
-                parts[n++] = c;
-        }
-        for (size_t i = 0; i < n; i++)
-                len += strlen(parts[i]) + 1;
-        out = malloc(len + 1);
-        if (!out)
-                return -ENOMEM;
-        out[0] = 0;
-        for (size_t i = 0, pos = 0; i < n; i++) {
-                size_t l = strlen(parts[i]);
+	/* The link lives in sys/bus/scsi/devices. */
+	if (asprintf(&joined, "sys/bus/scsi/devices/%s", target) < 0)
+		return -ENOMEM;
+	for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (streq(c, "."))
+			continue;
+		if (streq(c, "..")) {
+			if (n == 0)
+				return -EBADMSG;
+			n--;
+			continue;
+		}
+		if (n >= ELEMENTSOF(parts))
+			return -ENAMETOOLONG;
+		parts[n++] = c;
+	}
+	for (size_t i = 0; i < n; i++)
+		len += strlen(parts[i]) + 1;
+	out = malloc(len + 1);
+	if (!out)
+		return -ENOMEM;
+	out[0] = 0;
+	for (size_t i = 0, pos = 0; i < n; i++) {
+		size_t l = strlen(parts[i]);
 
-                if (i > 0)
-                        out[pos++] = '/';
-                memcpy(out + pos, parts[i], l);
-                pos += l;
-                out[pos] = 0;
-        }
-        *ret = out;
-        return 0;
+		if (i > 0)
+			out[pos++] = '/';
+		memcpy(out + pos, parts[i], l);
+		pos += l;
+		out[pos] = 0;
+	}
+	*ret = out;
+	return 0;
 }
 
 /* usb_id's inputs: the closest usb_interface above the LU, and the usb_device above that. */
 static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c)
 {
-        _cleanup_free_ char *dir = strdup(devpath);
-        _cleanup_free_ char *if_class = NULL, *if_subclass = NULL, *vendor = NULL, *model = NULL,
-                            *id_vendor = NULL, *id_product = NULL, *manufacturer = NULL,
-                            *product = NULL, *serial = NULL;
-        char *slash;
-        UsbIdInput in = {};
+	_cleanup_free_ char *dir = strdup(devpath);
+	_cleanup_free_ char *if_class = NULL, *if_subclass = NULL, *vendor = NULL, *model = NULL,
+	                    *id_vendor = NULL, *id_product = NULL, *manufacturer = NULL,
+	                    *product = NULL, *serial = NULL;
+	char *slash;
+	UsbIdInput in = {};
 
-        if (!dir)
-                return -ENOMEM;
-        /* Walk up from the SCSI device; an interface has bInterfaceClass, its parent device
-         * idVendor. Stop at sys/devices. */
-        for (;;) {
-                slash = strrchr(dir, '/');
-                if (!slash)
-                        return 0;
-                *slash = 0;
-                if (!strchr(dir, '/') || streq(dir, "sys/devices"))
-                        return 0;
-                if (attr_exists(rootfd, dir, "bInterfaceClass"))
-                        break;
-        }
-        if_class = attr_string(rootfd, dir, "bInterfaceClass");
-        if_subclass = attr_string(rootfd, dir, "bInterfaceSubClass");
-        vendor = attr_string(rootfd, lu->syspath, "vendor");
-        model = attr_string(rootfd, lu->syspath, "model");
-        slash = strrchr(dir, '/');
-        if (!slash)
-                return 0;
-        *slash = 0;
-        if (!attr_exists(rootfd, dir, "idVendor"))
-                return 0;
-        id_vendor = attr_string(rootfd, dir, "idVendor");
-        id_product = attr_string(rootfd, dir, "idProduct");
-        manufacturer = attr_string(rootfd, dir, "manufacturer");
-        product = attr_string(rootfd, dir, "product");
-        serial = attr_string(rootfd, dir, "serial");
+	if (!dir)
+		return -ENOMEM;
+	/* Walk up from the SCSI device; an interface has bInterfaceClass, its parent device
+	 * idVendor. Stop at sys/devices. */
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			return 0;
+		*slash = 0;
+		if (!strchr(dir, '/') || streq(dir, "sys/devices"))
+			return 0;
+		if (attr_exists(rootfd, dir, "bInterfaceClass"))
+			break;
+	}
+	if_class = attr_string(rootfd, dir, "bInterfaceClass");
+	if_subclass = attr_string(rootfd, dir, "bInterfaceSubClass");
+	vendor = attr_string(rootfd, lu->syspath, "vendor");
+	model = attr_string(rootfd, lu->syspath, "model");
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	if (!attr_exists(rootfd, dir, "idVendor"))
+		return 0;
+	id_vendor = attr_string(rootfd, dir, "idVendor");
+	id_product = attr_string(rootfd, dir, "idProduct");
+	manufacturer = attr_string(rootfd, dir, "manufacturer");
+	product = attr_string(rootfd, dir, "product");
+	serial = attr_string(rootfd, dir, "serial");
 
-        in = (UsbIdInput) {
-                .if_class = if_class,
-                .if_subclass = if_subclass,
-                .scsi_vendor = vendor,
-                .scsi_model = model,
-                .have_hctl = true,
-                .target = lu->target,
-                .lun = lu->lun,
-                .id_vendor = id_vendor,
-                .id_product = id_product,
-                .manufacturer = manufacturer,
-                .product = product,
-                .serial = serial,
-        };
-        c->have_usb = usbid_compute(&in, &c->usb) >= 0;
-        return 0;
+	in = (UsbIdInput){
+		.if_class = if_class,
+		.if_subclass = if_subclass,
+		.scsi_vendor = vendor,
+		.scsi_model = model,
+		.have_hctl = true,
+		.target = lu->target,
+		.lun = lu->lun,
+		.id_vendor = id_vendor,
+		.id_product = id_product,
+		.manufacturer = manufacturer,
+		.product = product,
+		.serial = serial,
+	};
+	c->have_usb = usbid_compute(&in, &c->usb) >= 0;
+	return 0;
 }
 
 /*
@@ -157,43 +157,43 @@ static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c
  */
 static void read_ata_identify(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c)
 {
-        _cleanup_free_ uint8_t *buf = NULL;
-        const char *p;
-        unsigned print_id = 0;
-        bool found = false;
-        size_t len;
+	_cleanup_free_ uint8_t *buf = NULL;
+	const char *p;
+	unsigned print_id = 0;
+	bool found = false;
+	size_t len;
 
-        for (p = devpath; (p = strstr(p, "/ata")); p++) {
-                char *end;
-                unsigned long v = strtoul(p + 4, &end, 10);
+	for (p = devpath; (p = strstr(p, "/ata")); p++) {
+		char *end;
+		unsigned long v = strtoul(p + 4, &end, 10);
 
-                if (end != p + 4 && (*end == '/' || *end == 0) && v <= UINT_MAX) {
-                        print_id = (unsigned)v;
-                        found = true;
-                }
-        }
-        if (!found || lu->lun != 0)
-                return;
+		if (end != p + 4 && (*end == '/' || *end == 0) && v <= UINT_MAX) {
+			print_id = (unsigned)v;
+			found = true;
+		}
+	}
+	if (!found || lu->lun != 0)
+		return;
 
-        for (int form = 0; form < 2 && !buf; form++) {
-                _cleanup_free_ char *path = NULL;
-                int r;
+	for (int form = 0; form < 2 && !buf; form++) {
+		_cleanup_free_ char *path = NULL;
+		int r;
 
-                if (form == 0 && lu->channel == 0)
-                        r = asprintf(&path, "sys/class/ata_device/dev%u.%u/id", print_id,
-                                     lu->target);
-                else if (form == 1 && lu->target == 0)
-                        r = asprintf(&path, "sys/class/ata_device/dev%u.%u.0/id", print_id,
-                                     lu->channel);
-                else
-                        continue;
-                if (r < 0)
-                        return;
-                if (sysfs_read_attr(rootfd, path, 4096, &buf, &len) < 0)
-                        buf = NULL;
-        }
-        if (buf && ident_ata_identify_parse((const char *)buf, len, c->ata_identify) >= 0)
-                c->have_ata_identify = true;
+		if (form == 0 && lu->channel == 0)
+			r = asprintf(&path, "sys/class/ata_device/dev%u.%u/id", print_id,
+			             lu->target);
+		else if (form == 1 && lu->target == 0)
+			r = asprintf(&path, "sys/class/ata_device/dev%u.%u.0/id", print_id,
+			             lu->channel);
+		else
+			continue;
+		if (r < 0)
+			return;
+		if (sysfs_read_attr(rootfd, path, 4096, &buf, &len) < 0)
+			buf = NULL;
+	}
+	if (buf && ident_ata_identify_parse((const char *)buf, len, c->ata_identify) >= 0)
+		c->have_ata_identify = true;
 }
 
 /*
@@ -202,116 +202,117 @@ static void read_ata_identify(int rootfd, const LuRef *lu, const char *devpath, 
  */
 static bool rules_installed(int rootfd, const char *name)
 {
-        static const char *const dirs[] = {
-                "etc/udev/rules.d", "run/udev/rules.d", "usr/local/lib/udev/rules.d",
-                "usr/lib/udev/rules.d", "lib/udev/rules.d",
-        };
+	static const char *const dirs[] = {
+		"etc/udev/rules.d",     "run/udev/rules.d", "usr/local/lib/udev/rules.d",
+		"usr/lib/udev/rules.d", "lib/udev/rules.d",
+	};
 
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-                _cleanup_free_ char *p = NULL;
-                char target[PATH_MAX];
-                struct stat st;
-                ssize_t k;
+	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+		_cleanup_free_ char *p = NULL;
+		char target[PATH_MAX];
+		struct stat st;
+		ssize_t k;
 
-                if (asprintf(&p, "%s/%s", dirs[i], name) < 0)
-                        return false;
-                if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                if (S_ISLNK(st.st_mode)) {
-                        k = readlinkat(rootfd, p, target, sizeof(target) - 1);
-                        if (k > 0) {
-                                target[k] = 0;
-                                if (streq(target, "/dev/null"))
-                                        return false;
-                        }
-                        if (fstatat(rootfd, p, &st, 0) < 0)
-                                continue;
-                }
-                return S_ISREG(st.st_mode) && st.st_size > 0;
-        }
-        return false;
+		if (asprintf(&p, "%s/%s", dirs[i], name) < 0)
+			return false;
+		if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			k = readlinkat(rootfd, p, target, sizeof(target) - 1);
+			if (k > 0) {
+				target[k] = 0;
+				if (streq(target, "/dev/null"))
+					return false;
+			}
+			if (fstatat(rootfd, p, &st, 0) < 0)
+				continue;
+		}
+		return S_ISREG(st.st_mode) && st.st_size > 0;
+	}
+	return false;
 }
 
 int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 {
-        _cleanup_free_ char *devpath = NULL, *p = NULL;
-        UdevCtx c = {};
-        uint64_t v;
-        int r;
+	_cleanup_free_ char *devpath = NULL, *p = NULL;
+	UdevCtx c = {};
+	uint64_t v;
+	int r;
 
-        assert_return(lu && lu->syspath && ret, -EINVAL);
+	assert_return(lu && lu->syspath && ret, -EINVAL);
 
-        if (asprintf(&p, "%s/scsi_level", lu->syspath) < 0)
-                return -ENOMEM;
-        if (sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
-                c.scsi_level = (unsigned)v;
-        if (lu->block) {
-                free(p);
-                if (asprintf(&p, "sys/block/%s/removable", lu->block) < 0)
-                        return -ENOMEM;
-                c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
-        }
-        c.sysfs_inquiry = attr_exists(rootfd, lu->syspath, "inquiry");
-        c.sysfs_pg80 = attr_exists(rootfd, lu->syspath, "vpd_pg80");
-        c.sysfs_pg83 = attr_exists(rootfd, lu->syspath, "vpd_pg83");
+	if (asprintf(&p, "%s/scsi_level", lu->syspath) < 0)
+		return -ENOMEM;
+	if (sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
+		c.scsi_level = (unsigned)v;
+	if (lu->block) {
+		free(p);
+		if (asprintf(&p, "sys/block/%s/removable", lu->block) < 0)
+			return -ENOMEM;
+		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
+	}
+	c.sysfs_inquiry = attr_exists(rootfd, lu->syspath, "inquiry");
+	c.sysfs_pg80 = attr_exists(rootfd, lu->syspath, "vpd_pg80");
+	c.sysfs_pg83 = attr_exists(rootfd, lu->syspath, "vpd_pg83");
 
-        r = scsi_devpath(rootfd, lu, &devpath);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0) {
-                r = read_usb(rootfd, lu, devpath, &c);
-                if (r < 0)
-                        return r;
-                read_ata_identify(rootfd, lu, devpath, &c);
-        }
+	r = scsi_devpath(rootfd, lu, &devpath);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		r = read_usb(rootfd, lu, devpath, &c);
+		if (r < 0)
+			return r;
+		read_ata_identify(rootfd, lu, devpath, &c);
+	}
 
-        c.sg3_id_rules = rules_installed(rootfd, "55-scsi-sg3_id.rules");
-        c.sg3_symlink_rules = c.sg3_id_rules && rules_installed(rootfd, "58-scsi-sg3_symlink.rules");
-        *ret = c;
-        return 0;
+	c.sg3_id_rules = rules_installed(rootfd, "55-scsi-sg3_id.rules");
+	c.sg3_symlink_rules =
+	        c.sg3_id_rules && rules_installed(rootfd, "58-scsi-sg3_symlink.rules");
+	*ret = c;
+	return 0;
 }
 
 int udevctx_names(const UdevCtx *ctx, const LuRef *lu, const ScsiIdent *id, NamesList *ret)
 {
-        _cleanup_free_ ScsiIdent *sg3 = NULL;
-        NamesContext nc;
-        int r;
+	_cleanup_free_ ScsiIdent *sg3 = NULL;
+	NamesContext nc;
+	int r;
 
-        assert_return(ctx && lu && id && ret, -EINVAL);
+	assert_return(ctx && lu && id && ret, -EINVAL);
 
-        nc = (NamesContext) {
-                .id = id,
-                .scsi_level = ctx->scsi_level,
-                .is_cdrom = id->peripheral_type == 0x05,
-                .removable = ctx->removable,
-                .usb = ctx->have_usb ? &ctx->usb : NULL,
-                .sg3_symlinks = ctx->sg3_symlink_rules,
-        };
+	nc = (NamesContext){
+		.id = id,
+		.scsi_level = ctx->scsi_level,
+		.is_cdrom = id->peripheral_type == 0x05,
+		.removable = ctx->removable,
+		.usb = ctx->have_usb ? &ctx->usb : NULL,
+		.sg3_symlinks = ctx->sg3_symlink_rules,
+	};
 
-        if (ctx->sg3_id_rules) {
-                ScsiIdentInput in = id->in;
+	if (ctx->sg3_id_rules) {
+		ScsiIdentInput in = id->in;
 
-                /* 55-scsi-sg3_id.rules: with the kernel's "inquiry" attribute (and scsi_level
-                 * other than 4) sg_inq decodes only the cached vpd_pg80/vpd_pg83 files; a page
-                 * the kernel did not cache is not asked for. Otherwise sg_inq asks the device,
-                 * as the probe did. */
-                if (ctx->sysfs_inquiry && ctx->scsi_level != 4) {
-                        if (!ctx->sysfs_pg80) {
-                                in.pg80 = NULL;
-                                in.pg80_len = 0;
-                        }
-                        if (!ctx->sysfs_pg83) {
-                                in.pg83 = NULL;
-                                in.pg83_len = 0;
-                        }
-                }
-                sg3 = malloc(sizeof(*sg3));
-                if (!sg3)
-                        return -ENOMEM;
-                r = ident_compute(&in, sg3);
-                if (r < 0)
-                        return r;
-                nc.sg3 = sg3;
-        }
-        return names_by_id_full(&nc, ret);
+		/* 55-scsi-sg3_id.rules: with the kernel's "inquiry" attribute (and scsi_level
+		 * other than 4) sg_inq decodes only the cached vpd_pg80/vpd_pg83 files; a page
+		 * the kernel did not cache is not asked for. Otherwise sg_inq asks the device,
+		 * as the probe did. */
+		if (ctx->sysfs_inquiry && ctx->scsi_level != 4) {
+			if (!ctx->sysfs_pg80) {
+				in.pg80 = NULL;
+				in.pg80_len = 0;
+			}
+			if (!ctx->sysfs_pg83) {
+				in.pg83 = NULL;
+				in.pg83_len = 0;
+			}
+		}
+		sg3 = malloc(sizeof(*sg3));
+		if (!sg3)
+			return -ENOMEM;
+		r = ident_compute(&in, sg3);
+		if (r < 0)
+			return r;
+		nc.sg3 = sg3;
+	}
+	return names_by_id_full(&nc, ret);
 }

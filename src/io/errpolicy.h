@@ -15,20 +15,20 @@
 #include <stddef.h>
 
 typedef enum ErrKnob {
-        ERRKNOB_TIMEOUT,
-        ERRKNOB_EH_TIMEOUT,
-        ERRKNOB_MAX_RETRIES,
-        ERRKNOB_QUEUE_DEPTH,
-        ERRKNOB_RETRY_LIMIT,
-        ERRKNOB_FAILFAST,
-        ERRKNOB_EVT_ERROR,
-        ERRKNOB_EVT_ERROR_BURST,
-        ERRKNOB_EVT_ERROR_INTERVAL_MS,
-        ERRKNOB_IOREQUEST_CNT,
-        ERRKNOB_IOERR_CNT,
-        ERRKNOB_IOTMO_CNT,
-        _ERRKNOB_MAX,
-        _ERRKNOB_INVALID = -EINVAL,
+	ERRKNOB_TIMEOUT,
+	ERRKNOB_EH_TIMEOUT,
+	ERRKNOB_MAX_RETRIES,
+	ERRKNOB_QUEUE_DEPTH,
+	ERRKNOB_RETRY_LIMIT,
+	ERRKNOB_FAILFAST,
+	ERRKNOB_EVT_ERROR,
+	ERRKNOB_EVT_ERROR_BURST,
+	ERRKNOB_EVT_ERROR_INTERVAL_MS,
+	ERRKNOB_IOREQUEST_CNT,
+	ERRKNOB_IOERR_CNT,
+	ERRKNOB_IOTMO_CNT,
+	_ERRKNOB_MAX,
+	_ERRKNOB_INVALID = -EINVAL,
 } ErrKnob;
 
 const char *errknob_to_string(ErrKnob k);
@@ -58,9 +58,9 @@ int errknob_validate(ErrKnob k, const char *value, char *ret, size_t size);
 int errknob_path(const char *syspath, const char *hctl, ErrKnob k, char **ret);
 
 typedef struct ErrPolicy {
-        bool present[_ERRKNOB_MAX];
-        char *value[_ERRKNOB_MAX]; /* as the kernel shows it, newline removed; NULL if absent */
-        int error[_ERRKNOB_MAX];   /* why a present knob could not be read, 0 otherwise */
+	bool present[_ERRKNOB_MAX];
+	char *value[_ERRKNOB_MAX]; /* as the kernel shows it, newline removed; NULL if absent */
+	int error[_ERRKNOB_MAX];   /* why a present knob could not be read, 0 otherwise */
 } ErrPolicy;
 
 void errpolicy_done(ErrPolicy *p);

@@ -28,305 +28,302 @@
 #define RECORD_SEP '\n'
 
 struct Links {
-        int rootfd;
-        int record_rootfd;
-        char *link_dir;
-        char *record_dir;
-        LinksReportFn report;
-        void *userdata;
-        LinksStats *stats; /* while a reconcile runs */
+	int rootfd;
+	int record_rootfd;
+	char *link_dir;
+	char *record_dir;
+	LinksReportFn report;
+	void *userdata;
+	LinksStats *stats; /* while a reconcile runs */
 };
 
 static const char *const link_action_table[_LINK_ACTION_MAX] = {
-        [LINK_CREATED] = "created",
-        [LINK_UPDATED] = "updated",
-        [LINK_REMOVED] = "removed",
-        [LINK_FOREIGN] = "foreign",
-        [LINK_LOST] = "lost",
-        [LINK_TEMP_REMOVED] = "temp-removed",
-        [LINK_FAILED] = "failed",
+	[LINK_CREATED] = "created", [LINK_UPDATED] = "updated",
+	[LINK_REMOVED] = "removed", [LINK_FOREIGN] = "foreign",
+	[LINK_LOST] = "lost",       [LINK_TEMP_REMOVED] = "temp-removed",
+	[LINK_FAILED] = "failed",
 };
 
 const char *link_action_name(LinkAction a)
 {
-        return a >= 0 && a < _LINK_ACTION_MAX ? link_action_table[a] : NULL;
+	return a >= 0 && a < _LINK_ACTION_MAX ? link_action_table[a] : NULL;
 }
 
 static void closedirp(DIR **d)
 {
-        if (*d)
-                closedir(*d);
+	if (*d)
+		closedir(*d);
 }
 
 int links_name_valid(const char *name)
 {
-        size_t len;
+	size_t len;
 
-        if (isempty(name))
-                return -EINVAL;
-        if (streq(name, ".") || streq(name, ".."))
-                return -EINVAL;
-        len = strlen(name);
-        if (len > NAME_MAX)
-                return -EINVAL;
-        /* Our own temporary names must never be mistaken for a link, nor a link for one. */
-        if (strneq(name, LINKS_TMP_PREFIX, strlen(LINKS_TMP_PREFIX)))
-                return -EINVAL;
-        for (const char *p = name; *p; p++)
-                if (*p == '/' || (uint8_t)*p < 0x20 || *p == 0x7f)
-                        return -EINVAL;
-        return 0;
+	if (isempty(name))
+		return -EINVAL;
+	if (streq(name, ".") || streq(name, ".."))
+		return -EINVAL;
+	len = strlen(name);
+	if (len > NAME_MAX)
+		return -EINVAL;
+	/* Our own temporary names must never be mistaken for a link, nor a link for one. */
+	if (strneq(name, LINKS_TMP_PREFIX, strlen(LINKS_TMP_PREFIX)))
+		return -EINVAL;
+	for (const char *p = name; *p; p++)
+		if (*p == '/' || (uint8_t)*p < 0x20 || *p == 0x7f)
+			return -EINVAL;
+	return 0;
 }
 
 int links_target_valid(const char *target)
 {
-        if (isempty(target) || strlen(target) >= PATH_MAX)
-                return -EINVAL;
-        for (const char *p = target; *p; p++)
-                if ((uint8_t)*p < 0x20 || *p == 0x7f)
-                        return -EINVAL;
-        return 0;
+	if (isempty(target) || strlen(target) >= PATH_MAX)
+		return -EINVAL;
+	for (const char *p = target; *p; p++)
+		if ((uint8_t)*p < 0x20 || *p == 0x7f)
+			return -EINVAL;
+	return 0;
 }
 
 static int dir_path_valid(const char *path)
 {
-        if (isempty(path) || path[0] == '/')
-                return -EINVAL;
-        return 0;
+	if (isempty(path) || path[0] == '/')
+		return -EINVAL;
+	return 0;
 }
 
 /* Open (creating as needed) a directory below @rootfd without following any symlink. */
 static bool path_has_dot_component(const char *path)
 {
-        for (const char *c = path; *c;) {
-                size_t n = strcspn(c, "/");
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
 
-                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-                        return true;
-                c += n;
-                c += strspn(c, "/");
-        }
-        return false;
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return true;
+		c += n;
+		c += strspn(c, "/");
+	}
+	return false;
 }
 
 static int open_dir_nofollow(int rootfd, const char *path)
 {
-        _cleanup_free_ char *copy = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        char *save = NULL;
+	_cleanup_free_ char *copy = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	char *save = NULL;
 
-        /* Every link operation opens its directories: when they exist, one openat2() refusing
-         * any symlink on the way opens exactly what the walk below would. Anything else (a
-         * component missing, a kernel without openat2) is left to the walk, which decides. */
-        if (!path_has_dot_component(path)) {
-                struct open_how how = {
-                        .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
-                };
-                long k = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	/* Every link operation opens its directories: when they exist, one openat2() refusing
+	 * any symlink on the way opens exactly what the walk below would. Anything else (a
+	 * component missing, a kernel without openat2) is left to the walk, which decides. */
+	if (!path_has_dot_component(path)) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
+		};
+		long k = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 
-                if (k >= 0)
-                        return (int)k;
-        }
+		if (k >= 0)
+			return (int)k;
+	}
 
-        copy = strdup(path);
-        if (!copy)
-                return -ENOMEM;
-        fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
 
-        for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-                int nfd;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int nfd;
 
-                if (streq(c, ".") || streq(c, ".."))
-                        return -EINVAL;
-                /* Every link operation walks here: create a component only when it is missing. */
-                nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (nfd < 0 && errno == ENOENT) {
-                        if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
-                                return -errno;
-                        nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                }
-                if (nfd < 0)
-                        return errno == ELOOP ? -ENOTDIR : -errno;
-                safe_close(fd);
-                fd = nfd;
-        }
-        return TAKE_FD(fd);
+		if (streq(c, ".") || streq(c, ".."))
+			return -EINVAL;
+		/* Every link operation walks here: create a component only when it is missing. */
+		nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT) {
+			if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd < 0)
+			return errno == ELOOP ? -ENOTDIR : -errno;
+		safe_close(fd);
+		fd = nfd;
+	}
+	return TAKE_FD(fd);
 }
 
 /* The target of symlink @name: -ENOENT when absent, -EINVAL when not a symlink. */
 static int read_link(int dfd, const char *name, char **ret)
 {
-        _cleanup_free_ char *buf = malloc(PATH_MAX);
-        ssize_t k;
+	_cleanup_free_ char *buf = malloc(PATH_MAX);
+	ssize_t k;
 
-        if (!buf)
-                return -ENOMEM;
-        k = readlinkat(dfd, name, buf, PATH_MAX);
-        if (k < 0)
-                return -errno;
-        if (k >= PATH_MAX)
-                return -ENAMETOOLONG;
-        buf[k] = 0;
-        *ret = TAKE_PTR(buf);
-        return 0;
+	if (!buf)
+		return -ENOMEM;
+	k = readlinkat(dfd, name, buf, PATH_MAX);
+	if (k < 0)
+		return -errno;
+	if (k >= PATH_MAX)
+		return -ENAMETOOLONG;
+	buf[k] = 0;
+	*ret = TAKE_PTR(buf);
+	return 0;
 }
 
 static bool record_has(const char *record, const char *target)
 {
-        size_t len = strlen(target);
+	size_t len = strlen(target);
 
-        for (const char *p = record; p;) {
-                const char *e = strchr(p, RECORD_SEP);
-                size_t n = e ? (size_t)(e - p) : strlen(p);
+	for (const char *p = record; p;) {
+		const char *e = strchr(p, RECORD_SEP);
+		size_t n = e ? (size_t)(e - p) : strlen(p);
 
-                if (n == len && memcmp(p, target, len) == 0)
-                        return true;
-                p = e ? e + 1 : NULL;
-        }
-        return false;
+		if (n == len && memcmp(p, target, len) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
 }
 
 static int tmp_name(char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 {
-        uint64_t v;
+	uint64_t v;
 
-        if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
-                /* Uniqueness, not secrecy: the creating call retries on EEXIST anyway. */
-                static uint64_t counter;
-                v = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)ret ^ ++counter;
-        }
-        snprintf(ret, sizeof(LINKS_TMP_PREFIX) + 16, LINKS_TMP_PREFIX "%016llx",
-                 (unsigned long long)v);
-        return 0;
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
+		/* Uniqueness, not secrecy: the creating call retries on EEXIST anyway. */
+		static uint64_t counter;
+		v = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)ret ^ ++counter;
+	}
+	snprintf(ret, sizeof(LINKS_TMP_PREFIX) + 16, LINKS_TMP_PREFIX "%016llx",
+	         (unsigned long long)v);
+	return 0;
 }
 
 /* A new symlink to @target under a fresh temporary name in @dfd. */
 static int symlink_tmp(int dfd, const char *target, char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 {
-        for (unsigned i = 0; i < 16; i++) {
-                tmp_name(ret);
-                if (symlinkat(target, dfd, ret) >= 0)
-                        return 0;
-                if (errno != EEXIST)
-                        return -errno;
-        }
-        return -EEXIST;
+	for (unsigned i = 0; i < 16; i++) {
+		tmp_name(ret);
+		if (symlinkat(target, dfd, ret) >= 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
 }
 
 static bool rename_flags_unsupported(int err)
 {
-        return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
+	return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
 }
 
 /* Move @from to @to only if @to does not exist. */
 static int rename_noreplace(int dfd, const char *from, const char *to)
 {
-        if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) >= 0)
-                return 0;
-        if (!rename_flags_unsupported(errno))
-                return -errno;
-        /* No RENAME_NOREPLACE on this file system: a hard link of the symlink is just as
-         * exclusive, then drop the old name. */
-        if (linkat(dfd, from, dfd, to, 0) < 0)
-                return -errno;
-        (void)unlinkat(dfd, from, 0);
-        return 0;
+	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) >= 0)
+		return 0;
+	if (!rename_flags_unsupported(errno))
+		return -errno;
+	/* No RENAME_NOREPLACE on this file system: a hard link of the symlink is just as
+	 * exclusive, then drop the old name. */
+	if (linkat(dfd, from, dfd, to, 0) < 0)
+		return -errno;
+	(void)unlinkat(dfd, from, 0);
+	return 0;
 }
 
 /* Write the record of @name atomically: @targets is what counts as lund's link. */
 static int record_write(int rfd, const char *name, const char *targets)
 {
-        char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
-        int r;
+	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
+	int r;
 
-        r = symlink_tmp(rfd, targets, tmp);
-        if (r < 0)
-                return r;
-        if (renameat(rfd, tmp, rfd, name) < 0) {
-                r = -errno;
-                (void)unlinkat(rfd, tmp, 0);
-                return r;
-        }
-        return 0;
+	r = symlink_tmp(rfd, targets, tmp);
+	if (r < 0)
+		return r;
+	if (renameat(rfd, tmp, rfd, name) < 0) {
+		r = -errno;
+		(void)unlinkat(rfd, tmp, 0);
+		return r;
+	}
+	return 0;
 }
 
 static int record_drop(int rfd, const char *name)
 {
-        if (unlinkat(rfd, name, 0) < 0 && errno != ENOENT)
-                return -errno;
-        return 0;
+	if (unlinkat(rfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
 }
 
 static void report(Links *l, LinkAction a, const char *name, const char *target, int error)
 {
-        if (l->stats && a == LINK_LOST)
-                l->stats->lost++;
-        if (l->report)
-                l->report(a, name, target, error, l->userdata);
+	if (l->stats && a == LINK_LOST)
+		l->stats->lost++;
+	if (l->report)
+		l->report(a, name, target, error, l->userdata);
 }
 
 int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,
               LinksReportFn reportfn, void *userdata, Links **ret)
 {
-        Links *l;
+	Links *l;
 
-        assert_return(rootfd >= 0 && record_rootfd >= 0, -EBADF);
-        assert_return(dir_path_valid(link_dir) >= 0, -EINVAL);
-        assert_return(dir_path_valid(record_dir) >= 0, -EINVAL);
-        assert_return(ret, -EINVAL);
+	assert_return(rootfd >= 0 && record_rootfd >= 0, -EBADF);
+	assert_return(dir_path_valid(link_dir) >= 0, -EINVAL);
+	assert_return(dir_path_valid(record_dir) >= 0, -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        l = calloc(1, sizeof(*l));
-        if (!l)
-                return -ENOMEM;
-        l->rootfd = l->record_rootfd = -EBADF;
-        l->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-        l->record_rootfd = fcntl(record_rootfd, F_DUPFD_CLOEXEC, 3);
-        l->link_dir = strdup(link_dir);
-        l->record_dir = strdup(record_dir);
-        l->report = reportfn;
-        l->userdata = userdata;
-        if (l->rootfd < 0 || l->record_rootfd < 0 || !l->link_dir || !l->record_dir) {
-                int r = l->rootfd < 0 || l->record_rootfd < 0 ? -errno : -ENOMEM;
-                links_free(l);
-                return r;
-        }
-        *ret = l;
-        return 0;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->rootfd = l->record_rootfd = -EBADF;
+	l->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	l->record_rootfd = fcntl(record_rootfd, F_DUPFD_CLOEXEC, 3);
+	l->link_dir = strdup(link_dir);
+	l->record_dir = strdup(record_dir);
+	l->report = reportfn;
+	l->userdata = userdata;
+	if (l->rootfd < 0 || l->record_rootfd < 0 || !l->link_dir || !l->record_dir) {
+		int r = l->rootfd < 0 || l->record_rootfd < 0 ? -errno : -ENOMEM;
+		links_free(l);
+		return r;
+	}
+	*ret = l;
+	return 0;
 }
 
 Links *links_free(Links *l)
 {
-        if (!l)
-                return NULL;
-        safe_close(l->rootfd);
-        safe_close(l->record_rootfd);
-        free(l->link_dir);
-        free(l->record_dir);
-        free(l);
-        return NULL;
+	if (!l)
+		return NULL;
+	safe_close(l->rootfd);
+	safe_close(l->record_rootfd);
+	free(l->link_dir);
+	free(l->record_dir);
+	free(l);
+	return NULL;
 }
 
 const char *links_dir(const Links *l)
 {
-        return l ? l->link_dir : NULL;
+	return l ? l->link_dir : NULL;
 }
 
 static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
 {
-        _cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 
-        dfd = open_dir_nofollow(l->rootfd, l->link_dir);
-        if (dfd < 0)
-                return dfd;
-        rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
-        if (rfd < 0)
-                return rfd;
-        *ret_dfd = TAKE_FD(dfd);
-        *ret_rfd = TAKE_FD(rfd);
-        return 0;
+	dfd = open_dir_nofollow(l->rootfd, l->link_dir);
+	if (dfd < 0)
+		return dfd;
+	rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
+	if (rfd < 0)
+		return rfd;
+	*ret_dfd = TAKE_FD(dfd);
+	*ret_rfd = TAKE_FD(rfd);
+	return 0;
 }
 
 /*
@@ -336,425 +333,424 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
  */
 static int link_replace(int dfd, const char *name, const char *old, const char *target)
 {
-        char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
-        _cleanup_free_ char *swapped = NULL;
-        int r;
+	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
+	_cleanup_free_ char *swapped = NULL;
+	int r;
 
-        r = symlink_tmp(dfd, target, tmp);
-        if (r < 0)
-                return r;
+	r = symlink_tmp(dfd, target, tmp);
+	if (r < 0)
+		return r;
 
-        if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0) {
-                r = -errno;
-                if (rename_flags_unsupported(-r)) {
-                        /* The caller checked the link just before; without RENAME_EXCHANGE the
-                         * window between that check and this rename cannot be closed. */
-                        if (renameat(dfd, tmp, dfd, name) >= 0)
-                                return 0;
-                        r = -errno;
-                }
-                (void)unlinkat(dfd, tmp, 0);
-                return r;
-        }
+	if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0) {
+		r = -errno;
+		if (rename_flags_unsupported(-r)) {
+			/* The caller checked the link just before; without RENAME_EXCHANGE the
+			 * window between that check and this rename cannot be closed. */
+			if (renameat(dfd, tmp, dfd, name) >= 0)
+				return 0;
+			r = -errno;
+		}
+		(void)unlinkat(dfd, tmp, 0);
+		return r;
+	}
 
-        r = read_link(dfd, tmp, &swapped);
-        if (r < 0 || !streq(swapped, old)) {
-                /* Not what we checked: put it back, our new link is then at tmp again. */
-                if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0)
-                        return -errno; /* leave both; the foreign entry is at tmp, not lost */
-                (void)unlinkat(dfd, tmp, 0);
-                return -EEXIST;
-        }
-        (void)unlinkat(dfd, tmp, 0);
-        return 0;
+	r = read_link(dfd, tmp, &swapped);
+	if (r < 0 || !streq(swapped, old)) {
+		/* Not what we checked: put it back, our new link is then at tmp again. */
+		if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0)
+			return -errno; /* leave both; the foreign entry is at tmp, not lost */
+		(void)unlinkat(dfd, tmp, 0);
+		return -EEXIST;
+	}
+	(void)unlinkat(dfd, tmp, 0);
+	return 0;
 }
 
 static int link_create(int dfd, const char *name, const char *target)
 {
-        char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
-        int r;
+	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
+	int r;
 
-        r = symlink_tmp(dfd, target, tmp);
-        if (r < 0)
-                return r;
-        r = rename_noreplace(dfd, tmp, name);
-        if (r < 0)
-                (void)unlinkat(dfd, tmp, 0);
-        return r;
+	r = symlink_tmp(dfd, target, tmp);
+	if (r < 0)
+		return r;
+	r = rename_noreplace(dfd, tmp, name);
+	if (r < 0)
+		(void)unlinkat(dfd, tmp, 0);
+	return r;
 }
 
 static int add_at(Links *l, int dfd, int rfd, const char *name, const char *target)
 {
-        _cleanup_free_ char *rec = NULL, *cur = NULL, *both = NULL;
-        int r;
+	_cleanup_free_ char *rec = NULL, *cur = NULL, *both = NULL;
+	int r;
 
-        r = read_link(rfd, name, &rec);
-        if (r < 0 && r != -ENOENT)
-                return r;
+	r = read_link(rfd, name, &rec);
+	if (r < 0 && r != -ENOENT)
+		return r;
 
-        r = read_link(dfd, name, &cur);
-        if (r == -ENOENT) {
-                if (!rec || !streq(rec, target)) {
-                        r = record_write(rfd, name, target);
-                        if (r < 0)
-                                return r;
-                }
-                r = link_create(dfd, name, target);
-                if (r == -EEXIST) {
-                        /* Someone created the name between our check and now. */
-                        (void)record_drop(rfd, name);
-                        report(l, LINK_FOREIGN, name, target, 0);
-                        return r;
-                }
-                if (r < 0)
-                        return r;
-                report(l, LINK_CREATED, name, target, 0);
-                return LINKS_ADD_CREATED;
-        }
-        if (r < 0 && r != -EINVAL)
-                return r;
+	r = read_link(dfd, name, &cur);
+	if (r == -ENOENT) {
+		if (!rec || !streq(rec, target)) {
+			r = record_write(rfd, name, target);
+			if (r < 0)
+				return r;
+		}
+		r = link_create(dfd, name, target);
+		if (r == -EEXIST) {
+			/* Someone created the name between our check and now. */
+			(void)record_drop(rfd, name);
+			report(l, LINK_FOREIGN, name, target, 0);
+			return r;
+		}
+		if (r < 0)
+			return r;
+		report(l, LINK_CREATED, name, target, 0);
+		return LINKS_ADD_CREATED;
+	}
+	if (r < 0 && r != -EINVAL)
+		return r;
 
-        if (r == -EINVAL || !rec || !record_has(rec, cur)) {
-                /* Not a symlink, or not one lund made. */
-                if (rec) {
-                        (void)record_drop(rfd, name);
-                        report(l, LINK_LOST, name, NULL, 0);
-                }
-                if (cur && streq(cur, target))
-                        return 0; /* someone else's link, but already what we want */
-                report(l, LINK_FOREIGN, name, target, 0);
-                return -EEXIST;
-        }
+	if (r == -EINVAL || !rec || !record_has(rec, cur)) {
+		/* Not a symlink, or not one lund made. */
+		if (rec) {
+			(void)record_drop(rfd, name);
+			report(l, LINK_LOST, name, NULL, 0);
+		}
+		if (cur && streq(cur, target))
+			return 0; /* someone else's link, but already what we want */
+		report(l, LINK_FOREIGN, name, target, 0);
+		return -EEXIST;
+	}
 
-        if (streq(cur, target)) {
-                if (!streq(rec, target)) {
-                        /* An update was interrupted after the swap: settle the record. */
-                        r = record_write(rfd, name, target);
-                        if (r < 0)
-                                return r;
-                }
-                return 0;
-        }
+	if (streq(cur, target)) {
+		if (!streq(rec, target)) {
+			/* An update was interrupted after the swap: settle the record. */
+			r = record_write(rfd, name, target);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
 
-        /* Ours, pointing elsewhere: while the link is swapped, both targets are ours. */
-        if (asprintf(&both, "%s%c%s", target, RECORD_SEP, cur) < 0)
-                return -ENOMEM;
-        r = record_write(rfd, name, both);
-        if (r < 0)
-                return r;
-        r = link_replace(dfd, name, cur, target);
-        if (r == -EEXIST) {
-                (void)record_drop(rfd, name);
-                report(l, LINK_LOST, name, NULL, 0);
-                report(l, LINK_FOREIGN, name, target, 0);
-                return r;
-        }
-        if (r < 0)
-                return r;
-        r = record_write(rfd, name, target);
-        if (r < 0)
-                return r;
-        report(l, LINK_UPDATED, name, target, 0);
-        return LINKS_ADD_UPDATED;
+	/* Ours, pointing elsewhere: while the link is swapped, both targets are ours. */
+	if (asprintf(&both, "%s%c%s", target, RECORD_SEP, cur) < 0)
+		return -ENOMEM;
+	r = record_write(rfd, name, both);
+	if (r < 0)
+		return r;
+	r = link_replace(dfd, name, cur, target);
+	if (r == -EEXIST) {
+		(void)record_drop(rfd, name);
+		report(l, LINK_LOST, name, NULL, 0);
+		report(l, LINK_FOREIGN, name, target, 0);
+		return r;
+	}
+	if (r < 0)
+		return r;
+	r = record_write(rfd, name, target);
+	if (r < 0)
+		return r;
+	report(l, LINK_UPDATED, name, target, 0);
+	return LINKS_ADD_UPDATED;
 }
 
 static int remove_at(Links *l, int dfd, int rfd, const char *name)
 {
-        _cleanup_free_ char *rec = NULL, *cur = NULL, *moved = NULL;
-        char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
-        int r;
+	_cleanup_free_ char *rec = NULL, *cur = NULL, *moved = NULL;
+	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
+	int r;
 
-        r = read_link(rfd, name, &rec);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
+	r = read_link(rfd, name, &rec);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
 
-        r = read_link(dfd, name, &cur);
-        if (r == -ENOENT)
-                return record_drop(rfd, name); /* already gone, e.g. a crash before creation */
-        if (r < 0 && r != -EINVAL)
-                return r;
-        if (r == -EINVAL || !record_has(rec, cur)) {
-                report(l, LINK_LOST, name, NULL, 0);
-                return record_drop(rfd, name);
-        }
+	r = read_link(dfd, name, &cur);
+	if (r == -ENOENT)
+		return record_drop(rfd, name); /* already gone, e.g. a crash before creation */
+	if (r < 0 && r != -EINVAL)
+		return r;
+	if (r == -EINVAL || !record_has(rec, cur)) {
+		report(l, LINK_LOST, name, NULL, 0);
+		return record_drop(rfd, name);
+	}
 
-        /* Move it aside first, so what we unlink is exactly what we checked. */
-        tmp_name(tmp);
-        r = rename_noreplace(dfd, name, tmp);
-        if (r == -ENOENT)
-                return record_drop(rfd, name);
-        if (r < 0)
-                return r;
-        r = read_link(dfd, tmp, &moved);
-        if (r < 0 || !record_has(rec, moved)) {
-                /* Replaced under us: put the foreign entry back. */
-                r = rename_noreplace(dfd, tmp, name);
-                if (r < 0)
-                        return r;
-                report(l, LINK_LOST, name, NULL, 0);
-                return record_drop(rfd, name);
-        }
-        if (unlinkat(dfd, tmp, 0) < 0)
-                return -errno;
-        r = record_drop(rfd, name);
-        if (r < 0)
-                return r;
-        report(l, LINK_REMOVED, name, moved, 0);
-        return 1;
+	/* Move it aside first, so what we unlink is exactly what we checked. */
+	tmp_name(tmp);
+	r = rename_noreplace(dfd, name, tmp);
+	if (r == -ENOENT)
+		return record_drop(rfd, name);
+	if (r < 0)
+		return r;
+	r = read_link(dfd, tmp, &moved);
+	if (r < 0 || !record_has(rec, moved)) {
+		/* Replaced under us: put the foreign entry back. */
+		r = rename_noreplace(dfd, tmp, name);
+		if (r < 0)
+			return r;
+		report(l, LINK_LOST, name, NULL, 0);
+		return record_drop(rfd, name);
+	}
+	if (unlinkat(dfd, tmp, 0) < 0)
+		return -errno;
+	r = record_drop(rfd, name);
+	if (r < 0)
+		return r;
+	report(l, LINK_REMOVED, name, moved, 0);
+	return 1;
 }
 
 int links_add(Links *l, const char *name, const char *target)
 {
-        _cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
-        int r;
+	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	int r;
 
-        assert_return(l, -EINVAL);
-        if (links_name_valid(name) < 0 || links_target_valid(target) < 0)
-                return -EINVAL;
+	assert_return(l, -EINVAL);
+	if (links_name_valid(name) < 0 || links_target_valid(target) < 0)
+		return -EINVAL;
 
-        r = open_dirs(l, &dfd, &rfd);
-        if (r < 0)
-                return r;
-        return add_at(l, dfd, rfd, name, target);
+	r = open_dirs(l, &dfd, &rfd);
+	if (r < 0)
+		return r;
+	return add_at(l, dfd, rfd, name, target);
 }
 
 int links_remove(Links *l, const char *name)
 {
-        _cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
-        int r;
+	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	int r;
 
-        assert_return(l, -EINVAL);
-        if (links_name_valid(name) < 0)
-                return -EINVAL;
+	assert_return(l, -EINVAL);
+	if (links_name_valid(name) < 0)
+		return -EINVAL;
 
-        r = open_dirs(l, &dfd, &rfd);
-        if (r < 0)
-                return r;
-        return remove_at(l, dfd, rfd, name);
+	r = open_dirs(l, &dfd, &rfd);
+	if (r < 0)
+		return r;
+	return remove_at(l, dfd, rfd, name);
 }
 
 /* Remove leftover temporary symlinks of interrupted operations in @dfd. */
 static void clean_tmp(Links *l, int dfd, LinksStats *st)
 {
-        _cleanup_(closedirp) DIR *d = NULL;
-        int fd;
+	_cleanup_(closedirp) DIR *d = NULL;
+	int fd;
 
-        fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return;
-        d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return;
-        }
-        for (struct dirent *de; (de = readdir(d));) {
-                struct stat s;
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		safe_close(fd);
+		return;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		struct stat s;
 
-                if (!strneq(de->d_name, LINKS_TMP_PREFIX, strlen(LINKS_TMP_PREFIX)))
-                        continue;
-                if (fstatat(dfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(s.st_mode))
-                        continue;
-                if (unlinkat(dfd, de->d_name, 0) >= 0) {
-                        st->temp_removed++;
-                        report(l, LINK_TEMP_REMOVED, de->d_name, NULL, 0);
-                }
-        }
+		if (!strneq(de->d_name, LINKS_TMP_PREFIX, strlen(LINKS_TMP_PREFIX)))
+			continue;
+		if (fstatat(dfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(s.st_mode))
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) >= 0) {
+			st->temp_removed++;
+			report(l, LINK_TEMP_REMOVED, de->d_name, NULL, 0);
+		}
+	}
 }
 
 static int cmp_spec_name(const void *a, const void *b)
 {
-        const LinkSpec *x = a, *y = b;
-        return strcmp(x->name, y->name);
+	const LinkSpec *x = a, *y = b;
+	return strcmp(x->name, y->name);
 }
 
 /* Pointers into the caller's array: by name, then by position, so the first of duplicates wins
  * whatever qsort() does with equal elements. */
 static int cmp_spec_ptr(const void *a, const void *b)
 {
-        const LinkSpec *const *x = a, *const *y = b;
-        int c = strcmp((*x)->name, (*y)->name);
+	const LinkSpec *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
 
-        if (c != 0)
-                return c;
-        return *x < *y ? -1 : *x > *y;
+	if (c != 0)
+		return c;
+	return *x < *y ? -1 : *x > *y;
 }
 
 static int cmp_name_ptr(const void *key, const void *b)
 {
-        const LinkSpec *const *y = b;
-        return strcmp(key, (*y)->name);
+	const LinkSpec *const *y = b;
+	return strcmp(key, (*y)->name);
 }
 
 int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
                     LinksStats *ret_stats)
 {
-        _cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
-        _cleanup_free_ const LinkSpec **sorted = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        LinksStats st = {};
-        int ret = 0, r, fd;
+	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	_cleanup_free_ const LinkSpec **sorted = NULL;
+	_cleanup_(closedirp) DIR *d = NULL;
+	LinksStats st = {};
+	int ret = 0, r, fd;
 
-        assert_return(l, -EINVAL);
-        assert_return(want || n == 0, -EINVAL);
+	assert_return(l, -EINVAL);
+	assert_return(want || n == 0, -EINVAL);
 
-        r = open_dirs(l, &dfd, &rfd);
-        if (r < 0) {
-                if (ret_stats)
-                        *ret_stats = st;
-                return r;
-        }
+	r = open_dirs(l, &dfd, &rfd);
+	if (r < 0) {
+		if (ret_stats)
+			*ret_stats = st;
+		return r;
+	}
 
-        l->stats = &st;
-        clean_tmp(l, dfd, &st);
-        clean_tmp(l, rfd, &st);
+	l->stats = &st;
+	clean_tmp(l, dfd, &st);
+	clean_tmp(l, rfd, &st);
 
-        if (n > 0) {
-                sorted = malloc(n * sizeof(*sorted));
-                if (!sorted) {
-                        l->stats = NULL;
-                        return -ENOMEM;
-                }
-                for (size_t i = 0; i < n; i++)
-                        sorted[i] = &want[i];
-                qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
-        }
+	if (n > 0) {
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted) {
+			l->stats = NULL;
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = &want[i];
+		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
+	}
 
-        for (size_t i = 0; i < n; i++) {
-                const LinkSpec *s = sorted[i];
+	for (size_t i = 0; i < n; i++) {
+		const LinkSpec *s = sorted[i];
 
-                if (links_name_valid(s->name) < 0 || links_target_valid(s->target) < 0 ||
-                    (i > 0 && streq(s->name, sorted[i - 1]->name)))
-                        r = -EINVAL; /* a duplicate: the first one wins */
-                else
-                        r = add_at(l, dfd, rfd, s->name, s->target);
-                if (ret_results)
-                        ret_results[s - want] = r;
-                if (r == LINKS_ADD_CREATED)
-                        st.created++;
-                else if (r == LINKS_ADD_UPDATED)
-                        st.updated++;
-                else if (r == 0)
-                        st.unchanged++;
-                else if (r == -EEXIST) {
-                        st.foreign++;
-                        if (ret == 0)
-                                ret = r;
-                } else {
-                        st.failed++;
-                        report(l, LINK_FAILED, s->name, s->target, r);
-                        if (ret == 0 || ret == -EEXIST)
-                                ret = r;
-                }
-        }
+		if (links_name_valid(s->name) < 0 || links_target_valid(s->target) < 0 ||
+		    (i > 0 && streq(s->name, sorted[i - 1]->name)))
+			r = -EINVAL; /* a duplicate: the first one wins */
+		else
+			r = add_at(l, dfd, rfd, s->name, s->target);
+		if (ret_results)
+			ret_results[s - want] = r;
+		if (r == LINKS_ADD_CREATED)
+			st.created++;
+		else if (r == LINKS_ADD_UPDATED)
+			st.updated++;
+		else if (r == 0)
+			st.unchanged++;
+		else if (r == -EEXIST) {
+			st.foreign++;
+			if (ret == 0)
+				ret = r;
+		} else {
+			st.failed++;
+			report(l, LINK_FAILED, s->name, s->target, r);
+			if (ret == 0 || ret == -EEXIST)
+				ret = r;
+		}
+	}
 
-        /* Recorded links nobody wants any more. */
-        fd = openat(rfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd >= 0) {
-                d = fdopendir(fd);
-                if (!d)
-                        safe_close(fd);
-        }
-        if (d)
-                for (struct dirent *de; (de = readdir(d));) {
-                        if (links_name_valid(de->d_name) < 0)
-                                continue;
-                        if (n > 0 && bsearch(de->d_name, sorted, n, sizeof(*sorted),
-                                             cmp_name_ptr))
-                                continue;
-                        r = remove_at(l, dfd, rfd, de->d_name);
-                        if (r > 0)
-                                st.removed++;
-                        else if (r < 0) {
-                                st.failed++;
-                                report(l, LINK_FAILED, de->d_name, NULL, r);
-                                if (ret == 0 || ret == -EEXIST)
-                                        ret = r;
-                        }
-                }
-        else if (ret == 0)
-                ret = -errno;
+	/* Recorded links nobody wants any more. */
+	fd = openat(rfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		d = fdopendir(fd);
+		if (!d)
+			safe_close(fd);
+	}
+	if (d)
+		for (struct dirent *de; (de = readdir(d));) {
+			if (links_name_valid(de->d_name) < 0)
+				continue;
+			if (n > 0 && bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr))
+				continue;
+			r = remove_at(l, dfd, rfd, de->d_name);
+			if (r > 0)
+				st.removed++;
+			else if (r < 0) {
+				st.failed++;
+				report(l, LINK_FAILED, de->d_name, NULL, r);
+				if (ret == 0 || ret == -EEXIST)
+					ret = r;
+			}
+		}
+	else if (ret == 0)
+		ret = -errno;
 
-        l->stats = NULL;
-        if (ret_stats)
-                *ret_stats = st;
-        return ret;
+	l->stats = NULL;
+	if (ret_stats)
+		*ret_stats = st;
+	return ret;
 }
 
 void links_spec_free(LinkSpec *s, size_t n)
 {
-        if (!s)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free((char *)s[i].name);
-                free((char *)s[i].target);
-        }
-        free(s);
+	if (!s)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free((char *)s[i].name);
+		free((char *)s[i].target);
+	}
+	free(s);
 }
 
 int links_recorded(Links *l, LinkSpec **ret, size_t *ret_n)
 {
-        _cleanup_close_ int rfd = -EBADF;
-        _cleanup_(closedirp) DIR *d = NULL;
-        LinkSpec *v = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
+	_cleanup_close_ int rfd = -EBADF;
+	_cleanup_(closedirp) DIR *d = NULL;
+	LinkSpec *v = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
 
-        assert_return(l, -EINVAL);
-        assert_return(ret && ret_n, -EINVAL);
+	assert_return(l, -EINVAL);
+	assert_return(ret && ret_n, -EINVAL);
 
-        rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
-        if (rfd < 0)
-                return rfd;
-        d = fdopendir(rfd);
-        if (!d)
-                return -errno;
-        rfd = -EBADF; /* owned by d now */
+	rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
+	if (rfd < 0)
+		return rfd;
+	d = fdopendir(rfd);
+	if (!d)
+		return -errno;
+	rfd = -EBADF; /* owned by d now */
 
-        for (struct dirent *de; (de = readdir(d));) {
-                char *target = NULL, *sep;
+	for (struct dirent *de; (de = readdir(d));) {
+		char *target = NULL, *sep;
 
-                if (links_name_valid(de->d_name) < 0)
-                        continue;
-                r = read_link(dirfd(d), de->d_name, &target);
-                if (r == -ENOENT || r == -EINVAL) {
-                        r = 0;
-                        continue;
-                }
-                if (r < 0)
-                        break;
-                sep = strchr(target, RECORD_SEP);
-                if (sep)
-                        *sep = 0;
-                if (n == cap) {
-                        LinkSpec *nv;
+		if (links_name_valid(de->d_name) < 0)
+			continue;
+		r = read_link(dirfd(d), de->d_name, &target);
+		if (r == -ENOENT || r == -EINVAL) {
+			r = 0;
+			continue;
+		}
+		if (r < 0)
+			break;
+		sep = strchr(target, RECORD_SEP);
+		if (sep)
+			*sep = 0;
+		if (n == cap) {
+			LinkSpec *nv;
 
-                        cap = cap ? cap * 2 : 16;
-                        nv = realloc(v, cap * sizeof(*v));
-                        if (!nv) {
-                                free(target);
-                                r = -ENOMEM;
-                                break;
-                        }
-                        v = nv;
-                }
-                v[n].target = target;
-                v[n].name = strdup(de->d_name);
-                if (!v[n].name) {
-                        free(target);
-                        r = -ENOMEM;
-                        break;
-                }
-                n++;
-        }
-        if (r < 0) {
-                links_spec_free(v, n);
-                return r;
-        }
-        if (n > 0)
-                qsort(v, n, sizeof(*v), cmp_spec_name);
-        *ret = v;
-        *ret_n = n;
-        return 0;
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(target);
+				r = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[n].target = target;
+		v[n].name = strdup(de->d_name);
+		if (!v[n].name) {
+			free(target);
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	if (r < 0) {
+		links_spec_free(v, n);
+		return r;
+	}
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_spec_name);
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }

@@ -31,15 +31,15 @@
 typedef struct Links Links;
 
 typedef enum LinkAction {
-        LINK_CREATED,        /* a new link */
-        LINK_UPDATED,        /* lund's link now points elsewhere */
-        LINK_REMOVED,        /* lund's link is gone */
-        LINK_FOREIGN,        /* something lund did not make is at the name: left alone */
-        LINK_LOST,           /* a recorded link was replaced or removed by someone else: record dropped */
-        LINK_TEMP_REMOVED,   /* a leftover temporary file from an interrupted operation */
-        LINK_FAILED,         /* an operation failed with the error given */
-        _LINK_ACTION_MAX,
-        _LINK_ACTION_INVALID = -22,
+	LINK_CREATED, /* a new link */
+	LINK_UPDATED, /* lund's link now points elsewhere */
+	LINK_REMOVED, /* lund's link is gone */
+	LINK_FOREIGN, /* something lund did not make is at the name: left alone */
+	LINK_LOST,    /* a recorded link was replaced or removed by someone else: record dropped */
+	LINK_TEMP_REMOVED, /* a leftover temporary file from an interrupted operation */
+	LINK_FAILED,       /* an operation failed with the error given */
+	_LINK_ACTION_MAX,
+	_LINK_ACTION_INVALID = -22,
 } LinkAction;
 
 /* @target is NULL where it does not apply; @error is 0 or -errno (LINK_FAILED). */
@@ -47,12 +47,12 @@ typedef void (*LinksReportFn)(LinkAction action, const char *name, const char *t
                               void *userdata);
 
 typedef struct LinkSpec {
-        const char *name;
-        const char *target;
+	const char *name;
+	const char *target;
 } LinkSpec;
 
 typedef struct LinksStats {
-        unsigned created, updated, removed, unchanged, foreign, lost, temp_removed, failed;
+	unsigned created, updated, removed, unchanged, foreign, lost, temp_removed, failed;
 } LinksStats;
 
 /* links_name_valid() - 0 if @name may be used as a link name, else -EINVAL. */
@@ -75,8 +75,8 @@ Links *links_free(Links *l);
 const char *links_dir(const Links *l);
 
 enum {
-        LINKS_ADD_CREATED = 1,
-        LINKS_ADD_UPDATED = 2,
+	LINKS_ADD_CREATED = 1,
+	LINKS_ADD_UPDATED = 2,
 };
 
 /*

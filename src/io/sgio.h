@@ -22,17 +22,17 @@
 #include <stdint.h>
 
 /* SPC: sense data is at most 252 bytes (8-byte header + 244 additional). */
-#define SGIO_SENSE_MAX 252
+#define SGIO_SENSE_MAX          252
 #define SGIO_DEFAULT_TIMEOUT_MS 20000
 /* Bounded retries after UNIT ATTENTION: a device reports each pending one once. */
 #define SGIO_UA_RETRIES 3
 
 typedef struct SgioResult {
-        size_t len;        /* data-in bytes actually received */
-        int status;        /* SCSI status byte, -1 if none */
-        uint8_t sense[SGIO_SENSE_MAX];
-        size_t sense_len;
-        unsigned commands; /* commands issued, retries included */
+	size_t len; /* data-in bytes actually received */
+	int status; /* SCSI status byte, -1 if none */
+	uint8_t sense[SGIO_SENSE_MAX];
+	size_t sense_len;
+	unsigned commands; /* commands issued, retries included */
 } SgioResult;
 
 /*

@@ -16,198 +16,198 @@
 
 static void closedirp(DIR **d)
 {
-        if (*d)
-                closedir(*d);
+	if (*d)
+		closedir(*d);
 }
 
 int sysfs_open_root(const char *root)
 {
-        return RET_NERRNO(open(root ?: "/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+	return RET_NERRNO(open(root ?: "/", O_PATH | O_DIRECTORY | O_CLOEXEC));
 }
 
 int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ uint8_t *buf = NULL;
-        size_t n = 0, size;
-        uint8_t *shrunk;
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t n = 0, size;
+	uint8_t *shrunk;
 
-        assert_return(path && path[0] != '/', -EINVAL);
-        assert_return(ret_buf && ret_len, -EINVAL);
+	assert_return(path && path[0] != '/', -EINVAL);
+	assert_return(ret_buf && ret_len, -EINVAL);
 
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
 
-        /* sysfs reports a size of 4096 for every text attribute: read until EOF instead, into a
-         * buffer of one page that grows up to @max only for the rare binary attribute that is
-         * larger (a VPD page), and is cut to what was read: the inventory keeps many of these. */
-        size = MIN(max, (size_t)4096);
-        buf = malloc(size + 1);
-        if (!buf)
-                return -ENOMEM;
+	/* sysfs reports a size of 4096 for every text attribute: read until EOF instead, into a
+	 * buffer of one page that grows up to @max only for the rare binary attribute that is
+	 * larger (a VPD page), and is cut to what was read: the inventory keeps many of these. */
+	size = MIN(max, (size_t)4096);
+	buf = malloc(size + 1);
+	if (!buf)
+		return -ENOMEM;
 
-        for (;;) {
-                ssize_t k;
+	for (;;) {
+		ssize_t k;
 
-                if (n == size && size < max) {
-                        uint8_t *bigger;
+		if (n == size && size < max) {
+			uint8_t *bigger;
 
-                        size = max - size > size ? 2 * size : max;
-                        bigger = realloc(buf, size + 1);
-                        if (!bigger)
-                                return -ENOMEM;
-                        buf = bigger;
-                }
-                if (n == max) {
-                        uint8_t probe;
+			size = max - size > size ? 2 * size : max;
+			bigger = realloc(buf, size + 1);
+			if (!bigger)
+				return -ENOMEM;
+			buf = bigger;
+		}
+		if (n == max) {
+			uint8_t probe;
 
-                        k = read(fd, &probe, 1);
-                        if (k < 0)
-                                return errno == EINTR ? -EINTR : -errno;
-                        if (k > 0)
-                                return -EFBIG;
-                        break;
-                }
-                k = read(fd, buf + n, size - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-        }
+			k = read(fd, &probe, 1);
+			if (k < 0)
+				return errno == EINTR ? -EINTR : -errno;
+			if (k > 0)
+				return -EFBIG;
+			break;
+		}
+		k = read(fd, buf + n, size - n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
 
-        buf[n] = 0;
-        shrunk = realloc(buf, n + 1);
-        if (shrunk)
-                buf = shrunk;
-        *ret_len = n;
-        *ret_buf = TAKE_PTR(buf);
-        return 0;
+	buf[n] = 0;
+	shrunk = realloc(buf, n + 1);
+	if (shrunk)
+		buf = shrunk;
+	*ret_len = n;
+	*ret_buf = TAKE_PTR(buf);
+	return 0;
 }
 
 int sysfs_read_string(int dirfd, const char *path, char **ret)
 {
-        uint8_t *buf;
-        size_t len;
-        int r;
+	uint8_t *buf;
+	size_t len;
+	int r;
 
-        assert_return(ret, -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        r = sysfs_read_attr(dirfd, path, 4096, &buf, &len);
-        if (r < 0)
-                return r;
-        if (memchr(buf, 0, len)) {
-                free(buf);
-                return -EBADMSG;
-        }
-        while (len > 0 && buf[len - 1] == '\n')
-                buf[--len] = 0;
-        *ret = (char *)buf;
-        return 0;
+	r = sysfs_read_attr(dirfd, path, 4096, &buf, &len);
+	if (r < 0)
+		return r;
+	if (memchr(buf, 0, len)) {
+		free(buf);
+		return -EBADMSG;
+	}
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	*ret = (char *)buf;
+	return 0;
 }
 
 int sysfs_read_u64(int dirfd, const char *path, uint64_t *ret)
 {
-        _cleanup_free_ char *s = NULL;
-        unsigned long long v;
-        char *end;
-        int r;
+	_cleanup_free_ char *s = NULL;
+	unsigned long long v;
+	char *end;
+	int r;
 
-        assert_return(ret, -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        r = sysfs_read_string(dirfd, path, &s);
-        if (r < 0)
-                return r;
-        errno = 0;
-        v = strtoull(s, &end, 0);
-        if (errno != 0 || end == s || *end != 0 || s[0] == '-')
-                return -EBADMSG;
-        *ret = v;
-        return 0;
+	r = sysfs_read_string(dirfd, path, &s);
+	if (r < 0)
+		return r;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != 0 || s[0] == '-')
+		return -EBADMSG;
+	*ret = v;
+	return 0;
 }
 
 int sysfs_write_attr(int dirfd, const char *path, const char *value)
 {
-        _cleanup_close_ int fd = -EBADF;
-        size_t len;
-        ssize_t k;
+	_cleanup_close_ int fd = -EBADF;
+	size_t len;
+	ssize_t k;
 
-        assert_return(path && path[0] != '/', -EINVAL);
-        assert_return(value, -EINVAL);
+	assert_return(path && path[0] != '/', -EINVAL);
+	assert_return(value, -EINVAL);
 
-        fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
+	fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
 
-        len = strlen(value);
-        k = write(fd, value, len);
-        if (k < 0)
-                return -errno;
-        if ((size_t)k != len)
-                return -EIO;
-        return 0;
+	len = strlen(value);
+	k = write(fd, value, len);
+	if (k < 0)
+		return -errno;
+	if ((size_t)k != len)
+		return -EIO;
+	return 0;
 }
 
 int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret)
 {
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_free_ char *best = NULL;
-        int fd;
+	_cleanup_(closedirp) DIR *d = NULL;
+	_cleanup_free_ char *best = NULL;
+	int fd;
 
-        assert_return(path && path[0] != '/', -EINVAL);
-        assert_return(ret, -EINVAL);
+	assert_return(path && path[0] != '/', -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return -errno;
-        }
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		safe_close(fd);
+		return -errno;
+	}
 
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue;
-                if (prefix && strncmp(de->d_name, prefix, strlen(prefix)) != 0)
-                        continue;
-                if (best && strcmp(de->d_name, best) >= 0)
-                        continue;
-                free(best);
-                best = strdup(de->d_name);
-                if (!best)
-                        return -ENOMEM;
-        }
-        if (!best)
-                return -ENOENT;
-        *ret = TAKE_PTR(best);
-        return 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		if (best && strcmp(de->d_name, best) >= 0)
+			continue;
+		free(best);
+		best = strdup(de->d_name);
+		if (!best)
+			return -ENOMEM;
+	}
+	if (!best)
+		return -ENOENT;
+	*ret = TAKE_PTR(best);
+	return 0;
 }
 
 int sysfs_link_basename(int dirfd, const char *path, char **ret)
 {
-        char target[PATH_MAX];
-        const char *base;
-        ssize_t k;
+	char target[PATH_MAX];
+	const char *base;
+	ssize_t k;
 
-        assert_return(path && path[0] != '/', -EINVAL);
-        assert_return(ret, -EINVAL);
+	assert_return(path && path[0] != '/', -EINVAL);
+	assert_return(ret, -EINVAL);
 
-        k = readlinkat(dirfd, path, target, sizeof(target));
-        if (k < 0)
-                return -errno;
-        if ((size_t)k >= sizeof(target))
-                return -ENAMETOOLONG;
-        target[k] = 0;
+	k = readlinkat(dirfd, path, target, sizeof(target));
+	if (k < 0)
+		return -errno;
+	if ((size_t)k >= sizeof(target))
+		return -ENAMETOOLONG;
+	target[k] = 0;
 
-        base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (isempty(base))
-                return -EBADMSG;
-        *ret = strdup(base);
-        return *ret ? 0 : -ENOMEM;
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (isempty(base))
+		return -EBADMSG;
+	*ret = strdup(base);
+	return *ret ? 0 : -ENOMEM;
 }

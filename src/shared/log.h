@@ -13,9 +13,9 @@
 #include "macro.h"
 
 typedef enum LogTarget {
-        LOG_TARGET_STDERR,
-        LOG_TARGET_JOURNAL,
-        LOG_TARGET_AUTO, /* journal when stderr is connected to it (JOURNAL_STREAM), else stderr */
+	LOG_TARGET_STDERR,
+	LOG_TARGET_JOURNAL,
+	LOG_TARGET_AUTO, /* journal when stderr is connected to it (JOURNAL_STREAM), else stderr */
 } LogTarget;
 
 void log_setup(const char *ident, LogTarget target, int max_level);
@@ -23,33 +23,34 @@ int log_get_max_level(void);
 
 /* Structured fields of a device-related entry; any may be NULL. */
 typedef struct LogDevice {
-        const char *hctl;
-        const char *devnode;
-        const char *wwid;
-        /* More journal fields, "KEY=VALUE", NULL-terminated (at most LOG_EXTRA_MAX are sent);
-         * only the journal gets them, so the message must say the same in words. */
-        const char *const *extra;
+	const char *hctl;
+	const char *devnode;
+	const char *wwid;
+	/* More journal fields, "KEY=VALUE", NULL-terminated (at most LOG_EXTRA_MAX are sent);
+	 * only the journal gets them, so the message must say the same in words. */
+	const char *const *extra;
 } LogDevice;
 
 #define LOG_EXTRA_MAX 16
 
-int log_full(int level, int error, const LogDevice *dev, const char *message_id,
-             const char *fmt, ...) _printf_(5, 6);
+int log_full(int level, int error, const LogDevice *dev, const char *message_id, const char *fmt,
+             ...) _printf_(5, 6);
 
-#define log_error_errno(error, ...) log_full(LOG_ERR, (error), NULL, NULL, __VA_ARGS__)
+#define log_error_errno(error, ...)   log_full(LOG_ERR, (error), NULL, NULL, __VA_ARGS__)
 #define log_warning_errno(error, ...) log_full(LOG_WARNING, (error), NULL, NULL, __VA_ARGS__)
-#define log_debug_errno(error, ...) log_full(LOG_DEBUG, (error), NULL, NULL, __VA_ARGS__)
-#define log_error(...) log_full(LOG_ERR, 0, NULL, NULL, __VA_ARGS__)
-#define log_warning(...) log_full(LOG_WARNING, 0, NULL, NULL, __VA_ARGS__)
-#define log_notice(...) log_full(LOG_NOTICE, 0, NULL, NULL, __VA_ARGS__)
-#define log_info(...) log_full(LOG_INFO, 0, NULL, NULL, __VA_ARGS__)
-#define log_debug(...) log_full(LOG_DEBUG, 0, NULL, NULL, __VA_ARGS__)
+#define log_debug_errno(error, ...)   log_full(LOG_DEBUG, (error), NULL, NULL, __VA_ARGS__)
+#define log_error(...)                log_full(LOG_ERR, 0, NULL, NULL, __VA_ARGS__)
+#define log_warning(...)              log_full(LOG_WARNING, 0, NULL, NULL, __VA_ARGS__)
+#define log_notice(...)               log_full(LOG_NOTICE, 0, NULL, NULL, __VA_ARGS__)
+#define log_info(...)                 log_full(LOG_INFO, 0, NULL, NULL, __VA_ARGS__)
+#define log_debug(...)                log_full(LOG_DEBUG, 0, NULL, NULL, __VA_ARGS__)
 
 #define log_device_full(level, error, dev, ...) log_full((level), (error), (dev), NULL, __VA_ARGS__)
-#define log_device_error_errno(dev, error, ...) log_device_full(LOG_ERR, (error), (dev), __VA_ARGS__)
-#define log_device_warning_errno(dev, error, ...)                                                  \
-        log_device_full(LOG_WARNING, (error), (dev), __VA_ARGS__)
-#define log_device_info(dev, ...) log_device_full(LOG_INFO, 0, (dev), __VA_ARGS__)
+#define log_device_error_errno(dev, error, ...) \
+	log_device_full(LOG_ERR, (error), (dev), __VA_ARGS__)
+#define log_device_warning_errno(dev, error, ...) \
+	log_device_full(LOG_WARNING, (error), (dev), __VA_ARGS__)
+#define log_device_info(dev, ...)  log_device_full(LOG_INFO, 0, (dev), __VA_ARGS__)
 #define log_device_debug(dev, ...) log_device_full(LOG_DEBUG, 0, (dev), __VA_ARGS__)
 
 /*

@@ -9,112 +9,112 @@
 #include <unistd.h>
 
 #define _nonnull_(...) __attribute__((nonnull(__VA_ARGS__)))
-#define _must_check_ __attribute__((warn_unused_result))
-#define _unused_ __attribute__((unused))
-#define _cleanup_(x) __attribute__((cleanup(x)))
+#define _must_check_   __attribute__((warn_unused_result))
+#define _unused_       __attribute__((unused))
+#define _cleanup_(x)   __attribute__((cleanup(x)))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _pure_ __attribute__((pure))
-#define _const_ __attribute__((const))
-#define _fallthrough_ __attribute__((fallthrough))
+#define _pure_         __attribute__((pure))
+#define _const_        __attribute__((const))
+#define _fallthrough_  __attribute__((fallthrough))
 
-#define ELEMENTSOF(x)                                                                              \
-        (__builtin_choose_expr(!__builtin_types_compatible_p(typeof(x), typeof(&*(x))),           \
-                               sizeof(x) / sizeof((x)[0]), (void)0))
+#define ELEMENTSOF(x)                                                                   \
+	(__builtin_choose_expr(!__builtin_types_compatible_p(typeof(x), typeof(&*(x))), \
+	                       sizeof(x) / sizeof((x)[0]), (void)0))
 
-#define MIN(a, b)                                                                                  \
-        ({                                                                                         \
-                typeof(a) _a = (a);                                                                \
-                typeof(b) _b = (b);                                                                \
-                _a < _b ? _a : _b;                                                                 \
-        })
-#define MAX(a, b)                                                                                  \
-        ({                                                                                         \
-                typeof(a) _a = (a);                                                                \
-                typeof(b) _b = (b);                                                                \
-                _a > _b ? _a : _b;                                                                 \
-        })
+#define MIN(a, b)                   \
+	({                          \
+		typeof(a) _a = (a); \
+		typeof(b) _b = (b); \
+		_a < _b ? _a : _b;  \
+	})
+#define MAX(a, b)                   \
+	({                          \
+		typeof(a) _a = (a); \
+		typeof(b) _b = (b); \
+		_a > _b ? _a : _b;  \
+	})
 
 /* Hand ownership of a pointer or fd over: the variable is reset so cleanup does nothing. */
-#define TAKE_PTR(p)                                                                                \
-        ({                                                                                         \
-                typeof(p) _p = (p);                                                                \
-                (p) = NULL;                                                                        \
-                _p;                                                                                \
-        })
-#define TAKE_FD(fd)                                                                                \
-        ({                                                                                         \
-                int _fd = (fd);                                                                    \
-                (fd) = -EBADF;                                                                     \
-                _fd;                                                                               \
-        })
+#define TAKE_PTR(p)                 \
+	({                          \
+		typeof(p) _p = (p); \
+		(p) = NULL;         \
+		_p;                 \
+	})
+#define TAKE_FD(fd)             \
+	({                      \
+		int _fd = (fd); \
+		(fd) = -EBADF;  \
+		_fd;            \
+	})
 
 /* Turn a libc "-1 and errno" return into "-errno". */
 static inline int negative_errno(void)
 {
-        return errno > 0 ? -errno : -EINVAL;
+	return errno > 0 ? -errno : -EINVAL;
 }
-#define RET_NERRNO(expr)                                                                           \
-        ({                                                                                         \
-                typeof(expr) _r = (expr);                                                          \
-                _r < 0 ? negative_errno() : _r;                                                    \
-        })
+#define RET_NERRNO(expr)                        \
+	({                                      \
+		typeof(expr) _r = (expr);       \
+		_r < 0 ? negative_errno() : _r; \
+	})
 
 /* Public entry points check their arguments without aborting. */
-#define assert_return(expr, r)                                                                     \
-        do {                                                                                       \
-                if (!(expr))                                                                       \
-                        return (r);                                                                \
-        } while (false)
+#define assert_return(expr, r)      \
+	do {                        \
+		if (!(expr))        \
+			return (r); \
+	} while (false)
 
 static inline void freep(void *p)
 {
-        free(*(void **)p);
+	free(*(void **)p);
 }
 #define _cleanup_free_ _cleanup_(freep)
 
 static inline int safe_close(int fd)
 {
-        if (fd >= 0) {
-                int saved = errno;
-                close(fd);
-                errno = saved;
-        }
-        return -EBADF;
+	if (fd >= 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return -EBADF;
 }
 static inline void closep(int *fd)
 {
-        safe_close(*fd);
+	safe_close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
 
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                    \
-        static inline void func##p(type *p)                                                        \
-        {                                                                                          \
-                if (*p)                                                                            \
-                        func(*p);                                                                  \
-        }
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type *p)     \
+	{                                       \
+		if (*p)                         \
+			func(*p);               \
+	}
 
 /* -1, 0 or 1 as @a is below, equal to or above @b; chain with ?: for several keys. */
 #define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
 
-#define streq(a, b) (strcmp((a), (b)) == 0)
+#define streq(a, b)     (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
-#define isempty(s) (!(s) || (s)[0] == '\0')
+#define isempty(s)      (!(s) || (s)[0] == '\0')
 
 static inline void *mfree(void *p)
 {
-        free(p);
-        return NULL;
+	free(p);
+	return NULL;
 }
 
 /* The value of one hexadecimal digit, -1 if @c is none. */
 static inline int unhexchar(int c)
 {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }

@@ -9,45 +9,45 @@
 
 static inline uint16_t unaligned_read_be16(const void *p)
 {
-        uint16_t v;
-        memcpy(&v, p, sizeof(v));
-        return be16toh(v);
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return be16toh(v);
 }
 
 static inline uint32_t unaligned_read_be24(const void *p)
 {
-        const uint8_t *b = p;
-        return ((uint32_t)b[0] << 16) | ((uint32_t)b[1] << 8) | b[2];
+	const uint8_t *b = p;
+	return ((uint32_t)b[0] << 16) | ((uint32_t)b[1] << 8) | b[2];
 }
 
 static inline uint32_t unaligned_read_be32(const void *p)
 {
-        uint32_t v;
-        memcpy(&v, p, sizeof(v));
-        return be32toh(v);
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
 }
 
 static inline uint64_t unaligned_read_be64(const void *p)
 {
-        uint64_t v;
-        memcpy(&v, p, sizeof(v));
-        return be64toh(v);
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return be64toh(v);
 }
 
 static inline void unaligned_write_be16(void *p, uint16_t v)
 {
-        v = htobe16(v);
-        memcpy(p, &v, sizeof(v));
+	v = htobe16(v);
+	memcpy(p, &v, sizeof(v));
 }
 
 static inline void unaligned_write_be32(void *p, uint32_t v)
 {
-        v = htobe32(v);
-        memcpy(p, &v, sizeof(v));
+	v = htobe32(v);
+	memcpy(p, &v, sizeof(v));
 }
 
 static inline void unaligned_write_be64(void *p, uint64_t v)
 {
-        v = htobe64(v);
-        memcpy(p, &v, sizeof(v));
+	v = htobe64(v);
+	memcpy(p, &v, sizeof(v));
 }

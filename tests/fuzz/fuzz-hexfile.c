@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (outside_size_range(size, 0, 6 * HEXFILE_MAX_LEN))
 		return 0;
 
-	fuzz_touch_val((bool) { hexfile_is_text(data, size) });
+	fuzz_touch_val((bool){ hexfile_is_text(data, size) });
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		r = hexfile_parse_mode(data, size, modes[m], out, sizeof(out), &n, &f);
 		fuzz_check(r == 0 || r == -EBADMSG || r == -ENOBUFS || r == -ENODATA);
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		fuzz_check(n > 0 && n <= sizeof(out));
 		fuzz_check(f == HEXFILE_FORMAT_BINARY || f == HEXFILE_FORMAT_HEX ||
-			   f == HEXFILE_FORMAT_HEX_ADDRESSED);
+		           f == HEXFILE_FORMAT_HEX_ADDRESSED);
 		/* Hex text always shrinks: at least one character per nibble pair. */
 		fuzz_check(f == HEXFILE_FORMAT_BINARY ? n == size : n <= size);
 		fuzz_touch(out, n);

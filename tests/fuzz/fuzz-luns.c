@@ -18,7 +18,7 @@ static void one_lun(const ScsiLun *lun)
 	fuzz_check(lun_parse_hex(hex, &back) == 0);
 	fuzz_check(memcmp(back.b, lun->b, LUN_SIZE) == 0);
 
-	fuzz_touch_val((bool) { lun_is_wlun(lun) });
+	fuzz_touch_val((bool){ lun_is_wlun(lun) });
 	if (lun_decode(lun, &a) < 0) {
 		fuzz_check(lun_describe(lun, desc, sizeof(desc)) < 0);
 		return;

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (outside_size_range(size, 0, VPD_MAX_LEN))
 		return 0;
 
-	fuzz_touch_val((bool) { vpd83_is_pre_spc2(data, size) });
+	fuzz_touch_val((bool){ vpd83_is_pre_spc2(data, size) });
 	if (vpd_parse_header(data, size, &h) < 0)
 		return 0;
 
@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(d.value == d.desc + 4);
 		fuzz_check(d.offset + 4 + d.len <= VPD_HEADER_LEN + h.page_len);
 		fuzz_check(off > prev);
-		fuzz_check(d.code_set < 16 && d.association < 4 && d.type < 16 && d.protocol_id < 16);
+		fuzz_check(d.code_set < 16 && d.association < 4 && d.type < 16 &&
+		           d.protocol_id < 16);
 		prev = off;
 		fuzz_touch_val(d.piv);
 		fuzz_touch(d.desc, 4 + d.len);

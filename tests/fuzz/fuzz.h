@@ -41,8 +41,8 @@ static inline void fuzz_touch_str(const char *s)
 }
 
 /* An invariant a parser promised: abort so libFuzzer and the replayer report it. */
-#define fuzz_check(expr)                                                                            \
-	do {                                                                                        \
-		if (!(expr))                                                                        \
-			abort();                                                                    \
+#define fuzz_check(expr)         \
+	do {                     \
+		if (!(expr))     \
+			abort(); \
 	} while (false)

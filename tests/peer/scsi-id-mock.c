@@ -27,70 +27,70 @@ static bool loaded;
 
 static void load(void)
 {
-        const char *dir = getenv("LUND_MOCK_DIR"), *name = getenv("LUND_MOCK_NAME");
+	const char *dir = getenv("LUND_MOCK_DIR"), *name = getenv("LUND_MOCK_NAME");
 
-        if (loaded)
-                return;
-        loaded = true;
-        if (!dir || !name || fixture_load(dir, name, &fx) < 0)
-                memset(&fx, 0, sizeof(fx));
+	if (loaded)
+		return;
+	loaded = true;
+	if (!dir || !name || fixture_load(dir, name, &fx) < 0)
+		memset(&fx, 0, sizeof(fx));
 }
 
 /* Fill @buf (@buflen) for INQUIRY @cdb; returns bytes or -1 for ILLEGAL REQUEST. */
 static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 {
-        static uint8_t pg00[4 + 8];
-        const uint8_t *src = NULL;
-        size_t len = 0;
+	static uint8_t pg00[4 + 8];
+	const uint8_t *src = NULL;
+	size_t len = 0;
 
-        load();
-        if (!(cdb[1] & 1)) {
-                if (cdb[2] != 0)
-                        return -1;
-                src = fx.buf[FX_INQUIRY];
-                len = fx.len[FX_INQUIRY];
-        } else {
-                switch (cdb[2]) {
-                case 0x00:
-                        src = fx.buf[FX_PG00];
-                        len = fx.len[FX_PG00];
-                        if (!src) {
-                                size_t n = 4;
+	load();
+	if (!(cdb[1] & 1)) {
+		if (cdb[2] != 0)
+			return -1;
+		src = fx.buf[FX_INQUIRY];
+		len = fx.len[FX_INQUIRY];
+	} else {
+		switch (cdb[2]) {
+		case 0x00:
+			src = fx.buf[FX_PG00];
+			len = fx.len[FX_PG00];
+			if (!src) {
+				size_t n = 4;
 
-                                memset(pg00, 0, sizeof(pg00));
-                                pg00[0] = fx.buf[FX_INQUIRY] ? fx.buf[FX_INQUIRY][0] : 0;
-                                pg00[n++] = 0x00;
-                                if (fx.buf[FX_PG80])
-                                        pg00[n++] = 0x80;
-                                if (fx.buf[FX_PG83])
-                                        pg00[n++] = 0x83;
-                                if (fx.buf[FX_PG89])
-                                        pg00[n++] = 0x89;
-                                pg00[3] = (uint8_t)(n - 4);
-                                src = pg00;
-                                len = n;
-                        }
-                        break;
-                case 0x80:
-                        src = fx.buf[FX_PG80];
-                        len = fx.len[FX_PG80];
-                        break;
-                case 0x83:
-                        src = fx.buf[FX_PG83];
-                        len = fx.len[FX_PG83];
-                        break;
-                case 0x89:
-                        src = fx.buf[FX_PG89];
-                        len = fx.len[FX_PG89];
-                        break;
-                }
-        }
-        if (!src)
-                return -1;
-        if (len > buflen)
-                len = buflen;
-        memcpy(buf, src, len);
-        return (int)len;
+				memset(pg00, 0, sizeof(pg00));
+				pg00[0] = fx.buf[FX_INQUIRY] ? fx.buf[FX_INQUIRY][0] : 0;
+				pg00[n++] = 0x00;
+				if (fx.buf[FX_PG80])
+					pg00[n++] = 0x80;
+				if (fx.buf[FX_PG83])
+					pg00[n++] = 0x83;
+				if (fx.buf[FX_PG89])
+					pg00[n++] = 0x89;
+				pg00[3] = (uint8_t)(n - 4);
+				src = pg00;
+				len = n;
+			}
+			break;
+		case 0x80:
+			src = fx.buf[FX_PG80];
+			len = fx.len[FX_PG80];
+			break;
+		case 0x83:
+			src = fx.buf[FX_PG83];
+			len = fx.len[FX_PG83];
+			break;
+		case 0x89:
+			src = fx.buf[FX_PG89];
+			len = fx.len[FX_PG89];
+			break;
+		}
+	}
+	if (!src)
+		return -1;
+	if (len > buflen)
+		len = buflen;
+	memcpy(buf, src, len);
+	return (int)len;
 }
 
 static const uint8_t illegal_request[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24 };
@@ -98,66 +98,67 @@ static const uint8_t illegal_request[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0
 /* Exported despite the project-wide -fvisibility=hidden: this is the interposed symbol. */
 __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
 {
-        va_list ap;
-        void *arg;
+	va_list ap;
+	void *arg;
 
-        va_start(ap, req);
-        arg = va_arg(ap, void *);
-        va_end(ap);
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
 
-        if (req != SG_IO) {
-                int (*real)(int, unsigned long, void *) =
-                        (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
-                return real(fd, req, arg);
-        }
+	if (req != SG_IO) {
+		int (*real)(int, unsigned long, void *) =
+		        (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
+		return real(fd, req, arg);
+	}
 
-        if (*(int *)arg == 'Q') {
-                struct sg_io_v4 *h = arg;
-                const uint8_t *cdb = (const uint8_t *)(uintptr_t)h->request;
-                int n;
+	if (*(int *)arg == 'Q') {
+		struct sg_io_v4 *h = arg;
+		const uint8_t *cdb = (const uint8_t *)(uintptr_t)h->request;
+		int n;
 
-                if (h->request_len < 6 || cdb[0] != 0x12)
-                        return errno = EINVAL, -1;
-                memset((void *)(uintptr_t)h->din_xferp, 0, h->din_xfer_len);
-                n = answer(cdb, (uint8_t *)(uintptr_t)h->din_xferp, h->din_xfer_len);
-                h->device_status = h->transport_status = h->driver_status = 0;
-                h->response_len = 0;
-                if (n < 0) {
-                        size_t l = h->max_response_len < sizeof(illegal_request) ?
-                                           h->max_response_len : sizeof(illegal_request);
-                        memcpy((void *)(uintptr_t)h->response, illegal_request, l);
-                        h->response_len = (uint32_t)l;
-                        h->device_status = 0x02; /* SAM: CHECK CONDITION */
-                        h->driver_status = 0x08; /* DRIVER_SENSE */
-                        h->din_resid = (int)h->din_xfer_len;
-                } else
-                        h->din_resid = (int)(h->din_xfer_len - (unsigned)n);
-                return 0;
-        }
-        if (*(int *)arg == 'S') {
-                struct sg_io_hdr *h = arg;
-                const uint8_t *cdb = h->cmdp;
-                int n;
+		if (h->request_len < 6 || cdb[0] != 0x12)
+			return errno = EINVAL, -1;
+		memset((void *)(uintptr_t)h->din_xferp, 0, h->din_xfer_len);
+		n = answer(cdb, (uint8_t *)(uintptr_t)h->din_xferp, h->din_xfer_len);
+		h->device_status = h->transport_status = h->driver_status = 0;
+		h->response_len = 0;
+		if (n < 0) {
+			size_t l = h->max_response_len < sizeof(illegal_request)
+			                   ? h->max_response_len
+			                   : sizeof(illegal_request);
+			memcpy((void *)(uintptr_t)h->response, illegal_request, l);
+			h->response_len = (uint32_t)l;
+			h->device_status = 0x02; /* SAM: CHECK CONDITION */
+			h->driver_status = 0x08; /* DRIVER_SENSE */
+			h->din_resid = (int)h->din_xfer_len;
+		} else
+			h->din_resid = (int)(h->din_xfer_len - (unsigned)n);
+		return 0;
+	}
+	if (*(int *)arg == 'S') {
+		struct sg_io_hdr *h = arg;
+		const uint8_t *cdb = h->cmdp;
+		int n;
 
-                if (h->cmd_len < 6 || cdb[0] != 0x12)
-                        return errno = EINVAL, -1;
-                memset(h->dxferp, 0, h->dxfer_len);
-                n = answer(cdb, h->dxferp, h->dxfer_len);
-                h->status = h->masked_status = h->host_status = h->driver_status = 0;
-                h->sb_len_wr = 0;
-                if (n < 0) {
-                        size_t l = h->mx_sb_len < sizeof(illegal_request) ? h->mx_sb_len :
-                                                                           sizeof(illegal_request);
-                        memcpy(h->sbp, illegal_request, l);
-                        h->sb_len_wr = (unsigned char)l;
-                        h->status = 0x02;
-                        h->masked_status = 0x01;
-                        h->driver_status = 0x08;
-                        h->resid = (int)h->dxfer_len;
-                } else
-                        h->resid = (int)(h->dxfer_len - (unsigned)n);
-                return 0;
-        }
-        errno = EINVAL;
-        return -1;
+		if (h->cmd_len < 6 || cdb[0] != 0x12)
+			return errno = EINVAL, -1;
+		memset(h->dxferp, 0, h->dxfer_len);
+		n = answer(cdb, h->dxferp, h->dxfer_len);
+		h->status = h->masked_status = h->host_status = h->driver_status = 0;
+		h->sb_len_wr = 0;
+		if (n < 0) {
+			size_t l = h->mx_sb_len < sizeof(illegal_request) ? h->mx_sb_len
+			                                                  : sizeof(illegal_request);
+			memcpy(h->sbp, illegal_request, l);
+			h->sb_len_wr = (unsigned char)l;
+			h->status = 0x02;
+			h->masked_status = 0x01;
+			h->driver_status = 0x08;
+			h->resid = (int)h->dxfer_len;
+		} else
+			h->resid = (int)(h->dxfer_len - (unsigned)n);
+		return 0;
+	}
+	errno = EINVAL;
+	return -1;
 }

@@ -17,53 +17,72 @@
 #include "sysfs.h"
 
 static const char *ev_transport[] = {
-        "ACTION=change", "SDEV_ERROR=1", "SDEV_ERROR_CLASS=transport", "SDEV_ERROR_RETRY=0",
-        "SDEV_ERROR_RETRYABLE=1", "SDEV_ERROR_ERRNO=5", "SDEV_ERROR_RESULT=0",
-        "SDEV_ERROR_STATUS=2", "SDEV_ERROR_SK=11", "SDEV_ERROR_ASC=75", "SDEV_ERROR_ASCQ=3",
-        "SDEV_ERROR_OPCODE=40", "SDEV_ERROR_SECTOR=0", "SDEV_ERROR_SUPPRESSED=2",
+	"ACTION=change",
+	"SDEV_ERROR=1",
+	"SDEV_ERROR_CLASS=transport",
+	"SDEV_ERROR_RETRY=0",
+	"SDEV_ERROR_RETRYABLE=1",
+	"SDEV_ERROR_ERRNO=5",
+	"SDEV_ERROR_RESULT=0",
+	"SDEV_ERROR_STATUS=2",
+	"SDEV_ERROR_SK=11",
+	"SDEV_ERROR_ASC=75",
+	"SDEV_ERROR_ASCQ=3",
+	"SDEV_ERROR_OPCODE=40",
+	"SDEV_ERROR_SECTOR=0",
+	"SDEV_ERROR_SUPPRESSED=2",
 };
 static const char *ev_medium[] = {
-        "SDEV_ERROR=1", "SDEV_ERROR_CLASS=medium", "SDEV_ERROR_RETRY=0",
-        "SDEV_ERROR_RETRYABLE=0", "SDEV_ERROR_ERRNO=61", "SDEV_ERROR_RESULT=0",
-        "SDEV_ERROR_STATUS=2", "SDEV_ERROR_SK=3", "SDEV_ERROR_ASC=17", "SDEV_ERROR_ASCQ=0",
-        "SDEV_ERROR_OPCODE=40", "SDEV_ERROR_SECTOR=4660", "SDEV_ERROR_SUPPRESSED=0",
+	"SDEV_ERROR=1",
+	"SDEV_ERROR_CLASS=medium",
+	"SDEV_ERROR_RETRY=0",
+	"SDEV_ERROR_RETRYABLE=0",
+	"SDEV_ERROR_ERRNO=61",
+	"SDEV_ERROR_RESULT=0",
+	"SDEV_ERROR_STATUS=2",
+	"SDEV_ERROR_SK=3",
+	"SDEV_ERROR_ASC=17",
+	"SDEV_ERROR_ASCQ=0",
+	"SDEV_ERROR_OPCODE=40",
+	"SDEV_ERROR_SECTOR=4660",
+	"SDEV_ERROR_SUPPRESSED=0",
 };
 static const char *ev_ua[] = { "ACTION=change", "SDEV_UA=POWER_ON_RESET_OCCURRED" };
 static const char *ev_bad[] = { "SDEV_ERROR=1", "SDEV_ERROR_CLASS=transport" };
 
 static const struct {
-        const char *in;
-        int r;
-        ErrClass class;
-        unsigned count, window;
-        ErrorAction action;
+	const char *in;
+	int r;
+	ErrClass class;
+	unsigned count, window;
+	ErrorAction action;
 } th[] = {
-        { "transport:5/60:offline", 0, ERRCLASS_TRANSPORT, 5, 60, ERROR_ACTION_OFFLINE },
-        { "timeout:1/1:rescan", 0, ERRCLASS_TIMEOUT, 1, 1, ERROR_ACTION_RESCAN },
-        { "medium:1000/86400:log", 0, ERRCLASS_MEDIUM, 1000, 86400, ERROR_ACTION_LOG },
-        { "transport:0/60:log", -EINVAL },
-        { "transport:1001/60:log", -EINVAL },
-        { "transport:5/0:log", -EINVAL },
-        { "transport:5/60:reboot", -EINVAL },
-        { "bogus:5/60:log", -EINVAL },
-        { "transport:5/60:log:x", -EINVAL },
-        { "transport:5/60", -EINVAL },
-        { "", -EINVAL },
+	{ "transport:5/60:offline", 0, ERRCLASS_TRANSPORT, 5, 60, ERROR_ACTION_OFFLINE },
+	{ "timeout:1/1:rescan", 0, ERRCLASS_TIMEOUT, 1, 1, ERROR_ACTION_RESCAN },
+	{ "medium:1000/86400:log", 0, ERRCLASS_MEDIUM, 1000, 86400, ERROR_ACTION_LOG },
+	{ "transport:0/60:log", -EINVAL },
+	{ "transport:1001/60:log", -EINVAL },
+	{ "transport:5/0:log", -EINVAL },
+	{ "transport:5/60:reboot", -EINVAL },
+	{ "bogus:5/60:log", -EINVAL },
+	{ "transport:5/60:log:x", -EINVAL },
+	{ "transport:5/60", -EINVAL },
+	{ "", -EINVAL },
 };
 
 START_TEST(test_threshold_parse)
 {
-        ErrorThreshold t = { .count = 77 };
+	ErrorThreshold t = { .count = 77 };
 
-        ck_assert_int_eq(error_threshold_parse(th[_i].in, &t), th[_i].r);
-        if (th[_i].r < 0) {
-                ck_assert_uint_eq(t.count, 77);
-                return;
-        }
-        ck_assert_int_eq(t.class, th[_i].class);
-        ck_assert_uint_eq(t.count, th[_i].count);
-        ck_assert_uint_eq(t.window_sec, th[_i].window);
-        ck_assert_int_eq(t.action, th[_i].action);
+	ck_assert_int_eq(error_threshold_parse(th[_i].in, &t), th[_i].r);
+	if (th[_i].r < 0) {
+		ck_assert_uint_eq(t.count, 77);
+		return;
+	}
+	ck_assert_int_eq(t.class, th[_i].class);
+	ck_assert_uint_eq(t.count, th[_i].count);
+	ck_assert_uint_eq(t.window_sec, th[_i].window);
+	ck_assert_int_eq(t.action, th[_i].action);
 }
 END_TEST
 
@@ -71,224 +90,239 @@ static char root[] = "/tmp/check-errors-XXXXXX";
 
 static void tree(bool patched)
 {
-        char cmd[512];
+	char cmd[512];
 
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        snprintf(cmd, sizeof(cmd),
-                 "mkdir -p %1$s/sys/bus/scsi/devices/2:0:0:0 && echo running > %1$s/sys/bus/scsi/devices/2:0:0:0/state"
-                 " && echo 0 > %1$s/sys/bus/scsi/devices/2:0:0:0/type%2$s",
-                 root, patched ? " && echo 0 > /dev/null" : "");
-        ck_assert_int_eq(system(cmd), 0);
-        if (patched) {
-                snprintf(cmd, sizeof(cmd), "echo 0 > %s/sys/bus/scsi/devices/2:0:0:0/evt_error", root);
-                ck_assert_int_eq(system(cmd), 0);
-        }
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+	         "mkdir -p %1$s/sys/bus/scsi/devices/2:0:0:0 && echo running > "
+	         "%1$s/sys/bus/scsi/devices/2:0:0:0/state"
+	         " && echo 0 > %1$s/sys/bus/scsi/devices/2:0:0:0/type%2$s",
+	         root, patched ? " && echo 0 > /dev/null" : "");
+	ck_assert_int_eq(system(cmd), 0);
+	if (patched) {
+		snprintf(cmd, sizeof(cmd), "echo 0 > %s/sys/bus/scsi/devices/2:0:0:0/evt_error",
+		         root);
+		ck_assert_int_eq(system(cmd), 0);
+	}
 }
 
 static char *state(const char *attr)
 {
-        _cleanup_close_ int fd = sysfs_open_root(root);
-        char path[128], *s = NULL;
+	_cleanup_close_ int fd = sysfs_open_root(root);
+	char path[128], *s = NULL;
 
-        snprintf(path, sizeof(path), "sys/bus/scsi/devices/2:0:0:0/%s", attr);
-        ck_assert_int_eq(sysfs_read_string(fd, path, &s), 0);
-        return s;
+	snprintf(path, sizeof(path), "sys/bus/scsi/devices/2:0:0:0/%s", attr);
+	ck_assert_int_eq(sysfs_read_string(fd, path, &s), 0);
+	return s;
 }
 
 static void untree(void)
 {
-        char cmd[512];
+	char cmd[512];
 
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
 }
 
 static unsigned rescans;
 static int on_rescan(const char *hctl, void *userdata)
 {
-        ck_assert_str_eq(hctl, "2:0:0:0");
-        rescans++;
-        return 0;
+	ck_assert_str_eq(hctl, "2:0:0:0");
+	rescans++;
+	return 0;
 }
 
 START_TEST(test_count_and_offline)
 {
-        ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 10, ERROR_ACTION_OFFLINE };
-        LogDevice dev = { .hctl = "2:0:0:0", .devnode = "/dev/sda" };
-        _cleanup_close_ int fd = -EBADF;
-        ErrorTracker *tr;
-        json_object *o, *v;
-        char *s;
+	ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 10, ERROR_ACTION_OFFLINE };
+	LogDevice dev = { .hctl = "2:0:0:0", .devnode = "/dev/sda" };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+	char *s;
 
-        tree(false);
-        fd = sysfs_open_root(root);
-        ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
-        ck_assert_ptr_null(error_tracker_lu_json(tr, "2:0:0:0"));
+	tree(false);
+	fd = sysfs_open_root(root);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	ck_assert_ptr_null(error_tracker_lu_json(tr, "2:0:0:0"));
 
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_ua, ELEMENTSOF(ev_ua), 1), 0);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_bad, ELEMENTSOF(ev_bad), 1), -EBADMSG);
-        /* Two transport errors 20 s apart, a medium error: no crossing. */
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport, ELEMENTSOF(ev_transport), 1000000), 1);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_medium, ELEMENTSOF(ev_medium), 2000000), 1);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport, ELEMENTSOF(ev_transport), 21000000), 1);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport, ELEMENTSOF(ev_transport), 22000000), 1);
-        s = state("state");
-        ck_assert_str_eq(s, "running"); /* 3 transport errors, but over 21 s */
-        free(s);
-        /* The third within 10 s of the two before it: offline. */
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport, ELEMENTSOF(ev_transport), 23000000), 1);
-        s = state("state");
-        ck_assert_int_eq(strncmp(s, "offline", 7), 0);
-        free(s);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_ua, ELEMENTSOF(ev_ua), 1), 0);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_bad, ELEMENTSOF(ev_bad), 1),
+	                 -EBADMSG);
+	/* Two transport errors 20 s apart, a medium error: no crossing. */
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport,
+	                                      ELEMENTSOF(ev_transport), 1000000),
+	                 1);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_medium, ELEMENTSOF(ev_medium),
+	                                      2000000),
+	                 1);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport,
+	                                      ELEMENTSOF(ev_transport), 21000000),
+	                 1);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport,
+	                                      ELEMENTSOF(ev_transport), 22000000),
+	                 1);
+	s = state("state");
+	ck_assert_str_eq(s, "running"); /* 3 transport errors, but over 21 s */
+	free(s);
+	/* The third within 10 s of the two before it: offline. */
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev_transport,
+	                                      ELEMENTSOF(ev_transport), 23000000),
+	                 1);
+	s = state("state");
+	ck_assert_int_eq(strncmp(s, "offline", 7), 0);
+	free(s);
 
-        o = error_tracker_lu_json(tr, "2:0:0:0");
-        ck_assert_ptr_nonnull(o);
-        ck_assert(json_object_object_get_ex(o, "total", &v));
-        ck_assert_int_eq(json_object_get_int(v), 5);
-        ck_assert(json_object_object_get_ex(o, "malformed", &v));
-        ck_assert_int_eq(json_object_get_int(v), 1);
-        ck_assert(json_object_object_get_ex(o, "suppressed", &v));
-        ck_assert_int_eq(json_object_get_int(v), 8);
-        ck_assert(json_object_object_get_ex(o, "threshold_actions", &v));
-        ck_assert_int_eq(json_object_get_int(v), 1);
-        ck_assert(json_object_object_get_ex(o, "classes", &v));
-        ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
-                         "{\"transport\":4,\"medium\":1}");
-        json_object_put(o);
-        o = error_tracker_json(tr);
-        ck_assert(json_object_object_get_ex(o, "threshold", &v));
-        ck_assert_str_eq(json_object_get_string(v), "transport:3/10:offline");
-        json_object_put(o);
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "total", &v));
+	ck_assert_int_eq(json_object_get_int(v), 5);
+	ck_assert(json_object_object_get_ex(o, "malformed", &v));
+	ck_assert_int_eq(json_object_get_int(v), 1);
+	ck_assert(json_object_object_get_ex(o, "suppressed", &v));
+	ck_assert_int_eq(json_object_get_int(v), 8);
+	ck_assert(json_object_object_get_ex(o, "threshold_actions", &v));
+	ck_assert_int_eq(json_object_get_int(v), 1);
+	ck_assert(json_object_object_get_ex(o, "classes", &v));
+	ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                 "{\"transport\":4,\"medium\":1}");
+	json_object_put(o);
+	o = error_tracker_json(tr);
+	ck_assert(json_object_object_get_ex(o, "threshold", &v));
+	ck_assert_str_eq(json_object_get_string(v), "transport:3/10:offline");
+	json_object_put(o);
 
-        error_tracker_forget(tr, "2:0:0:0");
-        ck_assert_ptr_null(error_tracker_lu_json(tr, "2:0:0:0"));
-        /* Stock: no evt_error attribute. */
-        ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
-        ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
-        error_tracker_free(tr);
-        untree();
+	error_tracker_forget(tr, "2:0:0:0");
+	ck_assert_ptr_null(error_tracker_lu_json(tr, "2:0:0:0"));
+	/* Stock: no evt_error attribute. */
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	error_tracker_free(tr);
+	untree();
 }
 END_TEST
 
 START_TEST(test_rescan_and_enable)
 {
-        ErrorThreshold t = { ERRCLASS_TIMEOUT, 1, 1, ERROR_ACTION_RESCAN };
-        _cleanup_close_ int fd = -EBADF;
-        const char *ev[ELEMENTSOF(ev_transport)];
-        ErrorTracker *tr;
-        char *s;
+	ErrorThreshold t = { ERRCLASS_TIMEOUT, 1, 1, ERROR_ACTION_RESCAN };
+	_cleanup_close_ int fd = -EBADF;
+	const char *ev[ELEMENTSOF(ev_transport)];
+	ErrorTracker *tr;
+	char *s;
 
-        memcpy(ev, ev_transport, sizeof(ev));
-        ev[2] = "SDEV_ERROR_CLASS=timeout";
-        tree(true);
-        fd = sysfs_open_root(root);
-        ck_assert_int_eq(error_tracker_new(fd, &t, on_rescan, NULL, &tr), 0);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", NULL, ev, ELEMENTSOF(ev), 5), 1);
-        ck_assert_uint_eq(rescans, 1);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", NULL, ev_transport, ELEMENTSOF(ev_transport), 6), 1);
-        ck_assert_uint_eq(rescans, 1);
-        ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 1);
-        s = state("evt_error");
-        ck_assert_str_eq(s, "1");
-        free(s);
-        error_tracker_free(tr);
-        untree();
+	memcpy(ev, ev_transport, sizeof(ev));
+	ev[2] = "SDEV_ERROR_CLASS=timeout";
+	tree(true);
+	fd = sysfs_open_root(root);
+	ck_assert_int_eq(error_tracker_new(fd, &t, on_rescan, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", NULL, ev, ELEMENTSOF(ev), 5), 1);
+	ck_assert_uint_eq(rescans, 1);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", NULL, ev_transport,
+	                                      ELEMENTSOF(ev_transport), 6),
+	                 1);
+	ck_assert_uint_eq(rescans, 1);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 1);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "1");
+	free(s);
+	error_tracker_free(tr);
+	untree();
 }
 END_TEST
 
 /* Many LUs tracked: each is found by its H:C:T:L, and forgetting one leaves the others. */
 START_TEST(test_many_lus)
 {
-        ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 10, ERROR_ACTION_LOG };
-        _cleanup_close_ int fd = -EBADF;
-        ErrorTracker *tr;
-        json_object *o, *v;
-        char hctl[32];
+	ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 10, ERROR_ACTION_LOG };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+	char hctl[32];
 
-        tree(false);
-        fd = sysfs_open_root(root);
-        ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
-        for (unsigned i = 0; i < 64; i++) {
-                snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
-                for (unsigned k = 0; k <= i % 3; k++)
-                        ck_assert_int_eq(error_tracker_handle(tr, hctl, NULL, ev_transport,
-                                                              ELEMENTSOF(ev_transport), 1 + k),
-                                         1);
-        }
-        /* the first tracked, the last, and one in between */
-        error_tracker_forget(tr, "3:0:0:0");
-        error_tracker_forget(tr, "3:0:7:7");
-        error_tracker_forget(tr, "3:0:3:4");
-        error_tracker_forget(tr, "3:0:3:4");
-        error_tracker_forget(tr, "9:9:9:9");
-        ck_assert_ptr_null(error_tracker_lu_json(tr, "3:0:0:0"));
-        ck_assert_ptr_null(error_tracker_lu_json(tr, "3:0:3:4"));
-        for (unsigned i = 1; i < 63; i++) {
-                if (i == 3 * 8 + 4)
-                        continue;
-                snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
-                o = error_tracker_lu_json(tr, hctl);
-                ck_assert_msg(o != NULL, "%s forgotten", hctl);
-                ck_assert(json_object_object_get_ex(o, "total", &v));
-                ck_assert_int_eq(json_object_get_int(v), (int)(i % 3 + 1));
-                json_object_put(o);
-        }
-        o = error_tracker_json(tr);
-        ck_assert(json_object_object_get_ex(o, "lus", &v));
-        ck_assert_int_eq(json_object_object_length(v), 61);
-        json_object_put(o);
-        error_tracker_free(tr);
-        untree();
+	tree(false);
+	fd = sysfs_open_root(root);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	for (unsigned i = 0; i < 64; i++) {
+		snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
+		for (unsigned k = 0; k <= i % 3; k++)
+			ck_assert_int_eq(error_tracker_handle(tr, hctl, NULL, ev_transport,
+			                                      ELEMENTSOF(ev_transport), 1 + k),
+			                 1);
+	}
+	/* the first tracked, the last, and one in between */
+	error_tracker_forget(tr, "3:0:0:0");
+	error_tracker_forget(tr, "3:0:7:7");
+	error_tracker_forget(tr, "3:0:3:4");
+	error_tracker_forget(tr, "3:0:3:4");
+	error_tracker_forget(tr, "9:9:9:9");
+	ck_assert_ptr_null(error_tracker_lu_json(tr, "3:0:0:0"));
+	ck_assert_ptr_null(error_tracker_lu_json(tr, "3:0:3:4"));
+	for (unsigned i = 1; i < 63; i++) {
+		if (i == 3 * 8 + 4)
+			continue;
+		snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
+		o = error_tracker_lu_json(tr, hctl);
+		ck_assert_msg(o != NULL, "%s forgotten", hctl);
+		ck_assert(json_object_object_get_ex(o, "total", &v));
+		ck_assert_int_eq(json_object_get_int(v), (int)(i % 3 + 1));
+		json_object_put(o);
+	}
+	o = error_tracker_json(tr);
+	ck_assert(json_object_object_get_ex(o, "lus", &v));
+	ck_assert_int_eq(json_object_object_length(v), 61);
+	json_object_put(o);
+	error_tracker_free(tr);
+	untree();
 }
 END_TEST
 
 static void put(const char *attr, const char *v)
 {
-        char cmd[512];
+	char cmd[512];
 
-        snprintf(cmd, sizeof(cmd), "echo %s > %s/sys/bus/scsi/devices/2:0:0:0/%s", v, root, attr);
-        ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "echo %s > %s/sys/bus/scsi/devices/2:0:0:0/%s", v, root, attr);
+	ck_assert_int_eq(system(cmd), 0);
 }
 
 /* Stock kernel: no evt_error, the counters are polled; iotmo_cnt feeds a timeout threshold. */
 START_TEST(test_poll)
 {
-        ErrorThreshold t = { ERRCLASS_TIMEOUT, 3, 60, ERROR_ACTION_OFFLINE };
-        _cleanup_close_ int fd = -EBADF;
-        ErrorTracker *tr;
-        json_object *o, *v;
-        char *s;
+	ErrorThreshold t = { ERRCLASS_TIMEOUT, 3, 60, ERROR_ACTION_OFFLINE };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+	char *s;
 
-        tree(false);
-        put("ioerr_cnt", "0x10");
-        put("iotmo_cnt", "0xfffffffe");
-        fd = sysfs_open_root(root);
-        ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
-        ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
-        ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
+	tree(false);
+	put("ioerr_cnt", "0x10");
+	put("iotmo_cnt", "0xfffffffe");
+	fd = sysfs_open_root(root);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
 
-        put("ioerr_cnt", "0x13");
-        put("iotmo_cnt", "0x0"); /* wrapped: +2 */
-        ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
-        s = state("state");
-        ck_assert_str_eq(s, "running");
-        free(s);
-        put("iotmo_cnt", "0x1");
-        ck_assert_int_eq(error_tracker_poll(tr, 3000000), 1);
-        s = state("state");
-        ck_assert_int_eq(strncmp(s, "offline", 7), 0);
-        free(s);
+	put("ioerr_cnt", "0x13");
+	put("iotmo_cnt", "0x0"); /* wrapped: +2 */
+	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+	s = state("state");
+	ck_assert_str_eq(s, "running");
+	free(s);
+	put("iotmo_cnt", "0x1");
+	ck_assert_int_eq(error_tracker_poll(tr, 3000000), 1);
+	s = state("state");
+	ck_assert_int_eq(strncmp(s, "offline", 7), 0);
+	free(s);
 
-        o = error_tracker_lu_json(tr, "2:0:0:0");
-        ck_assert(json_object_object_get_ex(o, "polled", &v));
-        ck_assert(json_object_get_boolean(v));
-        ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
-        ck_assert_int_eq(json_object_get_int(v), 3);
-        ck_assert(json_object_object_get_ex(o, "iotmo_cnt_growth", &v));
-        ck_assert_int_eq(json_object_get_int(v), 3);
-        json_object_put(o);
-        error_tracker_free(tr);
-        untree();
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert(json_object_object_get_ex(o, "polled", &v));
+	ck_assert(json_object_get_boolean(v));
+	ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
+	ck_assert_int_eq(json_object_get_int(v), 3);
+	ck_assert(json_object_object_get_ex(o, "iotmo_cnt_growth", &v));
+	ck_assert_int_eq(json_object_get_int(v), 3);
+	json_object_put(o);
+	error_tracker_free(tr);
+	untree();
 }
 END_TEST
 
@@ -297,71 +331,74 @@ static char journal[2048];
 int sd_journal_sendv(const struct iovec *iov, int n);
 int sd_journal_sendv(const struct iovec *iov, int n)
 {
-        size_t len = 0;
+	size_t len = 0;
 
-        journal[0] = 0;
-        for (int i = 0; i < n; i++) {
-                int k = snprintf(journal + len, sizeof(journal) - len, "%.*s\n",
-                                 (int)iov[i].iov_len, (const char *)iov[i].iov_base);
+	journal[0] = 0;
+	for (int i = 0; i < n; i++) {
+		int k = snprintf(journal + len, sizeof(journal) - len, "%.*s\n",
+		                 (int)iov[i].iov_len, (const char *)iov[i].iov_base);
 
-                ck_assert(k > 0 && (size_t)k < sizeof(journal) - len);
-                len += (size_t)k;
-        }
-        return 0;
+		ck_assert(k > 0 && (size_t)k < sizeof(journal) - len);
+		len += (size_t)k;
+	}
+	return 0;
 }
 
 START_TEST(test_journal_fields)
 {
-        ErrorThreshold t = ERROR_THRESHOLD_DEFAULT;
-        LogDevice dev = { .hctl = "2:0:0:0", .devnode = "/dev/sda", .wwid = "naa.5000c500a1b2c3d4" };
-        const char *ev[ELEMENTSOF(ev_medium)];
-        ErrorTracker *tr;
+	ErrorThreshold t = ERROR_THRESHOLD_DEFAULT;
+	LogDevice dev = { .hctl = "2:0:0:0",
+		          .devnode = "/dev/sda",
+		          .wwid = "naa.5000c500a1b2c3d4" };
+	const char *ev[ELEMENTSOF(ev_medium)];
+	ErrorTracker *tr;
 
-        memcpy(ev, ev_medium, sizeof(ev));
-        log_setup("check-errors", LOG_TARGET_JOURNAL, LOG_DEBUG);
-        ck_assert_int_eq(error_tracker_new(-EBADF, &t, NULL, NULL, &tr), 0);
-        ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev, ELEMENTSOF(ev), 1), 1);
-        ck_assert_str_eq(journal,
-                         "MESSAGE=Command failed: class=medium retryable=no errno=61 sense=03/11/00 "
-                         "opcode=0x28 sector=4660 host_byte=0x00 status=0x02\n"
-                         "PRIORITY=4\n"
-                         "SYSLOG_IDENTIFIER=check-errors\n"
-                         "LUND_HCTL=2:0:0:0\n"
-                         "LUND_DEVICE=/dev/sda\n"
-                         "LUND_WWID=naa.5000c500a1b2c3d4\n"
-                         "MESSAGE_ID=b5d3c1e7f9a24b6d8e0f2a4c6e8b0d13\n"
-                         "LUND_ERROR_CLASS=medium\n"
-                         "LUND_ERROR_RETRYABLE=0\n"
-                         "LUND_ERROR_ERRNO=61\n"
-                         "LUND_SENSE_KEY=3\n"
-                         "LUND_ASC=17\n"
-                         "LUND_ASCQ=0\n"
-                         "LUND_OPCODE=40\n"
-                         "LUND_SECTOR=4660\n"
-                         "LUND_ERROR_SUPPRESSED=0\n");
-        error_tracker_free(tr);
-        log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
+	memcpy(ev, ev_medium, sizeof(ev));
+	log_setup("check-errors", LOG_TARGET_JOURNAL, LOG_DEBUG);
+	ck_assert_int_eq(error_tracker_new(-EBADF, &t, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", &dev, ev, ELEMENTSOF(ev), 1), 1);
+	ck_assert_str_eq(
+	        journal,
+	        "MESSAGE=Command failed: class=medium retryable=no errno=61 sense=03/11/00 "
+	        "opcode=0x28 sector=4660 host_byte=0x00 status=0x02\n"
+	        "PRIORITY=4\n"
+	        "SYSLOG_IDENTIFIER=check-errors\n"
+	        "LUND_HCTL=2:0:0:0\n"
+	        "LUND_DEVICE=/dev/sda\n"
+	        "LUND_WWID=naa.5000c500a1b2c3d4\n"
+	        "MESSAGE_ID=b5d3c1e7f9a24b6d8e0f2a4c6e8b0d13\n"
+	        "LUND_ERROR_CLASS=medium\n"
+	        "LUND_ERROR_RETRYABLE=0\n"
+	        "LUND_ERROR_ERRNO=61\n"
+	        "LUND_SENSE_KEY=3\n"
+	        "LUND_ASC=17\n"
+	        "LUND_ASCQ=0\n"
+	        "LUND_OPCODE=40\n"
+	        "LUND_SECTOR=4660\n"
+	        "LUND_ERROR_SUPPRESSED=0\n");
+	error_tracker_free(tr);
+	log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
 }
 END_TEST
 
 int main(void)
 {
-        Suite *s = suite_create("errors");
-        TCase *tc = tcase_create("daemon");
-        SRunner *sr;
-        int failed;
+	Suite *s = suite_create("errors");
+	TCase *tc = tcase_create("daemon");
+	SRunner *sr;
+	int failed;
 
-        log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
-        tcase_add_loop_test(tc, test_threshold_parse, 0, ELEMENTSOF(th));
-        tcase_add_test(tc, test_count_and_offline);
-        tcase_add_test(tc, test_rescan_and_enable);
-        tcase_add_test(tc, test_many_lus);
-        tcase_add_test(tc, test_poll);
-        tcase_add_test(tc, test_journal_fields);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
+	tcase_add_loop_test(tc, test_threshold_parse, 0, ELEMENTSOF(th));
+	tcase_add_test(tc, test_count_and_offline);
+	tcase_add_test(tc, test_rescan_and_enable);
+	tcase_add_test(tc, test_many_lus);
+	tcase_add_test(tc, test_poll);
+	tcase_add_test(tc, test_journal_fields);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -19,85 +19,87 @@
 #include "sysfs.h"
 
 static const struct {
-        ErrKnob k;
-        const char *in;
-        int r;
-        const char *out;
+	ErrKnob k;
+	const char *in;
+	int r;
+	const char *out;
 } vals[] = {
-        { ERRKNOB_MAX_RETRIES, "-1", 0, "-1" },
-        { ERRKNOB_MAX_RETRIES, "0", 0, "0" },
-        { ERRKNOB_MAX_RETRIES, "5", 0, "5" },
-        { ERRKNOB_MAX_RETRIES, "-5", -EINVAL }, /* the stock kernel takes it: patch 1's bug */
-        { ERRKNOB_MAX_RETRIES, "6", -EINVAL },
-        { ERRKNOB_MAX_RETRIES, "-0", 0, "0" },
-        { ERRKNOB_MAX_RETRIES, "", -EINVAL },
-        { ERRKNOB_MAX_RETRIES, "-", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "default", 0, "default" },
-        { ERRKNOB_RETRY_LIMIT, "0", 0, "0" },
-        { ERRKNOB_RETRY_LIMIT, "255", 0, "255" },
-        { ERRKNOB_RETRY_LIMIT, "256", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "-1", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "abc", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "01", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "1 ", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "Default", -EINVAL },
-        { ERRKNOB_RETRY_LIMIT, "99999999999", -EINVAL },
-        { ERRKNOB_FAILFAST, "none", 0, "none" },
-        { ERRKNOB_FAILFAST, "transport", 0, "transport" },
-        { ERRKNOB_FAILFAST, "device,transport", 0, "transport,device" },
-        { ERRKNOB_FAILFAST, "driver device transport", 0, "transport,device,driver" },
-        { ERRKNOB_FAILFAST, "transport,transport", 0, "transport" },
-        { ERRKNOB_FAILFAST, "", -EINVAL },
-        { ERRKNOB_FAILFAST, ",", -EINVAL },
-        { ERRKNOB_FAILFAST, "bogus", -EINVAL },
-        { ERRKNOB_FAILFAST, "none transport", -EINVAL },
-        { ERRKNOB_FAILFAST, "transportx", -EINVAL },
-        { ERRKNOB_EVT_ERROR, "1", 0, "1" },
-        { ERRKNOB_EVT_ERROR, "2", -EINVAL },
-        { ERRKNOB_EVT_ERROR_BURST, "0", -EINVAL },
-        { ERRKNOB_EVT_ERROR_BURST, "1000", 0, "1000" },
-        { ERRKNOB_EVT_ERROR_BURST, "1001", -EINVAL },
-        { ERRKNOB_EVT_ERROR_INTERVAL_MS, "x", -EINVAL },
-        { ERRKNOB_EVT_ERROR_INTERVAL_MS, "3600000", 0, "3600000" },
-        { ERRKNOB_EVT_ERROR_INTERVAL_MS, "3600001", -EINVAL },
-        { ERRKNOB_TIMEOUT, "0", -EINVAL },
-        { ERRKNOB_TIMEOUT, "30", 0, "30" },
-        { ERRKNOB_IOERR_CNT, "0", -EINVAL }, /* read-only */
-        { _ERRKNOB_MAX, "0", -EINVAL },
-        { _ERRKNOB_INVALID, "0", -EINVAL },
+	{ ERRKNOB_MAX_RETRIES, "-1", 0, "-1" },
+	{ ERRKNOB_MAX_RETRIES, "0", 0, "0" },
+	{ ERRKNOB_MAX_RETRIES, "5", 0, "5" },
+	{ ERRKNOB_MAX_RETRIES, "-5", -EINVAL }, /* the stock kernel takes it: patch 1's bug */
+	{ ERRKNOB_MAX_RETRIES, "6", -EINVAL },
+	{ ERRKNOB_MAX_RETRIES, "-0", 0, "0" },
+	{ ERRKNOB_MAX_RETRIES, "", -EINVAL },
+	{ ERRKNOB_MAX_RETRIES, "-", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "default", 0, "default" },
+	{ ERRKNOB_RETRY_LIMIT, "0", 0, "0" },
+	{ ERRKNOB_RETRY_LIMIT, "255", 0, "255" },
+	{ ERRKNOB_RETRY_LIMIT, "256", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "-1", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "abc", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "01", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "1 ", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "Default", -EINVAL },
+	{ ERRKNOB_RETRY_LIMIT, "99999999999", -EINVAL },
+	{ ERRKNOB_FAILFAST, "none", 0, "none" },
+	{ ERRKNOB_FAILFAST, "transport", 0, "transport" },
+	{ ERRKNOB_FAILFAST, "device,transport", 0, "transport,device" },
+	{ ERRKNOB_FAILFAST, "driver device transport", 0, "transport,device,driver" },
+	{ ERRKNOB_FAILFAST, "transport,transport", 0, "transport" },
+	{ ERRKNOB_FAILFAST, "", -EINVAL },
+	{ ERRKNOB_FAILFAST, ",", -EINVAL },
+	{ ERRKNOB_FAILFAST, "bogus", -EINVAL },
+	{ ERRKNOB_FAILFAST, "none transport", -EINVAL },
+	{ ERRKNOB_FAILFAST, "transportx", -EINVAL },
+	{ ERRKNOB_EVT_ERROR, "1", 0, "1" },
+	{ ERRKNOB_EVT_ERROR, "2", -EINVAL },
+	{ ERRKNOB_EVT_ERROR_BURST, "0", -EINVAL },
+	{ ERRKNOB_EVT_ERROR_BURST, "1000", 0, "1000" },
+	{ ERRKNOB_EVT_ERROR_BURST, "1001", -EINVAL },
+	{ ERRKNOB_EVT_ERROR_INTERVAL_MS, "x", -EINVAL },
+	{ ERRKNOB_EVT_ERROR_INTERVAL_MS, "3600000", 0, "3600000" },
+	{ ERRKNOB_EVT_ERROR_INTERVAL_MS, "3600001", -EINVAL },
+	{ ERRKNOB_TIMEOUT, "0", -EINVAL },
+	{ ERRKNOB_TIMEOUT, "30", 0, "30" },
+	{ ERRKNOB_IOERR_CNT, "0", -EINVAL }, /* read-only */
+	{ _ERRKNOB_MAX, "0", -EINVAL },
+	{ _ERRKNOB_INVALID, "0", -EINVAL },
 };
 
 START_TEST(test_validate)
 {
-        char out[ERRKNOB_VALUE_MAX] = "keep";
+	char out[ERRKNOB_VALUE_MAX] = "keep";
 
-        ck_assert_int_eq(errknob_validate(vals[_i].k, vals[_i].in, out, sizeof(out)), vals[_i].r);
-        ck_assert_str_eq(out, vals[_i].r == 0 ? vals[_i].out : "keep");
+	ck_assert_int_eq(errknob_validate(vals[_i].k, vals[_i].in, out, sizeof(out)), vals[_i].r);
+	ck_assert_str_eq(out, vals[_i].r == 0 ? vals[_i].out : "keep");
 }
 END_TEST
 
 START_TEST(test_validate_nobufs)
 {
-        char out[5] = "keep";
+	char out[5] = "keep";
 
-        ck_assert_int_eq(errknob_validate(ERRKNOB_FAILFAST, "transport", out, sizeof(out)), -ENOBUFS);
-        ck_assert_int_eq(errknob_validate(ERRKNOB_RETRY_LIMIT, "default", out, sizeof(out)), -ENOBUFS);
-        ck_assert_int_eq(errknob_validate(ERRKNOB_RETRY_LIMIT, "255", out, sizeof(out)), 0);
+	ck_assert_int_eq(errknob_validate(ERRKNOB_FAILFAST, "transport", out, sizeof(out)),
+	                 -ENOBUFS);
+	ck_assert_int_eq(errknob_validate(ERRKNOB_RETRY_LIMIT, "default", out, sizeof(out)),
+	                 -ENOBUFS);
+	ck_assert_int_eq(errknob_validate(ERRKNOB_RETRY_LIMIT, "255", out, sizeof(out)), 0);
 }
 END_TEST
 
 START_TEST(test_names)
 {
-        for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
-                ck_assert_ptr_nonnull(errknob_to_string(k));
-                ck_assert_int_eq(errknob_from_string(errknob_to_string(k)), k);
-                ck_assert_ptr_nonnull(errknob_help(k));
-        }
-        ck_assert_int_eq(errknob_from_string("retry"), _ERRKNOB_INVALID);
-        ck_assert_int_eq(errknob_from_string(NULL), _ERRKNOB_INVALID);
-        ck_assert(errknob_patched(ERRKNOB_RETRY_LIMIT));
-        ck_assert(!errknob_patched(ERRKNOB_MAX_RETRIES));
-        ck_assert(errknob_disk_only(ERRKNOB_MAX_RETRIES));
+	for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++) {
+		ck_assert_ptr_nonnull(errknob_to_string(k));
+		ck_assert_int_eq(errknob_from_string(errknob_to_string(k)), k);
+		ck_assert_ptr_nonnull(errknob_help(k));
+	}
+	ck_assert_int_eq(errknob_from_string("retry"), _ERRKNOB_INVALID);
+	ck_assert_int_eq(errknob_from_string(NULL), _ERRKNOB_INVALID);
+	ck_assert(errknob_patched(ERRKNOB_RETRY_LIMIT));
+	ck_assert(!errknob_patched(ERRKNOB_MAX_RETRIES));
+	ck_assert(errknob_disk_only(ERRKNOB_MAX_RETRIES));
 }
 END_TEST
 
@@ -106,136 +108,139 @@ static char root[] = "/tmp/check-errpolicy-XXXXXX";
 
 static void put_file(const char *rel, const char *content, mode_t mode)
 {
-        char path[512];
-        FILE *f;
+	char path[512];
+	FILE *f;
 
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(content, f);
-        fclose(f);
-        ck_assert_int_eq(chmod(path, mode), 0);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(content, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, mode), 0);
 }
 
 static char *get_file(const char *rel)
 {
-        char path[512], *buf = calloc(1, 64);
-        FILE *f;
+	char path[512], *buf = calloc(1, 64);
+	FILE *f;
 
-        snprintf(path, sizeof(path), "%s/%s", root, rel);
-        f = fopen(path, "re");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_ptr_nonnull(fgets(buf, 64, f));
-        fclose(f);
-        return buf;
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, 64, f));
+	fclose(f);
+	return buf;
 }
 
 static void make_tree(bool patched)
 {
-        char cmd[512];
+	char cmd[512];
 
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/" LU "/scsi_disk/2:0:0:0", root);
-        ck_assert_int_eq(system(cmd), 0);
-        put_file(LU "/type", "0\n", 0444);
-        put_file(LU "/timeout", "30\n", 0644);
-        put_file(LU "/eh_timeout", "10\n", 0644);
-        put_file(LU "/queue_depth", "32\n", 0644);
-        put_file(LU "/iorequest_cnt", "0x2a\n", 0444);
-        put_file(LU "/ioerr_cnt", "0x1\n", 0444);
-        put_file(LU "/iotmo_cnt", "0x0\n", 0444);
-        put_file(LU "/scsi_disk/2:0:0:0/max_retries", "5\n", 0644);
-        if (patched) {
-                put_file(LU "/retry_limit", "default\n", 0644);
-                put_file(LU "/failfast", "none\n", 0644);
-                put_file(LU "/evt_error", "0\n", 0644);
-                put_file(LU "/evt_error_burst", "10\n", 0644);
-                put_file(LU "/evt_error_interval_ms", "5000\n", 0644);
-        }
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/" LU "/scsi_disk/2:0:0:0", root);
+	ck_assert_int_eq(system(cmd), 0);
+	put_file(LU "/type", "0\n", 0444);
+	put_file(LU "/timeout", "30\n", 0644);
+	put_file(LU "/eh_timeout", "10\n", 0644);
+	put_file(LU "/queue_depth", "32\n", 0644);
+	put_file(LU "/iorequest_cnt", "0x2a\n", 0444);
+	put_file(LU "/ioerr_cnt", "0x1\n", 0444);
+	put_file(LU "/iotmo_cnt", "0x0\n", 0444);
+	put_file(LU "/scsi_disk/2:0:0:0/max_retries", "5\n", 0644);
+	if (patched) {
+		put_file(LU "/retry_limit", "default\n", 0644);
+		put_file(LU "/failfast", "none\n", 0644);
+		put_file(LU "/evt_error", "0\n", 0644);
+		put_file(LU "/evt_error_burst", "10\n", 0644);
+		put_file(LU "/evt_error_interval_ms", "5000\n", 0644);
+	}
 }
 
 static void drop_tree(void)
 {
-        char cmd[512];
+	char cmd[512];
 
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
 }
 
 START_TEST(test_stock)
 {
-        _cleanup_(errpolicy_done) ErrPolicy p = {};
-        _cleanup_free_ char *v = NULL;
-        _cleanup_close_ int fd = -EBADF;
+	_cleanup_(errpolicy_done) ErrPolicy p = {};
+	_cleanup_free_ char *v = NULL;
+	_cleanup_close_ int fd = -EBADF;
 
-        make_tree(false);
-        fd = sysfs_open_root(root);
-        ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(errpolicy_read(fd, LU, "2:0:0:0", &p), 0);
-        ck_assert(!errpolicy_has_patchset(&p));
-        ck_assert(p.present[ERRKNOB_MAX_RETRIES]);
-        ck_assert_str_eq(p.value[ERRKNOB_MAX_RETRIES], "5");
-        ck_assert_str_eq(p.value[ERRKNOB_IOREQUEST_CNT], "0x2a");
-        for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++)
-                ck_assert_int_eq(p.present[k], !errknob_patched(k));
+	make_tree(false);
+	fd = sysfs_open_root(root);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(errpolicy_read(fd, LU, "2:0:0:0", &p), 0);
+	ck_assert(!errpolicy_has_patchset(&p));
+	ck_assert(p.present[ERRKNOB_MAX_RETRIES]);
+	ck_assert_str_eq(p.value[ERRKNOB_MAX_RETRIES], "5");
+	ck_assert_str_eq(p.value[ERRKNOB_IOREQUEST_CNT], "0x2a");
+	for (ErrKnob k = 0; k < _ERRKNOB_MAX; k++)
+		ck_assert_int_eq(p.present[k], !errknob_patched(k));
 
-        ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_RETRY_LIMIT, "1"), -EOPNOTSUPP);
-        ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_MAX_RETRIES, "-5"), -EINVAL);
-        v = get_file(LU "/scsi_disk/2:0:0:0/max_retries");
-        ck_assert_str_eq(v, "5\n");
-        free(v);
-        ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_MAX_RETRIES, "2"), 0);
-        v = get_file(LU "/scsi_disk/2:0:0:0/max_retries");
-        ck_assert_int_eq(strncmp(v, "2", 1), 0); /* sysfs_write_attr() does not truncate */
-        ck_assert_int_eq(errpolicy_read(fd, "sys/bus/scsi/devices/9:0:0:0", "9:0:0:0", &p), -ENOENT);
-        drop_tree();
+	ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_RETRY_LIMIT, "1"), -EOPNOTSUPP);
+	ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_MAX_RETRIES, "-5"), -EINVAL);
+	v = get_file(LU "/scsi_disk/2:0:0:0/max_retries");
+	ck_assert_str_eq(v, "5\n");
+	free(v);
+	ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_MAX_RETRIES, "2"), 0);
+	v = get_file(LU "/scsi_disk/2:0:0:0/max_retries");
+	ck_assert_int_eq(strncmp(v, "2", 1), 0); /* sysfs_write_attr() does not truncate */
+	ck_assert_int_eq(errpolicy_read(fd, "sys/bus/scsi/devices/9:0:0:0", "9:0:0:0", &p),
+	                 -ENOENT);
+	drop_tree();
 }
 END_TEST
 
 START_TEST(test_patched)
 {
-        _cleanup_(errpolicy_done) ErrPolicy p = {};
-        _cleanup_free_ char *v = NULL;
-        _cleanup_close_ int fd = -EBADF;
+	_cleanup_(errpolicy_done) ErrPolicy p = {};
+	_cleanup_free_ char *v = NULL;
+	_cleanup_close_ int fd = -EBADF;
 
-        make_tree(true);
-        fd = sysfs_open_root(root);
-        ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(errpolicy_read(fd, LU, "2:0:0:0", &p), 0);
-        ck_assert(errpolicy_has_patchset(&p));
-        ck_assert_str_eq(p.value[ERRKNOB_RETRY_LIMIT], "default");
-        ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_FAILFAST, "none transport"), -EINVAL);
-        v = get_file(LU "/failfast");
-        ck_assert_str_eq(v, "none\n");
-        free(v);
-        ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_FAILFAST, "device transport"), 0);
-        v = get_file(LU "/failfast");
-        ck_assert_str_eq(v, "transport,device");
-        free(v);
-        /* Counters cannot be written even though the file is there. */
-        ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_IOERR_CNT, "0"), -EINVAL);
-        v = get_file(LU "/ioerr_cnt");
-        ck_assert_str_eq(v, "0x1\n");
-        drop_tree();
+	make_tree(true);
+	fd = sysfs_open_root(root);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(errpolicy_read(fd, LU, "2:0:0:0", &p), 0);
+	ck_assert(errpolicy_has_patchset(&p));
+	ck_assert_str_eq(p.value[ERRKNOB_RETRY_LIMIT], "default");
+	ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_FAILFAST, "none transport"),
+	                 -EINVAL);
+	v = get_file(LU "/failfast");
+	ck_assert_str_eq(v, "none\n");
+	free(v);
+	ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_FAILFAST, "device transport"),
+	                 0);
+	v = get_file(LU "/failfast");
+	ck_assert_str_eq(v, "transport,device");
+	free(v);
+	/* Counters cannot be written even though the file is there. */
+	ck_assert_int_eq(errpolicy_write(fd, LU, "2:0:0:0", ERRKNOB_IOERR_CNT, "0"), -EINVAL);
+	v = get_file(LU "/ioerr_cnt");
+	ck_assert_str_eq(v, "0x1\n");
+	drop_tree();
 }
 END_TEST
 
 int main(void)
 {
-        Suite *s = suite_create("errpolicy");
-        TCase *tc = tcase_create("io");
-        SRunner *sr;
-        int failed;
+	Suite *s = suite_create("errpolicy");
+	TCase *tc = tcase_create("io");
+	SRunner *sr;
+	int failed;
 
-        tcase_add_loop_test(tc, test_validate, 0, ELEMENTSOF(vals));
-        tcase_add_test(tc, test_validate_nobufs);
-        tcase_add_test(tc, test_names);
-        tcase_add_test(tc, test_stock);
-        tcase_add_test(tc, test_patched);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	tcase_add_loop_test(tc, test_validate, 0, ELEMENTSOF(vals));
+	tcase_add_test(tc, test_validate_nobufs);
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_stock);
+	tcase_add_test(tc, test_patched);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -21,18 +21,54 @@ typedef struct HexCase {
 } HexCase;
 
 static const HexCase hex_cases[] = {
-	{ "plain two lines", "00 83 00 04\n01 02 03 04\n", HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX,
-	  8, { 0x00, 0x83, 0x00, 0x04, 0x01, 0x02, 0x03, 0x04 } },
-	{ "comments", "# Seagate ST4000NM0023 0004, sg_vpd -p sn -H\n"
-		      "00 80 00 04   # header\n   41 42 43 44\n#end", HEXFILE_AUTO, 0, 0,
-	  HEXFILE_FORMAT_HEX, 8, { 0x00, 0x80, 0x00, 0x04, 'A', 'B', 'C', 'D' } },
-	{ "commas hyphens tabs crlf", "00,80,00,02\r\n41-42\r\n\t\r\n", HEXFILE_AUTO, 0, 0,
-	  HEXFILE_FORMAT_HEX, 6, { 0x00, 0x80, 0x00, 0x02, 0x41, 0x42 } },
-	{ "single digits", "0 80 0 1 a", HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX, 5,
+	{ "plain two lines",
+	  "00 83 00 04\n01 02 03 04\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  8,
+	  { 0x00, 0x83, 0x00, 0x04, 0x01, 0x02, 0x03, 0x04 } },
+	{ "comments",
+	  "# Seagate ST4000NM0023 0004, sg_vpd -p sn -H\n"
+	  "00 80 00 04   # header\n   41 42 43 44\n#end",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  8,
+	  { 0x00, 0x80, 0x00, 0x04, 'A', 'B', 'C', 'D' } },
+	{ "commas hyphens tabs crlf",
+	  "00,80,00,02\r\n41-42\r\n\t\r\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  6,
+	  { 0x00, 0x80, 0x00, 0x02, 0x41, 0x42 } },
+	{ "single digits",
+	  "0 80 0 1 a",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  5,
 	  { 0x00, 0x80, 0x00, 0x01, 0x0a } },
-	{ "upper case", "0A FF Bc", HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX, 3,
+	{ "upper case",
+	  "0A FF Bc",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  3,
 	  { 0x0a, 0xff, 0xbc } },
-	{ "xxd -p run", "0080000441424344\n", HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX, 8,
+	{ "xxd -p run",
+	  "0080000441424344\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  8,
 	  { 0x00, 0x80, 0x00, 0x04, 0x41, 0x42, 0x43, 0x44 } },
 	{ "odd run", "00800", HEXFILE_AUTO, 0, -EBADMSG },
 	{ "three digits", "00 100", HEXFILE_AUTO, 0, -EBADMSG },
@@ -43,44 +79,106 @@ static const HexCase hex_cases[] = {
 	  " 00     00 00 05 02 5b 00 00 02  41 54 41 20 20 20 20 20    ....[...ATA     \n"
 	  " 10     53 61 6d 73 75 6e 67 20  53 53 44 20 38 36 30 20    Samsung SSD 860 \n"
 	  " 20     31 42 36 51                                         1B6Q\n",
-	  HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX_ADDRESSED, 36,
-	  { 0x00, 0x00, 0x05, 0x02, 0x5b, 0x00, 0x00, 0x02, 'A', 'T', 'A', ' ', ' ', ' ', ' ',
-	    ' ', 'S', 'a', 'm', 's', 'u', 'n', 'g', ' ', 'S', 'S', 'D', ' ', '8', '6', '0',
-	    ' ', '1', 'B', '6', 'Q' } },
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX_ADDRESSED,
+	  36,
+	  { 0x00, 0x00, 0x05, 0x02, 0x5b, 0x00, 0x00, 0x02, 'A', 'T', 'A', ' ',
+	    ' ',  ' ',  ' ',  ' ',  'S',  'a',  'm',  's',  'u', 'n', 'g', ' ',
+	    'S',  'S',  'D',  ' ',  '8',  '6',  '0',  ' ',  '1', 'B', '6', 'Q' } },
 	{ "ASCII column that looks like hex",
 	  " 00     00 80 00 02 ab cd                                   ....ab cd\n",
-	  HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX_ADDRESSED, 6,
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX_ADDRESSED,
+	  6,
 	  { 0x00, 0x80, 0x00, 0x02, 0xab, 0xcd } },
-	{ "-HH single line", " 00     00 80 00 02 41 42\n", HEXFILE_AUTO, 0, 0,
-	  HEXFILE_FORMAT_HEX_ADDRESSED, 6, { 0x00, 0x80, 0x00, 0x02, 0x41, 0x42 } },
-	{ "od -A x -t x1", "000000 00 80 00 04 41 42 43 44\n000008\n", HEXFILE_AUTO, 0, 0,
-	  HEXFILE_FORMAT_HEX_ADDRESSED, 8, { 0x00, 0x80, 0x00, 0x04, 0x41, 0x42, 0x43, 0x44 } },
-	{ "address mismatch falls back to plain", "00 01 02\n05 03 04\n", HEXFILE_AUTO, 0, 0,
-	  HEXFILE_FORMAT_HEX, 6, { 0x00, 0x01, 0x02, 0x05, 0x03, 0x04 } },
+	{ "-HH single line",
+	  " 00     00 80 00 02 41 42\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX_ADDRESSED,
+	  6,
+	  { 0x00, 0x80, 0x00, 0x02, 0x41, 0x42 } },
+	{ "od -A x -t x1",
+	  "000000 00 80 00 04 41 42 43 44\n000008\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX_ADDRESSED,
+	  8,
+	  { 0x00, 0x80, 0x00, 0x04, 0x41, 0x42, 0x43, 0x44 } },
+	{ "address mismatch falls back to plain",
+	  "00 01 02\n05 03 04\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  6,
+	  { 0x00, 0x01, 0x02, 0x05, 0x03, 0x04 } },
 	{ "plain forced on a dump", " 00     00 80 00 02    ....\n", HEXFILE_HEX_PLAIN, 0,
 	  -EBADMSG },
-	{ "plain forced", " 00     00 80 00 02\n", HEXFILE_HEX_PLAIN, 0, 0, HEXFILE_FORMAT_HEX,
-	  5, { 0x00, 0x00, 0x80, 0x00, 0x02 } },
-	{ "one line, narrow gap, stays plain", "00 80 00 02\n", HEXFILE_AUTO, 0, 0,
-	  HEXFILE_FORMAT_HEX, 4, { 0x00, 0x80, 0x00, 0x02 } },
-	{ "no trailing newline", "00 80\n00 01\n41", HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_HEX, 5,
+	{ "plain forced",
+	  " 00     00 80 00 02\n",
+	  HEXFILE_HEX_PLAIN,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  5,
+	  { 0x00, 0x00, 0x80, 0x00, 0x02 } },
+	{ "one line, narrow gap, stays plain",
+	  "00 80 00 02\n",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  4,
+	  { 0x00, 0x80, 0x00, 0x02 } },
+	{ "no trailing newline",
+	  "00 80\n00 01\n41",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  5,
 	  { 0x00, 0x80, 0x00, 0x01, 0x41 } },
 	{ "does not fit", "00 01 02 03 04", HEXFILE_AUTO, 4, -ENOBUFS },
-	{ "fits exactly", "00 01 02 03", HEXFILE_AUTO, 4, 0, HEXFILE_FORMAT_HEX, 4,
+	{ "fits exactly",
+	  "00 01 02 03",
+	  HEXFILE_AUTO,
+	  4,
+	  0,
+	  HEXFILE_FORMAT_HEX,
+	  4,
 	  { 0x00, 0x01, 0x02, 0x03 } },
 	{ "run does not fit", "0001020304", HEXFILE_AUTO, 4, -ENOBUFS },
 	{ "empty", "", HEXFILE_AUTO, 0, -ENODATA },
 	{ "only comments", "# nothing\n   # here\n\n", HEXFILE_AUTO, 0, -ENODATA },
 	{ "only blanks", " \t\r\n\n", HEXFILE_AUTO, 0, -ENODATA },
 	{ "separators only", ",,,---", HEXFILE_AUTO, 0, -ENODATA },
-	{ "text forced binary", "00 80", HEXFILE_BINARY, 0, 0, HEXFILE_FORMAT_BINARY, 5,
+	{ "text forced binary",
+	  "00 80",
+	  HEXFILE_BINARY,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_BINARY,
+	  5,
 	  { '0', '0', ' ', '8', '0' } },
 	{ "binary empty", "", HEXFILE_BINARY, 0, -ENODATA },
 	{ "hex mode, text with DEL", "00 7f\x7f", HEXFILE_HEX, 0, -EBADMSG },
-	{ "auto, DEL is binary", "00 7f\x7f", HEXFILE_AUTO, 0, 0, HEXFILE_FORMAT_BINARY, 6,
+	{ "auto, DEL is binary",
+	  "00 7f\x7f",
+	  HEXFILE_AUTO,
+	  0,
+	  0,
+	  HEXFILE_FORMAT_BINARY,
+	  6,
 	  { '0', '0', ' ', '7', 'f', 0x7f } },
-	{ "address too wide", "00000000000000000 01 02\n00000000000000002 03\n", HEXFILE_AUTO,
-	  0, -EBADMSG },
+	{ "address too wide", "00000000000000000 01 02\n00000000000000002 03\n", HEXFILE_AUTO, 0,
+	  -EBADMSG },
 };
 
 START_TEST(test_hex)
@@ -93,7 +191,8 @@ START_TEST(test_hex)
 	int r;
 
 	ck_assert_ptr_nonnull(out);
-	r = hexfile_parse_mode((const uint8_t *)c->text, strlen(c->text), c->mode, out, size, &n, &f);
+	r = hexfile_parse_mode((const uint8_t *)c->text, strlen(c->text), c->mode, out, size, &n,
+	                       &f);
 	ck_assert_msg(r == c->ret, "%s: %d", c->name, r);
 	if (r < 0) {
 		ck_assert_uint_eq(n, 12345);
@@ -116,21 +215,21 @@ START_TEST(test_binary)
 	HexfileFormat f;
 
 	ck_assert(!hexfile_is_text(page, sizeof(page)));
-	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, sizeof(out), &n, &f),
-			 0);
+	ck_assert_int_eq(
+	        hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, sizeof(out), &n, &f), 0);
 	ck_assert_int_eq(f, HEXFILE_FORMAT_BINARY);
 	ck_assert_uint_eq(n, sizeof(page));
 	ck_assert(memcmp(out, page, n) == 0);
 	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, 7, &n, NULL),
-			 -ENOBUFS);
+	                 -ENOBUFS);
 	/* NULL format is allowed; NULL ret_len and out are not. */
 	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, 8, &n, NULL), 0);
 	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, out, 8, NULL, NULL),
-			 -EINVAL);
+	                 -EINVAL);
 	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), HEXFILE_AUTO, NULL, 8, &n, NULL),
-			 -EINVAL);
+	                 -EINVAL);
 	ck_assert_int_eq(hexfile_parse_mode(page, sizeof(page), (HexfileMode)7, out, 8, &n, NULL),
-			 -EINVAL);
+	                 -EINVAL);
 	/* The short form is HEXFILE_AUTO. */
 	ck_assert_int_eq(hexfile_parse(page, sizeof(page), out, sizeof(out), &n), 0);
 	ck_assert_uint_eq(n, sizeof(page));
@@ -173,26 +272,30 @@ START_TEST(test_max_page)
 			p += sprintf(p, "   %s", k == 7 ? " " : "");
 		p += sprintf(p, "   ");
 		for (k = 0; k < m; k++)
-			*p++ = (page[i + k] >= 0x20 && page[i + k] < 0x7f) ? (char)page[i + k] : '.';
+			*p++ = (page[i + k] >= 0x20 && page[i + k] < 0x7f) ? (char)page[i + k]
+			                                                   : '.';
 		*p++ = '\n';
 	}
 	*p = '\0';
 	ck_assert_uint_lt((size_t)(p - text), cap);
 
-	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_AUTO, out, n_bytes,
-				       &n, &f), 0);
+	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_AUTO, out,
+	                                    n_bytes, &n, &f),
+	                 0);
 	ck_assert_int_eq(f, HEXFILE_FORMAT_HEX_ADDRESSED);
 	ck_assert_uint_eq(n, n_bytes);
 	ck_assert(memcmp(out, page, n) == 0);
 	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_AUTO, out,
-				       n_bytes - 1, &n, &f), -ENOBUFS);
+	                                    n_bytes - 1, &n, &f),
+	                 -ENOBUFS);
 
 	p = text;
 	for (size_t i = 0; i < n_bytes; i++)
 		p += sprintf(p, "%02x%c", page[i], (i % 16 == 15) ? '\n' : ' ');
 	*p = '\0';
 	ck_assert_int_eq(hexfile_parse_mode((uint8_t *)text, strlen(text), HEXFILE_HEX_PLAIN, out,
-				       n_bytes, &n, &f), 0);
+	                                    n_bytes, &n, &f),
+	                 0);
 	ck_assert_int_eq(f, HEXFILE_FORMAT_HEX);
 	ck_assert_uint_eq(n, n_bytes);
 	ck_assert(memcmp(out, page, n) == 0);

@@ -21,7 +21,8 @@
 #include "hostscan.h"
 #include "macro.h"
 
-#define xsnprintf(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+#define xsnprintf(buf, ...) \
+	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
 
 static char root[PATH_MAX];
 static int rootfd = -EBADF;
@@ -33,228 +34,229 @@ static pthread_t loop_thread;
 static bool wrong_thread;
 
 typedef struct Done {
-        int64_t host;
-        int r;
-        size_t n_hosts;
+	int64_t host;
+	int r;
+	size_t n_hosts;
 } Done;
 static Done done[8];
 static size_t n_done;
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-        return remove(path);
+	return remove(path);
 }
 
 static void put(const char *rel, const char *content)
 {
-        char p[PATH_MAX];
-        FILE *f;
+	char p[PATH_MAX];
+	FILE *f;
 
-        xsnprintf(p, "%s/%s", root, rel);
-        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                (void)mkdir(p, 0755);
-                *s = '/';
-        }
-        f = fopen(p, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(content, f);
-        fclose(f);
+	xsnprintf(p, "%s/%s", root, rel);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	f = fopen(p, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(content, f);
+	fclose(f);
 }
 
 static void setup(void)
 {
-        xsnprintf(root, "%s/check-hostscan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ck_assert_int_ge(rootfd, 0);
-        n_writes = n_done = 0;
-        wrong_thread = false;
-        loop_thread = pthread_self();
+	xsnprintf(root, "%s/check-hostscan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(rootfd, 0);
+	n_writes = n_done = 0;
+	wrong_thread = false;
+	loop_thread = pthread_self();
 }
 
 static void teardown(void)
 {
-        rootfd = safe_close(rootfd);
-        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rootfd = safe_close(rootfd);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void host(unsigned h)
 {
-        char p[128];
+	char p[128];
 
-        xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
-        put(p, "fake\n");
-        xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
-        put(p, "");
+	xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
+	put(p, "fake\n");
+	xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
+	put(p, "");
 }
 
 /* Nothing answers on the fake wire: a probe finds no target, REPORT LUNS is never reached. */
 static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
                             uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
 {
-        return -EIO;
+	return -EIO;
 }
 
 static int fake_read_capacity(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
                               uint64_t *ret_bytes, unsigned *commands)
 {
-        return -EIO;
+	return -EIO;
 }
 
 static int fake_write_attr(void *ud, int fd, const char *path, const char *value)
 {
-        pthread_mutex_lock(&lock);
-        if (n_writes < ELEMENTSOF(writes))
-                snprintf(writes[n_writes++], sizeof(writes[0]), "%s=%s", path, value);
-        pthread_mutex_unlock(&lock);
-        return 0;
+	pthread_mutex_lock(&lock);
+	if (n_writes < ELEMENTSOF(writes))
+		snprintf(writes[n_writes++], sizeof(writes[0]), "%s=%s", path, value);
+	pthread_mutex_unlock(&lock);
+	return 0;
 }
 
 static int fake_open_exclusive(void *ud, int fd, const char *devname)
 {
-        return 0;
+	return 0;
 }
 
 static const ScanIo fake_io = {
-        .report_luns = fake_report_luns,
-        .read_capacity = fake_read_capacity,
-        .write_attr = fake_write_attr,
-        .open_exclusive = fake_open_exclusive,
+	.report_luns = fake_report_luns,
+	.read_capacity = fake_read_capacity,
+	.write_attr = fake_write_attr,
+	.open_exclusive = fake_open_exclusive,
 };
 
 static void on_done(void *userdata, int64_t h, const char *reason, int r, const ScanResult *res)
 {
-        if (!pthread_equal(pthread_self(), loop_thread))
-                wrong_thread = true;
-        if (n_done < ELEMENTSOF(done))
-                done[n_done++] = (Done) { h, r, res ? res->n_hosts : 0 };
+	if (!pthread_equal(pthread_self(), loop_thread))
+		wrong_thread = true;
+	if (n_done < ELEMENTSOF(done))
+		done[n_done++] = (Done){ h, r, res ? res->n_hosts : 0 };
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        return sd_event_exit(sd_event_source_get_event(s), -ETIMEDOUT);
+	return sd_event_exit(sd_event_source_get_event(s), -ETIMEDOUT);
 }
 
 /* Run the loop until @want scans ended (10 s at most). */
 static void run_until(sd_event *e, HostScanner *hs, unsigned want)
 {
-        sd_event_source *t = NULL;
+	sd_event_source *t = NULL;
 
-        ck_assert_int_ge(sd_event_add_time_relative(e, &t, CLOCK_MONOTONIC, 10 * 1000000ULL, 0,
-                                                    on_timeout, NULL), 0);
-        while (host_scanner_n_done(hs) < want)
-                ck_assert_int_ge(sd_event_run(e, UINT64_MAX), 0);
-        sd_event_source_disable_unref(t);
+	ck_assert_int_ge(sd_event_add_time_relative(e, &t, CLOCK_MONOTONIC, 10 * 1000000ULL, 0,
+	                                            on_timeout, NULL),
+	                 0);
+	while (host_scanner_n_done(hs) < want)
+		ck_assert_int_ge(sd_event_run(e, UINT64_MAX), 0);
+	sd_event_source_disable_unref(t);
 }
 
 static size_t count_writes(const char *w)
 {
-        size_t n = 0;
+	size_t n = 0;
 
-        for (size_t i = 0; i < n_writes; i++)
-                n += streq(writes[i], w);
-        return n;
+	for (size_t i = 0; i < n_writes; i++)
+		n += streq(writes[i], w);
+	return n;
 }
 
 START_TEST(test_merge)
 {
-        static const HostScanCallbacks cb = { .done = on_done };
-        sd_event *e = NULL;
-        HostScanner *hs = NULL;
+	static const HostScanCallbacks cb = { .done = on_done };
+	sd_event *e = NULL;
+	HostScanner *hs = NULL;
 
-        host(0);
-        host(1);
-        ck_assert_int_ge(sd_event_new(&e), 0);
-        ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
-        host_scanner_set_io(hs, &fake_io, NULL);
+	host(0);
+	host(1);
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
+	host_scanner_set_io(hs, &fake_io, NULL);
 
-        /* host0 starts at once; a second host0 waits; "every host" then absorbs the waiting one
-         * and a later host1. */
-        ck_assert_int_eq(host_scanner_queue(hs, 0, "test"), 0);
-        ck_assert(host_scanner_busy(hs));
-        ck_assert_int_eq(host_scanner_queue(hs, 0, "test"), 0);
-        ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
-        ck_assert_int_eq(host_scanner_queue(hs, 1, "test"), 0);
-        run_until(e, hs, 2);
-        ck_assert(!host_scanner_busy(hs));
+	/* host0 starts at once; a second host0 waits; "every host" then absorbs the waiting one
+	 * and a later host1. */
+	ck_assert_int_eq(host_scanner_queue(hs, 0, "test"), 0);
+	ck_assert(host_scanner_busy(hs));
+	ck_assert_int_eq(host_scanner_queue(hs, 0, "test"), 0);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
+	ck_assert_int_eq(host_scanner_queue(hs, 1, "test"), 0);
+	run_until(e, hs, 2);
+	ck_assert(!host_scanner_busy(hs));
 
-        ck_assert_uint_eq(n_done, 2);
-        ck_assert(!wrong_thread);
-        ck_assert_int_eq(done[0].host, 0);
-        ck_assert_int_eq(done[0].r, 0);
-        ck_assert_uint_eq(done[0].n_hosts, 1);
-        ck_assert_int_eq(done[1].host, SCAN_ANY);
-        ck_assert_int_eq(done[1].r, 0);
-        ck_assert_uint_eq(done[1].n_hosts, 2);
+	ck_assert_uint_eq(n_done, 2);
+	ck_assert(!wrong_thread);
+	ck_assert_int_eq(done[0].host, 0);
+	ck_assert_int_eq(done[0].r, 0);
+	ck_assert_uint_eq(done[0].n_hosts, 1);
+	ck_assert_int_eq(done[1].host, SCAN_ANY);
+	ck_assert_int_eq(done[1].r, 0);
+	ck_assert_uint_eq(done[1].n_hosts, 2);
 
-        /* Each host was asked for its targets; nothing but probes was written (add only). */
-        ck_assert_uint_eq(count_writes("sys/class/scsi_host/host0/scan=- - 0"), 2);
-        ck_assert_uint_eq(count_writes("sys/class/scsi_host/host1/scan=- - 0"), 1);
-        ck_assert_uint_eq(n_writes, 3);
+	/* Each host was asked for its targets; nothing but probes was written (add only). */
+	ck_assert_uint_eq(count_writes("sys/class/scsi_host/host0/scan=- - 0"), 2);
+	ck_assert_uint_eq(count_writes("sys/class/scsi_host/host1/scan=- - 0"), 1);
+	ck_assert_uint_eq(n_writes, 3);
 
-        host_scanner_free(hs);
-        sd_event_unref(e);
+	host_scanner_free(hs);
+	sd_event_unref(e);
 }
 END_TEST
 
 START_TEST(test_no_host)
 {
-        static const HostScanCallbacks cb = { .done = on_done };
-        sd_event *e = NULL;
-        HostScanner *hs = NULL;
+	static const HostScanCallbacks cb = { .done = on_done };
+	sd_event *e = NULL;
+	HostScanner *hs = NULL;
 
-        ck_assert_int_ge(sd_event_new(&e), 0);
-        ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
-        host_scanner_set_io(hs, &fake_io, NULL);
-        ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
-        run_until(e, hs, 1);
-        ck_assert_uint_eq(n_done, 1);
-        ck_assert_int_eq(done[0].r, -ENOENT);
-        ck_assert_uint_eq(n_writes, 0);
-        host_scanner_free(hs);
-        sd_event_unref(e);
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
+	host_scanner_set_io(hs, &fake_io, NULL);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
+	run_until(e, hs, 1);
+	ck_assert_uint_eq(n_done, 1);
+	ck_assert_int_eq(done[0].r, -ENOENT);
+	ck_assert_uint_eq(n_writes, 0);
+	host_scanner_free(hs);
+	sd_event_unref(e);
 }
 END_TEST
 
 /* Freeing while a scan runs waits for it: nothing is left running on freed memory. */
 START_TEST(test_free_while_running)
 {
-        static const HostScanCallbacks cb = { .done = on_done };
-        sd_event *e = NULL;
-        HostScanner *hs = NULL;
+	static const HostScanCallbacks cb = { .done = on_done };
+	sd_event *e = NULL;
+	HostScanner *hs = NULL;
 
-        host(0);
-        ck_assert_int_ge(sd_event_new(&e), 0);
-        ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
-        host_scanner_set_io(hs, &fake_io, NULL);
-        ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
-        host_scanner_free(hs);
-        ck_assert_uint_eq(n_done, 0); /* never called back after free */
-        sd_event_unref(e);
+	host(0);
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
+	host_scanner_set_io(hs, &fake_io, NULL);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
+	host_scanner_free(hs);
+	ck_assert_uint_eq(n_done, 0); /* never called back after free */
+	sd_event_unref(e);
 }
 END_TEST
 
 static Suite *hostscan_suite(void)
 {
-        Suite *s = suite_create("hostscan");
-        TCase *tc = tcase_create("core");
+	Suite *s = suite_create("hostscan");
+	TCase *tc = tcase_create("core");
 
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_merge);
-        tcase_add_test(tc, test_no_host);
-        tcase_add_test(tc, test_free_while_running);
-        suite_add_tcase(s, tc);
-        return s;
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_no_host);
+	tcase_add_test(tc, test_free_while_running);
+	suite_add_tcase(s, tc);
+	return s;
 }
 
 int main(void)
 {
-        SRunner *sr = srunner_create(hostscan_suite());
-        int failed;
+	SRunner *sr = srunner_create(hostscan_suite());
+	int failed;
 
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

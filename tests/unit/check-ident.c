@@ -24,186 +24,191 @@ static size_t n_names;
 
 static int cmp_str(const void *a, const void *b)
 {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void scan_fixtures(void)
 {
-        DIR *d = opendir(VPD_DIR);
-        struct dirent *de;
+	DIR *d = opendir(VPD_DIR);
+	struct dirent *de;
 
-        if (!d)
-                return;
-        while ((de = readdir(d))) {
-                size_t l = strlen(de->d_name);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
 
-                if (l > 7 && strcmp(de->d_name + l - 7, ".expect") == 0) {
-                        names = realloc(names, (n_names + 1) * sizeof(*names));
-                        names[n_names++] = strndup(de->d_name, l - 7);
-                }
-        }
-        closedir(d);
-        qsort(names, n_names, sizeof(*names), cmp_str);
+		if (l > 7 && strcmp(de->d_name + l - 7, ".expect") == 0) {
+			names = realloc(names, (n_names + 1) * sizeof(*names));
+			names[n_names++] = strndup(de->d_name, l - 7);
+		}
+	}
+	closedir(d);
+	qsort(names, n_names, sizeof(*names), cmp_str);
 }
 
 static char *read_expect(const char *name, size_t *ret_len)
 {
-        char path[4096], line[65536];
-        size_t len = 0, size = 0;
-        char *out = NULL;
-        FILE *f;
+	char path[4096], line[65536];
+	size_t len = 0, size = 0;
+	char *out = NULL;
+	FILE *f;
 
-        snprintf(path, sizeof(path), "%s/%s.expect", VPD_DIR, name);
-        f = fopen(path, "re");
-        ck_assert_msg(f, "%s: %m", path);
-        while (fgets(line, sizeof(line), f)) {
-                size_t l = strlen(line);
+	snprintf(path, sizeof(path), "%s/%s.expect", VPD_DIR, name);
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
 
-                if (line[0] == '#')
-                        continue;
-                if (len + l + 1 > size) {
-                        size = (len + l + 1) * 2;
-                        out = realloc(out, size);
-                }
-                memcpy(out + len, line, l);
-                len += l;
-        }
-        fclose(f);
-        if (!out)
-                out = calloc(1, 1);
-        out[len] = 0;
-        *ret_len = len;
-        return out;
+		if (line[0] == '#')
+			continue;
+		if (len + l + 1 > size) {
+			size = (len + l + 1) * 2;
+			out = realloc(out, size);
+		}
+		memcpy(out + len, line, l);
+		len += l;
+	}
+	fclose(f);
+	if (!out)
+		out = calloc(1, 1);
+	out[len] = 0;
+	*ret_len = len;
+	return out;
 }
 
 static void input_from(const Fixture *fx, ScsiIdentInput *in)
 {
-        *in = (ScsiIdentInput){
-                .inquiry = fx->buf[FX_INQUIRY], .inquiry_len = fx->len[FX_INQUIRY],
-                .pg00 = fx->buf[FX_PG00],       .pg00_len = fx->len[FX_PG00],
-                .pg80 = fx->buf[FX_PG80],       .pg80_len = fx->len[FX_PG80],
-                .pg83 = fx->buf[FX_PG83],       .pg83_len = fx->len[FX_PG83],
-                .pg89 = fx->buf[FX_PG89],       .pg89_len = fx->len[FX_PG89],
-                .pg00_infer = true,
-        };
+	*in = (ScsiIdentInput){
+		.inquiry = fx->buf[FX_INQUIRY],
+		.inquiry_len = fx->len[FX_INQUIRY],
+		.pg00 = fx->buf[FX_PG00],
+		.pg00_len = fx->len[FX_PG00],
+		.pg80 = fx->buf[FX_PG80],
+		.pg80_len = fx->len[FX_PG80],
+		.pg83 = fx->buf[FX_PG83],
+		.pg83_len = fx->len[FX_PG83],
+		.pg89 = fx->buf[FX_PG89],
+		.pg89_len = fx->len[FX_PG89],
+		.pg00_infer = true,
+	};
 }
 
 START_TEST(test_fixture)
 {
-        const char *name = names[_i];
-        ScsiIdentInput in;
-        ScsiIdent *id = calloc(1, sizeof(*id));
-        size_t size = 4 << 20, len, elen;
-        char *buf = malloc(size), *exp;
-        Fixture fx = {};
+	const char *name = names[_i];
+	ScsiIdentInput in;
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	size_t size = 4 << 20, len, elen;
+	char *buf = malloc(size), *exp;
+	Fixture fx = {};
 
-        ck_assert_int_eq(fixture_load(VPD_DIR, name, &fx), 0);
-        input_from(&fx, &in);
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert_int_eq(export_to_buffer(id, EXPORT_UDEV | EXPORT_SG_INQ, buf, size, &len), 0);
-        exp = read_expect(name, &elen);
-        ck_assert_msg(len == elen && memcmp(buf, exp, len) == 0,
-                      "%s: got\n%s\nexpected\n%s", name, buf, exp);
-        free(exp);
-        free(buf);
-        free(id);
-        fixture_done(&fx);
+	ck_assert_int_eq(fixture_load(VPD_DIR, name, &fx), 0);
+	input_from(&fx, &in);
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_int_eq(export_to_buffer(id, EXPORT_UDEV | EXPORT_SG_INQ, buf, size, &len), 0);
+	exp = read_expect(name, &elen);
+	ck_assert_msg(len == elen && memcmp(buf, exp, len) == 0, "%s: got\n%s\nexpected\n%s", name,
+	              buf, exp);
+	free(exp);
+	free(buf);
+	free(id);
+	fixture_done(&fx);
 }
 END_TEST
 
 /* Fields not visible in the export. Expected values reasoned from scsi_serial.c (v252). */
 static const struct {
-        const char *name;
-        IdentSerialSource source;
-        char type;
-        bool have_serial;
+	const char *name;
+	IdentSerialSource source;
+	char type;
+	bool have_serial;
 } fields[] = {
-        { "qemu-hd-serial", IDENT_SERIAL_PG83, '0', true },     /* vendor specific */
-        { "qemu-hd-wwn", IDENT_SERIAL_PG83, '3', true },        /* NAA beats vendor specific */
-        { "scsi-debug", IDENT_SERIAL_PG83, '3', true },         /* NAA 3 beats T10 */
-        { "sat-ata-disk", IDENT_SERIAL_PG83, '1', true },       /* T10 beats vendor specific */
-        { "eui64-16", IDENT_SERIAL_PG83, '2', true },
-        { "emc-pre-spc2", IDENT_SERIAL_PG83_PRE_SPC2, '3', true },
-        { "name-iqn-only", IDENT_SERIAL_PG80, 'S', true },      /* no name strings in the table */
-        { "name-naa-eui", IDENT_SERIAL_NONE, '\0', false },     /* and no page 0x80 */
-        { "hostile-vendor-nul", IDENT_SERIAL_LEFTOVER, 'S', true },
-        { "hostile-pg00-is-inquiry", IDENT_SERIAL_NONE, '\0', false },
-        { "hostile-pg00-dup83", IDENT_SERIAL_PG80, 'S', true },
-        { "hostile-pg80-long", IDENT_SERIAL_NONE, '\0', false }, /* 240 > 231 bytes */
-        { "hostile-binary-128", IDENT_SERIAL_PG80, 'S', true },  /* 2*128+2 > 256 */
-        { "hostile-pg83-65535", IDENT_SERIAL_NONE, '\0', false },
+	{ "qemu-hd-serial", IDENT_SERIAL_PG83, '0', true }, /* vendor specific */
+	{ "qemu-hd-wwn", IDENT_SERIAL_PG83, '3', true },    /* NAA beats vendor specific */
+	{ "scsi-debug", IDENT_SERIAL_PG83, '3', true },     /* NAA 3 beats T10 */
+	{ "sat-ata-disk", IDENT_SERIAL_PG83, '1', true },   /* T10 beats vendor specific */
+	{ "eui64-16", IDENT_SERIAL_PG83, '2', true },
+	{ "emc-pre-spc2", IDENT_SERIAL_PG83_PRE_SPC2, '3', true },
+	{ "name-iqn-only", IDENT_SERIAL_PG80, 'S', true },  /* no name strings in the table */
+	{ "name-naa-eui", IDENT_SERIAL_NONE, '\0', false }, /* and no page 0x80 */
+	{ "hostile-vendor-nul", IDENT_SERIAL_LEFTOVER, 'S', true },
+	{ "hostile-pg00-is-inquiry", IDENT_SERIAL_NONE, '\0', false },
+	{ "hostile-pg00-dup83", IDENT_SERIAL_PG80, 'S', true },
+	{ "hostile-pg80-long", IDENT_SERIAL_NONE, '\0', false }, /* 240 > 231 bytes */
+	{ "hostile-binary-128", IDENT_SERIAL_PG80, 'S', true },  /* 2*128+2 > 256 */
+	{ "hostile-pg83-65535", IDENT_SERIAL_NONE, '\0', false },
 };
 
 START_TEST(test_fields)
 {
-        ScsiIdentInput in;
-        ScsiIdent *id = calloc(1, sizeof(*id));
-        Fixture fx = {};
+	ScsiIdentInput in;
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	Fixture fx = {};
 
-        ck_assert_int_eq(fixture_load(VPD_DIR, fields[_i].name, &fx), 0);
-        input_from(&fx, &in);
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert_msg(id->serial_source == fields[_i].source, "%s: source %s", fields[_i].name,
-                      ident_serial_source_name(id->serial_source));
-        ck_assert_int_eq(id->serial_type, fields[_i].type);
-        ck_assert_int_eq(id->have_serial, fields[_i].have_serial);
-        free(id);
-        fixture_done(&fx);
+	ck_assert_int_eq(fixture_load(VPD_DIR, fields[_i].name, &fx), 0);
+	input_from(&fx, &in);
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_msg(id->serial_source == fields[_i].source, "%s: source %s", fields[_i].name,
+	              ident_serial_source_name(id->serial_source));
+	ck_assert_int_eq(id->serial_type, fields[_i].type);
+	ck_assert_int_eq(id->have_serial, fields[_i].have_serial);
+	free(id);
+	fixture_done(&fx);
 }
 END_TEST
 
 /* -p 0x80 / 0x83 / pre-spc3-83 (scsi_id's per-device page option). */
 START_TEST(test_page_option)
 {
-        ScsiIdentInput in;
-        ScsiIdent *id = calloc(1, sizeof(*id));
-        Fixture fx = {};
+	ScsiIdentInput in;
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	Fixture fx = {};
 
-        ck_assert_int_eq(fixture_load(VPD_DIR, "qemu-hd-wwn", &fx), 0);
-        input_from(&fx, &in);
-        in.page = IDENT_PAGE_80;
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert_str_eq(id->serial, "SQEMU_QEMU_HARDDISK_QM00002");
-        ck_assert_str_eq(id->scsi_serial, ""); /* only page 0x83 mode fetches it */
-        ck_assert_str_eq(id->wwn, "");
-        in.page = IDENT_PAGE_83;
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert_str_eq(id->serial, "35000c50015ea71ac");
-        ck_assert_str_eq(id->scsi_serial, "QM00002");
-        /* pre-spc3-83 on an SPC-3 page: byte 6 is 0, so it falls back to the normal walk. */
-        in.page = IDENT_PAGE_83_PRE_SPC3;
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert_str_eq(id->serial, "35000c50015ea71ac");
-        /* Without page 0x00 and without inference, scsi_id gets no serial at all. */
-        in.page = IDENT_PAGE_DEFAULT;
-        in.pg00_infer = false;
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert(!id->have_serial);
-        ck_assert_str_eq(id->vendor, "QEMU");
-        free(id);
-        fixture_done(&fx);
+	ck_assert_int_eq(fixture_load(VPD_DIR, "qemu-hd-wwn", &fx), 0);
+	input_from(&fx, &in);
+	in.page = IDENT_PAGE_80;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_str_eq(id->serial, "SQEMU_QEMU_HARDDISK_QM00002");
+	ck_assert_str_eq(id->scsi_serial, ""); /* only page 0x83 mode fetches it */
+	ck_assert_str_eq(id->wwn, "");
+	in.page = IDENT_PAGE_83;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_str_eq(id->serial, "35000c50015ea71ac");
+	ck_assert_str_eq(id->scsi_serial, "QM00002");
+	/* pre-spc3-83 on an SPC-3 page: byte 6 is 0, so it falls back to the normal walk. */
+	in.page = IDENT_PAGE_83_PRE_SPC3;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_str_eq(id->serial, "35000c50015ea71ac");
+	/* Without page 0x00 and without inference, scsi_id gets no serial at all. */
+	in.page = IDENT_PAGE_DEFAULT;
+	in.pg00_infer = false;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert(!id->have_serial);
+	ck_assert_str_eq(id->vendor, "QEMU");
+	free(id);
+	fixture_done(&fx);
 }
 END_TEST
 
 START_TEST(test_args)
 {
-        ScsiIdentInput in = {};
-        ScsiIdent id;
-        static const uint8_t inq[36] = { 0x05 };
+	ScsiIdentInput in = {};
+	ScsiIdent id;
+	static const uint8_t inq[36] = { 0x05 };
 
-        ck_assert_int_eq(ident_compute(NULL, &id), -EINVAL);
-        ck_assert_int_eq(ident_compute(&in, NULL), -EINVAL);
-        ck_assert_int_eq(ident_compute(&in, &id), -ENODATA);
-        in.inquiry = inq;
-        in.inquiry_len = sizeof(inq);
-        in.page = _IDENT_PAGE_MAX;
-        ck_assert_int_eq(ident_compute(&in, &id), -EINVAL);
-        in.page = IDENT_PAGE_DEFAULT;
-        ck_assert_int_eq(ident_compute(&in, &id), 0);
-        ck_assert_str_eq(id.type, "cd");
-        ck_assert_str_eq(id.vendor, ""); /* all NUL: empty, as scsi_id prints it */
-        ck_assert_str_eq(ident_serial_source_name(IDENT_SERIAL_PG80), "pg80");
-        ck_assert_ptr_null(ident_serial_source_name(_IDENT_SERIAL_SOURCE_MAX));
+	ck_assert_int_eq(ident_compute(NULL, &id), -EINVAL);
+	ck_assert_int_eq(ident_compute(&in, NULL), -EINVAL);
+	ck_assert_int_eq(ident_compute(&in, &id), -ENODATA);
+	in.inquiry = inq;
+	in.inquiry_len = sizeof(inq);
+	in.page = _IDENT_PAGE_MAX;
+	ck_assert_int_eq(ident_compute(&in, &id), -EINVAL);
+	in.page = IDENT_PAGE_DEFAULT;
+	ck_assert_int_eq(ident_compute(&in, &id), 0);
+	ck_assert_str_eq(id.type, "cd");
+	ck_assert_str_eq(id.vendor, ""); /* all NUL: empty, as scsi_id prints it */
+	ck_assert_str_eq(ident_serial_source_name(IDENT_SERIAL_PG80), "pg80");
+	ck_assert_ptr_null(ident_serial_source_name(_IDENT_SERIAL_SOURCE_MAX));
 }
 END_TEST
 
@@ -217,131 +222,135 @@ END_TEST
 
 static size_t read_text(const char *path, char *buf, size_t size)
 {
-        FILE *f = fopen(path, "re");
-        size_t n;
+	FILE *f = fopen(path, "re");
+	size_t n;
 
-        ck_assert_ptr_nonnull(f);
-        n = fread(buf, 1, size, f);
-        fclose(f);
-        return n;
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size, f);
+	fclose(f);
+	return n;
 }
 
 START_TEST(test_ata_identify)
 {
-        char text[4096];
-        uint8_t inq[FIXTURE_MAX], ata[IDENT_ATA_IDENTIFY_LEN];
-        char a[8192], b[8192];
-        size_t n = read_text(ATA_ID_FILE, text, sizeof(text)), la, lb;
-        int ni = fixture_read_hex(FIXTURES_DIR "/captured/ahci-cd/sysfs-inquiry.hex", inq,
-                                  sizeof(inq));
-        ScsiIdentInput in;
-        ScsiIdent with, without;
+	char text[4096];
+	uint8_t inq[FIXTURE_MAX], ata[IDENT_ATA_IDENTIFY_LEN];
+	char a[8192], b[8192];
+	size_t n = read_text(ATA_ID_FILE, text, sizeof(text)), la, lb;
+	int ni = fixture_read_hex(FIXTURES_DIR "/captured/ahci-cd/sysfs-inquiry.hex", inq,
+	                          sizeof(inq));
+	ScsiIdentInput in;
+	ScsiIdent with, without;
 
-        ck_assert_int_gt(ni, 0);
-        ck_assert_int_eq(ident_ata_identify_parse(text, n, ata), 0);
-        /* word 0 0x85c0: ATAPI, CD/DVD command set; words go out least significant byte first */
-        ck_assert_uint_eq(ata[0], 0xc0);
-        ck_assert_uint_eq(ata[1], 0x85);
+	ck_assert_int_gt(ni, 0);
+	ck_assert_int_eq(ident_ata_identify_parse(text, n, ata), 0);
+	/* word 0 0x85c0: ATAPI, CD/DVD command set; words go out least significant byte first */
+	ck_assert_uint_eq(ata[0], 0xc0);
+	ck_assert_uint_eq(ata[1], 0x85);
 
-        in = (ScsiIdentInput) { .inquiry = inq, .inquiry_len = (size_t)ni, .pg00_infer = true };
-        ck_assert_int_eq(ident_compute(&in, &without), 0);
-        ck_assert(!without.ata.valid);
-        in.ata_identify = ata;
-        in.ata_identify_len = sizeof(ata);
-        ck_assert_int_eq(ident_compute(&in, &with), 0);
-        ck_assert(with.ata.valid);
-        ck_assert(with.ata.packet);
-        ck_assert_str_eq(with.ata.type, "cd");
-        ck_assert_str_eq(with.ata.model, "LUND_DVD-ROM");
-        ck_assert_str_eq(with.ata.serial, "LUND_DVD-ROM_ATAPI00001");
-        ck_assert_str_eq(with.ata.serial_short, "ATAPI00001");
-        ck_assert_str_eq(with.ata.revision, "2.5+");
-        ck_assert_str_eq(with.ata.wwn, "");
+	in = (ScsiIdentInput){ .inquiry = inq, .inquiry_len = (size_t)ni, .pg00_infer = true };
+	ck_assert_int_eq(ident_compute(&in, &without), 0);
+	ck_assert(!without.ata.valid);
+	in.ata_identify = ata;
+	in.ata_identify_len = sizeof(ata);
+	ck_assert_int_eq(ident_compute(&in, &with), 0);
+	ck_assert(with.ata.valid);
+	ck_assert(with.ata.packet);
+	ck_assert_str_eq(with.ata.type, "cd");
+	ck_assert_str_eq(with.ata.model, "LUND_DVD-ROM");
+	ck_assert_str_eq(with.ata.serial, "LUND_DVD-ROM_ATAPI00001");
+	ck_assert_str_eq(with.ata.serial_short, "ATAPI00001");
+	ck_assert_str_eq(with.ata.revision, "2.5+");
+	ck_assert_str_eq(with.ata.wwn, "");
 
-        /* The scsi_id and sg_inq sets do not change: the IDENTIFY data only feeds ata_id's. */
-        ck_assert_int_eq(export_to_buffer(&without, EXPORT_UDEV | EXPORT_SG_INQ, a, sizeof(a), &la), 0);
-        ck_assert_int_eq(export_to_buffer(&with, EXPORT_UDEV | EXPORT_SG_INQ, b, sizeof(b), &lb), 0);
-        ck_assert_str_eq(a, b);
+	/* The scsi_id and sg_inq sets do not change: the IDENTIFY data only feeds ata_id's. */
+	ck_assert_int_eq(export_to_buffer(&without, EXPORT_UDEV | EXPORT_SG_INQ, a, sizeof(a), &la),
+	                 0);
+	ck_assert_int_eq(export_to_buffer(&with, EXPORT_UDEV | EXPORT_SG_INQ, b, sizeof(b), &lb),
+	                 0);
+	ck_assert_str_eq(a, b);
 
-        /* A short buffer is not used. */
-        in.ata_identify_len = sizeof(ata) - 1;
-        ck_assert_int_eq(ident_compute(&in, &with), 0);
-        ck_assert(!with.ata.valid);
+	/* A short buffer is not used. */
+	in.ata_identify_len = sizeof(ata) - 1;
+	ck_assert_int_eq(ident_compute(&in, &with), 0);
+	ck_assert(!with.ata.valid);
 }
 END_TEST
 
 static char words_ok[256 * 5 + 1], words_bad[256 * 5 + 8];
 
 static const struct {
-        const char *name;
-        const char *text; /* NULL: built in main() */
-        int ret;
+	const char *name;
+	const char *text; /* NULL: built in main() */
+	int ret;
 } parse_cases[] = {
-        { "empty", "", -EBADMSG },
-        { "one-word", "85c0\n", -EBADMSG },
-        { "not-hex", "85cg 0000\n", -EBADMSG },
+	{ "empty", "", -EBADMSG },
+	{ "one-word", "85c0\n", -EBADMSG },
+	{ "not-hex", "85cg 0000\n", -EBADMSG },
 };
 
 START_TEST(test_ata_identify_parse)
 {
-        uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t out[IDENT_ATA_IDENTIFY_LEN];
 
-        ck_assert_int_eq(ident_ata_identify_parse(parse_cases[_i].text, strlen(parse_cases[_i].text),
-                                                  out), parse_cases[_i].ret);
+	ck_assert_int_eq(
+	        ident_ata_identify_parse(parse_cases[_i].text, strlen(parse_cases[_i].text), out),
+	        parse_cases[_i].ret);
 }
 END_TEST
 
 START_TEST(test_ata_identify_forms)
 {
-        uint8_t out[IDENT_ATA_IDENTIFY_LEN];
-        size_t n = strlen(words_ok);
+	uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+	size_t n = strlen(words_ok);
 
-        ck_assert_int_eq(ident_ata_identify_parse(words_ok, n, out), 0);
-        ck_assert_uint_eq(out[510], 0xcd);
-        ck_assert_uint_eq(out[511], 0xab);
-        /* without the final newline */
-        ck_assert_int_eq(ident_ata_identify_parse(words_ok, n - 1, out), 0);
-        /* a 257th word, two blanks, a tab, a 3-digit word */
-        ck_assert_int_eq(ident_ata_identify_parse(words_bad, strlen(words_bad), out), -EBADMSG);
-        memcpy(words_bad, words_ok, n + 1);
-        words_bad[4] = '\t';
-        ck_assert_int_eq(ident_ata_identify_parse(words_bad, n, out), -EBADMSG);
-        memcpy(words_bad, words_ok, n + 1);
-        words_bad[3] = ' ';
-        ck_assert_int_eq(ident_ata_identify_parse(words_bad, n, out), -EBADMSG);
-        ck_assert_int_eq(ident_ata_identify_parse(NULL, 0, out), -EINVAL);
+	ck_assert_int_eq(ident_ata_identify_parse(words_ok, n, out), 0);
+	ck_assert_uint_eq(out[510], 0xcd);
+	ck_assert_uint_eq(out[511], 0xab);
+	/* without the final newline */
+	ck_assert_int_eq(ident_ata_identify_parse(words_ok, n - 1, out), 0);
+	/* a 257th word, two blanks, a tab, a 3-digit word */
+	ck_assert_int_eq(ident_ata_identify_parse(words_bad, strlen(words_bad), out), -EBADMSG);
+	memcpy(words_bad, words_ok, n + 1);
+	words_bad[4] = '\t';
+	ck_assert_int_eq(ident_ata_identify_parse(words_bad, n, out), -EBADMSG);
+	memcpy(words_bad, words_ok, n + 1);
+	words_bad[3] = ' ';
+	ck_assert_int_eq(ident_ata_identify_parse(words_bad, n, out), -EBADMSG);
+	ck_assert_int_eq(ident_ata_identify_parse(NULL, 0, out), -EINVAL);
 }
 END_TEST
 
 int main(void)
 {
-        Suite *s = suite_create("ident");
-        TCase *tc = tcase_create("core");
-        SRunner *sr;
-        int failed;
+	Suite *s = suite_create("ident");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
 
-        scan_fixtures();
-        tcase_set_timeout(tc, 60);
-        if (n_names == 0) {
-                fprintf(stderr, "no fixtures in %s\n", VPD_DIR);
-                return EXIT_FAILURE;
-        }
-        tcase_add_loop_test(tc, test_fixture, 0, (int)n_names);
-        tcase_add_loop_test(tc, test_fields, 0, (int)(sizeof(fields) / sizeof(fields[0])));
-        tcase_add_test(tc, test_page_option);
-        tcase_add_test(tc, test_args);
-        tcase_add_test(tc, test_ata_identify);
-        tcase_add_loop_test(tc, test_ata_identify_parse, 0,
-                            (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
-        /* 256 words as libata prints them: "%04x" and ' ', '\n' after every 8th */
-        for (int w = 0; w < 256; w++)
-                snprintf(words_ok + w * 5, 6, "%04x%c", w == 255 ? 0xabcd : w, (w + 1) % 8 ? ' ' : '\n');
-        snprintf(words_bad, sizeof(words_bad), "%s0000\n", words_ok);
-        tcase_add_test(tc, test_ata_identify_forms);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	scan_fixtures();
+	tcase_set_timeout(tc, 60);
+	if (n_names == 0) {
+		fprintf(stderr, "no fixtures in %s\n", VPD_DIR);
+		return EXIT_FAILURE;
+	}
+	tcase_add_loop_test(tc, test_fixture, 0, (int)n_names);
+	tcase_add_loop_test(tc, test_fields, 0, (int)(sizeof(fields) / sizeof(fields[0])));
+	tcase_add_test(tc, test_page_option);
+	tcase_add_test(tc, test_args);
+	tcase_add_test(tc, test_ata_identify);
+	tcase_add_loop_test(tc, test_ata_identify_parse, 0,
+	                    (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
+	/* 256 words as libata prints them: "%04x" and ' ', '\n' after every 8th */
+	for (int w = 0; w < 256; w++)
+		snprintf(words_ok + w * 5, 6, "%04x%c", w == 255 ? 0xabcd : w,
+		         (w + 1) % 8 ? ' ' : '\n');
+	snprintf(words_bad, sizeof(words_bad), "%s0000\n", words_ok);
+	tcase_add_test(tc, test_ata_identify_forms);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

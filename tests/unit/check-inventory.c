@@ -20,234 +20,235 @@
 #include "inventory.h"
 #include "macro.h"
 
-#define xsnprintf(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+#define xsnprintf(buf, ...) \
+	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
 
 static char root[PATH_MAX];
 static int rootfd = -EBADF;
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-        return remove(path);
+	return remove(path);
 }
 
 static void put(const char *path, const void *data, size_t len)
 {
-        char p[PATH_MAX];
-        FILE *f;
+	char p[PATH_MAX];
+	FILE *f;
 
-        xsnprintf(p, "%s/%s", root, path);
-        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                (void)mkdir(p, 0755);
-                *s = '/';
-        }
-        f = fopen(p, "we");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-        fclose(f);
+	xsnprintf(p, "%s/%s", root, path);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	f = fopen(p, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
 }
 
 static void put_str(const char *path, const char *s)
 {
-        put(path, s, strlen(s));
+	put(path, s, strlen(s));
 }
 
 static char *get(const char *path)
 {
-        static char buf[256];
-        char p[PATH_MAX];
-        FILE *f;
-        size_t n;
+	static char buf[256];
+	char p[PATH_MAX];
+	FILE *f;
+	size_t n;
 
-        xsnprintf(p, "%s/%s", root, path);
-        f = fopen(p, "re");
-        if (!f)
-                return NULL;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        buf[n] = 0;
-        fclose(f);
-        return buf;
+	xsnprintf(p, "%s/%s", root, path);
+	f = fopen(p, "re");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
 }
 
 static void put_pg83_naa(const char *hctl, uint8_t last)
 {
-        const uint8_t page[] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03, 0x00, 0x08,
-                                 0x50, 0x01, 0x40, 0x5f, 0x12, 0x34, 0x56, last };
-        char p[PATH_MAX];
+	const uint8_t page[] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03, 0x00, 0x08,
+		                 0x50, 0x01, 0x40, 0x5f, 0x12, 0x34, 0x56, last };
+	char p[PATH_MAX];
 
-        xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
-        put(p, page, sizeof(page));
+	xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
+	put(p, page, sizeof(page));
 }
 
 static void put_lu(const char *hctl, int type, const char *node, const char *sg)
 {
-        uint8_t inq[36] = { (uint8_t)type, 0, 6, 2, 31 };
-        char p[PATH_MAX], v[16];
+	uint8_t inq[36] = { (uint8_t)type, 0, 6, 2, 31 };
+	char p[PATH_MAX], v[16];
 
-        memcpy(inq + 8, "QEMU    QEMU HARDDISK   2.5+", 28);
-        xsnprintf(p, "sys/bus/scsi/devices/%s/inquiry", hctl);
-        put(p, inq, sizeof(inq));
-        xsnprintf(p, "sys/bus/scsi/devices/%s/type", hctl);
-        xsnprintf(v, "%d\n", type);
-        put_str(p, v);
-        xsnprintf(p, "sys/bus/scsi/devices/%s/vendor", hctl);
-        put_str(p, "QEMU    \n");
-        xsnprintf(p, "sys/bus/scsi/devices/%s/model", hctl);
-        put_str(p, "QEMU HARDDISK   \n");
-        xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_level", hctl);
-        put_str(p, "7\n");
-        xsnprintf(p, "sys/bus/scsi/devices/%s/rescan", hctl);
-        put_str(p, "");
-        if (node) {
-                xsnprintf(p, "sys/bus/scsi/devices/%s/%s/%s/dev", hctl,
-                          node[1] == 't' ? "scsi_tape" : "block", node);
-                put_str(p, "8:0\n");
-        }
-        if (sg) {
-                xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_generic/%s/dev", hctl, sg);
-                put_str(p, "21:0\n");
-        }
+	memcpy(inq + 8, "QEMU    QEMU HARDDISK   2.5+", 28);
+	xsnprintf(p, "sys/bus/scsi/devices/%s/inquiry", hctl);
+	put(p, inq, sizeof(inq));
+	xsnprintf(p, "sys/bus/scsi/devices/%s/type", hctl);
+	xsnprintf(v, "%d\n", type);
+	put_str(p, v);
+	xsnprintf(p, "sys/bus/scsi/devices/%s/vendor", hctl);
+	put_str(p, "QEMU    \n");
+	xsnprintf(p, "sys/bus/scsi/devices/%s/model", hctl);
+	put_str(p, "QEMU HARDDISK   \n");
+	xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_level", hctl);
+	put_str(p, "7\n");
+	xsnprintf(p, "sys/bus/scsi/devices/%s/rescan", hctl);
+	put_str(p, "");
+	if (node) {
+		xsnprintf(p, "sys/bus/scsi/devices/%s/%s/%s/dev", hctl,
+		          node[1] == 't' ? "scsi_tape" : "block", node);
+		put_str(p, "8:0\n");
+	}
+	if (sg) {
+		xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_generic/%s/dev", hctl, sg);
+		put_str(p, "21:0\n");
+	}
 }
 
 static void rm_lu(const char *hctl)
 {
-        char p[PATH_MAX];
+	char p[PATH_MAX];
 
-        xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
-        nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
+	nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 typedef struct Counts {
-        unsigned added, removed, changed, names_changed, nodes_changed, ua, rescan_target;
-        char last_ua_action[32];
+	unsigned added, removed, changed, names_changed, nodes_changed, ua, rescan_target;
+	char last_ua_action[32];
 } Counts;
 
 static Counts counts;
 
 static void on_added(Inventory *inv, Lu *lu, void *u)
 {
-        counts.added++;
+	counts.added++;
 }
 
 static void on_changed(Inventory *inv, Lu *lu, LuChange what, void *u)
 {
-        counts.changed++;
-        if (what & LU_CHANGE_NAMES)
-                counts.names_changed++;
-        if (what & LU_CHANGE_NODES)
-                counts.nodes_changed++;
+	counts.changed++;
+	if (what & LU_CHANGE_NAMES)
+		counts.names_changed++;
+	if (what & LU_CHANGE_NODES)
+		counts.nodes_changed++;
 }
 
 static void on_removed(Inventory *inv, Lu *lu, void *u)
 {
-        counts.removed++;
+	counts.removed++;
 }
 
 static void on_ua(Inventory *inv, Lu *lu, LuUnitAttention ua, const char *action, int error,
                   void *u)
 {
-        counts.ua++;
-        snprintf(counts.last_ua_action, sizeof(counts.last_ua_action), "%s", action);
+	counts.ua++;
+	snprintf(counts.last_ua_action, sizeof(counts.last_ua_action), "%s", action);
 }
 
 static int on_rescan_target(Inventory *inv, Target *t, void *u)
 {
-        counts.rescan_target++;
-        return 0;
+	counts.rescan_target++;
+	return 0;
 }
 
 static void setup(void)
 {
-        xsnprintf(root, "%s/check-inventory-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ck_assert_int_ge(rootfd, 0);
+	xsnprintf(root, "%s/check-inventory-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(rootfd, 0);
 
-        put_lu("0:0:0:0", 0, "sda", "sg0");
-        put_pg83_naa("0:0:0:0", 0x78);
-        put_lu("0:0:1:0", 1, "st0", "sg1");
-        put_lu("2:0:0:3", 0x0d, NULL, "sg2");
-        put_str("sys/bus/scsi/devices/host0/uevent", "");
-        put_str("sys/bus/scsi/devices/target0:0:0/uevent", "");
-        put_str("sys/class/scsi_host/host0/scan", "");
-        memset(&counts, 0, sizeof(counts));
+	put_lu("0:0:0:0", 0, "sda", "sg0");
+	put_pg83_naa("0:0:0:0", 0x78);
+	put_lu("0:0:1:0", 1, "st0", "sg1");
+	put_lu("2:0:0:3", 0x0d, NULL, "sg2");
+	put_str("sys/bus/scsi/devices/host0/uevent", "");
+	put_str("sys/bus/scsi/devices/target0:0:0/uevent", "");
+	put_str("sys/class/scsi_host/host0/scan", "");
+	memset(&counts, 0, sizeof(counts));
 }
 
 static void teardown(void)
 {
-        rootfd = safe_close(rootfd);
-        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rootfd = safe_close(rootfd);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static Inventory *new_inventory(bool hook_rescan)
 {
-        InventoryHooks hooks = {
-                .lu_added = on_added,
-                .lu_changed = on_changed,
-                .lu_removed = on_removed,
-                .unit_attention = on_ua,
-                .rescan_target = hook_rescan ? on_rescan_target : NULL,
-        };
-        Inventory *inv = NULL;
+	InventoryHooks hooks = {
+		.lu_added = on_added,
+		.lu_changed = on_changed,
+		.lu_removed = on_removed,
+		.unit_attention = on_ua,
+		.rescan_target = hook_rescan ? on_rescan_target : NULL,
+	};
+	Inventory *inv = NULL;
 
-        ck_assert_int_eq(inventory_new(rootfd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
-        ck_assert_int_eq(inventory_resync(inv, false), 0);
-        ck_assert_uint_eq(counts.added, 3);
-        memset(&counts, 0, sizeof(counts));
-        return inv;
+	ck_assert_int_eq(inventory_new(rootfd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	ck_assert_uint_eq(counts.added, 3);
+	memset(&counts, 0, sizeof(counts));
+	return inv;
 }
 
 START_TEST(test_initial)
 {
-        Inventory *inv = new_inventory(false);
-        Lu *lu;
-        size_t n = 0;
+	Inventory *inv = new_inventory(false);
+	Lu *lu;
+	size_t n = 0;
 
-        ck_assert_uint_eq(inventory_n_lus(inv), 3);
-        for (lu = inventory_first_lu(inv); lu; lu = inventory_next_lu(lu))
-                n++;
-        ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(inventory_n_lus(inv), 3);
+	for (lu = inventory_first_lu(inv); lu; lu = inventory_next_lu(lu))
+		n++;
+	ck_assert_uint_eq(n, 3);
 
-        lu = inventory_find(inv, "0:0:0:0");
-        ck_assert_ptr_nonnull(lu);
-        ck_assert_str_eq(lu->block, "sda");
-        ck_assert_str_eq(lu->sg, "sg0");
-        ck_assert_str_eq(lu->vendor, "QEMU");
-        ck_assert_str_eq(lu_primary_node(lu), "sda");
-        ck_assert_uint_eq(lu->probe_commands, 0);
-        /* scsi_id's view, kept for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
-        ck_assert_str_eq(lu->naming.id_type, "disk");
-        ck_assert_str_eq(lu->naming.id_vendor, "QEMU");
-        ck_assert_str_eq(lu->naming.id_model, "QEMU_HARDDISK");
-        ck_assert_str_eq(lu->naming.id_serial, "35001405f12345678");
-        {
-                bool scsi = false, serial = false;
-                size_t np = 0;
+	lu = inventory_find(inv, "0:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_str_eq(lu->block, "sda");
+	ck_assert_str_eq(lu->sg, "sg0");
+	ck_assert_str_eq(lu->vendor, "QEMU");
+	ck_assert_str_eq(lu_primary_node(lu), "sda");
+	ck_assert_uint_eq(lu->probe_commands, 0);
+	/* scsi_id's view, kept for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
+	ck_assert_str_eq(lu->naming.id_type, "disk");
+	ck_assert_str_eq(lu->naming.id_vendor, "QEMU");
+	ck_assert_str_eq(lu->naming.id_model, "QEMU_HARDDISK");
+	ck_assert_str_eq(lu->naming.id_serial, "35001405f12345678");
+	{
+		bool scsi = false, serial = false;
+		size_t np = 0;
 
-                for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
-                     kv = lu_naming_next_prop(&lu->naming, kv), np++) {
-                        scsi |= streq(kv, "ID_SCSI=1");
-                        serial |= streq(kv, "ID_SERIAL=35001405f12345678");
-                }
-                ck_assert_uint_eq(np, lu->naming.n_props);
-                ck_assert(scsi && serial);
-        }
+		for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
+		     kv = lu_naming_next_prop(&lu->naming, kv), np++) {
+			scsi |= streq(kv, "ID_SCSI=1");
+			serial |= streq(kv, "ID_SERIAL=35001405f12345678");
+		}
+		ck_assert_uint_eq(np, lu->naming.n_props);
+		ck_assert(scsi && serial);
+	}
 
-        lu = inventory_find(inv, "0:0:1:0");
-        ck_assert_str_eq(lu->tape, "st0");
-        ck_assert_str_eq(lu->tape_nr, "nst0");
-        ck_assert_str_eq(lu_primary_node(lu), "st0");
+	lu = inventory_find(inv, "0:0:1:0");
+	ck_assert_str_eq(lu->tape, "st0");
+	ck_assert_str_eq(lu->tape_nr, "nst0");
+	ck_assert_str_eq(lu_primary_node(lu), "st0");
 
-        lu = inventory_find(inv, "2:0:0:3");
-        ck_assert_int_eq(lu->type, LU_TYPE_ENCLOSURE);
-        ck_assert_str_eq(lu_primary_node(lu), "sg2");
-        ck_assert_ptr_null(inventory_find(inv, "9:9:9:9"));
-        ck_assert_ptr_null(inventory_find(inv, "host0"));
+	lu = inventory_find(inv, "2:0:0:3");
+	ck_assert_int_eq(lu->type, LU_TYPE_ENCLOSURE);
+	ck_assert_str_eq(lu_primary_node(lu), "sg2");
+	ck_assert_ptr_null(inventory_find(inv, "9:9:9:9"));
+	ck_assert_ptr_null(inventory_find(inv, "host0"));
 
-        /* A resync of an unchanged tree changes nothing. */
-        ck_assert_int_eq(inventory_resync(inv, false), 0);
-        ck_assert_uint_eq(counts.added + counts.removed + counts.changed, 0);
-        inventory_free(inv);
+	/* A resync of an unchanged tree changes nothing. */
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	ck_assert_uint_eq(counts.added + counts.removed + counts.changed, 0);
+	inventory_free(inv);
 }
 END_TEST
 
@@ -259,112 +260,166 @@ static void tree_none(void)
 
 static void tree_remove_lu(void)
 {
-        rm_lu("0:0:0:0");
+	rm_lu("0:0:0:0");
 }
 
 static void tree_new_lu(void)
 {
-        put_lu("0:0:0:1", 0, "sdb", "sg3");
+	put_lu("0:0:0:1", 0, "sdb", "sg3");
 }
 
 static void tree_new_partition(void)
 {
-        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+	put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
 }
 
 static void tree_new_id(void)
 {
-        put_pg83_naa("0:0:0:0", 0x79);
+	put_pg83_naa("0:0:0:0", 0x79);
 }
 
 static void tree_remove_host2(void)
 {
-        rm_lu("2:0:0:3");
+	rm_lu("2:0:0:3");
 }
 
 typedef struct UeventCase {
-        const char *what;
-        void (*tree)(void);
-        Uevent ev;
-        bool hook_rescan;
-        size_t n_lus;
-        Counts expect;
-        const char *file, *content; /* a file the inventory should have written */
+	const char *what;
+	void (*tree)(void);
+	Uevent ev;
+	bool hook_rescan;
+	size_t n_lus;
+	Counts expect;
+	const char *file, *content; /* a file the inventory should have written */
 } UeventCase;
 
 #define DEVPATH0 "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0/0:0:0:0"
 
 static const UeventCase uevent_cases[] = {
-        { "scsi_device remove", tree_remove_lu,
-          { "remove", "scsi", "scsi_device", DEVPATH0 }, false, 2, { .removed = 1 } },
-        { "scsi_device remove of an unknown LU", tree_none,
-          { "remove", "scsi", "scsi_device", "/devices/host5/target5:0:0/5:0:0:0" }, false, 3, {} },
-        { "scsi_device add", tree_new_lu,
-          { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" }, false, 4,
-          { .added = 1 } },
-        { "sg node add of an unknown LU adds it", tree_new_lu,
-          { "add", "scsi_generic", NULL, "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3" },
-          false, 4, { .added = 1 } },
-        { "partition add: nodes changed", tree_new_partition,
-          { "add", "block", "partition", DEVPATH0 "/block/sda/sda1" }, false, 3,
-          { .changed = 1, .nodes_changed = 1 } },
-        { "block event of a non-SCSI device ignored", tree_none,
-          { "add", "block", "disk", "/devices/virtual/block/loop0" }, false, 3, {} },
-        { "other subsystem ignored", tree_remove_lu,
-          { "remove", "net", NULL, "/devices/virtual/net/lo" }, false, 3, {} },
-        { "capacity changed: rescan written", tree_none,
-          { "change", "scsi", "scsi_device", DEVPATH0, "CAPACITY_DATA_HAS_CHANGED" }, false, 3,
-          { .ua = 1, .last_ua_action = "capacity-reread" },
-          "sys/bus/scsi/devices/0:0:0:0/rescan", "1" },
-        { "reported luns changed: kernel target scan", tree_none,
-          { "change", "scsi", "scsi_device", DEVPATH0, "REPORTED_LUNS_DATA_HAS_CHANGED" }, false,
-          3, { .ua = 1, .last_ua_action = "rescan-target" },
-          "sys/class/scsi_host/host0/scan", "0 0 -" },
-        { "reported luns changed: scan engine hook", tree_none,
-          { "change", "scsi", "scsi_device", DEVPATH0, "REPORTED_LUNS_DATA_HAS_CHANGED" }, true,
-          3, { .ua = 1, .rescan_target = 1, .last_ua_action = "rescan-target" },
-          "sys/class/scsi_host/host0/scan", "" },
-        { "inquiry changed: re-probed and renamed", tree_new_id,
-          { "change", "scsi", "scsi_device", DEVPATH0, "INQUIRY_DATA_HAS_CHANGED" }, false, 3,
-          { .ua = 1, .changed = 1, .names_changed = 1, .last_ua_action = "reprobed" } },
-        { "scan's synthetic change after a rescan for changed IDs: re-probed and renamed",
-          tree_new_id, { "change", "scsi", "scsi_device", DEVPATH0, NULL, "ids" }, false, 3,
-          { .changed = 1, .names_changed = 1 } },
-        { "plain change of the same LU: IDs carried over, not re-probed", tree_new_id,
-          { "change", "scsi", "scsi_device", DEVPATH0 }, false, 3, {} },
-        { "power on reset: policy hook", tree_none,
-          { "change", "scsi", "scsi_device", DEVPATH0, "POWER_ON_RESET_OCCURRED" }, false, 3,
-          { .ua = 1, .last_ua_action = "policy" } },
-        { "host removal drops what sysfs lost", tree_remove_host2,
-          { "remove", "scsi", "scsi_host", "/devices/x/host2" }, false, 2, { .removed = 1 } },
+	{ "scsi_device remove",
+	  tree_remove_lu,
+	  { "remove", "scsi", "scsi_device", DEVPATH0 },
+	  false,
+	  2,
+	  { .removed = 1 } },
+	{ "scsi_device remove of an unknown LU",
+	  tree_none,
+	  { "remove", "scsi", "scsi_device", "/devices/host5/target5:0:0/5:0:0:0" },
+	  false,
+	  3,
+	  {} },
+	{ "scsi_device add",
+	  tree_new_lu,
+	  { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" },
+	  false,
+	  4,
+	  { .added = 1 } },
+	{ "sg node add of an unknown LU adds it",
+	  tree_new_lu,
+	  { "add", "scsi_generic", NULL, "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3" },
+	  false,
+	  4,
+	  { .added = 1 } },
+	{ "partition add: nodes changed",
+	  tree_new_partition,
+	  { "add", "block", "partition", DEVPATH0 "/block/sda/sda1" },
+	  false,
+	  3,
+	  { .changed = 1, .nodes_changed = 1 } },
+	{ "block event of a non-SCSI device ignored",
+	  tree_none,
+	  { "add", "block", "disk", "/devices/virtual/block/loop0" },
+	  false,
+	  3,
+	  {} },
+	{ "other subsystem ignored",
+	  tree_remove_lu,
+	  { "remove", "net", NULL, "/devices/virtual/net/lo" },
+	  false,
+	  3,
+	  {} },
+	{ "capacity changed: rescan written",
+	  tree_none,
+	  { "change", "scsi", "scsi_device", DEVPATH0, "CAPACITY_DATA_HAS_CHANGED" },
+	  false,
+	  3,
+	  { .ua = 1, .last_ua_action = "capacity-reread" },
+	  "sys/bus/scsi/devices/0:0:0:0/rescan",
+	  "1" },
+	{ "reported luns changed: kernel target scan",
+	  tree_none,
+	  { "change", "scsi", "scsi_device", DEVPATH0, "REPORTED_LUNS_DATA_HAS_CHANGED" },
+	  false,
+	  3,
+	  { .ua = 1, .last_ua_action = "rescan-target" },
+	  "sys/class/scsi_host/host0/scan",
+	  "0 0 -" },
+	{ "reported luns changed: scan engine hook",
+	  tree_none,
+	  { "change", "scsi", "scsi_device", DEVPATH0, "REPORTED_LUNS_DATA_HAS_CHANGED" },
+	  true,
+	  3,
+	  { .ua = 1, .rescan_target = 1, .last_ua_action = "rescan-target" },
+	  "sys/class/scsi_host/host0/scan",
+	  "" },
+	{ "inquiry changed: re-probed and renamed",
+	  tree_new_id,
+	  { "change", "scsi", "scsi_device", DEVPATH0, "INQUIRY_DATA_HAS_CHANGED" },
+	  false,
+	  3,
+	  { .ua = 1, .changed = 1, .names_changed = 1, .last_ua_action = "reprobed" } },
+	{ "scan's synthetic change after a rescan for changed IDs: re-probed and renamed",
+	  tree_new_id,
+	  { "change", "scsi", "scsi_device", DEVPATH0, NULL, "ids" },
+	  false,
+	  3,
+	  { .changed = 1, .names_changed = 1 } },
+	{ "plain change of the same LU: IDs carried over, not re-probed",
+	  tree_new_id,
+	  { "change", "scsi", "scsi_device", DEVPATH0 },
+	  false,
+	  3,
+	  {} },
+	{ "power on reset: policy hook",
+	  tree_none,
+	  { "change", "scsi", "scsi_device", DEVPATH0, "POWER_ON_RESET_OCCURRED" },
+	  false,
+	  3,
+	  { .ua = 1, .last_ua_action = "policy" } },
+	{ "host removal drops what sysfs lost",
+	  tree_remove_host2,
+	  { "remove", "scsi", "scsi_host", "/devices/x/host2" },
+	  false,
+	  2,
+	  { .removed = 1 } },
 };
 
 START_TEST(test_uevent)
 {
-        const UeventCase *c = &uevent_cases[_i];
-        Inventory *inv = new_inventory(c->hook_rescan);
+	const UeventCase *c = &uevent_cases[_i];
+	Inventory *inv = new_inventory(c->hook_rescan);
 
-        c->tree();
-        ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev), 0);
-        ck_assert_msg(inventory_n_lus(inv) == c->n_lus, "%s: %zu LUs", c->what,
-                      inventory_n_lus(inv));
-        ck_assert_msg(counts.added == c->expect.added && counts.removed == c->expect.removed &&
-                              counts.changed == c->expect.changed &&
-                              counts.names_changed == c->expect.names_changed &&
-                              counts.nodes_changed == c->expect.nodes_changed &&
-                              counts.ua == c->expect.ua &&
-                              counts.rescan_target == c->expect.rescan_target,
-                      "%s: added %u removed %u changed %u (names %u nodes %u) ua %u rescan %u",
-                      c->what, counts.added, counts.removed, counts.changed, counts.names_changed,
-                      counts.nodes_changed, counts.ua, counts.rescan_target);
-        ck_assert_str_eq(counts.last_ua_action, c->expect.last_ua_action);
-        if (c->file) {
-                const char *got = get(c->file);
+	c->tree();
+	ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev), 0);
+	ck_assert_msg(inventory_n_lus(inv) == c->n_lus, "%s: %zu LUs", c->what,
+	              inventory_n_lus(inv));
+	ck_assert_msg(counts.added == c->expect.added && counts.removed == c->expect.removed &&
+	                      counts.changed == c->expect.changed &&
+	                      counts.names_changed == c->expect.names_changed &&
+	                      counts.nodes_changed == c->expect.nodes_changed &&
+	                      counts.ua == c->expect.ua &&
+	                      counts.rescan_target == c->expect.rescan_target,
+	              "%s: added %u removed %u changed %u (names %u nodes %u) ua %u rescan %u",
+	              c->what, counts.added, counts.removed, counts.changed, counts.names_changed,
+	              counts.nodes_changed, counts.ua, counts.rescan_target);
+	ck_assert_str_eq(counts.last_ua_action, c->expect.last_ua_action);
+	if (c->file) {
+		const char *got = get(c->file);
 
-                ck_assert_ptr_nonnull(got);
-                ck_assert_str_eq(got, c->content);
-        }
-        inventory_free(inv);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_str_eq(got, c->content);
+	}
+	inventory_free(inv);
 }
 END_TEST
 
@@ -373,109 +428,109 @@ END_TEST
 static void node_event(Inventory *inv, const char *action, const char *subsystem,
                        const char *devtype, const char *devpath)
 {
-        Uevent ev = { action, subsystem, devtype, devpath };
+	Uevent ev = { action, subsystem, devtype, devpath };
 
-        ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
 }
 
 START_TEST(test_node_events)
 {
-        Inventory *inv = new_inventory(false);
-        Lu *lu = inventory_find(inv, "0:0:0:0");
+	Inventory *inv = new_inventory(false);
+	Lu *lu = inventory_find(inv, "0:0:0:0");
 
-        /* sg goes away in the event; the tree still shows it, so only the event can say so. */
-        node_event(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
-        ck_assert_ptr_null(lu->sg);
-        ck_assert_uint_eq(counts.nodes_changed, 1);
-        ck_assert_str_eq(lu_primary_node(lu), "sda");
+	/* sg goes away in the event; the tree still shows it, so only the event can say so. */
+	node_event(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
+	ck_assert_ptr_null(lu->sg);
+	ck_assert_uint_eq(counts.nodes_changed, 1);
+	ck_assert_str_eq(lu_primary_node(lu), "sda");
 
-        /* bsg appears; the same event again changes nothing. */
-        node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
-        ck_assert_str_eq(lu->bsg, "bsg/0:0:0:0");
-        node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
-        ck_assert_uint_eq(counts.nodes_changed, 2);
+	/* bsg appears; the same event again changes nothing. */
+	node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+	ck_assert_str_eq(lu->bsg, "bsg/0:0:0:0");
+	node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+	ck_assert_uint_eq(counts.nodes_changed, 2);
 
-        /* Partitions, in whatever order their events come, are kept ordered by number. */
-        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
-        put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
-        node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
-        node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
-        ck_assert_uint_eq(lu->n_partitions, 2);
-        ck_assert_str_eq(lu->partitions[0].node, "sda1");
-        ck_assert_uint_eq(lu->partitions[0].number, 1);
-        ck_assert_str_eq(lu->partitions[1].node, "sda2");
-        ck_assert_uint_eq(counts.nodes_changed, 4);
-        node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
-        ck_assert_uint_eq(lu->n_partitions, 1);
-        ck_assert_str_eq(lu->partitions[0].node, "sda2");
+	/* Partitions, in whatever order their events come, are kept ordered by number. */
+	put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
+	put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
+	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	ck_assert_uint_eq(lu->n_partitions, 2);
+	ck_assert_str_eq(lu->partitions[0].node, "sda1");
+	ck_assert_uint_eq(lu->partitions[0].number, 1);
+	ck_assert_str_eq(lu->partitions[1].node, "sda2");
+	ck_assert_uint_eq(counts.nodes_changed, 4);
+	node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	ck_assert_uint_eq(lu->n_partitions, 1);
+	ck_assert_str_eq(lu->partitions[0].node, "sda2");
 
-        /* A node the inventory does not expect: the LU is read again from sysfs. */
-        node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
-        ck_assert_str_eq(lu->block, "sda");
-        ck_assert_str_eq(lu->sg, "sg0");
-        ck_assert_uint_eq(lu->n_partitions, 2);
-        ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
+	/* A node the inventory does not expect: the LU is read again from sysfs. */
+	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+	ck_assert_str_eq(lu->block, "sda");
+	ck_assert_str_eq(lu->sg, "sg0");
+	ck_assert_uint_eq(lu->n_partitions, 2);
+	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
 
-        /* The disk goes, its partitions with it. */
-        node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
-        ck_assert_ptr_null(lu->block);
-        ck_assert_uint_eq(lu->n_partitions, 0);
-        ck_assert_ptr_null(lu_primary_node(lu));
-        ck_assert_uint_eq(counts.nodes_changed, 7);
-        ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
-        inventory_free(inv);
+	/* The disk goes, its partitions with it. */
+	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+	ck_assert_ptr_null(lu->block);
+	ck_assert_uint_eq(lu->n_partitions, 0);
+	ck_assert_ptr_null(lu_primary_node(lu));
+	ck_assert_uint_eq(counts.nodes_changed, 7);
+	ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
+	inventory_free(inv);
 }
 END_TEST
 
 START_TEST(test_node_event_reprobes)
 {
-        InventoryHooks hooks = { .lu_added = on_added, .lu_changed = on_changed };
-        Inventory *inv = NULL;
-        Uevent add = { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" };
-        Lu *lu;
+	InventoryHooks hooks = { .lu_added = on_added, .lu_changed = on_changed };
+	Inventory *inv = NULL;
+	Uevent add = { "add", "scsi", "scsi_device", "/devices/x/host0/target0:0:0/0:0:0:1" };
+	Lu *lu;
 
-        /* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
-        put_lu("0:0:0:1", 0, NULL, NULL);
-        ck_assert_int_eq(inventory_new(rootfd, 0, &hooks, NULL, &inv), 0);
-        ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
-        lu = inventory_find(inv, "0:0:0:1");
-        ck_assert_ptr_nonnull(lu);
-        ck_assert(lu->probe_no_node);
+	/* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
+	put_lu("0:0:0:1", 0, NULL, NULL);
+	ck_assert_int_eq(inventory_new(rootfd, 0, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "0:0:0:1");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert(lu->probe_no_node);
 
-        /* Its nodes appear; the sg event alone is announced. Instead of taking just that node,
-         * the inventory reads the LU in full to probe it again, and finds the disk too. */
-        put_str("sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
-        put_str("sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
-        node_event(inv, "add", "scsi_generic", NULL,
-                   "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
-        ck_assert_str_eq(lu->sg, "sg3");
-        ck_assert_str_eq(lu->block, "sdb");
-        inventory_free(inv);
+	/* Its nodes appear; the sg event alone is announced. Instead of taking just that node,
+	 * the inventory reads the LU in full to probe it again, and finds the disk too. */
+	put_str("sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
+	put_str("sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
+	node_event(inv, "add", "scsi_generic", NULL,
+	           "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
+	ck_assert_str_eq(lu->sg, "sg3");
+	ck_assert_str_eq(lu->block, "sdb");
+	inventory_free(inv);
 }
 END_TEST
 
 START_TEST(test_driver_events)
 {
-        Inventory *inv = new_inventory(false);
-        Lu *lu = inventory_find(inv, "0:0:0:0");
+	Inventory *inv = new_inventory(false);
+	Lu *lu = inventory_find(inv, "0:0:0:0");
 
-        /* bind/unbind re-read the state only; the nodes come with events of their own. */
-        node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
-        ck_assert_uint_eq(counts.changed, 0);
-        put_str("sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
-        rm_lu("0:0:0:0/scsi_generic");
-        node_event(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
-        ck_assert_uint_eq(counts.changed, 1);
-        ck_assert_uint_eq(counts.nodes_changed, 0);
-        ck_assert_str_eq(lu->state, "offline");
-        ck_assert_str_eq(lu->sg, "sg0");
+	/* bind/unbind re-read the state only; the nodes come with events of their own. */
+	node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+	ck_assert_uint_eq(counts.changed, 0);
+	put_str("sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
+	rm_lu("0:0:0:0/scsi_generic");
+	node_event(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
+	ck_assert_uint_eq(counts.changed, 1);
+	ck_assert_uint_eq(counts.nodes_changed, 0);
+	ck_assert_str_eq(lu->state, "offline");
+	ck_assert_str_eq(lu->sg, "sg0");
 
-        /* A bind of an LU sysfs no longer has removes it. */
-        rm_lu("0:0:0:0");
-        node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
-        ck_assert_uint_eq(counts.removed, 1);
-        ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
-        inventory_free(inv);
+	/* A bind of an LU sysfs no longer has removes it. */
+	rm_lu("0:0:0:0");
+	node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+	ck_assert_uint_eq(counts.removed, 1);
+	ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
+	inventory_free(inv);
 }
 END_TEST
 
@@ -483,109 +538,109 @@ END_TEST
  * are iterated in H:C:T:L order. */
 START_TEST(test_many_lus)
 {
-        Inventory *inv = new_inventory(false);
-        char hctl[64];
-        unsigned n = 0;
-        Lu *lu, *prev = NULL;
+	Inventory *inv = new_inventory(false);
+	char hctl[64];
+	unsigned n = 0;
+	Lu *lu, *prev = NULL;
 
-        /* LUNs of target 3:0:1 descending, then interleaved ascending over three targets: enough
-         * to grow the index a few times. */
-        for (unsigned l = 40; l-- > 0;) {
-                xsnprintf(hctl, "3:0:1:%u", l);
-                put_lu(hctl, 0x0d, NULL, NULL);
-                ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
-        }
-        for (unsigned l = 0; l < 120; l++) {
-                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
-                put_lu(hctl, 0x0d, NULL, NULL);
-                ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
-        }
-        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160);
+	/* LUNs of target 3:0:1 descending, then interleaved ascending over three targets: enough
+	 * to grow the index a few times. */
+	for (unsigned l = 40; l-- > 0;) {
+		xsnprintf(hctl, "3:0:1:%u", l);
+		put_lu(hctl, 0x0d, NULL, NULL);
+		ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
+	}
+	for (unsigned l = 0; l < 120; l++) {
+		xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+		put_lu(hctl, 0x0d, NULL, NULL);
+		ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
+	}
+	ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160);
 
-        for (unsigned l = 0; l < 120; l += 3) {
-                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
-                ck_assert_int_eq(inventory_remove(inv, hctl), 1);
-        }
-        for (unsigned l = 0; l < 40; l += 2) {
-                xsnprintf(hctl, "3:0:1:%u", l);
-                ck_assert_int_eq(inventory_remove(inv, hctl), 1);
-                ck_assert_int_eq(inventory_remove(inv, hctl), 0);
-        }
-        ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160 - 40 - 20);
+	for (unsigned l = 0; l < 120; l += 3) {
+		xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+		ck_assert_int_eq(inventory_remove(inv, hctl), 1);
+	}
+	for (unsigned l = 0; l < 40; l += 2) {
+		xsnprintf(hctl, "3:0:1:%u", l);
+		ck_assert_int_eq(inventory_remove(inv, hctl), 1);
+		ck_assert_int_eq(inventory_remove(inv, hctl), 0);
+	}
+	ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160 - 40 - 20);
 
-        for (unsigned l = 0; l < 120; l++) {
-                xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
-                lu = inventory_find(inv, hctl);
-                if (l % 3 == 0)
-                        ck_assert_ptr_null(lu);
-                else {
-                        ck_assert_msg(lu != NULL, "%s lost", hctl);
-                        ck_assert_str_eq(lu->hctl, hctl);
-                }
-        }
-        for (unsigned l = 0; l < 40; l++) {
-                xsnprintf(hctl, "3:0:1:%u", l);
-                ck_assert((inventory_find(inv, hctl) != NULL) == (l % 2 == 1));
-        }
-        ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
-        ck_assert_ptr_nonnull(inventory_find(inv, "2:0:0:3"));
+	for (unsigned l = 0; l < 120; l++) {
+		xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
+		lu = inventory_find(inv, hctl);
+		if (l % 3 == 0)
+			ck_assert_ptr_null(lu);
+		else {
+			ck_assert_msg(lu != NULL, "%s lost", hctl);
+			ck_assert_str_eq(lu->hctl, hctl);
+		}
+	}
+	for (unsigned l = 0; l < 40; l++) {
+		xsnprintf(hctl, "3:0:1:%u", l);
+		ck_assert((inventory_find(inv, hctl) != NULL) == (l % 2 == 1));
+	}
+	ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
+	ck_assert_ptr_nonnull(inventory_find(inv, "2:0:0:3"));
 
-        for (lu = inventory_first_lu(inv); lu; prev = lu, lu = inventory_next_lu(lu), n++) {
-                const Target *a = prev ? prev->target : NULL, *b = lu->target;
+	for (lu = inventory_first_lu(inv); lu; prev = lu, lu = inventory_next_lu(lu), n++) {
+		const Target *a = prev ? prev->target : NULL, *b = lu->target;
 
-                ck_assert(!a || a->host->number < b->host->number ||
-                          (a->host->number == b->host->number &&
-                           (a->channel < b->channel ||
-                            (a->channel == b->channel &&
-                             (a->id < b->id || (a->id == b->id && prev->lun < lu->lun))))));
-        }
-        ck_assert_uint_eq(n, inventory_n_lus(inv));
+		ck_assert(!a || a->host->number < b->host->number ||
+		          (a->host->number == b->host->number &&
+		           (a->channel < b->channel ||
+		            (a->channel == b->channel &&
+		             (a->id < b->id || (a->id == b->id && prev->lun < lu->lun))))));
+	}
+	ck_assert_uint_eq(n, inventory_n_lus(inv));
 
-        /* Re-adding goes to its place again. */
-        ck_assert_int_eq(inventory_refresh(inv, "3:0:1:0", false), 0);
-        ck_assert_ptr_eq(inventory_first_lu(inv)->next, NULL); /* 0:0:0:0 alone in its target */
-        lu = inventory_find(inv, "3:0:1:0");
-        ck_assert_ptr_nonnull(lu);
-        ck_assert_uint_eq(lu->next->lun, 1);
-        inventory_free(inv);
+	/* Re-adding goes to its place again. */
+	ck_assert_int_eq(inventory_refresh(inv, "3:0:1:0", false), 0);
+	ck_assert_ptr_eq(inventory_first_lu(inv)->next, NULL); /* 0:0:0:0 alone in its target */
+	lu = inventory_find(inv, "3:0:1:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_uint_eq(lu->next->lun, 1);
+	inventory_free(inv);
 }
 END_TEST
 
 START_TEST(test_ua_names)
 {
-        ck_assert_int_eq(lu_unit_attention_from_string("CAPACITY_DATA_HAS_CHANGED"),
-                         LU_UA_CAPACITY_CHANGED);
-        ck_assert_int_eq(lu_unit_attention_from_string("SOMETHING_NEW"), LU_UA_OTHER);
-        ck_assert_int_eq(lu_unit_attention_from_string(NULL), _LU_UA_INVALID);
-        for (LuUnitAttention i = 0; i < _LU_UA_MAX; i++)
-                ck_assert_ptr_nonnull(lu_unit_attention_to_string(i));
+	ck_assert_int_eq(lu_unit_attention_from_string("CAPACITY_DATA_HAS_CHANGED"),
+	                 LU_UA_CAPACITY_CHANGED);
+	ck_assert_int_eq(lu_unit_attention_from_string("SOMETHING_NEW"), LU_UA_OTHER);
+	ck_assert_int_eq(lu_unit_attention_from_string(NULL), _LU_UA_INVALID);
+	for (LuUnitAttention i = 0; i < _LU_UA_MAX; i++)
+		ck_assert_ptr_nonnull(lu_unit_attention_to_string(i));
 }
 END_TEST
 
 static Suite *inventory_suite(void)
 {
-        Suite *s = suite_create("inventory");
-        TCase *tc = tcase_create("inventory");
+	Suite *s = suite_create("inventory");
+	TCase *tc = tcase_create("inventory");
 
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_initial);
-        tcase_add_loop_test(tc, test_uevent, 0, ELEMENTSOF(uevent_cases));
-        tcase_add_test(tc, test_node_events);
-        tcase_add_test(tc, test_node_event_reprobes);
-        tcase_add_test(tc, test_driver_events);
-        tcase_add_test(tc, test_many_lus);
-        tcase_add_test(tc, test_ua_names);
-        suite_add_tcase(s, tc);
-        return s;
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_initial);
+	tcase_add_loop_test(tc, test_uevent, 0, ELEMENTSOF(uevent_cases));
+	tcase_add_test(tc, test_node_events);
+	tcase_add_test(tc, test_node_event_reprobes);
+	tcase_add_test(tc, test_driver_events);
+	tcase_add_test(tc, test_many_lus);
+	tcase_add_test(tc, test_ua_names);
+	suite_add_tcase(s, tc);
+	return s;
 }
 
 int main(void)
 {
-        SRunner *sr = srunner_create(inventory_suite());
-        int failed;
+	SRunner *sr = srunner_create(inventory_suite());
+	int failed;
 
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -20,138 +20,139 @@
 #include "links.h"
 #include "macro.h"
 
-#define LINK_DIR "dev/scsi/by-id"
+#define LINK_DIR   "dev/scsi/by-id"
 #define RECORD_DIR "run/lund/links/scsi-by-id"
 
 static char root[PATH_MAX];
 static int rootfd = -EBADF;
 
 /* snprintf() that fails the test instead of truncating. */
-#define xsnprintf(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+#define xsnprintf(buf, ...) \
+	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-        return remove(path);
+	return remove(path);
 }
 
 static void setup(void)
 {
-        xsnprintf(root, "%s/check-links-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ck_assert_int_ge(rootfd, 0);
+	xsnprintf(root, "%s/check-links-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(rootfd, 0);
 }
 
 static void teardown(void)
 {
-        rootfd = safe_close(rootfd);
-        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rootfd = safe_close(rootfd);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static Links *new_links(void)
 {
-        Links *l = NULL;
+	Links *l = NULL;
 
-        ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
-        return l;
+	ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
+	return l;
 }
 
 static void mkdirs(const char *path)
 {
-        char p[PATH_MAX];
+	char p[PATH_MAX];
 
-        xsnprintf(p, "%s/%s", root, path);
-        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                (void)mkdir(p, 0755);
-                *s = '/';
-        }
-        (void)mkdir(p, 0755);
+	xsnprintf(p, "%s/%s", root, path);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	(void)mkdir(p, 0755);
 }
 
 /* Put an entry at LINK_DIR/@name or RECORD_DIR/@name directly, as another program (or an
  * interrupted lund) would have left it. */
 static void put_symlink(const char *dir, const char *name, const char *target)
 {
-        char p[PATH_MAX];
+	char p[PATH_MAX];
 
-        mkdirs(dir);
-        xsnprintf(p, "%s/%s/%s", root, dir, name);
-        ck_assert_int_eq(symlink(target, p), 0);
+	mkdirs(dir);
+	xsnprintf(p, "%s/%s/%s", root, dir, name);
+	ck_assert_int_eq(symlink(target, p), 0);
 }
 
 static void put_file(const char *dir, const char *name, const char *content)
 {
-        char p[PATH_MAX];
-        FILE *f;
+	char p[PATH_MAX];
+	FILE *f;
 
-        mkdirs(dir);
-        xsnprintf(p, "%s/%s/%s", root, dir, name);
-        f = fopen(p, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(content, f);
-        fclose(f);
+	mkdirs(dir);
+	xsnprintf(p, "%s/%s/%s", root, dir, name);
+	f = fopen(p, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(content, f);
+	fclose(f);
 }
 
 /* Entry kinds checked afterwards. */
 typedef enum Kind {
-        ABSENT,
-        SYMLINK, /* with the given target */
-        FILE_WITH, /* regular file with the given content */
+	ABSENT,
+	SYMLINK,   /* with the given target */
+	FILE_WITH, /* regular file with the given content */
 } Kind;
 
 typedef struct Expect {
-        const char *dir;
-        const char *name;
-        Kind kind;
-        const char *value;
+	const char *dir;
+	const char *name;
+	Kind kind;
+	const char *value;
 } Expect;
 
 static void check_entry(const Expect *e)
 {
-        char p[PATH_MAX], buf[PATH_MAX];
-        struct stat st;
-        ssize_t k;
+	char p[PATH_MAX], buf[PATH_MAX];
+	struct stat st;
+	ssize_t k;
 
-        xsnprintf(p, "%s/%s/%s", root, e->dir, e->name);
-        switch (e->kind) {
-        case ABSENT:
-                ck_assert_msg(lstat(p, &st) < 0 && errno == ENOENT, "%s/%s exists", e->dir,
-                              e->name);
-                break;
-        case SYMLINK:
-                k = readlink(p, buf, sizeof(buf) - 1);
-                ck_assert_msg(k >= 0, "%s/%s is not a symlink", e->dir, e->name);
-                buf[k] = 0;
-                ck_assert_str_eq(buf, e->value);
-                break;
-        case FILE_WITH: {
-                FILE *f = fopen(p, "re");
+	xsnprintf(p, "%s/%s/%s", root, e->dir, e->name);
+	switch (e->kind) {
+	case ABSENT:
+		ck_assert_msg(lstat(p, &st) < 0 && errno == ENOENT, "%s/%s exists", e->dir,
+		              e->name);
+		break;
+	case SYMLINK:
+		k = readlink(p, buf, sizeof(buf) - 1);
+		ck_assert_msg(k >= 0, "%s/%s is not a symlink", e->dir, e->name);
+		buf[k] = 0;
+		ck_assert_str_eq(buf, e->value);
+		break;
+	case FILE_WITH: {
+		FILE *f = fopen(p, "re");
 
-                ck_assert_msg(f, "%s/%s missing", e->dir, e->name);
-                ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
-                fclose(f);
-                ck_assert_str_eq(buf, e->value);
-                break;
-        }
-        }
+		ck_assert_msg(f, "%s/%s missing", e->dir, e->name);
+		ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		ck_assert_str_eq(buf, e->value);
+		break;
+	}
+	}
 }
 
 static size_t count_tmp(const char *dir)
 {
-        char p[PATH_MAX], cmd[PATH_MAX + 64];
-        size_t n = 0;
-        FILE *f;
+	char p[PATH_MAX], cmd[PATH_MAX + 64];
+	size_t n = 0;
+	FILE *f;
 
-        xsnprintf(p, "%s/%s", root, dir);
-        xsnprintf(cmd, "ls -A '%s' 2>/dev/null", p);
-        f = popen(cmd, "r");
-        ck_assert_ptr_nonnull(f);
-        while (fgets(p, sizeof(p), f))
-                if (strneq(p, ".#lund.", 7))
-                        n++;
-        pclose(f);
-        return n;
+	xsnprintf(p, "%s/%s", root, dir);
+	xsnprintf(cmd, "ls -A '%s' 2>/dev/null", p);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(p, sizeof(p), f))
+		if (strneq(p, ".#lund.", 7))
+			n++;
+	pclose(f);
+	return n;
 }
 
 /* ---- setups ---- */
@@ -162,421 +163,460 @@ static void setup_none(Links *l)
 
 static void setup_ab(Links *l)
 {
-        ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(links_add(l, "b", "../../sdb"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb"), LINKS_ADD_CREATED);
 }
 
 static void setup_foreign_file(Links *l)
 {
-        put_file(LINK_DIR, "a", "not lund's");
+	put_file(LINK_DIR, "a", "not lund's");
 }
 
 static void setup_foreign_link(Links *l)
 {
-        put_symlink(LINK_DIR, "a", "../../elsewhere");
+	put_symlink(LINK_DIR, "a", "../../elsewhere");
 }
 
 static void setup_foreign_same(Links *l)
 {
-        put_symlink(LINK_DIR, "a", "../../sda");
+	put_symlink(LINK_DIR, "a", "../../sda");
 }
 
 static void setup_ours_replaced_by_file(Links *l)
 {
-        char p[PATH_MAX];
+	char p[PATH_MAX];
 
-        setup_ab(l);
-        xsnprintf(p, "%s/%s/a", root, LINK_DIR);
-        ck_assert_int_eq(unlink(p), 0);
-        put_file(LINK_DIR, "a", "admin's");
+	setup_ab(l);
+	xsnprintf(p, "%s/%s/a", root, LINK_DIR);
+	ck_assert_int_eq(unlink(p), 0);
+	put_file(LINK_DIR, "a", "admin's");
 }
 
 static void setup_ours_retargeted(Links *l)
 {
-        char p[PATH_MAX];
+	char p[PATH_MAX];
 
-        setup_ab(l);
-        xsnprintf(p, "%s/%s/a", root, LINK_DIR);
-        ck_assert_int_eq(unlink(p), 0);
-        put_symlink(LINK_DIR, "a", "../../admins");
+	setup_ab(l);
+	xsnprintf(p, "%s/%s/a", root, LINK_DIR);
+	ck_assert_int_eq(unlink(p), 0);
+	put_symlink(LINK_DIR, "a", "../../admins");
 }
 
 /* Crash leftovers: temporaries in both directories, a record whose link was never made. */
 static void setup_crash_tmp(Links *l)
 {
-        put_symlink(LINK_DIR, ".#lund.0123456789abcdef", "../../sda");
-        put_symlink(RECORD_DIR, ".#lund.fedcba9876543210", "../../sda");
-        put_symlink(RECORD_DIR, "a", "../../sda");
-        put_symlink(RECORD_DIR, "gone", "../../sdz");
+	put_symlink(LINK_DIR, ".#lund.0123456789abcdef", "../../sda");
+	put_symlink(RECORD_DIR, ".#lund.fedcba9876543210", "../../sda");
+	put_symlink(RECORD_DIR, "a", "../../sda");
+	put_symlink(RECORD_DIR, "gone", "../../sdz");
 }
 
 /* Crash in the middle of an update, before the swap: record lists new and old. */
 static void setup_crash_update_before(Links *l)
 {
-        put_symlink(RECORD_DIR, "a", "../../sdb\n../../sda");
-        put_symlink(LINK_DIR, "a", "../../sda");
+	put_symlink(RECORD_DIR, "a", "../../sdb\n../../sda");
+	put_symlink(LINK_DIR, "a", "../../sda");
 }
 
 /* ... after the swap, before the record was settled. */
 static void setup_crash_update_after(Links *l)
 {
-        put_symlink(RECORD_DIR, "a", "../../sdb\n../../sda");
-        put_symlink(LINK_DIR, "a", "../../sdb");
+	put_symlink(RECORD_DIR, "a", "../../sdb\n../../sda");
+	put_symlink(LINK_DIR, "a", "../../sdb");
 }
 
 /* A foreign temporary-looking file that is not a symlink is not ours to clean. */
 static void setup_foreign_tmp_file(Links *l)
 {
-        put_file(LINK_DIR, ".#lund.notasymlink", "x");
+	put_file(LINK_DIR, ".#lund.notasymlink", "x");
 }
 
 typedef struct ReconcileCase {
-        const char *what;
-        void (*setup)(Links *l);
-        LinkSpec want[4];
-        size_t n_want;
-        int ret;
-        LinksStats stats;
-        Expect expect[6];
-        size_t n_tmp_left;
+	const char *what;
+	void (*setup)(Links *l);
+	LinkSpec want[4];
+	size_t n_want;
+	int ret;
+	LinksStats stats;
+	Expect expect[6];
+	size_t n_tmp_left;
 } ReconcileCase;
 
 static const ReconcileCase reconcile_cases[] = {
-        {
-                "create into an empty directory",
-                setup_none,
-                { { "a", "../../sda" }, { "b", "../../sg0" } }, 2,
-                0, { .created = 2 },
-                { { LINK_DIR, "a", SYMLINK, "../../sda" },
-                  { LINK_DIR, "b", SYMLINK, "../../sg0" },
-                  { RECORD_DIR, "a", SYMLINK, "../../sda" },
-                  { RECORD_DIR, "b", SYMLINK, "../../sg0" } },
-        },
-        {
-                "idempotent",
-                setup_ab,
-                { { "a", "../../sda" }, { "b", "../../sdb" } }, 2,
-                0, { .unchanged = 2 },
-                { { LINK_DIR, "a", SYMLINK, "../../sda" },
-                  { LINK_DIR, "b", SYMLINK, "../../sdb" } },
-        },
-        {
-                "replace a wrong target",
-                setup_ab,
-                { { "a", "../../sdc" }, { "b", "../../sdb" } }, 2,
-                0, { .updated = 1, .unchanged = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../sdc" },
-                  { RECORD_DIR, "a", SYMLINK, "../../sdc" } },
-        },
-        {
-                "stale recorded link removed",
-                setup_ab,
-                { { "a", "../../sda" } }, 1,
-                0, { .unchanged = 1, .removed = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../sda" },
-                  { LINK_DIR, "b", ABSENT },
-                  { RECORD_DIR, "b", ABSENT } },
-        },
-        {
-                "everything stale",
-                setup_ab,
-                { }, 0,
-                0, { .removed = 2 },
-                { { LINK_DIR, "a", ABSENT }, { LINK_DIR, "b", ABSENT },
-                  { RECORD_DIR, "a", ABSENT }, { RECORD_DIR, "b", ABSENT } },
-        },
-        {
-                "foreign file at a wanted name left alone",
-                setup_foreign_file,
-                { { "a", "../../sda" }, { "b", "../../sdb" } }, 2,
-                -EEXIST, { .created = 1, .foreign = 1 },
-                { { LINK_DIR, "a", FILE_WITH, "not lund's" },
-                  { RECORD_DIR, "a", ABSENT },
-                  { LINK_DIR, "b", SYMLINK, "../../sdb" } },
-        },
-        {
-                "foreign symlink at a wanted name left alone",
-                setup_foreign_link,
-                { { "a", "../../sda" } }, 1,
-                -EEXIST, { .foreign = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../elsewhere" }, { RECORD_DIR, "a", ABSENT } },
-        },
-        {
-                "foreign symlink already right: not adopted",
-                setup_foreign_same,
-                { { "a", "../../sda" } }, 1,
-                0, { .unchanged = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../sda" }, { RECORD_DIR, "a", ABSENT } },
-        },
-        {
-                "foreign symlink not wanted: never removed",
-                setup_foreign_link,
-                { }, 0,
-                0, { },
-                { { LINK_DIR, "a", SYMLINK, "../../elsewhere" } },
-        },
-        {
-                "our link replaced by a file: record dropped, file kept",
-                setup_ours_replaced_by_file,
-                { { "b", "../../sdb" } }, 1,
-                0, { .unchanged = 1, .lost = 1 },
-                { { LINK_DIR, "a", FILE_WITH, "admin's" }, { RECORD_DIR, "a", ABSENT } },
-        },
-        {
-                "our link retargeted by the admin and still wanted: theirs now",
-                setup_ours_retargeted,
-                { { "a", "../../sda" }, { "b", "../../sdb" } }, 2,
-                -EEXIST, { .unchanged = 1, .lost = 1, .foreign = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../admins" }, { RECORD_DIR, "a", ABSENT } },
-        },
-        {
-                "crash leftovers: temporaries removed, unfinished link made",
-                setup_crash_tmp,
-                { { "a", "../../sda" } }, 1,
-                0, { .created = 1, .temp_removed = 2 },
-                { { LINK_DIR, "a", SYMLINK, "../../sda" },
-                  { RECORD_DIR, "a", SYMLINK, "../../sda" },
-                  { RECORD_DIR, "gone", ABSENT } },
-        },
-        {
-                "crash during an update, before the swap",
-                setup_crash_update_before,
-                { { "a", "../../sdb" } }, 1,
-                0, { .updated = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../sdb" },
-                  { RECORD_DIR, "a", SYMLINK, "../../sdb" } },
-        },
-        {
-                "crash during an update, after the swap",
-                setup_crash_update_after,
-                { { "a", "../../sdb" } }, 1,
-                0, { .unchanged = 1 },
-                { { LINK_DIR, "a", SYMLINK, "../../sdb" },
-                  { RECORD_DIR, "a", SYMLINK, "../../sdb" } },
-        },
-        {
-                "crash during an update, link no longer wanted",
-                setup_crash_update_after,
-                { }, 0,
-                0, { .removed = 1 },
-                { { LINK_DIR, "a", ABSENT }, { RECORD_DIR, "a", ABSENT } },
-        },
-        {
-                "a non-symlink with the temporary prefix is not touched",
-                setup_foreign_tmp_file,
-                { }, 0,
-                0, { },
-                { { LINK_DIR, ".#lund.notasymlink", FILE_WITH, "x" } },
-                1,
-        },
-        {
-                "bad and duplicate names are refused, the rest is done",
-                setup_none,
-                { { "a", "../../sda" }, { "a", "../../sdb" }, { "x/y", "../../sdc" },
-                  { "..", "../../sdd" } }, 4,
-                -EINVAL, { .created = 1, .failed = 3 },
-                { { LINK_DIR, "a", SYMLINK, "../../sda" }, { LINK_DIR, "x", ABSENT } },
-        },
+	{
+	        "create into an empty directory",
+	        setup_none,
+	        { { "a", "../../sda" }, { "b", "../../sg0" } },
+	        2,
+	        0,
+	        { .created = 2 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" },
+	          { LINK_DIR, "b", SYMLINK, "../../sg0" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sda" },
+	          { RECORD_DIR, "b", SYMLINK, "../../sg0" } },
+	},
+	{
+	        "idempotent",
+	        setup_ab,
+	        { { "a", "../../sda" }, { "b", "../../sdb" } },
+	        2,
+	        0,
+	        { .unchanged = 2 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" },
+	          { LINK_DIR, "b", SYMLINK, "../../sdb" } },
+	},
+	{
+	        "replace a wrong target",
+	        setup_ab,
+	        { { "a", "../../sdc" }, { "b", "../../sdb" } },
+	        2,
+	        0,
+	        { .updated = 1, .unchanged = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sdc" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sdc" } },
+	},
+	{
+	        "stale recorded link removed",
+	        setup_ab,
+	        { { "a", "../../sda" } },
+	        1,
+	        0,
+	        { .unchanged = 1, .removed = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" },
+	          { LINK_DIR, "b", ABSENT },
+	          { RECORD_DIR, "b", ABSENT } },
+	},
+	{
+	        "everything stale",
+	        setup_ab,
+	        {},
+	        0,
+	        0,
+	        { .removed = 2 },
+	        { { LINK_DIR, "a", ABSENT },
+	          { LINK_DIR, "b", ABSENT },
+	          { RECORD_DIR, "a", ABSENT },
+	          { RECORD_DIR, "b", ABSENT } },
+	},
+	{
+	        "foreign file at a wanted name left alone",
+	        setup_foreign_file,
+	        { { "a", "../../sda" }, { "b", "../../sdb" } },
+	        2,
+	        -EEXIST,
+	        { .created = 1, .foreign = 1 },
+	        { { LINK_DIR, "a", FILE_WITH, "not lund's" },
+	          { RECORD_DIR, "a", ABSENT },
+	          { LINK_DIR, "b", SYMLINK, "../../sdb" } },
+	},
+	{
+	        "foreign symlink at a wanted name left alone",
+	        setup_foreign_link,
+	        { { "a", "../../sda" } },
+	        1,
+	        -EEXIST,
+	        { .foreign = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../elsewhere" }, { RECORD_DIR, "a", ABSENT } },
+	},
+	{
+	        "foreign symlink already right: not adopted",
+	        setup_foreign_same,
+	        { { "a", "../../sda" } },
+	        1,
+	        0,
+	        { .unchanged = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" }, { RECORD_DIR, "a", ABSENT } },
+	},
+	{
+	        "foreign symlink not wanted: never removed",
+	        setup_foreign_link,
+	        {},
+	        0,
+	        0,
+	        {},
+	        { { LINK_DIR, "a", SYMLINK, "../../elsewhere" } },
+	},
+	{
+	        "our link replaced by a file: record dropped, file kept",
+	        setup_ours_replaced_by_file,
+	        { { "b", "../../sdb" } },
+	        1,
+	        0,
+	        { .unchanged = 1, .lost = 1 },
+	        { { LINK_DIR, "a", FILE_WITH, "admin's" }, { RECORD_DIR, "a", ABSENT } },
+	},
+	{
+	        "our link retargeted by the admin and still wanted: theirs now",
+	        setup_ours_retargeted,
+	        { { "a", "../../sda" }, { "b", "../../sdb" } },
+	        2,
+	        -EEXIST,
+	        { .unchanged = 1, .lost = 1, .foreign = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../admins" }, { RECORD_DIR, "a", ABSENT } },
+	},
+	{
+	        "crash leftovers: temporaries removed, unfinished link made",
+	        setup_crash_tmp,
+	        { { "a", "../../sda" } },
+	        1,
+	        0,
+	        { .created = 1, .temp_removed = 2 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sda" },
+	          { RECORD_DIR, "gone", ABSENT } },
+	},
+	{
+	        "crash during an update, before the swap",
+	        setup_crash_update_before,
+	        { { "a", "../../sdb" } },
+	        1,
+	        0,
+	        { .updated = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sdb" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sdb" } },
+	},
+	{
+	        "crash during an update, after the swap",
+	        setup_crash_update_after,
+	        { { "a", "../../sdb" } },
+	        1,
+	        0,
+	        { .unchanged = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sdb" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sdb" } },
+	},
+	{
+	        "crash during an update, link no longer wanted",
+	        setup_crash_update_after,
+	        {},
+	        0,
+	        0,
+	        { .removed = 1 },
+	        { { LINK_DIR, "a", ABSENT }, { RECORD_DIR, "a", ABSENT } },
+	},
+	{
+	        "a non-symlink with the temporary prefix is not touched",
+	        setup_foreign_tmp_file,
+	        {},
+	        0,
+	        0,
+	        {},
+	        { { LINK_DIR, ".#lund.notasymlink", FILE_WITH, "x" } },
+	        1,
+	},
+	{
+	        "bad and duplicate names are refused, the rest is done",
+	        setup_none,
+	        { { "a", "../../sda" },
+	          { "a", "../../sdb" },
+	          { "x/y", "../../sdc" },
+	          { "..", "../../sdd" } },
+	        4,
+	        -EINVAL,
+	        { .created = 1, .failed = 3 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" }, { LINK_DIR, "x", ABSENT } },
+	},
 };
 
 START_TEST(test_reconcile)
 {
-        const ReconcileCase *c = &reconcile_cases[_i];
-        Links *l = new_links();
-        LinksStats st = {};
-        int r;
+	const ReconcileCase *c = &reconcile_cases[_i];
+	Links *l = new_links();
+	LinksStats st = {};
+	int r;
 
-        c->setup(l);
-        r = links_reconcile(l, c->want, c->n_want, NULL, &st);
-        ck_assert_msg(r == c->ret, "%s: returned %d, expected %d", c->what, r, c->ret);
-        ck_assert_msg(memcmp(&st, &c->stats, sizeof(st)) == 0,
-                      "%s: stats c%u u%u r%u = %u f%u l%u t%u x%u", c->what, st.created,
-                      st.updated, st.removed, st.unchanged, st.foreign, st.lost, st.temp_removed,
-                      st.failed);
-        for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i].name; i++)
-                check_entry(&c->expect[i]);
-        ck_assert_uint_eq(count_tmp(LINK_DIR), c->n_tmp_left);
-        ck_assert_uint_eq(count_tmp(RECORD_DIR), 0);
+	c->setup(l);
+	r = links_reconcile(l, c->want, c->n_want, NULL, &st);
+	ck_assert_msg(r == c->ret, "%s: returned %d, expected %d", c->what, r, c->ret);
+	ck_assert_msg(memcmp(&st, &c->stats, sizeof(st)) == 0,
+	              "%s: stats c%u u%u r%u = %u f%u l%u t%u x%u", c->what, st.created, st.updated,
+	              st.removed, st.unchanged, st.foreign, st.lost, st.temp_removed, st.failed);
+	for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i].name; i++)
+		check_entry(&c->expect[i]);
+	ck_assert_uint_eq(count_tmp(LINK_DIR), c->n_tmp_left);
+	ck_assert_uint_eq(count_tmp(RECORD_DIR), 0);
 
-        /* Reconciling again changes nothing and reports the same foreign files. */
-        r = links_reconcile(l, c->want, c->n_want, NULL, &st);
-        ck_assert_int_eq(st.created + st.updated + st.removed + st.lost + st.temp_removed, 0);
-        for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i].name; i++)
-                check_entry(&c->expect[i]);
-        links_free(l);
+	/* Reconciling again changes nothing and reports the same foreign files. */
+	r = links_reconcile(l, c->want, c->n_want, NULL, &st);
+	ck_assert_int_eq(st.created + st.updated + st.removed + st.lost + st.temp_removed, 0);
+	for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i].name; i++)
+		check_entry(&c->expect[i]);
+	links_free(l);
 }
 END_TEST
 
 static const char *const bad_names[] = {
-        "", ".", "..", "a/b", "/", "a\nb", "a\tb", "\x7f", ".#lund.0123456789abcdef", NULL,
+	"", ".", "..", "a/b", "/", "a\nb", "a\tb", "\x7f", ".#lund.0123456789abcdef", NULL,
 };
 
 START_TEST(test_bad_names)
 {
-        Links *l = new_links();
-        char longname[NAME_MAX + 2];
-        const char *name;
+	Links *l = new_links();
+	char longname[NAME_MAX + 2];
+	const char *name;
 
-        if (_i < (int)ELEMENTSOF(bad_names) - 1)
-                name = bad_names[_i];
-        else if (_i == (int)ELEMENTSOF(bad_names) - 1) {
-                memset(longname, 'x', NAME_MAX + 1);
-                longname[NAME_MAX + 1] = 0;
-                name = longname;
-        } else
-                name = NULL;
+	if (_i < (int)ELEMENTSOF(bad_names) - 1)
+		name = bad_names[_i];
+	else if (_i == (int)ELEMENTSOF(bad_names) - 1) {
+		memset(longname, 'x', NAME_MAX + 1);
+		longname[NAME_MAX + 1] = 0;
+		name = longname;
+	} else
+		name = NULL;
 
-        ck_assert_int_eq(links_name_valid(name), -EINVAL);
-        ck_assert_int_eq(links_add(l, name, "../../sda"), -EINVAL);
-        ck_assert_int_eq(links_remove(l, name), -EINVAL);
-        /* Nothing was created outside the link directory. */
-        ck_assert_int_eq(faccessat(rootfd, "dev/scsi/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-        ck_assert_int_eq(faccessat(rootfd, "dev/scsi/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-        links_free(l);
+	ck_assert_int_eq(links_name_valid(name), -EINVAL);
+	ck_assert_int_eq(links_add(l, name, "../../sda"), -EINVAL);
+	ck_assert_int_eq(links_remove(l, name), -EINVAL);
+	/* Nothing was created outside the link directory. */
+	ck_assert_int_eq(faccessat(rootfd, "dev/scsi/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(rootfd, "dev/scsi/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	links_free(l);
 }
 END_TEST
 
 START_TEST(test_good_names)
 {
-        Links *l = new_links();
-        char longname[NAME_MAX + 1];
+	Links *l = new_links();
+	char longname[NAME_MAX + 1];
 
-        memset(longname, 'x', NAME_MAX);
-        longname[NAME_MAX] = 0;
-        ck_assert_int_eq(links_name_valid(longname), 0);
-        ck_assert_int_eq(links_add(l, longname, "../../sda"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(links_add(l, "scsi-35000c500a1b2c3d4", "../../sda"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(links_add(l, "scsi-SATA_QEMU\\x2fHD_1", "../../sdb"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(links_add(l, "...", "../../sdc"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(links_target_valid("../../sda\n"), -EINVAL);
-        ck_assert_int_eq(links_add(l, "t", "bad\ntarget"), -EINVAL);
-        links_free(l);
+	memset(longname, 'x', NAME_MAX);
+	longname[NAME_MAX] = 0;
+	ck_assert_int_eq(links_name_valid(longname), 0);
+	ck_assert_int_eq(links_add(l, longname, "../../sda"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "scsi-35000c500a1b2c3d4", "../../sda"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "scsi-SATA_QEMU\\x2fHD_1", "../../sdb"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "...", "../../sdc"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_target_valid("../../sda\n"), -EINVAL);
+	ck_assert_int_eq(links_add(l, "t", "bad\ntarget"), -EINVAL);
+	links_free(l);
 }
 END_TEST
 
 START_TEST(test_add_remove)
 {
-        Links *l = new_links();
-        LinkSpec *rec;
-        size_t n;
+	Links *l = new_links();
+	LinkSpec *rec;
+	size_t n;
 
-        ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(links_add(l, "a", "../../sda"), 0);
-        ck_assert_int_eq(links_add(l, "a", "../../sdb"), LINKS_ADD_UPDATED);
-        ck_assert_int_eq(links_add(l, "b", "../../sg1"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda"), 0);
+	ck_assert_int_eq(links_add(l, "a", "../../sdb"), LINKS_ADD_UPDATED);
+	ck_assert_int_eq(links_add(l, "b", "../../sg1"), LINKS_ADD_CREATED);
 
-        ck_assert_int_eq(links_recorded(l, &rec, &n), 0);
-        ck_assert_uint_eq(n, 2);
-        ck_assert_str_eq(rec[0].name, "a");
-        ck_assert_str_eq(rec[0].target, "../../sdb");
-        ck_assert_str_eq(rec[1].name, "b");
-        links_spec_free(rec, n);
+	ck_assert_int_eq(links_recorded(l, &rec, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(rec[0].name, "a");
+	ck_assert_str_eq(rec[0].target, "../../sdb");
+	ck_assert_str_eq(rec[1].name, "b");
+	links_spec_free(rec, n);
 
-        ck_assert_int_eq(links_remove(l, "a"), 1);
-        ck_assert_int_eq(links_remove(l, "a"), 0);
-        check_entry(&(Expect) { LINK_DIR, "a", ABSENT });
+	ck_assert_int_eq(links_remove(l, "a"), 1);
+	ck_assert_int_eq(links_remove(l, "a"), 0);
+	check_entry(&(Expect){ LINK_DIR, "a", ABSENT });
 
-        /* Never removes what it did not make. */
-        put_file(LINK_DIR, "c", "mine");
-        ck_assert_int_eq(links_remove(l, "c"), 0);
-        check_entry(&(Expect) { LINK_DIR, "c", FILE_WITH, "mine" });
-        ck_assert_int_eq(links_add(l, "c", "../../sda"), -EEXIST);
-        check_entry(&(Expect) { LINK_DIR, "c", FILE_WITH, "mine" });
-        ck_assert_uint_eq(count_tmp(LINK_DIR), 0);
-        links_free(l);
+	/* Never removes what it did not make. */
+	put_file(LINK_DIR, "c", "mine");
+	ck_assert_int_eq(links_remove(l, "c"), 0);
+	check_entry(&(Expect){ LINK_DIR, "c", FILE_WITH, "mine" });
+	ck_assert_int_eq(links_add(l, "c", "../../sda"), -EEXIST);
+	check_entry(&(Expect){ LINK_DIR, "c", FILE_WITH, "mine" });
+	ck_assert_uint_eq(count_tmp(LINK_DIR), 0);
+	links_free(l);
 }
 END_TEST
 
 /* A symlinked directory component is never followed. */
 START_TEST(test_dir_symlink)
 {
-        Links *l = NULL;
+	Links *l = NULL;
 
-        mkdirs("elsewhere");
-        mkdirs("dev");
-        put_symlink("dev", "scsi", "../elsewhere");
-        ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
-        ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
-        ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
-        ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-        /* Also when the directory behind the symlink exists. */
-        mkdirs("elsewhere/by-id");
-        ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
-        ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-        links_free(l);
+	mkdirs("elsewhere");
+	mkdirs("dev");
+	put_symlink("dev", "scsi", "../elsewhere");
+	ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
+	ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
+	ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
+	ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	/* Also when the directory behind the symlink exists. */
+	mkdirs("elsewhere/by-id");
+	ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
+	ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	links_free(l);
 
-        /* A directory that was real, then replaced by a symlink to itself moved away. */
-        ck_assert_int_eq(links_new(rootfd, "dev/disk/by-id", rootfd, "run/lund/links/disk", NULL,
-                                   NULL, &l), 0);
-        ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
-        ck_assert_int_eq(renameat(rootfd, "dev/disk", rootfd, "dev/disk.old"), 0);
-        ck_assert_int_eq(symlinkat("disk.old", rootfd, "dev/disk"), 0);
-        ck_assert_int_eq(links_add(l, "b", "../../sdb"), -ENOTDIR);
-        ck_assert_int_eq(links_remove(l, "a"), -ENOTDIR);
-        ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-        ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
-        links_free(l);
-        ck_assert_int_eq(links_new(rootfd, "/dev/x", rootfd, RECORD_DIR, NULL, NULL, &l), -EINVAL);
+	/* A directory that was real, then replaced by a symlink to itself moved away. */
+	ck_assert_int_eq(
+	        links_new(rootfd, "dev/disk/by-id", rootfd, "run/lund/links/disk", NULL, NULL, &l),
+	        0);
+	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(renameat(rootfd, "dev/disk", rootfd, "dev/disk.old"), 0);
+	ck_assert_int_eq(symlinkat("disk.old", rootfd, "dev/disk"), 0);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb"), -ENOTDIR);
+	ck_assert_int_eq(links_remove(l, "a"), -ENOTDIR);
+	ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	links_free(l);
+	ck_assert_int_eq(links_new(rootfd, "/dev/x", rootfd, RECORD_DIR, NULL, NULL, &l), -EINVAL);
 }
 END_TEST
 
 typedef struct Seen {
-        unsigned n[_LINK_ACTION_MAX];
+	unsigned n[_LINK_ACTION_MAX];
 } Seen;
 
 static void count_report(LinkAction a, const char *name, const char *target, int error,
                          void *userdata)
 {
-        Seen *s = userdata;
+	Seen *s = userdata;
 
-        ck_assert(a >= 0 && a < _LINK_ACTION_MAX);
-        ck_assert_ptr_nonnull(link_action_name(a));
-        s->n[a]++;
+	ck_assert(a >= 0 && a < _LINK_ACTION_MAX);
+	ck_assert_ptr_nonnull(link_action_name(a));
+	s->n[a]++;
 }
 
 START_TEST(test_report)
 {
-        Seen seen = {};
-        Links *l = NULL;
-        LinkSpec want[] = { { "a", "../../sda" }, { "f", "../../sdf" } };
-        int results[ELEMENTSOF(want)];
+	Seen seen = {};
+	Links *l = NULL;
+	LinkSpec want[] = { { "a", "../../sda" }, { "f", "../../sdf" } };
+	int results[ELEMENTSOF(want)];
 
-        put_file(LINK_DIR, "f", "foreign");
-        ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, count_report, &seen, &l), 0);
-        ck_assert_int_eq(links_reconcile(l, want, ELEMENTSOF(want), results, NULL), -EEXIST);
-        ck_assert_uint_eq(seen.n[LINK_CREATED], 1);
-        ck_assert_uint_eq(seen.n[LINK_FOREIGN], 1);
-        ck_assert_int_eq(results[0], LINKS_ADD_CREATED);
-        ck_assert_int_eq(results[1], -EEXIST);
-        ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), 0);
-        ck_assert_uint_eq(seen.n[LINK_REMOVED], 1);
-        links_free(l);
+	put_file(LINK_DIR, "f", "foreign");
+	ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, count_report, &seen, &l),
+	                 0);
+	ck_assert_int_eq(links_reconcile(l, want, ELEMENTSOF(want), results, NULL), -EEXIST);
+	ck_assert_uint_eq(seen.n[LINK_CREATED], 1);
+	ck_assert_uint_eq(seen.n[LINK_FOREIGN], 1);
+	ck_assert_int_eq(results[0], LINKS_ADD_CREATED);
+	ck_assert_int_eq(results[1], -EEXIST);
+	ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), 0);
+	ck_assert_uint_eq(seen.n[LINK_REMOVED], 1);
+	links_free(l);
 }
 END_TEST
 
 static Suite *links_suite(void)
 {
-        Suite *s = suite_create("links");
-        TCase *tc = tcase_create("links");
+	Suite *s = suite_create("links");
+	TCase *tc = tcase_create("links");
 
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_loop_test(tc, test_reconcile, 0, ELEMENTSOF(reconcile_cases));
-        tcase_add_loop_test(tc, test_bad_names, 0, ELEMENTSOF(bad_names) + 1);
-        tcase_add_test(tc, test_good_names);
-        tcase_add_test(tc, test_add_remove);
-        tcase_add_test(tc, test_dir_symlink);
-        tcase_add_test(tc, test_report);
-        suite_add_tcase(s, tc);
-        return s;
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_reconcile, 0, ELEMENTSOF(reconcile_cases));
+	tcase_add_loop_test(tc, test_bad_names, 0, ELEMENTSOF(bad_names) + 1);
+	tcase_add_test(tc, test_good_names);
+	tcase_add_test(tc, test_add_remove);
+	tcase_add_test(tc, test_dir_symlink);
+	tcase_add_test(tc, test_report);
+	suite_add_tcase(s, tc);
+	return s;
 }
 
 int main(void)
 {
-        SRunner *sr = srunner_create(links_suite());
-        int failed;
+	SRunner *sr = srunner_create(links_suite());
+	int failed;
 
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

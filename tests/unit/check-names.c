@@ -19,116 +19,124 @@
 #include "names.h"
 #include "usbid.h"
 
-#define VPD_DIR FIXTURES_DIR "/vpd"
+#define VPD_DIR      FIXTURES_DIR "/vpd"
 #define CAPTURED_DIR FIXTURES_DIR "/captured"
 
 static const struct {
-        const char *fixture;
-        unsigned partition;
-        bool cdrom;
-        NamesBus bus;
-        int ret;
-        const char *n0, *n1;
+	const char *fixture;
+	unsigned partition;
+	bool cdrom;
+	NamesBus bus;
+	int ret;
+	const char *n0, *n1;
 } cases[] = {
-        { "qemu-hd-serial", 0, false, NAMES_BUS_SCSI, 0, "scsi-0QEMU_QEMU_HARDDISK_QM00001", NULL },
-        { "qemu-hd-serial", 3, false, NAMES_BUS_SCSI, 0, "scsi-0QEMU_QEMU_HARDDISK_QM00001-part3", NULL },
-        { "qemu-hd-wwn", 0, false, NAMES_BUS_SCSI, 0, "scsi-35000c50015ea71ac", "wwn-0x5000c50015ea71ac" },
-        { "qemu-hd-wwn", 1, false, NAMES_BUS_SCSI, 0, "scsi-35000c50015ea71ac-part1",
-          "wwn-0x5000c50015ea71ac-part1" },
-        { "netapp-naa6-ext", 0, false, NAMES_BUS_SCSI, 0, "scsi-3600a098038303044704824513476546e",
-          "wwn-0x600a098038303044704824513476546e" },
-        { "scsi-debug", 0, false, NAMES_BUS_SCSI, 0, "scsi-333333330000007d0", "wwn-0x33333330000007d0" },
-        { "sat-ata-disk", 0, false, NAMES_BUS_ATA, 0, "ata-QEMU_HARDDISK_QM00001", NULL },
-        { "sat-ata-disk-wwn", 2, false, NAMES_BUS_ATA, 0, "ata-QEMU_HARDDISK_QM00005-part2",
-          "wwn-0x5000c500a1b2c3d4-part2" },
-        { "cdrom-noid", 0, true, NAMES_BUS_SCSI, 0, "scsi-0QEMU_QEMU_CD-ROM_drive-scsi0-0-1-0", NULL },
-        { "cdrom-noid", 1, true, NAMES_BUS_SCSI, -EINVAL, NULL, NULL },
-        { "name-naa-eui", 0, false, NAMES_BUS_SCSI, 0, NULL, NULL },  /* no ID_SERIAL, no link */
-        /* The ASCII NAA value reaches the name with LF -> '_' (udev's replace_chars). */
-        { "hostile-naa-ascii-lf", 0, false, NAMES_BUS_SCSI, 0, "scsi-36abc_ID_INJECT=1xyzzy",
-          "wwn-0x6abc_ID_INJECT=1xyzzy" },
-        { "hostile-vs-slash-dots", 0, false, NAMES_BUS_SCSI, 0,
-          "scsi-0EVIL_SLASH_.._.._etc_passwd", NULL },
+	{ "qemu-hd-serial", 0, false, NAMES_BUS_SCSI, 0, "scsi-0QEMU_QEMU_HARDDISK_QM00001", NULL },
+	{ "qemu-hd-serial", 3, false, NAMES_BUS_SCSI, 0, "scsi-0QEMU_QEMU_HARDDISK_QM00001-part3",
+	  NULL },
+	{ "qemu-hd-wwn", 0, false, NAMES_BUS_SCSI, 0, "scsi-35000c50015ea71ac",
+	  "wwn-0x5000c50015ea71ac" },
+	{ "qemu-hd-wwn", 1, false, NAMES_BUS_SCSI, 0, "scsi-35000c50015ea71ac-part1",
+	  "wwn-0x5000c50015ea71ac-part1" },
+	{ "netapp-naa6-ext", 0, false, NAMES_BUS_SCSI, 0, "scsi-3600a098038303044704824513476546e",
+	  "wwn-0x600a098038303044704824513476546e" },
+	{ "scsi-debug", 0, false, NAMES_BUS_SCSI, 0, "scsi-333333330000007d0",
+	  "wwn-0x33333330000007d0" },
+	{ "sat-ata-disk", 0, false, NAMES_BUS_ATA, 0, "ata-QEMU_HARDDISK_QM00001", NULL },
+	{ "sat-ata-disk-wwn", 2, false, NAMES_BUS_ATA, 0, "ata-QEMU_HARDDISK_QM00005-part2",
+	  "wwn-0x5000c500a1b2c3d4-part2" },
+	{ "cdrom-noid", 0, true, NAMES_BUS_SCSI, 0, "scsi-0QEMU_QEMU_CD-ROM_drive-scsi0-0-1-0",
+	  NULL },
+	{ "cdrom-noid", 1, true, NAMES_BUS_SCSI, -EINVAL, NULL, NULL },
+	{ "name-naa-eui", 0, false, NAMES_BUS_SCSI, 0, NULL, NULL }, /* no ID_SERIAL, no link */
+	/* The ASCII NAA value reaches the name with LF -> '_' (udev's replace_chars). */
+	{ "hostile-naa-ascii-lf", 0, false, NAMES_BUS_SCSI, 0, "scsi-36abc_ID_INJECT=1xyzzy",
+	  "wwn-0x6abc_ID_INJECT=1xyzzy" },
+	{ "hostile-vs-slash-dots", 0, false, NAMES_BUS_SCSI, 0, "scsi-0EVIL_SLASH_.._.._etc_passwd",
+	  NULL },
 };
 
 START_TEST(test_by_id)
 {
-        ScsiIdent *id = calloc(1, sizeof(*id));
-        ScsiIdentInput in;
-        NamesList l;
-        Fixture fx = {};
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	ScsiIdentInput in;
+	NamesList l;
+	Fixture fx = {};
 
-        ck_assert_int_eq(fixture_load(VPD_DIR, cases[_i].fixture, &fx), 0);
-        in = (ScsiIdentInput){
-                .inquiry = fx.buf[FX_INQUIRY], .inquiry_len = fx.len[FX_INQUIRY],
-                .pg80 = fx.buf[FX_PG80],       .pg80_len = fx.len[FX_PG80],
-                .pg83 = fx.buf[FX_PG83],       .pg83_len = fx.len[FX_PG83],
-                .pg89 = fx.buf[FX_PG89],       .pg89_len = fx.len[FX_PG89],
-                .pg00_infer = true,
-        };
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        ck_assert_int_eq(names_bus(id, 7), cases[_i].bus);
-        ck_assert_int_eq(names_by_id(id, cases[_i].bus, cases[_i].partition, cases[_i].cdrom, &l),
-                         cases[_i].ret);
-        if (cases[_i].ret == 0) {
-                ck_assert_uint_eq(l.n, !!cases[_i].n0 + !!cases[_i].n1);
-                if (cases[_i].n0)
-                        ck_assert_str_eq(l.name[0], cases[_i].n0);
-                if (cases[_i].n1)
-                        ck_assert_str_eq(l.name[1], cases[_i].n1);
-                for (size_t i = 0; i < l.n; i++)
-                        ck_assert_ptr_null(strchr(l.name[i], '/'));
-        }
-        free(id);
-        fixture_done(&fx);
+	ck_assert_int_eq(fixture_load(VPD_DIR, cases[_i].fixture, &fx), 0);
+	in = (ScsiIdentInput){
+		.inquiry = fx.buf[FX_INQUIRY],
+		.inquiry_len = fx.len[FX_INQUIRY],
+		.pg80 = fx.buf[FX_PG80],
+		.pg80_len = fx.len[FX_PG80],
+		.pg83 = fx.buf[FX_PG83],
+		.pg83_len = fx.len[FX_PG83],
+		.pg89 = fx.buf[FX_PG89],
+		.pg89_len = fx.len[FX_PG89],
+		.pg00_infer = true,
+	};
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_int_eq(names_bus(id, 7), cases[_i].bus);
+	ck_assert_int_eq(names_by_id(id, cases[_i].bus, cases[_i].partition, cases[_i].cdrom, &l),
+	                 cases[_i].ret);
+	if (cases[_i].ret == 0) {
+		ck_assert_uint_eq(l.n, !!cases[_i].n0 + !!cases[_i].n1);
+		if (cases[_i].n0)
+			ck_assert_str_eq(l.name[0], cases[_i].n0);
+		if (cases[_i].n1)
+			ck_assert_str_eq(l.name[1], cases[_i].n1);
+		for (size_t i = 0; i < l.n; i++)
+			ck_assert_ptr_null(strchr(l.name[i], '/'));
+	}
+	free(id);
+	fixture_done(&fx);
 }
 END_TEST
 
 static char long_value[300];
 
 static const struct {
-        const char *prefix, *value;
-        unsigned partition;
-        int ret;
-        const char *name;
+	const char *prefix, *value;
+	unsigned partition;
+	int ret;
+	const char *name;
 } comp[] = {
-        { "scsi-", "a/b", 0, 11, "scsi-a\\x2fb" },
-        { "scsi-", "a b\tc", 0, 10, "scsi-a_b_c" },
-        { "scsi-", "x\\x2fy", 0, 11, "scsi-x\\x2fy" },      /* already escaped: kept */
-        { "scsi-", "caf\xc3\xa9", 0, 10, "scsi-caf\xc3\xa9" },
-        { "scsi-", "\xff", 0, 6, "scsi-_" },
-        { "", ".", 0, -EINVAL, NULL },
-        { "", "..", 0, -EINVAL, NULL },
-        { "", "...", 0, 3, "..." },
-        { "", "/", 0, 4, "\\x2f" },
-        { "scsi-", "", 0, -EINVAL, NULL },
-        { "wwn-", "0x5000c500a1b2c3d4", 12, 29, "wwn-0x5000c500a1b2c3d4-part12" },
-        { "scsi-", long_value, 0, -EINVAL, NULL }, /* 5 + 251 > NAME_MAX */
+	{ "scsi-", "a/b", 0, 11, "scsi-a\\x2fb" },
+	{ "scsi-", "a b\tc", 0, 10, "scsi-a_b_c" },
+	{ "scsi-", "x\\x2fy", 0, 11, "scsi-x\\x2fy" }, /* already escaped: kept */
+	{ "scsi-", "caf\xc3\xa9", 0, 10, "scsi-caf\xc3\xa9" },
+	{ "scsi-", "\xff", 0, 6, "scsi-_" },
+	{ "", ".", 0, -EINVAL, NULL },
+	{ "", "..", 0, -EINVAL, NULL },
+	{ "", "...", 0, 3, "..." },
+	{ "", "/", 0, 4, "\\x2f" },
+	{ "scsi-", "", 0, -EINVAL, NULL },
+	{ "wwn-", "0x5000c500a1b2c3d4", 12, 29, "wwn-0x5000c500a1b2c3d4-part12" },
+	{ "scsi-", long_value, 0, -EINVAL, NULL }, /* 5 + 251 > NAME_MAX */
 };
 
 START_TEST(test_component)
 {
-        char out[NAME_MAX + 1];
+	char out[NAME_MAX + 1];
 
-        ck_assert_int_eq(names_component(comp[_i].prefix, comp[_i].value, comp[_i].partition, out),
-                         comp[_i].ret);
-        if (comp[_i].name)
-                ck_assert_str_eq(out, comp[_i].name);
+	ck_assert_int_eq(names_component(comp[_i].prefix, comp[_i].value, comp[_i].partition, out),
+	                 comp[_i].ret);
+	if (comp[_i].name)
+		ck_assert_str_eq(out, comp[_i].name);
 }
 END_TEST
 
 START_TEST(test_name_max)
 {
-        char v[NAME_MAX + 1], out[NAME_MAX + 1];
+	char v[NAME_MAX + 1], out[NAME_MAX + 1];
 
-        memset(v, 'a', 250);
-        v[250] = 0;
-        ck_assert_int_eq(names_component("scsi-", v, 0, out), NAME_MAX);  /* exactly 255 */
-        ck_assert_int_eq(names_component("scsi-", v, 1, out), -EINVAL);   /* -part1 overflows */
-        v[249] = '/';                                                     /* 1 byte -> 4 */
-        ck_assert_int_eq(names_component("scsi-", v, 0, out), -EINVAL);
-        ck_assert_str_eq(names_bus_name(NAMES_BUS_ATA), "ata");
-        ck_assert_ptr_null(names_bus_name(_NAMES_BUS_MAX));
+	memset(v, 'a', 250);
+	v[250] = 0;
+	ck_assert_int_eq(names_component("scsi-", v, 0, out), NAME_MAX); /* exactly 255 */
+	ck_assert_int_eq(names_component("scsi-", v, 1, out), -EINVAL);  /* -part1 overflows */
+	v[249] = '/';                                                    /* 1 byte -> 4 */
+	ck_assert_int_eq(names_component("scsi-", v, 0, out), -EINVAL);
+	ck_assert_str_eq(names_bus_name(NAMES_BUS_ATA), "ata");
+	ck_assert_ptr_null(names_bus_name(_NAMES_BUS_MAX));
 }
 END_TEST
 
@@ -142,285 +150,390 @@ END_TEST
  * sysfs copies.
  */
 typedef struct UsbRow {
-        const char *manufacturer, *product, *serial; /* the usb_device's attributes */
+	const char *manufacturer, *product, *serial; /* the usb_device's attributes */
 } UsbRow;
 
 static const UsbRow usb_qemu_stick = { "QEMU", "QEMU USB HARDDRIVE", "USBSTICK0001" };
 static const UsbRow usb_qemu_bot = { "QEMU", "QEMU USB HARDDRIVE", "CARDREADER01" };
 
 static const struct {
-        const char *dir;
-        unsigned scsi_level;
-        const UsbRow *usb;
-        bool sg3, sg3_links;
-        const char *names[12];
-        const char *ata_id; /* tests/fixtures/ata/<file>: libata's IDENTIFY data, or NULL */
+	const char *dir;
+	unsigned scsi_level;
+	const UsbRow *usb;
+	bool sg3, sg3_links;
+	const char *names[12];
+	const char *ata_id; /* tests/fixtures/ata/<file>: libata's IDENTIFY data, or NULL */
 } udev_cases[] = {
-        /* sda */
-        { "virtio-scsi-full", 6, NULL, true, true,
-          { "scsi-35000c50015ea71a0", "wwn-0x5000c50015ea71a0", "scsi-SLUND_VirtDisk_Full_VD0SER0001",
-            "scsi-0LUND_VirtDisk_Full_VD0SER0001" } },
-        /* sdb */
-        { "virtio-scsi-spaces", 6, NULL, true, true,
-          { "scsi-0QEMU_QEMU_HARDDISK_SER_WITH_SPACES", "scsi-SQEMU_QEMU_HARDDISK_SER_WITH_SPACES" } },
-        /* sdc */
-        { "virtio-scsi-maxserial", 6, NULL, true, true,
-          { "scsi-0QEMU_Max_Serial_ABCDEFGHIJKLMNOPQRST",
-            "scsi-SQEMU_Max_Serial_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" } },
-        /* sdd */
-        { "virtio-scsi-longserial", 6, NULL, true, true,
-          { "scsi-0QEMU_QEMU_HARDDISK_lund-devid-0003",
-            "scsi-SQEMU_QEMU_HARDDISK_SERIAL-LONGER-THAN-THIRTY-SIX-CHARAC" } },
-        /* sdf: no identifier at all, no link */
-        { "virtio-scsi-noids", 6, NULL, true, true, {} },
-        /* sdg */
-        { "pvscsi-spaces", 6, NULL, true, true,
-          { "scsi-0A_B_P_Q_R_PV_SER_01", "scsi-SA_B_P_Q_R_PV_SER_01" } },
-        /* sdh */
-        { "pvscsi-wwn", 6, NULL, true, true,
-          { "scsi-0QEMU_QEMU_HARDDISK_PVSER00002", "scsi-35000c50055550001",
-            "scsi-SQEMU_QEMU_HARDDISK_PVSER00002", "wwn-0x5000c50055550001" } },
-        /* sdi */
-        { "megasas-wwn", 6, NULL, true, true,
-          { "scsi-0QEMU_QEMU_HARDDISK_MEGA000001", "scsi-35000c50022220001",
-            "scsi-SQEMU_QEMU_HARDDISK_MEGA000001", "wwn-0x5000c50022220001" } },
-        /* sdj */
-        { "megasas-serial", 6, NULL, true, true,
-          { "scsi-0QEMU_QEMU_HARDDISK_MEGA000002", "scsi-SQEMU_QEMU_HARDDISK_MEGA000002" } },
-        /* sdk */
-        { "lsi53c895a-mpath", 6, NULL, true, true,
-          { "scsi-0LUND_Multipath_MPATH00001", "scsi-35000c500deadbe01",
-            "scsi-SLUND_Multipath_MPATH00001", "wwn-0x5000c500deadbe01" } },
-        /* sdl: SCSI_IDENT_LUN_ATA makes it ata-, as ata_id would */
-        { "ahci-disk", 6, NULL, true, true,
-          { "ata-LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD",
-            "scsi-0ATA_LUND_ATA_DISK_MO_ATASER0123456789ABCD",
-            "scsi-1ATA_LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD", "scsi-35000c50044440001",
-            "scsi-SATA_LUND_ATA_DISK_MO_ATASER0123456789ABCD", "wwn-0x5000c50044440001" } },
-        /* sdm */
-        { "mptsas1068-sas", 6, NULL, true, true,
-          { "scsi-0SEAGATE_ST600MM0006_SAS0000001", "scsi-35000c50033330001",
-            "scsi-SSEAGATE_ST600MM0006_SAS0000001", "wwn-0x5000c50033330001" } },
-        /* sdn */
-        { "mptsas1068-wwnonly", 6, NULL, true, true,
-          { "scsi-35000c50033330011", "wwn-0x5000c50033330011" } },
-        /* sdo, sdp, sdq: usb-storage caches no VPD page, so sg3's rules set no ID_SERIAL and
-         * usb_id's wins; scsi_id does not run */
-        { "usb-storage-stick", 6, &usb_qemu_stick, true, true,
-          { "usb-QEMU_QEMU_HARDDISK_USBSTICK0001-0:0" } },
-        { "usb-bot-sd", 6, &usb_qemu_bot, true, true,
-          { "usb-Generic_SD_MMC_Reader_CARDREADER01-0:0" } },
-        { "usb-bot-cf", 6, &usb_qemu_bot, true, true,
-          { "usb-Generic_CF_Reader_CARDREADER01-0:1" } },
-        /* sdr */
-        { "scsi_debug-a0-0-0-0", 7, NULL, true, true,
-          { "scsi-333333330000007d0", "wwn-0x33333330000007d0", "scsi-SLinux_scsi_debug_2000",
-            "scsi-1Linux_scsi_debug_2000" } },
-        /* sr0 */
-        { "virtio-scsi-cd", 6, NULL, true, true, { "scsi-0QEMU_QEMU_CD-ROM_VCD0001" } },
-        /* sr1: the T10 designator of this LU alone carries nothing scsi_id takes */
-        { "lsi53c895a-cd", 6, NULL, true, true, {} },
-        /* sr2: ata_id on IDENTIFY PACKET DEVICE (libata's sysfs copy) */
-        { "ahci-cd", 6, NULL, true, true, { "ata-LUND_DVD-ROM_ATAPI00001" }, "ahci-cd-dev4.0.id" },
+	/* sda */
+	{ "virtio-scsi-full",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-35000c50015ea71a0", "wwn-0x5000c50015ea71a0",
+	    "scsi-SLUND_VirtDisk_Full_VD0SER0001", "scsi-0LUND_VirtDisk_Full_VD0SER0001" } },
+	/* sdb */
+	{ "virtio-scsi-spaces",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0QEMU_QEMU_HARDDISK_SER_WITH_SPACES",
+	    "scsi-SQEMU_QEMU_HARDDISK_SER_WITH_SPACES" } },
+	/* sdc */
+	{ "virtio-scsi-maxserial",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0QEMU_Max_Serial_ABCDEFGHIJKLMNOPQRST",
+	    "scsi-SQEMU_Max_Serial_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" } },
+	/* sdd */
+	{ "virtio-scsi-longserial",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0QEMU_QEMU_HARDDISK_lund-devid-0003",
+	    "scsi-SQEMU_QEMU_HARDDISK_SERIAL-LONGER-THAN-THIRTY-SIX-CHARAC" } },
+	/* sdf: no identifier at all, no link */
+	{ "virtio-scsi-noids", 6, NULL, true, true, {} },
+	/* sdg */
+	{ "pvscsi-spaces",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0A_B_P_Q_R_PV_SER_01", "scsi-SA_B_P_Q_R_PV_SER_01" } },
+	/* sdh */
+	{ "pvscsi-wwn",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0QEMU_QEMU_HARDDISK_PVSER00002", "scsi-35000c50055550001",
+	    "scsi-SQEMU_QEMU_HARDDISK_PVSER00002", "wwn-0x5000c50055550001" } },
+	/* sdi */
+	{ "megasas-wwn",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0QEMU_QEMU_HARDDISK_MEGA000001", "scsi-35000c50022220001",
+	    "scsi-SQEMU_QEMU_HARDDISK_MEGA000001", "wwn-0x5000c50022220001" } },
+	/* sdj */
+	{ "megasas-serial",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0QEMU_QEMU_HARDDISK_MEGA000002", "scsi-SQEMU_QEMU_HARDDISK_MEGA000002" } },
+	/* sdk */
+	{ "lsi53c895a-mpath",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0LUND_Multipath_MPATH00001", "scsi-35000c500deadbe01",
+	    "scsi-SLUND_Multipath_MPATH00001", "wwn-0x5000c500deadbe01" } },
+	/* sdl: SCSI_IDENT_LUN_ATA makes it ata-, as ata_id would */
+	{ "ahci-disk",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "ata-LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD",
+	    "scsi-0ATA_LUND_ATA_DISK_MO_ATASER0123456789ABCD",
+	    "scsi-1ATA_LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD", "scsi-35000c50044440001",
+	    "scsi-SATA_LUND_ATA_DISK_MO_ATASER0123456789ABCD", "wwn-0x5000c50044440001" } },
+	/* sdm */
+	{ "mptsas1068-sas",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-0SEAGATE_ST600MM0006_SAS0000001", "scsi-35000c50033330001",
+	    "scsi-SSEAGATE_ST600MM0006_SAS0000001", "wwn-0x5000c50033330001" } },
+	/* sdn */
+	{ "mptsas1068-wwnonly",
+	  6,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-35000c50033330011", "wwn-0x5000c50033330011" } },
+	/* sdo, sdp, sdq: usb-storage caches no VPD page, so sg3's rules set no ID_SERIAL and
+	 * usb_id's wins; scsi_id does not run */
+	{ "usb-storage-stick",
+	  6,
+	  &usb_qemu_stick,
+	  true,
+	  true,
+	  { "usb-QEMU_QEMU_HARDDISK_USBSTICK0001-0:0" } },
+	{ "usb-bot-sd",
+	  6,
+	  &usb_qemu_bot,
+	  true,
+	  true,
+	  { "usb-Generic_SD_MMC_Reader_CARDREADER01-0:0" } },
+	{ "usb-bot-cf",
+	  6,
+	  &usb_qemu_bot,
+	  true,
+	  true,
+	  { "usb-Generic_CF_Reader_CARDREADER01-0:1" } },
+	/* sdr */
+	{ "scsi_debug-a0-0-0-0",
+	  7,
+	  NULL,
+	  true,
+	  true,
+	  { "scsi-333333330000007d0", "wwn-0x33333330000007d0", "scsi-SLinux_scsi_debug_2000",
+	    "scsi-1Linux_scsi_debug_2000" } },
+	/* sr0 */
+	{ "virtio-scsi-cd", 6, NULL, true, true, { "scsi-0QEMU_QEMU_CD-ROM_VCD0001" } },
+	/* sr1: the T10 designator of this LU alone carries nothing scsi_id takes */
+	{ "lsi53c895a-cd", 6, NULL, true, true, {} },
+	/* sr2: ata_id on IDENTIFY PACKET DEVICE (libata's sysfs copy) */
+	{ "ahci-cd", 6, NULL, true, true, { "ata-LUND_DVD-ROM_ATAPI00001" }, "ahci-cd-dev4.0.id" },
 
-        /* Without sg3-utils-udev: 60-persistent-storage.rules alone (expected by the rules, not
-         * captured in the VM, whose root has sg3-utils-udev). */
-        { "virtio-scsi-full", 6, NULL, false, false,
-          { "scsi-35000c50015ea71a0", "wwn-0x5000c50015ea71a0" } },
-        { "usb-storage-stick", 6, &usb_qemu_stick, false, false,
-          { "usb-QEMU_QEMU_HARDDISK_USBSTICK0001-0:0" } },
-        { "ahci-cd", 6, NULL, false, false, { "ata-LUND_DVD-ROM_ATAPI00001" }, "ahci-cd-dev4.0.id" },
-        /* 55 without 58 (58 masked): the compat ID_SERIAL only */
-        { "megasas-wwn", 6, NULL, true, false,
-          { "scsi-35000c50022220001", "wwn-0x5000c50022220001" } },
-        /* scsi_level 4: 55-scsi-sg3_id.rules asks the device (sg_inq on the node) instead of
-         * reading sysfs, so the USB stick's pages count and its ID_SERIAL is sg3's; usb_id then
-         * adds only ID_USB_* and its usb- link. */
-        { "usb-storage-stick", 4, &usb_qemu_stick, true, true,
-          { "scsi-0QEMU_QEMU_HARDDISK_USBSTICK0001", "usb-QEMU_QEMU_HARDDISK_USBSTICK0001-0:0",
-            "scsi-SQEMU_QEMU_HARDDISK_USBSTICK0001" } },
+	/* Without sg3-utils-udev: 60-persistent-storage.rules alone (expected by the rules, not
+	 * captured in the VM, whose root has sg3-utils-udev). */
+	{ "virtio-scsi-full",
+	  6,
+	  NULL,
+	  false,
+	  false,
+	  { "scsi-35000c50015ea71a0", "wwn-0x5000c50015ea71a0" } },
+	{ "usb-storage-stick",
+	  6,
+	  &usb_qemu_stick,
+	  false,
+	  false,
+	  { "usb-QEMU_QEMU_HARDDISK_USBSTICK0001-0:0" } },
+	{ "ahci-cd",
+	  6,
+	  NULL,
+	  false,
+	  false,
+	  { "ata-LUND_DVD-ROM_ATAPI00001" },
+	  "ahci-cd-dev4.0.id" },
+	/* 55 without 58 (58 masked): the compat ID_SERIAL only */
+	{ "megasas-wwn",
+	  6,
+	  NULL,
+	  true,
+	  false,
+	  { "scsi-35000c50022220001", "wwn-0x5000c50022220001" } },
+	/* scsi_level 4: 55-scsi-sg3_id.rules asks the device (sg_inq on the node) instead of
+	 * reading sysfs, so the USB stick's pages count and its ID_SERIAL is sg3's; usb_id then
+	 * adds only ID_USB_* and its usb- link. */
+	{ "usb-storage-stick",
+	  4,
+	  &usb_qemu_stick,
+	  true,
+	  true,
+	  { "scsi-0QEMU_QEMU_HARDDISK_USBSTICK0001", "usb-QEMU_QEMU_HARDDISK_USBSTICK0001-0:0",
+	    "scsi-SQEMU_QEMU_HARDDISK_USBSTICK0001" } },
 };
 
 /* CAPTURED_DIR/<dir>/<file>, or NULL when the file does not exist. */
 static uint8_t *load_captured(const char *dir, const char *file, size_t *ret_len)
 {
-        char path[4096];
-        uint8_t *b = malloc(FIXTURE_MAX);
-        int n;
+	char path[4096];
+	uint8_t *b = malloc(FIXTURE_MAX);
+	int n;
 
-        ck_assert_ptr_nonnull(b);
-        snprintf(path, sizeof(path), "%s/%s/%s", CAPTURED_DIR, dir, file);
-        n = fixture_read_hex(path, b, FIXTURE_MAX);
-        if (n == -ENOENT) {
-                free(b);
-                *ret_len = 0;
-                return NULL;
-        }
-        ck_assert_int_ge(n, 0);
-        *ret_len = (size_t)n;
-        return b;
+	ck_assert_ptr_nonnull(b);
+	snprintf(path, sizeof(path), "%s/%s/%s", CAPTURED_DIR, dir, file);
+	n = fixture_read_hex(path, b, FIXTURE_MAX);
+	if (n == -ENOENT) {
+		free(b);
+		*ret_len = 0;
+		return NULL;
+	}
+	ck_assert_int_ge(n, 0);
+	*ret_len = (size_t)n;
+	return b;
 }
 
 /* The kernel's %.8s / %.16s of the INQUIRY vendor and model, as the sysfs attributes give them
  * to usb_id (the trailing newline is not part of the value). */
 static void inquiry_field(const uint8_t *inq, size_t len, size_t off, size_t n, char *out)
 {
-        size_t k = 0;
+	size_t k = 0;
 
-        for (; k < n && off + k < len && inq[off + k]; k++)
-                out[k] = (char)inq[off + k];
-        out[k] = 0;
+	for (; k < n && off + k < len && inq[off + k]; k++)
+		out[k] = (char)inq[off + k];
+	out[k] = 0;
 }
 
 START_TEST(test_udev_full)
 {
-        const char *dir = udev_cases[_i].dir;
-        enum { INQ, PG00, PG80, PG83, PG89, S_INQ, S_PG00, S_PG80, S_PG83, S_PG89, _N };
-        static const char *const files[_N] = {
-                "inquiry.hex", "pg00.hex", "pg80.hex", "pg83.hex", "pg89.hex", "sysfs-inquiry.hex",
-                "sysfs-vpd_pg0.hex", "sysfs-vpd_pg80.hex", "sysfs-vpd_pg83.hex", "sysfs-vpd_pg89.hex",
-        };
-        uint8_t *b[_N];
-        size_t l[_N];
-        ScsiIdent *id = calloc(1, sizeof(*id)), *sg3 = calloc(1, sizeof(*sg3));
-        uint8_t ata[IDENT_ATA_IDENTIFY_LEN];
-        bool have_ata = false;
-        ScsiIdentInput in, in3;
-        UsbIdInput ui;
-        UsbId usb;
-        NamesContext nc;
-        NamesList nl;
-        char vendor[9], model[17], path[4096];
-        size_t want = 0;
-        FILE *f;
+	const char *dir = udev_cases[_i].dir;
+	enum { INQ, PG00, PG80, PG83, PG89, S_INQ, S_PG00, S_PG80, S_PG83, S_PG89, _N };
+	static const char *const files[_N] = {
+		"inquiry.hex",        "pg00.hex",           "pg80.hex",
+		"pg83.hex",           "pg89.hex",           "sysfs-inquiry.hex",
+		"sysfs-vpd_pg0.hex",  "sysfs-vpd_pg80.hex", "sysfs-vpd_pg83.hex",
+		"sysfs-vpd_pg89.hex",
+	};
+	uint8_t *b[_N];
+	size_t l[_N];
+	ScsiIdent *id = calloc(1, sizeof(*id)), *sg3 = calloc(1, sizeof(*sg3));
+	uint8_t ata[IDENT_ATA_IDENTIFY_LEN];
+	bool have_ata = false;
+	ScsiIdentInput in, in3;
+	UsbIdInput ui;
+	UsbId usb;
+	NamesContext nc;
+	NamesList nl;
+	char vendor[9], model[17], path[4096];
+	size_t want = 0;
+	FILE *f;
 
-        ck_assert_ptr_nonnull(id);
-        ck_assert_ptr_nonnull(sg3);
-        for (int i = 0; i < _N; i++)
-                b[i] = load_captured(dir, files[i], &l[i]);
+	ck_assert_ptr_nonnull(id);
+	ck_assert_ptr_nonnull(sg3);
+	for (int i = 0; i < _N; i++)
+		b[i] = load_captured(dir, files[i], &l[i]);
 
-        if (udev_cases[_i].ata_id) {
-                snprintf(path, sizeof(path), "%s/ata/%s", FIXTURES_DIR, udev_cases[_i].ata_id);
-                f = fopen(path, "re");
-                ck_assert_ptr_nonnull(f);
-        } else
-                f = NULL;
-        if (f) {
-                char text[4096];
-                size_t n = fread(text, 1, sizeof(text), f);
+	if (udev_cases[_i].ata_id) {
+		snprintf(path, sizeof(path), "%s/ata/%s", FIXTURES_DIR, udev_cases[_i].ata_id);
+		f = fopen(path, "re");
+		ck_assert_ptr_nonnull(f);
+	} else
+		f = NULL;
+	if (f) {
+		char text[4096];
+		size_t n = fread(text, 1, sizeof(text), f);
 
-                fclose(f);
-                ck_assert_int_eq(ident_ata_identify_parse(text, n, ata), 0);
-                have_ata = true;
-        }
+		fclose(f);
+		ck_assert_int_eq(ident_ata_identify_parse(text, n, ata), 0);
+		have_ata = true;
+	}
 
-        /* lunctl: the sysfs copy when there is one, else the device's answer. */
-#define PICK(s, d) (b[s] ? b[s] : b[d])
+	/* lunctl: the sysfs copy when there is one, else the device's answer. */
+#define PICK(s, d)  (b[s] ? b[s] : b[d])
 #define PICKL(s, d) (b[s] ? l[s] : l[d])
-        in = (ScsiIdentInput) {
-                .inquiry = PICK(S_INQ, INQ), .inquiry_len = PICKL(S_INQ, INQ),
-                .pg00 = PICK(S_PG00, PG00), .pg00_len = PICKL(S_PG00, PG00),
-                .pg80 = PICK(S_PG80, PG80), .pg80_len = PICKL(S_PG80, PG80),
-                .pg83 = PICK(S_PG83, PG83), .pg83_len = PICKL(S_PG83, PG83),
-                .pg89 = PICK(S_PG89, PG89), .pg89_len = PICKL(S_PG89, PG89),
-                .ata_identify = have_ata ? ata : NULL,
-                .ata_identify_len = have_ata ? sizeof(ata) : 0,
-        };
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        in3 = in;
-        if (udev_cases[_i].scsi_level != 4) {
-                in3.pg80 = b[S_PG80];
-                in3.pg80_len = l[S_PG80];
-                in3.pg83 = b[S_PG83];
-                in3.pg83_len = l[S_PG83];
-        }
-        ck_assert_int_eq(ident_compute(&in3, sg3), 0);
+	in = (ScsiIdentInput){
+		.inquiry = PICK(S_INQ, INQ),
+		.inquiry_len = PICKL(S_INQ, INQ),
+		.pg00 = PICK(S_PG00, PG00),
+		.pg00_len = PICKL(S_PG00, PG00),
+		.pg80 = PICK(S_PG80, PG80),
+		.pg80_len = PICKL(S_PG80, PG80),
+		.pg83 = PICK(S_PG83, PG83),
+		.pg83_len = PICKL(S_PG83, PG83),
+		.pg89 = PICK(S_PG89, PG89),
+		.pg89_len = PICKL(S_PG89, PG89),
+		.ata_identify = have_ata ? ata : NULL,
+		.ata_identify_len = have_ata ? sizeof(ata) : 0,
+	};
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	in3 = in;
+	if (udev_cases[_i].scsi_level != 4) {
+		in3.pg80 = b[S_PG80];
+		in3.pg80_len = l[S_PG80];
+		in3.pg83 = b[S_PG83];
+		in3.pg83_len = l[S_PG83];
+	}
+	ck_assert_int_eq(ident_compute(&in3, sg3), 0);
 
-        nc = (NamesContext) {
-                .id = id,
-                .scsi_level = udev_cases[_i].scsi_level,
-                .is_cdrom = id->peripheral_type == 5,
-                .sg3 = udev_cases[_i].sg3 ? sg3 : NULL,
-                .sg3_symlinks = udev_cases[_i].sg3_links,
-        };
-        if (udev_cases[_i].usb) {
-                unsigned target, lun;
+	nc = (NamesContext){
+		.id = id,
+		.scsi_level = udev_cases[_i].scsi_level,
+		.is_cdrom = id->peripheral_type == 5,
+		.sg3 = udev_cases[_i].sg3 ? sg3 : NULL,
+		.sg3_symlinks = udev_cases[_i].sg3_links,
+	};
+	if (udev_cases[_i].usb) {
+		unsigned target, lun;
 
-                /* H:C:T:L from the capture's info "address:" line is not needed: usb-storage
-                 * puts every LU at target 0, LUN as captured (the cf reader is LUN 1). */
-                target = 0;
-                lun = strstr(dir, "-cf") ? 1 : 0;
-                inquiry_field(in.inquiry, in.inquiry_len, 8, 8, vendor);
-                inquiry_field(in.inquiry, in.inquiry_len, 16, 16, model);
-                ui = (UsbIdInput) {
-                        .if_class = "08", .if_subclass = "06",
-                        .scsi_vendor = vendor, .scsi_model = model,
-                        .have_hctl = true, .target = target, .lun = lun,
-                        .id_vendor = "46f4", .id_product = "0001",
-                        .manufacturer = udev_cases[_i].usb->manufacturer,
-                        .product = udev_cases[_i].usb->product,
-                        .serial = udev_cases[_i].usb->serial,
-                };
-                ck_assert_int_eq(usbid_compute(&ui, &usb), 0);
-                nc.usb = &usb;
-        }
+		/* H:C:T:L from the capture's info "address:" line is not needed: usb-storage
+		 * puts every LU at target 0, LUN as captured (the cf reader is LUN 1). */
+		target = 0;
+		lun = strstr(dir, "-cf") ? 1 : 0;
+		inquiry_field(in.inquiry, in.inquiry_len, 8, 8, vendor);
+		inquiry_field(in.inquiry, in.inquiry_len, 16, 16, model);
+		ui = (UsbIdInput){
+			.if_class = "08",
+			.if_subclass = "06",
+			.scsi_vendor = vendor,
+			.scsi_model = model,
+			.have_hctl = true,
+			.target = target,
+			.lun = lun,
+			.id_vendor = "46f4",
+			.id_product = "0001",
+			.manufacturer = udev_cases[_i].usb->manufacturer,
+			.product = udev_cases[_i].usb->product,
+			.serial = udev_cases[_i].usb->serial,
+		};
+		ck_assert_int_eq(usbid_compute(&ui, &usb), 0);
+		nc.usb = &usb;
+	}
 
-        ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
-        for (; want < ELEMENTSOF(udev_cases[_i].names) && udev_cases[_i].names[want]; want++) {
-                bool found = false;
+	ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
+	for (; want < ELEMENTSOF(udev_cases[_i].names) && udev_cases[_i].names[want]; want++) {
+		bool found = false;
 
-                for (size_t k = 0; k < nl.n; k++)
-                        found = found || streq(nl.name[k], udev_cases[_i].names[want]);
-                ck_assert_msg(found, "%s: missing %s", dir, udev_cases[_i].names[want]);
-        }
-        for (size_t k = 0; k < nl.n; k++) {
-                bool found = false;
+		for (size_t k = 0; k < nl.n; k++)
+			found = found || streq(nl.name[k], udev_cases[_i].names[want]);
+		ck_assert_msg(found, "%s: missing %s", dir, udev_cases[_i].names[want]);
+	}
+	for (size_t k = 0; k < nl.n; k++) {
+		bool found = false;
 
-                for (size_t j = 0; j < want; j++)
-                        found = found || streq(nl.name[k], udev_cases[_i].names[j]);
-                ck_assert_msg(found, "%s: extra name %s", dir, nl.name[k]);
-                ck_assert_ptr_null(strchr(nl.name[k], '/'));
-        }
-        ck_assert_uint_eq(nl.n, want);
+		for (size_t j = 0; j < want; j++)
+			found = found || streq(nl.name[k], udev_cases[_i].names[j]);
+		ck_assert_msg(found, "%s: extra name %s", dir, nl.name[k]);
+		ck_assert_ptr_null(strchr(nl.name[k], '/'));
+	}
+	ck_assert_uint_eq(nl.n, want);
 
-        for (int i = 0; i < _N; i++)
-                free(b[i]);
-        free(id);
-        free(sg3);
+	for (int i = 0; i < _N; i++)
+		free(b[i]);
+	free(id);
+	free(sg3);
 }
 END_TEST
 
 /* Partitions get "-partN" on every family; a cdrom has none. */
 START_TEST(test_full_partition)
 {
-        size_t len;
-        uint8_t *inq = load_captured("megasas-wwn", "sysfs-inquiry.hex", &len), *p83, *p80;
-        size_t l83, l80;
-        ScsiIdent *id = calloc(1, sizeof(*id));
-        ScsiIdentInput in;
-        NamesContext nc;
-        NamesList nl;
+	size_t len;
+	uint8_t *inq = load_captured("megasas-wwn", "sysfs-inquiry.hex", &len), *p83, *p80;
+	size_t l83, l80;
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	ScsiIdentInput in;
+	NamesContext nc;
+	NamesList nl;
 
-        p80 = load_captured("megasas-wwn", "sysfs-vpd_pg80.hex", &l80);
-        p83 = load_captured("megasas-wwn", "sysfs-vpd_pg83.hex", &l83);
-        in = (ScsiIdentInput) { .inquiry = inq, .inquiry_len = len, .pg80 = p80, .pg80_len = l80,
-                                .pg83 = p83, .pg83_len = l83, .pg00_infer = true };
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        nc = (NamesContext) { .id = id, .scsi_level = 6, .partition = 2, .sg3 = id,
-                              .sg3_symlinks = true };
-        ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
-        ck_assert_uint_eq(nl.n, 4);
-        ck_assert_str_eq(nl.name[0], "scsi-35000c50022220001-part2");
-        ck_assert_str_eq(nl.name[1], "wwn-0x5000c50022220001-part2");
-        ck_assert_str_eq(nl.name[2], "scsi-SQEMU_QEMU_HARDDISK_MEGA000001-part2");
-        ck_assert_str_eq(nl.name[3], "scsi-0QEMU_QEMU_HARDDISK_MEGA000001-part2");
-        nc.is_cdrom = true;
-        ck_assert_int_eq(names_by_id_full(&nc, &nl), -EINVAL);
-        ck_assert_int_eq(names_by_id_full(NULL, &nl), -EINVAL);
-        free(inq);
-        free(p80);
-        free(p83);
-        free(id);
+	p80 = load_captured("megasas-wwn", "sysfs-vpd_pg80.hex", &l80);
+	p83 = load_captured("megasas-wwn", "sysfs-vpd_pg83.hex", &l83);
+	in = (ScsiIdentInput){ .inquiry = inq,
+		               .inquiry_len = len,
+		               .pg80 = p80,
+		               .pg80_len = l80,
+		               .pg83 = p83,
+		               .pg83_len = l83,
+		               .pg00_infer = true };
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	nc = (NamesContext){
+		.id = id, .scsi_level = 6, .partition = 2, .sg3 = id, .sg3_symlinks = true
+	};
+	ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
+	ck_assert_uint_eq(nl.n, 4);
+	ck_assert_str_eq(nl.name[0], "scsi-35000c50022220001-part2");
+	ck_assert_str_eq(nl.name[1], "wwn-0x5000c50022220001-part2");
+	ck_assert_str_eq(nl.name[2], "scsi-SQEMU_QEMU_HARDDISK_MEGA000001-part2");
+	ck_assert_str_eq(nl.name[3], "scsi-0QEMU_QEMU_HARDDISK_MEGA000001-part2");
+	nc.is_cdrom = true;
+	ck_assert_int_eq(names_by_id_full(&nc, &nl), -EINVAL);
+	ck_assert_int_eq(names_by_id_full(NULL, &nl), -EINVAL);
+	free(inq);
+	free(p80);
+	free(p83);
+	free(id);
 }
 END_TEST
 
@@ -428,30 +541,33 @@ END_TEST
  * makes a directory (udev's SYMLINK would); hostile fixture from tests/fixtures/vpd. */
 START_TEST(test_full_hostile)
 {
-        ScsiIdent *id = calloc(1, sizeof(*id));
-        ScsiIdentInput in;
-        NamesContext nc;
-        NamesList nl;
-        Fixture fx = {};
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	ScsiIdentInput in;
+	NamesContext nc;
+	NamesList nl;
+	Fixture fx = {};
 
-        ck_assert_int_eq(fixture_load(VPD_DIR, "hostile-vs-slash-dots", &fx), 0);
-        in = (ScsiIdentInput) {
-                .inquiry = fx.buf[FX_INQUIRY], .inquiry_len = fx.len[FX_INQUIRY],
-                .pg80 = fx.buf[FX_PG80],       .pg80_len = fx.len[FX_PG80],
-                .pg83 = fx.buf[FX_PG83],       .pg83_len = fx.len[FX_PG83],
-                .pg00_infer = true,
-        };
-        ck_assert_int_eq(ident_compute(&in, id), 0);
-        nc = (NamesContext) { .id = id, .scsi_level = 6, .sg3 = id, .sg3_symlinks = true };
-        ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
-        ck_assert_uint_ge(nl.n, 1);
-        for (size_t i = 0; i < nl.n; i++) {
-                ck_assert_ptr_null(strchr(nl.name[i], '/'));
-                ck_assert_str_ne(nl.name[i], ".");
-                ck_assert_str_ne(nl.name[i], "..");
-        }
-        free(id);
-        fixture_done(&fx);
+	ck_assert_int_eq(fixture_load(VPD_DIR, "hostile-vs-slash-dots", &fx), 0);
+	in = (ScsiIdentInput){
+		.inquiry = fx.buf[FX_INQUIRY],
+		.inquiry_len = fx.len[FX_INQUIRY],
+		.pg80 = fx.buf[FX_PG80],
+		.pg80_len = fx.len[FX_PG80],
+		.pg83 = fx.buf[FX_PG83],
+		.pg83_len = fx.len[FX_PG83],
+		.pg00_infer = true,
+	};
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	nc = (NamesContext){ .id = id, .scsi_level = 6, .sg3 = id, .sg3_symlinks = true };
+	ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
+	ck_assert_uint_ge(nl.n, 1);
+	for (size_t i = 0; i < nl.n; i++) {
+		ck_assert_ptr_null(strchr(nl.name[i], '/'));
+		ck_assert_str_ne(nl.name[i], ".");
+		ck_assert_str_ne(nl.name[i], "..");
+	}
+	free(id);
+	fixture_done(&fx);
 }
 END_TEST
 
@@ -459,22 +575,22 @@ END_TEST
 
 int main(void)
 {
-        Suite *s = suite_create("names");
-        TCase *tc = tcase_create("core");
-        SRunner *sr;
-        int failed;
+	Suite *s = suite_create("names");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
 
-        memset(long_value, 'x', 251);
-        LOOP(tc, test_by_id, cases);
-        LOOP(tc, test_component, comp);
-        LOOP(tc, test_udev_full, udev_cases);
-        tcase_add_test(tc, test_full_partition);
-        tcase_add_test(tc, test_full_hostile);
-        tcase_add_test(tc, test_name_max);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	memset(long_value, 'x', 251);
+	LOOP(tc, test_by_id, cases);
+	LOOP(tc, test_component, comp);
+	LOOP(tc, test_udev_full, udev_cases);
+	tcase_add_test(tc, test_full_partition);
+	tcase_add_test(tc, test_full_hostile);
+	tcase_add_test(tc, test_name_max);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -23,49 +23,50 @@
 #include "scan.h"
 #include "unaligned.h"
 
-#define xsnprintf(buf, ...) ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+#define xsnprintf(buf, ...) \
+	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
 
 static char root[PATH_MAX];
 static int rootfd = -EBADF;
 
 /* ---- the fake target world --------------------------------------------------------------- */
 
-#define MAX_LUS 64
+#define MAX_LUS     64
 #define MAX_TARGETS 8
 
 typedef struct FakeLu {
-        unsigned h, c, t;
-        uint64_t l;
-        uint64_t capacity; /* bytes READ CAPACITY reports */
-        char model[17];    /* INQUIRY PRODUCT IDENTIFICATION, "DISK" unless a test changes it */
-        uint8_t naa;       /* last byte of the NAA designator in VPD page 0x83 */
+	unsigned h, c, t;
+	uint64_t l;
+	uint64_t capacity; /* bytes READ CAPACITY reports */
+	char model[17];    /* INQUIRY PRODUCT IDENTIFICATION, "DISK" unless a test changes it */
+	uint8_t naa;       /* last byte of the NAA designator in VPD page 0x83 */
 } FakeLu;
 
 typedef struct FakeTarget {
-        unsigned h, c, t;
-        int error;        /* REPORT LUNS fails with this */
-        bool truncated;   /* REPORT LUNS returns a list shorter than its header says */
-        bool with_wlun;   /* REPORT LUNS also lists the REPORT LUNS W-LUN */
-        uint32_t garbage_len; /* nonzero: REPORT LUNS answers 16 bytes with this LUN LIST LENGTH */
+	unsigned h, c, t;
+	int error;            /* REPORT LUNS fails with this */
+	bool truncated;       /* REPORT LUNS returns a list shorter than its header says */
+	bool with_wlun;       /* REPORT LUNS also lists the REPORT LUNS W-LUN */
+	uint32_t garbage_len; /* nonzero: REPORT LUNS answers 16 bytes with this LUN LIST LENGTH */
 } FakeTarget;
 
 typedef struct Fake {
-        FakeLu lus[MAX_LUS]; /* what exists on the "wire" */
-        size_t n_lus;
-        FakeTarget targets[MAX_TARGETS];
-        size_t n_targets;
-        char writes[64][160]; /* "path=value" */
-        size_t n_writes;
-        char busy[8][16];     /* block devices O_EXCL refuses */
-        size_t n_busy;
-        unsigned report_calls;
-        unsigned inquiry_calls;
-        int inquiry_error;   /* every INQUIRY fails with this */
-        bool use_quirk;      /* run() passes fake_quirk as the policy's quirk callback */
-        ScanQuirk quirk;     /* what the callback answers for vendor FAKE, model DISK */
-        int quirk_type;      /* what the callback was asked, for the assertions */
-        char quirk_vendor[32], quirk_model[32], quirk_rev[32];
-        unsigned quirk_calls;
+	FakeLu lus[MAX_LUS]; /* what exists on the "wire" */
+	size_t n_lus;
+	FakeTarget targets[MAX_TARGETS];
+	size_t n_targets;
+	char writes[64][160]; /* "path=value" */
+	size_t n_writes;
+	char busy[8][16]; /* block devices O_EXCL refuses */
+	size_t n_busy;
+	unsigned report_calls;
+	unsigned inquiry_calls;
+	int inquiry_error; /* every INQUIRY fails with this */
+	bool use_quirk;    /* run() passes fake_quirk as the policy's quirk callback */
+	ScanQuirk quirk;   /* what the callback answers for vendor FAKE, model DISK */
+	int quirk_type;    /* what the callback was asked, for the assertions */
+	char quirk_vendor[32], quirk_model[32], quirk_rev[32];
+	unsigned quirk_calls;
 } Fake;
 
 static Fake fake;
@@ -74,183 +75,182 @@ static unsigned events;
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
-        return remove(path);
+	return remove(path);
 }
 
 static void setup(void)
 {
-        xsnprintf(root, "%s/check-scan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-        ck_assert_ptr_nonnull(mkdtemp(root));
-        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ck_assert_int_ge(rootfd, 0);
-        memset(&fake, 0, sizeof(fake));
-        next_disk = 0;
-        events = 0;
+	xsnprintf(root, "%s/check-scan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(rootfd, 0);
+	memset(&fake, 0, sizeof(fake));
+	next_disk = 0;
+	events = 0;
 }
 
 static void teardown(void)
 {
-        rootfd = safe_close(rootfd);
-        nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	rootfd = safe_close(rootfd);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void mkdirs(const char *rel)
 {
-        char p[PATH_MAX];
+	char p[PATH_MAX];
 
-        xsnprintf(p, "%s/%s", root, rel);
-        for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                (void)mkdir(p, 0755);
-                *s = '/';
-        }
-        (void)mkdir(p, 0755);
+	xsnprintf(p, "%s/%s", root, rel);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	(void)mkdir(p, 0755);
 }
 
 static void put(const char *rel, const char *content)
 {
-        char p[PATH_MAX], dir[PATH_MAX];
-        FILE *f;
+	char p[PATH_MAX], dir[PATH_MAX];
+	FILE *f;
 
-        xsnprintf(dir, "%s", rel);
-        *strrchr(dir, '/') = 0;
-        mkdirs(dir);
-        xsnprintf(p, "%s/%s", root, rel);
-        f = fopen(p, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(content, f);
-        fclose(f);
+	xsnprintf(dir, "%s", rel);
+	*strrchr(dir, '/') = 0;
+	mkdirs(dir);
+	xsnprintf(p, "%s/%s", root, rel);
+	f = fopen(p, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(content, f);
+	fclose(f);
 }
 
 static bool exists(const char *rel)
 {
-        return faccessat(rootfd, rel, F_OK, 0) == 0;
+	return faccessat(rootfd, rel, F_OK, 0) == 0;
 }
 
 static void host(unsigned h, const char *proc_name)
 {
-        char p[128];
+	char p[128];
 
-        xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
-        put(p, proc_name);
-        xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
-        put(p, "");
+	xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
+	put(p, proc_name);
+	xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
+	put(p, "");
 }
 
 /* An LU on the wire; @capacity 0: 8 MiB. */
 static FakeLu *wire(unsigned h, unsigned c, unsigned t, uint64_t l)
 {
-        ck_assert_uint_lt(fake.n_lus, MAX_LUS);
-        fake.lus[fake.n_lus] = (FakeLu) { h, c, t, l, 8u << 20, "DISK",
-                                          (uint8_t)(fake.n_lus + 1) };
-        return &fake.lus[fake.n_lus++];
+	ck_assert_uint_lt(fake.n_lus, MAX_LUS);
+	fake.lus[fake.n_lus] = (FakeLu){ h, c, t, l, 8u << 20, "DISK", (uint8_t)(fake.n_lus + 1) };
+	return &fake.lus[fake.n_lus++];
 }
 
 static FakeLu *on_wire(unsigned h, unsigned c, unsigned t, uint64_t l)
 {
-        for (size_t i = 0; i < fake.n_lus; i++)
-                if (fake.lus[i].h == h && fake.lus[i].c == c && fake.lus[i].t == t &&
-                    fake.lus[i].l == l)
-                        return &fake.lus[i];
-        return NULL;
+	for (size_t i = 0; i < fake.n_lus; i++)
+		if (fake.lus[i].h == h && fake.lus[i].c == c && fake.lus[i].t == t &&
+		    fake.lus[i].l == l)
+			return &fake.lus[i];
+	return NULL;
 }
 
 /* VPD page 0x83 with one NAA IEEE Registered designator ending in @naa: 16 bytes. */
 static size_t fake_pg83(uint8_t naa, uint8_t buf[16])
 {
-        static const uint8_t page[16] = {
-                0x00, 0x83, 0x00, 0x0c,                         /* header, PAGE LENGTH 12 */
-                0x01, 0x03, 0x00, 0x08,                         /* binary, LU, NAA, 8 bytes */
-                0x60, 0x01, 0x40, 0x50, 0x00, 0x00, 0x00, 0x00, /* NAA 6 */
-        };
+	static const uint8_t page[16] = {
+		0x00, 0x83, 0x00, 0x0c,                         /* header, PAGE LENGTH 12 */
+		0x01, 0x03, 0x00, 0x08,                         /* binary, LU, NAA, 8 bytes */
+		0x60, 0x01, 0x40, 0x50, 0x00, 0x00, 0x00, 0x00, /* NAA 6 */
+	};
 
-        memcpy(buf, page, 16);
-        buf[15] = naa;
-        return 16;
+	memcpy(buf, page, 16);
+	buf[15] = naa;
+	return 16;
 }
 
 static void put_bin(const char *rel, const uint8_t *buf, size_t len)
 {
-        char p[PATH_MAX];
-        FILE *f;
+	char p[PATH_MAX];
+	FILE *f;
 
-        xsnprintf(p, "%s/%s", root, rel);
-        f = fopen(p, "we");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
-        fclose(f);
+	xsnprintf(p, "%s/%s", root, rel);
+	f = fopen(p, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
 }
 
 static FakeTarget *target(unsigned h, unsigned c, unsigned t)
 {
-        for (size_t i = 0; i < fake.n_targets; i++)
-                if (fake.targets[i].h == h && fake.targets[i].c == c && fake.targets[i].t == t)
-                        return &fake.targets[i];
-        ck_assert_uint_lt(fake.n_targets, MAX_TARGETS);
-        fake.targets[fake.n_targets] = (FakeTarget) { h, c, t };
-        return &fake.targets[fake.n_targets++];
+	for (size_t i = 0; i < fake.n_targets; i++)
+		if (fake.targets[i].h == h && fake.targets[i].c == c && fake.targets[i].t == t)
+			return &fake.targets[i];
+	ck_assert_uint_lt(fake.n_targets, MAX_TARGETS);
+	fake.targets[fake.n_targets] = (FakeTarget){ h, c, t };
+	return &fake.targets[fake.n_targets++];
 }
 
 /* Instantiate an LU in sysfs as the kernel would: a disk with sg and block nodes. */
 static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
 {
-        char d[128], p[256], v[64];
-        unsigned n = next_disk++;
+	char d[128], p[256], v[64];
+	unsigned n = next_disk++;
 
-        xsnprintf(d, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
-        xsnprintf(p, "%s/type", d);
-        put(p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
-        xsnprintf(p, "%s/scsi_level", d);
-        put(p, "7\n");
-        xsnprintf(p, "%s/vendor", d);
-        put(p, "FAKE    \n");
-        {
-                const FakeLu *w = on_wire(h, c, t, l);
-                uint8_t pg[16];
+	xsnprintf(d, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
+	xsnprintf(p, "%s/type", d);
+	put(p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
+	xsnprintf(p, "%s/scsi_level", d);
+	put(p, "7\n");
+	xsnprintf(p, "%s/vendor", d);
+	put(p, "FAKE    \n");
+	{
+		const FakeLu *w = on_wire(h, c, t, l);
+		uint8_t pg[16];
 
-                /* as the kernel shows them: the padded 16-byte field, and its VPD cache */
-                xsnprintf(p, "%s/model", d);
-                xsnprintf(v, "%-16s\n", w ? w->model : "DISK");
-                put(p, v);
-                xsnprintf(p, "%s/rev", d);
-                put(p, "0001\n");
-                xsnprintf(p, "%s/vpd_pg83", d);
-                put_bin(p, pg, fake_pg83(w ? w->naa : 0, pg));
-        }
-        xsnprintf(p, "%s/scsi_generic/sg%u", d, n);
-        mkdirs(p);
-        if (scan_lun_is_wlun(l))
-                return;
-        xsnprintf(p, "%s/block/sd%c/size", d, 'a' + n);
-        put(p, "16384\n"); /* 8 MiB */
-        xsnprintf(p, "%s/block/sd%c/dev", d, 'a' + n);
-        xsnprintf(v, "8:%u\n", n * 16);
-        put(p, v);
-        xsnprintf(p, "%s/block/sd%c/holders", d, 'a' + n);
-        mkdirs(p);
+		/* as the kernel shows them: the padded 16-byte field, and its VPD cache */
+		xsnprintf(p, "%s/model", d);
+		xsnprintf(v, "%-16s\n", w ? w->model : "DISK");
+		put(p, v);
+		xsnprintf(p, "%s/rev", d);
+		put(p, "0001\n");
+		xsnprintf(p, "%s/vpd_pg83", d);
+		put_bin(p, pg, fake_pg83(w ? w->naa : 0, pg));
+	}
+	xsnprintf(p, "%s/scsi_generic/sg%u", d, n);
+	mkdirs(p);
+	if (scan_lun_is_wlun(l))
+		return;
+	xsnprintf(p, "%s/block/sd%c/size", d, 'a' + n);
+	put(p, "16384\n"); /* 8 MiB */
+	xsnprintf(p, "%s/block/sd%c/dev", d, 'a' + n);
+	xsnprintf(v, "8:%u\n", n * 16);
+	put(p, v);
+	xsnprintf(p, "%s/block/sd%c/holders", d, 'a' + n);
+	mkdirs(p);
 }
 
 static const char *block_of(const char *hctl)
 {
-        static char name[16];
-        char p[128];
-        int fd;
+	static char name[16];
+	char p[128];
+	int fd;
 
-        xsnprintf(p, "sys/bus/scsi/devices/%s/block", hctl);
-        fd = openat(rootfd, p, O_RDONLY | O_DIRECTORY);
-        ck_assert_int_ge(fd, 0);
-        for (char c = 'a'; c <= 'z'; c++) {
-                char q[4] = { 's', 'd', c, 0 };
+	xsnprintf(p, "sys/bus/scsi/devices/%s/block", hctl);
+	fd = openat(rootfd, p, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	for (char c = 'a'; c <= 'z'; c++) {
+		char q[4] = { 's', 'd', c, 0 };
 
-                if (faccessat(fd, q, F_OK, 0) == 0) {
-                        xsnprintf(name, "%s", q);
-                        close(fd);
-                        return name;
-                }
-        }
-        close(fd);
-        ck_abort_msg("no block device for %s", hctl);
-        return NULL;
+		if (faccessat(fd, q, F_OK, 0) == 0) {
+			xsnprintf(name, "%s", q);
+			close(fd);
+			return name;
+		}
+	}
+	close(fd);
+	ck_abort_msg("no block device for %s", hctl);
+	return NULL;
 }
 
 /* ---- the injected I/O ------------------------------------------------------------------- */
@@ -258,329 +258,328 @@ static const char *block_of(const char *hctl)
 static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
                             uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
 {
-        FakeTarget *t = target(lu->host, lu->channel, lu->target);
-        uint8_t *buf = calloc(1, 8 + 8 * (MAX_LUS + 1));
-        size_t n = 0;
+	FakeTarget *t = target(lu->host, lu->channel, lu->target);
+	uint8_t *buf = calloc(1, 8 + 8 * (MAX_LUS + 1));
+	size_t n = 0;
 
-        fake.report_calls++;
-        (*commands)++;
-        if (t->error < 0) {
-                free(buf);
-                return t->error;
-        }
-        if (t->garbage_len) {
-                unaligned_write_be32(buf, t->garbage_len);
-                unaligned_write_be16(buf + 8, 1);
-                *ret_buf = buf;
-                *ret_len = 16;
-                return 0;
-        }
-        for (size_t i = 0; i < fake.n_lus; i++) {
-                const FakeLu *x = &fake.lus[i];
-                uint8_t raw[8];
+	fake.report_calls++;
+	(*commands)++;
+	if (t->error < 0) {
+		free(buf);
+		return t->error;
+	}
+	if (t->garbage_len) {
+		unaligned_write_be32(buf, t->garbage_len);
+		unaligned_write_be16(buf + 8, 1);
+		*ret_buf = buf;
+		*ret_len = 16;
+		return 0;
+	}
+	for (size_t i = 0; i < fake.n_lus; i++) {
+		const FakeLu *x = &fake.lus[i];
+		uint8_t raw[8];
 
-                if (x->h != lu->host || x->c != lu->channel || x->t != lu->target)
-                        continue;
-                /* single level: the Linux LUN's low 16 bits are the first level as sent */
-                unaligned_write_be16(raw, (uint16_t)x->l);
-                memset(raw + 2, 0, 6);
-                memcpy(buf + 8 + 8 * n++, raw, 8);
-        }
-        if (t->with_wlun) {
-                uint8_t w[8] = { 0xc1, 0x01 };
+		if (x->h != lu->host || x->c != lu->channel || x->t != lu->target)
+			continue;
+		/* single level: the Linux LUN's low 16 bits are the first level as sent */
+		unaligned_write_be16(raw, (uint16_t)x->l);
+		memset(raw + 2, 0, 6);
+		memcpy(buf + 8 + 8 * n++, raw, 8);
+	}
+	if (t->with_wlun) {
+		uint8_t w[8] = { 0xc1, 0x01 };
 
-                memcpy(buf + 8 + 8 * n++, w, 8);
-        }
-        unaligned_write_be32(buf, (uint32_t)(8 * n + (t->truncated ? 8 : 0)));
-        *ret_buf = buf;
-        *ret_len = 8 + 8 * n;
-        return 0;
+		memcpy(buf + 8 + 8 * n++, w, 8);
+	}
+	unaligned_write_be32(buf, (uint32_t)(8 * n + (t->truncated ? 8 : 0)));
+	*ret_buf = buf;
+	*ret_len = 8 + 8 * n;
+	return 0;
 }
 
 /* INQUIRY: standard data with the LU's model, VPD page 0x83 from its NAA; no page 0x80. */
 static int fake_inquiry(void *ud, int fd, const ScanLu *lu, int page, size_t alloc,
-                        unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len,
-                        unsigned *commands)
+                        unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
 {
-        const FakeLu *w = on_wire(lu->host, lu->channel, lu->target, lu->lun);
-        uint8_t data[64] = {};
-        size_t n;
+	const FakeLu *w = on_wire(lu->host, lu->channel, lu->target, lu->lun);
+	uint8_t data[64] = {};
+	size_t n;
 
-        fake.inquiry_calls++;
-        (*commands)++;
-        if (!w || fake.inquiry_error < 0)
-                return w ? fake.inquiry_error : -EIO;
-        if (page < 0) {
-                data[4] = 31; /* ADDITIONAL LENGTH: 36 bytes */
-                memcpy(data + 8, "FAKE    ", 8);
-                memset(data + 16, ' ', 16);
-                /* NUL-terminated, as some devices send it: the kernel shows blanks */
-                memcpy(data + 16, w->model, MIN(strlen(w->model) + 1, (size_t)16));
-                memcpy(data + 32, "0001", 4);
-                n = 36;
-        } else if (page == 0x83)
-                n = fake_pg83(w->naa, data);
-        else
-                return -EOPNOTSUPP;
-        n = MIN(n, alloc);
-        *ret_buf = malloc(n);
-        ck_assert_ptr_nonnull(*ret_buf);
-        memcpy(*ret_buf, data, n);
-        *ret_len = n;
-        return 0;
+	fake.inquiry_calls++;
+	(*commands)++;
+	if (!w || fake.inquiry_error < 0)
+		return w ? fake.inquiry_error : -EIO;
+	if (page < 0) {
+		data[4] = 31; /* ADDITIONAL LENGTH: 36 bytes */
+		memcpy(data + 8, "FAKE    ", 8);
+		memset(data + 16, ' ', 16);
+		/* NUL-terminated, as some devices send it: the kernel shows blanks */
+		memcpy(data + 16, w->model, MIN(strlen(w->model) + 1, (size_t)16));
+		memcpy(data + 32, "0001", 4);
+		n = 36;
+	} else if (page == 0x83)
+		n = fake_pg83(w->naa, data);
+	else
+		return -EOPNOTSUPP;
+	n = MIN(n, alloc);
+	*ret_buf = malloc(n);
+	ck_assert_ptr_nonnull(*ret_buf);
+	memcpy(*ret_buf, data, n);
+	*ret_len = n;
+	return 0;
 }
 
 static int fake_read_capacity(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
                               uint64_t *ret, unsigned *commands)
 {
-        (*commands)++;
-        for (size_t i = 0; i < fake.n_lus; i++) {
-                const FakeLu *x = &fake.lus[i];
+	(*commands)++;
+	for (size_t i = 0; i < fake.n_lus; i++) {
+		const FakeLu *x = &fake.lus[i];
 
-                if (x->h == lu->host && x->c == lu->channel && x->t == lu->target &&
-                    x->l == lu->lun) {
-                        *ret = x->capacity;
-                        return 0;
-                }
-        }
-        return -EIO;
+		if (x->h == lu->host && x->c == lu->channel && x->t == lu->target &&
+		    x->l == lu->lun) {
+			*ret = x->capacity;
+			return 0;
+		}
+	}
+	return -EIO;
 }
 
 /* Act out a scan write like the kernel: "C T L" with "-" wildcards. */
 static void kernel_scan(unsigned h, const char *value)
 {
-        char c[24], t[24], l[24];
+	char c[24], t[24], l[24];
 
-        ck_assert_int_eq(sscanf(value, "%23s %23s %23s", c, t, l), 3);
-        for (size_t i = 0; i < fake.n_lus; i++) {
-                const FakeLu *x = &fake.lus[i];
-                char p[128];
+	ck_assert_int_eq(sscanf(value, "%23s %23s %23s", c, t, l), 3);
+	for (size_t i = 0; i < fake.n_lus; i++) {
+		const FakeLu *x = &fake.lus[i];
+		char p[128];
 
-                if (x->h != h || (!streq(c, "-") && strtoul(c, NULL, 10) != x->c) ||
-                    (!streq(t, "-") && strtoul(t, NULL, 10) != x->t) ||
-                    (!streq(l, "-") && strtoull(l, NULL, 10) != x->l))
-                        continue;
-                xsnprintf(p, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, x->h, x->c, x->t, x->l);
-                if (!exists(p))
-                        instantiate(x->h, x->c, x->t, x->l);
-        }
+		if (x->h != h || (!streq(c, "-") && strtoul(c, NULL, 10) != x->c) ||
+		    (!streq(t, "-") && strtoul(t, NULL, 10) != x->t) ||
+		    (!streq(l, "-") && strtoull(l, NULL, 10) != x->l))
+			continue;
+		xsnprintf(p, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, x->h, x->c, x->t, x->l);
+		if (!exists(p))
+			instantiate(x->h, x->c, x->t, x->l);
+	}
 }
 
 static int fake_write_attr(void *ud, int fd, const char *path, const char *value)
 {
-        unsigned h;
-        char hctl[64];
-        int n;
+	unsigned h;
+	char hctl[64];
+	int n;
 
-        ck_assert_uint_lt(fake.n_writes, ELEMENTSOF(fake.writes));
-        xsnprintf(fake.writes[fake.n_writes], "%s=%s", path, value);
-        fake.n_writes++;
-        if (sscanf(path, "sys/class/scsi_host/host%u/scan%n", &h, &n) == 1 && path[n] == 0) {
-                kernel_scan(h, value);
-                return 0;
-        }
-        if (sscanf(path, "sys/bus/scsi/devices/%63[0-9:]/%n", hctl, &n) == 1) {
-                char p[PATH_MAX];
+	ck_assert_uint_lt(fake.n_writes, ELEMENTSOF(fake.writes));
+	xsnprintf(fake.writes[fake.n_writes], "%s=%s", path, value);
+	fake.n_writes++;
+	if (sscanf(path, "sys/class/scsi_host/host%u/scan%n", &h, &n) == 1 && path[n] == 0) {
+		kernel_scan(h, value);
+		return 0;
+	}
+	if (sscanf(path, "sys/bus/scsi/devices/%63[0-9:]/%n", hctl, &n) == 1) {
+		char p[PATH_MAX];
 
-                if (streq(path + n, "delete")) {
-                        xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
-                        nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-                        return 0;
-                }
-                if (streq(path + n, "rescan")) {
-                        /* Linux 6.1: the VPD pages are read again, the INQUIRY strings not */
-                        const FakeLu *w;
-                        unsigned h2, c2, t2;
-                        uint64_t l2;
-                        uint8_t pg[16];
+		if (streq(path + n, "delete")) {
+			xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
+			nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			return 0;
+		}
+		if (streq(path + n, "rescan")) {
+			/* Linux 6.1: the VPD pages are read again, the INQUIRY strings not */
+			const FakeLu *w;
+			unsigned h2, c2, t2;
+			uint64_t l2;
+			uint8_t pg[16];
 
-                        ck_assert_int_eq(sscanf(hctl, "%u:%u:%u:%" SCNu64, &h2, &c2, &t2, &l2), 4);
-                        w = on_wire(h2, c2, t2, l2);
-                        if (w) {
-                                xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
-                                put_bin(p, pg, fake_pg83(w->naa, pg));
-                        }
-                        return 0;
-                }
-                if (strlen(path) > 7 && streq(path + strlen(path) - 7, "/uevent"))
-                        return 0;
-        }
-        return -EINVAL;
+			ck_assert_int_eq(sscanf(hctl, "%u:%u:%u:%" SCNu64, &h2, &c2, &t2, &l2), 4);
+			w = on_wire(h2, c2, t2, l2);
+			if (w) {
+				xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
+				put_bin(p, pg, fake_pg83(w->naa, pg));
+			}
+			return 0;
+		}
+		if (strlen(path) > 7 && streq(path + strlen(path) - 7, "/uevent"))
+			return 0;
+	}
+	return -EINVAL;
 }
 
 static int fake_open_exclusive(void *ud, int fd, const char *devname)
 {
-        for (size_t i = 0; i < fake.n_busy; i++)
-                if (streq(fake.busy[i], devname))
-                        return -EBUSY;
-        return 0;
+	for (size_t i = 0; i < fake.n_busy; i++)
+		if (streq(fake.busy[i], devname))
+			return -EBUSY;
+	return 0;
 }
 
 static const ScanIo fake_io = {
-        .report_luns = fake_report_luns,
-        .inquiry = fake_inquiry,
-        .read_capacity = fake_read_capacity,
-        .write_attr = fake_write_attr,
-        .open_exclusive = fake_open_exclusive,
+	.report_luns = fake_report_luns,
+	.inquiry = fake_inquiry,
+	.read_capacity = fake_read_capacity,
+	.write_attr = fake_write_attr,
+	.open_exclusive = fake_open_exclusive,
 };
 
 static void count_events(void *ud, const ScanEvent *ev)
 {
-        events++;
+	events++;
 }
 
 static int fake_quirk(void *ud, int type, const char *vendor, const char *model,
                       const char *revision, ScanQuirk *ret)
 {
-        fake.quirk_calls++;
-        fake.quirk_type = type;
-        xsnprintf(fake.quirk_vendor, "%s", vendor);
-        xsnprintf(fake.quirk_model, "%s", model);
-        xsnprintf(fake.quirk_rev, "%s", revision);
-        if (streq(vendor, "FAKE") && streq(model, "DISK"))
-                *ret = fake.quirk;
-        return 0;
+	fake.quirk_calls++;
+	fake.quirk_type = type;
+	xsnprintf(fake.quirk_vendor, "%s", vendor);
+	xsnprintf(fake.quirk_model, "%s", model);
+	xsnprintf(fake.quirk_rev, "%s", revision);
+	if (streq(vendor, "FAKE") && streq(model, "DISK"))
+		*ret = fake.quirk;
+	return 0;
 }
 
 static void run(ScanFlags flags, const char *const *sel_strs, ScanResult *res)
 {
-        ScanSelector sel[8];
-        size_t n = 0;
-        ScanPolicy pol = { .max_workers = 4, .quirk = fake.use_quirk ? fake_quirk : NULL };
-        ScanContext ctx = {
-                .rootfd = rootfd,
-                .io = &fake_io,
-                .policy = &pol,
-                .event = count_events,
-        };
+	ScanSelector sel[8];
+	size_t n = 0;
+	ScanPolicy pol = { .max_workers = 4, .quirk = fake.use_quirk ? fake_quirk : NULL };
+	ScanContext ctx = {
+		.rootfd = rootfd,
+		.io = &fake_io,
+		.policy = &pol,
+		.event = count_events,
+	};
 
-        for (; sel_strs && sel_strs[n]; n++)
-                ck_assert_int_eq(scan_selector_parse(sel_strs[n], &sel[n]), 0);
-        ck_assert_int_eq(scan_run(&ctx, sel, n, flags, res), 0);
+	for (; sel_strs && sel_strs[n]; n++)
+		ck_assert_int_eq(scan_selector_parse(sel_strs[n], &sel[n]), 0);
+	ck_assert_int_eq(scan_run(&ctx, sel, n, flags, res), 0);
 }
 
 static bool wrote(const char *path_value)
 {
-        for (size_t i = 0; i < fake.n_writes; i++)
-                if (streq(fake.writes[i], path_value))
-                        return true;
-        return false;
+	for (size_t i = 0; i < fake.n_writes; i++)
+		if (streq(fake.writes[i], path_value))
+			return true;
+	return false;
 }
 
 static const ScanAction *action(const ScanResult *r, ScanActionKind kind, const char *hctl)
 {
-        for (size_t i = 0; i < r->n_actions; i++)
-                if (r->actions[i].kind == kind && streq(r->actions[i].hctl, hctl))
-                        return &r->actions[i];
-        return NULL;
+	for (size_t i = 0; i < r->n_actions; i++)
+		if (r->actions[i].kind == kind && streq(r->actions[i].hctl, hctl))
+			return &r->actions[i];
+	return NULL;
 }
 
 /* host0: target 0 with LUNs 0,1 instantiated; target 1 LUN 0 instantiated. */
 static void basic_world(void)
 {
-        host(0, "fake");
-        wire(0, 0, 0, 0);
-        wire(0, 0, 0, 1);
-        wire(0, 0, 1, 0);
-        instantiate(0, 0, 0, 0);
-        instantiate(0, 0, 0, 1);
-        instantiate(0, 0, 1, 0);
+	host(0, "fake");
+	wire(0, 0, 0, 0);
+	wire(0, 0, 0, 1);
+	wire(0, 0, 1, 0);
+	instantiate(0, 0, 0, 0);
+	instantiate(0, 0, 0, 1);
+	instantiate(0, 0, 1, 0);
 }
 
 /* ---- tests ------------------------------------------------------------------------------ */
 
 START_TEST(test_add)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        basic_world();
-        wire(0, 0, 0, 2);
-        wire(0, 0, 0, 0x412c); /* flat space addressing, LUN 300 */
-        wire(0, 0, 1, 4);
-        wire(0, 0, 2, 0);   /* a new target: only found by the LUN 0 probe */
-        wire(0, 0, 2, 1);
-        run(SCAN_ADD, NULL, &r);
+	basic_world();
+	wire(0, 0, 0, 2);
+	wire(0, 0, 0, 0x412c); /* flat space addressing, LUN 300 */
+	wire(0, 0, 1, 4);
+	wire(0, 0, 2, 0); /* a new target: only found by the LUN 0 probe */
+	wire(0, 0, 2, 1);
+	run(SCAN_ADD, NULL, &r);
 
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
-        /* two LUNs missing on target 0: one target scan, as the kernel's wildcard scan does */
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 -"));
-        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 2"));
-        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 16684"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:2"));
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:16684"));
-        /* one LUN missing: its own write */
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 4"));
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 1"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:16684"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:2:1"));
-        ck_assert_uint_eq(r.n_hosts, 1);
-        /* 0:0:0:2, 0:0:0:16684, 0:0:1:4, 0:0:2:1, and 0:0:2:0, which the target probe
-         * instantiated: it did not exist before the scan, so it is added, not unchanged. */
-        ck_assert_uint_eq(r.hosts[0].added, 5);
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:2:0"));
-        ck_assert_uint_eq(r.hosts[0].unchanged, 3); /* 0:0:0:{0,1}, 0:0:1:0 */
-        ck_assert_uint_eq(r.hosts[0].failed, 0);
-        ck_assert_uint_eq(r.n_targets, 3);
-        ck_assert_uint_eq(r.failed, 0);
-        ck_assert_uint_eq(r.commands, 3);
-        ck_assert_uint_gt(events, 0);
-        /* nothing removed or resized without asking */
-        for (size_t i = 0; i < fake.n_writes; i++)
-                ck_assert_ptr_null(strstr(fake.writes[i], "delete"));
-        scan_result_done(&r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	/* two LUNs missing on target 0: one target scan, as the kernel's wildcard scan does */
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 -"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 2"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 16684"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:2"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:16684"));
+	/* one LUN missing: its own write */
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 4"));
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 1"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:16684"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:2:1"));
+	ck_assert_uint_eq(r.n_hosts, 1);
+	/* 0:0:0:2, 0:0:0:16684, 0:0:1:4, 0:0:2:1, and 0:0:2:0, which the target probe
+	 * instantiated: it did not exist before the scan, so it is added, not unchanged. */
+	ck_assert_uint_eq(r.hosts[0].added, 5);
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:2:0"));
+	ck_assert_uint_eq(r.hosts[0].unchanged, 3); /* 0:0:0:{0,1}, 0:0:1:0 */
+	ck_assert_uint_eq(r.hosts[0].failed, 0);
+	ck_assert_uint_eq(r.n_targets, 3);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_uint_eq(r.commands, 3);
+	ck_assert_uint_gt(events, 0);
+	/* nothing removed or resized without asking */
+	for (size_t i = 0; i < fake.n_writes; i++)
+		ck_assert_ptr_null(strstr(fake.writes[i], "delete"));
+	scan_result_done(&r);
 }
 END_TEST
 
 START_TEST(test_dry_run)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        basic_world();
-        wire(0, 0, 0, 2);
-        instantiate(0, 0, 1, 7); /* stale */
-        run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE | SCAN_DRY_RUN, NULL, &r);
+	basic_world();
+	wire(0, 0, 0, 2);
+	instantiate(0, 0, 1, 7); /* stale */
+	run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE | SCAN_DRY_RUN, NULL, &r);
 
-        ck_assert_uint_eq(fake.n_writes, 0);
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_PROBE, "0:-:-:0"));
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:2"));
-        ck_assert_str_eq(action(&r, SCAN_ACTION_ADD, "0:0:0:2")->value, "0 0 2");
-        ck_assert(!action(&r, SCAN_ACTION_ADD, "0:0:0:2")->applied);
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_REMOVE, "0:0:1:7"));
-        ck_assert_str_eq(action(&r, SCAN_ACTION_REMOVE, "0:0:1:7")->path,
-                         "sys/bus/scsi/devices/0:0:1:7/delete");
-        ck_assert(exists("sys/bus/scsi/devices/0:0:1:7"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert_uint_eq(r.hosts[0].added, 1);
-        ck_assert_uint_eq(r.hosts[0].removed, 1);
-        scan_result_done(&r);
+	ck_assert_uint_eq(fake.n_writes, 0);
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_PROBE, "0:-:-:0"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:0:2"));
+	ck_assert_str_eq(action(&r, SCAN_ACTION_ADD, "0:0:0:2")->value, "0 0 2");
+	ck_assert(!action(&r, SCAN_ACTION_ADD, "0:0:0:2")->applied);
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_REMOVE, "0:0:1:7"));
+	ck_assert_str_eq(action(&r, SCAN_ACTION_REMOVE, "0:0:1:7")->path,
+	                 "sys/bus/scsi/devices/0:0:1:7/delete");
+	ck_assert(exists("sys/bus/scsi/devices/0:0:1:7"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	scan_result_done(&r);
 }
 END_TEST
 
 START_TEST(test_remove)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        basic_world();
-        instantiate(0, 0, 0, 5); /* the target no longer reports LUN 5 */
+	basic_world();
+	instantiate(0, 0, 0, 5); /* the target no longer reports LUN 5 */
 
-        /* default: kept, reported as such */
-        run(SCAN_ADD, NULL, &r);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
-        ck_assert_uint_eq(r.hosts[0].kept, 1);
-        scan_result_done(&r);
+	/* default: kept, reported as such */
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
+	ck_assert_uint_eq(r.hosts[0].kept, 1);
+	scan_result_done(&r);
 
-        fake.n_writes = 0;
-        run(SCAN_REMOVE, NULL, &r);
-        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:5/delete=1"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
-        ck_assert_uint_eq(r.hosts[0].removed, 1);
-        ck_assert_uint_eq(r.hosts[0].unchanged, 3);
-        /* --remove alone: no probe write */
-        ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - 0"));
-        scan_result_done(&r);
+	fake.n_writes = 0;
+	run(SCAN_REMOVE, NULL, &r);
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:0:5/delete=1"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	ck_assert_uint_eq(r.hosts[0].unchanged, 3);
+	/* --remove alone: no probe write */
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	scan_result_done(&r);
 }
 END_TEST
 
@@ -589,258 +588,259 @@ enum { BUSY_MOUNTED, BUSY_PART_MOUNTED, BUSY_HOLDERS, BUSY_PART_HOLDERS, BUSY_EX
 
 START_TEST(test_remove_in_use)
 {
-        ScanResult r = {};
-        char p[256], mi[256];
-        const char *blk;
+	ScanResult r = {};
+	char p[256], mi[256];
+	const char *blk;
 
-        basic_world();
-        instantiate(0, 0, 0, 5);
-        blk = block_of("0:0:0:5");
-        switch (_i) {
-        case BUSY_MOUNTED:
-                xsnprintf(mi, "22 1 8:%u / /mnt rw,relatime - ext4 /dev/%s rw\n",
-                          (unsigned)(blk[2] - 'a') * 16, blk);
-                put("proc/self/mountinfo", mi);
-                break;
-        case BUSY_PART_MOUNTED:
-        case BUSY_PART_HOLDERS:
-                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/partition", blk, blk);
-                put(p, "1\n");
-                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/dev", blk, blk);
-                put(p, "8:241\n");
-                if (_i == BUSY_PART_MOUNTED)
-                        put("proc/self/mountinfo", "1 0 0:1 / / rw - rootfs rootfs rw\n"
-                                                   "30 1 8:241 / /data rw - xfs /dev/x rw\n");
-                else {
-                        xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/holders/dm-0",
-                                  blk, blk);
-                        mkdirs(p);
-                }
-                break;
-        case BUSY_HOLDERS:
-                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/holders/md0", blk);
-                mkdirs(p);
-                break;
-        case BUSY_EXCL:
-                xsnprintf(fake.busy[fake.n_busy++], "%s", blk);
-                break;
-        }
+	basic_world();
+	instantiate(0, 0, 0, 5);
+	blk = block_of("0:0:0:5");
+	switch (_i) {
+	case BUSY_MOUNTED:
+		xsnprintf(mi, "22 1 8:%u / /mnt rw,relatime - ext4 /dev/%s rw\n",
+		          (unsigned)(blk[2] - 'a') * 16, blk);
+		put("proc/self/mountinfo", mi);
+		break;
+	case BUSY_PART_MOUNTED:
+	case BUSY_PART_HOLDERS:
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/partition", blk, blk);
+		put(p, "1\n");
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/dev", blk, blk);
+		put(p, "8:241\n");
+		if (_i == BUSY_PART_MOUNTED)
+			put("proc/self/mountinfo", "1 0 0:1 / / rw - rootfs rootfs rw\n"
+			                           "30 1 8:241 / /data rw - xfs /dev/x rw\n");
+		else {
+			xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/holders/dm-0", blk,
+			          blk);
+			mkdirs(p);
+		}
+		break;
+	case BUSY_HOLDERS:
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/holders/md0", blk);
+		mkdirs(p);
+		break;
+	case BUSY_EXCL:
+		xsnprintf(fake.busy[fake.n_busy++], "%s", blk);
+		break;
+	}
 
-        run(SCAN_REMOVE, NULL, &r);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
-        ck_assert_ptr_nonnull(strstr(action(&r, SCAN_ACTION_KEEP, "0:0:0:5")->reason, "kept: "));
-        ck_assert_uint_eq(r.hosts[0].removed, 0);
-        ck_assert_uint_eq(r.hosts[0].kept, 1);
-        ck_assert_uint_eq(r.failed, 0);
-        scan_result_done(&r);
+	run(SCAN_REMOVE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
+	ck_assert_ptr_nonnull(strstr(action(&r, SCAN_ACTION_KEEP, "0:0:0:5")->reason, "kept: "));
+	ck_assert_uint_eq(r.hosts[0].removed, 0);
+	ck_assert_uint_eq(r.hosts[0].kept, 1);
+	ck_assert_uint_eq(r.failed, 0);
+	scan_result_done(&r);
 
-        run(SCAN_REMOVE | SCAN_FORCE, NULL, &r);
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
-        ck_assert_uint_eq(r.hosts[0].removed, 1);
-        scan_result_done(&r);
+	run(SCAN_REMOVE | SCAN_FORCE, NULL, &r);
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	scan_result_done(&r);
 }
 END_TEST
 
 /* A failed REPORT LUNS (timeout, error, malformed) removes nothing on that target, and the
  * other targets are still scanned. */
 static const struct {
-        int error;
-        bool truncated;
+	int error;
+	bool truncated;
 } bad_cases[] = {
-        { -ETIMEDOUT, false },
-        { -EIO, false },
-        { -ENOLINK, false },
-        { 0, true },
+	{ -ETIMEDOUT, false },
+	{ -EIO, false },
+	{ -ENOLINK, false },
+	{ 0, true },
 };
 
 START_TEST(test_failed_target)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        basic_world();
-        instantiate(0, 0, 1, 3); /* not on the wire: would be removed if the report were trusted */
-        target(0, 0, 1)->error = bad_cases[_i].error;
-        target(0, 0, 1)->truncated = bad_cases[_i].truncated;
-        instantiate(0, 0, 0, 6); /* stale on the healthy target */
-        wire(0, 0, 0, 2);
+	basic_world();
+	instantiate(0, 0, 1, 3); /* not on the wire: would be removed if the report were trusted */
+	target(0, 0, 1)->error = bad_cases[_i].error;
+	target(0, 0, 1)->truncated = bad_cases[_i].truncated;
+	instantiate(0, 0, 0, 6); /* stale on the healthy target */
+	wire(0, 0, 0, 2);
 
-        run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE, NULL, &r);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:1:3"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:1:0"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:6"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert_uint_eq(r.failed, 1);
-        ck_assert_uint_eq(r.hosts[0].failed, 1);
-        ck_assert_uint_eq(r.hosts[0].added, 1);
-        ck_assert_uint_eq(r.hosts[0].removed, 1);
-        for (size_t i = 0; i < r.n_targets; i++)
-                if (r.targets[i].target == 1) {
-                        ck_assert_int_eq(r.targets[i].error,
-                                         bad_cases[_i].truncated ? -EBADMSG : bad_cases[_i].error);
-                        ck_assert_int_eq(r.targets[i].method, SCAN_METHOD_NONE);
-                } else
-                        ck_assert_int_eq(r.targets[i].error, 0);
-        for (size_t i = 0; i < r.n_actions; i++)
-                ck_assert_uint_ne(r.actions[i].target * 10 + (r.actions[i].kind == SCAN_ACTION_REMOVE), 11);
-        scan_result_done(&r);
+	run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:1:3"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:1:0"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:6"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert_uint_eq(r.failed, 1);
+	ck_assert_uint_eq(r.hosts[0].failed, 1);
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	for (size_t i = 0; i < r.n_targets; i++)
+		if (r.targets[i].target == 1) {
+			ck_assert_int_eq(r.targets[i].error,
+			                 bad_cases[_i].truncated ? -EBADMSG : bad_cases[_i].error);
+			ck_assert_int_eq(r.targets[i].method, SCAN_METHOD_NONE);
+		} else
+			ck_assert_int_eq(r.targets[i].error, 0);
+	for (size_t i = 0; i < r.n_actions; i++)
+		ck_assert_uint_ne(
+		        r.actions[i].target * 10 + (r.actions[i].kind == SCAN_ACTION_REMOVE), 11);
+	scan_result_done(&r);
 }
 END_TEST
 
 START_TEST(test_resize)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        basic_world();
-        fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
-        run(SCAN_RESIZE, NULL, &r);
-        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
-        ck_assert_uint_eq(fake.n_writes, 1);
-        ck_assert_uint_eq(r.hosts[0].resized, 1);
-        ck_assert_uint_eq(r.hosts[0].unchanged, 2);
-        ck_assert_uint_eq(action(&r, SCAN_ACTION_RESIZE, "0:0:0:1")->old_size, 8u << 20);
-        ck_assert_uint_eq(action(&r, SCAN_ACTION_RESIZE, "0:0:0:1")->new_size, 16u << 20);
-        scan_result_done(&r);
+	basic_world();
+	fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
+	run(SCAN_RESIZE, NULL, &r);
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+	ck_assert_uint_eq(fake.n_writes, 1);
+	ck_assert_uint_eq(r.hosts[0].resized, 1);
+	ck_assert_uint_eq(r.hosts[0].unchanged, 2);
+	ck_assert_uint_eq(action(&r, SCAN_ACTION_RESIZE, "0:0:0:1")->old_size, 8u << 20);
+	ck_assert_uint_eq(action(&r, SCAN_ACTION_RESIZE, "0:0:0:1")->new_size, 16u << 20);
+	scan_result_done(&r);
 }
 END_TEST
 
 /* The REPORT LUNS W-LUN, instantiated and listed, is neither added nor removed. */
 START_TEST(test_wlun)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        basic_world();
-        instantiate(0, 0, 1, 0xc101);
-        target(0, 0, 1)->with_wlun = true;
-        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:1:49409"));
-        ck_assert_uint_eq(r.hosts[0].removed, 0);
-        ck_assert_uint_eq(r.hosts[0].added, 0);
-        scan_result_done(&r);
+	basic_world();
+	instantiate(0, 0, 1, 0xc101);
+	target(0, 0, 1)->with_wlun = true;
+	run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:1:49409"));
+	ck_assert_uint_eq(r.hosts[0].removed, 0);
+	ck_assert_uint_eq(r.hosts[0].added, 0);
+	scan_result_done(&r);
 }
 END_TEST
 
 /* Selectors narrow the scan: H:C:T:L adds just that LUN, another host is left alone. */
 START_TEST(test_selectors)
 {
-        static const char *const one_lun[] = { "0:0:0:3", NULL };
-        static const char *const host1[] = { "host1", NULL };
-        ScanResult r = {};
+	static const char *const one_lun[] = { "0:0:0:3", NULL };
+	static const char *const host1[] = { "host1", NULL };
+	ScanResult r = {};
 
-        basic_world();
-        host(1, "other");
-        wire(0, 0, 0, 2);
-        wire(0, 0, 0, 3);
-        wire(1, 0, 0, 0);
-        run(SCAN_ADD, one_lun, &r);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:3"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert(!exists("sys/bus/scsi/devices/1:0:0:0"));
-        ck_assert_uint_eq(r.n_hosts, 1);
-        ck_assert_uint_eq(r.n_targets, 1);
-        scan_result_done(&r);
+	basic_world();
+	host(1, "other");
+	wire(0, 0, 0, 2);
+	wire(0, 0, 0, 3);
+	wire(1, 0, 0, 0);
+	run(SCAN_ADD, one_lun, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:3"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert(!exists("sys/bus/scsi/devices/1:0:0:0"));
+	ck_assert_uint_eq(r.n_hosts, 1);
+	ck_assert_uint_eq(r.n_targets, 1);
+	scan_result_done(&r);
 
-        run(SCAN_ADD, host1, &r);
-        ck_assert(exists("sys/bus/scsi/devices/1:0:0:0"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert_uint_eq(r.n_hosts, 1);
-        ck_assert_uint_eq(r.hosts[0].host, 1);
-        scan_result_done(&r);
+	run(SCAN_ADD, host1, &r);
+	ck_assert(exists("sys/bus/scsi/devices/1:0:0:0"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert_uint_eq(r.n_hosts, 1);
+	ck_assert_uint_eq(r.hosts[0].host, 1);
+	scan_result_done(&r);
 }
 END_TEST
 
 /* SAS: targets come from the transport class; only those without an LU get a LUN 0 probe. */
 START_TEST(test_sas_transport)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        host(2, "mptsas");
-        put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
-        put("sys/class/sas_device/end_device-2:0/scsi_target_id", "0\n");
-        put("sys/class/sas_end_device/end_device-2:1/bay_identifier", "1\n");
-        put("sys/class/sas_device/end_device-2:1/scsi_target_id", "1\n");
-        wire(2, 0, 0, 0);
-        wire(2, 0, 1, 0);
-        wire(2, 0, 1, 2);
-        instantiate(2, 0, 0, 0);
-        run(SCAN_ADD, NULL, &r);
-        ck_assert(wrote("sys/class/scsi_host/host2/scan=0 1 0"));
-        ck_assert(!wrote("sys/class/scsi_host/host2/scan=- - 0"));
-        ck_assert(!wrote("sys/class/scsi_host/host2/scan=0 0 0"));
-        ck_assert(exists("sys/bus/scsi/devices/2:0:1:2"));
-        /* 2:0:1:0 from the target probe, 2:0:1:2 from REPORT LUNS */
-        ck_assert_uint_eq(r.hosts[0].added, 2);
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "2:0:1:0"));
-        ck_assert_uint_eq(r.hosts[0].unchanged, 1); /* 2:0:0:0 */
-        ck_assert_uint_eq(r.n_targets, 2);
-        ck_assert_str_eq(r.targets[1].source, "sas");
-        scan_result_done(&r);
+	host(2, "mptsas");
+	put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
+	put("sys/class/sas_device/end_device-2:0/scsi_target_id", "0\n");
+	put("sys/class/sas_end_device/end_device-2:1/bay_identifier", "1\n");
+	put("sys/class/sas_device/end_device-2:1/scsi_target_id", "1\n");
+	wire(2, 0, 0, 0);
+	wire(2, 0, 1, 0);
+	wire(2, 0, 1, 2);
+	instantiate(2, 0, 0, 0);
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(wrote("sys/class/scsi_host/host2/scan=0 1 0"));
+	ck_assert(!wrote("sys/class/scsi_host/host2/scan=- - 0"));
+	ck_assert(!wrote("sys/class/scsi_host/host2/scan=0 0 0"));
+	ck_assert(exists("sys/bus/scsi/devices/2:0:1:2"));
+	/* 2:0:1:0 from the target probe, 2:0:1:2 from REPORT LUNS */
+	ck_assert_uint_eq(r.hosts[0].added, 2);
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "2:0:1:0"));
+	ck_assert_uint_eq(r.hosts[0].unchanged, 1); /* 2:0:0:0 */
+	ck_assert_uint_eq(r.n_targets, 2);
+	ck_assert_str_eq(r.targets[1].source, "sas");
+	scan_result_done(&r);
 }
 END_TEST
 
 /* FC: an rport that is not a target (scsi_target_id -1) or not online is not probed. */
 START_TEST(test_fc_transport)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        host(3, "qla2xxx");
-        put("sys/class/fc_remote_ports/rport-3:0-0/scsi_target_id", "0\n");
-        put("sys/class/fc_remote_ports/rport-3:0-0/port_state", "Online\n");
-        put("sys/class/fc_remote_ports/rport-3:0-1/scsi_target_id", "-1\n");
-        put("sys/class/fc_remote_ports/rport-3:0-1/port_state", "Online\n");
-        put("sys/class/fc_remote_ports/rport-3:0-2/scsi_target_id", "2\n");
-        put("sys/class/fc_remote_ports/rport-3:0-2/port_state", "Blocked\n");
-        wire(3, 0, 0, 0);
-        run(SCAN_ADD, NULL, &r);
-        ck_assert(wrote("sys/class/scsi_host/host3/scan=0 0 0"));
-        ck_assert_uint_eq(fake.n_writes, 1);
-        ck_assert(exists("sys/bus/scsi/devices/3:0:0:0"));
-        scan_result_done(&r);
+	host(3, "qla2xxx");
+	put("sys/class/fc_remote_ports/rport-3:0-0/scsi_target_id", "0\n");
+	put("sys/class/fc_remote_ports/rport-3:0-0/port_state", "Online\n");
+	put("sys/class/fc_remote_ports/rport-3:0-1/scsi_target_id", "-1\n");
+	put("sys/class/fc_remote_ports/rport-3:0-1/port_state", "Online\n");
+	put("sys/class/fc_remote_ports/rport-3:0-2/scsi_target_id", "2\n");
+	put("sys/class/fc_remote_ports/rport-3:0-2/port_state", "Blocked\n");
+	wire(3, 0, 0, 0);
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(wrote("sys/class/scsi_host/host3/scan=0 0 0"));
+	ck_assert_uint_eq(fake.n_writes, 1);
+	ck_assert(exists("sys/bus/scsi/devices/3:0:0:0"));
+	scan_result_done(&r);
 }
 END_TEST
 
 /* A target with no LU to send REPORT LUNS to falls back to the kernel's own target scan. */
 START_TEST(test_kernel_fallback)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        host(2, "mptsas");
-        put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
-        put("sys/class/sas_device/end_device-2:0/scsi_target_id", "4\n");
-        wire(2, 0, 4, 1); /* no LUN 0 */
-        run(SCAN_ADD, NULL, &r);
-        ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 0"));
-        ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 -"));
-        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_KERNEL);
-        scan_result_done(&r);
+	host(2, "mptsas");
+	put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
+	put("sys/class/sas_device/end_device-2:0/scsi_target_id", "4\n");
+	wire(2, 0, 4, 1); /* no LUN 0 */
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 0"));
+	ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 -"));
+	ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_KERNEL);
+	scan_result_done(&r);
 }
 END_TEST
 
 /* SCSI-2 device refusing REPORT LUNS: sequential probing, stopping at the first gap. */
 START_TEST(test_sequential)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        host(0, "old");
-        wire(0, 0, 0, 0);
-        wire(0, 0, 0, 1);
-        wire(0, 0, 0, 2);
-        wire(0, 0, 0, 4);
-        instantiate(0, 0, 0, 0);
-        put("sys/bus/scsi/devices/0:0:0:0/scsi_level", "3\n");
-        target(0, 0, 0)->error = -EOPNOTSUPP;
-        instantiate(0, 0, 0, 6); /* never removed: no authoritative list */
-        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 3"));
-        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
-        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
-        ck_assert_ptr_nonnull(strstr(r.targets[0].detail, "REPORT LUNS refused"));
-        /* LUN 3 did not appear: reported as a failed add of a missing LUN is wrong; it is the
-         * end of the sequential walk */
-        scan_result_done(&r);
+	host(0, "old");
+	wire(0, 0, 0, 0);
+	wire(0, 0, 0, 1);
+	wire(0, 0, 0, 2);
+	wire(0, 0, 0, 4);
+	instantiate(0, 0, 0, 0);
+	put("sys/bus/scsi/devices/0:0:0:0/scsi_level", "3\n");
+	target(0, 0, 0)->error = -EOPNOTSUPP;
+	instantiate(0, 0, 0, 6); /* never removed: no authoritative list */
+	run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 3"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+	ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
+	ck_assert_ptr_nonnull(strstr(r.targets[0].detail, "REPORT LUNS refused"));
+	/* LUN 3 did not appear: reported as a failed add of a missing LUN is wrong; it is the
+	 * end of the sequential walk */
+	scan_result_done(&r);
 }
 END_TEST
 
@@ -848,141 +848,142 @@ END_TEST
  * no longer has: REPORT LUNS would add 1, 2, 4 and remove 6. */
 static void sparse_world(void)
 {
-        host(0, "fake");
-        wire(0, 0, 0, 0);
-        wire(0, 0, 0, 1);
-        wire(0, 0, 0, 2);
-        wire(0, 0, 0, 4);
-        instantiate(0, 0, 0, 0);
-        instantiate(0, 0, 0, 6);
+	host(0, "fake");
+	wire(0, 0, 0, 0);
+	wire(0, 0, 0, 1);
+	wire(0, 0, 0, 2);
+	wire(0, 0, 0, 4);
+	instantiate(0, 0, 0, 0);
+	instantiate(0, 0, 0, 6);
 }
 
 /* The quirk (LUND_SCAN_SEQUENTIAL): REPORT LUNS is never sent; LUNs 1.. are probed up to the
  * first missing one, as the kernel's sequential scan; nothing is removed. */
 START_TEST(test_quirk_sequential)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        sparse_world();
-        fake.use_quirk = true;
-        fake.quirk = (ScanQuirk) { .sequential = true };
-        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
-        ck_assert_uint_eq(fake.report_calls, 0);
-        ck_assert_uint_eq(fake.quirk_calls, 1);
-        /* asked with the LU's type and its INQUIRY strings without the padding */
-        ck_assert_int_eq(fake.quirk_type, 0);
-        ck_assert_str_eq(fake.quirk_vendor, "FAKE");
-        ck_assert_str_eq(fake.quirk_model, "DISK");
-        ck_assert_str_eq(fake.quirk_rev, "0001");
-        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
-        ck_assert_ptr_nonnull(strstr(r.targets[0].detail, "quirk"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
-        ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 3"));
-        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:4"));
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
-        ck_assert_uint_eq(r.hosts[0].added, 2);
-        ck_assert_uint_eq(r.hosts[0].removed, 0);
-        ck_assert_uint_eq(r.failed, 0);
-        ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_PROBE, "0:0:0:3"));
-        scan_result_done(&r);
+	sparse_world();
+	fake.use_quirk = true;
+	fake.quirk = (ScanQuirk){ .sequential = true };
+	run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+	ck_assert_uint_eq(fake.report_calls, 0);
+	ck_assert_uint_eq(fake.quirk_calls, 1);
+	/* asked with the LU's type and its INQUIRY strings without the padding */
+	ck_assert_int_eq(fake.quirk_type, 0);
+	ck_assert_str_eq(fake.quirk_vendor, "FAKE");
+	ck_assert_str_eq(fake.quirk_model, "DISK");
+	ck_assert_str_eq(fake.quirk_rev, "0001");
+	ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_SEQUENTIAL);
+	ck_assert_ptr_nonnull(strstr(r.targets[0].detail, "quirk"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:1"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:2"));
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 0 3"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 4"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:4"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+	ck_assert_uint_eq(r.hosts[0].added, 2);
+	ck_assert_uint_eq(r.hosts[0].removed, 0);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_PROBE, "0:0:0:3"));
+	scan_result_done(&r);
 }
 END_TEST
 
 /* The same target without the quirk: REPORT LUNS, so LUN 4 is added and LUN 6 removed. */
 START_TEST(test_quirk_absent)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        sparse_world();
-        fake.use_quirk = true; /* asked, but nothing for this device */
-        fake.quirk = (ScanQuirk) {};
-        run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
-        ck_assert_uint_eq(fake.report_calls, 1);
-        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_REPORT_LUNS);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:4"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:6"));
-        ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 3"));
-        ck_assert_uint_eq(r.hosts[0].added, 3);
-        ck_assert_uint_eq(r.hosts[0].removed, 1);
-        scan_result_done(&r);
+	sparse_world();
+	fake.use_quirk = true; /* asked, but nothing for this device */
+	fake.quirk = (ScanQuirk){};
+	run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
+	ck_assert_uint_eq(fake.report_calls, 1);
+	ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_REPORT_LUNS);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:4"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:6"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 0 3"));
+	ck_assert_uint_eq(r.hosts[0].added, 3);
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	scan_result_done(&r);
 }
 END_TEST
 
 /* LUND_SCAN_MAX_LUN bounds the walk (LUNs below it), LUND_SCAN_SPARSE goes past holes. */
 static const struct {
-        ScanQuirk quirk;
-        const char *added;     /* LUNs that must exist afterwards, of 1..7 */
-        const char *probed;    /* LUNs written to scan, of 1..7 */
+	ScanQuirk quirk;
+	const char *added;  /* LUNs that must exist afterwards, of 1..7 */
+	const char *probed; /* LUNs written to scan, of 1..7 */
 } bound_cases[] = {
-        { { .sequential = true, .max_lun = 2 }, "1", "1" },
-        { { .sequential = true, .max_lun = 3 }, "12", "12" },
-        { { .sequential = true, .max_lun = 1 }, "", "" },
-        { { .sequential = true, .sparse = true, .max_lun = 6 }, "124", "12345" },
-        { { .sequential = true, .sparse = true }, "124", "1234567" }, /* the policy's 8 */
+	{ { .sequential = true, .max_lun = 2 }, "1", "1" },
+	{ { .sequential = true, .max_lun = 3 }, "12", "12" },
+	{ { .sequential = true, .max_lun = 1 }, "", "" },
+	{ { .sequential = true, .sparse = true, .max_lun = 6 }, "124", "12345" },
+	{ { .sequential = true, .sparse = true }, "124", "1234567" }, /* the policy's 8 */
 };
 
 START_TEST(test_quirk_bound)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        sparse_world();
-        fake.use_quirk = true;
-        fake.quirk = bound_cases[_i].quirk;
-        run(SCAN_ADD, NULL, &r);
-        ck_assert_uint_eq(fake.report_calls, 0);
-        for (unsigned l = 1; l <= 7; l++) {
-                char p[128], w[128], digit = (char)('0' + l);
+	sparse_world();
+	fake.use_quirk = true;
+	fake.quirk = bound_cases[_i].quirk;
+	run(SCAN_ADD, NULL, &r);
+	ck_assert_uint_eq(fake.report_calls, 0);
+	for (unsigned l = 1; l <= 7; l++) {
+		char p[128], w[128], digit = (char)('0' + l);
 
-                if (l == 6)
-                        continue; /* instantiated before: never probed, never removed */
-                xsnprintf(p, "sys/bus/scsi/devices/0:0:0:%u", l);
-                xsnprintf(w, "sys/class/scsi_host/host0/scan=0 0 %u", l);
-                ck_assert_msg(exists(p) == !!strchr(bound_cases[_i].added, digit),
-                              "case %d: LUN %u exists: %d", _i, l, exists(p));
-                ck_assert_msg(wrote(w) == !!strchr(bound_cases[_i].probed, digit),
-                              "case %d: LUN %u probed: %d", _i, l, wrote(w));
-        }
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
-        ck_assert_uint_eq(r.failed, 0);
-        ck_assert_ptr_nonnull(strstr(r.targets[0].detail,
-                                     bound_cases[_i].quirk.max_lun == 1 ? "LUN 0 only" : "LUNs 1.."));
-        scan_result_done(&r);
+		if (l == 6)
+			continue; /* instantiated before: never probed, never removed */
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:%u", l);
+		xsnprintf(w, "sys/class/scsi_host/host0/scan=0 0 %u", l);
+		ck_assert_msg(exists(p) == !!strchr(bound_cases[_i].added, digit),
+		              "case %d: LUN %u exists: %d", _i, l, exists(p));
+		ck_assert_msg(wrote(w) == !!strchr(bound_cases[_i].probed, digit),
+		              "case %d: LUN %u probed: %d", _i, l, wrote(w));
+	}
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_ptr_nonnull(strstr(r.targets[0].detail, bound_cases[_i].quirk.max_lun == 1
+	                                                          ? "LUN 0 only"
+	                                                          : "LUNs 1.."));
+	scan_result_done(&r);
 }
 END_TEST
 
 /* REPORT LUNS answered with garbage: the target fails with a reason that says what was wrong;
  * nothing is added, removed, or probed sequentially there. */
 static const struct {
-        int error;             /* REPORT LUNS I/O result (-ENOBUFS: the I/O layer refused the
-                                * length) */
-        uint32_t garbage_len;  /* or this LUN LIST LENGTH over 16 bytes */
-        const char *detail;
+	int error;            /* REPORT LUNS I/O result (-ENOBUFS: the I/O layer refused the
+	                       * length) */
+	uint32_t garbage_len; /* or this LUN LIST LENGTH over 16 bytes */
+	const char *detail;
 } garbage_cases[] = {
-        { 0, 13, "LUN LIST LENGTH 13 is not a multiple of 8" },
-        { 0, 0xfffffff8u, "LUN LIST LENGTH 4294967288 but 8 bytes of list received" },
-        { 0, 24, "LUN LIST LENGTH 24 but 8 bytes of list received" },
-        { -ENOBUFS, 0, "LUN LIST LENGTH beyond 16384 entries" },
+	{ 0, 13, "LUN LIST LENGTH 13 is not a multiple of 8" },
+	{ 0, 0xfffffff8u, "LUN LIST LENGTH 4294967288 but 8 bytes of list received" },
+	{ 0, 24, "LUN LIST LENGTH 24 but 8 bytes of list received" },
+	{ -ENOBUFS, 0, "LUN LIST LENGTH beyond 16384 entries" },
 };
 
 START_TEST(test_report_luns_garbage)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        sparse_world();
-        target(0, 0, 0)->error = garbage_cases[_i].error;
-        target(0, 0, 0)->garbage_len = garbage_cases[_i].garbage_len;
-        run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE, NULL, &r);
-        ck_assert_int_eq(r.targets[0].error, -EBADMSG);
-        ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_NONE);
-        ck_assert_msg(strstr(r.targets[0].detail, garbage_cases[_i].detail),
-                      "detail \"%s\"", r.targets[0].detail);
-        ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
-        ck_assert(!exists("sys/bus/scsi/devices/0:0:0:1"));
-        ck_assert_uint_eq(fake.n_writes, 1); /* the host's target probe, nothing else */
-        ck_assert_uint_eq(r.failed, 1);
-        scan_result_done(&r);
+	sparse_world();
+	target(0, 0, 0)->error = garbage_cases[_i].error;
+	target(0, 0, 0)->garbage_len = garbage_cases[_i].garbage_len;
+	run(SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE, NULL, &r);
+	ck_assert_int_eq(r.targets[0].error, -EBADMSG);
+	ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_NONE);
+	ck_assert_msg(strstr(r.targets[0].detail, garbage_cases[_i].detail), "detail \"%s\"",
+	              r.targets[0].detail);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:6"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:1"));
+	ck_assert_uint_eq(fake.n_writes, 1); /* the host's target probe, nothing else */
+	ck_assert_uint_eq(r.failed, 1);
+	scan_result_done(&r);
 }
 END_TEST
 
@@ -990,36 +991,36 @@ END_TEST
  * then matches and a second scan does nothing. Two commands per LU. */
 START_TEST(test_ids_vpd)
 {
-        ScanResult r = {};
-        const ScanAction *a;
+	ScanResult r = {};
+	const ScanAction *a;
 
-        basic_world();
-        fake.lus[1].naa = 0x99; /* 0:0:0:1 now answers with another NAA */
-        run(SCAN_IDS, NULL, &r);
-        a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:1");
-        ck_assert_ptr_nonnull(a);
-        ck_assert(a->applied);
-        ck_assert_ptr_nonnull(strstr(a->reason, "ids changed: VPD page 0x83"));
-        ck_assert_ptr_null(strstr(a->reason, "still"));
-        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
-        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/uevent="
-                        "change 00000000-0000-0000-0000-000000000000 LUND=ids"));
-        ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/block/sdb/uevent=change"));
-        ck_assert_ptr_null(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:0"));
-        ck_assert_uint_eq(r.hosts[0].reidentified, 1);
-        ck_assert_uint_eq(r.hosts[0].unchanged, 2);
-        ck_assert_uint_eq(r.failed, 0);
-        ck_assert_uint_eq(fake.inquiry_calls, 6); /* standard + VPD 0x83, per LU */
-        scan_result_done(&r);
+	basic_world();
+	fake.lus[1].naa = 0x99; /* 0:0:0:1 now answers with another NAA */
+	run(SCAN_IDS, NULL, &r);
+	a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:1");
+	ck_assert_ptr_nonnull(a);
+	ck_assert(a->applied);
+	ck_assert_ptr_nonnull(strstr(a->reason, "ids changed: VPD page 0x83"));
+	ck_assert_ptr_null(strstr(a->reason, "still"));
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/uevent="
+	                "change 00000000-0000-0000-0000-000000000000 LUND=ids"));
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/block/sdb/uevent=change"));
+	ck_assert_ptr_null(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:0"));
+	ck_assert_uint_eq(r.hosts[0].reidentified, 1);
+	ck_assert_uint_eq(r.hosts[0].unchanged, 2);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_uint_eq(fake.inquiry_calls, 6); /* standard + VPD 0x83, per LU */
+	scan_result_done(&r);
 
-        fake.n_writes = 0;
-        fake.inquiry_calls = 0;
-        run(SCAN_IDS, NULL, &r);
-        ck_assert_ptr_null(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:1"));
-        ck_assert_uint_eq(r.hosts[0].reidentified, 0);
-        ck_assert_uint_eq(r.hosts[0].unchanged, 3);
-        ck_assert(!wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
-        scan_result_done(&r);
+	fake.n_writes = 0;
+	fake.inquiry_calls = 0;
+	run(SCAN_IDS, NULL, &r);
+	ck_assert_ptr_null(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:1"));
+	ck_assert_uint_eq(r.hosts[0].reidentified, 0);
+	ck_assert_uint_eq(r.hosts[0].unchanged, 3);
+	ck_assert(!wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+	scan_result_done(&r);
 }
 END_TEST
 
@@ -1027,30 +1028,30 @@ END_TEST
  * a dry run plans it and writes nothing. */
 START_TEST(test_ids_inquiry)
 {
-        ScanResult r = {};
-        const ScanAction *a;
+	ScanResult r = {};
+	const ScanAction *a;
 
-        basic_world();
-        /* a quote (escaped in the reason), a control byte and NUL padding (blanks, as the
-         * kernel sanitises them) */
-        xsnprintf(fake.lus[2].model, "%s", "NEW\"MO\001DEL");
-        run(SCAN_IDS | SCAN_DRY_RUN, NULL, &r);
-        ck_assert_uint_eq(fake.n_writes, 0);
-        a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
-        ck_assert_ptr_nonnull(a);
-        ck_assert(!a->applied);
-        ck_assert_str_eq(a->path, "sys/bus/scsi/devices/0:0:1:0/rescan");
-        /* device strings quoted and escaped */
-        ck_assert_msg(strstr(a->reason, "model \"DISK\" -> \"NEW\\x22MO DEL\""),
-                      "reason \"%s\"", a->reason);
-        scan_result_done(&r);
+	basic_world();
+	/* a quote (escaped in the reason), a control byte and NUL padding (blanks, as the
+	 * kernel sanitises them) */
+	xsnprintf(fake.lus[2].model, "%s", "NEW\"MO\001DEL");
+	run(SCAN_IDS | SCAN_DRY_RUN, NULL, &r);
+	ck_assert_uint_eq(fake.n_writes, 0);
+	a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert(!a->applied);
+	ck_assert_str_eq(a->path, "sys/bus/scsi/devices/0:0:1:0/rescan");
+	/* device strings quoted and escaped */
+	ck_assert_msg(strstr(a->reason, "model \"DISK\" -> \"NEW\\x22MO DEL\""), "reason \"%s\"",
+	              a->reason);
+	scan_result_done(&r);
 
-        run(SCAN_IDS, NULL, &r);
-        a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
-        ck_assert_ptr_nonnull(a);
-        ck_assert(wrote("sys/bus/scsi/devices/0:0:1:0/rescan=1"));
-        ck_assert_ptr_nonnull(strstr(a->reason, "the kernel still shows the old INQUIRY strings"));
-        scan_result_done(&r);
+	run(SCAN_IDS, NULL, &r);
+	a = action(&r, SCAN_ACTION_REIDENTIFY, "0:0:1:0");
+	ck_assert_ptr_nonnull(a);
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:1:0/rescan=1"));
+	ck_assert_ptr_nonnull(strstr(a->reason, "the kernel still shows the old INQUIRY strings"));
+	scan_result_done(&r);
 }
 END_TEST
 
@@ -1058,151 +1059,148 @@ END_TEST
  * a failed INQUIRY is a failed action, not a rescan. */
 START_TEST(test_ids_no_cache)
 {
-        ScanResult r = {};
+	ScanResult r = {};
 
-        host(0, "fake");
-        wire(0, 0, 0, 0);
-        instantiate(0, 0, 0, 0);
-        ck_assert_int_eq(unlinkat(rootfd, "sys/bus/scsi/devices/0:0:0:0/vpd_pg83", 0), 0);
-        run(SCAN_IDS, NULL, &r);
-        ck_assert_uint_eq(fake.inquiry_calls, 1);
-        ck_assert_uint_eq(r.n_actions, 0);
-        scan_result_done(&r);
+	host(0, "fake");
+	wire(0, 0, 0, 0);
+	instantiate(0, 0, 0, 0);
+	ck_assert_int_eq(unlinkat(rootfd, "sys/bus/scsi/devices/0:0:0:0/vpd_pg83", 0), 0);
+	run(SCAN_IDS, NULL, &r);
+	ck_assert_uint_eq(fake.inquiry_calls, 1);
+	ck_assert_uint_eq(r.n_actions, 0);
+	scan_result_done(&r);
 
-        fake.inquiry_calls = 0;
-        fake.inquiry_error = -ETIMEDOUT;
-        run(SCAN_IDS, NULL, &r);
-        ck_assert_uint_eq(fake.inquiry_calls, 1);
-        ck_assert_int_eq(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:0")->error, -ETIMEDOUT);
-        ck_assert_uint_eq(r.failed, 1);
-        ck_assert_uint_eq(fake.n_writes, 0);
-        scan_result_done(&r);
+	fake.inquiry_calls = 0;
+	fake.inquiry_error = -ETIMEDOUT;
+	run(SCAN_IDS, NULL, &r);
+	ck_assert_uint_eq(fake.inquiry_calls, 1);
+	ck_assert_int_eq(action(&r, SCAN_ACTION_REIDENTIFY, "0:0:0:0")->error, -ETIMEDOUT);
+	ck_assert_uint_eq(r.failed, 1);
+	ck_assert_uint_eq(fake.n_writes, 0);
+	scan_result_done(&r);
 }
 END_TEST
 
 static const struct {
-        const char *s;
-        int r;
-        int64_t h, c, t, l;
+	const char *s;
+	int r;
+	int64_t h, c, t, l;
 } selector_cases[] = {
-        { "3", 0, 3, SCAN_ANY, SCAN_ANY, SCAN_ANY },
-        { "host12", 0, 12, SCAN_ANY, SCAN_ANY, SCAN_ANY },
-        { "1:0:2", 0, 1, 0, 2, SCAN_ANY },
-        { "1:0:2:49409", 0, 1, 0, 2, 49409 },
-        { "1:-:-:0", 0, 1, SCAN_ANY, SCAN_ANY, 0 },
-        { "1:0", -EINVAL, 0, 0, 0, 0 },
-        { "", -EINVAL, 0, 0, 0, 0 },
-        { "host", -EINVAL, 0, 0, 0, 0 },
-        { "-", -EINVAL, 0, 0, 0, 0 },
-        { "1:0:2:", -EINVAL, 0, 0, 0, 0 },
-        { "1::2:3", -EINVAL, 0, 0, 0, 0 },
-        { "1:0:2:3:4", -EINVAL, 0, 0, 0, 0 },
-        { "1:x:2", -EINVAL, 0, 0, 0, 0 },
-        { "4294967296", -EINVAL, 0, 0, 0, 0 },
-        { "1:0:2:18446744073709551616", -EINVAL, 0, 0, 0, 0 },
+	{ "3", 0, 3, SCAN_ANY, SCAN_ANY, SCAN_ANY },
+	{ "host12", 0, 12, SCAN_ANY, SCAN_ANY, SCAN_ANY },
+	{ "1:0:2", 0, 1, 0, 2, SCAN_ANY },
+	{ "1:0:2:49409", 0, 1, 0, 2, 49409 },
+	{ "1:-:-:0", 0, 1, SCAN_ANY, SCAN_ANY, 0 },
+	{ "1:0", -EINVAL, 0, 0, 0, 0 },
+	{ "", -EINVAL, 0, 0, 0, 0 },
+	{ "host", -EINVAL, 0, 0, 0, 0 },
+	{ "-", -EINVAL, 0, 0, 0, 0 },
+	{ "1:0:2:", -EINVAL, 0, 0, 0, 0 },
+	{ "1::2:3", -EINVAL, 0, 0, 0, 0 },
+	{ "1:0:2:3:4", -EINVAL, 0, 0, 0, 0 },
+	{ "1:x:2", -EINVAL, 0, 0, 0, 0 },
+	{ "4294967296", -EINVAL, 0, 0, 0, 0 },
+	{ "1:0:2:18446744073709551616", -EINVAL, 0, 0, 0, 0 },
 };
 
 START_TEST(test_selector_parse)
 {
-        ScanSelector s;
-        int r = scan_selector_parse(selector_cases[_i].s, &s);
+	ScanSelector s;
+	int r = scan_selector_parse(selector_cases[_i].s, &s);
 
-        ck_assert_msg(r == selector_cases[_i].r, "'%s': %d", selector_cases[_i].s, r);
-        if (r < 0)
-                return;
-        ck_assert_int_eq(s.host, selector_cases[_i].h);
-        ck_assert_int_eq(s.channel, selector_cases[_i].c);
-        ck_assert_int_eq(s.target, selector_cases[_i].t);
-        ck_assert_int_eq(s.lun, selector_cases[_i].l);
+	ck_assert_msg(r == selector_cases[_i].r, "'%s': %d", selector_cases[_i].s, r);
+	if (r < 0)
+		return;
+	ck_assert_int_eq(s.host, selector_cases[_i].h);
+	ck_assert_int_eq(s.channel, selector_cases[_i].c);
+	ck_assert_int_eq(s.target, selector_cases[_i].t);
+	ck_assert_int_eq(s.lun, selector_cases[_i].l);
 }
 END_TEST
 
 START_TEST(test_lun_set)
 {
-        /* 0, flat 1, 0 again, W-LUN REPORT LUNS, peripheral 5 */
-        static const uint8_t rep[] = {
-                0, 0, 0, 40, 0, 0, 0, 0,
-                0x00, 0x00, 0, 0, 0, 0, 0, 0,
-                0x40, 0x01, 0, 0, 0, 0, 0, 0,
-                0x00, 0x00, 0, 0, 0, 0, 0, 0,
-                0xc1, 0x01, 0, 0, 0, 0, 0, 0,
-                0x00, 0x05, 0, 0, 0, 0, 0, 0,
-        };
-        uint64_t *v = NULL;
-        size_t n = 0;
+	/* 0, flat 1, 0 again, W-LUN REPORT LUNS, peripheral 5 */
+	static const uint8_t rep[] = {
+		0,    0,    0, 40, 0, 0, 0, 0, 0x00, 0x00, 0, 0, 0, 0, 0, 0,
+		0x40, 0x01, 0, 0,  0, 0, 0, 0, 0x00, 0x00, 0, 0, 0, 0, 0, 0,
+		0xc1, 0x01, 0, 0,  0, 0, 0, 0, 0x00, 0x05, 0, 0, 0, 0, 0, 0,
+	};
+	uint64_t *v = NULL;
+	size_t n = 0;
 
-        ck_assert_int_eq(scan_lun_set_from_report(rep, sizeof(rep), &v, &n), 0);
-        ck_assert_uint_eq(n, 3);
-        ck_assert_uint_eq(v[0], 0);
-        ck_assert_uint_eq(v[1], 5);
-        ck_assert_uint_eq(v[2], 0x4001);
-        free(v);
-        /* truncated: never a shorter list */
-        ck_assert_int_eq(scan_lun_set_from_report(rep, sizeof(rep) - 8, &v, &n), -EBADMSG);
-        ck_assert_int_eq(scan_lun_set_from_report(rep, 4, &v, &n), -EBADMSG);
-        ck_assert(scan_lun_is_wlun(0xc101));
-        ck_assert(!scan_lun_is_wlun(0x4001));
+	ck_assert_int_eq(scan_lun_set_from_report(rep, sizeof(rep), &v, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(v[0], 0);
+	ck_assert_uint_eq(v[1], 5);
+	ck_assert_uint_eq(v[2], 0x4001);
+	free(v);
+	/* truncated: never a shorter list */
+	ck_assert_int_eq(scan_lun_set_from_report(rep, sizeof(rep) - 8, &v, &n), -EBADMSG);
+	ck_assert_int_eq(scan_lun_set_from_report(rep, 4, &v, &n), -EBADMSG);
+	ck_assert(scan_lun_is_wlun(0xc101));
+	ck_assert(!scan_lun_is_wlun(0x4001));
 }
 END_TEST
 
 START_TEST(test_no_host)
 {
-        ScanResult r = {};
-        ScanContext ctx = { .rootfd = rootfd, .io = &fake_io };
+	ScanResult r = {};
+	ScanContext ctx = { .rootfd = rootfd, .io = &fake_io };
 
-        ck_assert_int_lt(scan_run(&ctx, NULL, 0, SCAN_ADD, &r), 0);
-        host(0, "fake");
-        {
-                ScanSelector sel;
+	ck_assert_int_lt(scan_run(&ctx, NULL, 0, SCAN_ADD, &r), 0);
+	host(0, "fake");
+	{
+		ScanSelector sel;
 
-                ck_assert_int_eq(scan_selector_parse("7", &sel), 0);
-                ck_assert_int_eq(scan_run(&ctx, &sel, 1, SCAN_ADD, &r), -ENOENT);
-        }
+		ck_assert_int_eq(scan_selector_parse("7", &sel), 0);
+		ck_assert_int_eq(scan_run(&ctx, &sel, 1, SCAN_ADD, &r), -ENOENT);
+	}
 }
 END_TEST
 
 static Suite *scan_suite(void)
 {
-        Suite *s = suite_create("scan");
-        TCase *tc = tcase_create("plan");
+	Suite *s = suite_create("scan");
+	TCase *tc = tcase_create("plan");
 
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, test_add);
-        tcase_add_test(tc, test_dry_run);
-        tcase_add_test(tc, test_remove);
-        tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
-        tcase_add_loop_test(tc, test_failed_target, 0, ELEMENTSOF(bad_cases));
-        tcase_add_test(tc, test_resize);
-        tcase_add_test(tc, test_wlun);
-        tcase_add_test(tc, test_selectors);
-        tcase_add_test(tc, test_sas_transport);
-        tcase_add_test(tc, test_fc_transport);
-        tcase_add_test(tc, test_kernel_fallback);
-        tcase_add_test(tc, test_sequential);
-        tcase_add_test(tc, test_quirk_sequential);
-        tcase_add_test(tc, test_quirk_absent);
-        tcase_add_loop_test(tc, test_quirk_bound, 0, ELEMENTSOF(bound_cases));
-        tcase_add_loop_test(tc, test_report_luns_garbage, 0, ELEMENTSOF(garbage_cases));
-        tcase_add_test(tc, test_ids_vpd);
-        tcase_add_test(tc, test_ids_inquiry);
-        tcase_add_test(tc, test_ids_no_cache);
-        tcase_add_test(tc, test_no_host);
-        suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_add);
+	tcase_add_test(tc, test_dry_run);
+	tcase_add_test(tc, test_remove);
+	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
+	tcase_add_loop_test(tc, test_failed_target, 0, ELEMENTSOF(bad_cases));
+	tcase_add_test(tc, test_resize);
+	tcase_add_test(tc, test_wlun);
+	tcase_add_test(tc, test_selectors);
+	tcase_add_test(tc, test_sas_transport);
+	tcase_add_test(tc, test_fc_transport);
+	tcase_add_test(tc, test_kernel_fallback);
+	tcase_add_test(tc, test_sequential);
+	tcase_add_test(tc, test_quirk_sequential);
+	tcase_add_test(tc, test_quirk_absent);
+	tcase_add_loop_test(tc, test_quirk_bound, 0, ELEMENTSOF(bound_cases));
+	tcase_add_loop_test(tc, test_report_luns_garbage, 0, ELEMENTSOF(garbage_cases));
+	tcase_add_test(tc, test_ids_vpd);
+	tcase_add_test(tc, test_ids_inquiry);
+	tcase_add_test(tc, test_ids_no_cache);
+	tcase_add_test(tc, test_no_host);
+	suite_add_tcase(s, tc);
 
-        tc = tcase_create("pure");
-        tcase_add_loop_test(tc, test_selector_parse, 0, ELEMENTSOF(selector_cases));
-        tcase_add_test(tc, test_lun_set);
-        suite_add_tcase(s, tc);
-        return s;
+	tc = tcase_create("pure");
+	tcase_add_loop_test(tc, test_selector_parse, 0, ELEMENTSOF(selector_cases));
+	tcase_add_test(tc, test_lun_set);
+	suite_add_tcase(s, tc);
+	return s;
 }
 
 int main(void)
 {
-        SRunner *sr = srunner_create(scan_suite());
-        int failed;
+	SRunner *sr = srunner_create(scan_suite());
+	int failed;
 
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

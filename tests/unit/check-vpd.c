@@ -24,9 +24,19 @@ static const HeaderCase header_cases[] = {
 	{ "empty", 0, {}, -EBADMSG },
 	{ "three bytes", 3, { 0x00, 0x80, 0x00 }, -EBADMSG },
 	{ "empty page", 4, { 0x00, 0x80, 0x00, 0x00 }, 0, .page = 0x80 },
-	{ "exact", 6, { 0x25, 0x83, 0x00, 0x02, 0xaa, 0xbb }, 0, .qualifier = 1, .type = 5,
-	  .page = 0x83, .page_len = 2 },
-	{ "trailing ignored", 8, { 0x00, 0xb0, 0x00, 0x02, 1, 2, 3, 4 }, 0, .page = 0xb0,
+	{ "exact",
+	  6,
+	  { 0x25, 0x83, 0x00, 0x02, 0xaa, 0xbb },
+	  0,
+	  .qualifier = 1,
+	  .type = 5,
+	  .page = 0x83,
+	  .page_len = 2 },
+	{ "trailing ignored",
+	  8,
+	  { 0x00, 0xb0, 0x00, 0x02, 1, 2, 3, 4 },
+	  0,
+	  .page = 0xb0,
 	  .page_len = 2 },
 	{ "one past", 6, { 0x00, 0x83, 0x00, 0x03, 0xaa, 0xbb }, -EBADMSG },
 	{ "65535 claimed", 8, { 0x00, 0x83, 0xff, 0xff }, -EBADMSG },
@@ -55,8 +65,8 @@ END_TEST
 
 START_TEST(test_vpd00)
 {
-	static const uint8_t ok[] = { 0x00, 0x00, 0x00, 0x08, 0x00, 0x80, 0x83, 0x89,
-				      0xb0, 0xb1, 0xb2, 0x83 /* duplicate */ };
+	static const uint8_t ok[] = { 0x00, 0x00, 0x00, 0x08, 0x00, 0x80,
+		                      0x83, 0x89, 0xb0, 0xb1, 0xb2, 0x83 /* duplicate */ };
 	static const uint8_t wrong_page[] = { 0x00, 0x80, 0x00, 0x01, 0x00 };
 	static const uint8_t truncated[] = { 0x00, 0x00, 0x00, 0x09, 0x00, 0x80 };
 	static const uint8_t empty[] = { 0x00, 0x00, 0x00, 0x00 };
@@ -107,16 +117,28 @@ typedef struct SerialCase {
 } SerialCase;
 
 static const SerialCase serial_cases[] = {
-	{ "normal", 12, { 0x00, 0x80, 0x00, 0x08, ' ', ' ', 'S', 'N', '1', '2', '3', ' ' }, 0,
-	  "  SN123 ", 8 },
+	{ "normal",
+	  12,
+	  { 0x00, 0x80, 0x00, 0x08, ' ', ' ', 'S', 'N', '1', '2', '3', ' ' },
+	  0,
+	  "  SN123 ",
+	  8 },
 	{ "empty", 4, { 0x00, 0x80, 0x00, 0x00 }, 0, "", 0 },
-	{ "trailing junk", 10, { 0x00, 0x80, 0x00, 0x02, 'A', 'B', 'C', 'D', 'E', 'F' }, 0, "AB",
+	{ "trailing junk",
+	  10,
+	  { 0x00, 0x80, 0x00, 0x02, 'A', 'B', 'C', 'D', 'E', 'F' },
+	  0,
+	  "AB",
 	  2 },
 	{ "truncated", 8, { 0x00, 0x80, 0x00, 0x08, 'A', 'B', 'C', 'D' }, -EBADMSG },
 	{ "page 0x83", 8, { 0x00, 0x83, 0x00, 0x04, 'A', 'B', 'C', 'D' }, -ENODATA },
 	{ "header only short", 2, { 0x00, 0x80 }, -EBADMSG },
-	{ "embedded NUL and LF", 9, { 0x00, 0x80, 0x00, 0x05, 'A', 0, '\n', 'B', 'C' }, 0,
-	  "A\0\nBC", 5 },
+	{ "embedded NUL and LF",
+	  9,
+	  { 0x00, 0x80, 0x00, 0x05, 'A', 0, '\n', 'B', 'C' },
+	  0,
+	  "A\0\nBC",
+	  5 },
 };
 
 START_TEST(test_vpd80)
@@ -150,83 +172,224 @@ typedef struct Page83Case {
 	const char *name;
 	size_t len;
 	uint8_t buf[128];
-	int end;             /* what the walk ends with: 0 or -errno */
-	size_t n;            /* designators returned before that */
+	int end;  /* what the walk ends with: 0 or -errno */
+	size_t n; /* designators returned before that */
 	Desig d[6];
 	bool pre_spc2;
 } Page83Case;
 
 static const Page83Case page83_cases[] = {
-	{ "naa + t10 + name", 4 + 12 + 12 + 16, {
-		0x00, 0x83, 0x00, 40,
-		/* NAA 6 registered extended, binary, LU */
-		0x01, 0x03, 0x00, 0x08, 0x60, 0x01, 0x40, 0x50, 0x12, 0x34, 0x56, 0x78,
-		/* T10 vendor ID, ASCII, LU */
-		0x02, 0x01, 0x00, 0x08, 'L', 'I', 'O', '-', 'O', 'R', 'G', ' ',
-		/* SCSI name string, UTF-8, target port, PIV, iSCSI */
-		0x53, 0x98, 0x00, 0x0c, 'i', 'q', 'n', '.', '2', '0', '0', '3', '-', '0', '1', 0,
-	  }, 0, 3, {
-		{ 0, 1, 0, 3, false, 8, 4 },
-		{ 0, 2, 0, 1, false, 8, 16 },
-		{ 5, 3, 1, 8, true, 12, 28 },
+	{ "naa + t10 + name",
+	  4 + 12 + 12 + 16,
+	  {
+	          0x00,
+	          0x83,
+	          0x00,
+	          40,
+	          /* NAA 6 registered extended, binary, LU */
+	          0x01,
+	          0x03,
+	          0x00,
+	          0x08,
+	          0x60,
+	          0x01,
+	          0x40,
+	          0x50,
+	          0x12,
+	          0x34,
+	          0x56,
+	          0x78,
+	          /* T10 vendor ID, ASCII, LU */
+	          0x02,
+	          0x01,
+	          0x00,
+	          0x08,
+	          'L',
+	          'I',
+	          'O',
+	          '-',
+	          'O',
+	          'R',
+	          'G',
+	          ' ',
+	          /* SCSI name string, UTF-8, target port, PIV, iSCSI */
+	          0x53,
+	          0x98,
+	          0x00,
+	          0x0c,
+	          'i',
+	          'q',
+	          'n',
+	          '.',
+	          '2',
+	          '0',
+	          '0',
+	          '3',
+	          '-',
+	          '0',
+	          '1',
+	          0,
+	  },
+	  0,
+	  3,
+	  {
+	          { 0, 1, 0, 3, false, 8, 4 },
+	          { 0, 2, 0, 1, false, 8, 16 },
+	          { 5, 3, 1, 8, true, 12, 28 },
 	  } },
-	{ "every association and type", 4 + 5 * 6, {
-		0x00, 0x83, 0x00, 30,
-		0x61, 0x94, 0x00, 0x02, 0x00, 0x01, /* SAS relative target port */
-		0x01, 0x95, 0x00, 0x02, 0x00, 0x02, /* target port group, PIV clear */
-		0x01, 0x06, 0x00, 0x02, 0x00, 0x03, /* LU group */
-		0x01, 0x2a, 0x00, 0x02, 0xab, 0xcd, /* UUID (short, not validated here) */
-		0x01, 0x3f, 0x00, 0x02, 0xff, 0xff, /* association 3 reserved, type 0xf */
-	  }, 0, 5, {
-		{ 6, 1, 1, 4, true, 2, 4 },
-		{ 0, 1, 1, 5, true, 2, 10 },
-		{ 0, 1, 0, 6, false, 2, 16 },
-		{ 0, 1, 2, 0xa, false, 2, 22 },
-		{ 0, 1, 3, 0xf, false, 2, 28 },
+	{ "every association and type",
+	  4 + 5 * 6,
+	  {
+	          0x00, 0x83, 0x00, 30,   0x61, 0x94,
+	          0x00, 0x02, 0x00, 0x01,             /* SAS relative target port */
+	          0x01, 0x95, 0x00, 0x02, 0x00, 0x02, /* target port group, PIV clear */
+	          0x01, 0x06, 0x00, 0x02, 0x00, 0x03, /* LU group */
+	          0x01, 0x2a, 0x00, 0x02, 0xab, 0xcd, /* UUID (short, not validated here) */
+	          0x01, 0x3f, 0x00, 0x02, 0xff, 0xff, /* association 3 reserved, type 0xf */
+	  },
+	  0,
+	  5,
+	  {
+	          { 6, 1, 1, 4, true, 2, 4 },
+	          { 0, 1, 1, 5, true, 2, 10 },
+	          { 0, 1, 0, 6, false, 2, 16 },
+	          { 0, 1, 2, 0xa, false, 2, 22 },
+	          { 0, 1, 3, 0xf, false, 2, 28 },
 	  } },
-	{ "zero-length designators", 4 + 4 + 4 + 5, {
-		0x00, 0x83, 0x00, 13,
-		0x02, 0x00, 0x00, 0x00,
-		0x01, 0x03, 0x00, 0x00,
-		0x02, 0x01, 0x00, 0x01, 'X',
-	  }, 0, 3, {
-		{ 0, 2, 0, 0, false, 0, 4 },
-		{ 0, 1, 0, 3, false, 0, 8 },
-		{ 0, 2, 0, 1, false, 1, 12 },
+	{ "zero-length designators",
+	  4 + 4 + 4 + 5,
+	  {
+	          0x00,
+	          0x83,
+	          0x00,
+	          13,
+	          0x02,
+	          0x00,
+	          0x00,
+	          0x00,
+	          0x01,
+	          0x03,
+	          0x00,
+	          0x00,
+	          0x02,
+	          0x01,
+	          0x00,
+	          0x01,
+	          'X',
+	  },
+	  0,
+	  3,
+	  {
+	          { 0, 2, 0, 0, false, 0, 4 },
+	          { 0, 1, 0, 3, false, 0, 8 },
+	          { 0, 2, 0, 1, false, 1, 12 },
 	  } },
-	{ "duplicate designators", 4 + 12 + 12, {
-		0x00, 0x83, 0x00, 24,
-		0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00, 0x11, 0x22, 0x33, 0x44,
-		0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00, 0x11, 0x22, 0x33, 0x44,
-	  }, 0, 2, {
-		{ 0, 1, 0, 3, false, 8, 4 },
-		{ 0, 1, 0, 3, false, 8, 16 },
+	{ "duplicate designators",
+	  4 + 12 + 12,
+	  {
+	          0x00, 0x83, 0x00, 24,   0x01, 0x03, 0x00, 0x08, 0x50, 0x00,
+	          0xc5, 0x00, 0x11, 0x22, 0x33, 0x44, 0x01, 0x03, 0x00, 0x08,
+	          0x50, 0x00, 0xc5, 0x00, 0x11, 0x22, 0x33, 0x44,
+	  },
+	  0,
+	  2,
+	  {
+	          { 0, 1, 0, 3, false, 8, 4 },
+	          { 0, 1, 0, 3, false, 8, 16 },
 	  } },
-	{ "length one past the page", 4 + 12 + 6, {
-		0x00, 0x83, 0x00, 18,
-		0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00, 0x11, 0x22, 0x33, 0x44,
-		0x02, 0x01, 0x00, 0x03, 'A', 'B', /* claims 3, 2 present */
-	  }, -EBADMSG, 1, { { 0, 1, 0, 3, false, 8, 4 } } },
-	{ "length past page but inside buffer", 4 + 6 + 8, {
-		/* The page says 6 bytes; the buffer has more. The walk must stop at the page. */
-		0x00, 0x83, 0x00, 6,
-		0x02, 0x01, 0x00, 0x06, 'A', 'B', 'C', 'D', 'E', 'F', 0, 0, 0, 0,
-	  }, -EBADMSG, 0 },
-	{ "length 255 in a short page", 4 + 4, {
-		0x00, 0x83, 0x00, 4, 0x02, 0x01, 0x00, 0xff,
-	  }, -EBADMSG, 0 },
-	{ "partial descriptor header", 4 + 6 + 2, {
-		0x00, 0x83, 0x00, 8, 0x02, 0x01, 0x00, 0x02, 'A', 'B', 0x01, 0x03,
-	  }, -EBADMSG, 1, { { 0, 2, 0, 1, false, 2, 4 } } },
+	{ "length one past the page",
+	  4 + 12 + 6,
+	  {
+	          0x00, 0x83, 0x00, 18,   0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00,
+	          0x11, 0x22, 0x33, 0x44, 0x02, 0x01, 0x00, 0x03, 'A',  'B', /* claims 3, 2 present
+	                                                                      */
+	  },
+	  -EBADMSG,
+	  1,
+	  { { 0, 1, 0, 3, false, 8, 4 } } },
+	{ "length past page but inside buffer",
+	  4 + 6 + 8,
+	  {
+	          /* The page says 6 bytes; the buffer has more. The walk must stop at the page. */
+	          0x00,
+	          0x83,
+	          0x00,
+	          6,
+	          0x02,
+	          0x01,
+	          0x00,
+	          0x06,
+	          'A',
+	          'B',
+	          'C',
+	          'D',
+	          'E',
+	          'F',
+	          0,
+	          0,
+	          0,
+	          0,
+	  },
+	  -EBADMSG,
+	  0 },
+	{ "length 255 in a short page",
+	  4 + 4,
+	  {
+	          0x00,
+	          0x83,
+	          0x00,
+	          4,
+	          0x02,
+	          0x01,
+	          0x00,
+	          0xff,
+	  },
+	  -EBADMSG,
+	  0 },
+	{ "partial descriptor header",
+	  4 + 6 + 2,
+	  {
+	          0x00,
+	          0x83,
+	          0x00,
+	          8,
+	          0x02,
+	          0x01,
+	          0x00,
+	          0x02,
+	          'A',
+	          'B',
+	          0x01,
+	          0x03,
+	  },
+	  -EBADMSG,
+	  1,
+	  { { 0, 2, 0, 1, false, 2, 4 } } },
 	{ "empty page", 4, { 0x00, 0x83, 0x00, 0x00 }, 0, 0 },
-	{ "page length past buffer", 8, {
-		0x00, 0x83, 0x00, 0x10, 0x02, 0x01, 0x00, 0x00,
-	  }, -EBADMSG, 0 },
+	{ "page length past buffer",
+	  8,
+	  {
+	          0x00,
+	          0x83,
+	          0x00,
+	          0x10,
+	          0x02,
+	          0x01,
+	          0x00,
+	          0x00,
+	  },
+	  -EBADMSG,
+	  0 },
 	{ "wrong page code", 8, { 0x00, 0x80, 0x00, 0x04, 0x02, 0x01, 0x00, 0x00 }, -ENODATA, 0 },
-	{ "pre-SPC-2 EMC", 4 + 16, {
-		0x00, 0x83, 0x00, 0x10, 0x60, 0x06, 0x04, 0x80, 0x00, 0x01, 0x02, 0x03,
-		0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b,
-	  }, -EBADMSG, 0, .pre_spc2 = true },
+	{ "pre-SPC-2 EMC",
+	  4 + 16,
+	  {
+	          0x00, 0x83, 0x00, 0x10, 0x60, 0x06, 0x04, 0x80, 0x00, 0x01,
+	          0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b,
+	  },
+	  -EBADMSG,
+	  0,
+	  .pre_spc2 = true },
 };
 
 START_TEST(test_vpd83)
@@ -389,7 +552,7 @@ START_TEST(test_vpd89)
 	len = build_vpd89(page, 20);
 	ck_assert_int_eq(vpd89_parse(page, len, &a), 0);
 	ck_assert(memcmp(a.sat_vendor, "linux   ", 8) == 0);
-	ck_assert(memcmp(a.sat_product, (uint8_t[16]) {}, 16) == 0);
+	ck_assert(memcmp(a.sat_product, (uint8_t[16]){}, 16) == 0);
 	ck_assert_uint_eq(a.command_code, 0);
 
 	/* Truncated transfer and wrong page. */
