@@ -408,35 +408,18 @@ int inventory_remove(Inventory *inv, const char *hctl)
 	return 1;
 }
 
-static char *attr_string(int rootfd, const char *syspath, const char *attr)
+/* INQUIRY strings as the kernel shows them: padded with spaces to their field's width. */
+static char *attr_text(int rootfd, const char *syspath, const char *attr)
 {
-	_cleanup_free_ char *p = NULL;
-	char *s = NULL;
+	char *s = sysfs_attr_string(rootfd, syspath, attr);
 	size_t n;
 
-	if (asprintf(&p, "%s/%s", syspath, attr) < 0)
-		return NULL;
-	if (sysfs_read_string(rootfd, p, &s) < 0)
+	if (!s)
 		return NULL;
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == ' ')
 		s[--n] = 0;
 	return s;
-}
-
-static int attr_u64(int rootfd, const char *syspath, const char *attr, uint64_t *ret)
-{
-	_cleanup_free_ char *p = NULL;
-
-	if (asprintf(&p, "%s/%s", syspath, attr) < 0)
-		return -ENOMEM;
-	return sysfs_read_u64(rootfd, p, ret);
-}
-
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
 }
 
 static int cmp_partition(const void *a, const void *b)
@@ -471,7 +454,8 @@ static int read_partitions(int rootfd, const char *syspath, const char *block, L
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
 			return -ENOMEM;
-		if (attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
+		if (sysfs_attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 ||
+		    num > UINT32_MAX)
 			continue;
 		np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
 		if (!np)
@@ -502,15 +486,16 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	lu->syspath = strdup(ref->syspath);
 	if (!lu->syspath)
 		return -ENOMEM;
-	lu->type = attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+	lu->type = sysfs_attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v
+	                                                                                   : -1;
 	lu->scsi_level =
-	        attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 && v <= UINT32_MAX
+	        sysfs_attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 && v <= UINT32_MAX
 	                ? (unsigned)v
 	                : 0;
-	lu->vendor = attr_string(inv->rootfd, ref->syspath, "vendor");
-	lu->model = attr_string(inv->rootfd, ref->syspath, "model");
-	lu->revision = attr_string(inv->rootfd, ref->syspath, "rev");
-	lu->state = attr_string(inv->rootfd, ref->syspath, "state");
+	lu->vendor = attr_text(inv->rootfd, ref->syspath, "vendor");
+	lu->model = attr_text(inv->rootfd, ref->syspath, "model");
+	lu->revision = attr_text(inv->rootfd, ref->syspath, "rev");
+	lu->state = attr_text(inv->rootfd, ref->syspath, "state");
 
 	/* Nodes; the engine resolved sg, block and tape. */
 	lu->sg = ref->sg ? strdup(ref->sg) : NULL;
@@ -554,13 +539,6 @@ static void lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 		r = lu_compute_names(inv->rootfd, ref, &pd, lu->scsi_level,
 		                     lu->block && strneq(lu->block, "sr", 2), &lu->naming);
 	lu->naming_error = r < 0 ? r : 0;
-}
-
-static bool streq_ptr(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a == b;
-	return streq(a, b);
 }
 
 static LuChange lu_diff(const Lu *a, const Lu *b)
@@ -872,7 +850,7 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 		return 1;
 	if (asprintf(&p, "%s/block/%s/%s", lu->syspath, lu->block, part) < 0)
 		return -ENOMEM;
-	r = attr_u64(inv->rootfd, p, "partition", &num);
+	r = sysfs_attr_u64(inv->rootfd, p, "partition", &num);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 || num == 0 || num > UINT32_MAX)
@@ -966,7 +944,7 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
  * only the device's state may differ. */
 static int lu_driver_event(Inventory *inv, Lu *lu)
 {
-	char *state = attr_string(inv->rootfd, lu->syspath, "state");
+	char *state = attr_text(inv->rootfd, lu->syspath, "state");
 
 	if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
 		return 0; /* gone: a full read removes it */

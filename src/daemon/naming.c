@@ -35,13 +35,6 @@ void lu_naming_done(LuNaming *n)
 	*n = (LuNaming){};
 }
 
-static bool streq_ptr(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a == b;
-	return streq(a, b);
-}
-
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 {
 	if (!streq_ptr(a->serial, b->serial) || !streq_ptr(a->wwn, b->wwn) ||

@@ -30,12 +30,6 @@
 /* Linux form of the REPORT LUNS well known LUN (SPC-6 table 717, W-LUN 01h): 0xc101. */
 #define WLUN_REPORT_LUNS_LINUX UINT64_C(0xc101)
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 /*
  * Format a sysfs path. A path that does not fit becomes "", which every *at() call refuses
  * (ENOENT), so a truncated name can never address a different file.

@@ -22,19 +22,6 @@ static bool attr_exists(int rootfd, const char *dir, const char *attr)
 	return faccessat(rootfd, p, F_OK, 0) >= 0;
 }
 
-/* An attribute as a string, or NULL when it cannot be read (usb_id treats both alike). */
-static char *attr_string(int rootfd, const char *dir, const char *attr)
-{
-	_cleanup_free_ char *p = NULL;
-	char *s = NULL;
-
-	if (asprintf(&p, "%s/%s", dir, attr) < 0)
-		return NULL;
-	if (sysfs_read_string(rootfd, p, &s) < 0)
-		return NULL;
-	return s;
-}
-
 /*
  * The SCSI device's directory under sys/devices, relative to the root: its sys/bus/scsi/devices
  * link resolved by hand (the root may not be "/"), ".." folded.
@@ -116,21 +103,21 @@ static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c
 		if (attr_exists(rootfd, dir, "bInterfaceClass"))
 			break;
 	}
-	if_class = attr_string(rootfd, dir, "bInterfaceClass");
-	if_subclass = attr_string(rootfd, dir, "bInterfaceSubClass");
-	vendor = attr_string(rootfd, lu->syspath, "vendor");
-	model = attr_string(rootfd, lu->syspath, "model");
+	if_class = sysfs_attr_string(rootfd, dir, "bInterfaceClass");
+	if_subclass = sysfs_attr_string(rootfd, dir, "bInterfaceSubClass");
+	vendor = sysfs_attr_string(rootfd, lu->syspath, "vendor");
+	model = sysfs_attr_string(rootfd, lu->syspath, "model");
 	slash = strrchr(dir, '/');
 	if (!slash)
 		return 0;
 	*slash = 0;
 	if (!attr_exists(rootfd, dir, "idVendor"))
 		return 0;
-	id_vendor = attr_string(rootfd, dir, "idVendor");
-	id_product = attr_string(rootfd, dir, "idProduct");
-	manufacturer = attr_string(rootfd, dir, "manufacturer");
-	product = attr_string(rootfd, dir, "product");
-	serial = attr_string(rootfd, dir, "serial");
+	id_vendor = sysfs_attr_string(rootfd, dir, "idVendor");
+	id_product = sysfs_attr_string(rootfd, dir, "idProduct");
+	manufacturer = sysfs_attr_string(rootfd, dir, "manufacturer");
+	product = sysfs_attr_string(rootfd, dir, "product");
+	serial = sysfs_attr_string(rootfd, dir, "serial");
 
 	in = (UsbIdInput){
 		.if_class = if_class,

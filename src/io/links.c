@@ -49,12 +49,6 @@ const char *link_action_name(LinkAction a)
 	return a >= 0 && a < _LINK_ACTION_MAX ? link_action_table[a] : NULL;
 }
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 int links_name_valid(const char *name)
 {
 	size_t len;

@@ -14,12 +14,6 @@
 #include "macro.h"
 #include "sysfs.h"
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 int sysfs_open_root(const char *root)
 {
 	return RET_NERRNO(open(root ?: "/", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -128,6 +122,27 @@ int sysfs_read_u64(int dirfd, const char *path, uint64_t *ret)
 		return -EBADMSG;
 	*ret = v;
 	return 0;
+}
+
+char *sysfs_attr_string(int dirfd, const char *dir, const char *attr)
+{
+	_cleanup_free_ char *p = NULL;
+	char *s = NULL;
+
+	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+		return NULL;
+	if (sysfs_read_string(dirfd, p, &s) < 0)
+		return NULL;
+	return s;
+}
+
+int sysfs_attr_u64(int dirfd, const char *dir, const char *attr, uint64_t *ret)
+{
+	_cleanup_free_ char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+		return -ENOMEM;
+	return sysfs_read_u64(dirfd, p, ret);
 }
 
 int sysfs_write_attr(int dirfd, const char *path, const char *value)

@@ -30,6 +30,16 @@ int sysfs_read_string(int dirfd, const char *path, char **ret);
 /* sysfs_read_u64() - a decimal or 0x-prefixed integer attribute. */
 int sysfs_read_u64(int dirfd, const char *path, uint64_t *ret);
 
+/*
+ * sysfs_attr_string() - attribute @attr of directory @dir (relative to @dirfd) as
+ * sysfs_read_string() reads it, or NULL when it is absent or cannot be read; for the many
+ * optional attributes callers treat as "unknown" either way.
+ */
+char *sysfs_attr_string(int dirfd, const char *dir, const char *attr);
+
+/* sysfs_attr_u64() - attribute @attr of directory @dir as sysfs_read_u64() reads it. */
+int sysfs_attr_u64(int dirfd, const char *dir, const char *attr, uint64_t *ret);
+
 /* sysfs_write_attr() - write @value in a single write(2); short writes are errors. */
 int sysfs_write_attr(int dirfd, const char *path, const char *value);
 

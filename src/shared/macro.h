@@ -2,10 +2,12 @@
 #pragma once
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define _nonnull_(...) __attribute__((nonnull(__VA_ARGS__)))
@@ -81,6 +83,12 @@ static inline int safe_close(int fd)
 	}
 	return -EBADF;
 }
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 static inline void closep(int *fd)
 {
 	safe_close(*fd);
@@ -100,6 +108,14 @@ static inline void closep(int *fd)
 #define streq(a, b)     (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
 #define isempty(s)      (!(s) || (s)[0] == '\0')
+
+/* Two strings equal, or both NULL. */
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return streq(a, b);
+}
 
 static inline void *mfree(void *p)
 {
