@@ -7,7 +7,7 @@
 #    building the fake tree and the harness itself excluded);
 #  - memory: VmHWM/VmRSS and the heap in use with LUND_BENCH_MEM_LUS (4096) LUs, next to the
 #    same process with no LU at all.
-# A benchmark: it prints figures and ratios against the targets of design.md, never fails on
+# A benchmark: it prints figures and ratios against the targets it names, never fails on
 # them (it fails only when the harness does: a link missing is a bug, not a slow run).
 #   bench/uevent.sh [build-dir]       LUND_BENCH_LUS (256), LUND_BENCH_MEM_LUS (4096)
 set -euo pipefail

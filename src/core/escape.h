@@ -6,8 +6,8 @@
  * plus the one escaping lund adds for export safety. Pure: no I/O, no allocation, no logging.
  *
  * Unlike udev, no function here truncates silently: when the output does not fit, the caller
- * gets -ENOBUFS and the output buffer is left untouched (ret_* rules, style.md §2). Where udev
- * itself truncates by design (scsi_id hands udev_replace_whitespace() a maximum input length),
+ * gets -ENOBUFS and the output buffer is left untouched, as every ret_* output here. Where
+ * udev itself truncates by design (scsi_id hands udev_replace_whitespace() a maximum input length),
  * that limit is an explicit argument.
  */
 

@@ -693,7 +693,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 	log_device_full(LOG_INFO, 0, &dev, "added: %s \"%s\" \"%s\"%s%s", lu_type_name(lu->type),
 	                lu->vendor ?: "", lu->model ?: "", lu->naming.serial ? ", serial " : "",
 	                lu->naming.serial ?: "");
-	if (lu->naming_error < 0 && lu->naming_error != -EOPNOTSUPP)
+	if (lu->naming_error < 0)
 		log_device_full(LOG_WARNING, lu->naming_error, &dev,
 		                "cannot identify it, no names: %m");
 	if (want_events(m))

@@ -5,16 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon-config.h"
-#include "macro.h"
-#include "naming.h"
-
-#if HAVE_CORE_NAMING
 #include "export.h"
 #include "ident.h"
+#include "macro.h"
 #include "names.h"
+#include "naming.h"
 #include "udevctx.h"
-#endif
 
 void lu_naming_done(LuNaming *n)
 {
@@ -52,7 +48,6 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	return true;
 }
 
-#if HAVE_CORE_NAMING
 static char *strdup_nonempty(const char *s, bool *oom)
 {
 	char *d;
@@ -199,12 +194,3 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	n = (LuNaming){};
 	return 0;
 }
-#else
-/* Built before the naming core existed: the daemon keeps its inventory but names nothing. */
-int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
-                     bool is_cdrom, LuNaming *ret)
-{
-	assert_return(pd && ret, -EINVAL);
-	return -EOPNOTSUPP;
-}
-#endif

@@ -44,7 +44,7 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
  * @scsi_level: the scsi_device's sysfs scsi_level (decides whether udev would run ata_id);
  * @is_cdrom: the LU's block node is an sr device.
  * Returns 0 (possibly with no names: a device without any identifier gets none), -ENODATA when
- * @pd has no INQUIRY data, -EOPNOTSUPP when lund was built without the naming core, -errno.
+ * @pd has no INQUIRY data, -errno.
  */
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
                      bool is_cdrom, LuNaming *ret);

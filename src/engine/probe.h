@@ -8,6 +8,7 @@
  * did not cache. Shared by the daemon and the CLI.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
  * instantiated so that they match. Shared by the daemon and the CLI: nothing here prints; every
  * decision is returned in a ScanResult and reported, as it happens, through a callback.
  *
- * Safety rules (design.md, "User-level scanning"):
+ * Safety rules (lunctl(8), "rescan"):
  *  - an LU is removed only when REPORT LUNS on its target *succeeded* without it; never after an
  *    error or a timeout, never when the target was probed sequentially (no authoritative list);
  *  - never when it is mounted, has holders, or cannot be opened exclusively, unless SCAN_FORCE;

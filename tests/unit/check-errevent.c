@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "errevent.h"
 #include "macro.h"
 
@@ -268,21 +269,12 @@ static Suite *errevent_suite(void)
 	Suite *s = suite_create("errevent");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_loop_test(tc, test_parse, 0, ELEMENTSOF(cases));
+	CHECK_ADD_LOOP(tc, test_parse, cases);
 	tcase_add_test(tc, test_limits);
-	tcase_add_loop_test(tc, test_class_names, 0, ELEMENTSOF(class_names));
+	CHECK_ADD_LOOP(tc, test_class_names, class_names);
 	tcase_add_test(tc, test_class_invalid);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(errevent_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
-}
+CHECK_MAIN(errevent_suite)

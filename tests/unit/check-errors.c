@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "check-util.h"
 #include "errors.h"
 #include "log.h"
 #include "macro.h"
@@ -86,29 +87,21 @@ START_TEST(test_threshold_parse)
 }
 END_TEST
 
-static char root[] = "/tmp/check-errors-XXXXXX";
+static CheckTree tmp;
+#define LU "sys/bus/scsi/devices/2:0:0:0"
 
 static void tree(bool patched)
 {
-	char cmd[512];
-
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd),
-	         "mkdir -p %1$s/sys/bus/scsi/devices/2:0:0:0 && echo running > "
-	         "%1$s/sys/bus/scsi/devices/2:0:0:0/state"
-	         " && echo 0 > %1$s/sys/bus/scsi/devices/2:0:0:0/type%2$s",
-	         root, patched ? " && echo 0 > /dev/null" : "");
-	ck_assert_int_eq(system(cmd), 0);
-	if (patched) {
-		snprintf(cmd, sizeof(cmd), "echo 0 > %s/sys/bus/scsi/devices/2:0:0:0/evt_error",
-		         root);
-		ck_assert_int_eq(system(cmd), 0);
-	}
+	check_tree_new(&tmp, "check-errors");
+	check_tree_put_str(&tmp, LU "/state", "running\n");
+	check_tree_put_str(&tmp, LU "/type", "0\n");
+	if (patched)
+		check_tree_put_str(&tmp, LU "/evt_error", "0\n");
 }
 
 static char *state(const char *attr)
 {
-	_cleanup_close_ int fd = sysfs_open_root(root);
+	_cleanup_close_ int fd = sysfs_open_root(tmp.path);
 	char path[128], *s = NULL;
 
 	snprintf(path, sizeof(path), "sys/bus/scsi/devices/2:0:0:0/%s", attr);
@@ -118,10 +111,7 @@ static char *state(const char *attr)
 
 static void untree(void)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	ck_assert_int_eq(system(cmd), 0);
+	check_tree_remove(&tmp);
 }
 
 static unsigned rescans;
@@ -142,7 +132,7 @@ START_TEST(test_count_and_offline)
 	char *s;
 
 	tree(false);
-	fd = sysfs_open_root(root);
+	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
 	ck_assert_ptr_null(error_tracker_lu_json(tr, "2:0:0:0"));
 
@@ -213,7 +203,7 @@ START_TEST(test_rescan_and_enable)
 	memcpy(ev, ev_transport, sizeof(ev));
 	ev[2] = "SDEV_ERROR_CLASS=timeout";
 	tree(true);
-	fd = sysfs_open_root(root);
+	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_eq(error_tracker_new(fd, &t, on_rescan, NULL, &tr), 0);
 	ck_assert_int_eq(error_tracker_handle(tr, "2:0:0:0", NULL, ev, ELEMENTSOF(ev), 5), 1);
 	ck_assert_uint_eq(rescans, 1);
@@ -240,7 +230,7 @@ START_TEST(test_many_lus)
 	char hctl[32];
 
 	tree(false);
-	fd = sysfs_open_root(root);
+	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
 	for (unsigned i = 0; i < 64; i++) {
 		snprintf(hctl, sizeof(hctl), "3:0:%u:%u", i / 8, i % 8);
@@ -278,10 +268,11 @@ END_TEST
 
 static void put(const char *attr, const char *v)
 {
-	char cmd[512];
+	char rel[PATH_MAX], line[64];
 
-	snprintf(cmd, sizeof(cmd), "echo %s > %s/sys/bus/scsi/devices/2:0:0:0/%s", v, root, attr);
-	ck_assert_int_eq(system(cmd), 0);
+	xsnprintf(rel, LU "/%s", attr);
+	xsnprintf(line, "%s\n", v);
+	check_tree_put_str(&tmp, rel, line);
 }
 
 /* Stock kernel: no evt_error, the counters are polled; iotmo_cnt feeds a timeout threshold. */
@@ -296,7 +287,7 @@ START_TEST(test_poll)
 	tree(false);
 	put("ioerr_cnt", "0x10");
 	put("iotmo_cnt", "0xfffffffe");
-	fd = sysfs_open_root(root);
+	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
 	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
 	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
@@ -381,24 +372,20 @@ START_TEST(test_journal_fields)
 }
 END_TEST
 
-int main(void)
+static Suite *errors_suite(void)
 {
 	Suite *s = suite_create("errors");
 	TCase *tc = tcase_create("daemon");
-	SRunner *sr;
-	int failed;
 
 	log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
-	tcase_add_loop_test(tc, test_threshold_parse, 0, ELEMENTSOF(th));
+	CHECK_ADD_LOOP(tc, test_threshold_parse, th);
 	tcase_add_test(tc, test_count_and_offline);
 	tcase_add_test(tc, test_rescan_and_enable);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_poll);
 	tcase_add_test(tc, test_journal_fields);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(errors_suite)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-util.h"
 #include "errpolicy.h"
 #include "macro.h"
 #include "sysfs.h"
@@ -103,42 +104,30 @@ START_TEST(test_names)
 }
 END_TEST
 
-static char root[] = "/tmp/check-errpolicy-XXXXXX";
+static CheckTree tmp;
 #define LU "sys/bus/scsi/devices/2:0:0:0"
 
 static void put_file(const char *rel, const char *content, mode_t mode)
 {
-	char path[512];
-	FILE *f;
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs(content, f);
-	fclose(f);
+	check_tree_put_str(&tmp, rel, content);
+	xsnprintf(path, "%s/%s", tmp.path, rel);
 	ck_assert_int_eq(chmod(path, mode), 0);
 }
 
 static char *get_file(const char *rel)
 {
-	char path[512], *buf = calloc(1, 64);
-	FILE *f;
+	char *v = check_tree_get(&tmp, rel);
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "re");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(fgets(buf, 64, f));
-	fclose(f);
-	return buf;
+	ck_assert_ptr_nonnull(v);
+	return v;
 }
 
 static void make_tree(bool patched)
 {
-	char cmd[512];
-
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/" LU "/scsi_disk/2:0:0:0", root);
-	ck_assert_int_eq(system(cmd), 0);
+	check_tree_new(&tmp, "check-errpolicy");
+	check_tree_mkdirs(&tmp, LU "/scsi_disk/2:0:0:0");
 	put_file(LU "/type", "0\n", 0444);
 	put_file(LU "/timeout", "30\n", 0644);
 	put_file(LU "/eh_timeout", "10\n", 0644);
@@ -158,10 +147,7 @@ static void make_tree(bool patched)
 
 static void drop_tree(void)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	ck_assert_int_eq(system(cmd), 0);
+	check_tree_remove(&tmp);
 }
 
 START_TEST(test_stock)
@@ -171,7 +157,7 @@ START_TEST(test_stock)
 	_cleanup_close_ int fd = -EBADF;
 
 	make_tree(false);
-	fd = sysfs_open_root(root);
+	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(errpolicy_read(fd, LU, "2:0:0:0", &p), 0);
 	ck_assert(!errpolicy_has_patchset(&p));
@@ -202,7 +188,7 @@ START_TEST(test_patched)
 	_cleanup_close_ int fd = -EBADF;
 
 	make_tree(true);
-	fd = sysfs_open_root(root);
+	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(errpolicy_read(fd, LU, "2:0:0:0", &p), 0);
 	ck_assert(errpolicy_has_patchset(&p));
@@ -225,22 +211,18 @@ START_TEST(test_patched)
 }
 END_TEST
 
-int main(void)
+static Suite *errpolicy_suite(void)
 {
 	Suite *s = suite_create("errpolicy");
 	TCase *tc = tcase_create("io");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_loop_test(tc, test_validate, 0, ELEMENTSOF(vals));
+	CHECK_ADD_LOOP(tc, test_validate, vals);
 	tcase_add_test(tc, test_validate_nobufs);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_stock);
 	tcase_add_test(tc, test_patched);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(errpolicy_suite)

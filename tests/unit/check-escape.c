@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "escape.h"
 
 static const struct {
@@ -185,27 +186,21 @@ START_TEST(test_escape_value_nobufs)
 }
 END_TEST
 
-#define LOOP(tc, fn, arr) tcase_add_loop_test(tc, fn, 0, (int)(sizeof(arr) / sizeof((arr)[0])))
-
-int main(void)
+static Suite *escape_suite(void)
 {
 	Suite *s = suite_create("escape");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
-	LOOP(tc, test_replace_whitespace, ws);
+	CHECK_ADD_LOOP(tc, test_replace_whitespace, ws);
 	tcase_add_test(tc, test_replace_whitespace_nobufs);
-	LOOP(tc, test_replace_chars, rc);
-	LOOP(tc, test_encode, enc);
+	CHECK_ADD_LOOP(tc, test_replace_chars, rc);
+	CHECK_ADD_LOOP(tc, test_encode, enc);
 	tcase_add_test(tc, test_encode_nobufs);
-	LOOP(tc, test_utf8, u8);
-	LOOP(tc, test_escape_value, ev);
+	CHECK_ADD_LOOP(tc, test_utf8, u8);
+	CHECK_ADD_LOOP(tc, test_escape_value, ev);
 	tcase_add_test(tc, test_escape_value_nobufs);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(escape_suite)

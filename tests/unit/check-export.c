@@ -6,13 +6,13 @@
  */
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../peer/fixture-load.h"
+#include "check-fixture.h"
+#include "check-util.h"
 #include "escape.h"
 #include "export.h"
 #include "ident.h"
@@ -22,43 +22,13 @@
 static char **names;
 static size_t n_names;
 
-static void scan_fixtures(void)
-{
-	DIR *d = opendir(VPD_DIR);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (l > 12 && strcmp(de->d_name + l - 12, ".inquiry.hex") == 0) {
-			names = realloc(names, (n_names + 1) * sizeof(*names));
-			names[n_names++] = strndup(de->d_name, l - 12);
-		}
-	}
-	closedir(d);
-}
-
 static ScsiIdent *load(const char *name, Fixture *fx)
 {
 	ScsiIdent *id = calloc(1, sizeof(*id));
 	ScsiIdentInput in;
 
 	ck_assert_int_eq(fixture_load(VPD_DIR, name, fx), 0);
-	in = (ScsiIdentInput){
-		.inquiry = fx->buf[FX_INQUIRY],
-		.inquiry_len = fx->len[FX_INQUIRY],
-		.pg00 = fx->buf[FX_PG00],
-		.pg00_len = fx->len[FX_PG00],
-		.pg80 = fx->buf[FX_PG80],
-		.pg80_len = fx->len[FX_PG80],
-		.pg83 = fx->buf[FX_PG83],
-		.pg83_len = fx->len[FX_PG83],
-		.pg89 = fx->buf[FX_PG89],
-		.pg89_len = fx->len[FX_PG89],
-		.pg00_infer = true,
-	};
+	fixture_ident_input(fx, &in);
 	ck_assert_int_eq(ident_compute(&in, id), 0);
 	return id;
 }
@@ -201,29 +171,21 @@ START_TEST(test_line_append_nobufs)
 }
 END_TEST
 
-int main(void)
+static Suite *export_suite(void)
 {
 	Suite *s = suite_create("export");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
-	scan_fixtures();
-	if (n_names == 0) {
-		fprintf(stderr, "no fixtures in %s\n", VPD_DIR);
-		return EXIT_FAILURE;
-	}
+	names = check_fixture_list(VPD_DIR, ".inquiry.hex", &n_names);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_lines_safe, 0, (int)n_names);
 	tcase_add_test(tc, test_nobufs);
 	tcase_add_test(tc, test_callback_stop);
 	tcase_add_test(tc, test_list);
-	tcase_add_loop_test(tc, test_line_append, 0, (int)(sizeof(la) / sizeof(la[0])));
+	CHECK_ADD_LOOP(tc, test_line_append, la);
 	tcase_add_test(tc, test_line_append_nobufs);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(export_suite)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "hexfile.h"
 #include "macro.h"
 
@@ -311,20 +312,11 @@ static Suite *hexfile_suite(void)
 	Suite *s = suite_create("hexfile");
 	TCase *tc = tcase_create("hexfile");
 
-	tcase_add_loop_test(tc, test_hex, 0, ELEMENTSOF(hex_cases));
+	CHECK_ADD_LOOP(tc, test_hex, hex_cases);
 	tcase_add_test(tc, test_binary);
 	tcase_add_test(tc, test_max_page);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(hexfile_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(hexfile_suite)

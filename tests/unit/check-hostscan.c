@@ -8,8 +8,6 @@
 
 #include <check.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,14 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-util.h"
 #include "hostscan.h"
 #include "macro.h"
 
-#define xsnprintf(buf, ...) \
-	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
-
-static char root[PATH_MAX];
-static int rootfd = -EBADF;
+static CheckTree tree;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char writes[32][160];
@@ -41,34 +36,9 @@ typedef struct Done {
 static Done done[8];
 static size_t n_done;
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void put(const char *rel, const char *content)
-{
-	char p[PATH_MAX];
-	FILE *f;
-
-	xsnprintf(p, "%s/%s", root, rel);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	f = fopen(p, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs(content, f);
-	fclose(f);
-}
-
 static void setup(void)
 {
-	xsnprintf(root, "%s/check-hostscan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(rootfd, 0);
+	check_tree_new(&tree, "check-hostscan");
 	n_writes = n_done = 0;
 	wrong_thread = false;
 	loop_thread = pthread_self();
@@ -76,8 +46,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	rootfd = safe_close(rootfd);
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	check_tree_remove(&tree);
 }
 
 static void host(unsigned h)
@@ -85,9 +54,9 @@ static void host(unsigned h)
 	char p[128];
 
 	xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
-	put(p, "fake\n");
+	check_tree_put_str(&tree, p, "fake\n");
 	xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
-	put(p, "");
+	check_tree_put_str(&tree, p, "");
 }
 
 /* Nothing answers on the fake wire: a probe finds no target, REPORT LUNS is never reached. */
@@ -168,7 +137,7 @@ START_TEST(test_merge)
 	host(0);
 	host(1);
 	ck_assert_int_ge(sd_event_new(&e), 0);
-	ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
+	ck_assert_int_ge(host_scanner_new(e, tree.fd, &cb, NULL, &hs), 0);
 	host_scanner_set_io(hs, &fake_io, NULL);
 
 	/* host0 starts at once; a second host0 waits; "every host" then absorbs the waiting one
@@ -207,7 +176,7 @@ START_TEST(test_no_host)
 	HostScanner *hs = NULL;
 
 	ck_assert_int_ge(sd_event_new(&e), 0);
-	ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
+	ck_assert_int_ge(host_scanner_new(e, tree.fd, &cb, NULL, &hs), 0);
 	host_scanner_set_io(hs, &fake_io, NULL);
 	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
 	run_until(e, hs, 1);
@@ -228,7 +197,7 @@ START_TEST(test_free_while_running)
 
 	host(0);
 	ck_assert_int_ge(sd_event_new(&e), 0);
-	ck_assert_int_ge(host_scanner_new(e, rootfd, &cb, NULL, &hs), 0);
+	ck_assert_int_ge(host_scanner_new(e, tree.fd, &cb, NULL, &hs), 0);
 	host_scanner_set_io(hs, &fake_io, NULL);
 	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
 	host_scanner_free(hs);
@@ -250,13 +219,4 @@ static Suite *hostscan_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(hostscan_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(hostscan_suite)

@@ -7,13 +7,13 @@
  */
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../peer/fixture-load.h"
+#include "check-fixture.h"
+#include "check-util.h"
 #include "export.h"
 #include "ident.h"
 
@@ -22,75 +22,12 @@
 static char **names;
 static size_t n_names;
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void scan_fixtures(void)
-{
-	DIR *d = opendir(VPD_DIR);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (l > 7 && strcmp(de->d_name + l - 7, ".expect") == 0) {
-			names = realloc(names, (n_names + 1) * sizeof(*names));
-			names[n_names++] = strndup(de->d_name, l - 7);
-		}
-	}
-	closedir(d);
-	qsort(names, n_names, sizeof(*names), cmp_str);
-}
-
 static char *read_expect(const char *name, size_t *ret_len)
 {
-	char path[4096], line[65536];
-	size_t len = 0, size = 0;
-	char *out = NULL;
-	FILE *f;
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s.expect", VPD_DIR, name);
-	f = fopen(path, "re");
-	ck_assert_msg(f, "%s: %m", path);
-	while (fgets(line, sizeof(line), f)) {
-		size_t l = strlen(line);
-
-		if (line[0] == '#')
-			continue;
-		if (len + l + 1 > size) {
-			size = (len + l + 1) * 2;
-			out = realloc(out, size);
-		}
-		memcpy(out + len, line, l);
-		len += l;
-	}
-	fclose(f);
-	if (!out)
-		out = calloc(1, 1);
-	out[len] = 0;
-	*ret_len = len;
-	return out;
-}
-
-static void input_from(const Fixture *fx, ScsiIdentInput *in)
-{
-	*in = (ScsiIdentInput){
-		.inquiry = fx->buf[FX_INQUIRY],
-		.inquiry_len = fx->len[FX_INQUIRY],
-		.pg00 = fx->buf[FX_PG00],
-		.pg00_len = fx->len[FX_PG00],
-		.pg80 = fx->buf[FX_PG80],
-		.pg80_len = fx->len[FX_PG80],
-		.pg83 = fx->buf[FX_PG83],
-		.pg83_len = fx->len[FX_PG83],
-		.pg89 = fx->buf[FX_PG89],
-		.pg89_len = fx->len[FX_PG89],
-		.pg00_infer = true,
-	};
+	xsnprintf(path, "%s/%s.expect", VPD_DIR, name);
+	return check_read_file(path, true, ret_len);
 }
 
 START_TEST(test_fixture)
@@ -103,7 +40,7 @@ START_TEST(test_fixture)
 	Fixture fx = {};
 
 	ck_assert_int_eq(fixture_load(VPD_DIR, name, &fx), 0);
-	input_from(&fx, &in);
+	fixture_ident_input(&fx, &in);
 	ck_assert_int_eq(ident_compute(&in, id), 0);
 	ck_assert_int_eq(export_to_buffer(id, EXPORT_UDEV | EXPORT_SG_INQ, buf, size, &len), 0);
 	exp = read_expect(name, &elen);
@@ -146,7 +83,7 @@ START_TEST(test_fields)
 	Fixture fx = {};
 
 	ck_assert_int_eq(fixture_load(VPD_DIR, fields[_i].name, &fx), 0);
-	input_from(&fx, &in);
+	fixture_ident_input(&fx, &in);
 	ck_assert_int_eq(ident_compute(&in, id), 0);
 	ck_assert_msg(id->serial_source == fields[_i].source, "%s: source %s", fields[_i].name,
 	              ident_serial_source_name(id->serial_source));
@@ -165,7 +102,7 @@ START_TEST(test_page_option)
 	Fixture fx = {};
 
 	ck_assert_int_eq(fixture_load(VPD_DIR, "qemu-hd-wwn", &fx), 0);
-	input_from(&fx, &in);
+	fixture_ident_input(&fx, &in);
 	in.page = IDENT_PAGE_80;
 	ck_assert_int_eq(ident_compute(&in, id), 0);
 	ck_assert_str_eq(id->serial, "SQEMU_QEMU_HARDDISK_QM00002");
@@ -220,23 +157,12 @@ END_TEST
  */
 #define ATA_ID_FILE FIXTURES_DIR "/ata/ahci-cd-dev4.0.id"
 
-static size_t read_text(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, size, f);
-	fclose(f);
-	return n;
-}
-
 START_TEST(test_ata_identify)
 {
-	char text[4096];
 	uint8_t inq[FIXTURE_MAX], ata[IDENT_ATA_IDENTIFY_LEN];
 	char a[8192], b[8192];
-	size_t n = read_text(ATA_ID_FILE, text, sizeof(text)), la, lb;
+	size_t n, la, lb;
+	_cleanup_free_ char *text = check_read_file(ATA_ID_FILE, false, &n);
 	int ni = fixture_read_hex(FIXTURES_DIR "/captured/ahci-cd/sysfs-inquiry.hex", inq,
 	                          sizeof(inq));
 	ScsiIdentInput in;
@@ -321,26 +247,19 @@ START_TEST(test_ata_identify_forms)
 }
 END_TEST
 
-int main(void)
+static Suite *ident_suite(void)
 {
 	Suite *s = suite_create("ident");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
-	scan_fixtures();
+	names = check_fixture_list(VPD_DIR, ".expect", &n_names);
 	tcase_set_timeout(tc, 60);
-	if (n_names == 0) {
-		fprintf(stderr, "no fixtures in %s\n", VPD_DIR);
-		return EXIT_FAILURE;
-	}
 	tcase_add_loop_test(tc, test_fixture, 0, (int)n_names);
-	tcase_add_loop_test(tc, test_fields, 0, (int)(sizeof(fields) / sizeof(fields[0])));
+	CHECK_ADD_LOOP(tc, test_fields, fields);
 	tcase_add_test(tc, test_page_option);
 	tcase_add_test(tc, test_args);
 	tcase_add_test(tc, test_ata_identify);
-	tcase_add_loop_test(tc, test_ata_identify_parse, 0,
-	                    (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
+	CHECK_ADD_LOOP(tc, test_ata_identify_parse, parse_cases);
 	/* 256 words as libata prints them: "%04x" and ' ', '\n' after every 8th */
 	for (int w = 0; w < 256; w++)
 		snprintf(words_ok + w * 5, 6, "%04x%c", w == 255 ? 0xabcd : w,
@@ -348,9 +267,7 @@ int main(void)
 	snprintf(words_bad, sizeof(words_bad), "%s0000\n", words_ok);
 	tcase_add_test(tc, test_ata_identify_forms);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(ident_suite)

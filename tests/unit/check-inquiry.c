@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "inquiry.h"
 #include "macro.h"
 
@@ -247,20 +248,11 @@ static Suite *inquiry_suite(void)
 	Suite *s = suite_create("inquiry");
 	TCase *tc = tcase_create("parse");
 
-	tcase_add_loop_test(tc, test_inquiry_parse, 0, ELEMENTSOF(inq_cases));
+	CHECK_ADD_LOOP(tc, test_inquiry_parse, inq_cases);
 	tcase_add_test(tc, test_inquiry_ata);
-	tcase_add_loop_test(tc, test_inquiry_types, 0, ELEMENTSOF(type_cases));
+	CHECK_ADD_LOOP(tc, test_inquiry_types, type_cases);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(inquiry_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(inquiry_suite)

@@ -8,8 +8,6 @@
 
 #include <check.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,58 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-util.h"
 #include "inventory.h"
 #include "macro.h"
 
-#define xsnprintf(buf, ...) \
-	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
-
-static char root[PATH_MAX];
-static int rootfd = -EBADF;
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void put(const char *path, const void *data, size_t len)
-{
-	char p[PATH_MAX];
-	FILE *f;
-
-	xsnprintf(p, "%s/%s", root, path);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	f = fopen(p, "we");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
-}
-
-static void put_str(const char *path, const char *s)
-{
-	put(path, s, strlen(s));
-}
-
-static char *get(const char *path)
-{
-	static char buf[256];
-	char p[PATH_MAX];
-	FILE *f;
-	size_t n;
-
-	xsnprintf(p, "%s/%s", root, path);
-	f = fopen(p, "re");
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
-}
+static CheckTree tree;
 
 static void put_pg83_naa(const char *hctl, uint8_t last)
 {
@@ -77,7 +28,7 @@ static void put_pg83_naa(const char *hctl, uint8_t last)
 	char p[PATH_MAX];
 
 	xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
-	put(p, page, sizeof(page));
+	check_tree_put(&tree, p, page, sizeof(page));
 }
 
 static void put_lu(const char *hctl, int type, const char *node, const char *sg)
@@ -87,26 +38,26 @@ static void put_lu(const char *hctl, int type, const char *node, const char *sg)
 
 	memcpy(inq + 8, "QEMU    QEMU HARDDISK   2.5+", 28);
 	xsnprintf(p, "sys/bus/scsi/devices/%s/inquiry", hctl);
-	put(p, inq, sizeof(inq));
+	check_tree_put(&tree, p, inq, sizeof(inq));
 	xsnprintf(p, "sys/bus/scsi/devices/%s/type", hctl);
 	xsnprintf(v, "%d\n", type);
-	put_str(p, v);
+	check_tree_put_str(&tree, p, v);
 	xsnprintf(p, "sys/bus/scsi/devices/%s/vendor", hctl);
-	put_str(p, "QEMU    \n");
+	check_tree_put_str(&tree, p, "QEMU    \n");
 	xsnprintf(p, "sys/bus/scsi/devices/%s/model", hctl);
-	put_str(p, "QEMU HARDDISK   \n");
+	check_tree_put_str(&tree, p, "QEMU HARDDISK   \n");
 	xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_level", hctl);
-	put_str(p, "7\n");
+	check_tree_put_str(&tree, p, "7\n");
 	xsnprintf(p, "sys/bus/scsi/devices/%s/rescan", hctl);
-	put_str(p, "");
+	check_tree_put_str(&tree, p, "");
 	if (node) {
 		xsnprintf(p, "sys/bus/scsi/devices/%s/%s/%s/dev", hctl,
 		          node[1] == 't' ? "scsi_tape" : "block", node);
-		put_str(p, "8:0\n");
+		check_tree_put_str(&tree, p, "8:0\n");
 	}
 	if (sg) {
 		xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_generic/%s/dev", hctl, sg);
-		put_str(p, "21:0\n");
+		check_tree_put_str(&tree, p, "21:0\n");
 	}
 }
 
@@ -114,8 +65,8 @@ static void rm_lu(const char *hctl)
 {
 	char p[PATH_MAX];
 
-	xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
-	nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	xsnprintf(p, "sys/bus/scsi/devices/%s", hctl);
+	check_tree_rm(&tree, p);
 }
 
 typedef struct Counts {
@@ -159,25 +110,21 @@ static int on_rescan_target(Inventory *inv, Target *t, void *u)
 
 static void setup(void)
 {
-	xsnprintf(root, "%s/check-inventory-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(rootfd, 0);
+	check_tree_new(&tree, "check-inventory");
 
 	put_lu("0:0:0:0", 0, "sda", "sg0");
 	put_pg83_naa("0:0:0:0", 0x78);
 	put_lu("0:0:1:0", 1, "st0", "sg1");
 	put_lu("2:0:0:3", 0x0d, NULL, "sg2");
-	put_str("sys/bus/scsi/devices/host0/uevent", "");
-	put_str("sys/bus/scsi/devices/target0:0:0/uevent", "");
-	put_str("sys/class/scsi_host/host0/scan", "");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/host0/uevent", "");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/target0:0:0/uevent", "");
+	check_tree_put_str(&tree, "sys/class/scsi_host/host0/scan", "");
 	memset(&counts, 0, sizeof(counts));
 }
 
 static void teardown(void)
 {
-	rootfd = safe_close(rootfd);
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	check_tree_remove(&tree);
 }
 
 static Inventory *new_inventory(bool hook_rescan)
@@ -191,7 +138,7 @@ static Inventory *new_inventory(bool hook_rescan)
 	};
 	Inventory *inv = NULL;
 
-	ck_assert_int_eq(inventory_new(rootfd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
 	ck_assert_int_eq(inventory_resync(inv, false), 0);
 	ck_assert_uint_eq(counts.added, 3);
 	memset(&counts, 0, sizeof(counts));
@@ -270,7 +217,7 @@ static void tree_new_lu(void)
 
 static void tree_new_partition(void)
 {
-	put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
 }
 
 static void tree_new_id(void)
@@ -414,7 +361,7 @@ START_TEST(test_uevent)
 	              counts.nodes_changed, counts.ua, counts.rescan_target);
 	ck_assert_str_eq(counts.last_ua_action, c->expect.last_ua_action);
 	if (c->file) {
-		const char *got = get(c->file);
+		_cleanup_free_ char *got = check_tree_get(&tree, c->file);
 
 		ck_assert_ptr_nonnull(got);
 		ck_assert_str_eq(got, c->content);
@@ -451,8 +398,8 @@ START_TEST(test_node_events)
 	ck_assert_uint_eq(counts.nodes_changed, 2);
 
 	/* Partitions, in whatever order their events come, are kept ordered by number. */
-	put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
-	put_str("sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
 	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
 	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
 	ck_assert_uint_eq(lu->n_partitions, 2);
@@ -491,7 +438,7 @@ START_TEST(test_node_event_reprobes)
 
 	/* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
 	put_lu("0:0:0:1", 0, NULL, NULL);
-	ck_assert_int_eq(inventory_new(rootfd, 0, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv), 0);
 	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
 	lu = inventory_find(inv, "0:0:0:1");
 	ck_assert_ptr_nonnull(lu);
@@ -499,8 +446,8 @@ START_TEST(test_node_event_reprobes)
 
 	/* Its nodes appear; the sg event alone is announced. Instead of taking just that node,
 	 * the inventory reads the LU in full to probe it again, and finds the disk too. */
-	put_str("sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
-	put_str("sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
 	node_event(inv, "add", "scsi_generic", NULL,
 	           "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
 	ck_assert_str_eq(lu->sg, "sg3");
@@ -517,7 +464,7 @@ START_TEST(test_driver_events)
 	/* bind/unbind re-read the state only; the nodes come with events of their own. */
 	node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
 	ck_assert_uint_eq(counts.changed, 0);
-	put_str("sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
 	rm_lu("0:0:0:0/scsi_generic");
 	node_event(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
 	ck_assert_uint_eq(counts.changed, 1);
@@ -624,7 +571,7 @@ static Suite *inventory_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
-	tcase_add_loop_test(tc, test_uevent, 0, ELEMENTSOF(uevent_cases));
+	CHECK_ADD_LOOP(tc, test_uevent, uevent_cases);
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
 	tcase_add_test(tc, test_driver_events);
@@ -634,13 +581,4 @@ static Suite *inventory_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(inventory_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(inventory_suite)

@@ -9,7 +9,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,57 +16,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-util.h"
 #include "links.h"
 #include "macro.h"
 
 #define LINK_DIR   "dev/scsi/by-id"
 #define RECORD_DIR "run/lund/links/scsi-by-id"
 
-static char root[PATH_MAX];
-static int rootfd = -EBADF;
-
-/* snprintf() that fails the test instead of truncating. */
-#define xsnprintf(buf, ...) \
-	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
+static CheckTree tree;
 
 static void setup(void)
 {
-	xsnprintf(root, "%s/check-links-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(rootfd, 0);
+	check_tree_new(&tree, "check-links");
 }
 
 static void teardown(void)
 {
-	rootfd = safe_close(rootfd);
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	check_tree_remove(&tree);
 }
 
 static Links *new_links(void)
 {
 	Links *l = NULL;
 
-	ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
+	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &l), 0);
 	return l;
-}
-
-static void mkdirs(const char *path)
-{
-	char p[PATH_MAX];
-
-	xsnprintf(p, "%s/%s", root, path);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	(void)mkdir(p, 0755);
 }
 
 /* Put an entry at LINK_DIR/@name or RECORD_DIR/@name directly, as another program (or an
@@ -76,22 +49,17 @@ static void put_symlink(const char *dir, const char *name, const char *target)
 {
 	char p[PATH_MAX];
 
-	mkdirs(dir);
-	xsnprintf(p, "%s/%s/%s", root, dir, name);
+	check_tree_mkdirs(&tree, dir);
+	xsnprintf(p, "%s/%s/%s", tree.path, dir, name);
 	ck_assert_int_eq(symlink(target, p), 0);
 }
 
 static void put_file(const char *dir, const char *name, const char *content)
 {
-	char p[PATH_MAX];
-	FILE *f;
+	char rel[PATH_MAX];
 
-	mkdirs(dir);
-	xsnprintf(p, "%s/%s/%s", root, dir, name);
-	f = fopen(p, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs(content, f);
-	fclose(f);
+	xsnprintf(rel, "%s/%s", dir, name);
+	check_tree_put_str(&tree, rel, content);
 }
 
 /* Entry kinds checked afterwards. */
@@ -114,7 +82,7 @@ static void check_entry(const Expect *e)
 	struct stat st;
 	ssize_t k;
 
-	xsnprintf(p, "%s/%s/%s", root, e->dir, e->name);
+	xsnprintf(p, "%s/%s/%s", tree.path, e->dir, e->name);
 	switch (e->kind) {
 	case ABSENT:
 		ck_assert_msg(lstat(p, &st) < 0 && errno == ENOENT, "%s/%s exists", e->dir,
@@ -144,7 +112,7 @@ static size_t count_tmp(const char *dir)
 	size_t n = 0;
 	FILE *f;
 
-	xsnprintf(p, "%s/%s", root, dir);
+	xsnprintf(p, "%s/%s", tree.path, dir);
 	xsnprintf(cmd, "ls -A '%s' 2>/dev/null", p);
 	f = popen(cmd, "r");
 	ck_assert_ptr_nonnull(f);
@@ -187,7 +155,7 @@ static void setup_ours_replaced_by_file(Links *l)
 	char p[PATH_MAX];
 
 	setup_ab(l);
-	xsnprintf(p, "%s/%s/a", root, LINK_DIR);
+	xsnprintf(p, "%s/%s/a", tree.path, LINK_DIR);
 	ck_assert_int_eq(unlink(p), 0);
 	put_file(LINK_DIR, "a", "admin's");
 }
@@ -197,7 +165,7 @@ static void setup_ours_retargeted(Links *l)
 	char p[PATH_MAX];
 
 	setup_ab(l);
-	xsnprintf(p, "%s/%s/a", root, LINK_DIR);
+	xsnprintf(p, "%s/%s/a", tree.path, LINK_DIR);
 	ck_assert_int_eq(unlink(p), 0);
 	put_symlink(LINK_DIR, "a", "../../admins");
 }
@@ -468,8 +436,8 @@ START_TEST(test_bad_names)
 	ck_assert_int_eq(links_add(l, name, "../../sda"), -EINVAL);
 	ck_assert_int_eq(links_remove(l, name), -EINVAL);
 	/* Nothing was created outside the link directory. */
-	ck_assert_int_eq(faccessat(rootfd, "dev/scsi/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-	ck_assert_int_eq(faccessat(rootfd, "dev/scsi/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(tree.fd, "dev/scsi/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(tree.fd, "dev/scsi/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	links_free(l);
 }
 END_TEST
@@ -530,32 +498,33 @@ START_TEST(test_dir_symlink)
 {
 	Links *l = NULL;
 
-	mkdirs("elsewhere");
-	mkdirs("dev");
+	check_tree_mkdirs(&tree, "elsewhere");
+	check_tree_mkdirs(&tree, "dev");
 	put_symlink("dev", "scsi", "../elsewhere");
-	ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, NULL, NULL, &l), 0);
+	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &l), 0);
 	ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
 	ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
-	ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(tree.fd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	/* Also when the directory behind the symlink exists. */
-	mkdirs("elsewhere/by-id");
+	check_tree_mkdirs(&tree, "elsewhere/by-id");
 	ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
-	ck_assert_int_eq(faccessat(rootfd, "elsewhere/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(tree.fd, "elsewhere/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	links_free(l);
 
 	/* A directory that was real, then replaced by a symlink to itself moved away. */
-	ck_assert_int_eq(
-	        links_new(rootfd, "dev/disk/by-id", rootfd, "run/lund/links/disk", NULL, NULL, &l),
-	        0);
+	ck_assert_int_eq(links_new(tree.fd, "dev/disk/by-id", tree.fd, "run/lund/links/disk", NULL,
+	                           NULL, &l),
+	                 0);
 	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
-	ck_assert_int_eq(renameat(rootfd, "dev/disk", rootfd, "dev/disk.old"), 0);
-	ck_assert_int_eq(symlinkat("disk.old", rootfd, "dev/disk"), 0);
+	ck_assert_int_eq(renameat(tree.fd, "dev/disk", tree.fd, "dev/disk.old"), 0);
+	ck_assert_int_eq(symlinkat("disk.old", tree.fd, "dev/disk"), 0);
 	ck_assert_int_eq(links_add(l, "b", "../../sdb"), -ENOTDIR);
 	ck_assert_int_eq(links_remove(l, "a"), -ENOTDIR);
-	ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
-	ck_assert_int_eq(faccessat(rootfd, "dev/disk.old/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert_int_eq(faccessat(tree.fd, "dev/disk.old/by-id/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	ck_assert_int_eq(faccessat(tree.fd, "dev/disk.old/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
 	links_free(l);
-	ck_assert_int_eq(links_new(rootfd, "/dev/x", rootfd, RECORD_DIR, NULL, NULL, &l), -EINVAL);
+	ck_assert_int_eq(links_new(tree.fd, "/dev/x", tree.fd, RECORD_DIR, NULL, NULL, &l),
+	                 -EINVAL);
 }
 END_TEST
 
@@ -581,7 +550,7 @@ START_TEST(test_report)
 	int results[ELEMENTSOF(want)];
 
 	put_file(LINK_DIR, "f", "foreign");
-	ck_assert_int_eq(links_new(rootfd, LINK_DIR, rootfd, RECORD_DIR, count_report, &seen, &l),
+	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, count_report, &seen, &l),
 	                 0);
 	ck_assert_int_eq(links_reconcile(l, want, ELEMENTSOF(want), results, NULL), -EEXIST);
 	ck_assert_uint_eq(seen.n[LINK_CREATED], 1);
@@ -600,7 +569,7 @@ static Suite *links_suite(void)
 	TCase *tc = tcase_create("links");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_loop_test(tc, test_reconcile, 0, ELEMENTSOF(reconcile_cases));
+	CHECK_ADD_LOOP(tc, test_reconcile, reconcile_cases);
 	tcase_add_loop_test(tc, test_bad_names, 0, ELEMENTSOF(bad_names) + 1);
 	tcase_add_test(tc, test_good_names);
 	tcase_add_test(tc, test_add_remove);
@@ -610,13 +579,4 @@ static Suite *links_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(links_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(links_suite)

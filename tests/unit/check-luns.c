@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "luns.h"
 #include "macro.h"
 #include "unaligned.h"
@@ -485,9 +486,9 @@ static Suite *luns_suite(void)
 	TCase *tc = tcase_create("luns");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_report, 0, ELEMENTSOF(report_cases));
+	CHECK_ADD_LOOP(tc, test_report, report_cases);
 	tcase_add_test(tc, test_report_large);
-	tcase_add_loop_test(tc, test_lun_decode, 0, ELEMENTSOF(lun_cases));
+	CHECK_ADD_LOOP(tc, test_lun_decode, lun_cases);
 	tcase_add_test(tc, test_lun_long_flat);
 	tcase_add_test(tc, test_lun_linux_roundtrip);
 	tcase_add_test(tc, test_hctl_parse);
@@ -498,13 +499,4 @@ static Suite *luns_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(luns_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(luns_suite)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../peer/fixture-load.h"
+#include "check-util.h"
 #include "ident.h"
 #include "macro.h"
 #include "names.h"
@@ -387,9 +388,8 @@ START_TEST(test_udev_full)
 	UsbId usb;
 	NamesContext nc;
 	NamesList nl;
-	char vendor[9], model[17], path[4096];
+	char vendor[9], model[17], path[PATH_MAX];
 	size_t want = 0;
-	FILE *f;
 
 	ck_assert_ptr_nonnull(id);
 	ck_assert_ptr_nonnull(sg3);
@@ -397,16 +397,11 @@ START_TEST(test_udev_full)
 		b[i] = load_captured(dir, files[i], &l[i]);
 
 	if (udev_cases[_i].ata_id) {
-		snprintf(path, sizeof(path), "%s/ata/%s", FIXTURES_DIR, udev_cases[_i].ata_id);
-		f = fopen(path, "re");
-		ck_assert_ptr_nonnull(f);
-	} else
-		f = NULL;
-	if (f) {
-		char text[4096];
-		size_t n = fread(text, 1, sizeof(text), f);
+		_cleanup_free_ char *text = NULL;
+		size_t n;
 
-		fclose(f);
+		xsnprintf(path, "%s/ata/%s", FIXTURES_DIR, udev_cases[_i].ata_id);
+		text = check_read_file(path, false, &n);
 		ck_assert_int_eq(ident_ata_identify_parse(text, n, ata), 0);
 		have_ata = true;
 	}
@@ -571,26 +566,20 @@ START_TEST(test_full_hostile)
 }
 END_TEST
 
-#define LOOP(tc, fn, arr) tcase_add_loop_test(tc, fn, 0, (int)(sizeof(arr) / sizeof((arr)[0])))
-
-int main(void)
+static Suite *names_suite(void)
 {
 	Suite *s = suite_create("names");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	memset(long_value, 'x', 251);
-	LOOP(tc, test_by_id, cases);
-	LOOP(tc, test_component, comp);
-	LOOP(tc, test_udev_full, udev_cases);
+	CHECK_ADD_LOOP(tc, test_by_id, cases);
+	CHECK_ADD_LOOP(tc, test_component, comp);
+	CHECK_ADD_LOOP(tc, test_udev_full, udev_cases);
 	tcase_add_test(tc, test_full_partition);
 	tcase_add_test(tc, test_full_hostile);
 	tcase_add_test(tc, test_name_max);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(names_suite)

@@ -10,7 +10,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,15 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-util.h"
 #include "macro.h"
 #include "scan.h"
 #include "unaligned.h"
 
-#define xsnprintf(buf, ...) \
-	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
-
-static char root[PATH_MAX];
-static int rootfd = -EBADF;
+static CheckTree tree;
 
 /* ---- the fake target world --------------------------------------------------------------- */
 
@@ -73,17 +69,9 @@ static Fake fake;
 static unsigned next_disk;
 static unsigned events;
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
-	xsnprintf(root, "%s/check-scan-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(rootfd, 0);
+	check_tree_new(&tree, "check-scan");
 	memset(&fake, 0, sizeof(fake));
 	next_disk = 0;
 	events = 0;
@@ -91,41 +79,12 @@ static void setup(void)
 
 static void teardown(void)
 {
-	rootfd = safe_close(rootfd);
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void mkdirs(const char *rel)
-{
-	char p[PATH_MAX];
-
-	xsnprintf(p, "%s/%s", root, rel);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	(void)mkdir(p, 0755);
-}
-
-static void put(const char *rel, const char *content)
-{
-	char p[PATH_MAX], dir[PATH_MAX];
-	FILE *f;
-
-	xsnprintf(dir, "%s", rel);
-	*strrchr(dir, '/') = 0;
-	mkdirs(dir);
-	xsnprintf(p, "%s/%s", root, rel);
-	f = fopen(p, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs(content, f);
-	fclose(f);
+	check_tree_remove(&tree);
 }
 
 static bool exists(const char *rel)
 {
-	return faccessat(rootfd, rel, F_OK, 0) == 0;
+	return faccessat(tree.fd, rel, F_OK, 0) == 0;
 }
 
 static void host(unsigned h, const char *proc_name)
@@ -133,9 +92,9 @@ static void host(unsigned h, const char *proc_name)
 	char p[128];
 
 	xsnprintf(p, "sys/class/scsi_host/host%u/proc_name", h);
-	put(p, proc_name);
+	check_tree_put_str(&tree, p, proc_name);
 	xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
-	put(p, "");
+	check_tree_put_str(&tree, p, "");
 }
 
 /* An LU on the wire; @capacity 0: 8 MiB. */
@@ -169,18 +128,6 @@ static size_t fake_pg83(uint8_t naa, uint8_t buf[16])
 	return 16;
 }
 
-static void put_bin(const char *rel, const uint8_t *buf, size_t len)
-{
-	char p[PATH_MAX];
-	FILE *f;
-
-	xsnprintf(p, "%s/%s", root, rel);
-	f = fopen(p, "we");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
-	fclose(f);
-}
-
 static FakeTarget *target(unsigned h, unsigned c, unsigned t)
 {
 	for (size_t i = 0; i < fake.n_targets; i++)
@@ -199,11 +146,11 @@ static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
 
 	xsnprintf(d, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
 	xsnprintf(p, "%s/type", d);
-	put(p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
+	check_tree_put_str(&tree, p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
 	xsnprintf(p, "%s/scsi_level", d);
-	put(p, "7\n");
+	check_tree_put_str(&tree, p, "7\n");
 	xsnprintf(p, "%s/vendor", d);
-	put(p, "FAKE    \n");
+	check_tree_put_str(&tree, p, "FAKE    \n");
 	{
 		const FakeLu *w = on_wire(h, c, t, l);
 		uint8_t pg[16];
@@ -211,23 +158,23 @@ static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
 		/* as the kernel shows them: the padded 16-byte field, and its VPD cache */
 		xsnprintf(p, "%s/model", d);
 		xsnprintf(v, "%-16s\n", w ? w->model : "DISK");
-		put(p, v);
+		check_tree_put_str(&tree, p, v);
 		xsnprintf(p, "%s/rev", d);
-		put(p, "0001\n");
+		check_tree_put_str(&tree, p, "0001\n");
 		xsnprintf(p, "%s/vpd_pg83", d);
-		put_bin(p, pg, fake_pg83(w ? w->naa : 0, pg));
+		check_tree_put(&tree, p, pg, fake_pg83(w ? w->naa : 0, pg));
 	}
 	xsnprintf(p, "%s/scsi_generic/sg%u", d, n);
-	mkdirs(p);
+	check_tree_mkdirs(&tree, p);
 	if (scan_lun_is_wlun(l))
 		return;
 	xsnprintf(p, "%s/block/sd%c/size", d, 'a' + n);
-	put(p, "16384\n"); /* 8 MiB */
+	check_tree_put_str(&tree, p, "16384\n"); /* 8 MiB */
 	xsnprintf(p, "%s/block/sd%c/dev", d, 'a' + n);
 	xsnprintf(v, "8:%u\n", n * 16);
-	put(p, v);
+	check_tree_put_str(&tree, p, v);
 	xsnprintf(p, "%s/block/sd%c/holders", d, 'a' + n);
-	mkdirs(p);
+	check_tree_mkdirs(&tree, p);
 }
 
 static const char *block_of(const char *hctl)
@@ -237,7 +184,7 @@ static const char *block_of(const char *hctl)
 	int fd;
 
 	xsnprintf(p, "sys/bus/scsi/devices/%s/block", hctl);
-	fd = openat(rootfd, p, O_RDONLY | O_DIRECTORY);
+	fd = openat(tree.fd, p, O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(fd, 0);
 	for (char c = 'a'; c <= 'z'; c++) {
 		char q[4] = { 's', 'd', c, 0 };
@@ -382,8 +329,8 @@ static int fake_write_attr(void *ud, int fd, const char *path, const char *value
 		char p[PATH_MAX];
 
 		if (streq(path + n, "delete")) {
-			xsnprintf(p, "%s/sys/bus/scsi/devices/%s", root, hctl);
-			nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			xsnprintf(p, "sys/bus/scsi/devices/%s", hctl);
+			check_tree_rm(&tree, p);
 			return 0;
 		}
 		if (streq(path + n, "rescan")) {
@@ -397,7 +344,7 @@ static int fake_write_attr(void *ud, int fd, const char *path, const char *value
 			w = on_wire(h2, c2, t2, l2);
 			if (w) {
 				xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
-				put_bin(p, pg, fake_pg83(w->naa, pg));
+				check_tree_put(&tree, p, pg, fake_pg83(w->naa, pg));
 			}
 			return 0;
 		}
@@ -447,7 +394,7 @@ static void run(ScanFlags flags, const char *const *sel_strs, ScanResult *res)
 	size_t n = 0;
 	ScanPolicy pol = { .max_workers = 4, .quirk = fake.use_quirk ? fake_quirk : NULL };
 	ScanContext ctx = {
-		.rootfd = rootfd,
+		.rootfd = tree.fd,
 		.io = &fake_io,
 		.policy = &pol,
 		.event = count_events,
@@ -599,26 +546,27 @@ START_TEST(test_remove_in_use)
 	case BUSY_MOUNTED:
 		xsnprintf(mi, "22 1 8:%u / /mnt rw,relatime - ext4 /dev/%s rw\n",
 		          (unsigned)(blk[2] - 'a') * 16, blk);
-		put("proc/self/mountinfo", mi);
+		check_tree_put_str(&tree, "proc/self/mountinfo", mi);
 		break;
 	case BUSY_PART_MOUNTED:
 	case BUSY_PART_HOLDERS:
 		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/partition", blk, blk);
-		put(p, "1\n");
+		check_tree_put_str(&tree, p, "1\n");
 		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/dev", blk, blk);
-		put(p, "8:241\n");
+		check_tree_put_str(&tree, p, "8:241\n");
 		if (_i == BUSY_PART_MOUNTED)
-			put("proc/self/mountinfo", "1 0 0:1 / / rw - rootfs rootfs rw\n"
-			                           "30 1 8:241 / /data rw - xfs /dev/x rw\n");
+			check_tree_put_str(&tree, "proc/self/mountinfo",
+			                   "1 0 0:1 / / rw - rootfs rootfs rw\n"
+			                   "30 1 8:241 / /data rw - xfs /dev/x rw\n");
 		else {
 			xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/%s1/holders/dm-0", blk,
 			          blk);
-			mkdirs(p);
+			check_tree_mkdirs(&tree, p);
 		}
 		break;
 	case BUSY_HOLDERS:
 		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block/%s/holders/md0", blk);
-		mkdirs(p);
+		check_tree_mkdirs(&tree, p);
 		break;
 	case BUSY_EXCL:
 		xsnprintf(fake.busy[fake.n_busy++], "%s", blk);
@@ -755,10 +703,10 @@ START_TEST(test_sas_transport)
 	ScanResult r = {};
 
 	host(2, "mptsas");
-	put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
-	put("sys/class/sas_device/end_device-2:0/scsi_target_id", "0\n");
-	put("sys/class/sas_end_device/end_device-2:1/bay_identifier", "1\n");
-	put("sys/class/sas_device/end_device-2:1/scsi_target_id", "1\n");
+	check_tree_put_str(&tree, "sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
+	check_tree_put_str(&tree, "sys/class/sas_device/end_device-2:0/scsi_target_id", "0\n");
+	check_tree_put_str(&tree, "sys/class/sas_end_device/end_device-2:1/bay_identifier", "1\n");
+	check_tree_put_str(&tree, "sys/class/sas_device/end_device-2:1/scsi_target_id", "1\n");
 	wire(2, 0, 0, 0);
 	wire(2, 0, 1, 0);
 	wire(2, 0, 1, 2);
@@ -784,12 +732,12 @@ START_TEST(test_fc_transport)
 	ScanResult r = {};
 
 	host(3, "qla2xxx");
-	put("sys/class/fc_remote_ports/rport-3:0-0/scsi_target_id", "0\n");
-	put("sys/class/fc_remote_ports/rport-3:0-0/port_state", "Online\n");
-	put("sys/class/fc_remote_ports/rport-3:0-1/scsi_target_id", "-1\n");
-	put("sys/class/fc_remote_ports/rport-3:0-1/port_state", "Online\n");
-	put("sys/class/fc_remote_ports/rport-3:0-2/scsi_target_id", "2\n");
-	put("sys/class/fc_remote_ports/rport-3:0-2/port_state", "Blocked\n");
+	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-0/scsi_target_id", "0\n");
+	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-0/port_state", "Online\n");
+	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-1/scsi_target_id", "-1\n");
+	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-1/port_state", "Online\n");
+	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-2/scsi_target_id", "2\n");
+	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-2/port_state", "Blocked\n");
 	wire(3, 0, 0, 0);
 	run(SCAN_ADD, NULL, &r);
 	ck_assert(wrote("sys/class/scsi_host/host3/scan=0 0 0"));
@@ -805,8 +753,8 @@ START_TEST(test_kernel_fallback)
 	ScanResult r = {};
 
 	host(2, "mptsas");
-	put("sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
-	put("sys/class/sas_device/end_device-2:0/scsi_target_id", "4\n");
+	check_tree_put_str(&tree, "sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
+	check_tree_put_str(&tree, "sys/class/sas_device/end_device-2:0/scsi_target_id", "4\n");
 	wire(2, 0, 4, 1); /* no LUN 0 */
 	run(SCAN_ADD, NULL, &r);
 	ck_assert(wrote("sys/class/scsi_host/host2/scan=0 4 0"));
@@ -827,7 +775,7 @@ START_TEST(test_sequential)
 	wire(0, 0, 0, 2);
 	wire(0, 0, 0, 4);
 	instantiate(0, 0, 0, 0);
-	put("sys/bus/scsi/devices/0:0:0:0/scsi_level", "3\n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/scsi_level", "3\n");
 	target(0, 0, 0)->error = -EOPNOTSUPP;
 	instantiate(0, 0, 0, 6); /* never removed: no authoritative list */
 	run(SCAN_ADD | SCAN_REMOVE, NULL, &r);
@@ -1064,7 +1012,7 @@ START_TEST(test_ids_no_cache)
 	host(0, "fake");
 	wire(0, 0, 0, 0);
 	instantiate(0, 0, 0, 0);
-	ck_assert_int_eq(unlinkat(rootfd, "sys/bus/scsi/devices/0:0:0:0/vpd_pg83", 0), 0);
+	ck_assert_int_eq(unlinkat(tree.fd, "sys/bus/scsi/devices/0:0:0:0/vpd_pg83", 0), 0);
 	run(SCAN_IDS, NULL, &r);
 	ck_assert_uint_eq(fake.inquiry_calls, 1);
 	ck_assert_uint_eq(r.n_actions, 0);
@@ -1146,7 +1094,7 @@ END_TEST
 START_TEST(test_no_host)
 {
 	ScanResult r = {};
-	ScanContext ctx = { .rootfd = rootfd, .io = &fake_io };
+	ScanContext ctx = { .rootfd = tree.fd, .io = &fake_io };
 
 	ck_assert_int_lt(scan_run(&ctx, NULL, 0, SCAN_ADD, &r), 0);
 	host(0, "fake");
@@ -1169,7 +1117,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_dry_run);
 	tcase_add_test(tc, test_remove);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
-	tcase_add_loop_test(tc, test_failed_target, 0, ELEMENTSOF(bad_cases));
+	CHECK_ADD_LOOP(tc, test_failed_target, bad_cases);
 	tcase_add_test(tc, test_resize);
 	tcase_add_test(tc, test_wlun);
 	tcase_add_test(tc, test_selectors);
@@ -1179,8 +1127,8 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_sequential);
 	tcase_add_test(tc, test_quirk_sequential);
 	tcase_add_test(tc, test_quirk_absent);
-	tcase_add_loop_test(tc, test_quirk_bound, 0, ELEMENTSOF(bound_cases));
-	tcase_add_loop_test(tc, test_report_luns_garbage, 0, ELEMENTSOF(garbage_cases));
+	CHECK_ADD_LOOP(tc, test_quirk_bound, bound_cases);
+	CHECK_ADD_LOOP(tc, test_report_luns_garbage, garbage_cases);
 	tcase_add_test(tc, test_ids_vpd);
 	tcase_add_test(tc, test_ids_inquiry);
 	tcase_add_test(tc, test_ids_no_cache);
@@ -1188,19 +1136,10 @@ static Suite *scan_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("pure");
-	tcase_add_loop_test(tc, test_selector_parse, 0, ELEMENTSOF(selector_cases));
+	CHECK_ADD_LOOP(tc, test_selector_parse, selector_cases);
 	tcase_add_test(tc, test_lun_set);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(scan_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(scan_suite)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check-util.h"
 #include "macro.h"
 #include "scanquirk.h"
 
@@ -169,21 +170,12 @@ static Suite *scanquirk_suite(void)
 	TCase *tc = tcase_create("scanquirk");
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_loop_test(tc, test_lookup, 0, ELEMENTSOF(lookup_cases));
+	CHECK_ADD_LOOP(tc, test_lookup, lookup_cases);
 	tcase_add_test(tc, test_no_sources);
-	tcase_add_loop_test(tc, test_parse_max_lun, 0, ELEMENTSOF(max_lun_cases));
+	CHECK_ADD_LOOP(tc, test_parse_max_lun, max_lun_cases);
 	tcase_add_test(tc, test_parse_bool);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(scanquirk_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(scanquirk_suite)

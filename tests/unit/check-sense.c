@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "macro.h"
 #include "sense.h"
 #include "unaligned.h"
@@ -562,24 +563,15 @@ static Suite *sense_suite(void)
 	Suite *s = suite_create("sense");
 	TCase *tc = tcase_create("sense");
 
-	tcase_add_loop_test(tc, test_sense_parse, 0, ELEMENTSOF(sense_cases));
+	CHECK_ADD_LOOP(tc, test_sense_parse, sense_cases);
 	tcase_add_test(tc, test_sense_sks_helpers);
 	tcase_add_test(tc, test_sense_descriptor_walk);
 	tcase_add_test(tc, test_sense_max);
-	tcase_add_loop_test(tc, test_asc, 0, ELEMENTSOF(asc_cases));
+	CHECK_ADD_LOOP(tc, test_asc, asc_cases);
 	tcase_add_test(tc, test_asc_all);
 	tcase_add_test(tc, test_key_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(sense_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(sense_suite)

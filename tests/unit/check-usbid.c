@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "usbid.h"
 
 static char long_serial[600];
@@ -171,20 +172,16 @@ START_TEST(test_usbid_args)
 }
 END_TEST
 
-int main(void)
+static Suite *usbid_suite(void)
 {
 	Suite *s = suite_create("usbid");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	memset(long_serial, 'x', 300);
-	tcase_add_loop_test(tc, test_usbid, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	CHECK_ADD_LOOP(tc, test_usbid, cases);
 	tcase_add_test(tc, test_usbid_args);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(usbid_suite)

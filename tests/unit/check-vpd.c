@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-util.h"
 #include "macro.h"
 #include "unaligned.h"
 #include "vpd.h"
@@ -645,11 +646,11 @@ static Suite *vpd_suite(void)
 	Suite *s = suite_create("vpd");
 	TCase *tc = tcase_create("pages");
 
-	tcase_add_loop_test(tc, test_header, 0, ELEMENTSOF(header_cases));
+	CHECK_ADD_LOOP(tc, test_header, header_cases);
 	tcase_add_test(tc, test_vpd00);
 	tcase_add_test(tc, test_vpd00_all_pages);
-	tcase_add_loop_test(tc, test_vpd80, 0, ELEMENTSOF(serial_cases));
-	tcase_add_loop_test(tc, test_vpd83, 0, ELEMENTSOF(page83_cases));
+	CHECK_ADD_LOOP(tc, test_vpd80, serial_cases);
+	CHECK_ADD_LOOP(tc, test_vpd83, page83_cases);
 	tcase_add_test(tc, test_vpd83_pre_spc2);
 	tcase_add_test(tc, test_vpd83_max_page);
 	tcase_add_test(tc, test_vpd89);
@@ -659,13 +660,4 @@ static Suite *vpd_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(vpd_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(vpd_suite)

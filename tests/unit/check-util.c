@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check-util.h"
+
+int check_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void check_tree_new(CheckTree *t, const char *name)
+{
+	xsnprintf(t->path, "%s/%s-XXXXXX", getenv("TMPDIR") ?: "/tmp", name);
+	ck_assert_ptr_nonnull(mkdtemp(t->path));
+	t->fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(t->fd, 0);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+void check_tree_rm(const CheckTree *t, const char *rel)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/%s", t->path, rel) < (int)sizeof(p))
+		(void)nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void check_tree_remove(CheckTree *t)
+{
+	if (!t->path[0])
+		return;
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -EBADF;
+	(void)nftw(t->path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	t->path[0] = 0;
+}
+
+/* mkdir -p of the directories in @p below the tree's own, and of @p itself when @last. */
+static void mkdirs_below(const CheckTree *t, char *p, bool last)
+{
+	for (char *s = p + strlen(t->path) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	if (last)
+		(void)mkdir(p, 0755);
+}
+
+void check_tree_mkdirs(const CheckTree *t, const char *rel)
+{
+	char p[PATH_MAX];
+
+	xsnprintf(p, "%s/%s", t->path, rel);
+	mkdirs_below(t, p, true);
+}
+
+void check_tree_put(const CheckTree *t, const char *rel, const void *data, size_t len)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	xsnprintf(p, "%s/%s", t->path, rel);
+	mkdirs_below(t, p, false);
+	f = fopen(p, "we");
+	ck_assert_msg(f, "%s: %m", p);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+void check_tree_put_str(const CheckTree *t, const char *rel, const char *s)
+{
+	check_tree_put(t, rel, s, strlen(s));
+}
+
+static char *read_all(FILE *f, bool skip_comments, size_t *ret_len)
+{
+	char *line = NULL, *out = NULL;
+	size_t size = 0, len = 0;
+	FILE *o = open_memstream(&out, &len);
+	ssize_t n;
+
+	ck_assert_ptr_nonnull(o);
+	while ((n = getline(&line, &size, f)) >= 0)
+		if (!skip_comments || line[0] != '#')
+			ck_assert_uint_eq(fwrite(line, 1, (size_t)n, o), (size_t)n);
+	free(line);
+	ck_assert_int_eq(fclose(o), 0);
+	if (ret_len)
+		*ret_len = len;
+	return out;
+}
+
+char *check_tree_get(const CheckTree *t, const char *rel)
+{
+	char p[PATH_MAX], *s;
+	FILE *f;
+
+	xsnprintf(p, "%s/%s", t->path, rel);
+	f = fopen(p, "re");
+	if (!f)
+		return NULL;
+	s = read_all(f, false, NULL);
+	fclose(f);
+	return s;
+}
+
+char *check_read_file(const char *path, bool skip_comments, size_t *ret_len)
+{
+	FILE *f = fopen(path, "re");
+	char *s;
+
+	ck_assert_msg(f, "%s: %m", path);
+	s = read_all(f, skip_comments, ret_len);
+	fclose(f);
+	return s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **check_fixture_list(const char *dir, const char *suffix, size_t *ret_n)
+{
+	size_t n = 0, sl = strlen(suffix);
+	char **names = NULL;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l <= sl || strcmp(de->d_name + l - sl, suffix) != 0)
+			continue;
+		names = realloc(names, (n + 2) * sizeof(*names));
+		if (!names || !(names[n++] = strndup(de->d_name, l - sl))) {
+			fprintf(stderr, "out of memory\n");
+			exit(EXIT_FAILURE);
+		}
+		names[n] = NULL;
+	}
+	if (d)
+		closedir(d);
+	if (n == 0) {
+		fprintf(stderr, "no *%s fixtures in %s\n", suffix, dir);
+		exit(EXIT_FAILURE);
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	*ret_n = n;
+	return names;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What every tests/unit/check-<module>.c needs besides its own cases, in one place. A check
+ * file builds one Suite in a function and ends with CHECK_MAIN() of it:
+ *
+ *	static Suite *vpd_suite(void)
+ *	{
+ *		Suite *s = suite_create("vpd");
+ *		TCase *tc = tcase_create("core");
+ *
+ *		CHECK_ADD_LOOP(tc, test_pg83, pg83_cases);
+ *		suite_add_tcase(s, tc);
+ *		return s;
+ *	}
+ *
+ *	CHECK_MAIN(vpd_suite)
+ *
+ * Tests that need files get them from here: a CheckTree is a temporary directory that stands
+ * in for the root file system (sysfs, /dev, /run) of the I/O code, which opens everything
+ * relative to a root fd; check_read_file() and check_fixture_list() read tests/fixtures/
+ * (FIXTURES_DIR, set by tests/unit/meson.build). Every helper fails the running test rather
+ * than return an error: a test has nothing better to do with one.
+ */
+
+#include <check.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "macro.h"
+
+/* Runs @s with check's environment settings (CK_VERBOSITY, CK_RUN_CASE, ...) and frees it.
+ * Returns the exit status of the test program: EXIT_SUCCESS when every test passed. */
+int check_run(Suite *s);
+
+#define CHECK_MAIN(suite_fn)                  \
+	int main(void)                        \
+	{                                     \
+		return check_run(suite_fn()); \
+	}
+
+/* One loop test per row of the static array @table; the row is _i in @fn. */
+#define CHECK_ADD_LOOP(tc, fn, table) tcase_add_loop_test((tc), (fn), 0, (int)ELEMENTSOF(table))
+
+/* snprintf() into the array @buf that fails the test instead of truncating. */
+#define xsnprintf(buf, ...) \
+	ck_assert_int_lt(snprintf((buf), sizeof(buf), __VA_ARGS__), (int)sizeof(buf))
+
+typedef struct CheckTree {
+	char path[PATH_MAX]; /* "$TMPDIR/<name>-XXXXXX" made unique */
+	int fd;              /* O_PATH directory fd on @path, the root fd of the code under test */
+} CheckTree;
+
+/* Creates an empty tree for one test (call it from a fixture's setup). */
+void check_tree_new(CheckTree *t, const char *name);
+
+/* Closes the fd and removes the tree with everything in it; a tree never made is left alone. */
+void check_tree_remove(CheckTree *t);
+
+/* rm -rf @rel below the tree. Safe from any thread: it fails no test, whatever is left. */
+void check_tree_rm(const CheckTree *t, const char *rel);
+
+/* mkdir -p @rel below the tree. */
+void check_tree_mkdirs(const CheckTree *t, const char *rel);
+
+/* Writes @len bytes of @data to the file @rel below the tree, making its directories. */
+void check_tree_put(const CheckTree *t, const char *rel, const void *data, size_t len);
+void check_tree_put_str(const CheckTree *t, const char *rel, const char *s);
+
+/* The whole file @rel below the tree, NUL-terminated (free() it), or NULL when it is absent. */
+char *check_tree_get(const CheckTree *t, const char *rel);
+
+/* The whole file at @path, NUL-terminated (free() it), its length in @ret_len unless NULL; with
+ * @skip_comments, lines starting with '#' are left out (the annotated .expect files). */
+char *check_read_file(const char *path, bool skip_comments, size_t *ret_len);
+
+/* The names in @dir that end in @suffix, without it, sorted (so _i picks the same file on every
+ * run), NULL-terminated; their count in @ret_n. Exits the program when there are none: a
+ * fixture set that vanished must not pass by running no case. */
+char **check_fixture_list(const char *dir, const char *suffix, size_t *ret_n);
