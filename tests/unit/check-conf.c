@@ -72,9 +72,11 @@ static char *get_file(const char *rel)
 	return buf;
 }
 
-static void make_tree(void)
+/* A temporary root with one disk LU's policy attributes; returns its fd. */
+static int make_tree(void)
 {
 	char cmd[512];
+	int fd;
 
 	snprintf(root, sizeof(root), "%s/check-conf-root-XXXXXX", getenv("TMPDIR") ?: "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(root));
@@ -87,6 +89,9 @@ static void make_tree(void)
 	put_file(LU "/scsi_disk/2:0:0:0/max_retries", "5\n");
 	put_file(LU "/retry_limit", "7\n");
 	put_file(LU "/failfast", "none\n");
+	fd = sysfs_open_root(root);
+	ck_assert_int_ge(fd, 0);
+	return fd;
 }
 
 static void teardown(void)
@@ -205,9 +210,7 @@ START_TEST(test_shared_once)
 	Lu lu;
 	char *v;
 
-	make_tree();
-	rootfd = sysfs_open_root(root);
-	ck_assert_int_ge(rootfd, 0);
+	rootfd = make_tree();
 
 	write_conf(conf_text);
 	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
@@ -276,9 +279,7 @@ START_TEST(test_unparsable)
 	Lu lu = test_lu("DISK");
 	char *v;
 
-	make_tree();
-	rootfd = sysfs_open_root(root);
-	ck_assert_int_ge(rootfd, 0);
+	rootfd = make_tree();
 
 	/* ignored as a whole by both consumers, never half applied */
 	write_conf("[defaults]\ntimeout = 60\nscan_sequential = yes\n[device\n");
