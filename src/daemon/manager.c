@@ -1934,6 +1934,7 @@ int manager_start(Manager *m)
 		.loss = on_uevent_loss,
 		.error = on_monitor_error,
 	};
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
 	_cleanup_free_ char *sock = NULL;
 	ErrorThreshold threshold;
 	sigset_t ss;
@@ -1981,13 +1982,17 @@ int manager_start(Manager *m)
 	}
 	retire_old_link_dirs(m);
 
-	r = policy_engine_new(m->rootfd, m->config.conf_path, m->config.hwdb_path, &m->policy);
+	/* lund.conf and the hwdb are read once; the policy engine and the scan quirks share them.
+	 * What is wrong with lund.conf is logged here; a file that cannot be parsed still leaves
+	 * the hwdb. */
+	r = policy_conf_load(m->config.conf_path, m->config.hwdb_path, &conf);
+	if (r < 0)
+		return log_error_errno(r, "Failed to load the configuration: %m");
+	r = policy_engine_new(m->rootfd, conf, &m->policy);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the policy engine: %m");
-	/* The policy engine has logged what is wrong with lund.conf; -EBADMSG still leaves the
-	 * hwdb's quirks. */
-	r = scan_quirks_new(m->config.hwdb_path, m->config.conf_path, &m->scan_quirks);
-	if (r < 0 && r != -EBADMSG)
+	r = scan_quirks_new_from_conf(conf, &m->scan_quirks);
+	if (r < 0)
 		return log_error_errno(r, "Failed to load the scan quirks: %m");
 
 	r = error_threshold_parse(m->config.error_threshold ?: "transport:10/60:log", &threshold);

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <iniparser/iniparser.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "conf.h"
 #include "errpolicy.h"
@@ -19,8 +16,6 @@
 #include "policy-apply.h"
 #include "scanquirk.h"
 #include "sysfs.h"
-
-#define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
 
 typedef enum PolicyKnob {
 	KNOB_TIMEOUT,
@@ -45,18 +40,9 @@ static const struct {
 	[KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", 0, 0 },
 };
 
-/* One [defaults] or [device NAME] section of lund.conf. */
-typedef struct ConfRule {
-	ConfSection sec;
-	char *value[_KNOB_MAX];
-} ConfRule;
-
 struct PolicyEngine {
 	int rootfd;
-	char *conf_path;
-	ConfRule *rules;
-	size_t n_rules;
-	Hwdb *hwdb;
+	LundConf *conf;
 };
 
 /* What one LU gets, and where each value came from (for the log). */
@@ -89,18 +75,6 @@ static int lu_policy_set(LuPolicy *p, PolicyKnob k, const char *value, const cha
 	return 0;
 }
 
-static void conf_free(PolicyEngine *p)
-{
-	for (size_t i = 0; i < p->n_rules; i++) {
-		conf_section_done(&p->rules[i].sec);
-		for (int k = 0; k < _KNOB_MAX; k++)
-			free(p->rules[i].value[k]);
-	}
-	free(p->rules);
-	p->rules = NULL;
-	p->n_rules = 0;
-}
-
 /* iniparser reports syntax errors through this; they become our log lines. */
 static int conf_error_cb(const char *fmt, ...)
 {
@@ -115,133 +89,92 @@ static int conf_error_cb(const char *fmt, ...)
 	return 0;
 }
 
-static int conf_load(PolicyEngine *p, const char *path)
+/* Say what is wrong with the keys of section @sec: unknown ones, and scan quirks that do not
+ * parse (the scan engine reads those, scanquirk.h, but on every scan; here they are logged
+ * once, at load). */
+static void check_keys(const char *path, const ConfSection *sec)
 {
-	dictionary *d;
-	int nsec;
+	for (size_t j = 0; j < sec->n_entries; j++) {
+		const char *k = sec->entries[j].key, *v = sec->entries[j].value;
+		bool known = false;
 
-	if (access(path, F_OK) < 0) {
-		if (errno == ENOENT) {
-			log_debug("%s: not present, no configured policy", path);
-			return 0;
+		for (int x = 0; x < _KNOB_MAX; x++)
+			known |= streq(k, knobs[x].conf_key);
+		if (streq(k, "scan_sequential") || streq(k, "scan_sparse") ||
+		    streq(k, "scan_max_lun")) {
+			uint64_t lun;
+			bool b;
+
+			known = true;
+			if (streq(k, "scan_max_lun") ? scan_quirk_parse_max_lun(v, &lun) < 0
+			                             : scan_quirk_parse_bool(v, &b) < 0)
+				log_warning("%s: [%s]: invalid %s \"%s\", ignoring it", path,
+				            sec->title, k, v);
 		}
-		return log_warning_errno(-errno, "%s: cannot access: %m", path);
+		if (sec->kind == CONF_SECTION_DEVICE)
+			known |= streq(k, "vendor") || streq(k, "model");
+		if (!known)
+			log_warning("%s: [%s]: unknown key \"%s\", ignoring it", path, sec->title,
+			            k);
 	}
-	iniparser_set_error_callback(conf_error_cb);
-	d = iniparser_load(path);
-	if (!d)
-		return log_error_errno(-EBADMSG, "%s: cannot parse, ignoring the whole file", path);
-
-	nsec = iniparser_getnsec(d);
-	for (int i = 0; i < nsec; i++) {
-		const char *sec = iniparser_getsecname(d, i);
-		ConfRule rule = {}, *n;
-
-		if (!sec)
-			continue;
-		{
-			int k = conf_section_parse(d, sec, &rule.sec);
-
-			if (k == -ENOENT) {
-				log_warning("%s: unknown section [%s], ignoring it", path, sec);
-				continue;
-			}
-			if (k < 0)
-				goto oom;
-		}
-		for (int k = 0; k < _KNOB_MAX; k++) {
-			_cleanup_free_ char *key = NULL;
-			const char *v;
-
-			if (asprintf(&key, "%s:%s", sec, knobs[k].conf_key) < 0)
-				goto oom;
-			v = iniparser_getstring(d, key, NULL);
-			if (v && !(rule.value[k] = strdup(v)))
-				goto oom;
-		}
-		{
-			int nk = iniparser_getsecnkeys(d, sec);
-			const char **keys = nk > 0 ? calloc((size_t)nk, sizeof(char *)) : NULL;
-
-			if (keys && iniparser_getseckeys(d, sec, keys))
-				for (int j = 0; j < nk; j++) {
-					const char *k = strchr(keys[j], ':');
-					bool known = false;
-
-					k = k ? k + 1 : keys[j];
-					for (int x = 0; x < _KNOB_MAX; x++)
-						known |= streq(k, knobs[x].conf_key);
-					/* scan quirks: read by the scan engine (scanquirk.h),
-					 * checked here so that a bad one is logged once */
-					if (streq(k, "scan_sequential") ||
-					    streq(k, "scan_sparse") || streq(k, "scan_max_lun")) {
-						const char *v = iniparser_getstring(d, keys[j], "");
-						uint64_t lun;
-						bool b;
-
-						known = true;
-						if (streq(k, "scan_max_lun")
-						            ? scan_quirk_parse_max_lun(v, &lun) < 0
-						            : scan_quirk_parse_bool(v, &b) < 0)
-							log_warning("%s: [%s]: invalid %s \"%s\", "
-							            "ignoring it",
-							            path, sec, k, v);
-					}
-					if (rule.sec.name)
-						known |= streq(k, "vendor") || streq(k, "model");
-					if (!known)
-						log_warning(
-						        "%s: [%s]: unknown key \"%s\", ignoring it",
-						        path, sec, k);
-				}
-			free(keys);
-		}
-		n = realloc(p->rules, (p->n_rules + 1) * sizeof(*n));
-		if (!n) {
-			conf_section_done(&rule.sec);
-			for (int k = 0; k < _KNOB_MAX; k++)
-				free(rule.value[k]);
-			goto oom;
-		}
-		p->rules = n;
-		p->rules[p->n_rules++] = rule;
-	}
-	iniparser_freedict(d);
-	log_info("%s: %zu policy section(s)", path, p->n_rules);
-	return 0;
-oom:
-	iniparser_freedict(d);
-	return log_error_errno(-ENOMEM, "Out of memory");
 }
 
-int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path, PolicyEngine **ret)
+int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	const char *path;
+	size_t n = 0;
+	int r;
+
+	iniparser_set_error_callback(conf_error_cb);
+	r = conf_load(conf_path, hwdb_path, &c);
+	if (r == -ENOMEM)
+		return log_error_errno(r, "Out of memory");
+	path = conf_get_path(c);
+	r = conf_file_error(c);
+	if (r == -ENOENT)
+		log_debug("%s: not present, no configured policy", path);
+	else if (r == -EBADMSG)
+		log_error_errno(r, "%s: cannot parse, ignoring the whole file", path);
+	else if (r < 0)
+		log_warning_errno(r, "%s: cannot access: %m", path);
+	else {
+		for (size_t i = 0; i < conf_n_sections(c); i++) {
+			const ConfSection *sec = conf_section(c, i);
+
+			if (sec->kind == CONF_SECTION_UNKNOWN) {
+				log_warning("%s: unknown section [%s], ignoring it", path,
+				            sec->title);
+				continue;
+			}
+			check_keys(path, sec);
+			n++;
+		}
+		log_info("%s: %zu policy section(s)", path, n);
+	}
+	r = conf_hwdb_error(c);
+	if (r < 0) {
+		if (conf_hwdb_path(c))
+			log_warning_errno(r, "%s: cannot open the hwdb, no hwdb policy: %m",
+			                  conf_hwdb_path(c));
+		else
+			log_debug_errno(r, "No compiled hwdb, no hwdb policy: %m");
+	}
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+int policy_engine_new(int rootfd, LundConf *conf, PolicyEngine **ret)
 {
 	PolicyEngine *p;
-	int r;
+
+	assert_return(conf && ret, -EINVAL);
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->rootfd = rootfd;
-	p->conf_path = strdup(conf_path ?: LUND_CONF_DEFAULT);
-	if (!p->conf_path) {
-		free(p);
-		return -ENOMEM;
-	}
-	r = conf_load(p, p->conf_path);
-	if (r == -ENOMEM) {
-		policy_engine_free(p);
-		return r;
-	}
-	r = hwdb_open(hwdb_path, &p->hwdb);
-	if (r < 0) {
-		if (hwdb_path)
-			log_warning_errno(r, "%s: cannot open the hwdb, no hwdb policy: %m",
-			                  hwdb_path);
-		else
-			log_debug_errno(r, "No compiled hwdb, no hwdb policy: %m");
-		p->hwdb = NULL;
-	}
+	p->conf = conf_ref(conf);
 	*ret = p;
 	return 0;
 }
@@ -250,11 +183,15 @@ PolicyEngine *policy_engine_free(PolicyEngine *p)
 {
 	if (!p)
 		return NULL;
-	conf_free(p);
-	hwdb_free(p->hwdb);
-	free(p->conf_path);
+	conf_unref(p->conf);
 	free(p);
 	return NULL;
+}
+
+LundConf *policy_engine_conf(const PolicyEngine *p)
+{
+	assert_return(p, NULL);
+	return p->conf;
 }
 
 typedef struct HwdbCtx {
@@ -280,14 +217,14 @@ static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
 	_cleanup_free_ char *vendor = NULL, *model = NULL;
 	int r;
 
-	if (p->hwdb) {
+	if (conf_hwdb(p->conf)) {
 		_cleanup_free_ char *alias =
 		        hwdb_modalias(lu->type, lu->vendor, lu->model, lu->revision);
 		HwdbCtx c = { pol, 0 };
 
 		if (!alias)
 			return -ENOMEM;
-		r = hwdb_lookup(p->hwdb, alias, on_hwdb_property, &c);
+		r = hwdb_lookup(conf_hwdb(p->conf), alias, on_hwdb_property, &c);
 		if (c.error < 0)
 			return c.error;
 		if (r < 0)
@@ -298,22 +235,24 @@ static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
 	if (!vendor || !model)
 		return -ENOMEM;
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < p->n_rules; i++) {
-			const ConfRule *rule = &p->rules[i];
+		for (size_t i = 0; i < conf_n_sections(p->conf); i++) {
+			const ConfSection *sec = conf_section(p->conf, i);
 			_cleanup_free_ char *src = NULL;
 
-			if (!conf_section_applies(&rule->sec, pass, vendor, model))
+			if (!conf_section_applies(sec, pass, vendor, model))
 				continue;
-			if (asprintf(&src, "%s [%s%s]", p->conf_path,
-			             rule->sec.name ? "device " : "defaults",
-			             rule->sec.name ?: "") < 0)
+			if (asprintf(&src, "%s [%s%s]", conf_get_path(p->conf),
+			             sec->name ? "device " : "defaults", sec->name ?: "") < 0)
 				return -ENOMEM;
-			for (int k = 0; k < _KNOB_MAX; k++)
-				if (rule->value[k]) {
-					r = lu_policy_set(pol, k, rule->value[k], src);
-					if (r < 0)
-						return r;
-				}
+			for (int k = 0; k < _KNOB_MAX; k++) {
+				const char *v = conf_section_get(sec, knobs[k].conf_key);
+
+				if (!v)
+					continue;
+				r = lu_policy_set(pol, k, v, src);
+				if (r < 0)
+					return r;
+			}
 		}
 	return 0;
 }

@@ -10,17 +10,27 @@
  * was.
  */
 
+#include "conf.h"
 #include "inventory.h"
 
 typedef struct PolicyEngine PolicyEngine;
 
 /*
- * policy_engine_new() - load @conf_path (NULL: /etc/lund/lund.conf; a missing file is no
- * error) and open the hwdb at @hwdb_path (NULL: the system's; none is no error). A config file
- * that cannot be parsed fails with -EBADMSG. Logs what it loaded.
+ * policy_conf_load() - load lund.conf at @conf_path (NULL: /etc/lund/lund.conf; a missing file
+ * is no error) and open the hwdb at @hwdb_path (NULL: the system's; none is no error), once, for
+ * the policy engine and the scan quirks to share (scan_quirks_new_from_conf()). Logs what it
+ * loaded and what is wrong with the file: unknown sections and keys, bad scan quirks, and a
+ * file that cannot be parsed (then ignored as a whole: *ret holds the hwdb alone). Returns 0
+ * or -ENOMEM.
  */
-int policy_engine_new(int rootfd, const char *conf_path, const char *hwdb_path, PolicyEngine **ret);
+int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret);
+
+/* policy_engine_new() - the policy of @conf, which it keeps a reference to. 0 or -ENOMEM. */
+int policy_engine_new(int rootfd, LundConf *conf, PolicyEngine **ret);
 PolicyEngine *policy_engine_free(PolicyEngine *p);
+
+/* The configuration the policy comes from. */
+LundConf *policy_engine_conf(const PolicyEngine *p);
 
 /* policy_apply() - write what differs; @why goes into the log ("add", "power-on-reset").
  * Returns the number of attributes changed, or -errno of the first failure. */

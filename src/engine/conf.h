@@ -2,27 +2,56 @@
 #pragma once
 
 /*
- * lund.conf(5) sections, shared by the policy (daemon) and the scan quirks (engine): a
- * [defaults] section and [device "NAME"] sections whose vendor= and model= globs (default "*")
- * select the LUs they apply to.
+ * lund's configuration, loaded once: the parsed lund.conf(5) and the open hardware database
+ * (lund.hwdb(7)). The daemon's policy engine (policy-apply.h) and the scan quirks
+ * (scanquirk.h) share one LundConf, so a (re)load reads the file and opens the hwdb exactly
+ * once and both see the same settings; `lunctl rescan` loads its own for its scans.
+ *
+ * lund.conf is INI: a [defaults] section and [device "NAME"] sections whose vendor= and model=
+ * globs (default "*") select the LUs they apply to. Each consumer takes its own keys from the
+ * sections; unknown sections are kept (CONF_SECTION_UNKNOWN) so that the daemon can name them,
+ * and apply to nothing.
+ *
+ * A LundConf is immutable once loaded, so any thread may read it; references are taken and
+ * dropped by the thread that loaded it. Its hwdb serialises lookups itself (hwdb.h). Nothing here
+ * logs: what went wrong is kept in the object (conf_file_error(), conf_hwdb_error()) for the front
+ * end to report.
  */
 
-#include <iniparser/iniparser.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "hwdb.h"
+#include "macro.h"
+
+#define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
+
+typedef enum ConfSectionKind {
+	CONF_SECTION_DEFAULTS, /* [defaults] */
+	CONF_SECTION_DEVICE,   /* [device NAME] */
+	CONF_SECTION_UNKNOWN,  /* anything else: applies to nothing */
+	_CONF_SECTION_KIND_MAX,
+	_CONF_SECTION_KIND_INVALID = -EINVAL,
+} ConfSectionKind;
+
+typedef struct ConfEntry {
+	char *key;   /* without the section ("timeout"), lower case as iniparser keeps it */
+	char *value; /* never NULL ("" for "key =") */
+} ConfEntry;
 
 typedef struct ConfSection {
-	char *name;   /* the device section's NAME ("device" when it has none); NULL for defaults */
-	char *vendor; /* globs; NULL for defaults */
+	ConfSectionKind kind;
+	char *title;  /* the section as iniparser names it: "defaults", "device old-raid" */
+	char *name;   /* device: NAME ("device" when it has none); NULL otherwise */
+	char *vendor; /* device: globs, "*" when not given; NULL otherwise */
 	char *model;
+	ConfEntry *entries; /* every key of the section (vendor= and model= too), in file order */
+	size_t n_entries;
 } ConfSection;
 
-void conf_section_done(ConfSection *s);
-
-/*
- * conf_section_parse() - what section @sec of @d is. Returns 1 with @ret filled for a device
- * section, 0 for [defaults] (@ret zeroed), -ENOENT for any other section, -ENOMEM.
- */
-int conf_section_parse(dictionary *d, const char *sec, ConfSection *ret);
+/* conf_section_get() - the value of @key in @s, or NULL when @s does not set it. */
+const char *conf_section_get(const ConfSection *s, const char *key);
 
 /*
  * conf_section_applies() - does @s apply to an LU with this vendor and model (case-insensitive
@@ -30,3 +59,32 @@ int conf_section_parse(dictionary *d, const char *sec, ConfSection *ret);
  * (@pass 1), the last one winning: true only for sections of that pass.
  */
 bool conf_section_applies(const ConfSection *s, int pass, const char *vendor, const char *model);
+
+typedef struct LundConf LundConf;
+
+/*
+ * conf_load() - parse the lund.conf at @conf_path (NULL: LUND_CONF_DEFAULT) and open the
+ * compiled hwdb at @hwdb_path (NULL: the system's). A missing file or hwdb is no error: it
+ * contributes nothing. Returns 0; -EBADMSG when the file exists but cannot be read or parsed
+ * (*ret is still set, with no sections: the hwdb alone applies); -ENOMEM.
+ */
+int conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret);
+LundConf *conf_ref(LundConf *c);
+LundConf *conf_unref(LundConf *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(LundConf *, conf_unref);
+
+/* The lund.conf path that was loaded (or looked for). */
+const char *conf_get_path(const LundConf *c);
+/* 0 when the file was parsed, -ENOENT when there is none, -EBADMSG when iniparser refused it,
+ * or the -errno that kept it from being read. */
+int conf_file_error(const LundConf *c);
+
+/* The open hwdb, NULL when there is none. */
+Hwdb *conf_hwdb(const LundConf *c);
+/* The hwdb path asked for (NULL: the system's), and 0 or why it could not be opened. */
+const char *conf_hwdb_path(const LundConf *c);
+int conf_hwdb_error(const LundConf *c);
+
+/* The sections in file order. */
+size_t conf_n_sections(const LundConf *c);
+const ConfSection *conf_section(const LundConf *c, size_t i);

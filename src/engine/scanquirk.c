@@ -1,21 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
-#include <fnmatch.h>
-#include <iniparser/iniparser.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
+#include "conf.h"
 #include "hwdb.h"
 #include "macro.h"
-#include "conf.h"
 #include "scanquirk.h"
-
-#define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
 
 typedef enum QuirkKey {
 	QK_SEQUENTIAL,
@@ -33,18 +27,9 @@ static const struct {
 	[QK_MAX_LUN] = { "scan_max_lun", "LUND_SCAN_MAX_LUN" },
 };
 
-/* One [defaults] or [device NAME] section that sets at least one scan key. */
-typedef struct QuirkRule {
-	ConfSection sec;
-	char *value[_QK_MAX];
-} QuirkRule;
-
 struct ScanQuirks {
-	pthread_mutex_t lock; /* sd-hwdb iterates with state inside the object */
-	Hwdb *hwdb;
-	char *conf_path;
-	QuirkRule *rules;
-	size_t n_rules;
+	LundConf *conf;
+	bool active; /* a hwdb, or a section that sets a scan key */
 };
 
 int scan_quirk_parse_bool(const char *s, bool *ret)
@@ -82,121 +67,63 @@ int scan_quirk_parse_max_lun(const char *s, uint64_t *ret)
 	return 0;
 }
 
-static void rule_done(QuirkRule *r)
-{
-	conf_section_done(&r->sec);
-	for (int k = 0; k < _QK_MAX; k++)
-		free(r->value[k]);
-}
-
-static int conf_load(ScanQuirks *q, const char *path)
-{
-	dictionary *d;
-	int nsec, r = 0;
-
-	if (access(path, F_OK) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	d = iniparser_load(path);
-	if (!d)
-		return -EBADMSG;
-
-	nsec = iniparser_getnsec(d);
-	for (int i = 0; i < nsec; i++) {
-		const char *sec = iniparser_getsecname(d, i);
-		QuirkRule rule = {}, *v;
-		bool any = false;
-
-		if (!sec)
-			continue;
-		r = conf_section_parse(d, sec, &rule.sec);
-		if (r == -ENOENT) {
-			r = 0;
-			continue;
-		}
-		if (r < 0)
-			break;
-		r = 0;
-		for (int k = 0; k < _QK_MAX; k++) {
-			_cleanup_free_ char *key = NULL;
-			const char *val;
-
-			if (asprintf(&key, "%s:%s", sec, quirk_keys[k].conf_key) < 0) {
-				r = -ENOMEM;
-				break;
-			}
-			val = iniparser_getstring(d, key, NULL);
-			if (!val)
-				continue;
-			rule.value[k] = strdup(val);
-			if (!rule.value[k]) {
-				r = -ENOMEM;
-				break;
-			}
-			any = true;
-		}
-		if (r < 0 || !any) {
-			rule_done(&rule);
-			if (r < 0)
-				break;
-			continue;
-		}
-		v = reallocarray(q->rules, q->n_rules + 1, sizeof(*v));
-		if (!v) {
-			rule_done(&rule);
-			r = -ENOMEM;
-			break;
-		}
-		q->rules = v;
-		q->rules[q->n_rules++] = rule;
-	}
-	iniparser_freedict(d);
-	return r;
-}
-
-int scan_quirks_new(const char *hwdb_path, const char *conf_path, ScanQuirks **ret)
+int scan_quirks_new_from_conf(LundConf *conf, ScanQuirks **ret)
 {
 	ScanQuirks *q;
-	int r;
 
-	assert_return(ret, -EINVAL);
+	assert_return(conf && ret, -EINVAL);
 
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	pthread_mutex_init(&q->lock, NULL);
-	q->conf_path = strdup(conf_path ?: LUND_CONF_DEFAULT);
-	if (!q->conf_path) {
-		scan_quirks_free(q);
-		return -ENOMEM;
-	}
-	if (hwdb_open(hwdb_path, &q->hwdb) < 0)
-		q->hwdb = NULL; /* no hwdb: no hwdb quirks */
-	r = conf_load(q, q->conf_path);
-	if (r == -ENOMEM) {
-		scan_quirks_free(q);
-		return r;
+	q->conf = conf_ref(conf);
+	q->active = conf_hwdb(conf) != NULL;
+	for (size_t i = 0; i < conf_n_sections(conf) && !q->active; i++) {
+		const ConfSection *sec = conf_section(conf, i);
+
+		if (sec->kind == CONF_SECTION_UNKNOWN)
+			continue;
+		for (int k = 0; k < _QK_MAX && !q->active; k++)
+			q->active = conf_section_get(sec, quirk_keys[k].conf_key) != NULL;
 	}
 	*ret = q;
-	return r < 0 ? -EBADMSG : 0;
+	return 0;
+}
+
+int scan_quirks_new(const char *hwdb_path, const char *conf_path, ScanQuirks **ret)
+{
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
+	int r, k;
+
+	assert_return(ret, -EINVAL);
+
+	k = conf_load(conf_path, hwdb_path, &conf);
+	if (k == -ENOMEM)
+		return k;
+	r = scan_quirks_new_from_conf(conf, ret);
+	if (r < 0)
+		return r;
+	return k < 0 ? -EBADMSG : 0;
 }
 
 ScanQuirks *scan_quirks_free(ScanQuirks *q)
 {
 	if (!q)
 		return NULL;
-	for (size_t i = 0; i < q->n_rules; i++)
-		rule_done(&q->rules[i]);
-	free(q->rules);
-	hwdb_free(q->hwdb);
-	free(q->conf_path);
-	pthread_mutex_destroy(&q->lock);
+	conf_unref(q->conf);
 	free(q);
 	return NULL;
 }
 
+LundConf *scan_quirks_conf(const ScanQuirks *q)
+{
+	assert_return(q, NULL);
+	return q->conf;
+}
+
 bool scan_quirks_active(const ScanQuirks *q)
 {
-	return q && (q->hwdb || q->n_rules > 0);
+	return q && q->active;
 }
 
 typedef struct LookupCtx {
@@ -247,27 +174,28 @@ int scan_quirks_lookup(ScanQuirks *q, int type, const char *vendor, const char *
 
 	assert_return(q && ret, -EINVAL);
 
-	if (q->hwdb) {
+	if (conf_hwdb(q->conf)) {
 		_cleanup_free_ char *alias = hwdb_modalias(type, vendor, model, revision);
 
 		if (!alias)
 			return -ENOMEM;
 		c.source = "hwdb";
-		pthread_mutex_lock(&q->lock);
-		(void)hwdb_lookup(q->hwdb, alias, on_hwdb_property, &c);
-		pthread_mutex_unlock(&q->lock);
+		(void)hwdb_lookup(conf_hwdb(q->conf), alias, on_hwdb_property, &c);
 	}
 	/* [defaults] first, then [device] sections in file order; the last one wins. */
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < q->n_rules; i++) {
-			const QuirkRule *rule = &q->rules[i];
+		for (size_t i = 0; i < conf_n_sections(q->conf); i++) {
+			const ConfSection *sec = conf_section(q->conf, i);
 
-			if (!conf_section_applies(&rule->sec, pass, vendor, model))
+			if (!conf_section_applies(sec, pass, vendor, model))
 				continue;
-			c.source = q->conf_path;
-			for (int k = 0; k < _QK_MAX; k++)
-				if (rule->value[k])
-					quirk_set(&c, k, quirk_keys[k].conf_key, rule->value[k]);
+			c.source = conf_get_path(q->conf);
+			for (int k = 0; k < _QK_MAX; k++) {
+				const char *v = conf_section_get(sec, quirk_keys[k].conf_key);
+
+				if (v)
+					quirk_set(&c, k, quirk_keys[k].conf_key, v);
+			}
 		}
 	*ret = quirk;
 	return c.error;

@@ -16,12 +16,15 @@
  *   LUND_SCAN_MAX_LUN / scan_max_lun        1..16384: sequential probing stops below this LUN
  *                                           (as the kernel's max_luns)
  *
- * Lookups are serialised internally (sd-hwdb keeps iteration state): scan worker threads may
- * call scan_quirks_lookup() concurrently. Nothing here logs.
+ * The sources are a LundConf (conf.h): the daemon hands in the one its policy engine shares,
+ * so lund.conf is parsed and the hwdb opened once per load. Lookups only read it (the hwdb
+ * serialises its own): scan worker threads may call scan_quirks_lookup() concurrently.
+ * Nothing here logs.
  */
 
 #include <stddef.h>
 
+#include "conf.h"
 #include "scan.h"
 
 #define SCAN_QUIRK_MAX_LUN_LIMIT 16384u
@@ -29,13 +32,22 @@
 typedef struct ScanQuirks ScanQuirks;
 
 /*
- * scan_quirks_new() - open the compiled hwdb at @hwdb_path (NULL: the system's; none is no
- * error) and read the scan keys of the lund.conf at @conf_path (NULL: /etc/lund/lund.conf; a
- * missing file is no error). Returns 0, -EBADMSG when the configuration cannot be parsed
- * (then *ret is still set, with the hwdb only), -ENOMEM.
+ * scan_quirks_new_from_conf() - the scan quirks of @conf, which they keep a reference to.
+ * Returns 0, -ENOMEM.
+ */
+int scan_quirks_new_from_conf(LundConf *conf, ScanQuirks **ret);
+
+/*
+ * scan_quirks_new() - load a LundConf of their own (conf_load()): open the compiled hwdb at
+ * @hwdb_path (NULL: the system's; none is no error) and read the lund.conf at @conf_path (NULL:
+ * /etc/lund/lund.conf; a missing file is no error). Returns 0, -EBADMSG when the configuration
+ * cannot be parsed (then *ret is still set, with the hwdb only), -ENOMEM.
  */
 int scan_quirks_new(const char *hwdb_path, const char *conf_path, ScanQuirks **ret);
 ScanQuirks *scan_quirks_free(ScanQuirks *q);
+
+/* The configuration the quirks come from. */
+LundConf *scan_quirks_conf(const ScanQuirks *q);
 
 /* Whether any source was loaded (a hwdb, or a lund.conf with at least one scan key). */
 bool scan_quirks_active(const ScanQuirks *q);

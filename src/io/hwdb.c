@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include "macro.h"
 
 struct Hwdb {
+	/* sd-hwdb keeps its iteration state inside the object: one lookup at a time. */
+	pthread_mutex_t lock;
 	sd_hwdb *hwdb;
 };
 
@@ -29,6 +32,7 @@ int hwdb_open(const char *path, Hwdb **ret)
 		sd_hwdb_unref(hw);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&h->lock, NULL);
 	h->hwdb = hw;
 	*ret = h;
 	return 0;
@@ -39,6 +43,7 @@ Hwdb *hwdb_free(Hwdb *h)
 	if (!h)
 		return NULL;
 	sd_hwdb_unref(h->hwdb);
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 	return NULL;
 }
@@ -83,10 +88,12 @@ int hwdb_lookup(Hwdb *h, const char *modalias, HwdbPropertyFn fn, void *userdata
 
 	assert_return(h && modalias && fn, -EINVAL);
 
+	pthread_mutex_lock(&h->lock);
 	SD_HWDB_FOREACH_PROPERTY(h->hwdb, modalias, key, value)
 	{
 		fn(key[0] == ' ' ? key + 1 : key, value, userdata);
 		n++;
 	}
+	pthread_mutex_unlock(&h->lock);
 	return n;
 }

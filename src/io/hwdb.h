@@ -31,6 +31,7 @@ typedef void (*HwdbPropertyFn)(const char *key, const char *value, void *userdat
 /*
  * hwdb_lookup() - call @fn for every property of every entry matching @modalias (keys with
  * their leading space removed, as sd-hwdb gives them). Returns the number of properties, or
- * -errno.
+ * -errno. Lookups are serialised (sd-hwdb iterates with state inside the object), so threads
+ * may share one Hwdb; @fn runs with the lock held and must not look up again.
  */
 int hwdb_lookup(Hwdb *h, const char *modalias, HwdbPropertyFn fn, void *userdata);

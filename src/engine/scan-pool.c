@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The worker pool: host jobs and the target jobs they queue, run by up to pol.max_workers
+ * threads. The queue is a FIFO under Scan.lock; the pool is done when the queue is empty and no
+ * worker is running a job (a running job may still queue more).
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "scan-private.h"
+
+int scan_push_job_locked(Scan *s, Job j)
+{
+	if (s->q_head + s->q_len == s->q_cap) {
+		if (s->q_head > 0) {
+			memmove(s->queue, s->queue + s->q_head, s->q_len * sizeof(Job));
+			s->q_head = 0;
+		} else {
+			size_t cap = s->q_cap ? s->q_cap * 2 : 64;
+			Job *v = reallocarray(s->queue, cap, sizeof(Job));
+
+			if (!v)
+				return s->fatal = -ENOMEM;
+			s->queue = v;
+			s->q_cap = cap;
+		}
+	}
+	s->queue[s->q_head + s->q_len++] = j;
+	pthread_cond_broadcast(&s->cond);
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	Scan *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		Job j;
+
+		while (s->q_len == 0 && s->running > 0)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->q_len == 0)
+			break;
+		j = s->queue[s->q_head++];
+		s->q_len--;
+		s->running++;
+		pthread_mutex_unlock(&s->lock);
+
+		if (j.is_host)
+			scan_run_host(s, &s->hosts[j.index]);
+		else {
+			TargetJob *tj;
+
+			pthread_mutex_lock(&s->lock);
+			tj = s->targets[j.index]; /* the pointer array may move, not *tj */
+			pthread_mutex_unlock(&s->lock);
+			scan_run_target(s, tj);
+		}
+
+		pthread_mutex_lock(&s->lock);
+		s->running--;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int scan_pool_run(Scan *s)
+{
+	_cleanup_free_ pthread_t *threads = NULL;
+	unsigned n_threads = 0;
+
+	threads = calloc(s->pol.max_workers, sizeof(*threads));
+	if (!threads)
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->pol.max_workers; i++) {
+		if (pthread_create(&threads[n_threads], NULL, worker, s) != 0)
+			break;
+		n_threads++;
+	}
+	if (n_threads == 0)
+		worker(s); /* no thread at all: do it here, one job at a time */
+	for (unsigned i = 0; i < n_threads; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * lund.conf loaded once (conf.h) and shared by its two consumers: the daemon's policy engine
+ * (policy-apply.h), which writes an LU's sysfs attributes, and the scan quirks (scanquirk.h).
+ * The file is parsed by conf_load() alone: after the load it is rewritten, and both consumers
+ * must still see what was loaded, from the very same object. Each must see every setting it
+ * saw when it read the file itself.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check-util.h"
+#include "conf.h"
+#include "inventory.h"
+#include "macro.h"
+#include "policy-apply.h"
+#include "scanquirk.h"
+#include "sysfs.h"
+
+#define LU "sys/bus/scsi/devices/2:0:0:0"
+
+static CheckTree tree;
+static char conf[PATH_MAX];
+
+static void setup(void)
+{
+	check_tree_new(&tree, "check-conf");
+	xsnprintf(conf, "%s/lund.conf", tree.path);
+}
+
+static void teardown(void)
+{
+	check_tree_remove(&tree);
+}
+
+static void write_conf(const char *text)
+{
+	check_tree_put_str(&tree, "lund.conf", text);
+}
+
+/* An attribute's value without its newline. */
+static char *get_file(const char *rel)
+{
+	char *v = check_tree_get(&tree, rel);
+
+	ck_assert_ptr_nonnull(v);
+	v[strcspn(v, "\n")] = 0;
+	return v;
+}
+
+/* One disk LU's policy attributes in the tree; returns a root fd of its own on it. */
+static int make_tree(void)
+{
+	int fd;
+
+	check_tree_put_str(&tree, LU "/timeout", "30\n");
+	check_tree_put_str(&tree, LU "/eh_timeout", "10\n");
+	/* a sysfs write does not truncate: the values start as long as lund's or shorter */
+	check_tree_put_str(&tree, LU "/queue_depth", "1\n");
+	check_tree_put_str(&tree, LU "/scsi_disk/2:0:0:0/max_retries", "5\n");
+	check_tree_put_str(&tree, LU "/retry_limit", "7\n");
+	check_tree_put_str(&tree, LU "/failfast", "none\n");
+	fd = sysfs_open_root(tree.path);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* Policy keys and scan keys in the same sections, as lund.conf(5) documents them. */
+static const char *const conf_text = "[defaults]\n"
+                                     "timeout = 60\n"
+                                     "scan_max_lun = 4\n"
+                                     "\n"
+                                     "[device old-raid]\n"
+                                     "vendor = FAKE\n"
+                                     "model = DISK*\n"
+                                     "eh_timeout = 20\n"
+                                     "queue_depth = 8\n"
+                                     "max_retries = 2\n"
+                                     "retry_limit = 3\n"
+                                     "failfast = driver,transport\n"
+                                     "scan_sequential = yes\n"
+                                     "\n"
+                                     "[device old-raid-sparse]\n"
+                                     "vendor = fake\n"
+                                     "model = DISK2\n"
+                                     "timeout = 90\n"
+                                     "scan_sparse = on\n"
+                                     "scan_max_lun = 16\n"
+                                     "\n"
+                                     "[elsewhere]\n"
+                                     "timeout = 1\n"
+                                     "scan_sequential = yes\n";
+
+/* What a rewrite after the load would change, were the file read again. */
+static const char *const conf_rewritten = "[defaults]\n"
+                                          "timeout = 5\n"
+                                          "scan_sequential = no\n"
+                                          "scan_max_lun = 2\n";
+
+static Lu test_lu(const char *model)
+{
+	return (Lu){
+		.hctl = (char *)"2:0:0:0",
+		.syspath = (char *)LU,
+		.type = 0,
+		.vendor = (char *)"FAKE",
+		.model = (char *)model,
+		.revision = (char *)"0001",
+		.block = (char *)"sda",
+	};
+}
+
+START_TEST(test_sections)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	const ConfSection *s;
+
+	write_conf(conf_text);
+	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_str_eq(conf_get_path(c), conf);
+	ck_assert_int_eq(conf_file_error(c), 0);
+	ck_assert_ptr_null(conf_hwdb(c));
+	ck_assert_int_lt(conf_hwdb_error(c), 0);
+	ck_assert_str_eq(conf_hwdb_path(c), "/nonexistent/hwdb.bin");
+	ck_assert_uint_eq(conf_n_sections(c), 4);
+
+	s = conf_section(c, 0);
+	ck_assert_int_eq(s->kind, CONF_SECTION_DEFAULTS);
+	ck_assert_ptr_null(s->name);
+	ck_assert_uint_eq(s->n_entries, 2);
+	ck_assert_str_eq(s->entries[0].key, "timeout");
+	ck_assert_str_eq(s->entries[1].key, "scan_max_lun");
+	ck_assert_str_eq(conf_section_get(s, "timeout"), "60");
+	ck_assert_ptr_null(conf_section_get(s, "eh_timeout"));
+	ck_assert(conf_section_applies(s, 0, "ANY", "THING"));
+	ck_assert(!conf_section_applies(s, 1, "ANY", "THING"));
+
+	s = conf_section(c, 1);
+	ck_assert_int_eq(s->kind, CONF_SECTION_DEVICE);
+	ck_assert_str_eq(s->title, "device old-raid");
+	ck_assert_str_eq(s->name, "old-raid");
+	ck_assert_str_eq(s->vendor, "FAKE");
+	ck_assert_str_eq(s->model, "DISK*");
+	ck_assert_uint_eq(s->n_entries, 8);
+	ck_assert_str_eq(conf_section_get(s, "failfast"), "driver,transport");
+	ck_assert(conf_section_applies(s, 1, "fake", "disk9"));
+	ck_assert(!conf_section_applies(s, 1, "FAKE", "TAPE"));
+	ck_assert(!conf_section_applies(s, 0, "FAKE", "DISK"));
+
+	/* an unknown section is kept, to be named, and applies to nothing */
+	s = conf_section(c, 3);
+	ck_assert_int_eq(s->kind, CONF_SECTION_UNKNOWN);
+	ck_assert_str_eq(s->title, "elsewhere");
+	ck_assert(!conf_section_applies(s, 0, "FAKE", "DISK"));
+	ck_assert(!conf_section_applies(s, 1, "FAKE", "DISK"));
+	ck_assert_ptr_null(conf_section(c, 4));
+}
+END_TEST
+
+START_TEST(test_shared_once)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	PolicyEngine *p = NULL;
+	ScanQuirks *q = NULL;
+	ScanQuirk got;
+	Lu lu;
+	char *v;
+
+	rootfd = make_tree();
+
+	write_conf(conf_text);
+	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_int_eq(policy_engine_new(rootfd, c, &p), 0);
+	ck_assert_int_eq(scan_quirks_new_from_conf(c, &q), 0);
+	/* one object, not two loads */
+	ck_assert_ptr_eq(policy_engine_conf(p), c);
+	ck_assert_ptr_eq(scan_quirks_conf(q), c);
+	/* the file is not read again: what the consumers see was fixed at the load */
+	write_conf(conf_rewritten);
+	ck_assert_int_eq(unlink(conf), 0);
+
+	/* the policy: [defaults] then [device old-raid]; every knob written */
+	lu = test_lu("DISK");
+	ck_assert_int_eq(policy_apply(p, &lu, "add"), 6);
+	ck_assert_str_eq((v = get_file(LU "/timeout")), "60");
+	free(v);
+	ck_assert_str_eq((v = get_file(LU "/eh_timeout")), "20");
+	free(v);
+	ck_assert_str_eq((v = get_file(LU "/queue_depth")), "8");
+	free(v);
+	ck_assert_str_eq((v = get_file(LU "/scsi_disk/2:0:0:0/max_retries")), "2");
+	free(v);
+	ck_assert_str_eq((v = get_file(LU "/retry_limit")), "3");
+	free(v);
+	ck_assert_str_eq((v = get_file(LU "/failfast")), "transport,driver");
+	free(v);
+	/* the later device section wins */
+	lu = test_lu("DISK2");
+	ck_assert_int_eq(policy_apply(p, &lu, "add"), 1);
+	ck_assert_str_eq((v = get_file(LU "/timeout")), "90");
+	free(v);
+
+	/* the scan quirks from the same sections */
+	ck_assert(scan_quirks_active(q));
+	ck_assert_int_eq(scan_quirks_lookup(q, 0, "FAKE", "DISK", "", &got, NULL, 0), 0);
+	ck_assert(got.sequential);
+	ck_assert(!got.sparse);
+	ck_assert_uint_eq(got.max_lun, 4);
+	ck_assert_int_eq(scan_quirks_lookup(q, 0, "FAKE", "DISK2", "", &got, NULL, 0), 0);
+	ck_assert(got.sequential);
+	ck_assert(got.sparse);
+	ck_assert_uint_eq(got.max_lun, 16);
+	ck_assert_int_eq(scan_quirks_lookup(q, 0, "OTHER", "X", "", &got, NULL, 0), 0);
+	ck_assert(!got.sequential);
+	ck_assert_uint_eq(got.max_lun, 4);
+
+	/* each consumer holds its own reference: the object outlives the loader's */
+	c = conf_unref(c);
+	ck_assert_int_eq(scan_quirks_lookup(q, 0, "FAKE", "DISK", "", &got, NULL, 0), 0);
+	ck_assert(got.sequential);
+	scan_quirks_free(q);
+	lu = test_lu("DISK");
+	ck_assert_int_eq(policy_apply(p, &lu, "add"), 1); /* timeout 90 -> 60 */
+	policy_engine_free(p);
+}
+END_TEST
+
+START_TEST(test_unparsable)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	PolicyEngine *p = NULL;
+	ScanQuirks *q = NULL;
+	Lu lu = test_lu("DISK");
+	char *v;
+
+	rootfd = make_tree();
+
+	/* ignored as a whole by both consumers, never half applied */
+	write_conf("[defaults]\ntimeout = 60\nscan_sequential = yes\n[device\n");
+	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), -EBADMSG);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(conf_file_error(c), -EBADMSG);
+	ck_assert_uint_eq(conf_n_sections(c), 0);
+	ck_assert_int_eq(policy_engine_new(rootfd, c, &p), 0);
+	ck_assert_int_eq(scan_quirks_new_from_conf(c, &q), 0);
+	ck_assert(!scan_quirks_active(q));
+	ck_assert_int_eq(policy_apply(p, &lu, "add"), 0);
+	ck_assert_str_eq((v = get_file(LU "/timeout")), "30");
+	free(v);
+	scan_quirks_free(q);
+	policy_engine_free(p);
+
+	/* and the daemon's loader, which logs the same, still hands out the object */
+	c = conf_unref(c);
+	ck_assert_int_eq(policy_conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_int_eq(conf_file_error(c), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_absent)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	ScanQuirks *q = NULL;
+
+	ck_assert_int_eq(conf_load("/nonexistent/lund.conf", "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_int_eq(conf_file_error(c), -ENOENT);
+	ck_assert_uint_eq(conf_n_sections(c), 0);
+	ck_assert_int_eq(scan_quirks_new_from_conf(c, &q), 0);
+	ck_assert(!scan_quirks_active(q));
+	scan_quirks_free(q);
+	c = conf_unref(c);
+	ck_assert_int_eq(conf_load(NULL, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_str_eq(conf_get_path(c), LUND_CONF_DEFAULT);
+}
+END_TEST
+
+static Suite *conf_suite(void)
+{
+	Suite *s = suite_create("conf");
+	TCase *tc = tcase_create("conf");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_sections);
+	tcase_add_test(tc, test_shared_once);
+	tcase_add_test(tc, test_unparsable);
+	tcase_add_test(tc, test_absent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(conf_suite)
