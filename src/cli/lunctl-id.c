@@ -84,14 +84,10 @@ static int print_json(const LuRef *lu, const Identity *ident)
 		return -ENOMEM;
 
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
-	nodes = json_object_new_object();
+	nodes = lunctl_nodes_json(lu);
+	if (!nodes)
+		return -ENOMEM;
 	json_object_object_add(root, "nodes", nodes);
-	if (lu->block)
-		json_object_object_add(nodes, "block", json_object_new_string(lu->block));
-	if (lu->tape)
-		json_object_object_add(nodes, "tape", json_object_new_string(lu->tape));
-	if (lu->sg)
-		json_object_object_add(nodes, "sg", json_object_new_string(lu->sg));
 
 	props = output_lines_json(ident->lines, ident->lines_size);
 	if (!props)
@@ -113,6 +109,53 @@ static int print_json(const LuRef *lu, const Identity *ident)
 	return output_json(stdout, root);
 }
 
+int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret)
+{
+	_cleanup_(lu_ref_done) LuRef lu = {};
+	_cleanup_close_ int rootfd = -EBADF;
+	IdentifyOptions opts = {};
+	int r;
+
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	r = lunctl_resolve(rootfd, arg, &lu);
+	if (r != EXIT_OK)
+		return r;
+
+	if (o->sysfs_only)
+		opts.flags |= PROBE_SYSFS_ONLY;
+	if (o->sgio_only)
+		opts.flags |= PROBE_SGIO_ONLY;
+	r = identify_lu(rootfd, &lu, &opts, ret);
+	if (r < 0) {
+		log_error_errno(r, "%s (%s): cannot identify: %m", arg, lu.hctl);
+		return exit_code_from_errno(r);
+	}
+	if (ret->names_error < 0)
+		log_warning_errno(ret->names_error, "%s (%s): no safe by-id name, ignoring: %m",
+		                  arg, lu.hctl);
+	*ret_lu = lu;
+	lu = (LuRef){};
+	return EXIT_OK;
+}
+
+/* "nodes": {"block": ..., "tape": ..., "sg": ...}, the nodes @lu has. */
+json_object *lunctl_nodes_json(const LuRef *lu)
+{
+	json_object *nodes = json_object_new_object();
+
+	if (!nodes)
+		return NULL;
+	if (lu->block)
+		json_object_object_add(nodes, "block", json_object_new_string(lu->block));
+	if (lu->tape)
+		json_object_object_add(nodes, "tape", json_object_new_string(lu->tape));
+	if (lu->sg)
+		json_object_object_add(nodes, "sg", json_object_new_string(lu->sg));
+	return nodes;
+}
+
 int verb_id(int argc, char *argv[], Options *o)
 {
 	static const struct option longopts[] = { { "export", no_argument, NULL, 'x' },
@@ -121,8 +164,6 @@ int verb_id(int argc, char *argv[], Options *o)
 		                                  {} };
 	_cleanup_(lu_ref_done) LuRef lu = {};
 	_cleanup_(identity_done) Identity ident = {};
-	_cleanup_close_ int rootfd = -EBADF;
-	IdentifyOptions opts = {};
 	const char *arg;
 	int c, r;
 
@@ -150,26 +191,9 @@ int verb_id(int argc, char *argv[], Options *o)
 	}
 	arg = argv[optind];
 
-	r = lunctl_open_root(o, &rootfd);
+	r = lunctl_identify(o, arg, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
-
-	r = lunctl_resolve(rootfd, arg, &lu);
-	if (r != EXIT_OK)
-		return r;
-
-	if (o->sysfs_only)
-		opts.flags |= PROBE_SYSFS_ONLY;
-	if (o->sgio_only)
-		opts.flags |= PROBE_SGIO_ONLY;
-	r = identify_lu(rootfd, &lu, &opts, &ident);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): cannot identify: %m", arg, lu.hctl);
-		return exit_code_from_errno(r);
-	}
-	if (ident.names_error < 0)
-		log_warning_errno(ident.names_error, "%s (%s): no safe by-id name, ignoring: %m",
-		                  arg, lu.hctl);
 
 	switch (o->output) {
 	case OUTPUT_EXPORT:

@@ -56,7 +56,7 @@ static int show_device(const char *dev, OutputMode mode)
 static int print_local_json(const LuRef *lu, const Identity *ident)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	json_object *nodes = json_object_new_object(), *names = json_object_new_array();
+	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array();
 
 	if (!root || !nodes || !names) {
 		json_object_put(nodes);
@@ -65,12 +65,6 @@ static int print_local_json(const LuRef *lu, const Identity *ident)
 	}
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(root, "nodes", nodes);
-	if (lu->block)
-		json_object_object_add(nodes, "block", json_object_new_string(lu->block));
-	if (lu->tape)
-		json_object_object_add(nodes, "tape", json_object_new_string(lu->tape));
-	if (lu->sg)
-		json_object_object_add(nodes, "sg", json_object_new_string(lu->sg));
 	json_object_object_add(root, "bus", json_object_new_string(names_bus_name(ident->bus)));
 	json_object_object_add(root, "serial",
 	                       ident->serial ? json_object_new_string(ident->serial) : NULL);
@@ -86,28 +80,11 @@ static int show_device_local(const char *dev, const Options *o)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
-	_cleanup_close_ int rootfd = -EBADF;
-	IdentifyOptions opts = {};
 	int r;
 
-	r = lunctl_open_root(o, &rootfd);
+	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
-	r = lunctl_resolve(rootfd, dev, &lu);
-	if (r != EXIT_OK)
-		return r;
-	if (o->sysfs_only)
-		opts.flags |= PROBE_SYSFS_ONLY;
-	if (o->sgio_only)
-		opts.flags |= PROBE_SGIO_ONLY;
-	r = identify_lu(rootfd, &lu, &opts, &ident);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): cannot identify: %m", dev, lu.hctl);
-		return exit_code_from_errno(r);
-	}
-	if (ident.names_error < 0)
-		log_warning_errno(ident.names_error, "%s (%s): no safe by-id name, ignoring: %m",
-		                  dev, lu.hctl);
 
 	if (o->output == OUTPUT_JSON)
 		return print_local_json(&lu, &ident) < 0 ? EXIT_DEVICE : EXIT_OK;
