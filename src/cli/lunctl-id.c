@@ -7,25 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "ident.h"
+#include "identify.h"
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
-#include "names.h"
 #include "output.h"
-#include "probe.h"
-#include "sysfs.h"
-#include "udevctx.h"
 
-static ExportFlags export_flags(void)
+static int print_human(const LuRef *lu, const Identity *ident)
 {
-	return EXPORT_UDEV | EXPORT_SG_INQ;
-}
+	const ProbeData *d = &ident->pages;
+	const ScsiIdent *id = ident->id;
+	const NamesList *names = ident->names;
 
-static int print_human(const LuRef *lu, const ProbeData *d, const ScsiIdent *id,
-                       const NamesList *names)
-{
 	printf("Device:    %s", lu->hctl);
 	if (lu->block || lu->tape || lu->sg) {
 		const char *sep = " (";
@@ -71,9 +64,19 @@ static int print_human(const LuRef *lu, const ProbeData *d, const ScsiIdent *id,
 	return 0;
 }
 
-static int print_json(const LuRef *lu, const ProbeData *d, const ScsiIdent *id,
-                      const NamesList *names)
+static int print_export(const Identity *ident)
 {
+	for (const char *kv = identity_next_line(ident, NULL, false); kv;
+	     kv = identity_next_line(ident, kv, false))
+		if (printf("%s\n", kv) < 0)
+			return -EIO;
+	return 0;
+}
+
+static int print_json(const LuRef *lu, const Identity *ident)
+{
+	const ProbeData *d = &ident->pages;
+	const NamesList *names = ident->names;
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *nodes, *pages, *arr, *props;
 
@@ -81,16 +84,12 @@ static int print_json(const LuRef *lu, const ProbeData *d, const ScsiIdent *id,
 		return -ENOMEM;
 
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
-	nodes = json_object_new_object();
+	nodes = lunctl_nodes_json(lu);
+	if (!nodes)
+		return -ENOMEM;
 	json_object_object_add(root, "nodes", nodes);
-	if (lu->block)
-		json_object_object_add(nodes, "block", json_object_new_string(lu->block));
-	if (lu->tape)
-		json_object_object_add(nodes, "tape", json_object_new_string(lu->tape));
-	if (lu->sg)
-		json_object_object_add(nodes, "sg", json_object_new_string(lu->sg));
 
-	props = output_properties_json(id, export_flags());
+	props = output_lines_json(ident->lines, ident->lines_size);
 	if (!props)
 		return -ENOMEM;
 	json_object_object_add(root, "properties", props);
@@ -110,6 +109,53 @@ static int print_json(const LuRef *lu, const ProbeData *d, const ScsiIdent *id,
 	return output_json(stdout, root);
 }
 
+int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret)
+{
+	_cleanup_(lu_ref_done) LuRef lu = {};
+	_cleanup_close_ int rootfd = -EBADF;
+	IdentifyOptions opts = {};
+	int r;
+
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	r = lunctl_resolve(rootfd, arg, &lu);
+	if (r != EXIT_OK)
+		return r;
+
+	if (o->sysfs_only)
+		opts.flags |= PROBE_SYSFS_ONLY;
+	if (o->sgio_only)
+		opts.flags |= PROBE_SGIO_ONLY;
+	r = identify_lu(rootfd, &lu, &opts, ret);
+	if (r < 0) {
+		log_error_errno(r, "%s (%s): cannot identify: %m", arg, lu.hctl);
+		return exit_code_from_errno(r);
+	}
+	if (ret->names_error < 0)
+		log_warning_errno(ret->names_error, "%s (%s): no safe by-id name, ignoring: %m",
+		                  arg, lu.hctl);
+	*ret_lu = lu;
+	lu = (LuRef){};
+	return EXIT_OK;
+}
+
+/* "nodes": {"block": ..., "tape": ..., "sg": ...}, the nodes @lu has. */
+json_object *lunctl_nodes_json(const LuRef *lu)
+{
+	json_object *nodes = json_object_new_object();
+
+	if (!nodes)
+		return NULL;
+	if (lu->block)
+		json_object_object_add(nodes, "block", json_object_new_string(lu->block));
+	if (lu->tape)
+		json_object_object_add(nodes, "tape", json_object_new_string(lu->tape));
+	if (lu->sg)
+		json_object_object_add(nodes, "sg", json_object_new_string(lu->sg));
+	return nodes;
+}
+
 int verb_id(int argc, char *argv[], Options *o)
 {
 	static const struct option longopts[] = { { "export", no_argument, NULL, 'x' },
@@ -117,13 +163,7 @@ int verb_id(int argc, char *argv[], Options *o)
 		                                  { "help", no_argument, NULL, 'h' },
 		                                  {} };
 	_cleanup_(lu_ref_done) LuRef lu = {};
-	_cleanup_(probe_data_done) ProbeData d = {};
-	_cleanup_close_ int rootfd = -EBADF;
-	ScsiIdentInput in = {};
-	UdevCtx udev;
-	ScsiIdent id;
-	NamesList names = {};
-	ProbeFlags flags = 0;
+	_cleanup_(identity_done) Identity ident = {};
 	const char *arg;
 	int c, r;
 
@@ -151,66 +191,19 @@ int verb_id(int argc, char *argv[], Options *o)
 	}
 	arg = argv[optind];
 
-	r = lunctl_open_root(o, &rootfd);
+	r = lunctl_identify(o, arg, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
-
-	r = lunctl_resolve(rootfd, arg, &lu);
-	if (r != EXIT_OK)
-		return r;
-
-	if (o->sysfs_only)
-		flags |= PROBE_SYSFS_ONLY;
-	if (o->sgio_only)
-		flags |= PROBE_SGIO_ONLY;
-	r = probe_read(rootfd, &lu, flags, &d);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): failed to read INQUIRY data: %m", arg, lu.hctl);
-		return exit_code_from_errno(r);
-	}
-	r = udevctx_read(rootfd, &lu, &udev);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): failed to read sysfs: %m", arg, lu.hctl);
-		return exit_code_from_errno(r);
-	}
-
-	in = (ScsiIdentInput){
-		.inquiry = d.buf[PROBE_INQUIRY],
-		.inquiry_len = d.len[PROBE_INQUIRY],
-		.pg00 = d.buf[PROBE_PG00],
-		.pg00_len = d.len[PROBE_PG00],
-		.pg80 = d.buf[PROBE_PG80],
-		.pg80_len = d.len[PROBE_PG80],
-		.pg83 = d.buf[PROBE_PG83],
-		.pg83_len = d.len[PROBE_PG83],
-		.pg89 = d.buf[PROBE_PG89],
-		.pg89_len = d.len[PROBE_PG89],
-		/* Only fills ata_id's view (names), never the scsi_id set --export prints. */
-		.ata_identify = udev.have_ata_identify ? udev.ata_identify : NULL,
-		.ata_identify_len = udev.have_ata_identify ? sizeof(udev.ata_identify) : 0,
-		.page = IDENT_PAGE_DEFAULT,
-		/* Only the kernel's cache was read and it holds no page 0x00. */
-		.pg00_infer = !d.buf[PROBE_PG00] && (flags & PROBE_SYSFS_ONLY),
-	};
-	r = ident_compute(&in, &id);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): cannot identify: %m", arg, lu.hctl);
-		return exit_code_from_errno(r);
-	}
-
-	r = udevctx_names(&udev, &lu, &id, &names);
-	if (r < 0)
-		log_warning_errno(r, "%s (%s): no safe by-id name, ignoring: %m", arg, lu.hctl);
 
 	switch (o->output) {
 	case OUTPUT_EXPORT:
-		r = output_export(stdout, &id, export_flags());
+		r = print_export(&ident);
 		break;
 	case OUTPUT_JSON:
-		r = print_json(&lu, &d, &id, &names);
+		r = print_json(&lu, &ident);
 		break;
 	default:
-		r = print_human(&lu, &d, &id, &names);
+		r = print_human(&lu, &ident);
 	}
 	if (r < 0) {
 		log_error_errno(r, "Failed to print: %m");

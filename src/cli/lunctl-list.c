@@ -12,22 +12,15 @@
 #include <string.h>
 
 #include "client.h"
-#include "ident.h"
+#include "identify.h"
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
-#include "names.h"
 #include "output.h"
-#include "probe.h"
-#include "sysfs.h"
-#include "udevctx.h"
 
 typedef struct Entry {
 	LuRef lu;
-	ProbeData d;
-	ScsiIdent id;
-	UdevCtx udev;
-	NamesList names;
+	Identity ident;
 	int error; /* identification failed: the row shows the LU with what sysfs has */
 } Entry;
 
@@ -43,49 +36,9 @@ static void entries_free(Entry *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		lu_ref_done(&e[i].lu);
-		probe_data_done(&e[i].d);
+		identity_done(&e[i].ident);
 	}
 	free(e);
-}
-
-static int identify(int rootfd, Entry *e, ProbeFlags flags)
-{
-	ScsiIdentInput in;
-	int r;
-
-	r = probe_read(rootfd, &e->lu, flags, &e->d);
-	if (r < 0)
-		return r;
-	r = udevctx_read(rootfd, &e->lu, &e->udev);
-	if (r < 0)
-		return r;
-	in = (ScsiIdentInput){
-		.inquiry = e->d.buf[PROBE_INQUIRY],
-		.inquiry_len = e->d.len[PROBE_INQUIRY],
-		.pg00 = e->d.buf[PROBE_PG00],
-		.pg00_len = e->d.len[PROBE_PG00],
-		.pg80 = e->d.buf[PROBE_PG80],
-		.pg80_len = e->d.len[PROBE_PG80],
-		.pg83 = e->d.buf[PROBE_PG83],
-		.pg83_len = e->d.len[PROBE_PG83],
-		.pg89 = e->d.buf[PROBE_PG89],
-		.pg89_len = e->d.len[PROBE_PG89],
-		.ata_identify = e->udev.have_ata_identify ? e->udev.ata_identify : NULL,
-		.ata_identify_len = e->udev.have_ata_identify ? sizeof(e->udev.ata_identify) : 0,
-		.page = IDENT_PAGE_DEFAULT,
-		.pg00_infer = !e->d.buf[PROBE_PG00] && (flags & PROBE_SYSFS_ONLY),
-	};
-	r = ident_compute(&in, &e->id);
-	if (r < 0)
-		return r;
-	/* Consumed by ident_compute(); the entries array may move later (realloc). */
-	e->id.in.ata_identify = NULL;
-	e->id.in.ata_identify_len = 0;
-	/* A name refused for safety is left out of the row; the row still shows the LU. */
-	r = udevctx_names(&e->udev, &e->lu, &e->id, &e->names);
-	if (r == -ENOMEM)
-		return r;
-	return 0;
 }
 
 static int collect(int rootfd, ProbeFlags flags, Entry **ret, size_t *ret_n)
@@ -125,7 +78,8 @@ static int collect(int rootfd, ProbeFlags flags, Entry **ret, size_t *ret_n)
 			allocated = m;
 		}
 		e[n] = (Entry){ .lu = lu };
-		r = identify(rootfd, &e[n], flags);
+		r = identify_lu(rootfd, &e[n].lu, &(IdentifyOptions){ .flags = flags },
+		                &e[n].ident);
 		if (r < 0) {
 			LogDevice dev = { .hctl = lu.hctl };
 
@@ -226,6 +180,7 @@ static int rows_from_entries(const Entry *e, size_t n, Row **ret)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		Row *w = &rows[i];
+		const ScsiIdent *id;
 
 		w->hctl = dup_or_null(e[i].lu.hctl, &oom);
 		w->host = e[i].lu.host;
@@ -238,17 +193,19 @@ static int rows_from_entries(const Entry *e, size_t n, Row **ret)
 		w->error = e[i].error;
 		if (w->error < 0)
 			continue;
-		w->type = dup_or_null(e[i].id.type, &oom);
-		w->vendor = dup_or_null(e[i].id.vendor, &oom);
-		w->model = dup_or_null(e[i].id.model, &oom);
-		w->revision = dup_or_null(e[i].id.revision, &oom);
-		if (e[i].id.have_serial)
-			w->serial = dup_or_null(e[i].id.serial, &oom);
-		w->properties = output_properties_json(&e[i].id, EXPORT_UDEV);
+		id = e[i].ident.id;
+		w->type = dup_or_null(id->type, &oom);
+		w->vendor = dup_or_null(id->vendor, &oom);
+		w->model = dup_or_null(id->model, &oom);
+		w->revision = dup_or_null(id->revision, &oom);
+		if (id->have_serial)
+			w->serial = dup_or_null(id->serial, &oom);
+		/* scsi_id's set only, as lund serves it. */
+		w->properties = output_lines_json(e[i].ident.lines, e[i].ident.udev_size);
 		if (!w->properties)
 			oom = true;
-		for (size_t k = 0; !oom && k < e[i].names.n; k++)
-			if (rows_add_name(w, e[i].names.name[k]) < 0)
+		for (size_t k = 0; !oom && k < e[i].ident.names->n; k++)
+			if (rows_add_name(w, e[i].ident.names->name[k]) < 0)
 				oom = true;
 	}
 	if (oom) {

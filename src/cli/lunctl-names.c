@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* lunctl names DEV | --collisions: the names lund gives one LU, or the names two LUs want. */
+/*
+ * lunctl names DEV | --collisions: the names lund gives one LU, or the names two LUs want.
+ * With --root, --sysfs-only or --sgio-only the names are computed here, through the identify
+ * path lund uses (engine/identify.h), instead of asked of the running lund.
+ */
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "identify.h"
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
@@ -44,6 +49,60 @@ static int show_device(const char *dev, OutputMode mode)
 		       json_str(l, "target") ?: "?");
 	}
 	if (!links || json_object_array_length(links) == 0)
+		printf("no names\n");
+	return EXIT_OK;
+}
+
+static int print_local_json(const LuRef *lu, const Identity *ident)
+{
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array();
+
+	if (!root || !nodes || !names) {
+		json_object_put(nodes);
+		json_object_put(names);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
+	json_object_object_add(root, "nodes", nodes);
+	json_object_object_add(root, "bus", json_object_new_string(names_bus_name(ident->bus)));
+	json_object_object_add(root, "serial",
+	                       ident->serial ? json_object_new_string(ident->serial) : NULL);
+	json_object_object_add(root, "wwn", ident->wwn ? json_object_new_string(ident->wwn) : NULL);
+	json_object_object_add(root, "names", names);
+	for (size_t i = 0; i < ident->names->n; i++)
+		json_object_array_add(names, json_object_new_string(ident->names->name[i]));
+	return output_json(stdout, root);
+}
+
+/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes). */
+static int show_device_local(const char *dev, const Options *o)
+{
+	_cleanup_(identity_done) Identity ident = {};
+	_cleanup_(lu_ref_done) LuRef lu = {};
+	int r;
+
+	r = lunctl_identify(o, dev, &lu, &ident);
+	if (r != EXIT_OK)
+		return r;
+
+	if (o->output == OUTPUT_JSON)
+		return print_local_json(&lu, &ident) < 0 ? EXIT_DEVICE : EXIT_OK;
+	printf("%s", lu.hctl);
+	if (lu.block)
+		printf(" block=%s", lu.block);
+	if (lu.tape)
+		printf(" tape=%s", lu.tape);
+	if (lu.sg)
+		printf(" sg=%s", lu.sg);
+	printf("\n");
+	if (ident.serial)
+		printf("serial %s\n", ident.serial);
+	if (ident.wwn)
+		printf("wwn    %s\n", ident.wwn);
+	for (size_t i = 0; i < ident.names->n; i++)
+		printf("name   %s\n", ident.names->name[i]);
+	if (ident.names->n == 0)
 		printf("no names\n");
 	return EXIT_OK;
 }
@@ -103,7 +162,9 @@ int verb_names(int argc, char *argv[], Options *o)
 			break;
 		case 'h':
 			printf("Usage: lunctl names [--json] <device>\n"
-			       "       lunctl names [--json] --collisions\n");
+			       "       lunctl names [--json] --collisions\n"
+			       "With --root, --sysfs-only or --sgio-only the names are computed "
+			       "here, not asked of lund.\n");
 			return EXIT_OK;
 		default:
 			fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
@@ -121,5 +182,7 @@ int verb_names(int argc, char *argv[], Options *o)
 		log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");
 		return EXIT_USAGE;
 	}
+	if (o->root || o->sysfs_only || o->sgio_only)
+		return show_device_local(argv[optind], o);
 	return show_device(argv[optind], o->output);
 }

@@ -52,6 +52,16 @@ int exit_code_from_errno(int r);
 
 int verb_decode(int argc, char *argv[], Options *o);
 int verb_id(int argc, char *argv[], Options *o);
+
+/*
+ * lunctl_identify() - resolve @arg below --root and identify it as @o asks (engine/identify.h),
+ * logging one line naming @arg on failure and a warning when every by-id name was refused.
+ * Returns EXIT_OK with @ret_lu and @ret filled, or the exit code to return. (lunctl-id.c)
+ */
+typedef struct Identity Identity;
+int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret);
+/* A JSON object with the nodes @lu has ("block", "tape", "sg"); NULL on ENOMEM. */
+json_object *lunctl_nodes_json(const LuRef *lu);
 int verb_list(int argc, char *argv[], Options *o);
 int verb_monitor(int argc, char *argv[], Options *o);
 int verb_names(int argc, char *argv[], Options *o);

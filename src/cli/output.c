@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 #include "macro.h"
@@ -42,6 +43,24 @@ json_object *output_properties_json(const ScsiIdent *id, ExportFlags flags)
 	if (export_ident(id, flags, add_json, obj) < 0) {
 		json_object_put(obj);
 		return NULL;
+	}
+	return obj;
+}
+
+json_object *output_lines_json(const char *lines, size_t size)
+{
+	json_object *obj = json_object_new_object();
+
+	if (!obj)
+		return NULL;
+	for (const char *kv = lines; kv && kv < lines + size; kv += strlen(kv) + 1) {
+		const char *eq = strchr(kv, '=');
+		_cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
+
+		if (!key || add_json(key, eq + 1, obj) < 0) {
+			json_object_put(obj);
+			return NULL;
+		}
 	}
 	return obj;
 }

@@ -43,6 +43,10 @@ int output_export(FILE *out, const ScsiIdent *id, ExportFlags flags);
 /* A JSON object {"KEY": "VALUE", ...} of the same properties; NULL on ENOMEM. */
 json_object *output_properties_json(const ScsiIdent *id, ExportFlags flags);
 
+/* The same object from packed "KEY=VALUE" strings, each NUL-terminated, @size bytes in all
+ * (engine/identify.h's export lines); NULL on ENOMEM. */
+json_object *output_lines_json(const char *lines, size_t size);
+
 /* Pretty-print @obj followed by a newline. */
 int output_json(FILE *out, json_object *obj);
 

@@ -3,9 +3,9 @@
 
 /*
  * The one place the daemon turns what it read from a logical unit into identifiers and link
- * names. It is a narrow adapter over the pure core (core/ident.h computes the scsi_id-exact IDs,
- * core/names.h derives the by-id names and escapes them), so the daemon names devices exactly
- * as `lunctl id` and udev's rules do.
+ * names: a narrow adapter over engine/identify.h, the identify path `lunctl id`, `lunctl list`
+ * and `lunctl names` use, so the daemon names devices exactly as they and udev's rules do. It
+ * keeps only what the inventory holds per LU (a few strings, not the pages).
  */
 
 #include <stdbool.h>
@@ -38,11 +38,11 @@ const char *lu_naming_next_prop(const LuNaming *n, const char *prev);
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
 
 /*
- * lu_compute_names() - IDs and base names of one LU from its INQUIRY data and VPD pages, and
- * what else udev's rules read (engine/udevctx.h: USB parent, ATA IDENTIFY data, installed
- * rule files) from sysfs below @rootfd for the LU @ref, so the names are /dev/disk/by-id's.
- * @scsi_level: the scsi_device's sysfs scsi_level (decides whether udev would run ata_id);
- * @is_cdrom: the LU's block node is an sr device.
+ * lu_compute_names() - IDs, export properties and base names of one LU from the pages @pd read
+ * for @ref, through the identify path lunctl uses too (engine/identify.h: identify_pages()),
+ * with what udev's rules read besides the pages from sysfs below @rootfd, so the names are
+ * /dev/disk/by-id's. @scsi_level and @is_cdrom are read from sysfs there as udev's rules read
+ * them; the arguments are kept for the inventory's call.
  * Returns 0 (possibly with no names: a device without any identifier gets none), -ENODATA when
  * @pd has no INQUIRY data, -errno.
  */

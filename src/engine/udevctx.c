@@ -293,6 +293,12 @@ int udevctx_names(const UdevCtx *ctx, const LuRef *lu, const ScsiIdent *id, Name
 				in.pg83_len = 0;
 			}
 		}
+		/* sg_inq's set never reads ata_id's view: page 0x89 and the IDENTIFY data are
+		 * decoded once, for @id, not again here. */
+		in.pg89 = NULL;
+		in.pg89_len = 0;
+		in.ata_identify = NULL;
+		in.ata_identify_len = 0;
 		sg3 = malloc(sizeof(*sg3));
 		if (!sg3)
 			return -ENOMEM;

@@ -6,12 +6,18 @@
  * Run scsi_id with -d pointing at any readable regular file. This is how the fixtures'
  * expected ID_* lines are checked against the reference itself (tests/peer/scsi-id.sh).
  *
- * A page without a fixture file is answered with CHECK CONDITION, ILLEGAL REQUEST (what a
- * device does for an unsupported page). Without a pg00 file, page 0x00 is synthesised from the
- * pages present, exactly as lund's ScsiIdentInput.pg00_infer assumes.
+ * A page without a fixture file, or whose file holds no bytes (only comments), is answered with
+ * CHECK CONDITION, ILLEGAL REQUEST (what a device does for an unsupported page). Without a pg00
+ * file, page 0x00 is synthesised from the pages present, exactly as lund's
+ * ScsiIdentInput.pg00_infer assumes.
+ *
+ * Without $LUND_MOCK_NAME the fixture is named by the file the ioctl's fd refers to: its content
+ * is "DIR/NAME" (one line). That is how lund and lunctl run on a fake tree whose dev/sgN files
+ * each stand for a different fixture (tests/peer/identify-same.sh).
  */
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <linux/bsg.h>
 #include <scsi/sg.h>
 #include <stdarg.h>
@@ -25,14 +31,32 @@
 static Fixture fx;
 static bool loaded;
 
-static void load(void)
+static void load(int fd)
 {
 	const char *dir = getenv("LUND_MOCK_DIR"), *name = getenv("LUND_MOCK_NAME");
+	char spec[1024], *slash;
+	ssize_t n;
 
-	if (loaded)
+	if (name) {
+		if (loaded)
+			return;
+		loaded = true;
+		if (!dir || fixture_load(dir, name, &fx) < 0)
+			memset(&fx, 0, sizeof(fx));
 		return;
-	loaded = true;
-	if (!dir || !name || fixture_load(dir, name, &fx) < 0)
+	}
+	/* The fixture the node stands for: its content. */
+	fixture_done(&fx);
+	n = pread(fd, spec, sizeof(spec) - 1, 0);
+	if (n <= 0)
+		return;
+	spec[n] = 0;
+	spec[strcspn(spec, "\n")] = 0;
+	slash = strrchr(spec, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	if (fixture_load(spec, slash + 1, &fx) < 0)
 		memset(&fx, 0, sizeof(fx));
 }
 
@@ -43,7 +67,6 @@ static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 	const uint8_t *src = NULL;
 	size_t len = 0;
 
-	load();
 	if (!(cdb[1] & 1)) {
 		if (cdb[2] != 0)
 			return -1;
@@ -85,7 +108,7 @@ static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 			break;
 		}
 	}
-	if (!src)
+	if (!src || len == 0)
 		return -1;
 	if (len > buflen)
 		len = buflen;
@@ -118,6 +141,7 @@ __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
 
 		if (h->request_len < 6 || cdb[0] != 0x12)
 			return errno = EINVAL, -1;
+		load(fd);
 		memset((void *)(uintptr_t)h->din_xferp, 0, h->din_xfer_len);
 		n = answer(cdb, (uint8_t *)(uintptr_t)h->din_xferp, h->din_xfer_len);
 		h->device_status = h->transport_status = h->driver_status = 0;
@@ -142,6 +166,7 @@ __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
 
 		if (h->cmd_len < 6 || cdb[0] != 0x12)
 			return errno = EINVAL, -1;
+		load(fd);
 		memset(h->dxferp, 0, h->dxfer_len);
 		n = answer(cdb, h->dxferp, h->dxfer_len);
 		h->status = h->masked_status = h->host_status = h->driver_status = 0;

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "identify.h"
+#include "macro.h"
+
+void identity_done(Identity *i)
+{
+	if (!i)
+		return;
+	probe_data_done(&i->pages);
+	free(i->udev);
+	free(i->id);
+	free(i->names);
+	free(i->serial);
+	free(i->wwn);
+	free(i->lines);
+	*i = (Identity){};
+}
+
+const char *identity_next_line(const Identity *i, const char *prev, bool udev_only)
+{
+	size_t end = udev_only ? i->udev_size : i->lines_size;
+	const char *p = prev ? prev + strlen(prev) + 1 : i->lines;
+
+	return p && p < i->lines + end ? p : NULL;
+}
+
+static int collect_line(const char *key, const char *value, void *userdata)
+{
+	Identity *i = userdata;
+	size_t kl = strlen(key), vl = strlen(value), add = kl + 1 + vl + 1;
+	char *p;
+
+	p = realloc(i->lines, i->lines_size + add);
+	if (!p)
+		return -ENOMEM;
+	i->lines = p;
+	p += i->lines_size;
+	memcpy(p, key, kl);
+	p[kl] = '=';
+	memcpy(p + kl + 1, value, vl + 1);
+	i->lines_size += add;
+	i->n_lines++;
+	return 0;
+}
+
+/* See identify.h: only a device that rejected page 0x00 keeps the cached pages from standing
+ * in for it. */
+static bool pg00_inferable(const ProbeData *pd)
+{
+	return !pd->buf[PROBE_PG00] && pd->error[PROBE_PG00] != -EOPNOTSUPP;
+}
+
+/* The "<bus>-<serial>" and "wwn-" inputs, as names_by_id() takes them. */
+static int identity_set_base(Identity *i)
+{
+	const ScsiIdent *id = i->id;
+	const char *serial, *wwn;
+
+	i->bus = names_bus(id, i->udev->scsi_level);
+	serial = i->bus == NAMES_BUS_ATA ? id->ata.serial : id->serial;
+	wwn = i->bus == NAMES_BUS_ATA ? id->ata.wwn : id->wwn;
+	if (!isempty(serial)) {
+		i->serial = strdup(serial);
+		if (!i->serial)
+			return -ENOMEM;
+	}
+	if (!isempty(wwn) &&
+	    asprintf(&i->wwn, "0x%s%s", wwn,
+	             i->bus == NAMES_BUS_SCSI ? id->wwn_vendor_extension : "") < 0) {
+		i->wwn = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const IdentifyOptions *opts,
+                   Identity *ret)
+{
+	_cleanup_(identity_done) Identity i = {};
+	ScsiIdentInput in;
+	int r;
+
+	assert_return(lu && pages && ret, -EINVAL);
+
+	if (!pages->buf[PROBE_INQUIRY])
+		return -ENODATA;
+
+	/* A few KiB each: never on the caller's (the event loop's) stack. */
+	i.udev = calloc(1, sizeof(*i.udev));
+	i.id = calloc(1, sizeof(*i.id));
+	i.names = calloc(1, sizeof(*i.names));
+	if (!i.udev || !i.id || !i.names)
+		return -ENOMEM;
+	if (opts && opts->udev)
+		*i.udev = *opts->udev;
+	else {
+		r = udevctx_read(rootfd, lu, i.udev);
+		if (r < 0)
+			return r;
+	}
+
+	/* Exactly what udev's rules run: scsi_id with the default page selection. */
+	i.pg00_inferred = pg00_inferable(pages);
+	in = (ScsiIdentInput){
+		.inquiry = pages->buf[PROBE_INQUIRY],
+		.inquiry_len = pages->len[PROBE_INQUIRY],
+		.pg00 = pages->buf[PROBE_PG00],
+		.pg00_len = pages->len[PROBE_PG00],
+		.pg80 = pages->buf[PROBE_PG80],
+		.pg80_len = pages->len[PROBE_PG80],
+		.pg83 = pages->buf[PROBE_PG83],
+		.pg83_len = pages->len[PROBE_PG83],
+		.pg89 = pages->buf[PROBE_PG89],
+		.pg89_len = pages->len[PROBE_PG89],
+		/* Only fills ata_id's view (names), never the scsi_id set. */
+		.ata_identify = i.udev->have_ata_identify ? i.udev->ata_identify : NULL,
+		.ata_identify_len = i.udev->have_ata_identify ? sizeof(i.udev->ata_identify) : 0,
+		.page = IDENT_PAGE_DEFAULT,
+		.pg00_infer = i.pg00_inferred,
+	};
+	r = ident_compute(&in, i.id);
+	if (r < 0)
+		return r;
+
+	r = identity_set_base(&i);
+	if (r < 0)
+		return r;
+
+	/* A name refused for safety is left out; the identity and the lines stand. */
+	r = udevctx_names(i.udev, lu, i.id, i.names);
+	if (r == -ENOMEM)
+		return r;
+	i.names_error = r < 0 ? r : 0;
+
+	r = export_ident(i.id, EXPORT_UDEV, collect_line, &i);
+	if (r < 0)
+		return r;
+	i.n_udev_lines = i.n_lines;
+	i.udev_size = i.lines_size;
+	r = export_ident(i.id, EXPORT_SG_INQ, collect_line, &i);
+	if (r < 0)
+		return r;
+
+	*ret = i;
+	i = (Identity){};
+	return 0;
+}
+
+int identify_lu(int rootfd, const LuRef *lu, const IdentifyOptions *opts, Identity *ret)
+{
+	_cleanup_(probe_data_done) ProbeData pages = {};
+	int r;
+
+	assert_return(lu && ret, -EINVAL);
+
+	r = probe_read(rootfd, lu, opts ? opts->flags : 0, &pages);
+	if (r < 0)
+		return r;
+	r = identify_pages(rootfd, lu, &pages, opts, ret);
+	if (r < 0)
+		return r;
+	/* The page buffers move, not their contents: ret->id keeps pointing at them. */
+	ret->pages = pages;
+	pages = (ProbeData){};
+	return 0;
+}

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""LUND=... LUNCTL=... identify-same.py FIXTURES_DIR MOCK_SO
+
+lund and lunctl must name every device alike: one fake sysfs tree holds one LU per fixture (every
+modelled page set in FIXTURES_DIR/vpd with an .expect, every captured device in
+FIXTURES_DIR/captured), its pages cached as the kernel caches them, its dev/sgN a file that
+tests/peer/scsi-id-mock.c (preloaded into both) answers SG_IO for from that fixture. lund runs on
+the tree (--root) once reading the cache first and SG_IO second, once --sysfs-only; for each LU
+the links lund wrote under the tree's dev/scsi/by-id, the names and properties lund serves, the
+names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree.
+
+Page 0x00 is cached as vpd_pg0 when the fixture has it; a fixture whose page 0x00 has no bytes
+is a device that rejects it, for which the kernel caches no VPD page at all (scsi_attach_vpd()).
+Exit: 0 pass, 1 fail, 77 skipped."""
+import json, os, re, shutil, signal, subprocess, sys, tempfile, time
+
+LUND, LUNCTL = os.environ.get('LUND'), os.environ.get('LUNCTL')
+FIX, MOCK = sys.argv[1], sys.argv[2]
+if not LUND or not LUNCTL:
+    print('SKIP: LUND= and LUNCTL= are needed')
+    sys.exit(77)
+
+def hexbytes(path):
+    text = ''.join(l.split('#', 1)[0] for l in open(path, encoding='latin-1'))
+    return bytes.fromhex(''.join(text.split()))
+
+PAGES = (('inquiry', 'inquiry'), ('pg00', 'vpd_pg0'), ('pg80', 'vpd_pg80'),
+         ('pg83', 'vpd_pg83'), ('pg89', 'vpd_pg89'))
+
+def fixtures(tmp):
+    """(label, mock dir, mock name, {attr: bytes}) for every fixture."""
+    vpd = os.path.join(FIX, 'vpd')
+    for exp in sorted(os.listdir(vpd)):
+        if not exp.endswith('.expect'):
+            continue
+        name = exp[:-len('.expect')]
+        if not os.path.exists(os.path.join(vpd, name + '.inquiry.hex')):
+            continue
+        pages = {}
+        for kind, attr in PAGES:
+            p = os.path.join(vpd, '%s.%s.hex' % (name, kind))
+            if os.path.exists(p):
+                pages[attr] = hexbytes(p)
+        if pages.get('vpd_pg0') == b'':
+            # Rejected: the kernel caches no VPD page without page 0x00.
+            pages = {'inquiry': pages['inquiry']}
+        yield 'vpd/' + name, vpd, name, pages
+    cap = os.path.join(FIX, 'captured')
+    links = os.path.join(tmp, 'captured')
+    os.makedirs(links)
+    for d in sorted(os.listdir(cap)):
+        src = os.path.join(cap, d)
+        if not os.path.exists(os.path.join(src, 'sysfs-inquiry.hex')):
+            continue
+        # The mock reads DIR/NAME.<page>.hex: the device's SG_IO answers under that name.
+        for kind, _ in PAGES:
+            if os.path.exists(os.path.join(src, kind + '.hex')):
+                os.symlink(os.path.join(os.path.abspath(src), kind + '.hex'),
+                           os.path.join(links, '%s.%s.hex' % (d, kind)))
+        pages = {}
+        for f in os.listdir(src):
+            m = re.fullmatch(r'sysfs-(inquiry|vpd_pg[0-9a-f]+)\.hex', f)
+            if m:
+                pages[m.group(1)] = hexbytes(os.path.join(src, f))
+        yield 'captured/' + d, links, d, pages
+
+def build_tree(tmp):
+    root = os.path.join(tmp, 'root')
+    lus = []
+    for t, (label, mdir, mname, pages) in enumerate(fixtures(tmp)):
+        hctl = '0:0:%d:0' % t
+        s = os.path.join(root, 'sys/bus/scsi/devices', hctl)
+        os.makedirs(os.path.join(s, 'scsi_generic', 'sg%d' % t))
+        for attr, data in pages.items():
+            open(os.path.join(s, attr), 'wb').write(data)
+        open(os.path.join(s, 'scsi_level'), 'w').write('6\n')
+        open(os.path.join(s, 'type'), 'w').write('%d\n' % (pages['inquiry'][0] & 0x1f))
+        os.makedirs(os.path.join(root, 'dev'), exist_ok=True)
+        open(os.path.join(root, 'dev', 'sg%d' % t), 'w').write(
+            '%s/%s\n' % (os.path.abspath(mdir), mname))
+        lus.append((hctl, label, 'sg%d' % t))
+    return root, lus
+
+def run(args, env=None, check=True):
+    r = subprocess.run(args, env=env, capture_output=True, text=True, errors='surrogateescape')
+    if check and r.returncode != 0:
+        raise RuntimeError('%s: exit %d: %s' % (' '.join(args), r.returncode, r.stderr[:300]))
+    return r.stdout
+
+def main():
+    tmp = tempfile.mkdtemp()
+    fail = checks = 0
+    try:
+        root, lus = build_tree(tmp)
+        env = dict(os.environ, LD_PRELOAD=MOCK,
+                   # the sanitizers' runtime need not come first: the mock only interposes ioctl
+                   ASAN_OPTIONS=os.environ.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0')
+        for mode in ([], ['--sysfs-only']):
+            tag = ' '.join(mode) or 'cache, then SG_IO'
+            run_dir = os.path.join(tmp, 'run' + ''.join(mode))
+            links_dir = os.path.join(root, 'dev/scsi/by-id')
+            shutil.rmtree(links_dir, ignore_errors=True)
+            os.makedirs(run_dir)
+            lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
+                                     '--scan', 'never', '--load-modules', 'never',
+                                     '--log-level', 'err'] + mode,
+                                    env=env, stderr=subprocess.PIPE)
+            denv = dict(env, LUND_RUN_DIR=run_dir)
+            try:
+                for _ in range(300):
+                    if subprocess.run([LUNCTL, 'status'], env=denv,
+                                      capture_output=True).returncode == 0:
+                        break
+                    if lund.poll() is not None:
+                        raise RuntimeError('lund exited: %s' % lund.stderr.read()[:300])
+                    time.sleep(0.1)
+                served = {}
+                for hctl, _, _ in lus:
+                    served[hctl] = json.loads(run([LUNCTL, 'names', '--json', hctl], denv))
+                made = {}
+                for n in os.listdir(links_dir):
+                    target = os.path.basename(os.readlink(os.path.join(links_dir, n)))
+                    made[re.sub(r'-sg$', '', n)] = target
+            finally:
+                lund.send_signal(signal.SIGTERM)
+                lund.wait()
+
+            wanted = {}
+            for hctl, label, sg in lus:
+                idj = json.loads(run([LUNCTL, '--root', root] + mode +
+                                     ['id', '--json', hctl], env))
+                r = subprocess.run([LUNCTL, '--root', root] + mode + ['names', '--json', hctl],
+                                   env=env, capture_output=True, text=True)
+                mine = json.loads(r.stdout) if r.returncode == 0 else {}
+                checks += 1
+                if mine.get('names') != idj['names']:
+                    print('FAIL: %s (%s): lunctl names %s, lunctl id %s: %s' %
+                          (label, tag, mine.get('names'), idj['names'], r.stderr.strip()))
+                    fail = 1
+                mine['names'] = idj['names']
+                ids = [l for l in run([LUNCTL, '--root', root] + mode +
+                                      ['id', '--export', hctl], env).splitlines()
+                       if l.startswith('ID_')]
+                lund_props = ['%s=%s' % kv for kv in served[hctl].get('properties', {}).items()]
+                checks += 3
+                if served[hctl].get('names') != mine['names']:
+                    print('FAIL: %s (%s): lund names %s, lunctl names %s' %
+                          (label, tag, served[hctl].get('names'), mine['names']))
+                    fail = 1
+                if lund_props != ids:
+                    print('FAIL: %s (%s): lund\'s properties differ from lunctl id --export:' %
+                          (label, tag))
+                    for l in sorted(set(lund_props) ^ set(ids)):
+                        print('   %s %s' % ('lund  ' if l in lund_props else 'lunctl', l))
+                    fail = 1
+                for k in ('serial', 'wwn'):
+                    if served[hctl].get(k) != mine.get(k):
+                        print('FAIL: %s (%s): lund %s %r, lunctl %r' %
+                              (label, tag, k, served[hctl].get(k), mine.get(k)))
+                        fail = 1
+                for n in mine['names']:
+                    wanted.setdefault(n, set()).add(sg)
+            # Every link lund made is a name lunctl gives the LU it points to, and every name
+            # lunctl gives has a link (to one of the LUs wanting it: a collision has one winner).
+            checks += 1
+            for n, target in sorted(made.items()):
+                if target not in wanted.get(n, ()):
+                    print('FAIL: (%s) lund linked %s -> %s, which lunctl does not name so' %
+                          (tag, n, target))
+                    fail = 1
+            for n in sorted(set(wanted) - set(made)):
+                print('FAIL: (%s) no link %s, lunctl names %s so' % (tag, n, sorted(wanted[n])))
+                fail = 1
+            print('identify-same (%s): %d LUs, %d links' % (tag, len(lus), len(made)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('identify-same: %d checks, %s' % (checks, 'FAILED' if fail else 'ok'))
+    return fail
+
+sys.exit(main())
