@@ -26,6 +26,7 @@
 #include "ident.h"
 #include "macro.h"
 #include "unaligned.h"
+#include "vpd.h"
 
 #define SID_BUF    IDENT_SCSI_ID_BUF_LEN
 #define SID_SERIAL IDENT_SERIAL_MAX
@@ -425,26 +426,9 @@ static void pg00_synthesize(SidPage *p, const ScsiIdentInput *in)
 
 /*
  * ata_id (systemd v252) on the IDENTIFY (PACKET) DEVICE data that SAT-5 10.4.2 embeds in VPD
- * page 0x89 at byte 60. ATA8-ACS 7.16: strings are words with the two bytes swapped; model
- * words 27..46, serial 10..19, firmware 23..26; world wide name words 108..111 (NAA 5).
+ * page 0x89 at byte 60 (vpd89_parse() finds it). ATA8-ACS 7.16: model words 27..46, serial
+ * 10..19, firmware 23..26; world wide name words 108..111 (NAA 5).
  */
-#define PG89_IDENTIFY_OFF 60
-#define PG89_MIN_LEN      (PG89_IDENTIFY_OFF + 512)
-
-static void ata_string(const uint8_t *id, unsigned word, size_t nbytes, char *out)
-{
-	for (size_t i = 0; i < nbytes; i += 2) {
-		out[i] = (char)id[word * 2 + i + 1];
-		out[i + 1] = (char)id[word * 2 + i];
-	}
-	out[nbytes] = 0;
-}
-
-static uint16_t ata_word(const uint8_t *id, unsigned word)
-{
-	return (uint16_t)(id[word * 2] | id[word * 2 + 1] << 8);
-}
-
 /* The part of ata_id that turns IDENTIFY (PACKET) DEVICE data into properties; @d holds the
  * 512 bytes, whichever way they were obtained. */
 static void ident_ata_from_identify(ScsiIdent *id, const uint8_t *d, bool packet)
@@ -452,9 +436,9 @@ static void ident_ata_from_identify(ScsiIdent *id, const uint8_t *d, bool packet
 	char model_raw[41], serial_raw[21], fw_raw[9], model[41], serial[21];
 	uint16_t w108;
 
-	ata_string(d, 27, 40, model_raw);
-	ata_string(d, 10, 20, serial_raw);
-	ata_string(d, 23, 8, fw_raw);
+	ata_identify_string(d, 27, 20, model_raw);
+	ata_identify_string(d, 10, 10, serial_raw);
+	ata_identify_string(d, 23, 4, fw_raw);
 
 	(void)udev_encode_string((const uint8_t *)model_raw, 40, id->ata.model_enc,
 	                         sizeof(id->ata.model_enc));
@@ -470,8 +454,8 @@ static void ident_ata_from_identify(ScsiIdent *id, const uint8_t *d, bool packet
 		snprintf(id->ata.serial, sizeof(id->ata.serial), "%s", model);
 
 	/* ATA8-ACS 7.16.7.1 word 0: bit 15 set = ATAPI, bits 12..8 its command packet set. */
-	if (ata_word(d, 0) & 0x8000)
-		switch ((ata_word(d, 0) >> 8) & 0x1f) {
+	if (ata_identify_word(d, 0) & 0x8000)
+		switch ((ata_identify_word(d, 0) >> 8) & 0x1f) {
 		case 0:
 		case 5:
 			id->ata.type = "cd";
@@ -489,10 +473,11 @@ static void ident_ata_from_identify(ScsiIdent *id, const uint8_t *d, bool packet
 	else
 		id->ata.type = "disk";
 
-	w108 = ata_word(d, 108);
+	w108 = ata_identify_word(d, 108);
 	if ((w108 & 0xf000) == 0x5000) {
-		uint64_t wwn = (uint64_t)w108 << 48 | (uint64_t)ata_word(d, 109) << 32 |
-		               (uint64_t)ata_word(d, 110) << 16 | ata_word(d, 111);
+		uint64_t wwn = (uint64_t)w108 << 48 | (uint64_t)ata_identify_word(d, 109) << 32 |
+		               (uint64_t)ata_identify_word(d, 110) << 16 |
+		               ata_identify_word(d, 111);
 		snprintf(id->ata.wwn, sizeof(id->ata.wwn), "%" PRIx64, wwn);
 	}
 	id->ata.packet = packet;
@@ -501,30 +486,29 @@ static void ident_ata_from_identify(ScsiIdent *id, const uint8_t *d, bool packet
 
 static void ident_ata(ScsiIdent *id, const ScsiIdentInput *in)
 {
-	const uint8_t *buf = in->pg89;
+	VpdAtaInfo a;
 
-	/* SAT-5 Table 217: page code 0x89, page length 0x238, COMMAND CODE at byte 56. */
-	if (buf && in->pg89_len >= PG89_MIN_LEN && buf[1] == 0x89 &&
-	    (buf[56] == 0xec || buf[56] == 0xa1)) {
-		ident_ata_from_identify(id, buf + PG89_IDENTIFY_OFF, buf[56] == 0xa1);
+	/* SAT-5 Table 217: COMMAND CODE 0xec (IDENTIFY DEVICE) or 0xa1 (IDENTIFY PACKET DEVICE). */
+	if (in->pg89 && vpd89_parse(in->pg89, in->pg89_len, &a) >= 0 && a.have_identify &&
+	    (a.command_code == 0xec || a.command_code == 0xa1)) {
+		ident_ata_from_identify(id, a.identify, a.command_code == 0xa1);
 		return;
 	}
 	/* libata's copy: ATA8-ACS 7.16.7.1 word 0 bit 15 set means the data came from IDENTIFY
 	 * PACKET DEVICE (an ATAPI device answers only that one). */
-	if (in->ata_identify && in->ata_identify_len >= IDENT_ATA_IDENTIFY_LEN)
+	if (in->ata_identify && in->ata_identify_len >= ATA_IDENTIFY_LEN)
 		ident_ata_from_identify(id, in->ata_identify,
-		                        ata_word(in->ata_identify, 0) & 0x8000);
+		                        ata_identify_word(in->ata_identify, 0) & 0x8000);
 }
 
-int ident_ata_identify_parse(const char *text, size_t len,
-                             uint8_t ret[static IDENT_ATA_IDENTIFY_LEN])
+int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static ATA_IDENTIFY_LEN])
 {
-	uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t out[ATA_IDENTIFY_LEN];
 	size_t pos = 0;
 
 	assert_return(text && ret, -EINVAL);
 
-	for (unsigned w = 0; w < IDENT_ATA_IDENTIFY_LEN / 2; w++) {
+	for (unsigned w = 0; w < ATA_IDENTIFY_LEN / 2; w++) {
 		unsigned v = 0;
 
 		if (len - pos < 4)
@@ -542,7 +526,7 @@ int ident_ata_identify_parse(const char *text, size_t len,
 			if (text[pos] != ' ' && text[pos] != '\n')
 				return -EBADMSG;
 			pos++;
-		} else if (w + 1 < IDENT_ATA_IDENTIFY_LEN / 2)
+		} else if (w + 1 < ATA_IDENTIFY_LEN / 2)
 			return -EBADMSG;
 		/* ATA8-ACS 3.3.5: words go over the wire least significant byte first. */
 		out[w * 2] = (uint8_t)(v & 0xff);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vpd.h"
+
 /* scsi_id's MAX_SERIAL_LEN: serial buffers hold at most 255 bytes plus NUL. */
 #define IDENT_SERIAL_MAX 256
 /* scsi_id's SCSI_INQ_BUFF_LEN: it asks for, and can see, at most 254 bytes of any page. */
@@ -132,9 +134,6 @@ int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret);
 
 const char *ident_serial_source_name(IdentSerialSource s);
 
-/* Size of IDENTIFY (PACKET) DEVICE data: 256 words (ATA8-ACS 7.16, 7.17). */
-#define IDENT_ATA_IDENTIFY_LEN 512
-
 /*
  * ident_ata_identify_parse() - libata's sysfs ata_device "id" attribute (drivers/ata/
  * libata-transport.c: the 256 IDENTIFY words in host order, each as 4 hex digits, separated by
@@ -142,5 +141,4 @@ const char *ident_serial_source_name(IdentSerialSource s);
  * takes. @text, @len: the attribute as read (a trailing newline is fine).
  * Returns 0 with @ret filled; -EBADMSG when it is not exactly 256 such words.
  */
-int ident_ata_identify_parse(const char *text, size_t len,
-                             uint8_t ret[static IDENT_ATA_IDENTIFY_LEN]);
+int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static ATA_IDENTIFY_LEN]);

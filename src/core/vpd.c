@@ -165,11 +165,15 @@ bool vpd83_is_pre_spc2(const uint8_t *buf, size_t len)
 #define VPD89_SAT_REVISION 32
 #define VPD89_COMMAND_CODE 56
 #define VPD89_IDENTIFY     60
-#define VPD89_IDENTIFY_LEN 512
+
+uint16_t ata_identify_word(const uint8_t *identify, unsigned word)
+{
+	return (uint16_t)(identify[word * 2] | identify[word * 2 + 1] << 8);
+}
 
 /* ATA8-ACS 7.16: IDENTIFY DEVICE strings hold two characters per 16-bit little-endian word,
  * the first character in the high byte; on the wire that is byte 2n+1 before byte 2n. */
-static void ata_string(const uint8_t *identify, unsigned first_word, unsigned n_words, char *out)
+void ata_identify_string(const uint8_t *identify, unsigned first_word, unsigned n_words, char *out)
 {
 	const uint8_t *p = identify + first_word * 2;
 
@@ -204,14 +208,15 @@ int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret)
 	if (end > VPD89_COMMAND_CODE)
 		a.command_code = buf[VPD89_COMMAND_CODE];
 
-	if (end >= VPD89_IDENTIFY + VPD89_IDENTIFY_LEN) {
+	if (end >= VPD89_IDENTIFY + ATA_IDENTIFY_LEN) {
 		const uint8_t *id = buf + VPD89_IDENTIFY;
 
 		/* ATA8-ACS table 45: serial words 10..19, firmware 23..26, model 27..46. */
-		ata_string(id, 10, 10, a.serial);
-		ata_string(id, 23, 4, a.firmware);
-		ata_string(id, 27, 20, a.model);
+		ata_identify_string(id, 10, 10, a.serial);
+		ata_identify_string(id, 23, 4, a.firmware);
+		ata_identify_string(id, 27, 20, a.model);
 		a.have_identify = true;
+		a.identify = id;
 	}
 
 	*ret = a;

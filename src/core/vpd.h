@@ -120,8 +120,22 @@ typedef struct VpdAtaInfo {
 	char serial[21];    /* words 10..19 */
 	char firmware[9];   /* words 23..26 */
 	bool have_identify; /* the 512-byte IDENTIFY data was present */
+	const uint8_t *identify; /* those 512 bytes inside the caller's buffer, NULL without them */
 } VpdAtaInfo;
 int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret);
+
+/* Size of IDENTIFY (PACKET) DEVICE data (ATA8-ACS 7.16, 7.17). */
+#define ATA_IDENTIFY_LEN 512
+
+/*
+ * ata_identify_word() - word @word of IDENTIFY data @identify (ATA_IDENTIFY_LEN bytes, words
+ * least significant byte first, ATA8-ACS 3.3.5).
+ * ata_identify_string() - @n_words words from @first_word as the string they hold (ATA8-ACS
+ * 3.3.10: the first character in each word's high byte) into @out, which takes 2 * @n_words + 1
+ * bytes; untrimmed, NUL-terminated.
+ */
+uint16_t ata_identify_word(const uint8_t *identify, unsigned word);
+void ata_identify_string(const uint8_t *identify, unsigned first_word, unsigned n_words, char *out);
 
 /* Page 0xb0: block limits (SBC-4 6.6.4). Fields absent on a short page are 0. */
 typedef struct VpdBlockLimits {

@@ -27,7 +27,7 @@ typedef struct UdevCtx {
 	bool have_usb; /* a USB parent for which usb_id succeeds */
 	UsbId usb;
 	bool have_ata_identify; /* libata's IDENTIFY data was read */
-	uint8_t ata_identify[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t ata_identify[ATA_IDENTIFY_LEN];
 	bool sg3_id_rules;      /* 55-scsi-sg3_id.rules installed and not masked */
 	bool sg3_symlink_rules; /* 58-scsi-sg3_symlink.rules installed and not masked */
 	bool sysfs_inquiry, sysfs_pg80, sysfs_pg83; /* the kernel's cached attributes exist */

@@ -159,7 +159,7 @@ END_TEST
 
 START_TEST(test_ata_identify)
 {
-	uint8_t inq[FIXTURE_MAX], ata[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t inq[FIXTURE_MAX], ata[ATA_IDENTIFY_LEN];
 	char a[8192], b[8192];
 	size_t n, la, lb;
 	_cleanup_free_ char *text = check_read_file(ATA_ID_FILE, false, &n);
@@ -217,7 +217,7 @@ static const struct {
 
 START_TEST(test_ata_identify_parse)
 {
-	uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t out[ATA_IDENTIFY_LEN];
 
 	ck_assert_int_eq(
 	        ident_ata_identify_parse(parse_cases[_i].text, strlen(parse_cases[_i].text), out),
@@ -227,7 +227,7 @@ END_TEST
 
 START_TEST(test_ata_identify_forms)
 {
-	uint8_t out[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t out[ATA_IDENTIFY_LEN];
 	size_t n = strlen(words_ok);
 
 	ck_assert_int_eq(ident_ata_identify_parse(words_ok, n, out), 0);

@@ -381,7 +381,7 @@ START_TEST(test_udev_full)
 	uint8_t *b[_N];
 	size_t l[_N];
 	ScsiIdent *id = calloc(1, sizeof(*id)), *sg3 = calloc(1, sizeof(*sg3));
-	uint8_t ata[IDENT_ATA_IDENTIFY_LEN];
+	uint8_t ata[ATA_IDENTIFY_LEN];
 	bool have_ata = false;
 	ScsiIdentInput in, in3;
 	UsbIdInput ui;
