@@ -9,7 +9,7 @@
 # vm-topology: none
 # vm-timeout: 1500
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
+. /vm/guest/scan-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 modprobe -a sd_mod sg

@@ -12,7 +12,7 @@
 # vm-topology: san
 # vm-timeout: 480
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 attrs() {   # "hctl vendor|model timeout eh_timeout queue_depth max_retries" per LU

@@ -1,4 +1,5 @@
-# _kernel-faults.sh: body of kernel-stock and kernel-patched (sourced; $KMODE says which).
+# tests/vm/guest/kernel-faults.sh: body of kernel-stock and kernel-patched (sourced; $KMODE
+# says which).
 # scsi_debug fault injection against the SCSI error policy and error events of the kernel
 # companion patchset (kernel/). Every attempt count is the device's own iorequest_cnt delta;
 # error events are captured from the kernel's uevent netlink socket (busybox `uevent`).

@@ -1,10 +1,11 @@
-# _lund-errpolicy.sh: body of lund-errpolicy-stock and lund-errpolicy-patched (sourced; $KMODE
-# says which). `lunctl policy` against scsi_debug: what it shows, what it sets, what it refuses.
+# tests/vm/guest/lund-errpolicy.sh: body of lund-errpolicy-stock and lund-errpolicy-patched
+# (sourced; $KMODE says which). `lunctl policy` against scsi_debug: what it shows, what it sets,
+# what it refuses.
 # Every effect is checked from the kernel's side: the sysfs attribute read back with cat, and
 # the attempts a read took as the device's iorequest_cnt delta (scsi_debug opts=16 every_nth=1:
 # ABORTED COMMAND 4B/03 on every command, kernel/README.md).
 
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 SDBG=/sys/bus/pseudo/drivers/scsi_debug
 modprobe sd_mod
 modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=1
