@@ -7,8 +7,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tests/vm/run --keep _daemon-bench >/dev/null || true
-res=${LUND_VM_CACHE:-.cache/vm}/results/_daemon-bench/results.log
+tests/vm/run --keep bench/daemon >/dev/null || true
+res=${LUND_VM_CACHE:-.cache/vm}/results/bench/daemon/results.log
 python3 - "$res" <<'PY'
 import re, sys
 rows = {}

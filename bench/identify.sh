@@ -6,8 +6,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-tests/vm/run --keep _bench-identify >/dev/null || true
-res=.cache/vm/results/_bench-identify/results.log
+tests/vm/run --keep bench/identify >/dev/null || true
+res=${LUND_VM_CACHE:-.cache/vm}/results/bench/identify/results.log
 python3 - "$res" <<'PY'
 import re, sys
 rows = {}
@@ -16,7 +16,7 @@ for line in open(sys.argv[1]):
     if m:
         rows[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)) / 1000)
 if not rows:
-    sys.exit("bench: no results (see .cache/vm/results/_bench-identify/console.log)")
+    sys.exit("bench: no results (see the console log next to " + sys.argv[1] + ")")
 print(f"{'tool':<12} {'runs':>6} {'ms/LU':>9} {'cmds/LU':>8}")
 for k, (runs, us, cmds) in rows.items():
     print(f"{k:<12} {runs:>6} {us/1000:>9.2f} {cmds:>8.3f}")

@@ -11,8 +11,8 @@
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${LUND_VM_BUILD:-$repo/build-vm}}
-"$repo/tests/vm/run" --build "$build" --keep _scan-bench >/dev/null || true
-res=${LUND_VM_CACHE:-$repo/.cache/vm}/results/_scan-bench/results.log
+"$repo/tests/vm/run" --build "$build" --keep bench/scan >/dev/null || true
+res=${LUND_VM_CACHE:-$repo/.cache/vm}/results/bench/scan/results.log
 [ -s "$res" ] || { echo "bench/scan.sh: no results ($res)" >&2; exit 1; }
 tr -d '\r' <"$res" | awk '
 	function median(p,    n, i, j, t, v) {

@@ -115,6 +115,7 @@ mkdir -p "$st/vm" "$st/usr/local/bin"
 cp "$VM_DIR/guest/init" "$st/init"
 cp -r "$VM_DIR/guest" "$st/vm/guest"
 cp -r "$VM_DIR/scenarios" "$st/vm/scenarios"
+cp -r "$VM_DIR/bench" "$st/vm/bench"
 cp "$VM_DIR/san.sh" "$st/vm/san.sh"
 for b in "${bins[@]}"; do
 	[ -x "$b" ] || vm_die "not an executable: $b"

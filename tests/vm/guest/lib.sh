@@ -206,7 +206,10 @@ vm_exit() {
 vm_run_scenario() {
 	_rc=0
 	if [ -n "$VM_SCENARIO" ]; then
-		_s=/vm/scenarios/$VM_SCENARIO.sh
+		case $VM_SCENARIO in
+		*/*) _s=/vm/$VM_SCENARIO.sh ;;    # ROOM/NAME, e.g. a benchmark body bench/NAME
+		*) _s=/vm/scenarios/$VM_SCENARIO.sh ;;
+		esac
 		if [ -r "$_s" ]; then
 			vm_log "scenario $VM_SCENARIO ($VM_FLAVOUR) starting"
 			_x=; [ -n "$VM_DEBUG" ] && _x=x

@@ -15,9 +15,10 @@ udev_root_switch() {
 	mkdir -p /.rw/upper /.rw/work
 	mount -t overlay overlay -o lowerdir=/.ro,upperdir=/.rw/upper,workdir=/.rw/work /newroot ||
 		return 1
-	# the harness, the scenarios, the project's binaries and the kernel's modules
+	# the harness, the scenarios, the benchmark bodies, the project's binaries and the kernel's
+	# modules
 	mkdir -p /newroot/vm /newroot/usr/local/bin /newroot/lib/modules
-	cp -a /vm/guest /vm/scenarios /vm/san.sh /vm/kver /newroot/vm/
+	cp -a /vm/guest /vm/scenarios /vm/bench /vm/san.sh /vm/kver /newroot/vm/
 	cp -a /usr/local/bin/. /newroot/usr/local/bin/
 	cp -a /lib/modules/. /newroot/lib/modules/
 	if [ -r /vm/bin-libs ]; then

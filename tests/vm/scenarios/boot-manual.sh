@@ -13,7 +13,7 @@
 # vm-append: scsi_mod.scan=manual
 # vm-timeout: 720
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 vm_assert_eq manual "$(cat /sys/module/scsi_mod/parameters/scan)" "scsi_mod.scan"
 vm_assert_eq 1 "$(cat /proc/1/comm | grep -c '^systemd$')" "systemd is PID 1"

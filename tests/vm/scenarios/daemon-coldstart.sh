@@ -12,7 +12,7 @@
 # vm-topology: san
 # vm-timeout: 240
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SAN_SCSI_DEBUG="add_host=2 num_tgts=4 max_luns=6 vpd_use_hostno=0 dev_size_mb=8"
 san_up --timeout 60

@@ -4,13 +4,13 @@
 # two HBAs (virtio-scsi and lsi) without multipath. Every name wanted by more than one LU must
 # be linked to the lowest H:C:T:L, listed by `lunctl names --collisions` and counted in
 # `lunctl status`, and the loser's `lunctl names` must say so. The expected collisions are
-# computed from sysfs and lunctl list (_daemon-lib.sh), not taken from lund. Then the twin
+# computed from sysfs and lunctl list (guest/daemon-lib.sh), not taken from lund. Then the twin
 # host goes and comes back (events, not a resync): the winner must not change.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 200
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 

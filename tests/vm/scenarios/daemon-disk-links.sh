@@ -18,7 +18,7 @@
 # vm-timeout: 600
 # vm-qemu: -blockdev driver=null-co,node-name=vblk0,read-zeroes=on,size=16777216 -device virtio-blk-pci,drive=vblk0,serial=LUNDVIRTBLK01,addr=0x1e
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 DISK=/dev/disk/by-id
 SD=/sys/bus/pseudo/drivers/scsi_debug

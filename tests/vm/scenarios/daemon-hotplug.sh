@@ -3,12 +3,12 @@
 # with vpd_use_hostno=1 so its LUs have IDs of their own) and loses it again (add_host=-1);
 # the host hot-adds a virtio-scsi disk over QMP (the kernel scans it by itself) and removes it.
 # After each step /dev/scsi/by-id must be exactly the tree computed from sysfs and lunctl
-# (_daemon-lib.sh): new names appear, and no link of a removed LU stays behind.
+# (guest/daemon-lib.sh): new names appear, and no link of a removed LU stays behind.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 200
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 san_up

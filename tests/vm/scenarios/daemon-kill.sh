@@ -8,7 +8,7 @@
 # vm-topology: none
 # vm-timeout: 480
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 all_lus() { [ "$(n_lus)" -eq "$1" ] && [ "$(ls /sys/class/scsi_generic | wc -l)" -ge "$1" ]; }

@@ -3,12 +3,12 @@
 # exist in sysfs without disks or sg nodes. lund must load their drivers itself (libkmod, from
 # each LU's MODALIAS, plus sg), at start-up for the LUs already there and from the add uevent
 # for new ones (a scsi_debug host of tapes: st). Evidence: the kernel's modules and nodes in
-# sysfs, and the link tree computed by _daemon-lib.sh.
+# sysfs, and the link tree computed by guest/daemon-lib.sh.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 240
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 loaded() { [ -d "/sys/module/$1" ]; }

@@ -1,9 +1,9 @@
 #!/bin/bash
 # daemon-policy: error-handling policy on the stock kernel, from hwdb and lund.conf, checked
-# in sysfs. The test hwdb (daemon-policy.hwdb, compiled with systemd-hwdb together with the
-# shipped hwdb/60-lund.hwdb) gives scsi_debug disks timeout 45, eh_timeout 17, max_retries 3,
+# in sysfs. The test hwdb (tests/vm/data/daemon-policy.hwdb, compiled with systemd-hwdb together
+# with the shipped hwdb/60-lund.hwdb) gives scsi_debug disks timeout 45, eh_timeout 17, max_retries 3,
 # queue_depth 8; QEMU's disks an unparsable timeout; the SAS disk a queue depth above its host's
-# can_queue. daemon-policy.conf overrides the timeout of the LUND VirtDisk and gives pvscsi's
+# can_queue. data/daemon-policy.conf overrides the timeout of the LUND VirtDisk and gives pvscsi's
 # disk a negative eh_timeout. Every other attribute of every LU must be as it was before lund
 # started; bad values leave the attribute unchanged with a log line. New LUs get the policy on
 # add; after a device reset (POWER ON, RESET OCCURRED) lund re-applies it, which the kernel
@@ -12,7 +12,7 @@
 # vm-topology: san
 # vm-timeout: 480
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 attrs() {   # "hctl vendor|model timeout eh_timeout queue_depth max_retries" per LU

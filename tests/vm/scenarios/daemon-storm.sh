@@ -7,7 +7,7 @@
 # vm-topology: none
 # vm-timeout: 420
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 modprobe -a sd_mod sg

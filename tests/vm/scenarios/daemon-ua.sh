@@ -12,12 +12,12 @@
 # change nothing by themselves, so what follows is lund's doing.
 #  4. A disk hot-added on megasas (QMP): the guest sees nothing by itself; `lunctl rescan` of
 #     that host adds it and lund names it.
-# Evidence: sysfs (LUs, sizes) and the link tree computed by _daemon-lib.sh.
+# Evidence: sysfs (LUs, sizes) and the link tree computed by guest/daemon-lib.sh.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 240
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 # scsi_debug LUs: hosts whose proc_name is scsi_debug

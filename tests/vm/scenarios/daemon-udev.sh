@@ -11,7 +11,7 @@
 # vm-topology: san
 # vm-timeout: 420
 . /vm/guest/lib.sh
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 
 RULES=/etc/udev/rules.d
 # /dev/disk/by-id as "name<TAB>target". A name several devices claim (the SAN's scsi_debug

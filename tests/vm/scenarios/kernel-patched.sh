@@ -6,4 +6,4 @@
 # vm-timeout: 300
 . /vm/guest/lib.sh
 KMODE=patched
-. /vm/scenarios/_kernel-faults.sh
+. /vm/guest/kernel-faults.sh

@@ -5,4 +5,4 @@
 # vm-timeout: 300
 . /vm/guest/lib.sh
 KMODE=stock
-. /vm/scenarios/_kernel-faults.sh
+. /vm/guest/kernel-faults.sh

@@ -1,9 +1,9 @@
 #!/bin/sh
 # lund-errpolicy-stock: `lunctl policy` on the stock kernel: the companion patchset's knobs reported missing, sd max_retries set, bad values refused
-# Body: _lund-errpolicy.sh.
+# Body: guest/lund-errpolicy.sh.
 # vm-flavour: busybox
 # vm-topology: none
 # vm-timeout: 300
 . /vm/guest/lib.sh
 KMODE=stock
-. /vm/scenarios/_lund-errpolicy.sh
+. /vm/guest/lund-errpolicy.sh

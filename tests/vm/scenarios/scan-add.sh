@@ -13,8 +13,8 @@
 # vm-topology: san
 # vm-timeout: 420
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/scan-lib.sh
+. /vm/guest/daemon-lib.sh
 
 san_up
 lu_set >/tmp/s0

@@ -14,8 +14,8 @@
 # vm-topology: san
 # vm-timeout: 240
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/scan-lib.sh
+. /vm/guest/daemon-lib.sh
 
 P=/sys/module/scsi_debug/parameters
 DEV=/sys/bus/scsi/devices

@@ -8,7 +8,7 @@
 # vm-append: scsi_mod.scan=manual
 # vm-timeout: 480
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
+. /vm/guest/scan-lib.sh
 
 modprobe -a sd_mod sr_mod st sg
 vm_assert_eq manual "$(cat /sys/module/scsi_mod/parameters/scan)" "scsi_mod.scan"
@@ -56,7 +56,7 @@ new_lus /tmp/boot /tmp/rsb | delete_lus
 settle
 lu_set >/tmp/s3
 vm_assert "back to the boot state before lund" cmp -s /tmp/boot /tmp/s3
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/daemon-lib.sh
 time_ms lund_start
 vm_result "daemon.ms=$T_MS"
 lu_set >/tmp/daemon

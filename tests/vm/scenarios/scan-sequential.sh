@@ -14,8 +14,8 @@
 # vm-topology: san
 # vm-timeout: 480
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
-. /vm/scenarios/_daemon-lib.sh
+. /vm/guest/scan-lib.sh
+. /vm/guest/daemon-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 DEV=/sys/bus/scsi/devices

@@ -6,7 +6,7 @@
 # vm-topology: san
 # vm-timeout: 480
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
+. /vm/guest/scan-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 san_up

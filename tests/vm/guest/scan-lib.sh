@@ -1,5 +1,5 @@
-# tests/vm/scenarios/scan-lib.inc: helpers shared by the scan-* scenarios (sourced, not run:
-# the runner only picks up *.sh).
+# tests/vm/guest/scan-lib.sh: helpers shared by the scan-* scenarios and bench/scan.sh (sourced
+# after lib.sh).
 
 # lu_set [HOST...]: the lsscsi-style device set, "H:C:T:L type vendor model" per line, sorted
 # (vendor/model with their blanks squeezed).  No argument: every host.

@@ -1,6 +1,6 @@
 #!/bin/sh
-# _scan-bench: the benchmark behind bench/scan.sh (not a test: the runner skips '_' names; it
-# asserts nothing about time). One scsi_debug host, 16 targets x 60 LUNs = 960 LUs, then
+# bench/scan: the benchmark behind bench/scan.sh (not a test: the suite runs only scenarios/;
+# it asserts nothing about time). One scsi_debug host, 16 targets x 60 LUNs = 960 LUs, then
 # max_luns 64: 64 newly mapped LUs, added three ways on the same state, each timed until every
 # new LU has its block device, with the SCSI commands per new LU from the sdevs' iorequest_cnt:
 #   kernel: echo "- - -" > scan;   lund: lunctl rescan HOST;   rsb: rescan-scsi-bus.sh -a
@@ -9,7 +9,7 @@
 # vm-topology: none
 # vm-timeout: 1500
 . /vm/guest/lib.sh
-. /vm/scenarios/scan-lib.inc
+. /vm/guest/scan-lib.sh
 
 SD=/sys/bus/pseudo/drivers/scsi_debug
 modprobe -a sd_mod sg

@@ -1,5 +1,5 @@
 #!/bin/bash
-# _daemon-bench (bench/daemon.sh; a benchmark, not in the suite): cold-start naming of 1024
+# bench/daemon (bench/daemon.sh; a benchmark, not in the suite): cold-start naming of 1024
 # scsi_debug LUs (4 targets x 256 LUNs) in one VM, first with udevd + Debian's rules naming
 # them with scsi_id (sg3-utils-udev's rule moved away), then with lund alone (udevd stopped).
 # Each round reports the time from adding the host (modprobe, then add_host) until the kernel had every sd device, and until

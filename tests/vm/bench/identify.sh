@@ -1,5 +1,5 @@
 #!/bin/sh
-# _bench-identify (a benchmark, not a test: bench/identify.sh runs it): identifying every disk
+# bench/identify (a benchmark, not a test: bench/identify.sh runs it): identifying every disk
 # of the SAN, lunctl id --export against udev's scsi_id --export --whitelisted -g, the way udev
 # runs them (one process per device). Reports wall time per LU and SCSI commands per LU from
 # the kernel's own iorequest_cnt. Asserts nothing about time.

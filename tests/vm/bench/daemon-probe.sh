@@ -1,5 +1,5 @@
 #!/bin/sh
-# _daemon-probe: diagnostics for bench/daemon.sh (not a test): 512 LUs at once with lund at
+# bench/daemon-probe: diagnostics for bench/daemon.sh (not a test): 512 LUs at once with lund at
 # its defaults; kernel time, naming time, lund's CPU time, resyncs and uevent counters.
 # vm-flavour: busybox
 # vm-topology: none

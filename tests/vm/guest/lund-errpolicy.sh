@@ -1,38 +1,15 @@
-# _lund-errpolicy.sh: body of lund-errpolicy-stock and lund-errpolicy-patched (sourced; $KMODE
-# says which). `lunctl policy` against scsi_debug: what it shows, what it sets, what it refuses.
+# tests/vm/guest/lund-errpolicy.sh: body of lund-errpolicy-stock and lund-errpolicy-patched
+# (sourced; $KMODE says which). `lunctl policy` against scsi_debug: what it shows, what it sets,
+# what it refuses.
 # Every effect is checked from the kernel's side: the sysfs attribute read back with cat, and
 # the attempts a read took as the device's iorequest_cnt delta (scsi_debug opts=16 every_nth=1:
 # ABORTED COMMAND 4B/03 on every command, kernel/README.md).
 
-. /vm/scenarios/_daemon-lib.sh
-SDBG=/sys/bus/pseudo/drivers/scsi_debug
-modprobe sd_mod
-modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=1
-vm_wait_until 20 sh -c 'ls /sys/class/scsi_disk/*/device/block/sd* >/dev/null 2>&1'
-SD=$(cd /sys/class/scsi_disk/*/device && pwd -P)
-DISK=$(ls /sys/class/scsi_disk/)
-BLK=$(ls "$SD/block")
-DEV=/dev/$BLK
+. /vm/guest/daemon-lib.sh
+. /vm/guest/kernel-lib.sh
+kernel_disk
 MR=/sys/class/scsi_disk/$DISK/max_retries
-vm_wait_for "$DEV"
-vm_log "scsi_debug disk $DEV ($SD)"
 
-patched=0
-[ -e "$SD/retry_limit" ] && patched=1
-vm_result mode=$KMODE patched=$patched
-if [ "$KMODE" = patched ] && [ "$patched" = 0 ]; then
-	vm_log "stock modules: lund-errpolicy-patched needs LUND_VM_MODULES_OVERLAY (kernel/test.sh)"
-	vm_result skipped=1
-	vm_done
-fi
-
-cnt() { echo $(( $(cat "$SD/iorequest_cnt") )); }
-attempts() {   # CMD...: commands the device received while CMD ran
-	_b=$(cnt)
-	"$@" >/dev/null 2>&1 || true
-	sleep 0.2
-	echo $(( $(cnt) - _b ))
-}
 rd() { dd if="$DEV" of=/dev/null bs=512 count=1 iflag=direct; }
 inject() { echo "$1" >$SDBG/opts; echo "$2" >$SDBG/every_nth; }
 transport_attempts() { inject 16 1; attempts rd; inject 0 0; }

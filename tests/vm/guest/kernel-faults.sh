@@ -1,27 +1,12 @@
-# _kernel-faults.sh: body of kernel-stock and kernel-patched (sourced; $KMODE says which).
+# tests/vm/guest/kernel-faults.sh: body of kernel-stock and kernel-patched (sourced; $KMODE
+# says which).
 # scsi_debug fault injection against the SCSI error policy and error events of the kernel
 # companion patchset (kernel/). Every attempt count is the device's own iorequest_cnt delta;
 # error events are captured from the kernel's uevent netlink socket (busybox `uevent`).
 # Results: RESULT key=value lines, compared stock vs patched by kernel/test.sh.
 
-SDBG=/sys/bus/pseudo/drivers/scsi_debug
-modprobe sd_mod
-modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=1
-vm_wait_until 20 sh -c 'ls /sys/class/scsi_disk/*/device/block/sd* >/dev/null 2>&1'
-SD=$(cd /sys/class/scsi_disk/*/device && pwd -P)
-DISK=$(ls /sys/class/scsi_disk/)
-DEV=/dev/$(ls "$SD/block")
-vm_wait_for "$DEV"
-vm_log "scsi_debug disk $DEV ($SD)"
-
-patched=0
-[ -e "$SD/retry_limit" ] && patched=1
-vm_result mode=$KMODE patched=$patched
-if [ "$KMODE" = patched ] && [ "$patched" = 0 ]; then
-	vm_log "stock modules: kernel-patched needs LUND_VM_MODULES_OVERLAY (kernel/test.sh)"
-	vm_result skipped=1
-	vm_done
-fi
+. /vm/guest/kernel-lib.sh
+kernel_disk
 
 # uevent listener: one line per SDEV_ERROR event
 EV=/tmp/events
@@ -30,14 +15,6 @@ uevent sh -c '[ -n "$SDEV_ERROR" ] && env | grep "^SDEV_ERROR" | sort | tr "\n" 
 UEV_PID=$!
 sleep 0.5
 
-cnt() { echo $(( $(cat "$SD/iorequest_cnt") )); }
-# attempts CMD...: how many commands the device received while CMD ran
-attempts() {
-	_b=$(cnt)
-	"$@" >/dev/null 2>&1 || true
-	sleep 0.2
-	echo $(( $(cnt) - _b ))
-}
 rd() { dd if="$DEV" of=/dev/null bs=512 count=1 skip="${1:-0}" iflag=direct; }
 nev() { wc -l <"$EV"; }
 # wait_ev N: wait until N events arrived (events are sent from a workqueue)

@@ -1,5 +1,4 @@
-# tests/vm/scenarios/_daemon-lib.sh: helpers of the daemon-* scenarios (sourced after lib.sh;
-# the leading '_' keeps the runner from taking it for a scenario).
+# tests/vm/guest/daemon-lib.sh: helpers of the daemon-* scenarios (sourced after lib.sh).
 #
 # The expected link tree is computed here from independent evidence: the LU's type and nodes
 # from sysfs, its base names from `lunctl list --json` (the naming core run by the CLI, which

@@ -1,0 +1,41 @@
+# tests/vm/guest/kernel-lib.sh: what the bodies of kernel/test.sh's stock/patched scenario pairs
+# (guest/kernel-faults.sh, guest/lund-errpolicy.sh) share: their disk and the count of the
+# commands it received. Sourced after lib.sh.
+
+# kernel_disk: one 8 MiB scsi_debug disk under sd_mod. Sets SDBG (scsi_debug's driver
+# directory), SD (the LU's sysfs directory), DISK (its H:C:T:L), BLK (sdX), DEV (/dev/sdX) and
+# patched (1 when the modules have the patchset's retry_limit, else 0), and reports
+# mode=$KMODE patched=$patched. A patched run on stock modules ends here as skipped=1: only
+# kernel/test.sh boots it with the patched modules (LUND_VM_MODULES_OVERLAY).
+kernel_disk() {
+	SDBG=/sys/bus/pseudo/drivers/scsi_debug
+	modprobe sd_mod
+	modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=1
+	vm_wait_until 20 sh -c 'ls /sys/class/scsi_disk/*/device/block/sd* >/dev/null 2>&1'
+	SD=$(cd /sys/class/scsi_disk/*/device && pwd -P)
+	DISK=$(ls /sys/class/scsi_disk/)
+	BLK=$(ls "$SD/block")
+	DEV=/dev/$BLK
+	vm_wait_for "$DEV"
+	vm_log "scsi_debug disk $DEV ($SD)"
+
+	patched=0
+	[ -e "$SD/retry_limit" ] && patched=1
+	vm_result mode=$KMODE patched=$patched
+	if [ "$KMODE" = patched ] && [ "$patched" = 0 ]; then
+		vm_log "stock modules: $VM_SCENARIO needs LUND_VM_MODULES_OVERLAY (kernel/test.sh)"
+		vm_result skipped=1
+		vm_done
+	fi
+}
+
+# cnt: the commands the disk has received (the kernel's iorequest_cnt, hex)
+cnt() { echo $(( $(cat "$SD/iorequest_cnt") )); }
+
+# attempts CMD...: how many commands the disk received while CMD ran
+attempts() {
+	_b=$(cnt)
+	"$@" >/dev/null 2>&1 || true
+	sleep 0.2
+	echo $(( $(cnt) - _b ))
+}
