@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "config.h"
 #include "control.h"
 #include "errors.h"
@@ -55,42 +55,16 @@ typedef enum LinkSet {
 	_LINKSET_MAX,
 } LinkSet;
 
-/* One link an LU wants, while its links are being worked out. */
-typedef struct LinkWant {
-	LinkSet set;
-	char *name;
-	char *target;
-} LinkWant;
-
+/* What one LU wants, while its links are being worked out: the strings are owned. */
 typedef struct LinkWants {
-	LinkWant *v;
+	ClaimWant *v;
 	size_t n;
 } LinkWants;
-
-/*
- * Everyone who wants one name in one set; the tree of these is the desired state. What an LU
- * wants is kept only here, once: its per-LU state (Lu.userdata) is the NULL-terminated array of
- * the claims it owns. Names and targets live in the same allocation as their claim and owner.
- */
-typedef struct ClaimOwner {
-	Lu *lu;
-	struct ClaimOwner *next;
-	char target[];
-} ClaimOwner;
 
 typedef struct LinkReportCtx {
 	Manager *m;
 	LinkSet set;
 } LinkReportCtx;
-
-typedef struct Claim {
-	LinkSet set;
-	char *name; /* the claim's own copy, right after it, or a lookup key's */
-	ClaimOwner *owners;
-	Lu *winner;     /* whose target the link has, NULL if none was made */
-	bool foreign;   /* a file lund did not make holds the name */
-	bool collision; /* owners disagree on the target */
-} Claim;
 
 struct Manager {
 	ManagerConfig config;
@@ -108,10 +82,9 @@ struct Manager {
 	Links *links[_LINKSET_MAX];
 	char *link_dir[_LINKSET_MAX];
 	LinkReportCtx report_ctx[_LINKSET_MAX];
-	void *claims; /* tsearch() tree of Claim */
-	size_t n_claims;
-	bool bulk;   /* collecting claims for a full reconcile, not applying them */
-	Lu *current; /* the LU whose links are being written, for log fields */
+	Claims *claims;
+	bool bulk;         /* collecting claims for a full reconcile, not applying them */
+	const Lu *current; /* the LU whose links are being written, for log fields */
 
 	sd_event_source *resync_source;
 	uint64_t last_resync;
@@ -155,28 +128,11 @@ ManagerScanMode manager_scan_mode_from_string(const char *s)
 	return _MANAGER_SCAN_INVALID;
 }
 
-static int claim_cmp(const void *a, const void *b)
-{
-	const Claim *x = a, *y = b;
-
-	if (x->set != y->set)
-		return x->set < y->set ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int lu_cmp(const Lu *a, const Lu *b)
-{
-	const Target *ta = a->target, *tb = b->target;
-
-	return CMP(ta->host->number, tb->host->number) ?: CMP(ta->channel, tb->channel) ?:
-               CMP(ta->id, tb->id) ?: CMP(a->lun, b->lun);
-}
-
 static void link_wants_done(LinkWants *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].name);
-		free(l->v[i].target);
+		free((char *)l->v[i].name);
+		free((char *)l->v[i].target);
 	}
 	free(l->v);
 	*l = (LinkWants){};
@@ -352,7 +308,7 @@ static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, con
                     const char *node)
 {
 	_cleanup_free_ char *name = NULL, *target = NULL;
-	LinkWant *v;
+	ClaimWant *v;
 
 	if (!m->links[set] || !node)
 		return 0;
@@ -367,7 +323,7 @@ static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, con
 	if (!v)
 		return -ENOMEM;
 	l->v = v;
-	v[l->n++] = (LinkWant){ set, TAKE_PTR(name), TAKE_PTR(target) };
+	v[l->n++] = (ClaimWant){ set, TAKE_PTR(name), TAKE_PTR(target) };
 	return 0;
 }
 
@@ -407,159 +363,87 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	return r;
 }
 
-static Claim *claim_get(Manager *m, LinkSet set, const char *name, bool create)
+/* ClaimsOps: the claims' links written to this manager's link directories. */
+static int link_op_add(void *userdata, unsigned set, const char *name, const char *target,
+                       const Lu *lu)
 {
-	Claim key = { .set = set, .name = (char *)name }, *c, **found;
-
-	found = tfind(&key, &m->claims, claim_cmp);
-	if (found)
-		return *found;
-	if (!create)
-		return NULL;
-	c = calloc(1, sizeof(*c) + strlen(name) + 1);
-	if (!c)
-		return NULL;
-	c->set = set;
-	c->name = strcpy((char *)(c + 1), name);
-	if (!tsearch(c, &m->claims, claim_cmp)) {
-		free(c);
-		return NULL;
-	}
-	m->n_claims++;
-	return c;
-}
-
-static void claim_drop(Manager *m, Claim *c)
-{
-	tdelete(c, &m->claims, claim_cmp);
-	m->n_claims--;
-	free(c);
-}
-
-/* Decide who gets @c's name (lowest H:C:T:L wins: deterministic whatever the event order) and
- * make the link so, unless a full reconcile is being prepared. */
-static void claim_resolve(Manager *m, Claim *c)
-{
-	ClaimOwner *win = NULL;
-	bool collision = false;
+	Manager *m = userdata;
 	int r;
 
-	for (ClaimOwner *o = c->owners; o; o = o->next)
-		if (!win || lu_cmp(o->lu, win->lu) < 0)
-			win = o;
-	for (ClaimOwner *o = c->owners; o && win; o = o->next)
-		if (o != win && !streq(o->target, win->target))
-			collision = true;
+	m->current = lu;
+	r = links_add(m->links[set], name, target);
+	m->current = NULL;
+	return r;
+}
 
-	if (collision && !c->collision) {
-		LogDevice dev = { .hctl = win->lu->hctl };
-		json_object *o = event_with_hctl(win->lu), *others = json_object_new_array();
+static int link_op_remove(void *userdata, unsigned set, const char *name, const Lu *lu)
+{
+	Manager *m = userdata;
+	int r;
 
-		for (ClaimOwner *x = c->owners; x; x = x->next)
-			if (x != win)
-				json_object_array_add(others, json_object_new_string(x->lu->hctl));
-		log_full(LOG_WARNING, 0, &dev, MESSAGE_NAME_COLLISION,
-		         "/%s/%s is wanted by %zu logical units, giving it to %s (lowest H:C:T:L)",
-		         m->link_dir[c->set], c->name, json_object_array_length(others) + 1,
-		         win->lu->hctl);
-		{
-			_cleanup_free_ char *path = NULL;
+	m->current = lu;
+	r = links_remove(m->links[set], name);
+	m->current = NULL;
+	return r;
+}
 
-			if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
-				json_object_object_add(o, "path", json_object_new_string(path));
-		}
-		json_object_object_add(o, "name", json_object_new_string(c->name));
-		json_object_object_add(o, "others", others);
-		emit(m, "collision", o);
-	}
-	c->collision = collision;
+static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
+                             int *ret_results)
+{
+	Manager *m = userdata;
+	LinksStats st = {};
+	int r;
 
-	if (m->bulk) {
-		/* The reconcile that follows makes the links, and removes unclaimed ones. */
-		c->winner = win ? win->lu : NULL;
-		if (!win)
-			claim_drop(m, c);
-		return;
-	}
+	r = links_reconcile(m->links[set], want, n, ret_results, &st);
+	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u foreign, %u lost, %u "
+	         "failed",
+	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.foreign,
+	         st.lost, st.failed);
+	return r;
+}
 
-	m->current = win ? win->lu : c->winner;
-	if (!win) {
-		r = links_remove(m->links[c->set], c->name);
-		if (r < 0)
-			on_link_report(LINK_FAILED, c->name, NULL, r, &m->report_ctx[c->set]);
-		m->current = NULL;
-		claim_drop(m, c);
-		return;
-	}
-	r = links_add(m->links[c->set], c->name, win->target);
-	c->foreign = r == -EEXIST;
-	c->winner = r >= 0 ? win->lu : NULL;
-	if (r < 0 && r != -EEXIST)
-		on_link_report(LINK_FAILED, c->name, win->target, r, &m->report_ctx[c->set]);
+static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
+{
+	Manager *m = userdata;
+	LogDevice dev = { .hctl = winner->hctl };
+	json_object *o = event_with_hctl(winner), *others = json_object_new_array();
+	_cleanup_free_ char *path = NULL;
+
+	for (ClaimOwner *x = c->owners; x; x = x->next)
+		if (x->lu != winner)
+			json_object_array_add(others, json_object_new_string(x->lu->hctl));
+	log_full(LOG_WARNING, 0, &dev, MESSAGE_NAME_COLLISION,
+	         "/%s/%s is wanted by %zu logical units, giving it to %s (lowest H:C:T:L)",
+	         m->link_dir[c->set], c->name, json_object_array_length(others) + 1, winner->hctl);
+	if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
+		json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "others", others);
+	emit(m, "collision", o);
+}
+
+static void link_op_failed(void *userdata, const Claim *c, const char *target, int error,
+                           const Lu *lu)
+{
+	Manager *m = userdata;
+
+	m->current = lu;
+	on_link_report(LINK_FAILED, c->name, target, error, &m->report_ctx[c->set]);
 	m->current = NULL;
 }
 
-static ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
-{
-	for (ClaimOwner *o = c->owners; o; o = o->next)
-		if (o->lu == lu)
-			return o;
-	return NULL;
-}
-
-/* @lu claims @w's name; returns the claim, NULL when out of memory. */
-static Claim *claim_add(Manager *m, Lu *lu, const LinkWant *w)
-{
-	Claim *c = claim_get(m, w->set, w->name, true);
-	ClaimOwner *o;
-
-	if (!c)
-		return NULL;
-	o = calloc(1, sizeof(*o) + strlen(w->target) + 1);
-	if (!o) {
-		if (!c->owners)
-			claim_drop(m, c);
-		return NULL;
-	}
-	o->lu = lu;
-	strcpy(o->target, w->target);
-	o->next = c->owners;
-	c->owners = o;
-	claim_resolve(m, c);
-	return c;
-}
-
-/* @lu gives up @c, which is freed when nobody else wants it. */
-static void claim_remove(Manager *m, Lu *lu, Claim *c)
-{
-	for (ClaimOwner **p = &c->owners; *p; p = &(*p)->next)
-		if ((*p)->lu == lu) {
-			ClaimOwner *o = *p;
-
-			*p = o->next;
-			free(o);
-			break;
-		}
-	if (c->winner == lu)
-		c->winner = NULL;
-	claim_resolve(m, c);
-}
-
-static bool want_in(const LinkWants *l, LinkSet set, const char *name, const char *target)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].set == set && streq(l->v[i].name, name) &&
-		    streq(l->v[i].target, target))
-			return true;
-	return false;
-}
+static const ClaimsOps link_ops = {
+	.add = link_op_add,
+	.remove = link_op_remove,
+	.reconcile = link_op_reconcile,
+	.collision = link_op_collision,
+	.failed = link_op_failed,
+};
 
 /* Bring @lu's claims to what it wants now (nothing when @gone). */
 static void lu_update_links(Manager *m, Lu *lu, bool gone)
 {
 	_cleanup_(link_wants_done) LinkWants want = {};
-	Claim **old = lu->userdata, **new;
-	size_t n_old = 0, n = 0;
 	int r;
 
 	if (!gone) {
@@ -568,112 +452,23 @@ static void lu_update_links(Manager *m, Lu *lu, bool gone)
 			log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
 			                  lu->hctl);
 	}
-	while (old && old[n_old])
-		n_old++;
-	new = calloc(want.n + 1, sizeof(*new));
-	if (!new) {
-		log_error_errno(-ENOMEM, "Out of memory, links of %s not updated", lu->hctl);
-		return;
-	}
-
-	/* Release first, so a name moving between nodes of one LU is freed before retaken. */
-	for (size_t i = 0; i < n_old; i++) {
-		ClaimOwner *o = claim_owner(old[i], lu);
-
-		if (!o || !want_in(&want, old[i]->set, old[i]->name, o->target)) {
-			claim_remove(m, lu, old[i]);
-			old[i] = NULL;
-		}
-	}
-	for (size_t i = 0; i < want.n; i++) {
-		const LinkWant *w = &want.v[i];
-		Claim *c = NULL;
-
-		for (size_t k = 0; k < n_old && !c; k++)
-			if (old[k] && old[k]->set == w->set && streq(old[k]->name, w->name)) {
-				c = old[k];
-				old[k] = NULL; /* held already, with this target */
-			}
-		if (!c) {
-			c = claim_add(m, lu, w);
-			if (!c) {
-				log_error_errno(-ENOMEM, "%s: failed to claim %s: %m", lu->hctl,
-				                w->name);
-				continue;
-			}
-		}
-		new[n++] = c;
-	}
-	free(old);
-	if (n == 0)
-		new = mfree(new);
-	lu->userdata = new;
+	r = claims_update(m->claims, lu, want.v, want.n);
+	if (r < 0)
+		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
+		                lu->hctl);
 }
 
-/* Full reconcile of one set from the claims (start-up, resync). */
-typedef struct WalkCtx {
-	LinkSet set;
-	LinkSpec *v;
-	size_t n;
-	Claim **claims;
-} WalkCtx;
-
-static void collect_claim(const void *nodep, VISIT which, void *closure)
-{
-	Claim *c = *(Claim *const *)nodep;
-	WalkCtx *w = closure;
-
-	if (which != postorder && which != leaf)
-		return;
-	if (c->set != w->set || !c->winner)
-		return;
-	for (ClaimOwner *o = c->owners; o; o = o->next)
-		if (o->lu == c->winner) {
-			w->claims[w->n] = c;
-			w->v[w->n++] = (LinkSpec){ c->name, o->target };
-			break;
-		}
-}
-
+/* Full reconcile of every set from the claims (start-up, resync). */
 static int reconcile_links(Manager *m)
 {
 	int ret = 0;
 
 	for (LinkSet set = 0; set < _LINKSET_MAX; set++) {
-		WalkCtx w = { .set = set };
-		LinksStats st = {};
-		int *results;
 		int r;
 
 		if (!m->links[set])
 			continue;
-		w.v = calloc(m->n_claims + 1, sizeof(*w.v));
-		w.claims = calloc(m->n_claims + 1, sizeof(*w.claims));
-		if (!w.v || !w.claims) {
-			free(w.v);
-			free(w.claims);
-			return -ENOMEM;
-		}
-		twalk_r(m->claims, collect_claim, &w);
-		results = calloc(w.n + 1, sizeof(*results));
-		if (!results) {
-			free(w.v);
-			free(w.claims);
-			return -ENOMEM;
-		}
-		r = links_reconcile(m->links[set], w.v, w.n, results, &st);
-		for (size_t i = 0; i < w.n; i++) {
-			w.claims[i]->foreign = results[i] == -EEXIST;
-			if (results[i] < 0)
-				w.claims[i]->winner = NULL;
-		}
-		free(results);
-		log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u foreign, %u "
-		         "lost, %u failed",
-		         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged,
-		         st.foreign, st.lost, st.failed);
-		free(w.v);
-		free(w.claims);
+		r = claims_reconcile(m->claims, set);
 		if (r < 0 && r != -EEXIST && ret == 0)
 			ret = r;
 	}
@@ -1248,7 +1043,9 @@ static int do_resync(Manager *m, const char *reason)
 	int r, k;
 
 	m->bulk = true;
+	claims_defer(m->claims, true);
 	r = inventory_resync(m->inventory, false);
+	claims_defer(m->claims, false);
 	m->bulk = false;
 	if (r < 0)
 		log_warning_errno(r, "Resync from sysfs incomplete: %m");
@@ -1388,7 +1185,7 @@ static int on_status(sd_event_source *s, void *userdata)
 	m->status_source = sd_event_source_disable_unref(m->status_source);
 	(void)sd_notifyf(false, "STATUS=%s %zu logical units, %zu names",
 	                 m->ready ? "Managing" : "Scanning SCSI hosts before readiness:",
-	                 inventory_n_lus(m->inventory), m->n_claims);
+	                 inventory_n_lus(m->inventory), claims_n(m->claims));
 	return 0;
 }
 
@@ -1407,7 +1204,7 @@ static json_object *lu_to_json(Manager *m, const Lu *lu)
 	json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
 	            *names = json_object_new_array(), *links = json_object_new_array(),
 	            *parts = json_object_new_array();
-	Claim *const *claims = lu->userdata;
+	Claim *const *claims = claims_of(lu);
 
 	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
@@ -1486,22 +1283,14 @@ static json_object *lu_to_json(Manager *m, const Lu *lu)
 
 	for (size_t i = 0; claims && claims[i]; i++) {
 		const Claim *c = claims[i];
-		const ClaimOwner *own = claim_owner(c, lu);
 		json_object *l = json_object_new_object();
 		_cleanup_free_ char *path = NULL;
-		const char *state = "pending";
 
 		if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) < 0)
 			path = NULL;
-		if (c->foreign)
-			state = "foreign";
-		else if (c->winner == lu)
-			state = "linked";
-		else if (c->winner)
-			state = "collision";
 		json_object_object_add(l, "path", json_str_or_null(path));
-		json_object_object_add(l, "target", json_str_or_null(own ? own->target : NULL));
-		json_object_object_add(l, "state", json_object_new_string(state));
+		json_object_object_add(l, "target", json_str_or_null(claim_target(c, lu)));
+		json_object_object_add(l, "state", json_object_new_string(claim_state(c, lu)));
 		json_object_array_add(links, l);
 	}
 	json_object_object_add(o, "links", links);
@@ -1546,14 +1335,11 @@ typedef struct StatusWalk {
 	size_t linked;
 } StatusWalk;
 
-static void status_claim(const void *nodep, VISIT which, void *closure)
+static void status_claim(const Claim *c, void *userdata)
 {
-	Claim *c = *(Claim *const *)nodep;
-	StatusWalk *w = closure;
+	StatusWalk *w = userdata;
 	_cleanup_free_ char *path = NULL;
 
-	if (which != postorder && which != leaf)
-		return;
 	if (c->winner)
 		w->linked++;
 	if (asprintf(&path, "/%s/%s", w->m->link_dir[c->set], c->name) < 0)
@@ -1585,7 +1371,7 @@ static json_object *status_to_json(Manager *m)
 	for (Host *h = inventory_hosts(m->inventory); h; h = h->next, hosts++)
 		for (Target *t = h->targets; t; t = t->next)
 			targets++;
-	twalk_r(m->claims, status_claim, &w);
+	claims_foreach(m->claims, status_claim, &w);
 	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
 
 	json_object_object_add(o, "version", json_object_new_string(PACKAGE_VERSION));
@@ -1605,7 +1391,7 @@ static json_object *status_to_json(Manager *m)
 	json_object_object_add(o, "targets", json_object_new_int64((int64_t)targets));
 	json_object_object_add(o, "lus",
 	                       json_object_new_int64((int64_t)inventory_n_lus(m->inventory)));
-	json_object_object_add(o, "names", json_object_new_int64((int64_t)m->n_claims));
+	json_object_object_add(o, "names", json_object_new_int64((int64_t)claims_n(m->claims)));
 	json_object_object_add(o, "links", json_object_new_int64((int64_t)w.linked));
 	json_object_object_add(o, "collisions", w.collisions);
 	json_object_object_add(o, "foreign", w.foreign);
@@ -1739,18 +1525,6 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	return 0;
 }
 
-static void claim_free_node(void *p)
-{
-	Claim *c = p;
-
-	while (c->owners) {
-		ClaimOwner *o = c->owners;
-		c->owners = o->next;
-		free(o);
-	}
-	free(c);
-}
-
 Manager *manager_free(Manager *m)
 {
 	if (!m)
@@ -1763,13 +1537,13 @@ Manager *manager_free(Manager *m)
 	monitor_free(m->monitor);
 	if (m->inventory)
 		for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
-			lu->userdata = mfree(lu->userdata);
+			claims_forget(lu);
 	inventory_free(m->inventory);
 	policy_engine_free(m->policy);
 	scan_quirks_free(m->scan_quirks);
 	error_tracker_free(m->errors);
 	modload_free(m->modload);
-	tdestroy(m->claims, claim_free_node);
+	claims_free(m->claims);
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
 		links_free(m->links[s]);
 		free(m->link_dir[s]);
@@ -1965,6 +1739,9 @@ int manager_start(Manager *m)
 	if (m->runfd < 0)
 		return log_error_errno(-errno, "Failed to open %s: %m", m->run_dir);
 
+	r = claims_new(&link_ops, m, &m->claims);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up link claims: %m");
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
 		_cleanup_free_ char *record = NULL;
 
@@ -2076,10 +1853,10 @@ static void send_ready(Manager *m)
 	m->resyncs = 0;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
 	(void)sd_notifyf(false, "READY=1\nSTATUS=Managing %zu logical units, %zu names",
-	                 inventory_n_lus(m->inventory), m->n_claims);
+	                 inventory_n_lus(m->inventory), claims_n(m->claims));
 	/* "Ready:" is what scripts wait for; keep it first. */
 	log_info("Ready: %zu logical units, %zu names, after %" PRIu64 " ms",
-	         inventory_n_lus(m->inventory), m->n_claims, (nowu - m->started) / 1000);
+	         inventory_n_lus(m->inventory), claims_n(m->claims), (nowu - m->started) / 1000);
 }
 
 int manager_run(Manager *m)
