@@ -118,7 +118,8 @@ int manager_error_rescan(const char *hctl, void *userdata);
 void manager_host_scan_setup(Manager *m);
 bool manager_host_scans_wanted(Manager *m);
 int manager_queue_host_scan(Manager *m, int64_t host, const char *reason);
-void manager_scan_new_host(Manager *m, const Uevent *ev);
+/* UEVENT_NEW_HOST, UEVENT_NEW_TARGET_PORT: under scan=manual nobody else scans it. */
+void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what);
 
 /* manager-control.c */
 int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,

@@ -381,47 +381,21 @@ int manager_queue_host_scan(Manager *m, int64_t host, const char *reason)
 	return r;
 }
 
-static long host_from_devpath(const char *devpath)
-{
-	for (const char *p = strstr(devpath, "/host"); p; p = strstr(p + 1, "/host")) {
-		char *end;
-		unsigned long v;
-
-		if (p[5] < '0' || p[5] > '9')
-			continue;
-		errno = 0;
-		v = strtoul(p + 5, &end, 10);
-		if (errno == 0 && (*end == '/' || *end == 0) && v <= INT32_MAX)
-			return (long)v;
-	}
-	return -1;
-}
-
 /*
  * A host, or a transport's target port, appeared: under scan=manual nobody else scans it. A
  * synthetic "add" (coldplug: udevadm trigger replays every device at boot) is not a new host:
  * the ones that existed when lund started were in its start-up scan, and those added since
  * sent a real event.
  */
-void manager_scan_new_host(Manager *m, const Uevent *ev)
+void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what)
 {
-	const char *what;
-	long host;
+	unsigned host;
 
-	if (!m->scanner || !ev->action || !streq(ev->action, "add") || !ev->subsystem ||
-	    !ev->devpath || ev->synthetic)
+	if (!m->scanner || !ev->devpath || ev->synthetic)
 		return;
-	if (streq(ev->subsystem, "scsi_host"))
-		what = "new host";
-	else if (streq(ev->subsystem, "sas_end_device") ||
-	         streq(ev->subsystem, "fc_remote_ports") || streq(ev->subsystem, "iscsi_session"))
-		what = "new transport target";
-	else
+	if (uevent_devpath_host(ev->devpath, &host) < 0 || !manager_host_scans_wanted(m))
 		return;
-	host = host_from_devpath(ev->devpath);
-	if (host < 0 || !manager_host_scans_wanted(m))
-		return;
-	log_info("host%ld: %s (%s), scanning it for logical units", host, what, ev->devpath);
+	log_info("host%u: %s (%s), scanning it for logical units", host, what, ev->devpath);
 	(void)manager_queue_host_scan(m, host, what);
 }
 

@@ -197,60 +197,97 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
 	manager_handle_uevent(userdata, ev);
 }
 
+/* UEVENT_LOAD_DRIVERS: without udevd nobody else loads the LU's upper driver and sg (modload.h). */
+static int react_load_drivers(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	_cleanup_free_ char *syspath = NULL;
+	const char *base;
+
+	if (!m->modload || !ev->devpath)
+		return 0;
+	base = strrchr(ev->devpath, '/');
+	if (asprintf(&syspath, "sys%s", ev->devpath) >= 0)
+		(void)modload_lu(m->modload, base ? base + 1 : ev->devpath, syspath, ev->modalias);
+	return 0;
+}
+
+static int react_reidentified(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	const char *hctl;
+	LogDevice dev;
+
+	if (!ev->synth_lund || !streq(ev->synth_lund, "ids") || !ev->devpath)
+		return 0;
+	hctl = strrchr(ev->devpath, '/');
+	dev = (LogDevice){ .hctl = hctl ? hctl + 1 : ev->devpath };
+	log_device_full(LOG_INFO, 0, &dev,
+	                "a scan found the identity changed and had it re-read: deriving IDs again");
+	return 0;
+}
+
+static int react_error(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	_cleanup_free_ char *node = NULL;
+	const char *hctl;
+	uint64_t now = 0;
+	LogDevice dev;
+	Lu *lu;
+
+	if (ev->n_props == 0 || !ev->devpath)
+		return 0;
+	hctl = strrchr(ev->devpath, '/');
+	lu = hctl ? inventory_find(m->inventory, hctl + 1) : NULL;
+	if (!lu)
+		return 0;
+	if (lu->block && asprintf(&node, "/dev/%s", lu->block) < 0)
+		node = NULL;
+	dev = (LogDevice){ .hctl = lu->hctl, .devnode = node, .wwid = lu->naming.wwn };
+	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (error_tracker_handle(m->errors, lu->hctl, &dev, ev->props, ev->n_props, now) > 0)
+		manager_status_dirty(m);
+	return 0;
+}
+
+static int react_new_host(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	manager_scan_new_host(m, ev, what == UEVENT_NEW_HOST ? "new host" : "new transport target");
+	return 0;
+}
+
+static int react_inventory(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	return inventory_react(m->inventory, ev, what);
+}
+
+/* Who carries out each reaction of core/uevent.c's table, in the table's order. */
+static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev,
+                                                    UeventReaction what) = {
+	[UEVENT_LOAD_DRIVERS] = react_load_drivers,
+	[UEVENT_REIDENTIFIED] = react_reidentified,
+	[UEVENT_ERROR] = react_error,
+	[UEVENT_NEW_HOST] = react_new_host,
+	[UEVENT_NEW_TARGET_PORT] = react_new_host,
+	[UEVENT_LU] = react_inventory,
+	[UEVENT_HOST_REMOVED] = react_inventory,
+	[UEVENT_NODE] = react_inventory,
+};
+
 void manager_handle_uevent(Manager *m, const Uevent *ev)
 {
-	int r;
+	UeventReactions what = uevent_reactions(ev);
 
-	/* Without udevd nobody else loads the LU's upper driver and sg (modload.h). */
-	if (m->modload && ev->action && streq(ev->action, "add") && ev->subsystem &&
-	    streq(ev->subsystem, "scsi") && ev->devtype && streq(ev->devtype, "scsi_device") &&
-	    ev->devpath) {
-		_cleanup_free_ char *syspath = NULL;
-		const char *base = strrchr(ev->devpath, '/');
+	for (UeventReaction i = 0; what != 0 && i < _UEVENT_REACTION_MAX; i++) {
+		int r;
 
-		if (asprintf(&syspath, "sys%s", ev->devpath) >= 0)
-			(void)modload_lu(m->modload, base ? base + 1 : ev->devpath, syspath,
-			                 ev->modalias);
+		if (!(what & (1u << i)))
+			continue;
+		what &= ~(1u << i);
+		r = reactions[i](m, ev, i);
+		if (r < 0)
+			log_warning_errno(
+			        r, "%s %s (seqnum %" PRIu64 "): handling failed, ignoring: %m",
+			        ev->action, ev->devpath, ev->seqnum);
 	}
-
-	if (ev->synth_lund && streq(ev->synth_lund, "ids") && ev->action &&
-	    streq(ev->action, "change") && ev->devpath) {
-		const char *hctl = strrchr(ev->devpath, '/');
-		LogDevice dev = { .hctl = hctl ? hctl + 1 : ev->devpath };
-
-		log_device_full(
-		        LOG_INFO, 0, &dev,
-		        "a scan found the identity changed and had it re-read: deriving IDs again");
-	}
-
-	if (ev->n_props > 0 && ev->devpath && streq(ev->action, "change")) {
-		const char *hctl = strrchr(ev->devpath, '/');
-		Lu *lu = hctl ? inventory_find(m->inventory, hctl + 1) : NULL;
-		uint64_t now = 0;
-
-		if (lu) {
-			_cleanup_free_ char *node = NULL;
-			LogDevice dev;
-
-			if (lu->block && asprintf(&node, "/dev/%s", lu->block) < 0)
-				node = NULL;
-			dev = (LogDevice){ .hctl = lu->hctl,
-				           .devnode = node,
-				           .wwid = lu->naming.wwn };
-
-			sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-			if (error_tracker_handle(m->errors, lu->hctl, &dev, ev->props, ev->n_props,
-			                         now) > 0)
-				manager_status_dirty(m);
-		}
-	}
-
-	manager_scan_new_host(m, ev);
-
-	r = inventory_handle_uevent(m->inventory, ev);
-	if (r < 0)
-		log_warning_errno(r, "%s %s (seqnum %" PRIu64 "): handling failed, ignoring: %m",
-		                  ev->action, ev->devpath, ev->seqnum);
 }
 
 static void on_uevent_loss(Monitor *mon, MonitorLoss what, uint64_t expected, uint64_t got,
