@@ -347,18 +347,27 @@ static char *link_dir_from_record(const char *name)
 	return r;
 }
 
-static void drop_records(int runfd, const char *record)
+/* Directory @path below @dirfd, never through a symlink; NULL if it cannot be read. */
+static DIR *opendir_below(int dirfd, const char *path)
 {
 	_cleanup_close_ int fd =
-	        openat(runfd, record, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	        openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	DIR *d;
 
 	if (fd < 0)
-		return;
+		return NULL;
 	d = fdopendir(fd);
+	if (d)
+		fd = -EBADF; /* the DIR owns it now */
+	return d;
+}
+
+static void drop_records(int runfd, const char *record)
+{
+	DIR *d = opendir_below(runfd, record);
+
 	if (!d)
 		return;
-	fd = -EBADF;
 	for (struct dirent *de; (de = readdir(d));)
 		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
 			(void)unlinkat(dirfd(d), de->d_name, 0);
@@ -370,16 +379,10 @@ static void drop_records(int runfd, const char *record)
  * remove the links it made there, then its records. */
 static void retire_old_link_dirs(Manager *m)
 {
-	_cleanup_close_ int fd = -EBADF;
-	DIR *d;
+	DIR *d = opendir_below(m->runfd, "links");
 
-	fd = openat(m->runfd, "links", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
 	if (!d)
 		return;
-	fd = -EBADF;
 	for (struct dirent *de; (de = readdir(d));) {
 		_cleanup_free_ char *dir = NULL, *record = NULL;
 		LinkReportCtx ctx = { m, LINKSET_SCSI };
