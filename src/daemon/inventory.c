@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -694,50 +693,6 @@ int inventory_resync(Inventory *inv, bool reprobe)
 	return r;
 }
 
-/* The scsi_device's H:C:T:L: the last component of @devpath that is one. */
-static int hctl_from_devpath(const char *devpath, char **ret)
-{
-	const char *p, *best = NULL;
-	size_t best_len = 0;
-
-	for (p = devpath; p && *p;) {
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char comp[64];
-
-		if (n > 0 && n < sizeof(comp)) {
-			memcpy(comp, p, n);
-			comp[n] = 0;
-			if (hctl_parse(comp, NULL, NULL, NULL, NULL) >= 0) {
-				best = p;
-				best_len = n;
-			}
-		}
-		p = e ? e + 1 : NULL;
-	}
-	if (!best)
-		return -ENOENT;
-	*ret = strndup(best, best_len);
-	return *ret ? 0 : -ENOMEM;
-}
-
-/* N of the "hostN" component of @devpath, -1 if none. */
-static long host_from_devpath(const char *devpath)
-{
-	for (const char *p = strstr(devpath, "/host"); p; p = strstr(p + 1, "/host")) {
-		char *end;
-		unsigned long v;
-
-		if (!isdigit((unsigned char)p[5]))
-			continue;
-		errno = 0;
-		v = strtoul(p + 5, &end, 10);
-		if (errno == 0 && (*end == '/' || *end == 0) && v <= UINT32_MAX)
-			return (long)v;
-	}
-	return -1;
-}
-
 static int default_rescan_target(Inventory *inv, Target *t)
 {
 	_cleanup_free_ char *path = NULL, *value = NULL;
@@ -959,65 +914,57 @@ static int lu_driver_event(Inventory *inv, Lu *lu)
 	return 1;
 }
 
-int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
+/* UEVENT_LU: the scsi_device itself. */
+static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 {
-	_cleanup_free_ char *hctl = NULL;
-	const char *base;
 	Lu *lu;
 	int r;
 
-	assert_return(inv && ev, -EINVAL);
-
-	if (!ev->action || !ev->subsystem || !ev->devpath)
+	if (hctl_parse(base, NULL, NULL, NULL, NULL) < 0)
 		return 0;
-	base = strrchr(ev->devpath, '/');
-	base = base ? base + 1 : ev->devpath;
-
-	if (streq(ev->subsystem, "scsi")) {
-		if (ev->devtype && streq(ev->devtype, "scsi_device")) {
-			if (hctl_parse(base, NULL, NULL, NULL, NULL) < 0)
-				return 0;
-			if (action_is(ev, "remove"))
-				return inventory_remove(inv, base) < 0 ? -EIO : 0;
-			if (action_is(ev, "change") && ev->sdev_ua)
-				return handle_unit_attention(inv, base, ev->sdev_ua);
-			/* A scan found the device's identity changed and had the kernel re-read
-			 * its VPD pages: derive the IDs and names again, as after INQUIRY DATA
-			 * HAS CHANGED (the rescan is done already). */
-			if (action_is(ev, "change") && ev->synth_lund &&
-			    streq(ev->synth_lund, "ids"))
-				return inventory_refresh(inv, base, true);
-			if (action_is(ev, "bind") || action_is(ev, "unbind")) {
-				lu = inventory_find(inv, base);
-				r = lu ? lu_driver_event(inv, lu) : 0;
-				if (r != 0)
-					return r < 0 ? r : 0;
-			}
-			/* add, change (state, media), move, online, offline */
-			return inventory_refresh(inv, base, action_is(ev, "add"));
-		}
-		if (action_is(ev, "remove") && ev->devtype &&
-		    (streq(ev->devtype, "scsi_target") || streq(ev->devtype, "scsi_host"))) {
-			/* Each LU gets its own remove event first; this catches any missed:
-			 * re-read every LU of that host, which drops those sysfs lost. */
-			long host = host_from_devpath(ev->devpath);
-
-			for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
-				next = inventory_next_lu(x);
-				if (host < 0 || x->target->host->number == (unsigned long)host)
-					(void)inventory_refresh(inv, x->hctl, false);
-			}
-		}
-		return 0;
+	if (action_is(ev, "remove"))
+		return inventory_remove(inv, base) < 0 ? -EIO : 0;
+	if (action_is(ev, "change") && ev->sdev_ua)
+		return handle_unit_attention(inv, base, ev->sdev_ua);
+	/* A scan found the device's identity changed and had the kernel re-read its VPD pages:
+	 * derive the IDs and names again, as after INQUIRY DATA HAS CHANGED (the rescan is done
+	 * already). */
+	if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
+		return inventory_refresh(inv, base, true);
+	if (action_is(ev, "bind") || action_is(ev, "unbind")) {
+		lu = inventory_find(inv, base);
+		r = lu ? lu_driver_event(inv, lu) : 0;
+		if (r != 0)
+			return r < 0 ? r : 0;
 	}
+	/* add, change (state, media), move, online, offline */
+	return inventory_refresh(inv, base, action_is(ev, "add"));
+}
 
-	if (!streq(ev->subsystem, "block") && !streq(ev->subsystem, "scsi_generic") &&
-	    !streq(ev->subsystem, "bsg") && !streq(ev->subsystem, "scsi_tape"))
-		return 0;
+/* UEVENT_HOST_REMOVED: each LU gets its own remove event first; this catches any missed: re-read
+ * every LU of that host, which drops those sysfs lost. */
+static int react_host_removed(Inventory *inv, const Uevent *ev, const char *base)
+{
+	unsigned host;
+	bool any = uevent_devpath_host(ev->devpath, &host) < 0;
 
-	/* A node of an LU appeared, changed or went away: update that node, or re-read the
-	 * LU's nodes when the event alone does not say enough. */
-	r = hctl_from_devpath(ev->devpath, &hctl);
+	for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
+		next = inventory_next_lu(x);
+		if (any || x->target->host->number == host)
+			(void)inventory_refresh(inv, x->hctl, false);
+	}
+	return 0;
+}
+
+/* UEVENT_NODE: a node of an LU appeared, changed or went away: update that node, or re-read the
+ * LU's nodes when the event alone does not say enough. */
+static int react_node(Inventory *inv, const Uevent *ev, const char *base)
+{
+	_cleanup_free_ char *hctl = NULL;
+	Lu *lu;
+	int r;
+
+	r = uevent_devpath_hctl(ev->devpath, &hctl);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r; /* not a SCSI device's node (loop, nvme, ...) */
 	lu = inventory_find(inv, hctl);
@@ -1029,4 +976,43 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
 			return r < 0 ? r : 0;
 	}
 	return inventory_refresh(inv, hctl, false);
+}
+
+static int (*const reactions[_UEVENT_REACTION_MAX])(Inventory *inv, const Uevent *ev,
+                                                    const char *base) = {
+	[UEVENT_LU] = react_lu,
+	[UEVENT_HOST_REMOVED] = react_host_removed,
+	[UEVENT_NODE] = react_node,
+};
+
+int inventory_react(Inventory *inv, const Uevent *ev, UeventReaction reaction)
+{
+	const char *base;
+
+	assert_return(inv && ev, -EINVAL);
+	assert_return(reaction >= 0 && reaction < _UEVENT_REACTION_MAX, -EINVAL);
+
+	if (!reactions[reaction] || !ev->action || !ev->subsystem || !ev->devpath)
+		return 0;
+	base = strrchr(ev->devpath, '/');
+	base = base ? base + 1 : ev->devpath;
+	return reactions[reaction](inv, ev, base);
+}
+
+int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
+{
+	UeventReactions what;
+	int ret = 0;
+
+	assert_return(inv && ev, -EINVAL);
+
+	what = uevent_reactions(ev);
+	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++)
+		if (what & (1u << i)) {
+			int r = inventory_react(inv, ev, i);
+
+			if (r < 0 && ret == 0)
+				ret = r;
+		}
+	return ret;
 }

@@ -14,6 +14,7 @@
 
 #include "naming.h"
 #include "probe.h"
+#include "uevent.h"
 
 typedef struct Host Host;
 typedef struct Target Target;
@@ -151,25 +152,14 @@ int inventory_resync(Inventory *inv, bool reprobe);
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe);
 int inventory_remove(Inventory *inv, const char *hctl);
 
-/* A kernel uevent, as much of it as the inventory uses (all strings may be NULL but action). */
-typedef struct Uevent {
-	const char *action;
-	const char *subsystem;
-	const char *devtype;
-	const char *devpath; /* "/devices/..." */
-	const char *sdev_ua; /* SDEV_UA= */
-	/* SYNTH_ARG_LUND=: "ids" on the synthetic change a scan sends after rescanning an LU
-	 * whose IDs changed (engine/scan.h, SCAN_IDS) */
-	const char *synth_lund;
-	const char *modalias; /* MODALIAS= */
-	bool synthetic;       /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
-	uint64_t seqnum;
-	/* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
-	const char *const *props;
-	size_t n_props;
-} Uevent;
+/*
+ * inventory_react() - carry out the inventory's part of one reaction to @ev (core/uevent.h):
+ * UEVENT_LU, UEVENT_HOST_REMOVED and UEVENT_NODE; any other reaction is not the inventory's and
+ * returns 0. Returns 0 (also for events of no interest) or -errno.
+ */
+int inventory_react(Inventory *inv, const Uevent *ev, UeventReaction reaction);
 
-/* inventory_handle_uevent() - apply one event. Returns 0 (also for events of no interest). */
+/* inventory_handle_uevent() - every reaction of the inventory's that @ev calls for. */
 int inventory_handle_uevent(Inventory *inv, const Uevent *ev);
 
 /*

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "inventory.h"
+#include "uevent.h"
 
 /* udevd's own default: room for the uevent storm of a large array being added at once. */
 #define MONITOR_RCVBUF_DEFAULT (128u * 1024u * 1024u)

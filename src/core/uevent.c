@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luns.h"
+#include "macro.h"
+#include "uevent.h"
+
+/*
+ * The reactions, in the order they are carried out. NULL matches anything. The subsystems and
+ * device types are the kernel's: drivers/scsi/scsi_sysfs.c (scsi_device, scsi_target,
+ * scsi_host on the "scsi" bus), the scsi_host class, the SAS, FC and iSCSI transport classes,
+ * and the nodes' classes.
+ */
+static const struct {
+	const char *action, *subsystem, *devtype;
+	UeventReaction reaction;
+} reaction_table[] = {
+	{ "add", "scsi", "scsi_device", UEVENT_LOAD_DRIVERS },
+	{ "change", NULL, NULL, UEVENT_REIDENTIFIED },
+	{ "change", NULL, NULL, UEVENT_ERROR },
+	{ "add", "scsi_host", NULL, UEVENT_NEW_HOST },
+	{ "add", "sas_end_device", NULL, UEVENT_NEW_TARGET_PORT },
+	{ "add", "fc_remote_ports", NULL, UEVENT_NEW_TARGET_PORT },
+	{ "add", "iscsi_session", NULL, UEVENT_NEW_TARGET_PORT },
+	{ NULL, "scsi", "scsi_device", UEVENT_LU },
+	{ "remove", "scsi", "scsi_target", UEVENT_HOST_REMOVED },
+	{ "remove", "scsi", "scsi_host", UEVENT_HOST_REMOVED },
+	{ NULL, "block", NULL, UEVENT_NODE },
+	{ NULL, "scsi_generic", NULL, UEVENT_NODE },
+	{ NULL, "bsg", NULL, UEVENT_NODE },
+	{ NULL, "scsi_tape", NULL, UEVENT_NODE },
+};
+
+static bool key_matches(const char *want, const char *have)
+{
+	return !want || (have && streq(want, have));
+}
+
+UeventReactions uevent_reactions(const Uevent *ev)
+{
+	UeventReactions r = 0;
+
+	/* The kernel always sends ACTION=; an event without one is not a uevent. */
+	if (!ev || !ev->action)
+		return 0;
+	for (size_t i = 0; i < ELEMENTSOF(reaction_table); i++)
+		if (key_matches(reaction_table[i].subsystem, ev->subsystem) &&
+		    key_matches(reaction_table[i].action, ev->action) &&
+		    key_matches(reaction_table[i].devtype, ev->devtype))
+			r |= 1u << reaction_table[i].reaction;
+	return r;
+}
+
+static const char *const reaction_names[_UEVENT_REACTION_MAX] = {
+	[UEVENT_LOAD_DRIVERS] = "load-drivers",
+	[UEVENT_REIDENTIFIED] = "reidentified",
+	[UEVENT_ERROR] = "error",
+	[UEVENT_NEW_HOST] = "new-host",
+	[UEVENT_NEW_TARGET_PORT] = "new-target-port",
+	[UEVENT_LU] = "lu",
+	[UEVENT_HOST_REMOVED] = "host-removed",
+	[UEVENT_NODE] = "node",
+};
+
+const char *uevent_reaction_to_string(UeventReaction r)
+{
+	return r >= 0 && r < _UEVENT_REACTION_MAX ? reaction_names[r] : NULL;
+}
+
+int uevent_devpath_host(const char *devpath, unsigned *ret)
+{
+	for (const char *p = devpath ? strstr(devpath, "/host") : NULL; p;
+	     p = strstr(p + 1, "/host")) {
+		unsigned long v;
+		char *end;
+
+		if (p[5] < '0' || p[5] > '9')
+			continue;
+		errno = 0;
+		v = strtoul(p + 5, &end, 10);
+		if (errno == 0 && (*end == '/' || *end == 0) && v <= UINT32_MAX) {
+			if (ret)
+				*ret = (unsigned)v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int uevent_devpath_hctl(const char *devpath, char **ret)
+{
+	const char *p, *best = NULL;
+	size_t best_len = 0;
+
+	for (p = devpath; p && *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		/* "4294967295:4294967295:4294967295:18446744073709551615" */
+		char comp[64];
+
+		if (n > 0 && n < sizeof(comp)) {
+			memcpy(comp, p, n);
+			comp[n] = 0;
+			if (hctl_parse(comp, NULL, NULL, NULL, NULL) >= 0) {
+				best = p;
+				best_len = n;
+			}
+		}
+		p = e ? e + 1 : NULL;
+	}
+	if (!best)
+		return -ENOENT;
+	*ret = strndup(best, best_len);
+	return *ret ? 0 : -ENOMEM;
+}

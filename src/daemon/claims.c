@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "claims.h"
+#include "macro.h"
+
+struct Claims {
+	const ClaimsOps *ops;
+	void *userdata;
+	void *tree; /* tsearch() tree of Claim */
+	size_t n;
+	bool deferred;
+};
+
+int lu_cmp(const Lu *a, const Lu *b)
+{
+	const Target *ta = a->target, *tb = b->target;
+
+	return CMP(ta->host->number, tb->host->number) ?: CMP(ta->channel, tb->channel) ?:
+               CMP(ta->id, tb->id) ?: CMP(a->lun, b->lun);
+}
+
+static int claim_cmp(const void *a, const void *b)
+{
+	const Claim *x = a, *y = b;
+
+	if (x->set != y->set)
+		return x->set < y->set ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
+{
+	Claims *cl;
+
+	assert_return(ops && ops->add && ops->remove && ops->reconcile, -EINVAL);
+	assert_return(ret, -EINVAL);
+
+	cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return -ENOMEM;
+	cl->ops = ops;
+	cl->userdata = userdata;
+	*ret = cl;
+	return 0;
+}
+
+static void claim_free_node(void *p)
+{
+	Claim *c = p;
+
+	while (c->owners) {
+		ClaimOwner *o = c->owners;
+
+		c->owners = o->next;
+		free(o);
+	}
+	free(c);
+}
+
+Claims *claims_free(Claims *cl)
+{
+	if (!cl)
+		return NULL;
+	tdestroy(cl->tree, claim_free_node);
+	free(cl);
+	return NULL;
+}
+
+void claims_forget(Lu *lu)
+{
+	lu->userdata = mfree(lu->userdata);
+}
+
+size_t claims_n(const Claims *cl)
+{
+	return cl ? cl->n : 0;
+}
+
+void claims_defer(Claims *cl, bool defer)
+{
+	cl->deferred = defer;
+}
+
+Claim *const *claims_of(const Lu *lu)
+{
+	return lu->userdata;
+}
+
+Claim *claims_find(const Claims *cl, unsigned set, const char *name)
+{
+	Claim key = { .set = set, .name = (char *)name }, **found;
+
+	found = tfind(&key, &cl->tree, claim_cmp);
+	return found ? *found : NULL;
+}
+
+static Claim *claim_get(Claims *cl, unsigned set, const char *name)
+{
+	Claim *c = claims_find(cl, set, name);
+
+	if (c)
+		return c;
+	/* The name lives in the same allocation as its claim. */
+	c = calloc(1, sizeof(*c) + strlen(name) + 1);
+	if (!c)
+		return NULL;
+	c->set = set;
+	c->name = strcpy((char *)(c + 1), name);
+	if (!tsearch(c, &cl->tree, claim_cmp)) {
+		free(c);
+		return NULL;
+	}
+	cl->n++;
+	return c;
+}
+
+static void claim_drop(Claims *cl, Claim *c)
+{
+	tdelete(c, &cl->tree, claim_cmp);
+	cl->n--;
+	free(c);
+}
+
+static ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
+{
+	for (ClaimOwner *o = c->owners; o; o = o->next)
+		if (o->lu == lu)
+			return o;
+	return NULL;
+}
+
+const char *claim_target(const Claim *c, const Lu *lu)
+{
+	const ClaimOwner *o = claim_owner(c, lu);
+
+	return o ? o->target : NULL;
+}
+
+const char *claim_state(const Claim *c, const Lu *lu)
+{
+	if (c->foreign)
+		return "foreign";
+	if (c->winner == lu)
+		return "linked";
+	if (c->winner)
+		return "collision";
+	return "pending";
+}
+
+/* The collision rule: the lowest H:C:T:L wins, deterministic whatever the event order. */
+static ClaimOwner *claim_pick(const Claim *c)
+{
+	ClaimOwner *win = NULL;
+
+	for (ClaimOwner *o = c->owners; o; o = o->next)
+		if (!win || lu_cmp(o->lu, win->lu) < 0)
+			win = o;
+	return win;
+}
+
+/* Decide who gets @c's name and make the link so, unless a full reconcile is being prepared. */
+static void claim_resolve(Claims *cl, Claim *c)
+{
+	ClaimOwner *win = claim_pick(c);
+	bool collision = false;
+	int r;
+
+	for (ClaimOwner *o = c->owners; o && win; o = o->next)
+		if (o != win && !streq(o->target, win->target))
+			collision = true;
+	if (collision && !c->collision && cl->ops->collision)
+		cl->ops->collision(cl->userdata, c, win->lu);
+	c->collision = collision;
+
+	if (cl->deferred) {
+		/* The reconcile that follows makes the links, and removes unclaimed ones. */
+		c->winner = win ? win->lu : NULL;
+		if (!win)
+			claim_drop(cl, c);
+		return;
+	}
+
+	if (!win) {
+		r = cl->ops->remove(cl->userdata, c->set, c->name, c->winner);
+		if (r < 0 && cl->ops->failed)
+			cl->ops->failed(cl->userdata, c, NULL, r, c->winner);
+		claim_drop(cl, c);
+		return;
+	}
+	r = cl->ops->add(cl->userdata, c->set, c->name, win->target, win->lu);
+	c->foreign = r == -EEXIST;
+	c->winner = r >= 0 ? win->lu : NULL;
+	c->error = r < 0 && r != -EEXIST ? r : 0;
+	if (c->error < 0 && cl->ops->failed)
+		cl->ops->failed(cl->userdata, c, win->target, r, win->lu);
+}
+
+/* @lu claims @w's name; returns the claim, NULL when out of memory. */
+static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
+{
+	Claim *c = claim_get(cl, w->set, w->name);
+	ClaimOwner *o;
+
+	if (!c)
+		return NULL;
+	o = calloc(1, sizeof(*o) + strlen(w->target) + 1);
+	if (!o) {
+		if (!c->owners)
+			claim_drop(cl, c);
+		return NULL;
+	}
+	o->lu = lu;
+	strcpy(o->target, w->target);
+	o->next = c->owners;
+	c->owners = o;
+	claim_resolve(cl, c);
+	return c;
+}
+
+/* @lu gives up @c, which is freed when nobody else wants it. */
+static void claim_remove(Claims *cl, Lu *lu, Claim *c)
+{
+	for (ClaimOwner **p = &c->owners; *p; p = &(*p)->next)
+		if ((*p)->lu == lu) {
+			ClaimOwner *o = *p;
+
+			*p = o->next;
+			free(o);
+			break;
+		}
+	if (c->winner == lu)
+		c->winner = NULL;
+	claim_resolve(cl, c);
+}
+
+static bool want_in(const ClaimWant *want, size_t n, unsigned set, const char *name,
+                    const char *target)
+{
+	for (size_t i = 0; i < n; i++)
+		if (want[i].set == set && streq(want[i].name, name) &&
+		    streq(want[i].target, target))
+			return true;
+	return false;
+}
+
+int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
+{
+	Claim **old = lu->userdata, **new;
+	size_t n_old = 0, n_new = 0;
+	int ret = 0;
+
+	assert_return(cl && lu, -EINVAL);
+
+	while (old && old[n_old])
+		n_old++;
+	new = calloc(n + 1, sizeof(*new));
+	if (!new)
+		return -ENOMEM;
+
+	/* Release first, so a name moving between nodes of one LU is freed before retaken. */
+	for (size_t i = 0; i < n_old; i++) {
+		ClaimOwner *o = claim_owner(old[i], lu);
+
+		if (!o || !want_in(want, n, old[i]->set, old[i]->name, o->target)) {
+			claim_remove(cl, lu, old[i]);
+			old[i] = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const ClaimWant *w = &want[i];
+		Claim *c = NULL;
+
+		for (size_t k = 0; k < n_old && !c; k++)
+			if (old[k] && old[k]->set == w->set && streq(old[k]->name, w->name)) {
+				c = old[k];
+				old[k] = NULL; /* held already, with this target */
+			}
+		if (!c) {
+			c = claim_add(cl, lu, w);
+			if (!c) {
+				ret = -ENOMEM;
+				continue;
+			}
+		}
+		new[n_new++] = c;
+	}
+	free(old);
+	if (n_new == 0)
+		new = mfree(new);
+	lu->userdata = new;
+	return ret;
+}
+
+typedef struct WalkCtx {
+	unsigned set;
+	LinkSpec *v;
+	Claim **claims;
+	size_t n;
+} WalkCtx;
+
+static void collect_claim(const void *nodep, VISIT which, void *closure)
+{
+	Claim *c = *(Claim *const *)nodep;
+	WalkCtx *w = closure;
+
+	if (which != postorder && which != leaf)
+		return;
+	if (c->set != w->set)
+		return;
+	/* A write that failed is retried: the winner is chosen again. */
+	if (!c->winner && c->error < 0) {
+		ClaimOwner *win = claim_pick(c);
+
+		c->winner = win ? win->lu : NULL;
+	}
+	if (!c->winner)
+		return;
+	for (ClaimOwner *o = c->owners; o; o = o->next)
+		if (o->lu == c->winner) {
+			w->claims[w->n] = c;
+			w->v[w->n++] = (LinkSpec){ c->name, o->target };
+			break;
+		}
+}
+
+int claims_reconcile(Claims *cl, unsigned set)
+{
+	_cleanup_free_ LinkSpec *v = NULL;
+	_cleanup_free_ Claim **claims = NULL;
+	_cleanup_free_ int *results = NULL;
+	WalkCtx w = { .set = set };
+	int r;
+
+	assert_return(cl, -EINVAL);
+
+	v = calloc(cl->n + 1, sizeof(*v));
+	claims = calloc(cl->n + 1, sizeof(*claims));
+	results = calloc(cl->n + 1, sizeof(*results));
+	if (!v || !claims || !results)
+		return -ENOMEM;
+	w.v = v;
+	w.claims = claims;
+	twalk_r(cl->tree, collect_claim, &w);
+
+	r = cl->ops->reconcile(cl->userdata, set, v, w.n, results);
+	for (size_t i = 0; i < w.n; i++) {
+		claims[i]->foreign = results[i] == -EEXIST;
+		claims[i]->error = results[i] < 0 && results[i] != -EEXIST ? results[i] : 0;
+		if (results[i] < 0)
+			claims[i]->winner = NULL;
+	}
+	return r;
+}
+
+typedef struct ForeachCtx {
+	void (*fn)(const Claim *c, void *userdata);
+	void *userdata;
+} ForeachCtx;
+
+static void foreach_claim(const void *nodep, VISIT which, void *closure)
+{
+	ForeachCtx *ctx = closure;
+
+	if (which == postorder || which == leaf)
+		ctx->fn(*(Claim *const *)nodep, ctx->userdata);
+}
+
+void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata)
+{
+	ForeachCtx ctx = { fn, userdata };
+
+	if (cl)
+		twalk_r(cl->tree, foreach_claim, &ctx);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Link claims: who wants which name, who gets it, and the link that says so.
+ *
+ * Every LU wants a set of names (lund(8), LINKS), each in one link set (lund's own tree, or
+ * /dev/disk/by-id) and each pointing at one of its nodes. A name is held by a Claim with all its
+ * owners; the tree of claims is the desired state. When two LUs want one name with different
+ * targets (multipath, or a device that gives every unit the same serial) the claim is a
+ * collision: the LU with the lowest H:C:T:L gets the link, whatever order the events came in,
+ * and the collision is reported once, when it begins; the others are not linked (design.md,
+ * Naming: a bogus shared ID is never linked to whichever came last).
+ *
+ * The links themselves are written through ClaimsOps, so the object is tested without a
+ * daemon, a link directory or an inventory: tests inject results and failures there. A write
+ * that failed is remembered and retried by the next claims_reconcile() of its set.
+ *
+ * An LU's own claims are a NULL-terminated array in Lu.userdata, which belongs to this object.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "inventory.h"
+#include "links.h"
+
+typedef struct Claims Claims;
+
+/* One owner of a claim and the target it wants the name to have. */
+typedef struct ClaimOwner {
+	Lu *lu;
+	struct ClaimOwner *next;
+	char target[];
+} ClaimOwner;
+
+/* Read-only outside claims.c. */
+typedef struct Claim {
+	unsigned set;
+	char *name;
+	ClaimOwner *owners;
+	Lu *winner;     /* whose target the link has, NULL if none was made */
+	bool foreign;   /* a file lund did not make holds the name */
+	bool collision; /* owners disagree on the target */
+	int error;      /* the last write's failure (-errno, not -EEXIST), 0 if none */
+} Claim;
+
+/* What an LU wants: @name in link set @set, pointing at @target. */
+typedef struct ClaimWant {
+	unsigned set;
+	const char *name;
+	const char *target;
+} ClaimWant;
+
+typedef struct ClaimsOps {
+	/* Make @name point to @target for @lu: links_add()'s contract (>= 0 done, -EEXIST a
+	 * foreign file holds the name, -errno failed). */
+	int (*add)(void *userdata, unsigned set, const char *name, const char *target,
+	           const Lu *lu);
+	/* Remove lund's link @name, last held by @lu (may be NULL): links_remove()'s contract. */
+	int (*remove)(void *userdata, unsigned set, const char *name, const Lu *lu);
+	/* Make set @set hold exactly @want: links_reconcile()'s contract; @ret_results gets
+	 * each entry's outcome as add() returns it. */
+	int (*reconcile)(void *userdata, unsigned set, const LinkSpec *want, size_t n,
+	                 int *ret_results);
+	/* @c became a collision (its owners disagree on the target); @winner gets the name. */
+	void (*collision)(void *userdata, const Claim *c, const Lu *winner);
+	/* add() or remove() failed with @error (not -EEXIST) for @c's link to @target (NULL
+	 * for a removal). */
+	void (*failed)(void *userdata, const Claim *c, const char *target, int error, const Lu *lu);
+} ClaimsOps;
+
+int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret);
+/* Frees the claims, not the LUs' arrays: claims_forget() each LU first. */
+Claims *claims_free(Claims *cl);
+
+/* Drop @lu's array of claims without touching any claim (the whole object goes away). */
+void claims_forget(Lu *lu);
+
+size_t claims_n(const Claims *cl);
+
+/*
+ * claims_defer() - while deferred, claims are resolved (winners chosen, collisions reported)
+ * but no link is written or removed and unowned claims are dropped: a full claims_reconcile()
+ * follows (start-up, resync).
+ */
+void claims_defer(Claims *cl, bool defer);
+
+/*
+ * claims_update() - bring @lu's claims to @want (@n entries; 0: release every name @lu holds).
+ * Names @lu gives up are released first, so a name moving between nodes of one LU is freed
+ * before it is retaken. Each changed claim is resolved and, unless deferred, its link written.
+ * Returns 0, or -ENOMEM when some claim could not be made (the others are).
+ */
+int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n);
+
+/*
+ * claims_reconcile() - make link set @set match the claims: every claim's winner linked,
+ * including claims whose last write failed (the retry), everything else lund made removed.
+ * Returns what ops->reconcile() returns, or -ENOMEM.
+ */
+int claims_reconcile(Claims *cl, unsigned set);
+
+/* Every claim, ordered by set, then name. */
+void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata);
+
+/* @lu's claims, NULL-terminated; NULL when it has none. */
+Claim *const *claims_of(const Lu *lu);
+
+Claim *claims_find(const Claims *cl, unsigned set, const char *name);
+
+/* The target @lu wants for @c's name, NULL if it is not an owner. */
+const char *claim_target(const Claim *c, const Lu *lu);
+
+/* @lu's standing on @c: "linked", "collision" (another owner has it), "foreign", "pending". */
+const char *claim_state(const Claim *c, const Lu *lu);
+
+/* H:C:T:L order, the collision rule's. */
+int lu_cmp(const Lu *a, const Lu *b);

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The control protocol (lunctl(8), "CONTROL PROTOCOL"): one JSON request in, one reply out.
+ * The socket, its peers and its framing are control.c's.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "macro.h"
+#include "manager-private.h"
+#include "probe.h"
+#include "scan-json.h"
+
+/*
+ * {"cmd":"rescan","selectors":["2","0:0:1"],"add":true,"remove":false,"resize":false,
+ *  "ids":false,"force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true}
+ */
+static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_object **ret)
+{
+	_cleanup_free_ ScanSelector *sel = NULL;
+	json_object *sels = NULL, *v, *reply;
+	ScanPolicy pol = {};
+	ScanResult res = {};
+	ScanFlags flags;
+	size_t n_sel = 0;
+	char why[64];
+	int r;
+
+	if (json_object_object_get_ex(req, "selectors", &sels)) {
+		if (!json_object_is_type(sels, json_type_array))
+			return -EINVAL;
+		n_sel = json_object_array_length(sels);
+		if (n_sel > 4096)
+			return -E2BIG;
+		sel = calloc(n_sel ?: 1, sizeof(*sel));
+		if (!sel)
+			return -ENOMEM;
+		for (size_t i = 0; i < n_sel; i++) {
+			json_object *x = json_object_array_get_idx(sels, i);
+
+			if (!json_object_is_type(x, json_type_string) ||
+			    scan_selector_parse(json_object_get_string(x), &sel[i]) < 0)
+				return -EINVAL;
+		}
+	}
+	flags = scan_flags_from_json(req);
+	if (!(flags & (SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE | SCAN_IDS)))
+		flags |= SCAN_ADD;
+	if (json_object_object_get_ex(req, "timeout_ms", &v))
+		pol.timeout_ms = (unsigned)MIN(
+		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 3600000);
+	if (json_object_object_get_ex(req, "jobs", &v))
+		pol.max_workers = (unsigned)MIN(
+		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 256);
+	if (json_object_object_get_ex(req, "max_lun", &v))
+		pol.seq_max_lun = (uint64_t)MIN(
+		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 100000);
+
+	snprintf(why, sizeof(why), "request from pid %i", (int)control_client_pid(c));
+	r = manager_scan(
+	        m, why, sel, n_sel, flags, &pol,
+	        json_object_object_get_ex(req, "progress", &v) && json_object_get_boolean(v) ? c
+	                                                                                     : NULL,
+	        &res);
+	if (r < 0)
+		return r;
+	reply = manager_reply_ok();
+	json_object_object_add(reply, "result", scan_result_to_json(&res, flags, "lund"));
+	scan_result_done(&res);
+	*ret = reply;
+	return 0;
+}
+
+int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
+                       json_object **ret_reply, bool *ret_monitor, void *userdata)
+{
+	Manager *m = userdata;
+	json_object *cmdo = NULL, *devo = NULL, *reply;
+	const char *cmd;
+
+	if (!json_object_object_get_ex(req, "cmd", &cmdo) ||
+	    !json_object_is_type(cmdo, json_type_string))
+		return -EBADMSG;
+	cmd = json_object_get_string(cmdo);
+	log_debug("control: \"%s\" from pid %i uid %u", cmd, (int)control_client_pid(c),
+	          (unsigned)control_client_uid(c));
+
+	if (streq(cmd, "list")) {
+		reply = manager_reply_ok();
+		json_object_object_add(reply, "hosts", manager_inventory_to_json(m));
+	} else if (streq(cmd, "status"))
+		reply = manager_status_to_json(m);
+	else if (streq(cmd, "names")) {
+		_cleanup_(lu_ref_done) LuRef ref = {};
+		Lu *lu;
+		int r;
+
+		if (!json_object_object_get_ex(req, "device", &devo) ||
+		    !json_object_is_type(devo, json_type_string))
+			return -EINVAL;
+		r = probe_resolve(m->rootfd, json_object_get_string(devo), &ref);
+		if (r < 0)
+			return r;
+		lu = inventory_find(m->inventory, ref.hctl);
+		if (!lu)
+			return -ENOENT;
+		{
+			json_object *o = manager_lu_to_json(m, lu);
+
+			reply = manager_reply_ok();
+			json_object_object_foreach(o, key, val)
+			        json_object_object_add(reply, key, json_object_get(val));
+			json_object_put(o);
+		}
+	} else if (streq(cmd, "monitor")) {
+		reply = manager_reply_ok();
+		json_object_object_add(reply, "monitoring", json_object_new_boolean(true));
+		*ret_monitor = true;
+	} else if (streq(cmd, "rescan")) {
+		int r = request_rescan(m, c, req, &reply);
+		if (r < 0)
+			return r;
+	} else if (streq(cmd, "resync")) {
+		int r = manager_resync(m, "request");
+		if (r < 0)
+			return r;
+		reply = manager_status_to_json(m);
+	} else
+		return -EOPNOTSUPP;
+
+	*ret_reply = reply;
+	return 0;
+}

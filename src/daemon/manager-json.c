@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The Manager's JSON: events for monitoring clients, and the LUs, inventory and status that
+ * control replies carry.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "macro.h"
+#include "manager-private.h"
+
+/* ---- events for monitoring clients ---- */
+
+/* Device-supplied text (vendor, model) as valid UTF-8 JSON: anything but printable ASCII is
+ * written "\xNN", so a client never receives a byte the device chose. */
+static json_object *json_string_safe(const char *s)
+{
+	_cleanup_free_ char *out = NULL;
+	size_t j = 0;
+
+	if (!s)
+		return NULL;
+	out = malloc(strlen(s) * 4 + 1);
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			out[j++] = (char)*p;
+		else
+			j += (size_t)sprintf(out + j, "\\x%02x", *p);
+	}
+	out[j] = 0;
+	return json_object_new_string(out);
+}
+
+static json_object *json_str_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static uint64_t realtime_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void manager_emit(Manager *m, const char *event, json_object *o)
+{
+	if (!control_has_monitors(m->control)) {
+		json_object_put(o);
+		return;
+	}
+	if (!o)
+		o = json_object_new_object();
+	json_object_object_add(o, "event", json_object_new_string(event));
+	json_object_object_add(o, "time_usec", json_object_new_uint64(realtime_usec()));
+	control_broadcast(m->control, o);
+	json_object_put(o);
+}
+
+/* Whether anyone listens: building an event costs more than handling most uevents. */
+bool manager_want_events(Manager *m)
+{
+	return control_has_monitors(m->control);
+}
+
+json_object *manager_event_hctl(const Lu *lu)
+{
+	json_object *o = json_object_new_object();
+
+	if (lu)
+		json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
+	return o;
+}
+
+/* ---- LUs, inventory, status ---- */
+
+json_object *manager_lu_to_json(Manager *m, const Lu *lu)
+{
+	json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
+	            *names = json_object_new_array(), *links = json_object_new_array(),
+	            *parts = json_object_new_array();
+	Claim *const *claims = claims_of(lu);
+
+	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
+	json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
+	json_object_object_add(o, "channel", json_object_new_int64(lu->target->channel));
+	json_object_object_add(o, "target", json_object_new_int64(lu->target->id));
+	json_object_object_add(o, "lun", json_object_new_uint64(lu->lun));
+	json_object_object_add(o, "type", json_object_new_int(lu->type));
+	json_object_object_add(o, "type_name", json_object_new_string(lu_type_name(lu->type)));
+	json_object_object_add(o, "scsi_level", json_object_new_int64(lu->scsi_level));
+	json_object_object_add(o, "vendor", json_string_safe(lu->vendor));
+	json_object_object_add(o, "model", json_string_safe(lu->model));
+	json_object_object_add(o, "revision", json_string_safe(lu->revision));
+	json_object_object_add(o, "state", json_str_or_null(lu->state));
+
+#define NODE(key, v)                                                                            \
+	do {                                                                                    \
+		if (v) {                                                                        \
+			_cleanup_free_ char *_p = NULL;                                         \
+			if (asprintf(&_p, "/dev/%s", (v)) >= 0)                                 \
+				json_object_object_add(nodes, key, json_object_new_string(_p)); \
+		}                                                                               \
+	} while (false)
+	NODE("block", lu->block);
+	NODE("tape", lu->tape);
+	NODE("tape_nr", lu->tape_nr);
+	NODE("sg", lu->sg);
+	NODE("bsg", lu->bsg);
+#undef NODE
+	json_object_object_add(o, "nodes", nodes);
+	for (size_t i = 0; i < lu->n_partitions; i++) {
+		json_object *p = json_object_new_object();
+		_cleanup_free_ char *dev = NULL;
+
+		if (asprintf(&dev, "/dev/%s", lu->partitions[i].node) < 0)
+			dev = NULL;
+		json_object_object_add(p, "node", json_str_or_null(dev));
+		json_object_object_add(p, "number",
+		                       json_object_new_int64(lu->partitions[i].number));
+		json_object_array_add(parts, p);
+	}
+	json_object_object_add(o, "partitions", parts);
+
+	json_object_object_add(o, "bus", json_str_or_null(lu->naming.bus));
+	json_object_object_add(o, "serial", json_str_or_null(lu->naming.serial));
+	json_object_object_add(o, "wwn", json_str_or_null(lu->naming.wwn));
+	for (size_t i = 0; i < lu->naming.n_names; i++)
+		json_object_array_add(names, json_object_new_string(lu->naming.names[i]));
+	json_object_object_add(o, "names", names);
+	/* scsi_id's view, for `lunctl list`: the same strings and properties it computes
+	 * itself when no daemon answers. */
+	if (lu->naming.id_vendor) {
+		json_object *id = json_object_new_object(), *props = json_object_new_object();
+
+		json_object_object_add(id, "type", json_str_or_null(lu->naming.id_type));
+		/* scsi_id has already replaced what is neither allowed ASCII nor valid UTF-8. */
+		json_object_object_add(id, "vendor", json_str_or_null(lu->naming.id_vendor));
+		json_object_object_add(id, "model", json_str_or_null(lu->naming.id_model));
+		json_object_object_add(id, "revision", json_str_or_null(lu->naming.id_revision));
+		json_object_object_add(id, "serial", json_str_or_null(lu->naming.id_serial));
+		json_object_object_add(o, "id", id);
+		for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
+		     kv = lu_naming_next_prop(&lu->naming, kv)) {
+			const char *eq = strchr(kv, '=');
+			_cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
+
+			if (key)
+				json_object_object_add(props, key, json_object_new_string(eq + 1));
+		}
+		json_object_object_add(o, "properties", props);
+	}
+	if (lu->naming_error < 0)
+		json_object_object_add(
+		        o, "naming_error",
+		        json_object_new_string(strerrorname_np(-lu->naming_error) ?: "EIO"));
+	json_object_object_add(o, "probe_commands", json_object_new_int64(lu->probe_commands));
+
+	for (size_t i = 0; claims && claims[i]; i++) {
+		const Claim *c = claims[i];
+		json_object *l = json_object_new_object();
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) < 0)
+			path = NULL;
+		json_object_object_add(l, "path", json_str_or_null(path));
+		json_object_object_add(l, "target", json_str_or_null(claim_target(c, lu)));
+		json_object_object_add(l, "state", json_object_new_string(claim_state(c, lu)));
+		json_object_array_add(links, l);
+	}
+	json_object_object_add(o, "links", links);
+	return o;
+}
+
+json_object *manager_reply_ok(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(true));
+	return o;
+}
+
+json_object *manager_inventory_to_json(Manager *m)
+{
+	json_object *hosts = json_object_new_array();
+
+	for (Host *h = inventory_hosts(m->inventory); h; h = h->next) {
+		json_object *ho = json_object_new_object(), *targets = json_object_new_array();
+
+		json_object_object_add(ho, "host", json_object_new_int64(h->number));
+		for (Target *t = h->targets; t; t = t->next) {
+			json_object *to = json_object_new_object(), *lus = json_object_new_array();
+
+			json_object_object_add(to, "channel", json_object_new_int64(t->channel));
+			json_object_object_add(to, "target", json_object_new_int64(t->id));
+			for (Lu *lu = t->lus; lu; lu = lu->next)
+				json_object_array_add(lus, manager_lu_to_json(m, lu));
+			json_object_object_add(to, "lus", lus);
+			json_object_array_add(targets, to);
+		}
+		json_object_object_add(ho, "targets", targets);
+		json_object_array_add(hosts, ho);
+	}
+	return hosts;
+}
+
+typedef struct StatusWalk {
+	Manager *m;
+	json_object *collisions, *foreign;
+	size_t linked;
+} StatusWalk;
+
+static void status_claim(const Claim *c, void *userdata)
+{
+	StatusWalk *w = userdata;
+	_cleanup_free_ char *path = NULL;
+
+	if (c->winner)
+		w->linked++;
+	if (asprintf(&path, "/%s/%s", w->m->link_dir[c->set], c->name) < 0)
+		return;
+	if (c->foreign)
+		json_object_array_add(w->foreign, json_object_new_string(path));
+	if (c->collision) {
+		json_object *o = json_object_new_object(), *owners = json_object_new_array();
+
+		json_object_object_add(o, "path", json_object_new_string(path));
+		json_object_object_add(o, "winner",
+		                       json_str_or_null(c->winner ? c->winner->hctl : NULL));
+		for (ClaimOwner *x = c->owners; x; x = x->next)
+			json_object_array_add(owners, json_object_new_string(x->lu->hctl));
+		json_object_object_add(o, "owners", owners);
+		json_object_array_add(w->collisions, o);
+	}
+}
+
+json_object *manager_status_to_json(Manager *m)
+{
+	const MonitorStats *ms = m->monitor ? monitor_stats(m->monitor) : NULL;
+	json_object *o = manager_reply_ok(), *mon = json_object_new_object(),
+	            *dirs = json_object_new_array();
+	StatusWalk w = { m, json_object_new_array(), json_object_new_array(), 0 };
+	size_t hosts = 0, targets = 0;
+	uint64_t nowu = 0;
+
+	for (Host *h = inventory_hosts(m->inventory); h; h = h->next, hosts++)
+		for (Target *t = h->targets; t; t = t->next)
+			targets++;
+	claims_foreach(m->claims, status_claim, &w);
+	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+
+	json_object_object_add(o, "version", json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "protocol", json_object_new_int(1));
+	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
+	json_object_object_add(o, "uptime_usec", json_object_new_uint64(nowu - m->started));
+	json_object_object_add(o, "root", json_object_new_string(m->root));
+	json_object_object_add(o, "run_dir", json_object_new_string(m->run_dir));
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		if (m->links[s]) {
+			_cleanup_free_ char *p = NULL;
+			if (asprintf(&p, "/%s", m->link_dir[s]) >= 0)
+				json_object_array_add(dirs, json_object_new_string(p));
+		}
+	json_object_object_add(o, "link_dirs", dirs);
+	json_object_object_add(o, "hosts", json_object_new_int64((int64_t)hosts));
+	json_object_object_add(o, "targets", json_object_new_int64((int64_t)targets));
+	json_object_object_add(o, "lus",
+	                       json_object_new_int64((int64_t)inventory_n_lus(m->inventory)));
+	json_object_object_add(o, "names", json_object_new_int64((int64_t)claims_n(m->claims)));
+	json_object_object_add(o, "links", json_object_new_int64((int64_t)w.linked));
+	json_object_object_add(o, "collisions", w.collisions);
+	json_object_object_add(o, "foreign", w.foreign);
+	json_object_object_add(o, "resyncs", json_object_new_uint64(m->resyncs));
+	json_object_object_add(o, "last_resync_reason", json_str_or_null(m->resync_reason));
+	if (ms) {
+		json_object_object_add(mon, "received", json_object_new_uint64(ms->received));
+		json_object_object_add(mon, "dispatched", json_object_new_uint64(ms->dispatched));
+		json_object_object_add(mon, "enobufs", json_object_new_uint64(ms->enobufs));
+		json_object_object_add(mon, "seqnum_gaps", json_object_new_uint64(ms->gaps));
+		json_object_object_add(mon, "last_seqnum", json_object_new_uint64(ms->last_seqnum));
+		json_object_object_add(mon, "receive_buffer", json_object_new_uint64(ms->rcvbuf));
+	}
+	json_object_object_add(o, "monitor", ms ? mon : (json_object_put(mon), NULL));
+	json_object_object_add(o, "clients", json_object_new_int64(control_n_clients(m->control)));
+	json_object_object_add(o, "errors", error_tracker_json(m->errors));
+	{
+		json_object *hs = json_object_new_object();
+
+		json_object_object_add(
+		        hs, "mode",
+		        json_object_new_string(manager_scan_mode_to_string(m->config.scan)));
+		json_object_object_add(hs, "kernel_scan", json_str_or_null(m->kernel_scan));
+		json_object_object_add(hs, "scans",
+		                       json_object_new_int64(host_scanner_n_done(m->scanner)));
+		json_object_object_add(hs, "busy",
+		                       json_object_new_boolean(host_scanner_busy(m->scanner)));
+		json_object_object_add(hs, "startup_scan_usec",
+		                       json_object_new_uint64(m->startup_scan_usec));
+		json_object_object_add(o, "host_scan", hs);
+	}
+	json_object_object_add(o, "ready", json_object_new_boolean(m->ready));
+	return o;
+}

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The Manager's links: the link scheme (which names an LU wants, lund(8) LINKS), the claims'
+ * link writes with their journal entries and events, and the records of link directories.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "macro.h"
+#include "manager-private.h"
+
+/* What one LU wants, while its links are being worked out: the strings are owned. */
+typedef struct LinkWants {
+	ClaimWant *v;
+	size_t n;
+} LinkWants;
+
+static void link_wants_done(LinkWants *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->v[i].name);
+		free((char *)l->v[i].target);
+	}
+	free(l->v);
+	*l = (LinkWants){};
+}
+
+/* ---- links ---- */
+
+static const char *link_message_id(LinkAction a)
+{
+	switch (a) {
+	case LINK_CREATED:
+	case LINK_UPDATED:
+		return MESSAGE_LINK_CREATED;
+	case LINK_REMOVED:
+	case LINK_LOST:
+		return MESSAGE_LINK_REMOVED;
+	case LINK_FOREIGN:
+		return MESSAGE_LINK_FOREIGN;
+	default:
+		return NULL;
+	}
+}
+
+static void on_link_report(LinkAction a, const char *name, const char *target, int error,
+                           void *userdata)
+{
+	LinkReportCtx *ctx = userdata;
+	Manager *m = ctx->m;
+	const char *dir = m->link_dir[ctx->set];
+	LogDevice dev = { .hctl = m->current ? m->current->hctl : NULL };
+	json_object *o;
+	char ev[32];
+	int level;
+
+	switch (a) {
+	case LINK_CREATED:
+	case LINK_UPDATED:
+	case LINK_REMOVED:
+		level = LOG_INFO;
+		break;
+	case LINK_TEMP_REMOVED:
+		level = LOG_DEBUG;
+		break;
+	default:
+		level = LOG_WARNING;
+	}
+	if (a == LINK_FOREIGN)
+		log_full(level, 0, &dev, link_message_id(a),
+		         "/%s/%s: not a link lund made, leaving it alone", dir, name);
+	else if (a == LINK_LOST)
+		log_full(level, 0, &dev, link_message_id(a),
+		         "/%s/%s: lund's link was replaced or removed by someone else, forgetting "
+		         "it",
+		         dir, name);
+	else if (a == LINK_FAILED)
+		log_full(level, error, &dev, NULL, "/%s/%s: failed to update link: %m", dir, name);
+	else
+		log_full(level, 0, &dev, link_message_id(a), "/%s/%s %s%s%s", dir, name,
+		         link_action_name(a), target ? " -> " : "", target ?: "");
+
+	if (!manager_want_events(m))
+		return;
+	snprintf(ev, sizeof(ev), "link-%s", link_action_name(a));
+	o = manager_event_hctl(m->current);
+	{
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "/%s/%s", dir, name) >= 0)
+			json_object_object_add(o, "path", json_object_new_string(path));
+	}
+	json_object_object_add(o, "name", json_object_new_string(name));
+	if (target)
+		json_object_object_add(o, "target", json_object_new_string(target));
+	if (error < 0)
+		json_object_object_add(o, "error",
+		                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
+	manager_emit(m, ev, o);
+}
+
+/* The symlink target for node @node ("sda", "bsg/0:0:0:0") from link directory @dir. */
+static char *node_target(const char *dir, const char *node)
+{
+	size_t depth = 1;
+	bool under_dev = strneq(dir, "dev/", 4);
+	char *t, *p;
+
+	for (const char *c = dir; *c; c++)
+		if (*c == '/' && c[1] && c[1] != '/')
+			depth++;
+	if (under_dev)
+		depth--;
+	t = malloc(depth * 3 + strlen("dev/") + strlen(node) + 1);
+	if (!t)
+		return NULL;
+	p = t;
+	for (size_t i = 0; i < depth; i++)
+		p = stpcpy(p, "../");
+	if (!under_dev)
+		p = stpcpy(p, "dev/");
+	strcpy(p, node);
+	return t;
+}
+
+static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, const char *suffix,
+                    const char *node)
+{
+	_cleanup_free_ char *name = NULL, *target = NULL;
+	ClaimWant *v;
+
+	if (!m->links[set] || !node)
+		return 0;
+	if (asprintf(&name, "%s%s", base, suffix) < 0)
+		return -ENOMEM;
+	if (links_name_valid(name) < 0)
+		return 0; /* a suffix pushed it past NAME_MAX: no such link */
+	target = node_target(m->link_dir[set], node);
+	if (!target)
+		return -ENOMEM;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	v[l->n++] = (ClaimWant){ set, TAKE_PTR(name), TAKE_PTR(target) };
+	return 0;
+}
+
+static bool type_is_disk_like(int type)
+{
+	return type == LU_TYPE_DISK || type == LU_TYPE_OPTICAL || type == LU_TYPE_RBC ||
+	       type == LU_TYPE_ZBC || type == LU_TYPE_WORM || type == LU_TYPE_CDROM;
+}
+
+/* The link scheme, lund(8) LINKS. */
+static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
+{
+	const char *primary = lu_primary_node(lu);
+	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
+	int r = 0;
+
+	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++) {
+		const char *b = lu->naming.names[i];
+
+		r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
+		if (r >= 0 && lu->type == LU_TYPE_TAPE)
+			r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
+		if (r >= 0)
+			r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
+
+		if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
+			continue;
+		/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
+		r = want_add(m, ret, LINKSET_DISK, b, "", lu->block);
+		for (size_t p = 0; r >= 0 && !cdrom && p < lu->n_partitions; p++) {
+			char suffix[32];
+
+			snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
+			r = want_add(m, ret, LINKSET_DISK, b, suffix, lu->partitions[p].node);
+		}
+	}
+	return r;
+}
+
+/* ClaimsOps: the claims' links written to this manager's link directories. */
+static int link_op_add(void *userdata, unsigned set, const char *name, const char *target,
+                       const Lu *lu)
+{
+	Manager *m = userdata;
+	int r;
+
+	m->current = lu;
+	r = links_add(m->links[set], name, target);
+	m->current = NULL;
+	return r;
+}
+
+static int link_op_remove(void *userdata, unsigned set, const char *name, const Lu *lu)
+{
+	Manager *m = userdata;
+	int r;
+
+	m->current = lu;
+	r = links_remove(m->links[set], name);
+	m->current = NULL;
+	return r;
+}
+
+static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
+                             int *ret_results)
+{
+	Manager *m = userdata;
+	LinksStats st = {};
+	int r;
+
+	r = links_reconcile(m->links[set], want, n, ret_results, &st);
+	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u foreign, %u lost, %u "
+	         "failed",
+	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.foreign,
+	         st.lost, st.failed);
+	return r;
+}
+
+static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
+{
+	Manager *m = userdata;
+	LogDevice dev = { .hctl = winner->hctl };
+	json_object *o = manager_event_hctl(winner), *others = json_object_new_array();
+	_cleanup_free_ char *path = NULL;
+
+	for (ClaimOwner *x = c->owners; x; x = x->next)
+		if (x->lu != winner)
+			json_object_array_add(others, json_object_new_string(x->lu->hctl));
+	log_full(LOG_WARNING, 0, &dev, MESSAGE_NAME_COLLISION,
+	         "/%s/%s is wanted by %zu logical units, giving it to %s (lowest H:C:T:L)",
+	         m->link_dir[c->set], c->name, json_object_array_length(others) + 1, winner->hctl);
+	if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
+		json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "others", others);
+	manager_emit(m, "collision", o);
+}
+
+static void link_op_failed(void *userdata, const Claim *c, const char *target, int error,
+                           const Lu *lu)
+{
+	Manager *m = userdata;
+
+	m->current = lu;
+	on_link_report(LINK_FAILED, c->name, target, error, &m->report_ctx[c->set]);
+	m->current = NULL;
+}
+
+static const ClaimsOps link_ops = {
+	.add = link_op_add,
+	.remove = link_op_remove,
+	.reconcile = link_op_reconcile,
+	.collision = link_op_collision,
+	.failed = link_op_failed,
+};
+
+/* Bring @lu's claims to what it wants now (nothing when @gone). */
+void manager_update_links(Manager *m, Lu *lu, bool gone)
+{
+	_cleanup_(link_wants_done) LinkWants want = {};
+	int r;
+
+	if (!gone) {
+		r = lu_wanted_links(m, lu, &want);
+		if (r < 0)
+			log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
+			                  lu->hctl);
+	}
+	r = claims_update(m->claims, lu, want.v, want.n);
+	if (r < 0)
+		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
+		                lu->hctl);
+}
+
+/* Full reconcile of every set from the claims (start-up, resync). */
+int manager_reconcile_links(Manager *m)
+{
+	int ret = 0;
+
+	for (LinkSet set = 0; set < _LINKSET_MAX; set++) {
+		int r;
+
+		if (!m->links[set])
+			continue;
+		r = claims_reconcile(m->claims, set);
+		if (r < 0 && r != -EEXIST && ret == 0)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
+ * Records of a link directory live in <run-dir>/links/<dir escaped>, the path with '-' for '/'
+ * and "\x2d" for '-' (systemd's unit name escaping), so that records are bound to the directory
+ * they describe and a changed --link-dir never mistakes one directory's links for another's.
+ */
+static char *record_dir_for(const char *link_dir)
+{
+	char *r = malloc(strlen("links/") + strlen(link_dir) * 4 + 1), *p;
+
+	if (!r)
+		return NULL;
+	p = stpcpy(r, "links/");
+	for (const char *c = link_dir; *c; c++) {
+		if (*c == '/')
+			*p++ = '-';
+		else if (*c == '-' || *c == '\\')
+			p += sprintf(p, "\\x%02x", (unsigned char)*c);
+		else
+			*p++ = *c;
+	}
+	*p = 0;
+	return r;
+}
+
+static char *link_dir_from_record(const char *name)
+{
+	char *r = malloc(strlen(name) + 1), *p = r;
+
+	if (!r)
+		return NULL;
+	for (const char *c = name; *c; c++) {
+		unsigned v;
+
+		if (*c == '-')
+			*p++ = '/';
+		else if (c[0] == '\\' && c[1] == 'x' && sscanf(c + 2, "%2x", &v) == 1 && v > 0) {
+			*p++ = (char)v;
+			c += 3;
+		} else
+			*p++ = *c;
+	}
+	*p = 0;
+	return r;
+}
+
+/* Directory @path below @dirfd, never through a symlink; NULL if it cannot be read. */
+static DIR *opendir_below(int dirfd, const char *path)
+{
+	_cleanup_close_ int fd =
+	        openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (d)
+		fd = -EBADF; /* the DIR owns it now */
+	return d;
+}
+
+static void drop_records(int runfd, const char *record)
+{
+	DIR *d = opendir_below(runfd, record);
+
+	if (!d)
+		return;
+	for (struct dirent *de; (de = readdir(d));)
+		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	(void)unlinkat(runfd, record, AT_REMOVEDIR);
+}
+
+/* A link directory lund no longer manages (--manage-disk-links dropped, --link-dir changed):
+ * remove the links it made there, then its records. */
+static void retire_old_link_dirs(Manager *m)
+{
+	DIR *d = opendir_below(m->runfd, "links");
+
+	if (!d)
+		return;
+	for (struct dirent *de; (de = readdir(d));) {
+		_cleanup_free_ char *dir = NULL, *record = NULL;
+		LinkReportCtx ctx = { m, LINKSET_SCSI };
+		bool active = false;
+		Links *l = NULL;
+		LinksStats st = {};
+		int r;
+
+		if (de->d_name[0] == '.')
+			continue;
+		dir = link_dir_from_record(de->d_name);
+		if (!dir || isempty(dir) || dir[0] == '/' || strstr(dir, ".."))
+			continue;
+		for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+			if (m->link_dir[s] && streq(m->link_dir[s], dir))
+				active = true;
+		if (active || asprintf(&record, "links/%s", de->d_name) < 0)
+			continue;
+		if (faccessat(m->rootfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+			/* The directory is gone, and the links with it: forget the records. */
+			drop_records(m->runfd, record);
+			continue;
+		}
+		log_info("/%s is no longer managed, removing lund's links there", dir);
+		r = links_new(m->rootfd, dir, m->runfd, record, NULL, &ctx, &l);
+		if (r >= 0)
+			r = links_reconcile(l, NULL, 0, NULL, &st);
+		links_free(l);
+		if (r < 0)
+			log_warning_errno(r, "/%s: could not remove old links, ignoring: %m", dir);
+		else {
+			log_info("/%s: %u links removed, %u lost", dir, st.removed, st.lost);
+			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		}
+	}
+	closedir(d);
+}
+
+int manager_links_setup(Manager *m)
+{
+	int r;
+
+	r = claims_new(&link_ops, m, &m->claims);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up link claims: %m");
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
+		_cleanup_free_ char *record = NULL;
+
+		if (!m->link_dir[s])
+			continue;
+		record = record_dir_for(m->link_dir[s]);
+		if (!record)
+			return log_error_errno(-ENOMEM, "Out of memory");
+		m->report_ctx[s] = (LinkReportCtx){ m, s };
+		r = links_new(m->rootfd, m->link_dir[s], m->runfd, record, on_link_report,
+		              &m->report_ctx[s], &m->links[s]);
+		if (r < 0)
+			return log_error_errno(r, "Failed to set up /%s: %m", m->link_dir[s]);
+	}
+	retire_old_link_dirs(m);
+	return 0;
+}

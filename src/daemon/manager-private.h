@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The Manager's insides, shared by its files and nobody else (as udevd's manager is split):
+ *   manager.c          life cycle, inventory hooks, resync, uevent reactions, readiness
+ *   manager-links.c    the link scheme, the claims' link writes, link directory records
+ *   manager-scan.c     scans on request and unit attention, host scans, driver bind wait
+ *   manager-control.c  the control protocol: one request in, one reply out
+ *   manager-json.c     the JSON of events, LUs, the inventory and the status
+ */
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "claims.h"
+#include "control.h"
+#include "errors.h"
+#include "hostscan.h"
+#include "inventory.h"
+#include "links.h"
+#include "manager.h"
+#include "modload.h"
+#include "monitor.h"
+#include "policy-apply.h"
+#include "scan.h"
+#include "scanquirk.h"
+
+/* Journal message IDs (sd-id128), one per decision an admin may want to find. */
+#define MESSAGE_LINK_CREATED   "3f1c0d5e8a7b4c29b6e2d41f9a0c7e53"
+#define MESSAGE_LINK_REMOVED   "a94e2b7c1d3f4e8a9c5b6d7e0f1a2b3c"
+#define MESSAGE_LINK_FOREIGN   "5d7e9f1a2b3c4d5e8f9a0b1c2d3e4f50"
+#define MESSAGE_NAME_COLLISION "c2b8e4f6a1d3457990ab12cd34ef5678"
+#define MESSAGE_UEVENT_LOSS    "7e1f3a5c9b2d4f6a8c0e1b3d5f7a9c2e"
+#define MESSAGE_SCAN_RESULT    "9b4d2e6f8a1c4357b0e2d4f6a8c1e3b5"
+
+typedef enum LinkSet {
+	LINKSET_SCSI, /* lund's own tree, every LU type */
+	LINKSET_DISK, /* /dev/disk/by-id, when lund manages it (no udevd) */
+	_LINKSET_MAX,
+} LinkSet;
+
+typedef struct LinkReportCtx {
+	Manager *m;
+	LinkSet set;
+} LinkReportCtx;
+
+struct Manager {
+	ManagerConfig config;
+	char *root, *run_dir;
+	sd_event *event;
+	int rootfd, runfd;
+	Inventory *inventory;
+	PolicyEngine *policy;
+	ScanQuirks *scan_quirks; /* hwdb + lund.conf LUND_SCAN_* / scan_* (scanquirk.h) */
+	bool scan_quirk_warned;  /* a bad scan quirk value is logged once */
+	ErrorTracker *errors;
+	ModLoader *modload;
+	Monitor *monitor;
+	ControlServer *control;
+	Links *links[_LINKSET_MAX];
+	char *link_dir[_LINKSET_MAX];
+	LinkReportCtx report_ctx[_LINKSET_MAX];
+	Claims *claims;
+	bool bulk;         /* collecting claims for a full reconcile, not applying them */
+	const Lu *current; /* the LU whose links are being written, for log fields */
+
+	sd_event_source *resync_source;
+	uint64_t last_resync;
+	uint64_t resyncs;
+	const char *resync_reason;
+	sd_event_source *status_source;
+	uint64_t started;
+
+	ControlClient *scan_client; /* gets the running scan's progress notes */
+	pthread_mutex_t scan_lock;  /* held by whichever scan runs (manager_scan, host scans) */
+	uint64_t scans;
+
+	HostScanner *scanner;
+	char *kernel_scan;     /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
+	bool kernel_scan_read; /* read at least once */
+	bool ready;            /* READY=1 sent */
+	char (*bind_wait)[64]; /* LUs the start-up scan added whose driver has not bound */
+	size_t n_bind_wait;
+	sd_event_source *bind_source;
+	uint64_t bind_deadline;
+	uint64_t scan_started;
+	uint64_t startup_scan_usec; /* how long the start-up scan took, 0 if none */
+};
+/* manager.c */
+int manager_resync(Manager *m, const char *reason);
+/* A status change for the service manager, sent once per loop iteration at most. */
+void manager_status_dirty(Manager *m);
+void manager_send_ready(Manager *m);
+
+/* manager-links.c */
+/* Claims, link writers and records for every configured link directory; retires old ones. */
+int manager_links_setup(Manager *m);
+/* Bring @lu's claims to what it wants now (nothing when @gone). */
+void manager_update_links(Manager *m, Lu *lu, bool gone);
+/* Full reconcile of every set from the claims (start-up, resync). */
+int manager_reconcile_links(Manager *m);
+
+/* manager-scan.c */
+int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
+                 ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
+                 ScanResult *ret);
+int manager_scan_quirk(void *userdata, int type, const char *vendor, const char *model,
+                       const char *revision, ScanQuirk *ret);
+/* InventoryHooks.rescan_target */
+int manager_rescan_target(Inventory *inv, Target *t, void *userdata);
+/* ErrorTracker's rescan action */
+int manager_error_rescan(const char *hctl, void *userdata);
+/* The host scanner, unless --scan=never. */
+void manager_host_scan_setup(Manager *m);
+bool manager_host_scans_wanted(Manager *m);
+int manager_queue_host_scan(Manager *m, int64_t host, const char *reason);
+/* UEVENT_NEW_HOST, UEVENT_NEW_TARGET_PORT: under scan=manual nobody else scans it. */
+void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what);
+
+/* manager-control.c */
+int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
+                       json_object **ret_reply, bool *ret_monitor, void *userdata);
+
+/* manager-json.c */
+/* Send event @event (takes @o, which may be NULL) to the monitoring clients. */
+void manager_emit(Manager *m, const char *event, json_object *o);
+/* Whether anyone listens: building an event costs more than handling most uevents. */
+bool manager_want_events(Manager *m);
+json_object *manager_event_hctl(const Lu *lu);
+json_object *manager_reply_ok(void);
+json_object *manager_lu_to_json(Manager *m, const Lu *lu);
+json_object *manager_inventory_to_json(Manager *m);
+json_object *manager_status_to_json(Manager *m);

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The Manager's scans: those it makes on request (`lunctl rescan`), for unit attentions and
+ * error thresholds, and its host scans (--scan=, scsi_mod.scan=manual) with the wait for
+ * upper-level drivers to bind before readiness.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "macro.h"
+#include "manager-private.h"
+#include "sysfs.h"
+
+/* After the start-up scan, upper-level drivers bind to the new LUs asynchronously (sd probes in
+ * the kernel's background): readiness waits for their nodes this long at most, polling. */
+#define BIND_WAIT_USEC (10 * 1000 * 1000ULL)
+#define BIND_POLL_USEC (20 * 1000ULL)
+
+/*
+ * REPORTED LUNS DATA HAS CHANGED: the scan engine asks the target for its LUN inventory (REPORT
+ * LUNS) and adds the LUNs the kernel lacks and removes those a *successful* report no longer
+ * lists (never a mounted or held one: engine/scan.h). The kernel's uevents for what it adds or
+ * removes then update the inventory and the links as any hotplug does.
+ */
+static void scan_progress(Manager *m, const ScanEvent *ev)
+{
+	json_object *o, *p;
+
+	if (!m->scan_client)
+		return;
+	p = json_object_new_object();
+	if (ev->kind == SCAN_EVENT_HOST_BEGIN) {
+		json_object_object_add(p, "host", json_object_new_int64(ev->host->host));
+		json_object_object_add(p, "driver", json_object_new_string(ev->host->proc_name));
+	} else {
+		json_object_object_add(p, "targets_done", json_object_new_int64(ev->targets_done));
+		json_object_object_add(p, "targets_total",
+		                       json_object_new_int64(ev->targets_total));
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "progress", p);
+	if (control_client_send(m->scan_client, o) < 0)
+		m->scan_client = NULL; /* progress is best effort; the reply tells the rest */
+	json_object_put(o);
+}
+
+/* Called from the engine's workers, one event at a time, while the loop waits in scan_run(). */
+static void on_scan_event(void *userdata, const ScanEvent *ev)
+{
+	Manager *m = userdata;
+	const ScanAction *a = ev->action;
+	LogDevice dev = {};
+	json_object *o;
+
+	if (ev->kind == SCAN_EVENT_DEBUG && ev->message) {
+		log_debug("scan: %s", ev->message);
+		return;
+	}
+	if (ev->kind == SCAN_EVENT_TARGET_DONE && ev->target) {
+		const ScanTarget *t = ev->target;
+
+		if (t->error < 0)
+			log_warning_errno(t->error,
+			                  "scan: target %s: %m%s%s; nothing added or removed there",
+			                  t->hctl, t->detail[0] ? ": " : "", t->detail);
+		else if (t->method == SCAN_METHOD_SEQUENTIAL)
+			log_info("scan: target %s: sequential probe: %s", t->hctl, t->detail);
+	}
+	if (ev->kind == SCAN_EVENT_HOST_BEGIN || ev->kind == SCAN_EVENT_TARGET_DONE) {
+		scan_progress(m, ev);
+		return;
+	}
+	if (ev->kind != SCAN_EVENT_ACTION || !a || a->kind == SCAN_ACTION_PROBE)
+		return;
+	dev.hctl = a->hctl;
+	if (a->error < 0)
+		log_device_full(LOG_WARNING, a->error, &dev, "scan: %s failed (%s): %m",
+		                scan_action_kind_name(a->kind), a->reason);
+	else
+		log_device_full(a->kind == SCAN_ACTION_KEEP ? LOG_NOTICE : LOG_INFO, 0, &dev,
+		                "scan: %s (%s)", scan_action_kind_name(a->kind), a->reason);
+	o = json_object_new_object();
+	json_object_object_add(o, "hctl", json_object_new_string(a->hctl));
+	json_object_object_add(o, "action", json_object_new_string(scan_action_kind_name(a->kind)));
+	json_object_object_add(o, "reason", json_object_new_string(a->reason));
+	if (a->error < 0)
+		json_object_object_add(o, "error",
+		                       json_object_new_string(strerrorname_np(-a->error) ?: "EIO"));
+	manager_emit(m, "scan-action", o);
+}
+
+/* ScanPolicy.quirk: the same hwdb and lund.conf scan quirks `lunctl rescan` uses. Scans run
+ * from the event loop's thread; the engine's workers call this concurrently. */
+int manager_scan_quirk(void *userdata, int type, const char *vendor, const char *model,
+                       const char *revision, ScanQuirk *ret)
+{
+	Manager *m = userdata;
+	char why[256] = "";
+	int r;
+
+	r = scan_quirks_lookup(m->scan_quirks, type, vendor, model, revision, ret, why,
+	                       sizeof(why));
+	if (r == -EINVAL) {
+		if (!__atomic_exchange_n(&m->scan_quirk_warned, true, __ATOMIC_RELAXED))
+			log_warning("%s, ignoring it", why);
+		return 0; /* the valid keys still apply */
+	}
+	return r;
+}
+
+/*
+ * Every scan lund makes on request goes through here, one at a time (the loop waits for it):
+ * those of unit attentions and error thresholds, and those admins ask for with `lunctl rescan`.
+ * Host scans (scsi_mod.scan=manual: start-up, new hosts) run in their own thread (hostscan.h);
+ * both hold scan_lock for the whole scan, so no two scans ever run at once (a request made
+ * during a host scan waits for it; the host scan thread never waits for the loop). The
+ * kernel's uevents for what a scan adds or removes queue meanwhile and update the inventory
+ * and the links afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to
+ * all of them.
+ */
+int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
+                 ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
+                 ScanResult *ret)
+{
+	ScanPolicy pol = request ? *request : (ScanPolicy){};
+	ScanContext ctx = {
+		.rootfd = m->rootfd,
+		.policy = &pol,
+		.event = on_scan_event,
+		.event_userdata = m,
+	};
+	unsigned added = 0, removed = 0, resized = 0, reidentified = 0, kept = 0;
+	int r;
+
+	if (scan_quirks_active(m->scan_quirks)) {
+		pol.quirk = manager_scan_quirk;
+		pol.userdata = m;
+	}
+	pthread_mutex_lock(&m->scan_lock);
+	m->scan_client = progress;
+	r = scan_run(&ctx, sel, n_sel, flags, ret);
+	m->scan_client = NULL;
+	pthread_mutex_unlock(&m->scan_lock);
+	m->scans++;
+	if (r < 0) {
+		log_full(LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT, "Scan (%s) failed: %m", why);
+		return r;
+	}
+	for (size_t i = 0; i < ret->n_hosts; i++) {
+		added += ret->hosts[i].added;
+		removed += ret->hosts[i].removed;
+		resized += ret->hosts[i].resized;
+		reidentified += ret->hosts[i].reidentified;
+		kept += ret->hosts[i].kept;
+	}
+	log_full(ret->failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
+	         "Scan (%s%s): %zu hosts, %zu targets, %u added, %u removed, %u resized, "
+	         "%u reidentified, %u kept, %u failed, %u SCSI commands",
+	         why, (flags & SCAN_DRY_RUN) ? ", dry run" : "", ret->n_hosts, ret->n_targets,
+	         added, removed, resized, reidentified, kept, ret->failed, ret->commands);
+	return 0;
+}
+
+int manager_rescan_target(Inventory *inv, Target *t, void *userdata)
+{
+	Manager *m = userdata;
+	ScanSelector sel = {
+		.host = t->host->number,
+		.channel = t->channel,
+		.target = t->id,
+		.lun = SCAN_ANY,
+	};
+	ScanResult res = {};
+	char why[64];
+	int r;
+
+	snprintf(why, sizeof(why), "target %u:%u:%u", t->host->number, t->channel, t->id);
+	r = manager_scan(m, why, &sel, 1, SCAN_ADD | SCAN_REMOVE, NULL, NULL, &res);
+	if (r >= 0 && res.failed > 0)
+		r = -EIO;
+	for (size_t i = 0; r >= 0 && i < res.n_targets; i++)
+		if (res.targets[i].error < 0)
+			r = res.targets[i].error;
+	scan_result_done(&res);
+	return r;
+}
+
+/* An error threshold asked for its LU's target to be rescanned. */
+int manager_error_rescan(const char *hctl, void *userdata)
+{
+	Manager *m = userdata;
+	Lu *lu = inventory_find(m->inventory, hctl);
+
+	return lu ? manager_rescan_target(m->inventory, lu->target, m) : -ENODEV;
+}
+
+/* ---- host scans (--scan=, scsi_mod.scan=manual) ---- */
+
+/*
+ * Does lund scan hosts itself? With --scan=auto only when the kernel scans nothing
+ * (scsi_mod.scan=manual). The parameter is re-read on every decision: scsi_mod is a module and
+ * may be loaded after lund started, with the parameter from the kernel command line. Each new
+ * answer is logged once.
+ */
+bool manager_host_scans_wanted(Manager *m)
+{
+	_cleanup_free_ char *v = NULL;
+	bool want;
+
+	if (!m->scanner)
+		return false;
+	if (m->config.scan == MANAGER_SCAN_ALWAYS)
+		return true;
+	if (m->config.scan != MANAGER_SCAN_AUTO)
+		return false;
+	if (sysfs_read_string(m->rootfd, "sys/module/scsi_mod/parameters/scan", &v) < 0)
+		v = NULL;
+	want = v && streq(v, "manual");
+	if (!m->kernel_scan_read || !m->kernel_scan != !v || (v && !streq(v, m->kernel_scan))) {
+		if (v)
+			log_info("scsi_mod.scan=%s: %s", v,
+			         want ? "the kernel scans nothing, lund scans every host"
+			              : "the kernel scans its hosts, lund does not");
+		else
+			log_info("scsi_mod is not loaded: no host to scan yet");
+		free(m->kernel_scan);
+		m->kernel_scan = TAKE_PTR(v);
+		m->kernel_scan_read = true;
+	}
+	return want;
+}
+
+static void on_host_scan_action(void *userdata, const ScanAction *a)
+{
+	ScanEvent ev = { .kind = SCAN_EVENT_ACTION, .action = a };
+
+	on_scan_event(userdata, &ev);
+}
+
+/* A driver for the LU's type is registered but not bound to it yet. */
+static bool lu_driver_pending(Manager *m, const char *hctl)
+{
+	char path[128];
+	const char *drv;
+	uint64_t type;
+
+	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s/driver", hctl);
+	if (faccessat(m->rootfd, path, F_OK, 0) >= 0)
+		return false;
+	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s/type", hctl);
+	if (sysfs_read_u64(m->rootfd, path, &type) < 0)
+		return false; /* gone */
+	switch (type) {
+	case 0x00:
+	case 0x07:
+	case 0x0e:
+	case 0x14:
+		drv = "sd";
+		break;
+	case 0x05:
+		drv = "sr";
+		break;
+	case 0x01:
+		drv = "st";
+		break;
+	default:
+		return false; /* sg (a class interface) is there already */
+	}
+	snprintf(path, sizeof(path), "sys/bus/scsi/drivers/%s", drv);
+	return faccessat(m->rootfd, path, F_OK, 0) >= 0;
+}
+
+static int on_bind_poll(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	Manager *m = userdata;
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n_bind_wait; i++)
+		if (lu_driver_pending(m, m->bind_wait[i]))
+			memmove(m->bind_wait[k++], m->bind_wait[i], sizeof(m->bind_wait[i]));
+	m->n_bind_wait = k;
+	if (k > 0 && usec < m->bind_deadline) {
+		(void)sd_event_source_set_time(src, usec + BIND_POLL_USEC);
+		return 0;
+	}
+	if (k > 0)
+		log_notice("%zu logical units still have no upper-level driver bound after %llu s "
+		           "(first %s), signalling readiness anyway",
+		           k, (unsigned long long)(BIND_WAIT_USEC / 1000000), m->bind_wait[0]);
+	else
+		log_debug("Upper-level drivers bound to what the start-up scan added");
+	m->bind_source = sd_event_source_disable_unref(m->bind_source);
+	free(m->bind_wait);
+	m->bind_wait = NULL;
+	m->n_bind_wait = 0;
+	(void)manager_resync(m, "start-up scan");
+	manager_send_ready(m);
+	return 0;
+}
+
+static void on_host_scan_done(void *userdata, int64_t host, const char *reason, int r,
+                              const ScanResult *res)
+{
+	Manager *m = userdata;
+	bool startup = !m->ready && streq(reason, "start-up");
+	unsigned added = 0, failed = 0;
+	char what[32] = "every host";
+	uint64_t nowu = 0;
+	json_object *o;
+
+	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+	if (host != SCAN_ANY)
+		snprintf(what, sizeof(what), "host%" PRId64, host);
+	if (res)
+		for (size_t i = 0; i < res->n_hosts; i++) {
+			added += res->hosts[i].added;
+			failed += res->hosts[i].failed;
+		}
+	if (r == -ENOENT)
+		log_full(LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT, "Scan of %s (%s): no SCSI host",
+		         what, reason);
+	else if (r < 0)
+		log_full(LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT, "Scan of %s (%s) failed: %m",
+		         what, reason);
+	else
+		log_full(failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
+		         "Scan of %s (%s) done in %" PRIu64 " ms: %zu hosts, %zu targets, "
+		         "%u LUs added, %u failures, %u SCSI commands",
+		         what, reason, (nowu - m->scan_started) / 1000, res->n_hosts,
+		         res->n_targets, added, failed, res->commands);
+	o = json_object_new_object();
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "host", host == SCAN_ANY ? NULL : json_object_new_int64(host));
+	json_object_object_add(o, "added", json_object_new_int64(added));
+	json_object_object_add(o, "failed", json_object_new_int64(failed));
+	if (r < 0 && r != -ENOENT)
+		json_object_object_add(o, "error",
+		                       json_object_new_string(strerrorname_np(-r) ?: "EIO"));
+	manager_emit(m, "scan-done", o);
+	m->scan_started = nowu; /* the next queued scan starts now */
+	manager_status_dirty(m);
+	if (!startup)
+		return;
+
+	m->startup_scan_usec = nowu - m->started;
+	/* Readiness means named: wait for the drivers of what the scan added to bind. */
+	for (size_t i = 0; res && i < res->n_actions; i++) {
+		const ScanAction *a = &res->actions[i];
+		char(*v)[64];
+
+		if (a->kind != SCAN_ACTION_ADD || !a->applied || a->error < 0)
+			continue;
+		v = reallocarray(m->bind_wait, m->n_bind_wait + 1, sizeof(*v));
+		if (!v)
+			break;
+		m->bind_wait = v;
+		snprintf(v[m->n_bind_wait++], sizeof(*v), "%s", a->hctl);
+	}
+	m->bind_deadline = nowu + BIND_WAIT_USEC;
+	if (sd_event_add_time(m->event, &m->bind_source, CLOCK_MONOTONIC, nowu, 0, on_bind_poll,
+	                      m) < 0)
+		(void)on_bind_poll(NULL, UINT64_MAX, m);
+}
+
+int manager_queue_host_scan(Manager *m, int64_t host, const char *reason)
+{
+	int r;
+
+	if (!host_scanner_busy(m->scanner))
+		sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
+	r = host_scanner_queue(m->scanner, host, reason);
+	if (r < 0)
+		log_warning_errno(r, "Cannot scan (%s), ignoring: %m", reason);
+	return r;
+}
+
+/*
+ * A host, or a transport's target port, appeared: under scan=manual nobody else scans it. A
+ * synthetic "add" (coldplug: udevadm trigger replays every device at boot) is not a new host:
+ * the ones that existed when lund started were in its start-up scan, and those added since
+ * sent a real event.
+ */
+void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what)
+{
+	unsigned host;
+
+	if (!m->scanner || !ev->devpath || ev->synthetic)
+		return;
+	if (uevent_devpath_host(ev->devpath, &host) < 0 || !manager_host_scans_wanted(m))
+		return;
+	log_info("host%u: %s (%s), scanning it for logical units", host, what, ev->devpath);
+	(void)manager_queue_host_scan(m, host, what);
+}
+
+void manager_host_scan_setup(Manager *m)
+{
+	int r;
+
+	if (m->config.scan != MANAGER_SCAN_NEVER) {
+		static const HostScanCallbacks scb = {
+			.action = on_host_scan_action,
+			.done = on_host_scan_done,
+		};
+
+		r = host_scanner_new(m->event, m->rootfd, &scb, m, &m->scanner);
+		if (r < 0)
+			log_warning_errno(r, "Cannot scan hosts, continuing without: %m");
+		else
+			host_scanner_set_policy(
+			        m->scanner,
+			        scan_quirks_active(m->scan_quirks)
+			                ? &(ScanPolicy){ .quirk = manager_scan_quirk,
+			                                 .userdata = m }
+			                : NULL,
+			        &m->scan_lock);
+	}
+}

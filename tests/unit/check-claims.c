@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * Link claims without a daemon: the links go to an in-memory store through ClaimsOps, where a
+ * test makes a write fail or a foreign file hold a name, and counts what was reported.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-util.h"
+#include "claims.h"
+#include "macro.h"
+
+#define MAX_LINKS 16
+
+typedef struct FakeLink {
+	unsigned set;
+	char name[64];
+	char target[64];
+} FakeLink;
+
+/* The link directories, as the ops see them. */
+static struct {
+	FakeLink links[MAX_LINKS];
+	size_t n;
+	const char *foreign; /* a file lund did not make holds this name */
+	const char *fail;    /* writes of this name fail with fail_error */
+	int fail_error;
+	unsigned adds, removes, reconciles, collisions, failures;
+	const Lu *last_winner; /* of the last collision report */
+} store;
+
+static FakeLink *store_find(unsigned set, const char *name)
+{
+	for (size_t i = 0; i < store.n; i++)
+		if (store.links[i].set == set && streq(store.links[i].name, name))
+			return &store.links[i];
+	return NULL;
+}
+
+static const char *link_of(unsigned set, const char *name)
+{
+	FakeLink *l = store_find(set, name);
+
+	return l ? l->target : NULL;
+}
+
+static int store_add(unsigned set, const char *name, const char *target)
+{
+	FakeLink *l;
+
+	if (store.foreign && streq(name, store.foreign))
+		return -EEXIST;
+	if (store.fail && streq(name, store.fail))
+		return store.fail_error;
+	l = store_find(set, name);
+	if (!l) {
+		ck_assert_uint_lt(store.n, MAX_LINKS);
+		l = &store.links[store.n++];
+		l->set = set;
+		snprintf(l->name, sizeof(l->name), "%s", name);
+	}
+	snprintf(l->target, sizeof(l->target), "%s", target);
+	return 1;
+}
+
+static void store_drop(FakeLink *l)
+{
+	*l = store.links[--store.n];
+}
+
+static int op_add(void *userdata, unsigned set, const char *name, const char *target, const Lu *lu)
+{
+	ck_assert_ptr_nonnull(lu);
+	store.adds++;
+	return store_add(set, name, target);
+}
+
+static int op_remove(void *userdata, unsigned set, const char *name, const Lu *lu)
+{
+	FakeLink *l = store_find(set, name);
+
+	store.removes++;
+	if (store.fail && streq(name, store.fail))
+		return store.fail_error;
+	if (!l)
+		return 0;
+	store_drop(l);
+	return 1;
+}
+
+static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
+                        int *ret_results)
+{
+	int ret = 0;
+
+	store.reconciles++;
+	for (size_t i = 0; i < store.n;) {
+		bool wanted = false;
+
+		for (size_t k = 0; k < n; k++)
+			if (store.links[i].set == set && streq(store.links[i].name, want[k].name))
+				wanted = true;
+		if (store.links[i].set == set && !wanted)
+			store_drop(&store.links[i]);
+		else
+			i++;
+	}
+	for (size_t k = 0; k < n; k++) {
+		ret_results[k] = store_add(set, want[k].name, want[k].target);
+		if (ret_results[k] < 0 && ret == 0)
+			ret = ret_results[k];
+	}
+	return ret;
+}
+
+static void op_collision(void *userdata, const Claim *c, const Lu *winner)
+{
+	store.collisions++;
+	store.last_winner = winner;
+}
+
+static void op_failed(void *userdata, const Claim *c, const char *target, int error, const Lu *lu)
+{
+	ck_assert_int_lt(error, 0);
+	ck_assert_int_ne(error, -EEXIST);
+	store.failures++;
+}
+
+static const ClaimsOps ops = {
+	.add = op_add,
+	.remove = op_remove,
+	.reconcile = op_reconcile,
+	.collision = op_collision,
+	.failed = op_failed,
+};
+
+/* Three LUs on two hosts: 0:0:0:2 < 0:0:1:0 < 1:0:0:0 in H:C:T:L order. */
+static Host hosts[2] = { { .number = 0 }, { .number = 1 } };
+static Target targets[3] = {
+	{ .host = &hosts[0], .channel = 0, .id = 0 },
+	{ .host = &hosts[0], .channel = 0, .id = 1 },
+	{ .host = &hosts[1], .channel = 0, .id = 0 },
+};
+static Lu lus[3] = {
+	{ .target = &targets[0], .lun = 2, .hctl = (char *)"0:0:0:2" },
+	{ .target = &targets[1], .lun = 0, .hctl = (char *)"0:0:1:0" },
+	{ .target = &targets[2], .lun = 0, .hctl = (char *)"1:0:0:0" },
+};
+static const char *const lu_targets[3] = { "../../sda", "../../sdb", "../../sdc" };
+
+static Claims *cl;
+
+static void setup(void)
+{
+	memset(&store, 0, sizeof(store));
+	for (size_t i = 0; i < ELEMENTSOF(lus); i++)
+		lus[i].userdata = NULL;
+	ck_assert_int_eq(claims_new(&ops, NULL, &cl), 0);
+}
+
+static void teardown(void)
+{
+	for (size_t i = 0; i < ELEMENTSOF(lus); i++)
+		claims_forget(&lus[i]);
+	cl = claims_free(cl);
+}
+
+/* @lu wants @name pointing at its own node. */
+static void want_one(Lu *lu, const char *name)
+{
+	ClaimWant w = { 0, name, lu_targets[lu - lus] };
+
+	ck_assert_int_eq(claims_update(cl, lu, &w, 1), 0);
+}
+
+START_TEST(test_claim_release)
+{
+	ClaimWant want[] = {
+		{ 0, "wwn-0x5000", "../../sda" },
+		{ 0, "wwn-0x5000-sg", "../../sg0" },
+		{ 1, "wwn-0x5000", "../../sda" }, /* same name, another link set */
+	};
+	Claim *const *mine;
+
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, ELEMENTSOF(want)), 0);
+	ck_assert_uint_eq(claims_n(cl), 3);
+	ck_assert_uint_eq(store.n, 3);
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
+	ck_assert_str_eq(link_of(0, "wwn-0x5000-sg"), "../../sg0");
+	ck_assert_str_eq(link_of(1, "wwn-0x5000"), "../../sda");
+	mine = claims_of(&lus[0]);
+	ck_assert_ptr_nonnull(mine);
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		ck_assert_ptr_nonnull(mine[i]);
+		ck_assert_str_eq(claim_state(mine[i], &lus[0]), "linked");
+		ck_assert_ptr_eq(mine[i]->winner, &lus[0]);
+	}
+	ck_assert_ptr_null(mine[ELEMENTSOF(want)]);
+	ck_assert_ptr_eq(claims_find(cl, 1, "wwn-0x5000"), mine[2]);
+	ck_assert_str_eq(claim_target(mine[1], &lus[0]), "../../sg0");
+	ck_assert_ptr_null(claim_target(mine[1], &lus[1]));
+
+	/* Claiming the same again changes nothing and writes nothing. */
+	store.adds = 0;
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, ELEMENTSOF(want)), 0);
+	ck_assert_uint_eq(store.adds, 0);
+	ck_assert_uint_eq(claims_n(cl), 3);
+
+	/* A name moving to another node of the same LU is rewritten. */
+	want[1].target = "../../sg7";
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, ELEMENTSOF(want)), 0);
+	ck_assert_str_eq(link_of(0, "wwn-0x5000-sg"), "../../sg7");
+	ck_assert_uint_eq(claims_n(cl), 3);
+
+	/* Giving up one name removes its link only. */
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, 2), 0);
+	ck_assert_uint_eq(claims_n(cl), 2);
+	ck_assert_ptr_null(link_of(1, "wwn-0x5000"));
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
+
+	/* Release everything: no claim, no link, no array left. */
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_uint_eq(store.n, 0);
+	ck_assert_ptr_null(claims_of(&lus[0]));
+	ck_assert_uint_eq(store.collisions, 0);
+	ck_assert_uint_eq(store.failures, 0);
+}
+END_TEST
+
+/* Every order the three LUs may come in: the lowest H:C:T:L gets the name each time. */
+static const unsigned orders[][3] = {
+	{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+};
+
+START_TEST(test_collision)
+{
+	const unsigned *order = orders[_i];
+	Claim *c;
+
+	for (size_t k = 0; k < 3; k++)
+		want_one(&lus[order[k]], "scsi-SBOGUS");
+	ck_assert_uint_eq(claims_n(cl), 1);
+	c = claims_find(cl, 0, "scsi-SBOGUS");
+	ck_assert_ptr_nonnull(c);
+	ck_assert(c->collision);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+	ck_assert_str_eq(claim_state(c, &lus[0]), "linked");
+	ck_assert_str_eq(claim_state(c, &lus[1]), "collision");
+	ck_assert_str_eq(claim_state(c, &lus[2]), "collision");
+	/* Reported once, when it began, naming the winner of that moment. */
+	ck_assert_uint_eq(store.collisions, 1);
+	ck_assert_ptr_eq(store.last_winner, order[0] < order[1] ? &lus[order[0]] : &lus[order[1]]);
+
+	/* The winner goes: the next lowest takes the name over; still a collision. */
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_ptr_eq(c->winner, &lus[1]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sdb");
+	ck_assert(c->collision);
+	ck_assert_uint_eq(store.collisions, 1);
+
+	/* One owner left: no collision any more, and a new one is reported anew. */
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert(!c->collision);
+	ck_assert_ptr_eq(c->winner, &lus[2]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sdc");
+	want_one(&lus[0], "scsi-SBOGUS");
+	ck_assert_uint_eq(store.collisions, 2);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_uint_eq(store.n, 0);
+}
+END_TEST
+
+/* Owners that agree on the target (one node seen twice) are no collision. */
+START_TEST(test_same_target)
+{
+	ClaimWant w = { 0, "wwn-0x5000", "../../sda" };
+	Claim *c;
+
+	ck_assert_int_eq(claims_update(cl, &lus[2], &w, 1), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[1], &w, 1), 0);
+	c = claims_find(cl, 0, "wwn-0x5000");
+	ck_assert(!c->collision);
+	ck_assert_ptr_eq(c->winner, &lus[1]);
+	ck_assert_uint_eq(store.collisions, 0);
+}
+END_TEST
+
+/* Deferred (start-up, resync): winners are chosen, nothing is written until the reconcile. */
+START_TEST(test_deferred)
+{
+	store_add(0, "stale", "../../sdz"); /* lund's link nobody claims any more */
+	claims_defer(cl, true);
+	want_one(&lus[2], "scsi-SBOGUS");
+	want_one(&lus[1], "scsi-SBOGUS");
+	want_one(&lus[0], "wwn-0x5000");
+	ck_assert_uint_eq(store.adds, 0);
+	ck_assert_uint_eq(store.collisions, 1);
+	ck_assert_ptr_eq(claims_find(cl, 0, "scsi-SBOGUS")->winner, &lus[1]);
+	claims_defer(cl, false);
+
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_uint_eq(store.reconciles, 1);
+	ck_assert_uint_eq(store.n, 2);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sdb");
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
+	ck_assert_ptr_null(link_of(0, "stale"));
+
+	/* An LU that leaves while deferred: its unowned claim is dropped, the reconcile
+	 * removes the link. */
+	claims_defer(cl, true);
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_uint_eq(store.removes, 0);
+	ck_assert_uint_eq(claims_n(cl), 1);
+	claims_defer(cl, false);
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_null(link_of(0, "wwn-0x5000"));
+}
+END_TEST
+
+/* A link write that failed is reported, left unlinked, and retried by the next reconcile. */
+START_TEST(test_retry)
+{
+	Claim *c;
+
+	store.fail = "wwn-0x5000";
+	store.fail_error = -EROFS;
+	want_one(&lus[1], "wwn-0x5000");
+	c = claims_find(cl, 0, "wwn-0x5000");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_int_eq(c->error, -EROFS);
+	ck_assert(!c->foreign);
+	ck_assert_str_eq(claim_state(c, &lus[1]), "pending");
+	ck_assert_uint_eq(store.failures, 1);
+	ck_assert_ptr_null(link_of(0, "wwn-0x5000"));
+
+	/* Still failing: the reconcile says so and keeps it for the next one. */
+	ck_assert_int_eq(claims_reconcile(cl, 0), -EROFS);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_int_eq(c->error, -EROFS);
+
+	/* The directory is writable again: the next reconcile makes the link. */
+	store.fail = NULL;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_eq(c->winner, &lus[1]);
+	ck_assert_int_eq(c->error, 0);
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sdb");
+	ck_assert_str_eq(claim_state(c, &lus[1]), "linked");
+
+	/* A failed removal is reported; the claim goes all the same. */
+	store.fail = "wwn-0x5000";
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_uint_eq(store.failures, 2);
+	ck_assert_uint_eq(claims_n(cl), 0);
+}
+END_TEST
+
+/* A foreign file at the name: left alone, not a failure, not retried as one. */
+START_TEST(test_foreign)
+{
+	Claim *c;
+
+	store.foreign = "wwn-0x5000";
+	want_one(&lus[0], "wwn-0x5000");
+	c = claims_find(cl, 0, "wwn-0x5000");
+	ck_assert(c->foreign);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_int_eq(c->error, 0);
+	ck_assert_str_eq(claim_state(c, &lus[0]), "foreign");
+	ck_assert_uint_eq(store.failures, 0);
+	store.adds = 0;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_uint_eq(store.adds, 0);
+	ck_assert(c->foreign);
+}
+END_TEST
+
+static Suite *claims_suite(void)
+{
+	Suite *s = suite_create("claims");
+	TCase *tc = tcase_create("claims");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_claim_release);
+	CHECK_ADD_LOOP(tc, test_collision, orders);
+	tcase_add_test(tc, test_same_target);
+	tcase_add_test(tc, test_deferred);
+	tcase_add_test(tc, test_retry);
+	tcase_add_test(tc, test_foreign);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(claims_suite)

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * uevent: the reaction table and the devpath helpers. The devpaths are the kernel's, as a
+ * Debian 12 VM with scsi_debug, virtio-scsi and a SAS HBA printed them (`udevadm monitor -k`).
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-util.h"
+#include "macro.h"
+#include "uevent.h"
+
+#define R(x) (1u << UEVENT_##x)
+
+static const struct {
+	const char *action, *subsystem, *devtype;
+	UeventReactions want;
+} reaction_cases[] = {
+	{ "add", "scsi", "scsi_device", R(LOAD_DRIVERS) | R(LU) },
+	{ "change", "scsi", "scsi_device", R(REIDENTIFIED) | R(ERROR) | R(LU) },
+	{ "remove", "scsi", "scsi_device", R(LU) },
+	{ "bind", "scsi", "scsi_device", R(LU) },
+	{ "remove", "scsi", "scsi_target", R(HOST_REMOVED) },
+	{ "remove", "scsi", "scsi_host", R(HOST_REMOVED) },
+	{ "add", "scsi", "scsi_target", 0 },
+	{ "add", "scsi_host", NULL, R(NEW_HOST) },
+	{ "remove", "scsi_host", NULL, 0 },
+	{ "add", "sas_end_device", NULL, R(NEW_TARGET_PORT) },
+	{ "add", "fc_remote_ports", NULL, R(NEW_TARGET_PORT) },
+	{ "add", "iscsi_session", NULL, R(NEW_TARGET_PORT) },
+	{ "add", "block", "disk", R(NODE) },
+	{ "remove", "block", "partition", R(NODE) },
+	{ "change", "block", "disk", R(REIDENTIFIED) | R(ERROR) | R(NODE) },
+	{ "add", "scsi_generic", NULL, R(NODE) },
+	{ "add", "bsg", NULL, R(NODE) },
+	{ "add", "scsi_tape", NULL, R(NODE) },
+	{ "add", "net", NULL, 0 },
+	{ "add", NULL, NULL, 0 },
+	{ NULL, "scsi", "scsi_device", 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+
+START_TEST(test_reactions)
+{
+	Uevent ev = {
+		.action = reaction_cases[_i].action,
+		.subsystem = reaction_cases[_i].subsystem,
+		.devtype = reaction_cases[_i].devtype,
+	};
+
+	ck_assert_uint_eq(uevent_reactions(&ev), reaction_cases[_i].want);
+}
+END_TEST
+
+START_TEST(test_reaction_names)
+{
+	ck_assert_uint_eq(uevent_reactions(NULL), 0);
+	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++)
+		ck_assert_ptr_nonnull(uevent_reaction_to_string(i));
+	ck_assert_ptr_null(uevent_reaction_to_string(_UEVENT_REACTION_MAX));
+	ck_assert_ptr_null(uevent_reaction_to_string(_UEVENT_REACTION_INVALID));
+}
+END_TEST
+
+static const struct {
+	const char *devpath;
+	int host_ret;
+	unsigned host;
+	int hctl_ret;
+	const char *hctl;
+} devpath_cases[] = {
+	{ "/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:1", 0, 2, 0, "2:0:0:1" },
+	{ "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:1/0:0:1:3/block/sdb/sdb1", 0, 0,
+	  0, "0:0:1:3" },
+	{ "/devices/pci0000:00/0000:00:05.0/host7/port-7:0/end_device-7:0", 0, 7, -ENOENT, NULL },
+	{ "/devices/pci0000:00/0000:00:05.0/host7/scsi_host/host7", 0, 7, -ENOENT, NULL },
+	{ "/devices/platform/host/host12", 0, 12, -ENOENT, NULL },        /* "/host" without N */
+	{ "/devices/x/hostess3/host4/target4:0:0", 0, 4, -ENOENT, NULL }, /* not "hostN/" */
+	{ "/devices/x/host4294967295/t", 0, 4294967295u, -ENOENT, NULL },
+	{ "/devices/x/host4294967296/t", -ENOENT, 0, -ENOENT, NULL }, /* past host_no */
+	{ "/devices/x/host-1/t", -ENOENT, 0, -ENOENT, NULL },
+	{ "/devices/virtual/block/loop0", -ENOENT, 0, -ENOENT, NULL },
+	{ "0:0:0:0", -ENOENT, 0, 0, "0:0:0:0" },
+	{ "", -ENOENT, 0, -ENOENT, NULL },
+};
+
+START_TEST(test_devpath)
+{
+	_cleanup_free_ char *hctl = NULL;
+	unsigned host = 0;
+
+	ck_assert_int_eq(uevent_devpath_host(devpath_cases[_i].devpath, &host),
+	                 devpath_cases[_i].host_ret);
+	if (devpath_cases[_i].host_ret == 0)
+		ck_assert_uint_eq(host, devpath_cases[_i].host);
+	ck_assert_int_eq(uevent_devpath_hctl(devpath_cases[_i].devpath, &hctl),
+	                 devpath_cases[_i].hctl_ret);
+	if (devpath_cases[_i].hctl)
+		ck_assert_str_eq(hctl, devpath_cases[_i].hctl);
+}
+END_TEST
+
+static Suite *uevent_suite(void)
+{
+	Suite *s = suite_create("uevent");
+	TCase *tc = tcase_create("uevent");
+
+	CHECK_ADD_LOOP(tc, test_reactions, reaction_cases);
+	tcase_add_test(tc, test_reaction_names);
+	CHECK_ADD_LOOP(tc, test_devpath, devpath_cases);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(uevent_suite)
