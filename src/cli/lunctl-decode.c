@@ -20,6 +20,7 @@
 #include "macro.h"
 #include "output.h"
 #include "sense.h"
+#include "sysfs.h"
 #include "unaligned.h"
 #include "vpd.h"
 
@@ -102,32 +103,11 @@ typedef struct Input {
 static int read_file(const char *path, uint8_t **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = -EBADF;
-	_cleanup_free_ uint8_t *buf = NULL;
-	size_t n = 0;
 
 	fd = streq(path, "-") ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	buf = malloc(DECODE_FILE_MAX + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t k = read(fd, buf + n, DECODE_FILE_MAX + 1 - n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > DECODE_FILE_MAX)
-			return -EFBIG;
-	}
-	*ret_len = n;
-	*ret = TAKE_PTR(buf);
-	return 0;
+	return sysfs_read_fd(fd, DECODE_FILE_MAX, ret, ret_len);
 }
 
 static int load_input(Input *in)

@@ -116,10 +116,7 @@ int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *
 	IdentifyOptions opts = {};
 	int r;
 
-	r = lunctl_open_root(o, &rootfd);
-	if (r != EXIT_OK)
-		return r;
-	r = lunctl_resolve(rootfd, arg, &lu);
+	r = lunctl_resolve(o, arg, &rootfd, &lu);
 	if (r != EXIT_OK)
 		return r;
 

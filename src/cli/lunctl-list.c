@@ -17,6 +17,7 @@
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
+#include "sysfs.h"
 
 typedef struct Entry {
 	LuRef lu;
@@ -46,20 +47,14 @@ static int collect(int rootfd, ProbeFlags flags, Entry **ret, size_t *ret_n)
 	Entry *e = NULL;
 	size_t n = 0, allocated = 0;
 	DIR *d;
-	int fd;
+	int r;
 
-	fd = openat(rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		safe_close(fd);
-		return -errno;
-	}
+	r = sysfs_opendir(rootfd, "sys/bus/scsi/devices", &d);
+	if (r < 0)
+		return r;
 
 	for (struct dirent *de; (de = readdir(d));) {
 		LuRef lu;
-		int r;
 
 		/* host*, target* and the transport's objects live here too: only H:C:T:L. */
 		if (probe_resolve(rootfd, de->d_name, &lu) < 0)

@@ -204,10 +204,7 @@ int verb_policy(int argc, char *argv[], Options *o)
 			return EXIT_USAGE;
 	}
 
-	r = lunctl_open_root(o, &rootfd);
-	if (r != EXIT_OK)
-		return r;
-	r = lunctl_resolve(rootfd, arg, &lu);
+	r = lunctl_resolve(o, arg, &rootfd, &lu);
 	if (r != EXIT_OK)
 		return r;
 

@@ -57,7 +57,7 @@ int lunctl_open_root(const Options *o, int *ret)
 	return EXIT_OK;
 }
 
-int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)
+static int resolve_in(int rootfd, const char *arg, LuRef *ret)
 {
 	int r;
 
@@ -86,6 +86,21 @@ int lunctl_resolve(int rootfd, const char *arg, LuRef *ret)
 		log_error_errno(r, "%s: %m", arg);
 		return EXIT_DEVICE;
 	}
+	return EXIT_OK;
+}
+
+int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret)
+{
+	_cleanup_close_ int rootfd = -EBADF;
+	int r;
+
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	r = resolve_in(rootfd, arg, ret);
+	if (r != EXIT_OK)
+		return r;
+	*ret_rootfd = TAKE_FD(rootfd);
 	return EXIT_OK;
 }
 

@@ -34,11 +34,12 @@ typedef struct LuRef LuRef;
 int lunctl_open_root(const Options *o, int *ret);
 
 /*
- * lunctl_resolve() - find the LU an admin named: a device node (or its bare name, "sda", as
- * kernel messages print it), a /sys path or H:C:T:L. Logs one line naming @arg and the reason on
- * failure. Returns EXIT_OK with @ret filled, or the exit code to return.
+ * lunctl_resolve() - open --root (lunctl_open_root()) and find in it the LU an admin named: a
+ * device node (or its bare name, "sda", as kernel messages print it), a /sys path or H:C:T:L.
+ * Logs one line naming @arg and the reason on failure. Returns EXIT_OK with the root's fd in
+ * @ret_rootfd and @ret filled, or the exit code to return (nothing to close then).
  */
-int lunctl_resolve(int rootfd, const char *arg, LuRef *ret);
+int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret);
 
 /*
  * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help

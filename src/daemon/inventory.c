@@ -432,18 +432,13 @@ static int read_partitions(int rootfd, const char *syspath, const char *block, L
 {
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_(closedirp) DIR *d = NULL;
-	int fd;
+	int r;
 
 	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
 		return -ENOMEM;
-	fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		safe_close(fd);
-		return -errno;
-	}
+	r = sysfs_opendir(rootfd, dir, &d);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
 	for (struct dirent *de; (de = readdir(d));) {
 		_cleanup_free_ char *p = NULL;
 		LuPartition *np;
@@ -654,20 +649,14 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 int inventory_resync(Inventory *inv, bool reprobe)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
-	int fd, r = 0;
+	int r;
 
 	assert_return(inv, -EINVAL);
 
-	fd = openat(inv->rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT)
-		return -errno;
-	if (fd >= 0) {
-		d = fdopendir(fd);
-		if (!d) {
-			safe_close(fd);
-			return -errno;
-		}
-	}
+	r = sysfs_opendir(inv->rootfd, "sys/bus/scsi/devices", &d);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	r = 0;
 
 	inv->generation++;
 	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */

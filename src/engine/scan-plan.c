@@ -139,23 +139,6 @@ static int lu_cmp(const void *a, const void *b)
                CMP(x->target, y->target) ?: CMP(x->lun, y->lun);
 }
 
-int scan_opendir(int rootfd, const char *path, DIR **ret)
-{
-	DIR *d;
-	int fd;
-
-	fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		safe_close(fd);
-		return -errno;
-	}
-	*ret = d;
-	return 0;
-}
-
 /* The LUs the kernel has instantiated on @host (and @channel/@target unless SCAN_ANY),
  * sorted; only the address is filled in (scan_lu_details() reads the rest). */
 int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, ScanLu **ret,
@@ -166,7 +149,7 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 	size_t n = 0, cap = 0;
 	int r;
 
-	r = scan_opendir(rootfd, "sys/bus/scsi/devices", &d);
+	r = sysfs_opendir(rootfd, "sys/bus/scsi/devices", &d);
 	if (r == -ENOENT) {
 		*ret = NULL;
 		*ret_n = 0;
@@ -233,7 +216,7 @@ int scan_list_hosts(Scan *s)
 	_cleanup_(closedirp) DIR *d = NULL;
 	int r;
 
-	r = scan_opendir(s->rootfd, "sys/class/scsi_host", &d);
+	r = sysfs_opendir(s->rootfd, "sys/class/scsi_host", &d);
 	if (r < 0)
 		return r;
 	for (struct dirent *de; (de = readdir(d));) {
@@ -350,7 +333,7 @@ static int transport_targets(Scan *s, unsigned host, TargetSet *ts)
 	for (size_t k = 0; k < ELEMENTSOF(classes); k++) {
 		_cleanup_(closedirp) DIR *d = NULL;
 
-		if (scan_opendir(s->rootfd, classes[k], &d) < 0)
+		if (sysfs_opendir(s->rootfd, classes[k], &d) < 0)
 			continue;
 		for (struct dirent *de; (de = readdir(d));) {
 			unsigned h = 0, c = 0, n;

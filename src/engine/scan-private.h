@@ -104,8 +104,6 @@ void scan_record_failure(Scan *s, ScanActionKind kind, const ScanLu *lu, int err
 int scan_apply(Scan *s, ScanAction *a);
 
 /* scan-plan.c */
-/* opendir(3) of @path relative to @rootfd: 0 or -errno. */
-int scan_opendir(int rootfd, const char *path, DIR **ret);
 bool scan_sel_match(const ScanSelector *sel, size_t n_sel, unsigned h, int64_t c, int64_t t,
                     int64_t l);
 bool scan_whole_target_selected(const Scan *s, const ScanTarget *t);

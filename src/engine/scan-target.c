@@ -109,7 +109,7 @@ static int block_devs(int rootfd, const char *syslu, const char *block, char ***
 	int r;
 
 	scan_pathfmt(path, sizeof(path), "%s/block/%s", syslu, block);
-	r = scan_opendir(rootfd, path, &d);
+	r = sysfs_opendir(rootfd, path, &d);
 	if (r < 0)
 		return r;
 	v = calloc(1, sizeof(char *));

@@ -22,9 +22,6 @@ int sysfs_open_root(const char *root)
 int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len)
 {
 	_cleanup_close_ int fd = -EBADF;
-	_cleanup_free_ uint8_t *buf = NULL;
-	size_t n = 0, size;
-	uint8_t *shrunk;
 
 	assert_return(path && path[0] != '/', -EINVAL);
 	assert_return(ret_buf && ret_len, -EINVAL);
@@ -32,6 +29,17 @@ int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, 
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	return sysfs_read_fd(fd, max, ret_buf, ret_len);
+}
+
+int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t n = 0, size;
+	uint8_t *shrunk;
+
+	assert_return(fd >= 0, -EBADF);
+	assert_return(ret_buf && ret_len, -EINVAL);
 
 	/* sysfs reports a size of 4096 for every text attribute: read until EOF instead, into a
 	 * buffer of one page that grows up to @max only for the rare binary attribute that is
@@ -167,10 +175,9 @@ int sysfs_write_attr(int dirfd, const char *path, const char *value)
 	return 0;
 }
 
-int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret)
+int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 {
-	_cleanup_(closedirp) DIR *d = NULL;
-	_cleanup_free_ char *best = NULL;
+	DIR *d;
 	int fd;
 
 	assert_return(path && path[0] != '/', -EINVAL);
@@ -184,6 +191,21 @@ int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **re
 		safe_close(fd);
 		return -errno;
 	}
+	*ret = d;
+	return 0;
+}
+
+int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	_cleanup_free_ char *best = NULL;
+	int r;
+
+	assert_return(ret, -EINVAL);
+
+	r = sysfs_opendir(dirfd, path, &d);
+	if (r < 0)
+		return r;
 
 	for (struct dirent *de; (de = readdir(d));) {
 		if (de->d_name[0] == '.')

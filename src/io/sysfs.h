@@ -6,6 +6,7 @@
  * unpacked tree (util-linux --sysroot style). Paths passed here never start with '/'.
  */
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,12 @@ int sysfs_open_root(const char *root);
  * -EFBIG when larger than @max, -errno otherwise.
  */
 int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len);
+
+/*
+ * sysfs_read_fd() - what is left to read of @fd, up to EOF, as sysfs_read_attr() reads it: at most
+ * @max bytes (-EFBIG when there is more), NUL-terminated one past *ret_len. Any readable fd.
+ */
+int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len);
 
 /* sysfs_read_string() - a text attribute with its trailing newline removed. */
 int sysfs_read_string(int dirfd, const char *path, char **ret);
@@ -48,6 +55,12 @@ int sysfs_write_attr(int dirfd, const char *path, const char *value);
  * @prefix (NULL: any, dot entries skipped). -ENOENT when there is none.
  */
 int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret);
+
+/*
+ * sysfs_opendir() - open directory @path below @dirfd for readdir(). Returns 0 with the DIR in
+ * @ret (closedir() it), -errno otherwise (-ENOENT when it does not exist).
+ */
+int sysfs_opendir(int dirfd, const char *path, DIR **ret);
 
 /* sysfs_link_basename() - last component of the target of symlink @path. */
 int sysfs_link_basename(int dirfd, const char *path, char **ret);
