@@ -33,7 +33,7 @@ expected() {
 }
 
 san_up
-udevadm settle --timeout=60
+udevadm settle --timeout=180
 vm_sync FILES 60
 for f in 60-lund.hwdb daemon-policy.hwdb daemon-policy.conf; do
 	[ -r /vm/out/$f ] || vm_fail "the host did not provide $f"
@@ -73,7 +73,7 @@ grep -E 'invalid|refused' "$LUND_LOG.new" | head -n 5
 # add: a new scsi_debug host's LUs get the policy
 echo 1 >$SD/add_host
 vm_wait_until 20 sh -c '[ $(ls -d /sys/bus/scsi/devices/*:*:*:* | wc -l) -ge 32 ]' || vm_fail "add_host: no new LUs"
-udevadm settle --timeout=30
+udevadm settle --timeout=180
 newest=$(ls -d /sys/class/scsi_host/host* | sed 's/.*host//' | sort -n | tail -n1)
 ok=0 n=0
 for d in /sys/bus/scsi/devices/$newest:*:*:*; do

@@ -35,11 +35,11 @@ byid() {
 retrigger() {
 	udevadm control --reload
 	udevadm trigger --action=change -s block -s scsi_generic
-	udevadm settle --timeout=60
+	udevadm settle --timeout=180
 }
 
 san_up
-udevadm settle --timeout=60
+udevadm settle --timeout=180
 vm_sync RULES 60
 [ -r /vm/out/59-lund.rules ] || vm_fail "the host did not provide rules/59-lund.rules"
 sed "s|@BINDIR@|/usr/local/bin|g" /vm/out/59-lund.rules >/tmp/59-lund.rules

@@ -51,7 +51,7 @@ run_lunctl() { # OUT ARGS...: lunctl rescan --json ARGS > OUT; $T_RC, $T_MS
 }
 
 san_up
-udevadm settle --timeout=60
+udevadm settle --timeout=180
 V=$(hosts_of virtio_scsi | head -n1)
 SDH=$(hosts_of scsi_debug | head -n1)
 [ -n "$V" ] && [ -n "$SDH" ] || vm_fail "no virtio_scsi or scsi_debug host"
@@ -124,7 +124,7 @@ echo 1 >$SD/max_luns
 run_lunctl /tmp/b2.json --hwdb "$HW" --config "$NOCONF" --add --remove $SDH
 vm_assert_eq 6 "$(lus_of $SDH)" "bound: max_luns 1, --remove: nothing removed on a sequential target"
 vm_assert_eq 0 "$(n_actions /tmp/b2.json remove)" "bound: no remove action"
-udevadm settle --timeout=30
+udevadm settle --timeout=180
 run_lunctl /tmp/b3.json --no-quirks --add --remove $SDH
 vm_assert_eq report-luns "$(method_of /tmp/b3.json $SDH:0:0)" "no quirks: method of $SDH:0:0"
 vm_assert_eq 2 "$(lus_of $SDH)" "no quirks, max_luns 1, --remove: LUNs 1-2 removed"
@@ -132,7 +132,7 @@ echo 4 >$SD/max_luns
 run_lunctl /tmp/b4.json --no-quirks $SDH
 vm_assert_eq 8 "$(lus_of $SDH)" "no quirks, max_luns 4: every reported LUN added, LUN 3 too"
 echo 2 >$SD/max_luns
-udevadm settle --timeout=30
+udevadm settle --timeout=180
 run_lunctl /tmp/b5.json --no-quirks --remove $SDH
 vm_assert_eq 4 "$(lus_of $SDH)" "back to 2 LUNs per target"
 
@@ -150,7 +150,7 @@ vm_assert_eq sequential "$(method_of /tmp/c1.json $SDH:0:0)" "lund.conf: method 
 vm_assert_eq 6 "$(lus_of $SDH)" "lund.conf: LUNs 0-2 per target"
 for l in $DEV/$SDH:*:*:2; do echo 1 >"$l/delete"; done
 echo 2 >$SD/max_luns
-udevadm settle --timeout=30
+udevadm settle --timeout=180
 vm_assert_eq 8 "$(sdebug_total)" "scsi_debug LUs before lund"
 
 lund_start --hwdb /nonexistent/hwdb.bin --config /tmp/seq.conf --log-level debug
