@@ -129,6 +129,12 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
 		if (r < 0)
 			return r;
 		reply = manager_status_to_json(m);
+	} else if (streq(cmd, "reload")) {
+		int r = manager_reload(m, "request");
+		if (r < 0)
+			return r;
+		reply = manager_reply_ok();
+		json_object_object_add(reply, "pending", json_object_new_boolean(r > 0));
 	} else
 		return -EOPNOTSUPP;
 
