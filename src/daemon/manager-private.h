@@ -98,10 +98,11 @@ int manager_resync(Manager *m, const char *reason);
 /*
  * manager_reload() - re-read lund.conf and the hwdb (SIGHUP, `lunctl reload`), re-apply the
  * policy to every LU and log the result. A configuration that cannot be read or parsed is
- * refused and the old one kept (-EBADMSG or the -errno that kept it from being read). While a
- * scan runs (it reads the scan quirks) the reload waits for it: returns 1 then.
+ * refused and the old one kept (-EBADMSG or the -errno that kept it from being read; when
+ * @ret_message is not NULL it may then be set to a sentence saying why, to free). While a scan
+ * runs (it reads the scan quirks) the reload waits for it: returns 1 then.
  */
-int manager_reload(Manager *m, const char *why);
+int manager_reload(Manager *m, const char *why, char **ret_message);
 /* A status change for the service manager, sent once per loop iteration at most. */
 void manager_status_dirty(Manager *m);
 void manager_send_ready(Manager *m);

@@ -362,7 +362,7 @@ static void on_host_scan_done(void *userdata, int64_t host, const char *reason, 
 	m->scan_started = nowu; /* the next queued scan starts now */
 	manager_status_dirty(m);
 	if (m->reload_pending && !host_scanner_running(m->scanner))
-		(void)manager_reload(m, m->reload_pending);
+		(void)manager_reload(m, m->reload_pending, NULL);
 	if (!startup)
 		return;
 

@@ -316,7 +316,7 @@ static void on_monitor_error(Monitor *mon, int error, void *userdata)
 
 /* ---- reload and signals ---- */
 
-int manager_reload(Manager *m, const char *why)
+int manager_reload(Manager *m, const char *why, char **ret_message)
 {
 	_cleanup_(conf_unrefp) LundConf *conf = NULL;
 	PolicyEngine *policy = NULL;
@@ -331,12 +331,20 @@ int manager_reload(Manager *m, const char *why)
 		return log_warning_errno(r, "Reload (%s) failed, keeping the old configuration: %m",
 		                         why);
 	r = conf_file_error(conf);
+	if (r < 0 && r != -ENOENT && ret_message &&
+	    asprintf(ret_message, "%s: %s, the old configuration stays", conf_get_path(conf),
+	             r == -EBADMSG ? "cannot parse" : strerror(-r)) < 0)
+		*ret_message = NULL;
 	if (r < 0 && r != -ENOENT)
 		return log_warning_errno(r,
 		                         "Reload (%s): %s is not usable, keeping the old "
 		                         "configuration: %m",
 		                         why, conf_get_path(conf));
 	r = conf_hwdb_error(conf);
+	if (r < 0 && r != -ENOENT && conf_hwdb_path(conf) && ret_message &&
+	    asprintf(ret_message, "hwdb %s: %s, the old configuration stays", conf_hwdb_path(conf),
+	             strerror(-r)) < 0)
+		*ret_message = NULL;
 	if (r < 0 && r != -ENOENT && conf_hwdb_path(conf))
 		return log_warning_errno(r,
 		                         "Reload (%s): the hwdb %s is not usable, keeping the "
@@ -392,7 +400,7 @@ int manager_reload(Manager *m, const char *why)
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)manager_reload(userdata, "SIGHUP");
+	(void)manager_reload(userdata, "SIGHUP", NULL);
 	return 0;
 }
 

@@ -28,6 +28,7 @@ import time
 
 LUND = sys.argv[1]
 CASE = sys.argv[2]
+LUNCTL = os.environ.get('LUNCTL')
 
 
 def put(root, path, text):
@@ -238,6 +239,21 @@ def case_reload(tmp):
         check(open(timeout).read().strip() == '70', 'the reload request re-applies (timeout 70)')
         st = request(lund.run_dir, {'cmd': 'status'}, 10)
         check(st['reloads'] == 2, 'status counts two reloads (%s)' % st['reloads'])
+        if LUNCTL:
+            env = dict(os.environ, LUND_RUN_DIR=lund.run_dir)
+            with open(conf, 'w') as f:
+                f.write('[defaults]\ntimeout = 80\n')
+            r = subprocess.run([LUNCTL, 'reload'], env=env, capture_output=True, text=True)
+            check(r.returncode == 0 and 'reloaded' in r.stdout and
+                  open(timeout).read().strip() == '80',
+                  'lunctl reload reloads (exit %d: %s%s)' % (r.returncode, r.stdout, r.stderr))
+            with open(conf, 'w') as f:
+                f.write('[defaults\n')
+            r = subprocess.run([LUNCTL, 'reload'], env=env, capture_output=True, text=True)
+            check(r.returncode != 0 and 'cannot parse' in r.stderr and
+                  open(timeout).read().strip() == '80',
+                  'lunctl reload of a broken file fails and says so (exit %d: %s)' %
+                  (r.returncode, r.stderr.strip()))
     finally:
         lund.stop()
 
