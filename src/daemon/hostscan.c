@@ -43,11 +43,17 @@ struct HostScanner {
 	pthread_mutex_t *serialize;
 	size_t n_actions;
 	bool finished;
+	bool abandoned; /* shutdown gave up waiting: the thread frees the scanner when it ends */
 	int result;
 	ScanResult res;
 
 	unsigned n_done;
 };
+
+/* Scan threads alive in the process, abandoned ones included. */
+static unsigned live_threads;
+
+static void scanner_free_memory(HostScanner *s);
 
 static void wake(HostScanner *s)
 {
@@ -86,6 +92,7 @@ static void *scan_thread(void *arg)
 		.event_userdata = s,
 	};
 	ScanResult res = {};
+	bool abandoned;
 	int r;
 
 	if (s->have_pol)
@@ -100,9 +107,16 @@ static void *scan_thread(void *arg)
 	s->result = r;
 	s->res = res;
 	s->finished = true;
+	abandoned = s->abandoned;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	if (abandoned) {
+		/* Nobody waits any more: the loop side is gone (host_scanner_shutdown()). */
+		scan_result_done(&s->res);
+		scanner_free_memory(s);
+	} else
+		wake(s);
+	__atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -118,7 +132,10 @@ static int start_next(HostScanner *s)
 		s->finished = false;
 		s->result = 0;
 		s->res = (ScanResult){};
+		__atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQUIRE);
 		r = -pthread_create(&s->thread, NULL, scan_thread, s);
+		if (r < 0)
+			__atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELEASE);
 		if (r == 0) {
 			s->running = true;
 			return 0;
@@ -217,10 +234,8 @@ void host_scanner_set_policy(HostScanner *s, const ScanPolicy *pol, pthread_mute
 	s->serialize = serialize;
 }
 
-static HostScanner *scanner_release(HostScanner *s)
+static void scanner_free_memory(HostScanner *s)
 {
-	sd_event_source_disable_unref(s->source);
-	sd_event_unref(s->event);
 	if (s->efd >= 0)
 		close(s->efd);
 	free(s->actions);
@@ -228,6 +243,13 @@ static HostScanner *scanner_release(HostScanner *s)
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+static HostScanner *scanner_release(HostScanner *s)
+{
+	sd_event_source_disable_unref(s->source);
+	sd_event_unref(s->event);
+	scanner_free_memory(s);
 	return NULL;
 }
 
@@ -264,14 +286,17 @@ int host_scanner_shutdown(HostScanner *s, uint64_t grace_usec)
 		if (pthread_cond_timedwait(&s->cond, &s->lock, &until) != 0)
 			break;
 	finished = s->finished;
-	pthread_mutex_unlock(&s->lock);
 	if (!finished) {
-		/* The thread is stuck in the kernel (a scan write that does not return): leave it
-		 * its memory, stop listening to it and let the process end around it. */
+		/* The thread is stuck in the kernel (a scan write that does not return): stop
+		 * listening to it; it frees the scanner itself if the kernel ever lets go. */
+		s->abandoned = true;
 		sd_event_source_disable_unref(TAKE_PTR(s->source));
+		s->event = sd_event_unref(s->event);
 		pthread_detach(s->thread);
-		return -ETIMEDOUT;
 	}
+	pthread_mutex_unlock(&s->lock);
+	if (!finished)
+		return -ETIMEDOUT;
 	return host_scanner_free(s), 0;
 }
 
@@ -322,6 +347,11 @@ int host_scanner_queue_full(HostScanner *s, const ScanSelector *sel, ScanFlags f
 	s->queue = v;
 	s->queue[s->n_queue++] = (Request){ *sel, flags, reason };
 	return start_next(s);
+}
+
+unsigned host_scanner_live_threads(void)
+{
+	return __atomic_load_n(&live_threads, __ATOMIC_ACQUIRE);
 }
 
 size_t host_scanner_n_queued(const HostScanner *s)

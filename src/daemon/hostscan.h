@@ -50,10 +50,15 @@ HostScanner *host_scanner_free(HostScanner *s);
 
 /*
  * host_scanner_shutdown() - free @s once its running scan ends, waiting @grace_usec at most.
- * A scan whose kernel write does not return within that is left running, detached, with the
- * memory it uses (the process is about to exit): returns -ETIMEDOUT then, 0 when freed.
+ * A scan whose kernel write does not return within that is left running, detached; its thread
+ * frees the scanner when (if ever) the write returns. Returns -ETIMEDOUT then, 0 when freed.
+ * Either way @s is gone for the caller. What the scan uses beyond the scanner (the root fd, the
+ * serialize mutex, the policy's userdata) must outlive it: the process is about to exit.
  */
 int host_scanner_shutdown(HostScanner *s, uint64_t grace_usec);
+
+/* Scan threads alive in the process, abandoned ones included. */
+unsigned host_scanner_live_threads(void);
 
 /*
  * host_scanner_queue() - scan @host (SCAN_ANY: every host) for new LUs. @reason is a static

@@ -239,8 +239,12 @@ START_TEST(test_shutdown_hung)
 	ck_assert(host_scanner_running(hs));
 	ck_assert_int_eq(host_scanner_shutdown(hs, 200 * 1000ULL), -ETIMEDOUT);
 	ck_assert_uint_eq(n_done, 0);
-	/* The abandoned thread ends on its own once the kernel lets go. */
+	ck_assert_uint_eq(host_scanner_live_threads(), 1);
+	/* The abandoned thread ends on its own once the kernel lets go, freeing the scanner. */
 	__atomic_store_n(&release, true, __ATOMIC_RELEASE);
+	while (host_scanner_live_threads() > 0)
+		usleep(1000);
+	ck_assert_uint_eq(n_done, 0);
 	sd_event_unref(e);
 }
 END_TEST
