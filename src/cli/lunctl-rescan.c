@@ -226,6 +226,8 @@ static void on_daemon_progress(json_object *p, void *userdata)
 	progress->shown = true;
 }
 
+#define RESCAN_BUSY_WAIT_SEC 600
+
 /*
  * When lund runs, the scan is its: the request goes over the control socket and lund runs the
  * same engine, one scan at a time, so scans never race each other (nor lund's own reactions to
@@ -264,7 +266,17 @@ static int rescan_daemon(char **args, size_t n_args, ScanFlags flags, const Scan
 		                       json_object_new_int64((int64_t)pol->seq_max_lun));
 	json_object_object_add(req, "progress", json_object_new_boolean(progress->tty));
 
-	r = lund_client_call_progress(c, req, on_daemon_progress, progress, &reply);
+	/* lund refuses a request while another scan runs rather than stall its loop behind it:
+	 * wait for that scan here, asking again, for RESCAN_BUSY_WAIT_SEC at most. */
+	for (unsigned waited = 0;; waited++) {
+		r = lund_client_call_progress(c, req, on_daemon_progress, progress, &reply);
+		if (r != -EBUSY || waited >= RESCAN_BUSY_WAIT_SEC * 2)
+			break;
+		if (waited == 0)
+			log_info("lund is running another scan, waiting for it to end");
+		json_object_put(TAKE_PTR(reply));
+		usleep(500 * 1000);
+	}
 	if (r < 0) {
 		json_object *msg;
 

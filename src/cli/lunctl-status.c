@@ -150,3 +150,31 @@ int verb_status(int argc, char *argv[], Options *o)
 	print_status(reply);
 	return EXIT_OK;
 }
+
+/* lunctl reload: lund re-reads lund.conf and the hwdb and re-applies the policy (SIGHUP). */
+int verb_reload(int argc, char *argv[], Options *o)
+{
+	_cleanup_(json_object_putp) json_object *reply = NULL;
+	json_object *pending;
+	int r;
+
+	r = lunctl_parse_noargs(
+	        argc, argv, o, "reload",
+	        "Have lund re-read lund.conf and the hwdb and re-apply the policy.\n"
+	        "A configuration lund cannot parse is refused and the old one kept.");
+	if (r >= 0)
+		return r;
+	r = lunctl_daemon_call("reload", NULL, NULL, &reply);
+	if (r != EXIT_OK)
+		return r;
+	pending = json_member(reply, "pending");
+	if (o->output == OUTPUT_JSON) {
+		json_object_object_del(reply, "ok");
+		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+	}
+	if (pending && json_object_get_boolean(pending))
+		printf("lund reloads its configuration when the running scan ends.\n");
+	else
+		printf("lund reloaded its configuration.\n");
+	return EXIT_OK;
+}

@@ -27,6 +27,7 @@ static const Verb verbs[] = {
 	{ "names", verb_names,
 	  "the names lund gives a device, or its name collisions (needs lund)" },
 	{ "status", verb_status, "what the lund daemon manages (needs lund)" },
+	{ "reload", verb_reload, "have lund re-read lund.conf and the hwdb (needs lund)" },
 	{ "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
 	{ "policy", verb_policy,
 	  "show or change a logical unit's error policy (retries, fail-fast, error events)" },

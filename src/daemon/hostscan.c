@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -11,7 +12,8 @@
 #include "macro.h"
 
 typedef struct Request {
-	int64_t host;
+	ScanSelector sel;
+	ScanFlags flags;
 	const char *reason;
 } Request;
 
@@ -34,17 +36,24 @@ struct HostScanner {
 	Request current;
 	ScanSelector sel;
 	pthread_mutex_t lock;
+	pthread_cond_t cond; /* signalled when the scan thread has finished */
 	ScanAction *actions; /* decided, not yet handed to the loop */
 	ScanPolicy pol;
 	bool have_pol;
 	pthread_mutex_t *serialize;
 	size_t n_actions;
 	bool finished;
+	bool abandoned; /* shutdown gave up waiting: the thread frees the scanner when it ends */
 	int result;
 	ScanResult res;
 
 	unsigned n_done;
 };
+
+/* Scan threads alive in the process, abandoned ones included. */
+static unsigned live_threads;
+
+static void scanner_free_memory(HostScanner *s);
 
 static void wake(HostScanner *s)
 {
@@ -83,22 +92,31 @@ static void *scan_thread(void *arg)
 		.event_userdata = s,
 	};
 	ScanResult res = {};
+	bool abandoned;
 	int r;
 
 	if (s->have_pol)
 		ctx.policy = &s->pol;
 	if (s->serialize)
 		pthread_mutex_lock(s->serialize);
-	r = scan_run(&ctx, s->current.host == SCAN_ANY ? NULL : &s->sel,
-	             s->current.host == SCAN_ANY ? 0 : 1, SCAN_ADD, &res);
+	r = scan_run(&ctx, s->current.sel.host == SCAN_ANY ? NULL : &s->sel,
+	             s->current.sel.host == SCAN_ANY ? 0 : 1, s->current.flags, &res);
 	if (s->serialize)
 		pthread_mutex_unlock(s->serialize);
 	pthread_mutex_lock(&s->lock);
 	s->result = r;
 	s->res = res;
 	s->finished = true;
+	abandoned = s->abandoned;
+	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	if (abandoned) {
+		/* Nobody waits any more: the loop side is gone (host_scanner_shutdown()). */
+		scan_result_done(&s->res);
+		scanner_free_memory(s);
+	} else
+		wake(s);
+	__atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -110,23 +128,21 @@ static int start_next(HostScanner *s)
 		s->current = s->queue[0];
 		memmove(s->queue, s->queue + 1, (s->n_queue - 1) * sizeof(*s->queue));
 		s->n_queue--;
-		s->sel = (ScanSelector){
-			.host = s->current.host,
-			.channel = SCAN_ANY,
-			.target = SCAN_ANY,
-			.lun = SCAN_ANY,
-		};
+		s->sel = s->current.sel;
 		s->finished = false;
 		s->result = 0;
 		s->res = (ScanResult){};
+		__atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQUIRE);
 		r = -pthread_create(&s->thread, NULL, scan_thread, s);
+		if (r < 0)
+			__atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELEASE);
 		if (r == 0) {
 			s->running = true;
 			return 0;
 		}
 		/* No thread: report the scan as failed rather than block the loop with it. */
 		if (s->cb.done)
-			s->cb.done(s->userdata, s->current.host, s->current.reason, r, NULL);
+			s->cb.done(s->userdata, s->current.sel.host, s->current.reason, r, NULL);
 		s->n_done++;
 	}
 	return 0;
@@ -156,7 +172,7 @@ static void drain(HostScanner *s)
 	s->running = false;
 	s->n_done++;
 	if (s->cb.done)
-		s->cb.done(s->userdata, s->current.host, s->current.reason, s->result,
+		s->cb.done(s->userdata, s->current.sel.host, s->current.reason, s->result,
 		           s->result >= 0 ? &s->res : NULL);
 	scan_result_done(&s->res);
 	(void)start_next(s);
@@ -188,6 +204,7 @@ int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void 
 	s->cb = *cb;
 	s->userdata = userdata;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->efd < 0) {
 		r = -errno;
@@ -217,6 +234,25 @@ void host_scanner_set_policy(HostScanner *s, const ScanPolicy *pol, pthread_mute
 	s->serialize = serialize;
 }
 
+static void scanner_free_memory(HostScanner *s)
+{
+	if (s->efd >= 0)
+		close(s->efd);
+	free(s->actions);
+	free(s->queue);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static HostScanner *scanner_release(HostScanner *s)
+{
+	sd_event_source_disable_unref(s->source);
+	sd_event_unref(s->event);
+	scanner_free_memory(s);
+	return NULL;
+}
+
 HostScanner *host_scanner_free(HostScanner *s)
 {
 	if (!s)
@@ -225,35 +261,107 @@ HostScanner *host_scanner_free(HostScanner *s)
 		pthread_join(s->thread, NULL);
 		scan_result_done(&s->res);
 	}
-	sd_event_source_disable_unref(s->source);
-	sd_event_unref(s->event);
-	if (s->efd >= 0)
-		close(s->efd);
-	free(s->actions);
-	free(s->queue);
-	pthread_mutex_destroy(&s->lock);
-	free(s);
-	return NULL;
+	return scanner_release(s);
+}
+
+int host_scanner_shutdown(HostScanner *s, uint64_t grace_usec)
+{
+	struct timespec until;
+	bool finished;
+
+	if (!s)
+		return 0;
+	if (!s->running)
+		return scanner_release(s), 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)(grace_usec / 1000000ULL);
+	until.tv_nsec += (long)(grace_usec % 1000000ULL) * 1000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&s->lock);
+	while (!s->finished)
+		if (pthread_cond_timedwait(&s->cond, &s->lock, &until) != 0)
+			break;
+	finished = s->finished;
+	if (!finished) {
+		/* The thread is stuck in the kernel (a scan write that does not return): stop
+		 * listening to it; it frees the scanner itself if the kernel ever lets go. */
+		s->abandoned = true;
+		sd_event_source_disable_unref(TAKE_PTR(s->source));
+		s->event = sd_event_unref(s->event);
+		pthread_detach(s->thread);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!finished)
+		return -ETIMEDOUT;
+	return host_scanner_free(s), 0;
 }
 
 int host_scanner_queue(HostScanner *s, int64_t host, const char *reason)
 {
+	ScanSelector sel = {
+		.host = host,
+		.channel = SCAN_ANY,
+		.target = SCAN_ANY,
+		.lun = SCAN_ANY,
+	};
+
+	return host_scanner_queue_full(s, &sel, SCAN_ADD, reason);
+}
+
+static bool request_covers(const Request *q, const ScanSelector *sel, ScanFlags flags)
+{
+	if (q->flags != flags)
+		return false;
+	if (q->sel.host == SCAN_ANY)
+		return true;
+	return q->sel.host == sel->host && q->sel.channel == sel->channel &&
+	       q->sel.target == sel->target && q->sel.lun == sel->lun;
+}
+
+int host_scanner_queue_full(HostScanner *s, const ScanSelector *sel, ScanFlags flags,
+                            const char *reason)
+{
 	Request *v;
+	size_t k = 0;
 
-	assert_return(s && reason, -EINVAL);
+	assert_return(s && sel && reason, -EINVAL);
 
-	/* Merge: a queued scan of every host covers any one host; a host queued once is enough. */
+	/* Merge: a queued scan of every host covers any other of the same kind; one queued
+	 * request for the same LUs is enough. */
 	for (size_t i = 0; i < s->n_queue; i++)
-		if (s->queue[i].host == SCAN_ANY || s->queue[i].host == host)
+		if (request_covers(&s->queue[i], sel, flags))
 			return 0;
-	if (host == SCAN_ANY)
-		s->n_queue = 0;
+	if (sel->host == SCAN_ANY) {
+		for (size_t i = 0; i < s->n_queue; i++)
+			if (s->queue[i].flags != flags)
+				s->queue[k++] = s->queue[i];
+		s->n_queue = k;
+	}
 	v = reallocarray(s->queue, s->n_queue + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	s->queue = v;
-	s->queue[s->n_queue++] = (Request){ host, reason };
+	s->queue[s->n_queue++] = (Request){ *sel, flags, reason };
 	return start_next(s);
+}
+
+unsigned host_scanner_live_threads(void)
+{
+	return __atomic_load_n(&live_threads, __ATOMIC_ACQUIRE);
+}
+
+size_t host_scanner_n_queued(const HostScanner *s)
+{
+	return s ? s->n_queue : 0;
+}
+
+bool host_scanner_running(const HostScanner *s)
+{
+	return s && s->running;
 }
 
 bool host_scanner_busy(const HostScanner *s)

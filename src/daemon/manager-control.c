@@ -129,6 +129,25 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
 		if (r < 0)
 			return r;
 		reply = manager_status_to_json(m);
+	} else if (streq(cmd, "reload")) {
+		_cleanup_free_ char *msg = NULL;
+		int r = manager_reload(m, "request", &msg);
+
+		if (r < 0 && msg) {
+			/* The reason, not just the errno: the admin has a file to fix. */
+			reply = json_object_new_object();
+			json_object_object_add(reply, "ok", json_object_new_boolean(false));
+			json_object_object_add(
+			        reply, "error",
+			        json_object_new_string(strerrorname_np(-r) ?: "EIO"));
+			json_object_object_add(reply, "message", json_object_new_string(msg));
+			*ret_reply = reply;
+			return 0;
+		}
+		if (r < 0)
+			return r;
+		reply = manager_reply_ok();
+		json_object_object_add(reply, "pending", json_object_new_boolean(r > 0));
 	} else
 		return -EOPNOTSUPP;
 

@@ -304,10 +304,15 @@ json_object *manager_status_to_json(Manager *m)
 		                       json_object_new_int64(host_scanner_n_done(m->scanner)));
 		json_object_object_add(hs, "busy",
 		                       json_object_new_boolean(host_scanner_busy(m->scanner)));
+		json_object_object_add(hs, "running",
+		                       json_object_new_boolean(host_scanner_running(m->scanner)));
+		json_object_object_add(hs, "queued",
+		                       json_object_new_uint64(host_scanner_n_queued(m->scanner)));
 		json_object_object_add(hs, "startup_scan_usec",
 		                       json_object_new_uint64(m->startup_scan_usec));
 		json_object_object_add(o, "host_scan", hs);
 	}
+	json_object_object_add(o, "reloads", json_object_new_uint64(m->reloads));
 	json_object_object_add(o, "ready", json_object_new_boolean(m->ready));
 	return o;
 }

@@ -53,6 +53,9 @@ struct Manager {
 	char *root, *run_dir;
 	sd_event *event;
 	int rootfd, runfd;
+	int lockfd;                 /* <run-dir>/lock, flock()ed: one lund per run dir */
+	const char *reload_pending; /* a reload waits for the running scan (its quirks in use) */
+	uint64_t reloads;           /* configurations loaded since start-up */
 	Inventory *inventory;
 	PolicyEngine *policy;
 	ScanQuirks *scan_quirks; /* hwdb + lund.conf LUND_SCAN_* / scan_* (scanquirk.h) */
@@ -92,6 +95,14 @@ struct Manager {
 };
 /* manager.c */
 int manager_resync(Manager *m, const char *reason);
+/*
+ * manager_reload() - re-read lund.conf and the hwdb (SIGHUP, `lunctl reload`), re-apply the
+ * policy to every LU and log the result. A configuration that cannot be read or parsed is
+ * refused and the old one kept (-EBADMSG or the -errno that kept it from being read; when
+ * @ret_message is not NULL it may then be set to a sentence saying why, to free). While a scan
+ * runs (it reads the scan quirks) the reload waits for it: returns 1 then.
+ */
+int manager_reload(Manager *m, const char *why, char **ret_message);
 /* A status change for the service manager, sent once per loop iteration at most. */
 void manager_status_dirty(Manager *m);
 void manager_send_ready(Manager *m);

@@ -116,14 +116,14 @@ int manager_scan_quirk(void *userdata, int type, const char *vendor, const char 
 }
 
 /*
- * Every scan lund makes on request goes through here, one at a time (the loop waits for it):
- * those of unit attentions and error thresholds, and those admins ask for with `lunctl rescan`.
- * Host scans (scsi_mod.scan=manual: start-up, new hosts) run in their own thread (hostscan.h);
- * both hold scan_lock for the whole scan, so no two scans ever run at once (a request made
- * during a host scan waits for it; the host scan thread never waits for the loop). The
- * kernel's uevents for what a scan adds or removes queue meanwhile and update the inventory
- * and the links afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to
- * all of them.
+ * The scans admins ask for with `lunctl rescan` go through here, in the loop's thread. Every
+ * other scan (unit attentions, error thresholds, host scans under scsi_mod.scan=manual) runs in
+ * the scan thread (hostscan.h), one after the other. All hold scan_lock for the whole scan, so
+ * no two scans ever run at once; the loop never waits for it: a request made while another
+ * scan runs is refused with EBUSY (the queue is in `lunctl status`) rather than stall every
+ * other client, the watchdog and SIGTERM behind a kernel scan that may take minutes. The
+ * kernel's uevents for what a scan adds or removes update the inventory and the links
+ * afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to all of them.
  */
 int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
                  ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
@@ -143,7 +143,11 @@ int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_
 		pol.quirk = manager_scan_quirk;
 		pol.userdata = m;
 	}
-	pthread_mutex_lock(&m->scan_lock);
+	if (pthread_mutex_trylock(&m->scan_lock) != 0) {
+		log_notice("Scan (%s) refused: another scan is running (%zu queued behind it)", why,
+		           host_scanner_n_queued(m->scanner));
+		return -EBUSY;
+	}
 	m->scan_client = progress;
 	r = scan_run(&ctx, sel, n_sel, flags, ret);
 	m->scan_client = NULL;
@@ -168,6 +172,8 @@ int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_
 	return 0;
 }
 
+/* A unit attention (REPORTED LUNS DATA HAS CHANGED) asks for its target to be rescanned: the
+ * scan is queued for the scan thread; its result is logged when it ends (on_host_scan_done). */
 int manager_rescan_target(Inventory *inv, Target *t, void *userdata)
 {
 	Manager *m = userdata;
@@ -177,19 +183,13 @@ int manager_rescan_target(Inventory *inv, Target *t, void *userdata)
 		.target = t->id,
 		.lun = SCAN_ANY,
 	};
-	ScanResult res = {};
-	char why[64];
-	int r;
 
-	snprintf(why, sizeof(why), "target %u:%u:%u", t->host->number, t->channel, t->id);
-	r = manager_scan(m, why, &sel, 1, SCAN_ADD | SCAN_REMOVE, NULL, NULL, &res);
-	if (r >= 0 && res.failed > 0)
-		r = -EIO;
-	for (size_t i = 0; r >= 0 && i < res.n_targets; i++)
-		if (res.targets[i].error < 0)
-			r = res.targets[i].error;
-	scan_result_done(&res);
-	return r;
+	if (!m->scanner)
+		return -EOPNOTSUPP;
+	if (!host_scanner_busy(m->scanner))
+		sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
+	return host_scanner_queue_full(m->scanner, &sel, SCAN_ADD | SCAN_REMOVE,
+	                               "reported LUNs changed");
 }
 
 /* An error threshold asked for its LU's target to be rescanned. */
@@ -197,8 +197,21 @@ int manager_error_rescan(const char *hctl, void *userdata)
 {
 	Manager *m = userdata;
 	Lu *lu = inventory_find(m->inventory, hctl);
+	ScanSelector sel;
 
-	return lu ? manager_rescan_target(m->inventory, lu->target, m) : -ENODEV;
+	if (!lu)
+		return -ENODEV;
+	if (!m->scanner)
+		return -EOPNOTSUPP;
+	sel = (ScanSelector){
+		.host = lu->target->host->number,
+		.channel = lu->target->channel,
+		.target = lu->target->id,
+		.lun = SCAN_ANY,
+	};
+	if (!host_scanner_busy(m->scanner))
+		sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
+	return host_scanner_queue_full(m->scanner, &sel, SCAN_ADD | SCAN_REMOVE, "error threshold");
 }
 
 /* ---- host scans (--scan=, scsi_mod.scan=manual) ---- */
@@ -214,7 +227,7 @@ bool manager_host_scans_wanted(Manager *m)
 	_cleanup_free_ char *v = NULL;
 	bool want;
 
-	if (!m->scanner)
+	if (!m->scanner || m->config.scan == MANAGER_SCAN_NEVER)
 		return false;
 	if (m->config.scan == MANAGER_SCAN_ALWAYS)
 		return true;
@@ -310,7 +323,7 @@ static void on_host_scan_done(void *userdata, int64_t host, const char *reason, 
 {
 	Manager *m = userdata;
 	bool startup = !m->ready && streq(reason, "start-up");
-	unsigned added = 0, failed = 0;
+	unsigned added = 0, removed = 0, failed = 0;
 	char what[32] = "every host";
 	uint64_t nowu = 0;
 	json_object *o;
@@ -321,6 +334,7 @@ static void on_host_scan_done(void *userdata, int64_t host, const char *reason, 
 	if (res)
 		for (size_t i = 0; i < res->n_hosts; i++) {
 			added += res->hosts[i].added;
+			removed += res->hosts[i].removed;
 			failed += res->hosts[i].failed;
 		}
 	if (r == -ENOENT)
@@ -332,13 +346,14 @@ static void on_host_scan_done(void *userdata, int64_t host, const char *reason, 
 	else
 		log_full(failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
 		         "Scan of %s (%s) done in %" PRIu64 " ms: %zu hosts, %zu targets, "
-		         "%u LUs added, %u failures, %u SCSI commands",
+		         "%u LUs added, %u removed, %u failures, %u SCSI commands",
 		         what, reason, (nowu - m->scan_started) / 1000, res->n_hosts,
-		         res->n_targets, added, failed, res->commands);
+		         res->n_targets, added, removed, failed, res->commands);
 	o = json_object_new_object();
 	json_object_object_add(o, "reason", json_object_new_string(reason));
 	json_object_object_add(o, "host", host == SCAN_ANY ? NULL : json_object_new_int64(host));
 	json_object_object_add(o, "added", json_object_new_int64(added));
+	json_object_object_add(o, "removed", json_object_new_int64(removed));
 	json_object_object_add(o, "failed", json_object_new_int64(failed));
 	if (r < 0 && r != -ENOENT)
 		json_object_object_add(o, "error",
@@ -346,6 +361,8 @@ static void on_host_scan_done(void *userdata, int64_t host, const char *reason, 
 	manager_emit(m, "scan-done", o);
 	m->scan_started = nowu; /* the next queued scan starts now */
 	manager_status_dirty(m);
+	if (m->reload_pending && !host_scanner_running(m->scanner))
+		(void)manager_reload(m, m->reload_pending, NULL);
 	if (!startup)
 		return;
 
@@ -399,26 +416,24 @@ void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what)
 	(void)manager_queue_host_scan(m, host, what);
 }
 
+/* The scan thread serves host scans (unless --scan=never) and every target rescan. */
 void manager_host_scan_setup(Manager *m)
 {
+	static const HostScanCallbacks scb = {
+		.action = on_host_scan_action,
+		.done = on_host_scan_done,
+	};
 	int r;
 
-	if (m->config.scan != MANAGER_SCAN_NEVER) {
-		static const HostScanCallbacks scb = {
-			.action = on_host_scan_action,
-			.done = on_host_scan_done,
-		};
-
-		r = host_scanner_new(m->event, m->rootfd, &scb, m, &m->scanner);
-		if (r < 0)
-			log_warning_errno(r, "Cannot scan hosts, continuing without: %m");
-		else
-			host_scanner_set_policy(
-			        m->scanner,
-			        scan_quirks_active(m->scan_quirks)
-			                ? &(ScanPolicy){ .quirk = manager_scan_quirk,
-			                                 .userdata = m }
-			                : NULL,
-			        &m->scan_lock);
+	r = host_scanner_new(m->event, m->rootfd, &scb, m, &m->scanner);
+	if (r < 0) {
+		log_warning_errno(r, "Cannot scan in the background, continuing without: %m");
+		return;
 	}
+	host_scanner_set_policy(
+	        m->scanner,
+	        scan_quirks_active(m->scan_quirks)
+	                ? &(ScanPolicy){ .quirk = manager_scan_quirk, .userdata = m }
+	                : NULL,
+	        &m->scan_lock);
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -20,6 +22,8 @@
 
 /* A burst of losses costs one resync per interval. */
 #define RESYNC_INTERVAL_USEC (1 * 1000 * 1000ULL)
+/* How long shutdown waits for a running scan before leaving it behind in the kernel. */
+#define SHUTDOWN_GRACE_USEC (5 * 1000 * 1000ULL)
 
 static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 	[MANAGER_SCAN_AUTO] = "auto",
@@ -310,6 +314,173 @@ static void on_monitor_error(Monitor *mon, int error, void *userdata)
 	log_warning_errno(error, "Receiving kernel uevents failed, ignoring: %m");
 }
 
+/* ---- reload and signals ---- */
+
+int manager_reload(Manager *m, const char *why, char **ret_message)
+{
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
+	PolicyEngine *policy = NULL;
+	ScanQuirks *quirks = NULL;
+	unsigned changed = 0, failed = 0;
+	size_t n = 0;
+	int r;
+
+	log_info("Reloading the configuration (%s)", why);
+	r = policy_conf_load(m->config.conf_path, m->config.hwdb_path, &conf);
+	if (r < 0)
+		return log_warning_errno(r, "Reload (%s) failed, keeping the old configuration: %m",
+		                         why);
+	r = conf_file_error(conf);
+	if (r < 0 && r != -ENOENT && ret_message &&
+	    asprintf(ret_message, "%s: %s, the old configuration stays", conf_get_path(conf),
+	             r == -EBADMSG ? "cannot parse" : strerror(-r)) < 0)
+		*ret_message = NULL;
+	if (r < 0 && r != -ENOENT)
+		return log_warning_errno(r,
+		                         "Reload (%s): %s is not usable, keeping the old "
+		                         "configuration: %m",
+		                         why, conf_get_path(conf));
+	r = conf_hwdb_error(conf);
+	if (r < 0 && r != -ENOENT && conf_hwdb_path(conf) && ret_message &&
+	    asprintf(ret_message, "hwdb %s: %s, the old configuration stays", conf_hwdb_path(conf),
+	             strerror(-r)) < 0)
+		*ret_message = NULL;
+	if (r < 0 && r != -ENOENT && conf_hwdb_path(conf))
+		return log_warning_errno(r,
+		                         "Reload (%s): the hwdb %s is not usable, keeping the "
+		                         "old configuration: %m",
+		                         why, conf_hwdb_path(conf));
+	/* The scan thread reads the quirks for the whole of a scan, under scan_lock. */
+	if (pthread_mutex_trylock(&m->scan_lock) != 0) {
+		log_info("Reload (%s) waits for the running scan to end", why);
+		m->reload_pending = why;
+		return 1;
+	}
+	r = policy_engine_new(m->rootfd, conf, &policy);
+	if (r >= 0)
+		r = scan_quirks_new_from_conf(conf, &quirks);
+	if (r < 0) {
+		pthread_mutex_unlock(&m->scan_lock);
+		policy_engine_free(policy);
+		return log_warning_errno(r, "Reload (%s) failed, keeping the old configuration: %m",
+		                         why);
+	}
+	policy_engine_free(m->policy);
+	m->policy = policy;
+	scan_quirks_free(m->scan_quirks);
+	m->scan_quirks = quirks;
+	m->scan_quirk_warned = false;
+	if (m->scanner && !host_scanner_running(m->scanner))
+		host_scanner_set_policy(
+		        m->scanner,
+		        scan_quirks_active(m->scan_quirks)
+		                ? &(ScanPolicy){ .quirk = manager_scan_quirk, .userdata = m }
+		                : NULL,
+		        &m->scan_lock);
+	pthread_mutex_unlock(&m->scan_lock);
+	m->reload_pending = NULL;
+	m->reloads++;
+
+	for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu)) {
+		int k = policy_apply(m->policy, lu, "reload");
+
+		n++;
+		if (k < 0)
+			failed++;
+		else
+			changed += (unsigned)k;
+	}
+	log_info("Reloaded the configuration (%s): %s%s, policy re-applied to %zu logical units: "
+	         "%u attributes changed, %u failed",
+	         why, conf_get_path(conf), conf_file_error(conf) == -ENOENT ? " (not present)" : "",
+	         n, changed, failed);
+	manager_status_dirty(m);
+	return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)manager_reload(userdata, "SIGHUP", NULL);
+	return 0;
+}
+
+static int on_sigusr(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	log_info("Received %s (pid %u), ignoring", si->ssi_signo == SIGUSR1 ? "SIGUSR1" : "SIGUSR2",
+	         si->ssi_pid);
+	return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	Manager *m = userdata;
+
+	log_info("Received %s, stopping", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+	return sd_event_exit(m->event, 0);
+}
+
+static int setup_signals(Manager *m)
+{
+	static const struct {
+		int signo;
+		sd_event_signal_handler_t handler;
+	} table[] = {
+		{ SIGTERM, on_sigterm }, { SIGINT, on_sigterm }, { SIGHUP, on_sighup },
+		{ SIGUSR1, on_sigusr },  { SIGUSR2, on_sigusr },
+	};
+	sigset_t ss;
+	int r;
+
+	/* Writes to a peer that went away fail with EPIPE instead of killing the daemon. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&ss);
+	for (size_t i = 0; i < ELEMENTSOF(table); i++)
+		sigaddset(&ss, table[i].signo);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+		r = sd_event_add_signal(m->event, NULL, table[i].signo, table[i].handler, m);
+		if (r < 0)
+			return log_error_errno(r, "Failed to handle signal %s: %m",
+			                       sigabbrev_np(table[i].signo) ?: "?");
+	}
+	return 0;
+}
+
+/*
+ * One lund per run dir: an flock() on <run-dir>/lock, held until exit, with the holder's PID
+ * in it. A second instance would take over the control socket and scan beside the first.
+ */
+static int take_lock(Manager *m)
+{
+	char buf[32] = "";
+	ssize_t k;
+	int fd;
+
+	fd = openat(m->runfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return log_error_errno(-errno, "Failed to open %s/lock: %m", m->run_dir);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = -errno;
+
+		if (r == -EWOULDBLOCK) {
+			k = pread(fd, buf, sizeof(buf) - 1, 0);
+			buf[k > 0 ? k : 0] = 0;
+			buf[strcspn(buf, "\n")] = 0;
+			log_error("Another lund (PID %s) is running on %s, exiting",
+			          buf[0] ? buf : "unknown", m->run_dir);
+		} else
+			log_error_errno(r, "Failed to lock %s/lock: %m", m->run_dir);
+		close(fd);
+		return r;
+	}
+	k = snprintf(buf, sizeof(buf), "%i\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)k, 0) != k)
+		log_warning_errno(-errno, "Failed to write the PID to %s/lock, ignoring: %m",
+		                  m->run_dir);
+	m->lockfd = fd;
+	return 0;
+}
+
 /* ---- status ---- */
 
 static int on_status(sd_event_source *s, void *userdata)
@@ -346,7 +517,7 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	if (!m)
 		return -ENOMEM;
 	m->config = *config;
-	m->rootfd = m->runfd = -EBADF;
+	m->rootfd = m->runfd = m->lockfd = -EBADF;
 	m->scan_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->root = strdup(config->root ?: "/");
 	m->run_dir = strdup(config->run_dir);
@@ -372,7 +543,14 @@ Manager *manager_free(Manager *m)
 {
 	if (!m)
 		return NULL;
-	host_scanner_free(m->scanner);
+	if (host_scanner_shutdown(m->scanner, SHUTDOWN_GRACE_USEC) == -ETIMEDOUT) {
+		/* The scan thread still uses the root, the lock and the quirks: leave them to it,
+		 * the process ends now. Only the socket goes, so nobody talks to a dead daemon. */
+		log_warning("A scan is stuck in the kernel after %llu s, exiting without it",
+		            (unsigned long long)(SHUTDOWN_GRACE_USEC / 1000000));
+		control_free(m->control);
+		return NULL;
+	}
 	sd_event_source_disable_unref(m->bind_source);
 	free(m->bind_wait);
 	free(m->kernel_scan);
@@ -396,6 +574,7 @@ Manager *manager_free(Manager *m)
 	sd_event_unref(m->event);
 	safe_close(m->rootfd);
 	safe_close(m->runfd);
+	safe_close(m->lockfd);
 	free(m->root);
 	free(m->run_dir);
 	free(m);
@@ -437,21 +616,13 @@ int manager_start(Manager *m)
 	_cleanup_(conf_unrefp) LundConf *conf = NULL;
 	_cleanup_free_ char *sock = NULL;
 	ErrorThreshold threshold;
-	sigset_t ss;
 	int r;
 
 	sd_event_now(m->event, CLOCK_MONOTONIC, &m->started);
 
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
-	/* No handler: sd-event leaves the loop on these. */
-	r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
-	if (r >= 0)
-		r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+	r = setup_signals(m);
 	if (r < 0)
-		return log_error_errno(r, "Failed to handle SIGTERM/SIGINT: %m");
+		return r;
 	r = sd_event_set_watchdog(m->event, true);
 	if (r < 0)
 		log_warning_errno(r, "Failed to enable the watchdog, ignoring: %m");
@@ -465,6 +636,9 @@ int manager_start(Manager *m)
 	m->runfd = open(m->run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (m->runfd < 0)
 		return log_error_errno(-errno, "Failed to open %s: %m", m->run_dir);
+	r = take_lock(m);
+	if (r < 0)
+		return r;
 
 	r = manager_links_setup(m);
 	if (r < 0)
@@ -516,6 +690,7 @@ int manager_start(Manager *m)
 	if (r < 0)
 		log_warning_errno(r, "Cannot load drivers, continuing without: %m");
 
+	manager_host_scan_setup(m);
 	r = manager_resync(m, "start-up");
 	if (r < 0)
 		log_warning_errno(r, "Start-up scan incomplete, continuing: %m");
@@ -527,7 +702,6 @@ int manager_start(Manager *m)
 				(void)modload_lu(m->modload, lu->hctl, lu->syspath, NULL);
 	m->resyncs = 0;
 
-	manager_host_scan_setup(m);
 	if (manager_host_scans_wanted(m)) {
 		/* Readiness waits for the scan: units ordered after lund see every LU named. */
 		log_info("Scanning every host for logical units before signalling readiness "

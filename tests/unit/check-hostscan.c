@@ -206,6 +206,98 @@ START_TEST(test_free_while_running)
 }
 END_TEST
 
+/* A scan write that never returns (a kernel scan of dead targets) until @release is set. */
+static volatile bool release;
+
+static int hanging_write_attr(void *ud, int fd, const char *path, const char *value)
+{
+	while (!__atomic_load_n(&release, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return 0;
+}
+
+static const ScanIo hanging_io = {
+	.report_luns = fake_report_luns,
+	.read_capacity = fake_read_capacity,
+	.write_attr = hanging_write_attr,
+	.open_exclusive = fake_open_exclusive,
+};
+
+/* Shutdown gives a hung scan its grace period, then leaves it: it never waits forever. */
+START_TEST(test_shutdown_hung)
+{
+	static const HostScanCallbacks cb = { .done = on_done };
+	sd_event *e = NULL;
+	HostScanner *hs = NULL;
+
+	host(0);
+	release = false;
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(host_scanner_new(e, tree.fd, &cb, NULL, &hs), 0);
+	host_scanner_set_io(hs, &hanging_io, NULL);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
+	ck_assert(host_scanner_running(hs));
+	ck_assert_int_eq(host_scanner_shutdown(hs, 200 * 1000ULL), -ETIMEDOUT);
+	ck_assert_uint_eq(n_done, 0);
+	ck_assert_uint_eq(host_scanner_live_threads(), 1);
+	/* The abandoned thread ends on its own once the kernel lets go, freeing the scanner. */
+	__atomic_store_n(&release, true, __ATOMIC_RELEASE);
+	while (host_scanner_live_threads() > 0)
+		usleep(1000);
+	ck_assert_uint_eq(n_done, 0);
+	sd_event_unref(e);
+}
+END_TEST
+
+/* A scan that ends within the grace period is waited for and freed. */
+START_TEST(test_shutdown_in_time)
+{
+	static const HostScanCallbacks cb = { .done = on_done };
+	sd_event *e = NULL;
+	HostScanner *hs = NULL;
+
+	host(0);
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(host_scanner_new(e, tree.fd, &cb, NULL, &hs), 0);
+	host_scanner_set_io(hs, &fake_io, NULL);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "test"), 0);
+	ck_assert_int_eq(host_scanner_shutdown(hs, 30 * 1000000ULL), 0);
+	ck_assert_uint_eq(n_done, 0);
+	sd_event_unref(e);
+}
+END_TEST
+
+/* Target rescans queue behind the running scan; the same target twice is one request, a scan
+ * of every host that only adds does not absorb a target rescan that also removes. */
+START_TEST(test_queue_targets)
+{
+	static const HostScanCallbacks cb = { .done = on_done };
+	ScanSelector t1 = { .host = 0, .channel = 0, .target = 1, .lun = SCAN_ANY };
+	ScanSelector t2 = { .host = 0, .channel = 0, .target = 2, .lun = SCAN_ANY };
+	sd_event *e = NULL;
+	HostScanner *hs = NULL;
+
+	host(0);
+	release = false;
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(host_scanner_new(e, tree.fd, &cb, NULL, &hs), 0);
+	host_scanner_set_io(hs, &hanging_io, NULL);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "start-up"), 0);
+	ck_assert_int_eq(host_scanner_queue_full(hs, &t1, SCAN_ADD | SCAN_REMOVE, "ua"), 0);
+	ck_assert_int_eq(host_scanner_queue_full(hs, &t1, SCAN_ADD | SCAN_REMOVE, "ua"), 0);
+	ck_assert_int_eq(host_scanner_queue_full(hs, &t2, SCAN_ADD | SCAN_REMOVE, "ua"), 0);
+	ck_assert_int_eq(host_scanner_queue(hs, SCAN_ANY, "new host"), 0);
+	ck_assert_uint_eq(host_scanner_n_queued(hs), 3);
+	__atomic_store_n(&release, true, __ATOMIC_RELEASE);
+	run_until(e, hs, 4);
+	ck_assert_uint_eq(n_done, 4);
+	ck_assert(!wrong_thread);
+	ck_assert(!host_scanner_busy(hs));
+	host_scanner_free(hs);
+	sd_event_unref(e);
+}
+END_TEST
+
 static Suite *hostscan_suite(void)
 {
 	Suite *s = suite_create("hostscan");
@@ -213,6 +305,9 @@ static Suite *hostscan_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_shutdown_hung);
+	tcase_add_test(tc, test_shutdown_in_time);
+	tcase_add_test(tc, test_queue_targets);
 	tcase_add_test(tc, test_no_host);
 	tcase_add_test(tc, test_free_while_running);
 	suite_add_tcase(s, tc);

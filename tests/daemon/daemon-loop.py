@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""
+lund's event loop, signals, reload and single instance, on fake sysfs trees (lund --root).
+
+  daemon-loop.py LUND stuck-scan   the host's "scan" attribute is a FIFO nobody reads, so the
+                                   scan thread's write blocks in open() as a kernel scan of dead
+                                   targets does; meanwhile a rescan request is answered (refused:
+                                   busy), status is answered, WATCHDOG=1 keeps coming and SIGTERM
+                                   ends lund within its shutdown grace period.
+  daemon-loop.py LUND rescan-waits `lunctl rescan` during a hung host scan waits for it (lund
+                                   refuses busy, lunctl asks again) and succeeds once the
+                                   kernel's write returns.
+  daemon-loop.py LUND signals      SIGPIPE, SIGUSR1 and SIGUSR2 do not end lund.
+  daemon-loop.py LUND reload       SIGHUP and {"cmd":"reload"} re-read lund.conf and re-apply the
+                                   policy; a file that cannot be parsed keeps the old one.
+  daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
+                                   PID; the first keeps its socket.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+LUND = sys.argv[1]
+CASE = sys.argv[2]
+LUNCTL = os.environ.get('LUNCTL')
+
+
+def put(root, path, text):
+    p = os.path.join(root, path)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, 'w') as f:
+        f.write(text)
+
+
+def disk(root, hctl, timeout='30'):
+    d = 'sys/bus/scsi/devices/' + hctl
+    put(root, d + '/type', '0\n')
+    put(root, d + '/vendor', 'FAKE    \n')
+    put(root, d + '/model', 'DISK            \n')
+    put(root, d + '/rev', '0001\n')
+    put(root, d + '/scsi_level', '6\n')
+    put(root, d + '/timeout', timeout + '\n')
+
+
+class Lund:
+    def __init__(self, tmp, root, run_dir, args=(), env=None):
+        self.log = open(os.path.join(tmp, 'lund-%d.log' % time.monotonic_ns()), 'w+')
+        self.p = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
+                                   '--load-modules', 'never', '--sysfs-only',
+                                   '--log-level', 'debug'] + list(args),
+                                  env=dict(os.environ, **(env or {})),
+                                  stdout=self.log, stderr=subprocess.STDOUT)
+        self.run_dir = run_dir
+
+    def text(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def wait_socket(self, seconds=60):
+        for _ in range(seconds * 10):
+            if self.p.poll() is not None:
+                raise RuntimeError('lund exited %d:\n%s' % (self.p.returncode, self.text()))
+            try:
+                return request(self.run_dir, {'cmd': 'status'}, 2)
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError('no control socket:\n' + self.text())
+
+    def wait_log(self, needle, seconds=30):
+        for _ in range(seconds * 10):
+            if needle in self.text():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(60)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+
+
+def connect(run_dir, timeout):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(os.path.join(run_dir, 'control'))
+    return s
+
+
+def read_reply(s):
+    buf = b''
+    while not buf.endswith(b'\n'):
+        k = s.recv(65536)
+        if not k:
+            raise ConnectionError('closed without a reply')
+        buf += k
+    return json.loads(buf.split(b'\n')[0])
+
+
+def request(run_dir, req, timeout):
+    with connect(run_dir, timeout) as s:
+        s.sendall((json.dumps(req) + '\n').encode())
+        return read_reply(s)
+
+
+failures = []
+
+
+def check(cond, what):
+    print('%s: %s' % ('ok' if cond else 'FAIL', what))
+    if not cond:
+        failures.append(what)
+
+
+def case_stuck_scan(tmp):
+    root = os.path.join(tmp, 'root')
+    put(root, 'sys/class/scsi_host/host0/proc_name', 'fake\n')
+    os.mkfifo(os.path.join(root, 'sys/class/scsi_host/host0/scan'))
+    notify_path = os.path.join(tmp, 'notify')
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(notify_path)
+    notify.settimeout(0.2)
+    watchdog_usec = 6000000
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'always'],
+                {'NOTIFY_SOCKET': notify_path, 'WATCHDOG_USEC': str(watchdog_usec),
+                 # the abandoned scan thread keeps its memory on purpose: no leak report
+                 'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '') + ':detect_leaks=0'})
+    try:
+        lund.wait_socket()
+        check(lund.wait_log('Scanning every host'), 'the start-up scan started')
+        # A rescan asked for while the host scan hangs in the kernel.
+        busy = connect(lund.run_dir, 30)
+        busy.sendall(b'{"cmd":"rescan"}\n')
+        try:
+            st = request(lund.run_dir, {'cmd': 'status'}, 10)
+            check(st.get('ok', True) is not False and st['host_scan']['running'],
+                  'status is answered while a scan hangs, and shows it running')
+        except (OSError, ValueError) as e:
+            check(False, 'status is answered while a scan hangs (%s)' % e)
+        try:
+            r = read_reply(busy)
+            check(r.get('ok') is False and r.get('error') == 'EBUSY',
+                  'the rescan request is refused as busy, not left waiting: %s' % r)
+        except (OSError, ValueError) as e:
+            check(False, 'the rescan request is answered (%s)' % e)
+        busy.close()
+        # The watchdog keeps being pinged: over a window of three watchdog periods no gap
+        # reaches the period (systemd's kill condition).
+        pings, end = [], time.monotonic() + 3 * watchdog_usec / 1e6
+        while time.monotonic() < end:
+            try:
+                msg = notify.recv(4096).decode()
+            except socket.timeout:
+                continue
+            if 'WATCHDOG=1' in msg.split('\n'):
+                pings.append(time.monotonic())
+        gaps = [b - a for a, b in zip(pings, pings[1:])]
+        check(len(pings) >= 3 and max(gaps) < watchdog_usec / 1e6,
+              'WATCHDOG=1 keeps coming during the hung scan (%d pings, largest gap %.1f s)' %
+              (len(pings), max(gaps) if gaps else -1))
+        lund.p.send_signal(signal.SIGTERM)
+        try:
+            rc = lund.p.wait(30)
+            check(rc == 0, 'SIGTERM ends lund despite the hung scan (exit %d)' % rc)
+            check('stuck in the kernel' in lund.text(), 'the abandoned scan is logged')
+        except subprocess.TimeoutExpired:
+            check(False, 'SIGTERM ends lund despite the hung scan (still running after 30 s)')
+    finally:
+        lund.stop()
+        # Release anything still blocked on the FIFO.
+        try:
+            fd = os.open(os.path.join(root, 'sys/class/scsi_host/host0/scan'),
+                         os.O_RDONLY | os.O_NONBLOCK)
+            os.close(fd)
+        except OSError:
+            pass
+        notify.close()
+
+
+def case_rescan_waits(tmp):
+    import threading
+    root = os.path.join(tmp, 'root')
+    put(root, 'sys/class/scsi_host/host0/proc_name', 'fake\n')
+    fifo = os.path.join(root, 'sys/class/scsi_host/host0/scan')
+    os.mkfifo(fifo)
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'always'])
+    rescan = None
+    try:
+        lund.wait_socket()
+        check(lund.wait_log('Scanning every host'), 'the start-up scan started')
+        rescan = subprocess.Popen([LUNCTL, 'rescan', '0'],
+                                  env=dict(os.environ, LUND_RUN_DIR=lund.run_dir),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        check(lund.wait_log('refused: another scan is running'), 'lund refuses it as busy')
+        check(rescan.poll() is None, 'lunctl rescan waits for the running scan')
+        st = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check(st['host_scan']['running'], 'status shows the running scan')
+
+        # The kernel lets go: every write to the scan attribute returns from now on.
+        def drain():
+            fd = os.open(fifo, os.O_RDONLY)
+            while True:
+                try:
+                    if not os.read(fd, 4096):
+                        os.close(fd)
+                        fd = os.open(fifo, os.O_RDONLY)
+                except OSError:
+                    return
+        threading.Thread(target=drain, daemon=True).start()
+        try:
+            out = rescan.communicate(timeout=60)[0]
+            check(rescan.returncode == 0, 'lunctl rescan succeeds after the scan (exit %d: %s)' %
+                  (rescan.returncode, out.strip()[-300:]))
+        except subprocess.TimeoutExpired:
+            check(False, 'lunctl rescan ends after the scan (still running after 60 s)')
+    finally:
+        if rescan and rescan.poll() is None:
+            rescan.kill()
+            rescan.wait()
+        lund.stop()
+
+
+def case_signals(tmp):
+    root = os.path.join(tmp, 'root')
+    disk(root, '0:0:0:0')
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'never'])
+    try:
+        lund.wait_socket()
+        for sig in (signal.SIGPIPE, signal.SIGUSR1, signal.SIGUSR2):
+            lund.p.send_signal(sig)
+            try:
+                request(lund.run_dir, {'cmd': 'status'}, 10)
+                alive = lund.p.poll() is None
+            except OSError:
+                alive = False
+            check(alive, '%s does not end lund' % sig.name)
+    finally:
+        lund.stop()
+    check(lund.p.returncode == 0, 'SIGTERM afterwards ends lund cleanly (exit %d)' %
+          lund.p.returncode)
+
+
+def case_reload(tmp):
+    root = os.path.join(tmp, 'root')
+    disk(root, '0:0:0:0')
+    timeout = os.path.join(root, 'sys/bus/scsi/devices/0:0:0:0/timeout')
+    conf = os.path.join(tmp, 'lund.conf')
+    with open(conf, 'w') as f:
+        f.write('[defaults]\ntimeout = 40\n')
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--config', conf, '--hwdb', '/nonexistent/hwdb.bin'])
+    try:
+        lund.wait_socket()
+        check(open(timeout).read().strip() == '40', 'the start-up policy applies (timeout 40)')
+        # A file that cannot be parsed: the old configuration stays, and lund says why.
+        with open(conf, 'w') as f:
+            f.write('[defaults]\ntimeout = 50\n[device\n')
+        lund.p.send_signal(signal.SIGHUP)
+        check(lund.wait_log('keeping the old configuration'),
+              'SIGHUP with a broken lund.conf keeps the old one and says so')
+        st = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check(st['reloads'] == 0 and lund.p.poll() is None, 'nothing was reloaded, lund runs')
+        check(open(timeout).read().strip() == '40', 'the old policy stays (timeout 40)')
+        # A good file, by signal and then by request.
+        with open(conf, 'w') as f:
+            f.write('[defaults]\ntimeout = 60\n')
+        lund.p.send_signal(signal.SIGHUP)
+        check(lund.wait_log('Reloaded the configuration (SIGHUP)'), 'SIGHUP reloads')
+        check(open(timeout).read().strip() == '60', 'the new policy is applied (timeout 60)')
+        with open(conf, 'w') as f:
+            f.write('[defaults]\ntimeout = 70\n')
+        r = request(lund.run_dir, {'cmd': 'reload'}, 30)
+        check(r.get('ok') is True, 'the reload request is answered ok: %s' % r)
+        check(open(timeout).read().strip() == '70', 'the reload request re-applies (timeout 70)')
+        st = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check(st['reloads'] == 2, 'status counts two reloads (%s)' % st['reloads'])
+        if LUNCTL:
+            env = dict(os.environ, LUND_RUN_DIR=lund.run_dir)
+            with open(conf, 'w') as f:
+                f.write('[defaults]\ntimeout = 80\n')
+            r = subprocess.run([LUNCTL, 'reload'], env=env, capture_output=True, text=True)
+            check(r.returncode == 0 and 'reloaded' in r.stdout and
+                  open(timeout).read().strip() == '80',
+                  'lunctl reload reloads (exit %d: %s%s)' % (r.returncode, r.stdout, r.stderr))
+            with open(conf, 'w') as f:
+                f.write('[defaults\n')
+            r = subprocess.run([LUNCTL, 'reload'], env=env, capture_output=True, text=True)
+            check(r.returncode != 0 and 'cannot parse' in r.stderr and
+                  open(timeout).read().strip() == '80',
+                  'lunctl reload of a broken file fails and says so (exit %d: %s)' %
+                  (r.returncode, r.stderr.strip()))
+    finally:
+        lund.stop()
+
+
+def case_lock(tmp):
+    root = os.path.join(tmp, 'root')
+    disk(root, '0:0:0:0')
+    run_dir = os.path.join(tmp, 'run')
+    first = Lund(tmp, root, run_dir, ['--scan', 'never'])
+    try:
+        first.wait_socket()
+        second = Lund(tmp, root, run_dir, ['--scan', 'never'])
+        try:
+            rc = second.p.wait(60)
+        except subprocess.TimeoutExpired:
+            rc = None
+        second.stop()
+        check(rc == 1, 'a second lund on the same run dir exits 1 (%s)' % rc)
+        check('PID %d' % first.p.pid in second.text(),
+              'it names the running one\'s PID %d' % first.p.pid)
+        try:
+            request(run_dir, {'cmd': 'status'}, 10)
+            ok = first.p.poll() is None
+        except OSError:
+            ok = False
+        check(ok, 'the first lund still answers on its socket')
+    finally:
+        first.stop()
+    check(first.p.returncode == 0, 'the first lund ends cleanly (exit %d)' % first.p.returncode)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix='daemon-loop-')
+    try:
+        globals()['case_' + CASE.replace('-', '_')](tmp)
+    finally:
+        if failures:
+            for f in sorted(os.listdir(tmp)):
+                if f.startswith('lund-'):
+                    print('--- %s' % f)
+                    print(open(os.path.join(tmp, f)).read()[-4000:])
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
