@@ -432,6 +432,27 @@ int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interv
 	                                  on_poll, t);
 }
 
+/* The kernel's own per-class counts (series v2 patch 5, errors/<class>): NULL when absent. */
+static json_object *kernel_classes_json(ErrorTracker *t, const char *hctl)
+{
+	json_object *o = NULL;
+
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
+		_cleanup_free_ char *p = NULL;
+		uint64_t n;
+
+		if (asprintf(&p, "sys/bus/scsi/devices/%s/errors/%s", hctl, errclass_to_string(c)) <
+		            0 ||
+		    sysfs_read_u64(t->rootfd, p, &n) < 0)
+			continue;
+		if (!o && !(o = json_object_new_object()))
+			return NULL;
+		if (n)
+			json_object_object_add(o, errclass_to_string(c), json_object_new_uint64(n));
+	}
+	return o;
+}
+
 json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 {
 	LuErrors *e = t ? lu_errors_find(t, hctl) : NULL;
@@ -456,6 +477,9 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 	json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
 	json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
 	json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
+	json_object *kc = kernel_classes_json(t, hctl);
+	if (kc)
+		json_object_object_add(o, "kernel_classes", kc);
 	if (e->polled) {
 		json_object_object_add(o, "ioerr_cnt_growth",
 		                       json_object_new_uint64(e->ioerr_seen));

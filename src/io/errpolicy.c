@@ -22,7 +22,7 @@ typedef enum KnobKind {
 /*
  * Ranges are what the 6.1 kernel (with the companion patchset where marked) accepts:
  * sd max_retries -1..SD_MAX_RETRIES (5); retry_limit 0..255; evt_error_burst 1..1000;
- * evt_error_interval_ms 0..3600000 (Documentation/ABI/testing/sysfs-bus-scsi of the series).
+ * evt_error_interval_ms 1000..3600000 (Documentation/ABI/testing/sysfs-bus-scsi of the series).
  * timeout/eh_timeout/queue_depth take any positive value in the kernel; lund keeps the bounds
  * lund.conf(5) documents.
  */
@@ -44,8 +44,8 @@ static const struct {
 	[ERRKNOB_EVT_ERROR] = { "evt_error", KIND_INT, 0, 1, true, false, "0|1" },
 	[ERRKNOB_EVT_ERROR_BURST] = { "evt_error_burst", KIND_INT, 1, 1000, true, false,
 	                              "1..1000" },
-	[ERRKNOB_EVT_ERROR_INTERVAL_MS] = { "evt_error_interval_ms", KIND_INT, 0, 3600000, true,
-	                                    false, "0..3600000" },
+	[ERRKNOB_EVT_ERROR_INTERVAL_MS] = { "evt_error_interval_ms", KIND_INT, 1000, 3600000, true,
+	                                    false, "1000..3600000" },
 	[ERRKNOB_IOREQUEST_CNT] = { "iorequest_cnt", KIND_COUNTER, 0, 0, false, false,
 	                            "read-only" },
 	[ERRKNOB_IOERR_CNT] = { "ioerr_cnt", KIND_COUNTER, 0, 0, false, false, "read-only" },

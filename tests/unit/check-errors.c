@@ -176,6 +176,8 @@ START_TEST(test_count_and_offline)
 	ck_assert(json_object_object_get_ex(o, "classes", &v));
 	ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
 	                 "{\"transport\":4,\"medium\":1}");
+	/* a kernel without the series' errors/ counters: no kernel_classes */
+	ck_assert(!json_object_object_get_ex(o, "kernel_classes", &v));
 	json_object_put(o);
 	o = error_tracker_json(tr);
 	ck_assert(json_object_object_get_ex(o, "threshold", &v));
@@ -187,6 +189,33 @@ START_TEST(test_count_and_offline)
 	/* Stock: no evt_error attribute. */
 	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
 	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
+/* The kernel's errors/<class> counters (series v2 patch 5) are reported as they are. */
+START_TEST(test_kernel_classes)
+{
+	ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 10, ERROR_ACTION_LOG };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+
+	tree(true);
+	check_tree_put_str(&tmp, LU "/errors/transport", "7\n");
+	check_tree_put_str(&tmp, LU "/errors/medium", "2\n");
+	check_tree_put_str(&tmp, LU "/errors/timeout", "0\n");
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(
+	        error_tracker_handle(tr, "2:0:0:0", NULL, ev_medium, ELEMENTSOF(ev_medium), 1), 1);
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "kernel_classes", &v));
+	ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                 "{\"transport\":7,\"medium\":2}");
+	json_object_put(o);
 	error_tracker_free(tr);
 	untree();
 }
@@ -380,6 +409,7 @@ static Suite *errors_suite(void)
 	log_setup("check-errors", LOG_TARGET_STDERR, LOG_DEBUG);
 	CHECK_ADD_LOOP(tc, test_threshold_parse, th);
 	tcase_add_test(tc, test_count_and_offline);
+	tcase_add_test(tc, test_kernel_classes);
 	tcase_add_test(tc, test_rescan_and_enable);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_poll);

@@ -10,8 +10,9 @@ kernel_disk
 
 # uevent listener: one line per SDEV_ERROR event
 EV=/tmp/events
-: >"$EV"
-uevent sh -c '[ -n "$SDEV_ERROR" ] && env | grep "^SDEV_ERROR" | sort | tr "\n" " " >>/tmp/events && echo >>/tmp/events' &
+: >"$EV"; : >/tmp/thr
+uevent sh -c '[ -n "$SDEV_ERROR_THRESHOLD" ] && echo "$SDEV_ERROR_THRESHOLD/$SDEV_ERROR_COUNT" >>/tmp/thr
+	[ -n "$SDEV_ERROR" ] && env | grep "^SDEV_ERROR" | sort | tr "\n" " " >>/tmp/events && echo >>/tmp/events' &
 UEV_PID=$!
 sleep 0.5
 
@@ -29,6 +30,7 @@ try_write() {
 	else echo "error:$(head -n1 /tmp/werr | sed 's/.*: //' | tr ' ' '_')"; fi
 }
 set_attr() { [ -e "$SD/$1" ] && echo "$2" >"$SD/$1"; return 0; }
+set_attr_dir() { [ -e "$1/$2" ] && echo "$3" >"$1/$2"; return 0; }
 inject() { echo "$1" >$SDBG/opts; echo "$2" >$SDBG/every_nth; }
 report_ev() {   # PREFIX N: the Nth event's fields as PREFIX.ev.*
 	for k in CLASS RETRYABLE ERRNO RESULT SK ASC ASCQ OPCODE SECTOR SUPPRESSED; do
@@ -75,6 +77,30 @@ if [ "$patched" = 1 ]; then
 	set_attr failfast none
 fi
 
+# --- 2b. unit attention (CAPACITY DATA HAS CHANGED) during a flush and a read -----------------
+# A changed virtual_gb makes scsi_debug raise the unit attention on the next command of every
+# LU. It is harmless: the command is sent again and succeeds, also with failfast=device.
+ua() {   # KEY CMD...: raise the unit attention, run CMD; result and commands sent
+	_k=$1; shift
+	echo $(( $(cat $SDBG/virtual_gb) ^ 1 )) >$SDBG/virtual_gb
+	_b=$(cnt)
+	if "$@" >/dev/null 2>&1; then _r=ok; else _r=fail; fi
+	sleep 0.2
+	vm_result "ua.$_k.result=$_r" "ua.$_k.attempts=$(( $(cnt) - _b ))"
+}
+flush() { sync -d "$DEV"; }
+vm_result sd.cache_type=$(cat /sys/class/scsi_disk/$DISK/cache_type | tr ' ' '_')
+ua flush_default flush
+ua read_default rd 0
+if [ "$patched" = 1 ]; then
+	set_attr failfast device
+	ua flush_failfast_device flush
+	ua read_failfast_device rd 0
+	set_attr failfast none
+fi
+echo 0 >$SDBG/virtual_gb
+rd 0 >/dev/null 2>&1 || true
+
 # --- 3. timeout: reads and writes ignored (MAC_TIMEOUT), 2 s command timeout, no retries -------
 echo 2 >"$SD/timeout"
 echo 0 >/sys/class/scsi_disk/$DISK/max_retries
@@ -108,6 +134,8 @@ vm_result write.failfast_none=$(try_write "$SD/failfast" none)
 vm_result write.evt_error_2=$(try_write "$SD/evt_error" 2)
 vm_result write.evt_error_burst_0=$(try_write "$SD/evt_error_burst" 0)
 vm_result write.evt_error_interval_ms_x=$(try_write "$SD/evt_error_interval_ms" x)
+vm_result write.evt_error_interval_ms_0=$(try_write "$SD/evt_error_interval_ms" 0)
+vm_result write.evt_error_burst_1001=$(try_write "$SD/evt_error_burst" 1001)
 vm_result write.evt_media_change_1=$(try_write "$SD/evt_media_change" 1)
 
 # --- 5. a burst of 8 medium errors with evt_error_burst=3 per 60 s, then one more -------------
@@ -126,6 +154,100 @@ wait_ev $((n0 + 4))
 vm_result burst.events_after=$(( $(nev) - n0 ))
 vm_result burst.suppressed=$(evfield "$(nev)" SUPPRESSED)
 vm_result burst.suppressed_first=$(evfield $((n0 + 1)) SUPPRESSED)
+
+# --- 5b. the interval ends in real time: burst 1 per 1 s ---------------------------------------
+set_attr evt_error_burst 1
+set_attr evt_error_interval_ms 1000
+n0=$(nev)
+inject 2 0
+rd 4660 >/dev/null 2>&1 || true
+rd 4660 >/dev/null 2>&1 || true
+wait_ev $((n0 + 1))
+vm_result window.events_within=$(( $(nev) - n0 ))
+sleep 1.5
+rd 4660 >/dev/null 2>&1 || true
+inject 0 0
+wait_ev $((n0 + 2))
+vm_result window.events_after=$(( $(nev) - n0 ))
+vm_result window.suppressed=$(evfield "$(nev)" SUPPRESSED)
+set_attr evt_error_burst 10
+set_attr evt_error_interval_ms 5000
+
+# --- 5c. passthrough commands (SG_IO) are never reported ---------------------------------------
+n0=$(nev)
+inject 2 0
+vm_result passthrough.result=$(sg_raw -r 512 "$DEV" 28 00 00 00 12 34 00 00 01 00 \
+	>/dev/null 2>&1 && echo ok || echo fail)
+rd 4660 >/dev/null 2>&1 || true    # then one ULD read: its event ends the wait
+inject 0 0
+wait_ev $((n0 + 1)); sleep 0.5
+vm_result passthrough.events=$(( $(nev) - n0 ))
+vm_result passthrough.ev.opcode=$(evfield $((n0 + 1)) OPCODE)
+
+# --- 5e. per-class counters (errors/), counted without evt_error; error_threshold -----------
+# The LU's medium errors so far: 1 + 9 (burst) + 3 (window) + 1 (the ULD read of 5c; the SG_IO
+# READ is passthrough and not counted).
+set_attr evt_error 0
+c0=$(cat "$SD/errors/medium" 2>/dev/null || echo na)
+vm_result counters.medium_before=$c0
+n0=$(nev)
+[ "$c0" != na ] && echo $((c0 + 2)) >"$SD/error_threshold"
+inject 2 0
+for i in 1 2 3; do rd 4660 >/dev/null 2>&1 || true; done
+inject 0 0
+vm_wait_until 5 sh -c '[ -s /tmp/thr ]' || true
+sleep 0.5
+if [ "$c0" = na ]; then vm_result counters.medium_delta=na
+else vm_result counters.medium_delta=$(( $(cat "$SD/errors/medium") - c0 )); fi
+vm_result counters.events=$(( $(nev) - n0 ))
+vm_result threshold.events=$(wc -l </tmp/thr)
+vm_result "threshold.first=$(head -n1 /tmp/thr | sed "s|/$((${c0#na} + 2))\$|/threshold|")"
+vm_result counters.transport=$(cat "$SD/errors/transport" 2>/dev/null || echo na)
+vm_result counters.timeout=$(cat "$SD/errors/timeout" 2>/dev/null || echo na)
+
+# --- 5d. errors on many LUs at once: 16 LUs, 3 reads of the bad LBA each, in parallel --------
+# Each LU may send 10 events per 5 s; all of them together at most the global limit,
+# scsi_mod's evt_error_global_burst per evt_error_global_interval_ms (here 8 per 60 s: fewer
+# than the LUs).
+kill "$UEV_PID" 2>/dev/null
+rmmod scsi_debug
+modprobe scsi_debug dev_size_mb=8 num_tgts=1 max_luns=16
+vm_wait_until 30 sh -c '[ $(ls -d /sys/class/scsi_disk/*/device/block/sd* 2>/dev/null | wc -l) -ge 16 ]' || true
+LUS=$(ls -d /sys/class/scsi_disk/*/device/block/sd* 2>/dev/null | wc -l)
+vm_result many.lus=$LUS
+: >"$EV"
+uevent sh -c '[ -n "$SDEV_ERROR_THRESHOLD" ] && echo "$SDEV_ERROR_THRESHOLD/$SDEV_ERROR_COUNT" >>/tmp/thr
+	[ -n "$SDEV_ERROR" ] && env | grep "^SDEV_ERROR" | sort | tr "\n" " " >>/tmp/events && echo >>/tmp/events' &
+UEV_PID=$!
+sleep 0.5
+G=/sys/module/scsi_mod/parameters
+vm_result write.evt_error_global_interval_ms_0=$(try_write $G/evt_error_global_interval_ms 0)
+[ -e $G/evt_error_global_burst ] && echo 8 >$G/evt_error_global_burst
+[ -e $G/evt_error_global_interval_ms ] && echo 60000 >$G/evt_error_global_interval_ms
+for d in /sys/class/scsi_disk/*/device; do set_attr_dir "$d" evt_error 1; done
+inject 2 0
+pids=
+for b in /sys/class/scsi_disk/*/device/block/*; do
+	b=${b##*/}
+	( for i in 1 2 3; do dd if=/dev/$b of=/dev/null bs=512 count=1 skip=4660 iflag=direct \
+		>/dev/null 2>&1; done ) &
+	pids="$pids $!"
+done
+for p in $pids; do wait "$p" || true; done
+inject 0 0
+# the listener runs one handler per event: wait until it has caught up (no new event for 2 s)
+quiet_ev() {
+	_n=-1; _i=0
+	while [ "$_n" != "$(nev)" ] && [ $_i -lt 30 ]; do _n=$(nev); sleep 2; _i=$((_i + 1)); done
+}
+quiet_ev
+vm_result many.reads=$(( LUS * 3 ))
+vm_result many.events=$(nev)
+# the final failures the LUs had (the patch's own counters): more than the global limit
+if [ "$patched" = 1 ]; then
+	_f=$(cat /sys/class/scsi_disk/*/device/errors/medium | awk '{ s += $1 } END { print s }')
+	vm_result many.failures=$_f many.failures_over_limit=$([ "$_f" -gt 8 ] && echo yes || echo no)
+fi
 
 # --- 6. sr: scsi_debug as a CD-ROM (2048-byte blocks), reads time out ---------------------------
 kill "$UEV_PID" 2>/dev/null

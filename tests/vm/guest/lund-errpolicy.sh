@@ -185,6 +185,9 @@ vm_wait_until 5 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
 vm_assert_eq offline "$(attr "$SD/state")" "second transport error within 60 s: lund set the LU offline"
 vm_assert_eq 1 "$(lunctl status --json | tr -d ' \n' | grep -o '"threshold_actions":[0-9]*' | head -n1 | cut -d: -f2)" \
 	"status: one threshold action"
+vm_assert_eq "$(attr "$SD/errors/transport")" \
+	"$(lunctl status --json | tr -d ' \n' | grep -o '"kernel_classes":{[^}]*}' | grep -o '"transport":[0-9]*' | cut -d: -f2)" \
+	"status --json: lund reads the kernel's errors/transport count"
 grep -E 'Command failed|errors within' "$LUND_LOG.new" >&2 || true
 lund_stop
 echo running >"$SD/state"
