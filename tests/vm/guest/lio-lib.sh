@@ -40,6 +40,23 @@ lio_fileio() {
 	echo 1 >"$_d/enable"
 }
 
+# lio_fileio_dev NAME DEVICE SERIAL: a fileio backstore on a block device (its capacity follows
+# the device's size, which lets a test grow it: the loop device over a growing file).
+lio_fileio_dev() {
+	_d=$LIO/core/fileio_0/$1
+	mkdir -p "$_d"
+	echo "fd_dev_name=$2" >"$_d/control"
+	echo "$3" >"$_d/wwn/vpd_unit_serial"
+	echo 1 >"$_d/enable"
+}
+
+# lio_alua_state BACKSTORE STATE: set the access state of the backstore's default target port
+# group (0 active/optimized, 1 active/non-optimized, 2 standby, 3 unavailable); LIO queues
+# ASYMMETRIC ACCESS STATE CHANGED for every LUN of the group.
+lio_alua_state() {
+	echo "$2" >"$LIO/core/fileio_0/$1/alua/default_tg_pt_gp/alua_access_state"
+}
+
 # lio_loop_target: the tcm_loop target port and its portal group (a new SCSI host appears);
 # the explicit ACL exists before the nexus, so the session is bound to it (no demo mode).
 lio_loop_target() {
@@ -62,12 +79,26 @@ lio_iscsi_target() {
 	echo 1 >"$LIO_TPG/enable"
 }
 
-# lio_iscsi_login: one session from $LIO_IINIT (iscsistart: no iscsid, no node database); the
-# kernel scans the session's target unless scsi_mod.scan=manual.
+# lio_iscsi_portal ADDR:PORT: a second network portal of the same portal group (two paths)
+lio_iscsi_portal() { mkdir -p "$LIO_TPG/np/$1"; }
+
+# lio_iscsi_login [ADDR:PORT]: one session from $LIO_IINIT to that portal (default
+# $LIO_PORTAL) with iscsistart (no iscsid, no node database); the kernel scans the session's
+# target unless scsi_mod.scan=manual.
 lio_iscsi_login() {
-	iscsistart -i "$LIO_IINIT" -t "$LIO_IQN" -g 1 -a "${LIO_PORTAL%:*}" -p "${LIO_PORTAL#*:}" \
-		>/tmp/iscsistart.log 2>&1 || { cat /tmp/iscsistart.log; vm_fail "iscsistart login failed"; return 1; }
+	_p=${1:-$LIO_PORTAL}
+	iscsistart -i "$LIO_IINIT" -t "$LIO_IQN" -g 1 -a "${_p%:*}" -p "${_p#*:}" \
+		>/tmp/iscsistart.log 2>&1 || { cat /tmp/iscsistart.log; vm_fail "iscsistart login to $_p failed"; return 1; }
 	vm_wait_until 30 lio_host >/dev/null || vm_fail "no $LIO_PROC SCSI host after the login"
+}
+
+# lio_hosts: every SCSI host of the fabric's initiator (one per iSCSI session)
+lio_hosts() {
+	for _h in /sys/class/scsi_host/host*; do
+		read -r _p <"$_h/proc_name" 2>/dev/null || continue
+		[ "$_p" = "$LIO_PROC" ] && echo "${_h##*/host}"
+	done
+	return 0
 }
 
 # lio_tpg_lun N BACKSTORE: export a backstore as LUN N of the portal group. tcm_loop asks the
