@@ -30,9 +30,13 @@ MODULES=(
 	usb-storage uas xhci_pci ehci_pci uhci_hcd ohci_pci
 	9p 9pnet_virtio
 	ext4 overlay dm_mod dm_multipath loop
+	configfs target_core_mod target_core_file target_core_iblock tcm_loop iscsi_target_mod
+	iscsi_tcp
 )
-# Host tools copied in (with their libraries).
-TOOLS=(/usr/bin/lsscsi /usr/bin/bash /usr/bin/rescan-scsi-bus.sh /usr/bin/scsi_* /usr/bin/sg_*)
+# Host tools copied in (with their libraries). GNU find and pr: rescan-scsi-bus.sh lists devices
+# with find -printf, which busybox's find lacks (its -r and -a then see no LUs at all), and
+# prints them with pr, which busybox lacks.
+TOOLS=(/usr/bin/find /usr/bin/pr /usr/bin/lsscsi /usr/bin/bash /usr/bin/rescan-scsi-bus.sh /usr/bin/scsi_* /usr/bin/sg_*)
 
 # udev_root (lib/common.sh): udev's .deb extracted into the cache, for its scsi_id.
 
@@ -45,6 +49,7 @@ copy_libs() {
 	for f in "$@"; do
 		file -L "$f" | grep -q 'dynamically linked' || continue
 		ldd "$f" | awk '/=> \//{print $3} /^\t\/[^ ]+ \(/{print $1}' | while read -r lib; do
+			case $lib in "$root"/*) continue ;; esac    # already in place (LD_LIBRARY_PATH)
 			[ -e "$root$lib" ] || [ -L "$root$lib" ] && continue
 			grep -qxF ".$lib" "$skip" && continue
 			mkdir -p "$root$(dirname "$lib")"
@@ -84,6 +89,13 @@ build_base() {
 	udev=$(udev_root)
 	cp --remove-destination "$udev/lib/udev/scsi_id" "$st/lib/udev/scsi_id"
 	copy_libs "$st" "${TOOLS[@]}" "$udev/lib/udev/scsi_id"
+	# the iSCSI initiator: iscsistart logs in without iscsid or a node database
+	local iscsi lib=usr/lib/x86_64-linux-gnu
+	iscsi=$(iscsi_root)
+	mkdir -p "$st/$lib" "$st/etc/iscsi"
+	cp --remove-destination "$iscsi"/sbin/{iscsistart,iscsiadm,iscsid} "$st/sbin/"
+	cp -a "$iscsi/$lib"/lib{isns,openiscsiusr}.so* "$st/$lib/"
+	LD_LIBRARY_PATH=$st/$lib copy_libs "$st" "$st"/sbin/{iscsistart,iscsiadm,iscsid}
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$st/etc/passwd"
 	printf 'root:x:0:\n' >"$st/etc/group"
 	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort) >"$base.list"
@@ -95,7 +107,7 @@ build_base() {
 # The base is keyed on the kernel, this script up to the per-run part (so that changing what
 # each run adds costs no rebuild) and the versions of the packages it copies from.
 key=$( { echo "$KVER $KVERSION"; sed '/^# --- per-run overlay ---$/q' "$0"
-	 dpkg-query -W busybox-static sg3-utils lsscsi bash libc6 libsystemd-shared 2>/dev/null
+	 dpkg-query -W busybox-static findutils coreutils sg3-utils lsscsi bash libc6 libsystemd-shared 2>/dev/null
        } | sha256sum | cut -c1-16)
 base=$VM_CACHE/initramfs-base-$key.cpio.gz
 if [ ! -e "$base" ]; then

@@ -33,3 +33,28 @@ udev_root() {
 	fi
 	echo "$dir/root"
 }
+
+# iscsi_root: Debian's open-iscsi and the two libraries only it uses, downloaded at the
+# candidate versions into the cache and extracted (never installed on the host); prints the
+# extracted root. The guest's iSCSI initiator (iscsistart, iscsiadm) comes from here.
+ISCSI_PKGS="open-iscsi libopeniscsiusr libisns0"
+iscsi_versions() {
+	local p
+	for p in $ISCSI_PKGS; do
+		printf '%s=%s\n' "$p" "$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')"
+	done
+}
+iscsi_root() {
+	local dir sandbox=
+	dir=$VM_CACHE/iscsi/$(iscsi_versions | sha256sum | cut -c1-16)
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir"; mkdir -p "$dir/dl"
+		[ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
+		# shellcheck disable=SC2046
+		(cd "$dir/dl" && apt-get download -qq $sandbox $(iscsi_versions) >/dev/null) ||
+			vm_die "apt-get download $(iscsi_versions | tr '\n' ' ') failed"
+		for f in "$dir"/dl/*.deb; do dpkg-deb -x "$f" "$dir/root"; done
+		rm -rf "$dir/dl"; touch "$dir/.done"
+	fi
+	echo "$dir/root"
+}

@@ -26,7 +26,16 @@ TEXT = ('scsi_id.export', 'scsi_id-sg.export', 'sg_inq.export', 'sg_inq-di.expor
 HBA = [('virtio-scsi-', 'virtio-scsi-pci'), ('megasas-', 'megasas'),
        ('lsi53c895a-', 'lsi53c895a'), ('mptsas1068-', 'mptsas1068'), ('ahci-', 'ahci'),
        ('pvscsi-', 'pvscsi'), ('usb-storage-', 'qemu-xhci usb-storage'),
-       ('usb-bot-', 'qemu-xhci usb-bot'), ('scsi_debug-', 'scsi_debug')]
+       ('usb-bot-', 'qemu-xhci usb-bot'), ('scsi_debug-', 'scsi_debug'),
+       ('lio-iscsi-', 'LIO iscsi_target_mod, iscsi_tcp initiator'),
+       ('tcm_loop-', 'LIO tcm_loop')]
+# devices that are not QEMU's: how guest/lio-lib.sh configured them
+LIO_DEVICES = {
+    'lio-iscsi-fileio': 'fileio 16 MiB, vpd_unit_serial 10de00000000, '
+                        'iqn.2003-01.org.linux-iscsi.lund:san tpgt 1 on 127.0.0.1:3260',
+    'tcm_loop-fileio': 'fileio 16 MiB, vpd_unit_serial 10de00000001, '
+                       'naa.50014050000000a1 tpgt 1',
+}
 
 
 def hba_of(name):
@@ -76,7 +85,7 @@ def qemu_version():
 def render(src, kernel, qemu):
     """Render one device's raw capture directory into fixture files. Returns the list of
     (file, content) pairs."""
-    devs = san_devices()
+    devs = dict(san_devices(), **LIO_DEVICES)
     files = {}
     for name in sorted(os.listdir(src)):
         d = os.path.join(src, name)
@@ -124,7 +133,9 @@ def readme(files):
              'Written by `tests/vm/run capture` (scenario `tests/vm/scenarios/capture.sh`,',
              'host side `capture.host.py`); refresh with',
              '`LUND_VM_UPDATE_FIXTURES=1 tests/vm/run capture`. Every device of the emulated SAN',
-             '(`tests/vm/san.sh`) under QEMU 7.2 and Debian 12\'s kernel, one directory each:', '',
+             '(`tests/vm/san.sh`) under QEMU 7.2 and Debian 12\'s kernel, and Linux\'s own SCSI',
+             'target (LIO, `tests/vm/guest/lio-lib.sh`) over iSCSI and behind tcm_loop, one',
+             'directory each:', '',
              '- `inquiry.hex` standard INQUIRY (`sg_inq -r`), `pgXX.hex` VPD page 0xXX',
              '  (`sg_vpd -r -p 0xXX`, only where the device supports it), `luns.hex` REPORT LUNS',
              '  (`sg_luns -r`, LUN 0 of each target only); all in sg3_utils `--inhex` format, with a',

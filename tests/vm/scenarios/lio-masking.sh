@@ -1,0 +1,109 @@
+#!/bin/sh
+# lio-masking: LUN masking on Linux's own SCSI target (LIO over iSCSI on loopback, fileio
+# backstores). The initiator's ACL maps LUN 0; 8 more LUNs are mapped on the live session, then
+# 4 unmapped.
+# LIO queues REPORTED LUNS DATA HAS CHANGED; the kernel only reports it.
+#  0. control: without anyone scanning, the kernel adds and removes nothing;
+#     peer: rescan-scsi-bus.sh -a -r (add) and -r (remove) on the same two steps;
+#  1. lund: adds the 8 LUNs after the unit attention and names them (time from the configfs
+#     write to the last link), then removes the 4 unmapped ones and their links.
+# Evidence: sysfs (LUs, their unit serials) and the link tree computed by guest/daemon-lib.sh.
+# vm-flavour: busybox
+# vm-topology: none
+# vm-timeout: 300
+. /vm/guest/lib.sh
+. /vm/guest/daemon-lib.sh
+. /vm/guest/scan-lib.sh
+. /vm/guest/lio-lib.sh
+
+modprobe -a sd_mod sg
+lio_up
+for i in 0 1 2 3 4 5 6 7 8; do lio_fileio lu$i 16 "$LIO_SERIAL$i"; done
+lio_iscsi_target
+for i in 0 1 2 3 4 5 6 7 8; do lio_tpg_lun $i lu$i; done
+lio_map 0
+lio_iscsi_login
+vm_wait_until 30 lio_nlus_is 1 || vm_fail "LUN 0 did not appear ($(lio_nlus) LUs)"
+h=$(lio_host)
+vm_log "iscsi_tcp is host$h: $(lio_lus | tr '\n' ' ')"
+vm_assert_eq "$h:0:0:0" "$(lio_lus)" "only the mapped LUN 0 visible after the login"
+
+# serials: "H:C:T:L serial" of the tcm_loop LUs (unit serial from VPD 0x80 in sysfs)
+serials() {
+	for l in $(lio_lus); do
+		s=$(sg_vpd -p sn -r /dev/$(ls /sys/bus/scsi/devices/$l/scsi_generic) 2>/dev/null | tail -c +5 | tr -d '\0 ')
+		echo "$l $s"
+	done
+}
+
+# --- 0. control and peer ----------------------------------------------------------------------
+for i in 1 2 3 4 5 6 7 8; do lio_map $i; done
+lio_touch 0; lio_touch 0
+sleep 3
+sg_luns /dev/$(ls /sys/bus/scsi/devices/$h:0:0:0/scsi_generic) || true
+vm_assert_eq 1 "$(lio_nlus)" "without a scanner: LUs after mapping 8 LUNs"
+dmesg | grep -q 'LUN assignments on this target have changed' &&
+	vm_log "ok: the kernel reported the change and did nothing else"
+time_ms rsb -a -r --hosts=$h
+cp /tmp/rsb.out $VM_OUT/rsb-map.out
+lio_lus >/tmp/rsb.map
+lio_expected >/tmp/exp.map
+vm_result "rsb.map.rc=$T_RC rsb.map.ms=$T_MS rsb.map.lus=$(lio_nlus) rsb.map.exact=$(cmp -s /tmp/exp.map /tmp/rsb.map && echo yes || echo no)"
+for i in 5 6 7 8; do lio_unmap $i; done
+lio_touch 0
+time_ms rsb -r --hosts=$h
+cp /tmp/rsb.out $VM_OUT/rsb-unmap.out
+lio_lus >/tmp/rsb.unmap
+lio_expected >/tmp/exp.unmap
+vm_result "rsb.unmap.rc=$T_RC rsb.unmap.ms=$T_MS rsb.unmap.lus=$(lio_nlus) rsb.unmap.exact=$(cmp -s /tmp/exp.unmap /tmp/rsb.unmap && echo yes || echo no)"
+serials >/tmp/rsb.serials
+# back to LUN 0 alone
+for i in 1 2 3 4; do lio_unmap $i; done
+lio_touch 0
+for l in $(lio_lus); do [ "${l##*:}" = 0 ] || echo 1 >/sys/bus/scsi/devices/$l/delete; done
+[ -e /sys/bus/scsi/devices/$h:0:0:0 ] || lio_login_scan
+vm_assert_eq 1 "$(lio_nlus)" "back to LUN 0 alone"
+lio_touch 0
+
+# --- 1. lund ----------------------------------------------------------------------------------
+lund_start
+daemon_check_tree "start"
+t0=$(vm_uptime_ms)
+for i in 1 2 3 4 5 6 7 8; do lio_map $i; done
+lio_touch 0
+vm_wait_until 60 lio_nlus_is 9 || vm_fail "lund: expected 9 LUs after mapping 8, have $(lio_nlus)"
+t1=$(vm_uptime_ms)
+daemon_check_tree "8 LUNs mapped" 30
+t2=$(vm_uptime_ms)
+lio_lus >/tmp/lund.map
+lio_expected >/tmp/exp.map
+vm_result "lund.map.lus=$(lio_nlus) lund.map.lus_ms=$((t1 - t0)) lund.map.names_ms=$((t2 - t0)) links=$(wc -l </tmp/tree.act)"
+t0=$(vm_uptime_ms)
+for i in 5 6 7 8; do lio_unmap $i; done
+lio_touch 0
+vm_wait_until 60 lio_nlus_is 5 || vm_fail "lund: expected 5 LUs after unmapping 4, have $(lio_nlus)"
+t1=$(vm_uptime_ms)
+daemon_check_tree "4 LUNs unmapped" 30
+t2=$(vm_uptime_ms)
+lio_lus >/tmp/lund.unmap
+lio_expected >/tmp/exp.unmap
+serials >/tmp/lund.serials
+vm_result "lund.unmap.lus=$(lio_nlus) lund.unmap.lus_ms=$((t1 - t0)) lund.unmap.names_ms=$((t2 - t0))"
+grep -c 'REPORTED_LUNS_DATA_HAS_CHANGED' "$LUND_LOG.new" >/dev/null ||
+	vm_fail "lund's log does not name the unit attention"
+
+# lund against the target's own mapping (the ACL); the peer's result is reported beside it
+vm_assert "lund after mapping: exactly the LUNs the ACL maps" cmp -s /tmp/exp.map /tmp/lund.map
+vm_assert "lund after unmapping: exactly the LUNs the ACL maps" cmp -s /tmp/exp.unmap /tmp/lund.unmap
+compare_sets map /tmp/lund.map /tmp/rsb.map || true
+compare_sets unmap /tmp/lund.unmap /tmp/rsb.unmap || true
+cat /tmp/lund.serials
+vm_assert_eq "${LIO_SERIAL}0 ${LIO_SERIAL}1 ${LIO_SERIAL}2 ${LIO_SERIAL}3 ${LIO_SERIAL}4" \
+	"$(awk '{ printf "%s%s", sep, $2; sep = " " }' /tmp/lund.serials)" "the mapped LUNs' unit serials, in LUN order"
+vm_result "rsb.serials=$(cmp -s /tmp/lund.serials /tmp/rsb.serials && echo same || echo differ)"
+ls -l "$LUND_LINKS" | head -n 30
+lund_alive || vm_fail "lund died"
+dmesg >$VM_OUT/dmesg.txt
+cp $LUND_LOG.new $VM_OUT/lund.log
+lund_stop
+vm_done
