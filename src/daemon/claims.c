@@ -24,6 +24,7 @@ struct Claims {
 	size_t n;
 	bool deferred;
 	Orphan *orphans;
+	size_t n_failed; /* claims whose last write failed */
 };
 
 int lu_cmp(const Lu *a, const Lu *b)
@@ -141,15 +142,21 @@ static void claim_drop(Claims *cl, Claim *c)
 {
 	tdelete(c, &cl->tree, claim_cmp);
 	cl->n--;
+	if (c->error < 0)
+		cl->n_failed--;
 	free(c->linked);
 	free(c);
 }
 
 /* Record the outcome @r of writing @target (NULL: a removal) at @c's name. */
-static void claim_written(Claim *c, const char *target, int r)
+static void claim_written(Claims *cl, Claim *c, const char *target, int r)
 {
+	if (c->error < 0)
+		cl->n_failed--;
 	c->foreign = r == -EEXIST;
 	c->error = r < 0 && r != -EEXIST ? r : 0;
+	if (c->error < 0)
+		cl->n_failed++;
 	if (r >= 0 || r == -EEXIST) {
 		/* Done, or the name is someone else's: no other link of ours is there. */
 		free(c->linked);
@@ -237,7 +244,7 @@ static void claim_resolve(Claims *cl, Claim *c)
 		return;
 	}
 	r = cl->ops->add(cl->userdata, c->set, c->name, win->target, c->linked, win->lu);
-	claim_written(c, win->target, r);
+	claim_written(cl, c, win->target, r);
 	c->winner = r >= 0 ? win->lu : NULL;
 	if (c->error < 0 && cl->ops->failed)
 		cl->ops->failed(cl->userdata, c, win->target, r, win->lu);
@@ -413,28 +420,16 @@ int claims_reconcile(Claims *cl, unsigned set)
 
 	r = cl->ops->reconcile(cl->userdata, set, v, w.n, results);
 	for (size_t i = 0; i < w.n; i++) {
-		claim_written(claims[i], v[i].target, results[i]);
+		claim_written(cl, claims[i], v[i].target, results[i]);
 		if (results[i] < 0)
 			claims[i]->winner = NULL;
 	}
 	return r;
 }
 
-static void count_failed(const void *nodep, VISIT which, void *closure)
-{
-	const Claim *c = *(Claim *const *)nodep;
-
-	if ((which == postorder || which == leaf) && c->owners && c->error < 0)
-		(*(size_t *)closure)++;
-}
-
 size_t claims_failed(const Claims *cl)
 {
-	size_t n = 0;
-
-	if (cl)
-		twalk_r(cl->tree, count_failed, &n);
-	return n;
+	return cl ? cl->n_failed : 0;
 }
 
 typedef struct ForeachCtx {

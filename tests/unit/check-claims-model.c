@@ -217,8 +217,21 @@ static bool wants(size_t i, unsigned k, char ret[static 32])
 	return true;
 }
 
+static void count_failed(const Claim *c, void *userdata)
+{
+	if (c->error < 0)
+		(*(size_t *)userdata)++;
+}
+
 static void check_invariant(bool converged)
 {
+	size_t n_failed = 0;
+
+	claims_foreach(cl, count_failed, &n_failed);
+	if (n_failed != claims_failed(cl))
+		model_fail("claims_failed() says %zu, %zu claims failed", claims_failed(cl),
+		           n_failed);
+
 	char p[PATH_MAX];
 	size_t n_entries = 0;
 
