@@ -8,12 +8,23 @@
 #include "claims.h"
 #include "macro.h"
 
+/* A link this object made whose claim went while deferred: removed by the next reconcile,
+ * which cannot find it by its record if the record was lost. */
+typedef struct Orphan {
+	struct Orphan *next;
+	unsigned set;
+	char *known;
+	char name[];
+} Orphan;
+
 struct Claims {
 	const ClaimsOps *ops;
 	void *userdata;
 	void *tree; /* tsearch() tree of Claim */
 	size_t n;
 	bool deferred;
+	Orphan *orphans;
+	size_t n_failed; /* claims whose last write failed */
 };
 
 int lu_cmp(const Lu *a, const Lu *b)
@@ -59,6 +70,7 @@ static void claim_free_node(void *p)
 		c->owners = o->next;
 		free(o);
 	}
+	free(c->linked);
 	free(c);
 }
 
@@ -67,6 +79,13 @@ Claims *claims_free(Claims *cl)
 	if (!cl)
 		return NULL;
 	tdestroy(cl->tree, claim_free_node);
+	while (cl->orphans) {
+		Orphan *o = cl->orphans;
+
+		cl->orphans = o->next;
+		free(o->known);
+		free(o);
+	}
 	free(cl);
 	return NULL;
 }
@@ -123,7 +142,29 @@ static void claim_drop(Claims *cl, Claim *c)
 {
 	tdelete(c, &cl->tree, claim_cmp);
 	cl->n--;
+	if (c->error < 0)
+		cl->n_failed--;
+	free(c->linked);
 	free(c);
+}
+
+/* Record the outcome @r of writing @target (NULL: a removal) at @c's name. */
+static void claim_written(Claims *cl, Claim *c, const char *target, int r)
+{
+	if (c->error < 0)
+		cl->n_failed--;
+	c->foreign = r == -EEXIST;
+	c->error = r < 0 && r != -EEXIST ? r : 0;
+	if (c->error < 0)
+		cl->n_failed++;
+	if (r >= 0 || r == -EEXIST) {
+		/* Done, or the name is someone else's: no other link of ours is there. */
+		free(c->linked);
+		c->linked = r >= 0 && target ? strdup(target) : NULL;
+	} else if (!c->linked && target)
+		/* Failed: a link to @target may be there all the same (adopted, its record not
+		 * written), and only @target is ours to remove later. */
+		c->linked = strdup(target);
 }
 
 static ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
@@ -180,22 +221,31 @@ static void claim_resolve(Claims *cl, Claim *c)
 	if (cl->deferred) {
 		/* The reconcile that follows makes the links, and removes unclaimed ones. */
 		c->winner = win ? win->lu : NULL;
-		if (!win)
+		if (!win) {
+			Orphan *o = c->linked ? malloc(sizeof(*o) + strlen(c->name) + 1) : NULL;
+
+			if (o) {
+				o->set = c->set;
+				o->known = TAKE_PTR(c->linked);
+				strcpy(o->name, c->name);
+				o->next = cl->orphans;
+				cl->orphans = o;
+			}
 			claim_drop(cl, c);
+		}
 		return;
 	}
 
 	if (!win) {
-		r = cl->ops->remove(cl->userdata, c->set, c->name, c->winner);
+		r = cl->ops->remove(cl->userdata, c->set, c->name, c->linked, c->winner);
 		if (r < 0 && cl->ops->failed)
 			cl->ops->failed(cl->userdata, c, NULL, r, c->winner);
 		claim_drop(cl, c);
 		return;
 	}
-	r = cl->ops->add(cl->userdata, c->set, c->name, win->target, win->lu);
-	c->foreign = r == -EEXIST;
+	r = cl->ops->add(cl->userdata, c->set, c->name, win->target, c->linked, win->lu);
+	claim_written(cl, c, win->target, r);
 	c->winner = r >= 0 ? win->lu : NULL;
-	c->error = r < 0 && r != -EEXIST ? r : 0;
 	if (c->error < 0 && cl->ops->failed)
 		cl->ops->failed(cl->userdata, c, win->target, r, win->lu);
 }
@@ -312,20 +362,16 @@ static void collect_claim(const void *nodep, VISIT which, void *closure)
 		return;
 	if (c->set != w->set)
 		return;
-	/* A write that failed is retried: the winner is chosen again. */
-	if (!c->winner && c->error < 0) {
+	/* Every claim is written again: a write that failed, a name a foreign file held. */
+	{
 		ClaimOwner *win = claim_pick(c);
 
 		c->winner = win ? win->lu : NULL;
+		if (!win)
+			return;
+		w->claims[w->n] = c;
+		w->v[w->n++] = (LinkSpec){ c->name, win->target, c->linked };
 	}
-	if (!c->winner)
-		return;
-	for (ClaimOwner *o = c->owners; o; o = o->next)
-		if (o->lu == c->winner) {
-			w->claims[w->n] = c;
-			w->v[w->n++] = (LinkSpec){ c->name, o->target };
-			break;
-		}
 }
 
 int claims_reconcile(Claims *cl, unsigned set)
@@ -343,18 +389,47 @@ int claims_reconcile(Claims *cl, unsigned set)
 	results = calloc(cl->n + 1, sizeof(*results));
 	if (!v || !claims || !results)
 		return -ENOMEM;
+	/* Links made for claims that went while deferred: removed unless claimed again. */
+	for (Orphan **p = &cl->orphans; *p;) {
+		Orphan *o = *p;
+		Claim *c;
+
+		if (o->set != set) {
+			p = &o->next;
+			continue;
+		}
+		*p = o->next;
+		c = claims_find(cl, set, o->name);
+		if (c && !c->linked)
+			c->linked = TAKE_PTR(o->known);
+		else if (!c) {
+			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
+			if (r < 0 && cl->ops->failed) {
+				Claim tmp = { .set = set, .name = o->name };
+
+				cl->ops->failed(cl->userdata, &tmp, NULL, r, NULL);
+			}
+		}
+		free(o->known);
+		free(o);
+	}
+
 	w.v = v;
 	w.claims = claims;
 	twalk_r(cl->tree, collect_claim, &w);
 
 	r = cl->ops->reconcile(cl->userdata, set, v, w.n, results);
 	for (size_t i = 0; i < w.n; i++) {
-		claims[i]->foreign = results[i] == -EEXIST;
-		claims[i]->error = results[i] < 0 && results[i] != -EEXIST ? results[i] : 0;
+		claim_written(cl, claims[i], v[i].target, results[i]);
 		if (results[i] < 0)
 			claims[i]->winner = NULL;
 	}
 	return r;
+}
+
+size_t claims_failed(const Claims *cl)
+{
+	return cl ? cl->n_failed : 0;
 }
 
 typedef struct ForeachCtx {

@@ -14,7 +14,10 @@
  *
  * The links themselves are written through ClaimsOps, so the object is tested without a
  * daemon, a link directory or an inventory: tests inject results and failures there. A write
- * that failed is remembered and retried by the next claims_reconcile() of its set.
+ * that failed, and a name a foreign file held, are retried by every claims_reconcile() of
+ * their set; claims_failed() tells the caller whether a retry is due. Each claim remembers the
+ * link it made (Claim.linked), so the link is still replaced or removed as lund's when its
+ * record was lost.
  *
  * An LU's own claims are a NULL-terminated array in Lu.userdata, which belongs to this object.
  */
@@ -40,6 +43,7 @@ typedef struct Claim {
 	char *name;
 	ClaimOwner *owners;
 	Lu *winner;     /* whose target the link has, NULL if none was made */
+	char *linked;   /* the target of the link this object made, NULL if none */
 	bool foreign;   /* a file lund did not make holds the name */
 	bool collision; /* owners disagree on the target */
 	int error;      /* the last write's failure (-errno, not -EEXIST), 0 if none */
@@ -54,11 +58,12 @@ typedef struct ClaimWant {
 
 typedef struct ClaimsOps {
 	/* Make @name point to @target for @lu: links_add()'s contract (>= 0 done, -EEXIST a
-	 * foreign file holds the name, -errno failed). */
+	 * foreign file holds the name, -errno failed); @known is Claim.linked. */
 	int (*add)(void *userdata, unsigned set, const char *name, const char *target,
-	           const Lu *lu);
+	           const char *known, const Lu *lu);
 	/* Remove lund's link @name, last held by @lu (may be NULL): links_remove()'s contract. */
-	int (*remove)(void *userdata, unsigned set, const char *name, const Lu *lu);
+	int (*remove)(void *userdata, unsigned set, const char *name, const char *known,
+	              const Lu *lu);
 	/* Make set @set hold exactly @want: links_reconcile()'s contract; @ret_results gets
 	 * each entry's outcome as add() returns it. */
 	int (*reconcile)(void *userdata, unsigned set, const LinkSpec *want, size_t n,
@@ -100,6 +105,9 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n);
  * Returns what ops->reconcile() returns, or -ENOMEM.
  */
 int claims_reconcile(Claims *cl, unsigned set);
+
+/* claims_failed() - how many claims' last write failed (not counting foreign files). */
+size_t claims_failed(const Claims *cl);
 
 /* Every claim, ordered by set, then name. */
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata);

@@ -40,6 +40,7 @@ static const char *link_message_id(LinkAction a)
 	switch (a) {
 	case LINK_CREATED:
 	case LINK_UPDATED:
+	case LINK_ADOPTED:
 		return MESSAGE_LINK_CREATED;
 	case LINK_REMOVED:
 	case LINK_LOST:
@@ -66,6 +67,7 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 	case LINK_CREATED:
 	case LINK_UPDATED:
 	case LINK_REMOVED:
+	case LINK_ADOPTED:
 		level = LOG_INFO;
 		break;
 	case LINK_TEMP_REMOVED:
@@ -82,6 +84,9 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 		         "/%s/%s: lund's link was replaced or removed by someone else, forgetting "
 		         "it",
 		         dir, name);
+	else if (a == LINK_RECORD_REPAIRED)
+		log_full(level, 0, &dev, NULL,
+		         "/%s/%s: broken record entry of lund's links, removed it", dir, name);
 	else if (a == LINK_FAILED)
 		log_full(level, error, &dev, NULL, "/%s/%s: failed to update link: %m", dir, name);
 	else
@@ -192,24 +197,25 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 
 /* ClaimsOps: the claims' links written to this manager's link directories. */
 static int link_op_add(void *userdata, unsigned set, const char *name, const char *target,
-                       const Lu *lu)
+                       const char *known, const Lu *lu)
 {
 	Manager *m = userdata;
 	int r;
 
 	m->current = lu;
-	r = links_add(m->links[set], name, target);
+	r = links_add(m->links[set], name, target, known);
 	m->current = NULL;
 	return r;
 }
 
-static int link_op_remove(void *userdata, unsigned set, const char *name, const Lu *lu)
+static int link_op_remove(void *userdata, unsigned set, const char *name, const char *known,
+                          const Lu *lu)
 {
 	Manager *m = userdata;
 	int r;
 
 	m->current = lu;
-	r = links_remove(m->links[set], name);
+	r = links_remove(m->links[set], name, known);
 	m->current = NULL;
 	return r;
 }
@@ -222,10 +228,10 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	int r;
 
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
-	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u foreign, %u lost, %u "
-	         "failed",
-	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.foreign,
-	         st.lost, st.failed);
+	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
+	         "%u lost, %u failed, %u broken records repaired",
+	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,
+	         st.foreign, st.lost, st.failed, st.repaired);
 	return r;
 }
 
@@ -267,6 +273,45 @@ static const ClaimsOps link_ops = {
 	.failed = link_op_failed,
 };
 
+/* Backoff of the retry after failed link writes (/dev full, read-only, ...). */
+#define LINKS_RETRY_FIRST_USEC (UINT64_C(1000000))
+#define LINKS_RETRY_MAX_USEC   (UINT64_C(300000000))
+
+static int on_links_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Manager *m = userdata;
+
+	m->links_retry_source = sd_event_source_disable_unref(m->links_retry_source);
+	log_info("Retrying %zu link writes that failed", claims_failed(m->claims));
+	(void)manager_reconcile_links(m);
+	return 0;
+}
+
+/* After any failed write, reconcile again later, each time waiting twice as long up to
+ * LINKS_RETRY_MAX_USEC; once nothing fails the backoff starts over. */
+static void links_retry_arm(Manager *m)
+{
+	int r;
+
+	if (!m->event)
+		return;
+	if (claims_failed(m->claims) == 0) {
+		m->links_retry_source = sd_event_source_disable_unref(m->links_retry_source);
+		m->links_retry_usec = 0;
+		return;
+	}
+	if (m->links_retry_source)
+		return;
+	m->links_retry_usec = m->links_retry_usec == 0 ? LINKS_RETRY_FIRST_USEC
+	                                               : MIN(m->links_retry_usec * 2,
+	                                                     (uint64_t)LINKS_RETRY_MAX_USEC);
+	r = sd_event_add_time_relative(m->event, &m->links_retry_source, CLOCK_MONOTONIC,
+	                               m->links_retry_usec, 0, on_links_retry, m);
+	if (r < 0)
+		log_warning_errno(r,
+		                  "Failed to schedule a retry of failed link writes, ignoring: %m");
+}
+
 /* Bring @lu's claims to what it wants now (nothing when @gone). */
 void manager_update_links(Manager *m, Lu *lu, bool gone)
 {
@@ -283,6 +328,8 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 	if (r < 0)
 		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
 		                lu->hctl);
+	if (!m->bulk)
+		links_retry_arm(m);
 }
 
 /* Full reconcile of every set from the claims (start-up, resync). */
@@ -299,6 +346,7 @@ int manager_reconcile_links(Manager *m)
 		if (r < 0 && r != -EEXIST && ret == 0)
 			ret = r;
 	}
+	links_retry_arm(m);
 	return ret;
 }
 

@@ -68,6 +68,8 @@ struct Manager {
 	char *link_dir[_LINKSET_MAX];
 	LinkReportCtx report_ctx[_LINKSET_MAX];
 	Claims *claims;
+	sd_event_source *links_retry_source; /* reconcile again after failed link writes */
+	uint64_t links_retry_usec;           /* its current backoff, 0 when nothing failed */
 	bool bulk;         /* collecting claims for a full reconcile, not applying them */
 	const Lu *current; /* the LU whose links are being written, for log fields */
 

@@ -570,6 +570,7 @@ Manager *manager_free(Manager *m)
 		free(m->link_dir[s]);
 	}
 	sd_event_source_disable_unref(m->resync_source);
+	sd_event_source_disable_unref(m->links_retry_source);
 	sd_event_source_disable_unref(m->status_source);
 	sd_event_unref(m->event);
 	safe_close(m->rootfd);

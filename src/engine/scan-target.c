@@ -170,17 +170,126 @@ static bool mounted(int rootfd, const char *devnum)
 	return false;
 }
 
+/* The character nodes of an LU, as /dev paths: its sg, bsg, tape (st, nst and their modes) and
+ * changer (sch) nodes; an enclosure (ses) is used through its sg and bsg nodes. */
+static const struct {
+	const char *class; /* directory below the LU in sysfs */
+	const char *dev;   /* its nodes below /dev */
+} char_classes[] = {
+	{ "scsi_generic", "/dev/" },
+	{ "bsg", "/dev/bsg/" },
+	{ "scsi_tape", "/dev/" },
+	{ "scsi_changer", "/dev/" },
+};
+
+static int char_nodes(int rootfd, const char *syslu, char ***ret, size_t *ret_n)
+{
+	char **v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(char_classes); i++) {
+		_cleanup_(closedirp) DIR *d = NULL;
+		char path[PATH_MAX];
+
+		scan_pathfmt(path, sizeof(path), "%s/%s", syslu, char_classes[i].class);
+		if (scan_opendir(rootfd, path, &d) < 0)
+			continue;
+		for (struct dirent *de; (de = readdir(d));) {
+			char **nv;
+			char *node;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (asprintf(&node, "%s%s", char_classes[i].dev, de->d_name) < 0)
+				goto oom;
+			nv = reallocarray(v, n + 1, sizeof(char *));
+			if (!nv) {
+				free(node);
+				goto oom;
+			}
+			v = nv;
+			v[n++] = node;
+		}
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+oom:
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return -ENOMEM;
+}
+
+/*
+ * Whether a process other than this one has one of @nodes open: /proc/PID/fd of the root.
+ * Returns the PID, 0 when none, and the node in @ret_node.
+ */
+static long node_open_by(int rootfd, char *const *nodes, size_t n, const char **ret_node)
+{
+	_cleanup_(closedirp) DIR *proc = NULL;
+	_cleanup_free_ char *buf = NULL;
+	long self = (long)getpid();
+
+	if (n == 0 || scan_opendir(rootfd, "proc", &proc) < 0)
+		return 0;
+	buf = malloc(PATH_MAX);
+	if (!buf)
+		return 0;
+	for (struct dirent *pe; (pe = readdir(proc));) {
+		_cleanup_(closedirp) DIR *fds = NULL;
+		char path[PATH_MAX], *end;
+		long pid = strtol(pe->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		scan_pathfmt(path, sizeof(path), "proc/%s/fd", pe->d_name);
+		if (scan_opendir(rootfd, path, &fds) < 0)
+			continue; /* gone meanwhile, or not ours to see */
+		for (struct dirent *fe; (fe = readdir(fds));) {
+			ssize_t k;
+
+			if (fe->d_name[0] == '.')
+				continue;
+			k = readlinkat(dirfd(fds), fe->d_name, buf, PATH_MAX - 1);
+			if (k < 0)
+				continue;
+			buf[k] = 0;
+			for (size_t i = 0; i < n; i++)
+				if (streq(buf, nodes[i])) {
+					*ret_node = nodes[i];
+					return pid;
+				}
+		}
+	}
+	return 0;
+}
+
 /* 0 when @lu may be removed; -EBUSY with @why otherwise. */
 static int lu_in_use(Scan *s, const ScanLu *lu, char *why, size_t why_size)
 {
 	char syslu[128];
-	char **devs = NULL;
-	size_t n = 0;
+	char **devs = NULL, **nodes = NULL;
+	size_t n = 0, n_nodes = 0;
+	const char *node = NULL;
+	long pid;
 	int r = 0;
 
+	snprintf(syslu, sizeof(syslu), "sys/bus/scsi/devices/%s", lu->hctl);
+	/* Every LU type: a tape, a changer, an enclosure or a disk used through sg or bsg is
+	 * in use while a process has one of its character nodes open. */
+	if (char_nodes(s->rootfd, syslu, &nodes, &n_nodes) >= 0) {
+		pid = node_open_by(s->rootfd, nodes, n_nodes, &node);
+		if (pid > 0) {
+			snprintf(why, why_size, "%s is open by PID %ld", node, pid);
+			r = -EBUSY;
+		}
+		strv_free_n(nodes, n_nodes);
+		if (r < 0)
+			return r;
+	}
 	if (!lu->block)
 		return 0; /* no block device: nothing can mount or hold it */
-	snprintf(syslu, sizeof(syslu), "sys/bus/scsi/devices/%s", lu->hctl);
 	if (block_devs(s->rootfd, syslu, lu->block, &devs, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n && r == 0; i++) {

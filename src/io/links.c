@@ -34,14 +34,20 @@ struct Links {
 	char *record_dir;
 	LinksReportFn report;
 	void *userdata;
+	LinksSymlinkFn symlink_fn;
 	LinksStats *stats; /* while a reconcile runs */
 };
 
 static const char *const link_action_table[_LINK_ACTION_MAX] = {
-	[LINK_CREATED] = "created", [LINK_UPDATED] = "updated",
-	[LINK_REMOVED] = "removed", [LINK_FOREIGN] = "foreign",
-	[LINK_LOST] = "lost",       [LINK_TEMP_REMOVED] = "temp-removed",
+	[LINK_CREATED] = "created",
+	[LINK_UPDATED] = "updated",
+	[LINK_REMOVED] = "removed",
+	[LINK_FOREIGN] = "foreign",
+	[LINK_LOST] = "lost",
+	[LINK_TEMP_REMOVED] = "temp-removed",
 	[LINK_FAILED] = "failed",
+	[LINK_ADOPTED] = "adopted",
+	[LINK_RECORD_REPAIRED] = "record-repaired",
 };
 
 const char *link_action_name(LinkAction a)
@@ -195,16 +201,29 @@ static int tmp_name(char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 }
 
 /* A new symlink to @target under a fresh temporary name in @dfd. */
-static int symlink_tmp(int dfd, const char *target, char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
+static int symlink_tmp(Links *l, int dfd, const char *target,
+                       char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 {
 	for (unsigned i = 0; i < 16; i++) {
+		int r;
+
 		tmp_name(ret);
-		if (symlinkat(target, dfd, ret) >= 0)
+		if (l->symlink_fn)
+			r = l->symlink_fn(target, dfd, ret);
+		else
+			r = symlinkat(target, dfd, ret) >= 0 ? 0 : -errno;
+		if (r >= 0)
 			return 0;
-		if (errno != EEXIST)
-			return -errno;
+		if (r != -EEXIST)
+			return r;
 	}
 	return -EEXIST;
+}
+
+void links_set_symlink_fn(Links *l, LinksSymlinkFn fn)
+{
+	if (l)
+		l->symlink_fn = fn;
 }
 
 static bool rename_flags_unsupported(int err)
@@ -228,12 +247,12 @@ static int rename_noreplace(int dfd, const char *from, const char *to)
 }
 
 /* Write the record of @name atomically: @targets is what counts as lund's link. */
-static int record_write(int rfd, const char *name, const char *targets)
+static int record_write(Links *l, int rfd, const char *name, const char *targets)
 {
 	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
 	int r;
 
-	r = symlink_tmp(rfd, targets, tmp);
+	r = symlink_tmp(l, rfd, targets, tmp);
 	if (r < 0)
 		return r;
 	if (renameat(rfd, tmp, rfd, name) < 0) {
@@ -255,8 +274,67 @@ static void report(Links *l, LinkAction a, const char *name, const char *target,
 {
 	if (l->stats && a == LINK_LOST)
 		l->stats->lost++;
+	if (l->stats && a == LINK_RECORD_REPAIRED)
+		l->stats->repaired++;
 	if (l->report)
 		l->report(a, name, target, error, l->userdata);
+}
+
+/* Remove entry @name of @dfd whatever it is, a directory with its contents (bounded depth). */
+static int remove_entry(int dfd, const char *name, unsigned depth)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	int fd;
+
+	if (unlinkat(dfd, name, 0) >= 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	if (depth == 0)
+		return -ELOOP;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		safe_close(fd);
+		return -errno;
+	}
+	for (struct dirent *de; (de = readdir(d));)
+		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			(void)remove_entry(dirfd(d), de->d_name, depth - 1);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* A record entry that cannot be one (not a symlink, a bad name): reported and removed. */
+static int record_repair(Links *l, int rfd, const char *name)
+{
+	int r = remove_entry(rfd, name, 8);
+
+	if (r < 0)
+		return r;
+	report(l, LINK_RECORD_REPAIRED, name, NULL, 0);
+	return 0;
+}
+
+/* The record of @name: -ENOENT when there is none (a broken entry is repaired into none). */
+static int record_read(Links *l, int rfd, const char *name, char **ret)
+{
+	int r = read_link(rfd, name, ret);
+
+	if (r == -EINVAL) {
+		r = record_repair(l, rfd, name);
+		return r < 0 ? r : -ENOENT;
+	}
+	return r;
+}
+
+/* Whether link target @cur is lund's: recorded, or what the caller made itself. */
+static bool owned(const char *rec, const char *known, const char *cur)
+{
+	return cur && ((rec && record_has(rec, cur)) || (known && streq(known, cur)));
 }
 
 int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,
@@ -325,13 +403,13 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
  * is atomic; if the entry swapped out is not the link we checked (someone replaced it in the
  * meantime), it is swapped back and the name is foreign.
  */
-static int link_replace(int dfd, const char *name, const char *old, const char *target)
+static int link_replace(Links *l, int dfd, const char *name, const char *old, const char *target)
 {
 	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
 	_cleanup_free_ char *swapped = NULL;
 	int r;
 
-	r = symlink_tmp(dfd, target, tmp);
+	r = symlink_tmp(l, dfd, target, tmp);
 	if (r < 0)
 		return r;
 
@@ -360,12 +438,12 @@ static int link_replace(int dfd, const char *name, const char *old, const char *
 	return 0;
 }
 
-static int link_create(int dfd, const char *name, const char *target)
+static int link_create(Links *l, int dfd, const char *name, const char *target)
 {
 	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
 	int r;
 
-	r = symlink_tmp(dfd, target, tmp);
+	r = symlink_tmp(l, dfd, target, tmp);
 	if (r < 0)
 		return r;
 	r = rename_noreplace(dfd, tmp, name);
@@ -374,104 +452,30 @@ static int link_create(int dfd, const char *name, const char *target)
 	return r;
 }
 
-static int add_at(Links *l, int dfd, int rfd, const char *name, const char *target)
+/*
+ * Remove lund's link @name (@rec its record, may be NULL; @known as for links_add()). It is
+ * first moved aside, so what is unlinked is exactly what was checked. Returns 1 when removed,
+ * 0 when nothing of lund's was there, -errno otherwise; the record is dropped either way.
+ */
+static int remove_ours(Links *l, int dfd, int rfd, const char *name, const char *rec,
+                       const char *known)
 {
-	_cleanup_free_ char *rec = NULL, *cur = NULL, *both = NULL;
-	int r;
-
-	r = read_link(rfd, name, &rec);
-	if (r < 0 && r != -ENOENT)
-		return r;
-
-	r = read_link(dfd, name, &cur);
-	if (r == -ENOENT) {
-		if (!rec || !streq(rec, target)) {
-			r = record_write(rfd, name, target);
-			if (r < 0)
-				return r;
-		}
-		r = link_create(dfd, name, target);
-		if (r == -EEXIST) {
-			/* Someone created the name between our check and now. */
-			(void)record_drop(rfd, name);
-			report(l, LINK_FOREIGN, name, target, 0);
-			return r;
-		}
-		if (r < 0)
-			return r;
-		report(l, LINK_CREATED, name, target, 0);
-		return LINKS_ADD_CREATED;
-	}
-	if (r < 0 && r != -EINVAL)
-		return r;
-
-	if (r == -EINVAL || !rec || !record_has(rec, cur)) {
-		/* Not a symlink, or not one lund made. */
-		if (rec) {
-			(void)record_drop(rfd, name);
-			report(l, LINK_LOST, name, NULL, 0);
-		}
-		if (cur && streq(cur, target))
-			return 0; /* someone else's link, but already what we want */
-		report(l, LINK_FOREIGN, name, target, 0);
-		return -EEXIST;
-	}
-
-	if (streq(cur, target)) {
-		if (!streq(rec, target)) {
-			/* An update was interrupted after the swap: settle the record. */
-			r = record_write(rfd, name, target);
-			if (r < 0)
-				return r;
-		}
-		return 0;
-	}
-
-	/* Ours, pointing elsewhere: while the link is swapped, both targets are ours. */
-	if (asprintf(&both, "%s%c%s", target, RECORD_SEP, cur) < 0)
-		return -ENOMEM;
-	r = record_write(rfd, name, both);
-	if (r < 0)
-		return r;
-	r = link_replace(dfd, name, cur, target);
-	if (r == -EEXIST) {
-		(void)record_drop(rfd, name);
-		report(l, LINK_LOST, name, NULL, 0);
-		report(l, LINK_FOREIGN, name, target, 0);
-		return r;
-	}
-	if (r < 0)
-		return r;
-	r = record_write(rfd, name, target);
-	if (r < 0)
-		return r;
-	report(l, LINK_UPDATED, name, target, 0);
-	return LINKS_ADD_UPDATED;
-}
-
-static int remove_at(Links *l, int dfd, int rfd, const char *name)
-{
-	_cleanup_free_ char *rec = NULL, *cur = NULL, *moved = NULL;
+	_cleanup_free_ char *cur = NULL, *moved = NULL;
 	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
 	int r;
-
-	r = read_link(rfd, name, &rec);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
 
 	r = read_link(dfd, name, &cur);
 	if (r == -ENOENT)
 		return record_drop(rfd, name); /* already gone, e.g. a crash before creation */
 	if (r < 0 && r != -EINVAL)
 		return r;
-	if (r == -EINVAL || !record_has(rec, cur)) {
+	if (r == -EINVAL || !owned(rec, known, cur)) {
+		if (!rec)
+			return 0;
 		report(l, LINK_LOST, name, NULL, 0);
 		return record_drop(rfd, name);
 	}
 
-	/* Move it aside first, so what we unlink is exactly what we checked. */
 	tmp_name(tmp);
 	r = rename_noreplace(dfd, name, tmp);
 	if (r == -ENOENT)
@@ -479,7 +483,7 @@ static int remove_at(Links *l, int dfd, int rfd, const char *name)
 	if (r < 0)
 		return r;
 	r = read_link(dfd, tmp, &moved);
-	if (r < 0 || !record_has(rec, moved)) {
+	if (r < 0 || !owned(rec, known, moved)) {
 		/* Replaced under us: put the foreign entry back. */
 		r = rename_noreplace(dfd, tmp, name);
 		if (r < 0)
@@ -496,7 +500,105 @@ static int remove_at(Links *l, int dfd, int rfd, const char *name)
 	return 1;
 }
 
-int links_add(Links *l, const char *name, const char *target)
+static int add_at(Links *l, int dfd, int rfd, const char *name, const char *target,
+                  const char *known)
+{
+	_cleanup_free_ char *rec = NULL, *cur = NULL, *both = NULL;
+	int r;
+
+	r = record_read(l, rfd, name, &rec);
+	if (r < 0 && r != -ENOENT)
+		return r;
+
+	r = read_link(dfd, name, &cur);
+	if (r == -ENOENT) {
+		if (!rec || !streq(rec, target)) {
+			r = record_write(l, rfd, name, target);
+			if (r < 0)
+				return r;
+		}
+		r = link_create(l, dfd, name, target);
+		if (r == -EEXIST) {
+			/* Someone created the name between our check and now. */
+			(void)record_drop(rfd, name);
+			report(l, LINK_FOREIGN, name, target, 0);
+			return r;
+		}
+		if (r < 0)
+			return r;
+		report(l, LINK_CREATED, name, target, 0);
+		return LINKS_ADD_CREATED;
+	}
+	if (r < 0 && r != -EINVAL)
+		return r;
+
+	if (r == -EINVAL || !owned(rec, known, cur)) {
+		/* Not a symlink, or not one lund made. */
+		if (rec) {
+			(void)record_drop(rfd, name);
+			report(l, LINK_LOST, name, NULL, 0);
+		}
+		if (cur && streq(cur, target)) {
+			/* Already what we want: adopted, so it goes with its device. */
+			r = record_write(l, rfd, name, target);
+			if (r < 0)
+				return r;
+			report(l, LINK_ADOPTED, name, target, 0);
+			return LINKS_ADD_ADOPTED;
+		}
+		report(l, LINK_FOREIGN, name, target, 0);
+		return -EEXIST;
+	}
+
+	if (streq(cur, target)) {
+		if (!rec || !streq(rec, target)) {
+			/* An update was interrupted after the swap, or the record was lost. */
+			r = record_write(l, rfd, name, target);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+
+	/* Ours, pointing elsewhere: while the link is swapped, both targets are ours. */
+	if (asprintf(&both, "%s%c%s", target, RECORD_SEP, cur) < 0)
+		return -ENOMEM;
+	r = record_write(l, rfd, name, both);
+	if (r >= 0) {
+		r = link_replace(l, dfd, name, cur, target);
+		if (r == -EEXIST) {
+			(void)record_drop(rfd, name);
+			report(l, LINK_LOST, name, NULL, 0);
+			report(l, LINK_FOREIGN, name, target, 0);
+			return r;
+		}
+	}
+	if (r < 0) {
+		/* The name must not go on pointing at the old node: remove it. */
+		(void)remove_ours(l, dfd, rfd, name, rec, cur);
+		return r;
+	}
+	r = record_write(l, rfd, name, target);
+	if (r < 0)
+		return r; /* the record still holds both targets: the next pass settles it */
+	report(l, LINK_UPDATED, name, target, 0);
+	return LINKS_ADD_UPDATED;
+}
+
+static int remove_at(Links *l, int dfd, int rfd, const char *name, const char *known)
+{
+	_cleanup_free_ char *rec = NULL;
+	int r;
+
+	r = record_read(l, rfd, name, &rec);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (!rec && !known)
+		return 0;
+	return remove_ours(l, dfd, rfd, name, rec, known);
+}
+
+int links_add(Links *l, const char *name, const char *target, const char *known)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 	int r;
@@ -508,10 +610,10 @@ int links_add(Links *l, const char *name, const char *target)
 	r = open_dirs(l, &dfd, &rfd);
 	if (r < 0)
 		return r;
-	return add_at(l, dfd, rfd, name, target);
+	return add_at(l, dfd, rfd, name, target, known);
 }
 
-int links_remove(Links *l, const char *name)
+int links_remove(Links *l, const char *name, const char *known)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 	int r;
@@ -523,7 +625,7 @@ int links_remove(Links *l, const char *name)
 	r = open_dirs(l, &dfd, &rfd);
 	if (r < 0)
 		return r;
-	return remove_at(l, dfd, rfd, name);
+	return remove_at(l, dfd, rfd, name, known);
 }
 
 /* Remove leftover temporary symlinks of interrupted operations in @dfd. */
@@ -619,10 +721,12 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 		    (i > 0 && streq(s->name, sorted[i - 1]->name)))
 			r = -EINVAL; /* a duplicate: the first one wins */
 		else
-			r = add_at(l, dfd, rfd, s->name, s->target);
+			r = add_at(l, dfd, rfd, s->name, s->target, s->known);
 		if (ret_results)
 			ret_results[s - want] = r;
-		if (r == LINKS_ADD_CREATED)
+		if (r == LINKS_ADD_ADOPTED)
+			st.adopted++;
+		else if (r == LINKS_ADD_CREATED)
 			st.created++;
 		else if (r == LINKS_ADD_UPDATED)
 			st.updated++;
@@ -649,11 +753,24 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	}
 	if (d)
 		for (struct dirent *de; (de = readdir(d));) {
-			if (links_name_valid(de->d_name) < 0)
+			if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 				continue;
-			if (n > 0 && bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr))
+			if (links_name_valid(de->d_name) < 0) {
+				struct stat s;
+
+				/* Temporary symlinks are clean_tmp()'s; anything else is no record.
+				 */
+				if (strneq(de->d_name, LINKS_TMP_PREFIX,
+				           strlen(LINKS_TMP_PREFIX)) &&
+				    fstatat(rfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) >= 0 &&
+				    S_ISLNK(s.st_mode))
+					continue;
+				r = record_repair(l, rfd, de->d_name);
+			} else if (n > 0 &&
+			           bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr))
 				continue;
-			r = remove_at(l, dfd, rfd, de->d_name);
+			else
+				r = remove_at(l, dfd, rfd, de->d_name, NULL);
 			if (r > 0)
 				st.removed++;
 			else if (r < 0) {

@@ -9,7 +9,11 @@
  * in a record directory under the run dir (e.g. run/lund/links/scsi-by-id): one entry per link,
  * a symlink named like the link whose target is the link's target, so a record is written
  * atomically exactly as a link is. A link is lund's when its record exists and the link is a
- * symlink with the recorded target; anything else at a name is foreign and left alone.
+ * symlink with the recorded target, or when the caller knows it made that very link (@known: the
+ * record was lost since); anything else at a name is foreign and left alone. A symlink found
+ * at a wanted name already pointing at the wanted target is adopted: recorded, and lund's from
+ * then on, so it is removed with its device like any other. A record entry that cannot be a
+ * record (not a symlink, a bad name) is reported and removed, never an error forever.
  *
  * Atomicity: a link is created as a uniquely named temporary symlink in the same directory
  * (".#lund.<hex>") that is then renamed over the name: renameat2(RENAME_NOREPLACE) when the name
@@ -36,8 +40,10 @@ typedef enum LinkAction {
 	LINK_REMOVED, /* lund's link is gone */
 	LINK_FOREIGN, /* something lund did not make is at the name: left alone */
 	LINK_LOST,    /* a recorded link was replaced or removed by someone else: record dropped */
-	LINK_TEMP_REMOVED, /* a leftover temporary file from an interrupted operation */
-	LINK_FAILED,       /* an operation failed with the error given */
+	LINK_TEMP_REMOVED,    /* a leftover temporary file from an interrupted operation */
+	LINK_FAILED,          /* an operation failed with the error given */
+	LINK_ADOPTED,         /* an unrecorded symlink already right: recorded, lund's now */
+	LINK_RECORD_REPAIRED, /* a broken record entry was removed */
 	_LINK_ACTION_MAX,
 	_LINK_ACTION_INVALID = -22,
 } LinkAction;
@@ -49,10 +55,12 @@ typedef void (*LinksReportFn)(LinkAction action, const char *name, const char *t
 typedef struct LinkSpec {
 	const char *name;
 	const char *target;
+	const char *known; /* links_add()'s @known, may be NULL */
 } LinkSpec;
 
 typedef struct LinksStats {
 	unsigned created, updated, removed, unchanged, foreign, lost, temp_removed, failed;
+	unsigned adopted, repaired;
 } LinksStats;
 
 /* links_name_valid() - 0 if @name may be used as a link name, else -EINVAL. */
@@ -77,26 +85,39 @@ const char *links_dir(const Links *l);
 enum {
 	LINKS_ADD_CREATED = 1,
 	LINKS_ADD_UPDATED = 2,
+	LINKS_ADD_ADOPTED = 3,
 };
 
 /*
- * links_add() - make @name point to @target.
- * Returns LINKS_ADD_CREATED or LINKS_ADD_UPDATED when the link changed, 0 when it already was
- * right (also when a foreign link happens to point there: it stays foreign), -EEXIST when a
- * foreign file holds the name (left alone), -EINVAL for a bad name or target, -errno otherwise.
+ * links_add() - make @name point to @target. @known (may be NULL) is the target of the link the
+ * caller itself made at @name: such a link is lund's even when its record was lost.
+ * Returns LINKS_ADD_CREATED or LINKS_ADD_UPDATED when the link changed, LINKS_ADD_ADOPTED when
+ * an unrecorded symlink already pointed at @target (now recorded), 0 when it already was right,
+ * -EEXIST when a foreign file holds the name (left alone), -EINVAL for a bad name or target,
+ * -errno otherwise. When lund's link at @name pointed elsewhere and could not be updated, it
+ * is removed rather than left naming the wrong node.
  */
-int links_add(Links *l, const char *name, const char *target);
+int links_add(Links *l, const char *name, const char *target, const char *known);
 
 /*
- * links_remove() - remove lund's link @name. Returns 1 when removed, 0 when there was no record
- * (nothing of lund's to remove; a foreign file is never touched), -errno otherwise.
+ * links_remove() - remove lund's link @name (@known as for links_add()). Returns 1 when
+ * removed, 0 when there was nothing of lund's to remove (a foreign file is never touched),
+ * -errno otherwise.
  */
-int links_remove(Links *l, const char *name);
+int links_remove(Links *l, const char *name, const char *known);
+
+/*
+ * links_set_symlink_fn() - create symlinks with @fn instead of symlinkat(2) (NULL: symlinkat):
+ * fault injection for tests (a full file system, a read-only one).
+ */
+typedef int (*LinksSymlinkFn)(const char *target, int dfd, const char *name);
+void links_set_symlink_fn(Links *l, LinksSymlinkFn fn);
 
 /*
  * links_reconcile() - make the directory match @want (@n entries, names unique): create missing
  * links, fix wrong targets, remove recorded links not in @want, drop records of links someone
  * else replaced, remove leftover temporary files, and report foreign files at wanted names.
+ * Broken record entries are removed (LINK_RECORD_REPAIRED).
  * Every problem is reported and counted; the walk continues past failures.
  * @ret_results (may be NULL, else @n entries) receives each wanted link's outcome as
  * links_add() returns it (-EEXIST: foreign, -EINVAL: bad or duplicate name).

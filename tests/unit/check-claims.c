@@ -73,14 +73,16 @@ static void store_drop(FakeLink *l)
 	*l = store.links[--store.n];
 }
 
-static int op_add(void *userdata, unsigned set, const char *name, const char *target, const Lu *lu)
+static int op_add(void *userdata, unsigned set, const char *name, const char *target,
+                  const char *known, const Lu *lu)
 {
 	ck_assert_ptr_nonnull(lu);
 	store.adds++;
 	return store_add(set, name, target);
 }
 
-static int op_remove(void *userdata, unsigned set, const char *name, const Lu *lu)
+static int op_remove(void *userdata, unsigned set, const char *name, const char *known,
+                     const Lu *lu)
 {
 	FakeLink *l = store_find(set, name);
 
@@ -366,7 +368,8 @@ START_TEST(test_retry)
 }
 END_TEST
 
-/* A foreign file at the name: left alone, not a failure, not retried as one. */
+/* A foreign file at the name: left alone and not a failure, but tried again by every
+ * reconcile, so the link is made once the file is gone. */
 START_TEST(test_foreign)
 {
 	Claim *c;
@@ -379,10 +382,21 @@ START_TEST(test_foreign)
 	ck_assert_int_eq(c->error, 0);
 	ck_assert_str_eq(claim_state(c, &lus[0]), "foreign");
 	ck_assert_uint_eq(store.failures, 0);
+	ck_assert_uint_eq(claims_failed(cl), 0);
 	store.adds = 0;
-	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
-	ck_assert_uint_eq(store.adds, 0);
+	ck_assert_int_eq(claims_reconcile(cl, 0), -EEXIST);
 	ck_assert(c->foreign);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_ptr_null(link_of(0, "wwn-0x5000"));
+
+	/* The foreign file is removed: the next reconcile makes the link. */
+	store.foreign = NULL;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert(!c->foreign);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
+	ck_assert_str_eq(claim_state(c, &lus[0]), "linked");
+	ck_assert_uint_eq(store.failures, 0);
 }
 END_TEST
 

@@ -131,8 +131,8 @@ static void setup_none(Links *l)
 
 static void setup_ab(Links *l)
 {
-	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
-	ck_assert_int_eq(links_add(l, "b", "../../sdb"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb", NULL), LINKS_ADD_CREATED);
 }
 
 static void setup_foreign_file(Links *l)
@@ -197,6 +197,19 @@ static void setup_crash_update_after(Links *l)
 static void setup_foreign_tmp_file(Links *l)
 {
 	put_file(LINK_DIR, ".#lund.notasymlink", "x");
+}
+
+/* Record entries that cannot be records: a file, a directory, a name no link can have. */
+static void setup_broken_records(Links *l)
+{
+	char p[PATH_MAX];
+
+	setup_ab(l);
+	xsnprintf(p, "%s/%s/a", tree.path, RECORD_DIR);
+	ck_assert_int_eq(unlink(p), 0);
+	put_file(RECORD_DIR, "a", "garbage");
+	put_file(RECORD_DIR, "stale/inside", "x");
+	put_symlink(RECORD_DIR, "bad\001name", "../../sdq");
 }
 
 typedef struct ReconcileCase {
@@ -287,13 +300,35 @@ static const ReconcileCase reconcile_cases[] = {
 	        { { LINK_DIR, "a", SYMLINK, "../../elsewhere" }, { RECORD_DIR, "a", ABSENT } },
 	},
 	{
-	        "foreign symlink already right: not adopted",
+	        "unrecorded symlink already right: adopted and recorded",
 	        setup_foreign_same,
 	        { { "a", "../../sda" } },
 	        1,
 	        0,
-	        { .unchanged = 1 },
-	        { { LINK_DIR, "a", SYMLINK, "../../sda" }, { RECORD_DIR, "a", ABSENT } },
+	        { .adopted = 1 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sda" } },
+	},
+	{
+	        "broken record entries are removed, the links they spoilt made again",
+	        setup_broken_records,
+	        { { "a", "../../sda" }, { "b", "../../sdb" } },
+	        2,
+	        0,
+	        { .adopted = 1, .unchanged = 1, .repaired = 3 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" },
+	          { RECORD_DIR, "a", SYMLINK, "../../sda" },
+	          { RECORD_DIR, "stale", ABSENT },
+	          { RECORD_DIR, "bad\001name", ABSENT } },
+	},
+	{
+	        "broken record entries of links nobody wants: removed, not an error",
+	        setup_broken_records,
+	        { { "b", "../../sdb" } },
+	        1,
+	        0,
+	        { .unchanged = 1, .repaired = 3 },
+	        { { LINK_DIR, "a", SYMLINK, "../../sda" }, { RECORD_DIR, "stale", ABSENT } },
 	},
 	{
 	        "foreign symlink not wanted: never removed",
@@ -397,8 +432,9 @@ START_TEST(test_reconcile)
 	r = links_reconcile(l, c->want, c->n_want, NULL, &st);
 	ck_assert_msg(r == c->ret, "%s: returned %d, expected %d", c->what, r, c->ret);
 	ck_assert_msg(memcmp(&st, &c->stats, sizeof(st)) == 0,
-	              "%s: stats c%u u%u r%u = %u f%u l%u t%u x%u", c->what, st.created, st.updated,
-	              st.removed, st.unchanged, st.foreign, st.lost, st.temp_removed, st.failed);
+	              "%s: stats c%u u%u r%u = %u f%u l%u t%u x%u a%u b%u", c->what, st.created,
+	              st.updated, st.removed, st.unchanged, st.foreign, st.lost, st.temp_removed,
+	              st.failed, st.adopted, st.repaired);
 	for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i].name; i++)
 		check_entry(&c->expect[i]);
 	ck_assert_uint_eq(count_tmp(LINK_DIR), c->n_tmp_left);
@@ -433,8 +469,8 @@ START_TEST(test_bad_names)
 		name = NULL;
 
 	ck_assert_int_eq(links_name_valid(name), -EINVAL);
-	ck_assert_int_eq(links_add(l, name, "../../sda"), -EINVAL);
-	ck_assert_int_eq(links_remove(l, name), -EINVAL);
+	ck_assert_int_eq(links_add(l, name, "../../sda", NULL), -EINVAL);
+	ck_assert_int_eq(links_remove(l, name, NULL), -EINVAL);
 	/* Nothing was created outside the link directory. */
 	ck_assert_int_eq(faccessat(tree.fd, "dev/scsi/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	ck_assert_int_eq(faccessat(tree.fd, "dev/scsi/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
@@ -450,12 +486,14 @@ START_TEST(test_good_names)
 	memset(longname, 'x', NAME_MAX);
 	longname[NAME_MAX] = 0;
 	ck_assert_int_eq(links_name_valid(longname), 0);
-	ck_assert_int_eq(links_add(l, longname, "../../sda"), LINKS_ADD_CREATED);
-	ck_assert_int_eq(links_add(l, "scsi-35000c500a1b2c3d4", "../../sda"), LINKS_ADD_CREATED);
-	ck_assert_int_eq(links_add(l, "scsi-SATA_QEMU\\x2fHD_1", "../../sdb"), LINKS_ADD_CREATED);
-	ck_assert_int_eq(links_add(l, "...", "../../sdc"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, longname, "../../sda", NULL), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "scsi-35000c500a1b2c3d4", "../../sda", NULL),
+	                 LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "scsi-SATA_QEMU\\x2fHD_1", "../../sdb", NULL),
+	                 LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "...", "../../sdc", NULL), LINKS_ADD_CREATED);
 	ck_assert_int_eq(links_target_valid("../../sda\n"), -EINVAL);
-	ck_assert_int_eq(links_add(l, "t", "bad\ntarget"), -EINVAL);
+	ck_assert_int_eq(links_add(l, "t", "bad\ntarget", NULL), -EINVAL);
 	links_free(l);
 }
 END_TEST
@@ -466,10 +504,10 @@ START_TEST(test_add_remove)
 	LinkSpec *rec;
 	size_t n;
 
-	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
-	ck_assert_int_eq(links_add(l, "a", "../../sda"), 0);
-	ck_assert_int_eq(links_add(l, "a", "../../sdb"), LINKS_ADD_UPDATED);
-	ck_assert_int_eq(links_add(l, "b", "../../sg1"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), 0);
+	ck_assert_int_eq(links_add(l, "a", "../../sdb", NULL), LINKS_ADD_UPDATED);
+	ck_assert_int_eq(links_add(l, "b", "../../sg1", NULL), LINKS_ADD_CREATED);
 
 	ck_assert_int_eq(links_recorded(l, &rec, &n), 0);
 	ck_assert_uint_eq(n, 2);
@@ -478,17 +516,91 @@ START_TEST(test_add_remove)
 	ck_assert_str_eq(rec[1].name, "b");
 	links_spec_free(rec, n);
 
-	ck_assert_int_eq(links_remove(l, "a"), 1);
-	ck_assert_int_eq(links_remove(l, "a"), 0);
+	ck_assert_int_eq(links_remove(l, "a", NULL), 1);
+	ck_assert_int_eq(links_remove(l, "a", NULL), 0);
 	check_entry(&(Expect){ LINK_DIR, "a", ABSENT });
 
 	/* Never removes what it did not make. */
 	put_file(LINK_DIR, "c", "mine");
-	ck_assert_int_eq(links_remove(l, "c"), 0);
+	ck_assert_int_eq(links_remove(l, "c", NULL), 0);
 	check_entry(&(Expect){ LINK_DIR, "c", FILE_WITH, "mine" });
-	ck_assert_int_eq(links_add(l, "c", "../../sda"), -EEXIST);
+	ck_assert_int_eq(links_add(l, "c", "../../sda", NULL), -EEXIST);
 	check_entry(&(Expect){ LINK_DIR, "c", FILE_WITH, "mine" });
 	ck_assert_uint_eq(count_tmp(LINK_DIR), 0);
+	links_free(l);
+}
+END_TEST
+
+/* An unrecorded link already right is adopted, so it goes with its device: records lost with
+ * lund down must not leave names pointing at whatever disk gets the node next. */
+START_TEST(test_adopt)
+{
+	Links *l = new_links();
+
+	put_symlink(LINK_DIR, "a", "../../sdk");
+	ck_assert_int_eq(links_add(l, "a", "../../sdk", NULL), LINKS_ADD_ADOPTED);
+	check_entry(&(Expect){ RECORD_DIR, "a", SYMLINK, "../../sdk" });
+	ck_assert_int_eq(links_add(l, "a", "../../sdk", NULL), 0);
+	ck_assert_int_eq(links_remove(l, "a", NULL), 1);
+	check_entry(&(Expect){ LINK_DIR, "a", ABSENT });
+	check_entry(&(Expect){ RECORD_DIR, "a", ABSENT });
+	links_free(l);
+}
+END_TEST
+
+/* A link the caller made (@known) is lund's even when its record was lost meanwhile. */
+START_TEST(test_known)
+{
+	Links *l = new_links();
+	char p[PATH_MAX];
+
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb", NULL), LINKS_ADD_CREATED);
+	xsnprintf(p, "rm -rf '%s/%s'", tree.path, RECORD_DIR);
+	ck_assert_int_eq(system(p), 0);
+
+	/* Without @known, both are foreign now. */
+	ck_assert_int_eq(links_remove(l, "a", NULL), 0);
+	ck_assert_int_eq(links_add(l, "b", "../../sdc", NULL), -EEXIST);
+	/* With it, they are lund's: removed, updated. */
+	ck_assert_int_eq(links_remove(l, "a", "../../sdz"), 0);
+	check_entry(&(Expect){ LINK_DIR, "a", SYMLINK, "../../sda" });
+	ck_assert_int_eq(links_remove(l, "a", "../../sda"), 1);
+	check_entry(&(Expect){ LINK_DIR, "a", ABSENT });
+	ck_assert_int_eq(links_add(l, "b", "../../sdc", "../../sdb"), LINKS_ADD_UPDATED);
+	check_entry(&(Expect){ LINK_DIR, "b", SYMLINK, "../../sdc" });
+	check_entry(&(Expect){ RECORD_DIR, "b", SYMLINK, "../../sdc" });
+	/* A foreign file is never lund's, whatever the caller thinks. */
+	put_file(LINK_DIR, "c", "mine");
+	ck_assert_int_eq(links_remove(l, "c", "../../sda"), 0);
+	check_entry(&(Expect){ LINK_DIR, "c", FILE_WITH, "mine" });
+	links_free(l);
+}
+END_TEST
+
+static int full_symlink(const char *target, int dfd, const char *name)
+{
+	return -ENOSPC;
+}
+
+/* A full file system: nothing is made, and a link that cannot be updated is removed rather than
+ * left naming the old node. Once there is room, the next add makes it. */
+START_TEST(test_full)
+{
+	Links *l = new_links();
+
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
+	links_set_symlink_fn(l, full_symlink);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb", NULL), -ENOSPC);
+	check_entry(&(Expect){ LINK_DIR, "b", ABSENT });
+	ck_assert_int_eq(links_add(l, "a", "../../sdc", NULL), -ENOSPC);
+	check_entry(&(Expect){ LINK_DIR, "a", ABSENT });
+	check_entry(&(Expect){ RECORD_DIR, "a", ABSENT });
+	links_set_symlink_fn(l, NULL);
+	ck_assert_int_eq(links_add(l, "a", "../../sdc", NULL), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb", NULL), LINKS_ADD_CREATED);
+	ck_assert_uint_eq(count_tmp(LINK_DIR), 0);
+	ck_assert_uint_eq(count_tmp(RECORD_DIR), 0);
 	links_free(l);
 }
 END_TEST
@@ -502,12 +614,12 @@ START_TEST(test_dir_symlink)
 	check_tree_mkdirs(&tree, "dev");
 	put_symlink("dev", "scsi", "../elsewhere");
 	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &l), 0);
-	ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), -ENOTDIR);
 	ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
 	ck_assert_int_eq(faccessat(tree.fd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	/* Also when the directory behind the symlink exists. */
 	check_tree_mkdirs(&tree, "elsewhere/by-id");
-	ck_assert_int_eq(links_add(l, "a", "../../sda"), -ENOTDIR);
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), -ENOTDIR);
 	ck_assert_int_eq(faccessat(tree.fd, "elsewhere/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	links_free(l);
 
@@ -515,11 +627,11 @@ START_TEST(test_dir_symlink)
 	ck_assert_int_eq(links_new(tree.fd, "dev/disk/by-id", tree.fd, "run/lund/links/disk", NULL,
 	                           NULL, &l),
 	                 0);
-	ck_assert_int_eq(links_add(l, "a", "../../sda"), LINKS_ADD_CREATED);
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
 	ck_assert_int_eq(renameat(tree.fd, "dev/disk", tree.fd, "dev/disk.old"), 0);
 	ck_assert_int_eq(symlinkat("disk.old", tree.fd, "dev/disk"), 0);
-	ck_assert_int_eq(links_add(l, "b", "../../sdb"), -ENOTDIR);
-	ck_assert_int_eq(links_remove(l, "a"), -ENOTDIR);
+	ck_assert_int_eq(links_add(l, "b", "../../sdb", NULL), -ENOTDIR);
+	ck_assert_int_eq(links_remove(l, "a", NULL), -ENOTDIR);
 	ck_assert_int_eq(faccessat(tree.fd, "dev/disk.old/by-id/b", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	ck_assert_int_eq(faccessat(tree.fd, "dev/disk.old/by-id/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
 	links_free(l);
@@ -574,6 +686,9 @@ static Suite *links_suite(void)
 	tcase_add_test(tc, test_good_names);
 	tcase_add_test(tc, test_add_remove);
 	tcase_add_test(tc, test_dir_symlink);
+	tcase_add_test(tc, test_adopt);
+	tcase_add_test(tc, test_known);
+	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_report);
 	suite_add_tcase(s, tc);
 	return s;

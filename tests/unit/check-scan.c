@@ -589,6 +589,94 @@ START_TEST(test_remove_in_use)
 }
 END_TEST
 
+/* LUs without a block node (and disks used through sg) are in use while another process has
+ * one of their character nodes open: /proc/PID/fd of the root. */
+static const struct {
+	const char *type;  /* peripheral device type, sysfs */
+	const char *class; /* directory of the node below the LU */
+	const char *node;  /* its name there */
+	const char *dev;   /* what /proc/PID/fd/N links to */
+	bool block;        /* keeps its block node */
+} char_busy[] = {
+	{ "1\n", "scsi_tape", "nst0", "/dev/nst0", false },      /* tape, no-rewind node */
+	{ "1\n", "scsi_tape", "st0a", "/dev/st0a", false },      /* tape, another mode */
+	{ "8\n", "scsi_changer", "sch0", "/dev/sch0", false },   /* medium changer */
+	{ "13\n", "scsi_generic", NULL, NULL, false },           /* enclosure, through its sg */
+	{ "13\n", "bsg", "0:0:0:5", "/dev/bsg/0:0:0:5", false }, /* enclosure, through bsg */
+	{ "0\n", "scsi_generic", NULL, NULL, true },             /* disk, through its sg */
+};
+
+START_TEST(test_remove_in_use_char)
+{
+	ScanResult r = {};
+	char p[256], sg[32], dev[64], fd[64];
+	const char *node = char_busy[_i].node;
+
+	basic_world();
+	instantiate(0, 0, 0, 5);
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:5/type", char_busy[_i].type);
+	if (!char_busy[_i].block) {
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block");
+		check_tree_rm(&tree, p);
+	}
+	if (!node) {
+		/* the sg node instantiate() made */
+		xsnprintf(sg, "sg%u", next_disk - 1);
+		node = sg;
+	}
+	xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/%s/%s", char_busy[_i].class, node);
+	check_tree_mkdirs(&tree, p);
+	if (char_busy[_i].dev)
+		xsnprintf(dev, "%s", char_busy[_i].dev);
+	else
+		xsnprintf(dev, "/dev/%s", node);
+
+	/* Open by this process only (lund's own SG_IO): not in use. */
+	xsnprintf(p, "%s/proc/%ld/fd", tree.path, (long)getpid());
+	check_tree_mkdirs(&tree, p + strlen(tree.path) + 1);
+	xsnprintf(fd, "%s/3", p);
+	ck_assert_int_eq(symlink(dev, fd), 0);
+	/* Another process has something else open. */
+	check_tree_mkdirs(&tree, "proc/4242/fd");
+	xsnprintf(fd, "%s/proc/4242/fd/0", tree.path);
+	ck_assert_int_eq(symlink("/dev/null", fd), 0);
+	run(SCAN_REMOVE, NULL, &r);
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	scan_result_done(&r);
+
+	/* Open by another process: kept, saying which node and which process. */
+	instantiate(0, 0, 0, 5);
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:5/type", char_busy[_i].type);
+	if (!char_busy[_i].block) {
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/block");
+		check_tree_rm(&tree, p);
+	}
+	if (!char_busy[_i].node) {
+		xsnprintf(sg, "sg%u", next_disk - 1);
+		node = sg;
+		xsnprintf(dev, "/dev/%s", node);
+	}
+	xsnprintf(p, "sys/bus/scsi/devices/0:0:0:5/%s/%s", char_busy[_i].class, node);
+	check_tree_mkdirs(&tree, p);
+	xsnprintf(fd, "%s/proc/4242/fd/7", tree.path);
+	ck_assert_int_eq(symlink(dev, fd), 0);
+	run(SCAN_REMOVE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:5"));
+	xsnprintf(p, "kept: %s is open by PID 4242", dev);
+	ck_assert_ptr_nonnull(strstr(action(&r, SCAN_ACTION_KEEP, "0:0:0:5")->reason, p));
+	ck_assert_uint_eq(r.hosts[0].removed, 0);
+	ck_assert_uint_eq(r.failed, 0);
+	scan_result_done(&r);
+
+	run(SCAN_REMOVE | SCAN_FORCE, NULL, &r);
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	scan_result_done(&r);
+}
+END_TEST
+
 /* A failed REPORT LUNS (timeout, error, malformed) removes nothing on that target, and the
  * other targets are still scanned. */
 static const struct {
@@ -1117,6 +1205,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_dry_run);
 	tcase_add_test(tc, test_remove);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
+	CHECK_ADD_LOOP(tc, test_remove_in_use_char, char_busy);
 	CHECK_ADD_LOOP(tc, test_failed_target, bad_cases);
 	tcase_add_test(tc, test_resize);
 	tcase_add_test(tc, test_wlun);

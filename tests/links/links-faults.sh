@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# lund's links under faults, on a fake sysfs tree (bench/uevent-replay --keep) with a real lund
+# (--root TREE --run-dir DIR --no-monitor): names that cannot go stale, writes that are retried.
+#
+#   records lost   lund killed (-9), its records wiped, started again: the links it finds are
+#                  adopted and recorded, so an LU removed afterwards takes its names with it
+#   broken records record entries replaced by a file and a directory: a resync repairs them
+#                  and succeeds, the links are right
+#   foreign file   a file at a link name: left alone; removed, the next resync makes the link
+#   full /dev      (root only: a tmpfs with few inodes at the link directory) most links fail;
+#                  room made, the retry timer (or a resync) makes every one
+#
+#   links-faults.sh REPLAY    (LUND=, LUNCTL= in the environment)
+set -u
+REPLAY=$1
+fail=0 checks=0
+TMP=$(mktemp -d /tmp/links-faults.XXXXXX)
+LUND_PID=
+cleanup() {
+        [ -n "$LUND_PID" ] && kill -9 "$LUND_PID" 2>/dev/null
+        [ -n "${TREE:-}" ] && umount "$TREE/dev/scsi/by-id" 2>/dev/null
+        rm -rf "$TMP" "${TREE:-/nonexistent}"
+}
+trap cleanup EXIT
+
+check() { # DESCRIPTION CONDITION...
+        local what=$1
+        shift
+        checks=$((checks + 1))
+        "$@" || { echo "FAIL: $what"; fail=1; }
+}
+
+# A request on the control socket, its reply on stdout.
+request() { # JSON
+        python3 - "$RUN/control" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(60)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+buf = b""
+while not buf.endswith(b"\n"):
+    d = s.recv(65536)
+    if not d:
+        break
+    buf += d
+sys.stdout.write(buf.decode())
+PY
+}
+resync() { request '{"cmd":"resync"}' > "$TMP/resync.json"; grep -q '"ok": *true' "$TMP/resync.json"; }
+
+start_lund() {
+        "$LUND" --root "$TREE" --run-dir "$RUN" --no-monitor --sysfs-only --scan never \
+                --load-modules never --log-level info 2>> "$TMP/lund.log" &
+        LUND_PID=$!
+        for _ in $(seq 200); do
+                [ -S "$RUN/control" ] && request '{"cmd":"status"}' > /dev/null 2>&1 && return 0
+                kill -0 "$LUND_PID" 2>/dev/null || break
+                sleep 0.1
+        done
+        echo "FAIL: lund did not start"; tail "$TMP/lund.log"; exit 1
+}
+stop_lund() { kill -9 "$LUND_PID"; wait "$LUND_PID" 2>/dev/null; LUND_PID=; }
+
+LINKS() { ls -A "$TREE/dev/scsi/by-id" 2>/dev/null | grep -vc '^\.#lund\.'; }
+# Every link resolves to a node of the LU its name says (the fake tree's WWN ends in the LU
+# number + 1, its nodes are sd<letter>/sg<n> of that LU): none names a node nobody has.
+links_resolve() {
+        local n bad=0
+        for n in "$TREE"/dev/scsi/by-id/*; do
+                [ -L "$n" ] || continue
+                [ -e "$TREE/dev/scsi/by-id/$(readlink "$n")" ] && continue
+                t=$(readlink "$n")
+                node=${t##*/}
+                if ! ls "$TREE"/sys/bus/scsi/devices/*/block/"$node" > /dev/null 2>&1 &&
+                   ! ls "$TREE"/sys/bus/scsi/devices/*/scsi_generic/"$node" > /dev/null 2>&1; then
+                        echo "stale: ${n##*/} -> $t"
+                        bad=1
+                fi
+        done
+        return $bad
+}
+
+TREE=$("$REPLAY" --lus 8 --keep 2>/dev/null | sed -n 's/^tree kept: //p')
+[ -d "$TREE/sys" ] || { echo "FAIL: no tree from $REPLAY"; exit 1; }
+rm -rf "$TREE/dev/scsi" "$TREE/run"
+mkdir -p "$TREE/dev/scsi/by-id"
+RUN=$TMP/run
+mkdir -p "$RUN"
+
+# ---- records lost, then an LU removed: its names go with it ----
+start_lund
+check "32 links at start ($(LINKS))" [ "$(LINKS)" = 32 ]
+stop_lund
+rm -rf "$RUN/links"
+start_lund
+check "the links found at start are adopted" grep -q "32 adopted" "$TMP/lund.log"
+lu=$(ls "$TREE/sys/bus/scsi/devices" | grep -v host | head -n1)
+blk=$(ls "$TREE/sys/bus/scsi/devices/$lu/block")
+mv "$TREE/sys/bus/scsi/devices/$lu" "$TMP/gone-lu"
+check "resync after the LU left" resync
+check "its four names are gone ($(LINKS) links)" [ "$(LINKS)" = 28 ]
+not_grep() { ! ls -l "$TREE/dev/scsi/by-id" | grep -q -- "-> ../../$1\$"; }
+check "no link names $blk any more" not_grep "$blk"
+mv "$TMP/gone-lu" "$TREE/sys/bus/scsi/devices/$lu"
+check "resync after it came back" resync
+check "32 links again ($(LINKS))" [ "$(LINKS)" = 32 ]
+
+# ---- broken record entries: repaired, not an error forever ----
+rec=$(ls -d "$RUN"/links/*)
+names=($(ls "$TREE/dev/scsi/by-id" | head -n2))
+rm -f "$rec/${names[0]}" "$rec/${names[1]}"
+echo garbage > "$rec/${names[0]}"
+mkdir "$rec/${names[1]}"
+check "resync with broken records succeeds" resync
+check "broken records reported" grep -q "broken record entry" "$TMP/lund.log"
+check "the records are symlinks again" [ -L "$rec/${names[0]}" -a -L "$rec/${names[1]}" ]
+check "a second resync succeeds too" resync
+check "32 links ($(LINKS))" [ "$(LINKS)" = 32 ]
+check "every link resolves to its LU's node" links_resolve
+
+# ---- a foreign file at a name: left alone, then retried once it is gone ----
+stop_lund
+name=$(ls "$TREE/dev/scsi/by-id" | head -n1)
+rm "$TREE/dev/scsi/by-id/$name"
+rm -f "$rec/$name"
+echo admin > "$TREE/dev/scsi/by-id/$name"
+start_lund
+check "the foreign file is left alone" grep -qx admin "$TREE/dev/scsi/by-id/$name"
+rm "$TREE/dev/scsi/by-id/$name"
+check "resync after the foreign file went" resync
+check "the link is made once the file is gone" [ -L "$TREE/dev/scsi/by-id/$name" ]
+check "32 links ($(LINKS))" [ "$(LINKS)" = 32 ]
+
+# ---- /dev full: most links fail; room made, the retry timer makes them ----
+if [ "$(id -u)" = 0 ] && stop_lund && rm -rf "$TREE/dev/scsi/by-id" "$RUN/links" &&
+   mkdir -p "$TREE/dev/scsi/by-id" &&
+   mount -t tmpfs -o nr_inodes=12,mode=755 links-faults "$TREE/dev/scsi/by-id" 2>/dev/null; then
+        start_lund
+        n=$(LINKS)
+        check "/dev full: some links fail ($n made)" [ "$n" -lt 32 ]
+        mount -o remount,nr_inodes=4096 "$TREE/dev/scsi/by-id"
+        for _ in $(seq 60); do [ "$(LINKS)" = 32 ] && break; sleep 0.5; done
+        check "room made: the retry timer makes every link ($(LINKS))" [ "$(LINKS)" = 32 ]
+        check "the retry was logged" grep -q "Retrying .* link writes that failed" "$TMP/lund.log"
+        check "every link resolves to its LU's node" links_resolve
+        stop_lund
+        umount "$TREE/dev/scsi/by-id"
+else
+        echo "SKIP: /dev full (needs root and a tmpfs mount)"
+fi
+
+[ -n "$LUND_PID" ] && stop_lund
+[ $fail = 0 ] || { echo "--- lund log"; tail -n 40 "$TMP/lund.log"; }
+echo "$checks checks, $([ $fail = 0 ] && echo passed || echo FAILED)"
+exit $fail

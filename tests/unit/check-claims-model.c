@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The claims and the symlink writer together against a model: random sequences of LUs added,
+ * removed, renamed (new IDs) and moved to other nodes, restarts (kill -9, then a start-up
+ * reconcile), lost and corrupted records, a full file system and foreign files, on a temporary
+ * link directory. After every step the invariant holds: every link in the directory resolves
+ * to a node of a present LU whose identity it names, or does not exist; foreign files are never
+ * touched. After every reconcile with room to write, every claimed name not held by a foreign
+ * file is linked to its winner (lowest H:C:T:L).
+ *
+ * The seeds are fixed so a failure reproduces; LUND_MODEL_SEED=<n> runs seed n instead, and
+ * every failure names its seed and step.
+ */
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check-util.h"
+#include "claims.h"
+#include "links.h"
+#include "macro.h"
+
+#define LINK_DIR   "dev/scsi/by-id"
+#define RECORD_DIR "run/lund/links/dev-scsi-by\\x2did"
+#define N_LU       6
+#define N_IDS      4 /* fewer identities than LUs: names collide */
+#define N_STEPS    2000
+
+static const unsigned seeds[] = { 1, 2, 3, 4, 5, 6 };
+
+static CheckTree tree;
+static Links *links;
+static Claims *cl;
+static bool full;
+/* Every link of lund's is recorded: true after a reconcile with room, false after records were
+ * lost or corrupted or while the file system is full. Only then can a restart notice an LU
+ * that went while lund was down. */
+static bool records_trusted; /* symlinks cannot be created */
+static unsigned seed;        /* for failure messages */
+static unsigned step;        /* idem */
+static const char *op;       /* idem */
+static unsigned rng;
+
+static Host hosts[2] = { { .number = 0 }, { .number = 1 } };
+static Target targets[3] = {
+	{ .host = &hosts[0], .channel = 0, .id = 0 },
+	{ .host = &hosts[0], .channel = 0, .id = 1 },
+	{ .host = &hosts[1], .channel = 0, .id = 0 },
+};
+static Lu lus[N_LU] = {
+	{ .target = &targets[0], .lun = 0, .hctl = (char *)"0:0:0:0" },
+	{ .target = &targets[0], .lun = 1, .hctl = (char *)"0:0:0:1" },
+	{ .target = &targets[1], .lun = 0, .hctl = (char *)"0:0:1:0" },
+	{ .target = &targets[1], .lun = 3, .hctl = (char *)"0:0:1:3" },
+	{ .target = &targets[2], .lun = 0, .hctl = (char *)"1:0:0:0" },
+	{ .target = &targets[2], .lun = 1, .hctl = (char *)"1:0:0:1" },
+};
+
+/* The world as the model knows it. */
+static struct {
+	bool present;
+	unsigned id;   /* identity: its names are scsi-id<id> and scsi-id<id>-sg */
+	unsigned node; /* its nodes are sd<node> and sg<node>; the lowest free is taken */
+} world[N_LU];
+
+/* Foreign files the model put at names: a regular file, or a symlink lund never wants. */
+#define N_NAMES (N_IDS * 2)
+static bool foreign[N_NAMES];
+
+_printf_(1, 2) static void model_fail(const char *fmt, ...)
+{
+	static char m[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	ck_abort_msg("seed %u step %u (%s): %s", seed, step, op, m);
+}
+
+static unsigned rnd(unsigned n)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (rng >> 8) % n;
+}
+
+static void name_of(unsigned k, char ret[static 32])
+{
+	snprintf(ret, 32, "scsi-id%u%s", k / 2, k % 2 ? "-sg" : "");
+}
+
+static int full_symlink(const char *target, int dfd, const char *name)
+{
+	return -ENOSPC;
+}
+
+/* ---- ops: the manager's, on the temporary tree ---- */
+
+static int op_add(void *userdata, unsigned set, const char *name, const char *target,
+                  const char *known, const Lu *lu)
+{
+	return links_add(links, name, target, known);
+}
+
+static int op_remove(void *userdata, unsigned set, const char *name, const char *known,
+                     const Lu *lu)
+{
+	return links_remove(links, name, known);
+}
+
+static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
+                        int *ret_results)
+{
+	return links_reconcile(links, want, n, ret_results, NULL);
+}
+
+static const ClaimsOps ops = {
+	.add = op_add,
+	.remove = op_remove,
+	.reconcile = op_reconcile,
+};
+
+/* ---- the daemon's moves ---- */
+
+static void claim_world(size_t i)
+{
+	char base[32], sg[32], t_sd[32], t_sg[32];
+	ClaimWant w[2];
+
+	if (!world[i].present) {
+		ck_assert_int_eq(claims_update(cl, &lus[i], NULL, 0), 0);
+		return;
+	}
+	name_of(world[i].id * 2, base);
+	name_of(world[i].id * 2 + 1, sg);
+	snprintf(t_sd, sizeof(t_sd), "../../sd%u", world[i].node);
+	snprintf(t_sg, sizeof(t_sg), "../../sg%u", world[i].node);
+	w[0] = (ClaimWant){ 0, base, t_sd };
+	w[1] = (ClaimWant){ 0, sg, t_sg };
+	ck_assert_int_eq(claims_update(cl, &lus[i], w, 2), 0);
+}
+
+/* Start-up and resync: claims collected deferred, then one reconcile. @gone (or -1) leaves
+ * while deferred, as an LU found missing by the resync. */
+static void resync(int gone)
+{
+	claims_defer(cl, true);
+	if (gone >= 0)
+		claim_world((size_t)gone);
+	for (size_t i = 0; i < N_LU; i++)
+		if ((int)i != gone)
+			claim_world(i);
+	claims_defer(cl, false);
+	(void)claims_reconcile(cl, 0);
+}
+
+static void restart(void)
+{
+	for (size_t i = 0; i < N_LU; i++)
+		claims_forget(&lus[i]);
+	cl = claims_free(cl);
+	ck_assert_int_eq(claims_new(&ops, NULL, &cl), 0);
+	resync(-1);
+}
+
+/* The lowest node no present LU has, other than @not. */
+static unsigned free_node(unsigned not )
+{
+	for (unsigned n = 0;; n++) {
+		bool used = n == not ;
+
+		for (size_t i = 0; i < N_LU; i++)
+			if (world[i].present && world[i].node == n)
+				used = true;
+		if (!used)
+			return n;
+	}
+}
+
+/* ---- the checks ---- */
+
+static int read_entry(const char *name, char *buf, size_t size, bool *ret_link)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	ssize_t k;
+
+	xsnprintf(p, "%s/%s/%s", tree.path, LINK_DIR, name);
+	if (lstat(p, &st) < 0)
+		return -errno;
+	*ret_link = S_ISLNK(st.st_mode);
+	if (!*ret_link)
+		return 0;
+	k = readlink(p, buf, size - 1);
+	if (k < 0)
+		return -errno;
+	buf[k] = 0;
+	return 0;
+}
+
+/* The target present LU @i's @k-th name must have, NULL if @i does not want name @k. */
+static bool wants(size_t i, unsigned k, char ret[static 32])
+{
+	if (!world[i].present || world[i].id != k / 2)
+		return false;
+	snprintf(ret, 32, "../../%s%u", k % 2 ? "sg" : "sd", world[i].node);
+	return true;
+}
+
+static void count_failed(const Claim *c, void *userdata)
+{
+	if (c->error < 0)
+		(*(size_t *)userdata)++;
+}
+
+static void check_invariant(bool converged)
+{
+	size_t n_failed = 0;
+
+	claims_foreach(cl, count_failed, &n_failed);
+	if (n_failed != claims_failed(cl))
+		model_fail("claims_failed() says %zu, %zu claims failed", claims_failed(cl),
+		           n_failed);
+
+	char p[PATH_MAX];
+	size_t n_entries = 0;
+
+	for (unsigned k = 0; k < N_NAMES; k++) {
+		char name[32], cur[PATH_MAX], t[32];
+		bool is_link = false, ok = false;
+		int r;
+
+		name_of(k, name);
+		r = read_entry(name, cur, sizeof(cur), &is_link);
+		if (r == 0)
+			n_entries++;
+		if (foreign[k]) {
+			if (r < 0)
+				model_fail("foreign %s removed", name);
+			if (is_link && !streq(cur, "../../foreign"))
+				model_fail("foreign %s changed to %s", name, cur);
+			continue;
+		}
+		if (r == -ENOENT) {
+			if (converged && !full)
+				for (size_t i = 0; i < N_LU; i++)
+					if (wants(i, k, t))
+						model_fail("%s wanted by %s, missing after a "
+						           "reconcile",
+						           name, lus[i].hctl);
+			continue;
+		}
+		if (r < 0 || !is_link)
+			model_fail("%s: not a symlink (%d)", name, r);
+		/* It names identity k/2: some present LU of that identity has that node. */
+		for (size_t i = 0; i < N_LU; i++)
+			if (wants(i, k, t) && streq(t, cur))
+				ok = true;
+		if (!ok)
+			model_fail("%s -> %s names no present LU of identity %u", name, cur, k / 2);
+		if (converged && !full) {
+			/* ... and it is the winner's (the lowest H:C:T:L). */
+			for (size_t i = 0; i < N_LU; i++)
+				if (wants(i, k, t)) {
+					if (!streq(t, cur))
+						model_fail("%s -> %s, winner %s wants %s", name,
+						           cur, lus[i].hctl, t);
+					break;
+				}
+		}
+	}
+	/* Nothing else is there: no other name, no temporary file left over. */
+	{
+		DIR *d;
+		size_t n = 0;
+
+		xsnprintf(p, "%s/%s", tree.path, LINK_DIR);
+		d = opendir(p);
+		ck_assert_ptr_nonnull(d);
+		for (struct dirent *de; (de = readdir(d));)
+			if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+				n++;
+		closedir(d);
+		if (n != n_entries)
+			model_fail("%zu entries in the link directory, %zu expected", n, n_entries);
+	}
+}
+
+/* ---- the steps ---- */
+
+static void put_foreign(unsigned k)
+{
+	char name[32], p[PATH_MAX];
+	bool is_link;
+	char cur[PATH_MAX];
+
+	name_of(k, name);
+	xsnprintf(p, "%s/%s/%s", tree.path, LINK_DIR, name);
+	if (read_entry(name, cur, sizeof(cur), &is_link) == 0)
+		ck_assert_int_eq(unlink(p), 0); /* the admin replaces lund's link */
+	if (rnd(2)) {
+		ck_assert_int_eq(symlink("../../foreign", p), 0);
+	} else {
+		FILE *f = fopen(p, "we");
+
+		ck_assert_ptr_nonnull(f);
+		fputs("not lund's\n", f);
+		fclose(f);
+	}
+	foreign[k] = true;
+}
+
+static void drop_foreign(unsigned k)
+{
+	char name[32], p[PATH_MAX];
+
+	name_of(k, name);
+	xsnprintf(p, "%s/%s/%s", tree.path, LINK_DIR, name);
+	ck_assert_int_eq(unlink(p), 0);
+	foreign[k] = false;
+}
+
+static void corrupt_record(void)
+{
+	char name[32], p[PATH_MAX];
+	FILE *f;
+
+	name_of(rnd(N_NAMES), name);
+	xsnprintf(p, "%s/%s/%s", tree.path, RECORD_DIR, name);
+	if (unlink(p) < 0)
+		return;
+	if (rnd(2)) {
+		f = fopen(p, "we");
+		ck_assert_ptr_nonnull(f);
+		fputs("garbage", f);
+		fclose(f);
+	} else
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+}
+
+static void run_step(void)
+{
+	size_t i = rnd(N_LU);
+	bool converged = false;
+	char p[PATH_MAX];
+
+	switch (rnd(15)) {
+	case 0:
+	case 1:
+		op = "add";
+		if (world[i].present)
+			return;
+		world[i].id = rnd(N_IDS);
+		world[i].node = free_node(UINT_MAX);
+		world[i].present = true;
+		claim_world(i);
+		break;
+	case 2:
+	case 3:
+		op = "remove";
+		if (!world[i].present)
+			return;
+		world[i].present = false;
+		if (rnd(3) == 0) {
+			op = "remove, found by a resync";
+			resync((int)i);
+			converged = true;
+		} else
+			claim_world(i);
+		break;
+	case 4:
+		op = "rename";
+		if (!world[i].present)
+			return;
+		world[i].id = rnd(N_IDS);
+		claim_world(i);
+		break;
+	case 5:
+		op = "new node";
+		if (!world[i].present)
+			return;
+		world[i].present = false; /* its old node is freed first, as the kernel does */
+		world[i].node = free_node(world[i].node);
+		world[i].present = true;
+		claim_world(i);
+		break;
+	case 6:
+		op = "restart";
+		restart();
+		converged = true;
+		break;
+	case 14:
+		op = "restart, an LU gone while down";
+		if (!world[i].present || !records_trusted)
+			return;
+		world[i].present = false;
+		restart();
+		converged = true;
+		break;
+	case 7:
+		op = "records lost";
+		records_trusted = false;
+		xsnprintf(p, "run/lund/links");
+		check_tree_rm(&tree, p);
+		break;
+	case 8:
+		op = "record corrupted";
+		records_trusted = false;
+		corrupt_record();
+		break;
+	case 9:
+		op = full ? "room again" : "file system full";
+		full = !full;
+		links_set_symlink_fn(links, full ? full_symlink : NULL);
+		break;
+	case 10: {
+		unsigned k = rnd(N_NAMES);
+
+		op = foreign[k] ? "foreign file removed" : "foreign file";
+		if (foreign[k])
+			drop_foreign(k);
+		else
+			put_foreign(k);
+		break;
+	}
+	case 11:
+		op = "resync";
+		resync(-1);
+		converged = true;
+		break;
+	case 12:
+	case 13:
+		op = "retry timer";
+		if (claims_failed(cl) == 0)
+			return;
+		(void)claims_reconcile(cl, 0);
+		converged = true;
+		break;
+	}
+	if (full)
+		records_trusted = false;
+	else if (converged)
+		records_trusted = true;
+	if (getenv("LUND_MODEL_TRACE")) {
+		fprintf(stderr, "step %u: %s lu %zu", step, op, i);
+		for (size_t k = 0; k < N_LU; k++)
+			if (world[k].present)
+				fprintf(stderr, " [%s id%u n%u]", lus[k].hctl, world[k].id,
+				        world[k].node);
+		fprintf(stderr, "%s\n", full ? " FULL" : "");
+	}
+	check_invariant(converged);
+}
+
+START_TEST(test_model)
+{
+	const char *env = getenv("LUND_MODEL_SEED");
+
+	if (env && _i > 0)
+		return; /* one given seed, run once */
+	seed = env ? (unsigned)strtoul(env, NULL, 0) : seeds[_i];
+	rng = seed;
+	memset(world, 0, sizeof(world));
+	memset(foreign, 0, sizeof(foreign));
+	full = false;
+	records_trusted = true;
+	for (size_t i = 0; i < N_LU; i++)
+		lus[i].userdata = NULL;
+	check_tree_new(&tree, "check-claims-model");
+	check_tree_mkdirs(&tree, LINK_DIR);
+	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &links), 0);
+	ck_assert_int_eq(claims_new(&ops, NULL, &cl), 0);
+
+	for (step = 0; step < N_STEPS; step++)
+		run_step();
+
+	/* Room, no foreign file, a resync: everything converges. */
+	op = "final resync";
+	full = false;
+	links_set_symlink_fn(links, NULL);
+	for (unsigned k = 0; k < N_NAMES; k++)
+		if (foreign[k])
+			drop_foreign(k);
+	resync(-1);
+	check_invariant(true);
+	ck_assert_uint_eq(claims_failed(cl), 0);
+
+	for (size_t i = 0; i < N_LU; i++)
+		claims_forget(&lus[i]);
+	cl = claims_free(cl);
+	links = links_free(links);
+	check_tree_remove(&tree);
+}
+END_TEST
+
+static Suite *model_suite(void)
+{
+	Suite *s = suite_create("claims-model");
+	TCase *tc = tcase_create("claims-model");
+
+	tcase_set_timeout(tc, 30);
+	CHECK_ADD_LOOP(tc, test_model, seeds);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(model_suite)
