@@ -192,7 +192,7 @@ static int char_nodes(int rootfd, const char *syslu, char ***ret, size_t *ret_n)
 		char path[PATH_MAX];
 
 		scan_pathfmt(path, sizeof(path), "%s/%s", syslu, char_classes[i].class);
-		if (scan_opendir(rootfd, path, &d) < 0)
+		if (sysfs_opendir(rootfd, path, &d) < 0)
 			continue;
 		for (struct dirent *de; (de = readdir(d));) {
 			char **nv;
@@ -231,7 +231,7 @@ static long node_open_by(int rootfd, char *const *nodes, size_t n, const char **
 	_cleanup_free_ char *buf = NULL;
 	long self = (long)getpid();
 
-	if (n == 0 || scan_opendir(rootfd, "proc", &proc) < 0)
+	if (n == 0 || sysfs_opendir(rootfd, "proc", &proc) < 0)
 		return 0;
 	buf = malloc(PATH_MAX);
 	if (!buf)
@@ -244,7 +244,7 @@ static long node_open_by(int rootfd, char *const *nodes, size_t n, const char **
 		if (*end || pid <= 0 || pid == self)
 			continue;
 		scan_pathfmt(path, sizeof(path), "proc/%s/fd", pe->d_name);
-		if (scan_opendir(rootfd, path, &fds) < 0)
+		if (sysfs_opendir(rootfd, path, &fds) < 0)
 			continue; /* gone meanwhile, or not ours to see */
 		for (struct dirent *fe; (fe = readdir(fds));) {
 			ssize_t k;
