@@ -14,6 +14,7 @@
 #include "macro.h"
 
 struct ControlClient {
+	unsigned n_ref;
 	ControlServer *server;
 	ControlClient *next;
 	int fd;
@@ -22,6 +23,7 @@ struct ControlClient {
 	pid_t pid;
 	bool monitor;
 	bool closing; /* flush what is queued, then close */
+	bool dead;    /* disconnected: off the list, fd closed, memory kept for its holders */
 	char *in;
 	size_t in_len;
 	char *out;
@@ -39,21 +41,47 @@ struct ControlServer {
 	unsigned n_clients;
 };
 
-static void client_free(ControlClient *c)
+ControlClient *control_client_ref(ControlClient *c)
+{
+	if (c)
+		c->n_ref++;
+	return c;
+}
+
+ControlClient *control_client_unref(ControlClient *c)
+{
+	if (!c || --c->n_ref > 0)
+		return NULL;
+	assert(c->dead);
+	free(c->in);
+	free(c->out);
+	free(c);
+	return NULL;
+}
+
+/*
+ * Take @c off the server and close its connection. Its memory lives on while anyone holds a
+ * reference: the dispatch of its own request (on_client) holds one, so a client dropped by a
+ * broadcast inside its own handler is only marked here and freed after the handler returns.
+ */
+static void client_disconnect(ControlClient *c)
 {
 	ControlServer *s = c->server;
 
+	if (c->dead)
+		return;
+	c->dead = true;
 	for (ControlClient **p = &s->clients; *p; p = &(*p)->next)
 		if (*p == c) {
 			*p = c->next;
 			break;
 		}
+	c->next = NULL;
 	s->n_clients--;
-	sd_event_source_disable_unref(c->io);
-	safe_close(c->fd);
-	free(c->in);
-	free(c->out);
-	free(c);
+	c->io = sd_event_source_disable_unref(c->io);
+	c->fd = safe_close(c->fd);
+	c->out_len = c->out_off = 0;
+	control_client_unref(c); /* the server's reference */
 }
 
 static void client_update_events(ControlClient *c)
@@ -68,6 +96,8 @@ static void client_update_events(ControlClient *c)
 /* Write what we can now; the rest waits for EPOLLOUT. */
 static int client_flush(ControlClient *c)
 {
+	if (c->dead)
+		return -ECONNRESET;
 	while (c->out_off < c->out_len) {
 		ssize_t k = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 		                 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -98,6 +128,8 @@ static int client_queue(ControlClient *c, json_object *o)
 	size_t len = strlen(text);
 	char *n;
 
+	if (c->dead)
+		return -ECONNRESET;
 	if (c->out_len - c->out_off + len + 1 > CONTROL_BACKLOG_MAX)
 		return -ENOBUFS;
 	n = realloc(c->out, c->out_len + len + 1);
@@ -184,6 +216,8 @@ static int client_read(ControlClient *c)
 				r = client_handle_line(c, c->in);
 				if (r < 0)
 					return r;
+				if (c->dead)
+					return -ECONNRESET;
 			}
 			memmove(c->in, c->in + used, c->in_len - used + 1);
 			c->in_len -= used;
@@ -193,7 +227,7 @@ static int client_read(ControlClient *c)
 
 static int on_client(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
-	ControlClient *c = userdata;
+	ControlClient *c = control_client_ref(userdata);
 	int r = 0;
 
 	if (revents & EPOLLOUT)
@@ -206,10 +240,9 @@ static int on_client(sd_event_source *es, int fd, uint32_t revents, void *userda
 		/* The peer shut down its sending side: finish the replies first. */
 		c->closing = true;
 		client_update_events(c);
-		return 0;
-	}
-	if (r < 0)
-		client_free(c);
+	} else if (r < 0)
+		client_disconnect(c);
+	control_client_unref(c);
 	return 0;
 }
 
@@ -246,6 +279,7 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return 0;
+	c->n_ref = 1; /* the server's, dropped by client_disconnect() */
 	c->server = s;
 	c->uid = cred.uid;
 	c->pid = cred.pid;
@@ -326,7 +360,7 @@ ControlServer *control_free(ControlServer *s)
 	if (!s)
 		return NULL;
 	while (s->clients)
-		client_free(s->clients);
+		client_disconnect(s->clients);
 	sd_event_source_disable_unref(s->io);
 	if (s->fd >= 0) {
 		safe_close(s->fd);
@@ -348,7 +382,7 @@ void control_broadcast(ControlServer *s, json_object *event)
 		if (!c->monitor || c->closing)
 			continue;
 		if (client_queue(c, event) < 0)
-			client_free(c); /* too slow or gone: it can reconnect and resync */
+			client_disconnect(c); /* too slow or gone: it can reconnect and resync */
 	}
 }
 

@@ -39,8 +39,14 @@ void control_broadcast(ControlServer *s, json_object *event);
 bool control_has_monitors(const ControlServer *s);
 unsigned control_n_clients(const ControlServer *s);
 
-/* Send @o to one client now (a progress note ahead of its reply). */
+/*
+ * Send @o to one client now (a progress note ahead of its reply). A client whose connection is
+ * gone gives -ECONNRESET: its memory stays valid while a reference is held, so a handler (or
+ * work finishing later) may keep one across anything that drops clients.
+ */
 int control_client_send(ControlClient *c, json_object *o);
+ControlClient *control_client_ref(ControlClient *c);
+ControlClient *control_client_unref(ControlClient *c);
 
 uid_t control_client_uid(const ControlClient *c);
 pid_t control_client_pid(const ControlClient *c);

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""LUND=... control-hostile.py [CASE...]
+
+Hostile clients against a real lund on an empty fake tree (--root, --run-dir): each case does
+something a client may do to the control socket, then lund must still answer a plain client
+and exit 0 on SIGTERM (under ASan a use-after-free or leak makes it exit non-zero).
+Exit: 0 pass, 1 fail, 77 skipped."""
+import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
+
+LUND = os.environ.get('LUND')
+if not LUND:
+    print('SKIP: LUND= is needed')
+    sys.exit(77)
+
+
+def connect(run_dir):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(os.path.join(run_dir, 'control'))
+    return s
+
+
+def call(run_dir, req, timeout=20):
+    """One request on a fresh connection; the first reply line."""
+    s = connect(run_dir)
+    s.settimeout(timeout)
+    s.sendall((json.dumps(req) + '\n').encode())
+    buf = b''
+    while b'\n' not in buf:
+        k = s.recv(65536)
+        if not k:
+            break
+        buf += k
+    s.close()
+    return json.loads(buf.split(b'\n', 1)[0]) if buf else None
+
+
+def start(tmp):
+    root = os.path.join(tmp, 'root')
+    run_dir = os.path.join(tmp, 'run')
+    os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'))
+    os.makedirs(os.path.join(root, 'sys/class/scsi_host'))
+    os.makedirs(os.path.join(root, 'dev'))
+    os.makedirs(run_dir)
+    lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
+                             '--scan', 'never', '--load-modules', 'never',
+                             '--log-level', 'err'],
+                            stderr=subprocess.PIPE)
+    for _ in range(600):
+        if lund.poll() is not None:
+            raise RuntimeError('lund exited at start: %s' % lund.stderr.read()[-2000:])
+        try:
+            if call(run_dir, {'cmd': 'status'}, 5):
+                return lund, run_dir
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError('lund never answered')
+
+
+def stop(lund):
+    lund.send_signal(signal.SIGTERM)
+    try:
+        _, err = lund.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        lund.kill()
+        _, err = lund.communicate()
+    return lund.returncode, err.decode(errors='replace')
+
+
+def monitor_then(cmd):
+    def case(run_dir):
+        for _ in range(20):
+            s = connect(run_dir)
+            s.sendall(b'{"cmd":"monitor"}\n')
+            s.recv(4096)  # the monitor reply
+            s.sendall((json.dumps(cmd) + '\n').encode())
+            # Gone at once: lund finds the peer closed while it broadcasts to monitors.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b'\1\0\0\0\0\0\0\0')
+            s.close()
+    return case
+
+
+def monitor_and_request_together(cmd):
+    """Monitor and request in one write, then close before lund reads."""
+    def case(run_dir):
+        for _ in range(20):
+            s = connect(run_dir)
+            s.sendall(b'{"cmd":"monitor"}\n' + (json.dumps(cmd) + '\n').encode())
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b'\1\0\0\0\0\0\0\0')
+            s.close()
+    return case
+
+
+CASES = {
+    'monitor-resync-close': monitor_then({'cmd': 'resync'}),
+    'monitor-rescan-close': monitor_then({'cmd': 'rescan', 'progress': True}),
+    'monitor-resync-oneshot': monitor_and_request_together({'cmd': 'resync'}),
+    'monitor-rescan-oneshot': monitor_and_request_together({'cmd': 'rescan'}),
+}
+
+
+def main():
+    names = sys.argv[1:] or list(CASES)
+    fail = 0
+    for name in names:
+        tmp = tempfile.mkdtemp()
+        try:
+            lund, run_dir = start(tmp)
+            try:
+                CASES[name](run_dir)
+                reply = call(run_dir, {'cmd': 'status'})
+            except Exception as e:
+                reply = None
+                print('  %s: %s' % (name, e))
+            rc, err = stop(lund)
+            ok = reply is not None and reply.get('ok') is True and rc == 0
+            print('%s  %s  (status %s, exit %s)' % ('PASS' if ok else 'FAIL', name,
+                                                   'answered' if reply else 'none', rc))
+            if not ok:
+                print('\n'.join('    ' + l for l in err.splitlines()[-25:]))
+                fail = 1
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return fail
+
+
+sys.exit(main())
