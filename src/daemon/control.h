@@ -13,11 +13,16 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-/* A request line longer than this is refused and the connection closed. */
+/* Each limit below is answered with a JSON error reply, logged, and the connection closed. */
+/* Request lines are at most this long. */
 #define CONTROL_REQUEST_MAX (64u * 1024u)
-/* A client that does not read its replies or monitor stream is dropped past this backlog. */
+/* Bytes queued for a client that does not read its replies or monitor stream. */
 #define CONTROL_BACKLOG_MAX (16u * 1024u * 1024u)
 #define CONTROL_CLIENTS_MAX 64
+/* A client that neither sends a request nor monitors is answered ETIMEDOUT and closed after
+ * this long (LUND_CONTROL_IDLE_TIMEOUT_MS overrides it); so is one whose last reply does not
+ * drain in that time. */
+#define CONTROL_IDLE_TIMEOUT_USEC (30u * 1000000u)
 
 typedef struct ControlServer ControlServer;
 typedef struct ControlClient ControlClient;

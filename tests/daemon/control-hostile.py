@@ -3,8 +3,9 @@
 """LUND=... control-hostile.py [CASE...]
 
 Hostile clients against a real lund on an empty fake tree (--root, --run-dir): each case does
-something a client may do to the control socket, then lund must still answer a plain client
-and exit 0 on SIGTERM (under ASan a use-after-free or leak makes it exit non-zero).
+something a client may do to the control socket and checks what it is answered; then lund must
+still answer a plain client and exit 0 on SIGTERM (under ASan a use-after-free or leak makes it
+exit non-zero). Every limit must be answered with a JSON error and logged.
 Exit: 0 pass, 1 fail, 77 skipped."""
 import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
 
@@ -35,6 +36,23 @@ def call(run_dir, req, timeout=20):
     return json.loads(buf.split(b'\n', 1)[0]) if buf else None
 
 
+def lines_until_eof(s, timeout=60):
+    s.settimeout(timeout)
+    buf = b''
+    while True:
+        k = s.recv(1 << 20)
+        if not k:
+            break
+        buf += k
+    return [json.loads(l) for l in buf.split(b'\n') if l]
+
+
+def expect_error(replies, error):
+    if not replies or replies[-1].get('ok') is not False or replies[-1].get('error') != error:
+        raise AssertionError('last reply %r, wanted error %s' %
+                             (replies[-1] if replies else None, error))
+
+
 def start(tmp):
     root = os.path.join(tmp, 'root')
     run_dir = os.path.join(tmp, 'run')
@@ -44,7 +62,8 @@ def start(tmp):
     os.makedirs(run_dir)
     lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                              '--scan', 'never', '--load-modules', 'never',
-                             '--log-level', 'err'],
+                             '--log-level', 'warning'],
+                            env=dict(os.environ, LUND_CONTROL_IDLE_TIMEOUT_MS='1500'),
                             stderr=subprocess.PIPE)
     for _ in range(600):
         if lund.poll() is not None:
@@ -92,7 +111,68 @@ def monitor_and_request_together(cmd):
     return case
 
 
+def request_too_long(run_dir):
+    s = connect(run_dir)
+    try:
+        s.sendall(b'{"cmd":"' + b'x' * (70 * 1024))
+    except OSError:
+        pass  # lund may close before all of it is sent; its reply is already queued
+    expect_error(lines_until_eof(s), 'EMSGSIZE')
+    return 'request longer than'
+
+
+def too_many_clients(run_dir):
+    held = [connect(run_dir) for _ in range(64)]
+    # Each held one is accepted: it answers status.
+    for h in held[:2]:
+        h.sendall(b'{"cmd":"status"}\n')
+        if not json.loads(h.recv(65536).split(b'\n')[0]).get('ok'):
+            raise AssertionError('a held client got no status')
+    extra = connect(run_dir)
+    expect_error(lines_until_eof(extra), 'EUSERS')
+    for h in held:
+        h.close()
+    # Slots come back as lund sees the hang-ups.
+    for _ in range(200):
+        if call(run_dir, {'cmd': 'status'}).get('ok'):
+            break
+        time.sleep(0.05)
+    return 'too many clients'
+
+
+def idle_timeout(run_dir):
+    s = connect(run_dir)  # says nothing; lund runs with a 1.5 s idle timeout
+    expect_error(lines_until_eof(s), 'ETIMEDOUT')
+    return 'no request for too long'
+
+
+def monitor_not_idle(run_dir):
+    s = connect(run_dir)
+    s.sendall(b'{"cmd":"monitor"}\n')
+    s.recv(4096)
+    # Past the idle timeout a monitor still gets events.
+    time.sleep(2.5)
+    call(run_dir, {'cmd': 'resync'})
+    s.settimeout(20)
+    ev = json.loads(s.recv(65536).split(b'\n')[0])
+    if ev.get('event') != 'resync':
+        raise AssertionError('monitor got %r' % ev)
+    return None
+
+
+def socket_mode(run_dir):
+    mode = os.stat(os.path.join(run_dir, 'control')).st_mode & 0o7777
+    if mode != 0o600:
+        raise AssertionError('socket mode %o, lund(8) says 0600' % mode)
+    return None
+
+
 CASES = {
+    'request-too-long': request_too_long,
+    'too-many-clients': too_many_clients,
+    'idle-timeout': idle_timeout,
+    'monitor-not-idle': monitor_not_idle,
+    'socket-mode': socket_mode,
     'monitor-resync-close': monitor_then({'cmd': 'resync'}),
     'monitor-rescan-close': monitor_then({'cmd': 'rescan', 'progress': True}),
     'monitor-resync-oneshot': monitor_and_request_together({'cmd': 'resync'}),
@@ -107,14 +187,18 @@ def main():
         tmp = tempfile.mkdtemp()
         try:
             lund, run_dir = start(tmp)
+            logged = None
             try:
-                CASES[name](run_dir)
+                logged = CASES[name](run_dir)
                 reply = call(run_dir, {'cmd': 'status'})
             except Exception as e:
                 reply = None
                 print('  %s: %s' % (name, e))
             rc, err = stop(lund)
             ok = reply is not None and reply.get('ok') is True and rc == 0
+            if ok and logged and logged not in err:
+                print('  %s: lund did not log %r' % (name, logged))
+                ok = False
             print('%s  %s  (status %s, exit %s)' % ('PASS' if ok else 'FAIL', name,
                                                    'answered' if reply else 'none', rc))
             if not ok:
