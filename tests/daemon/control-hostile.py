@@ -160,6 +160,24 @@ def monitor_not_idle(run_dir):
     return None
 
 
+def refused_lunctl(run_dir):
+    """A peer lund refuses sees lund's reason from lunctl, not a broken pipe."""
+    lunctl = os.environ.get('LUNCTL')
+    if os.geteuid() != 0 or not lunctl or not shutil.which('setpriv'):
+        print('  refused-lunctl: skipped (needs root, LUNCTL= and setpriv)')
+        return None
+    # As if the socket were opened to a group: the peer check must still refuse nobody.
+    os.chmod(os.path.dirname(run_dir), 0o755)
+    os.chmod(run_dir, 0o755)
+    os.chmod(os.path.join(run_dir, 'control'), 0o666)
+    r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                        lunctl, 'status'], env=dict(os.environ, LUND_RUN_DIR=run_dir),
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode == 0 or 'permission denied' not in r.stderr or 'Broken pipe' in r.stderr:
+        raise AssertionError('lunctl as nobody: exit %d, %r' % (r.returncode, r.stderr))
+    return 'permission denied'
+
+
 def socket_mode(run_dir):
     mode = os.stat(os.path.join(run_dir, 'control')).st_mode & 0o7777
     if mode != 0o600:
@@ -173,6 +191,7 @@ CASES = {
     'idle-timeout': idle_timeout,
     'monitor-not-idle': monitor_not_idle,
     'socket-mode': socket_mode,
+    'refused-lunctl': refused_lunctl,
     'monitor-resync-close': monitor_then({'cmd': 'resync'}),
     'monitor-rescan-close': monitor_then({'cmd': 'rescan', 'progress': True}),
     'monitor-resync-oneshot': monitor_and_request_together({'cmd': 'resync'}),
