@@ -36,6 +36,7 @@ int lund_errno_from_name(const char *name)
 		{ "EMSGSIZE", EMSGSIZE },     { "ENOTSUP", ENOTSUP },
 		{ "ENXIO", ENXIO },           { "ETIMEDOUT", ETIMEDOUT },
 		{ "ECANCELED", ECANCELED },   { "EIO", EIO },
+		{ "EUSERS", EUSERS },
 	};
 
 	if (name)
@@ -156,14 +157,16 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 	if (!text || asprintf(&line, "%s\n", text) < 0)
 		return -ENOMEM;
 	r = send_all(c->fd, line, strlen(line));
-	if (r < 0)
+	/* lund refuses a peer with one error reply and closes: that reply, not EPIPE, is the
+	 * answer (lund(8), CONTROL PROTOCOL). */
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
 		return r;
 	for (;;) {
-		r = lund_client_read(c, &reply);
-		if (r < 0)
-			return r;
-		if (r == 0)
-			return -ECONNRESET;
+		int k = lund_client_read(c, &reply);
+
+		if (k <= 0)
+			return r < 0 ? r : k < 0 ? k : -ECONNRESET;
+		r = 0;
 		/* Progress notes come before the reply; without a callback they are skipped. */
 		if (!json_object_object_get_ex(reply, "progress", &p))
 			break;

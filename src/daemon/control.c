@@ -8,20 +8,27 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
+#include "log.h"
 #include "macro.h"
+#include "ratelimit.h"
 
 struct ControlClient {
+	unsigned n_ref;
 	ControlServer *server;
 	ControlClient *next;
 	int fd;
 	sd_event_source *io;
+	sd_event_source *timer; /* idle timeout; while closing, the deadline to drain */
 	uid_t uid;
 	pid_t pid;
 	bool monitor;
 	bool closing; /* flush what is queued, then close */
+	bool eof;     /* the peer sends no more */
+	bool dead;    /* disconnected: off the list, fd closed, memory kept for its holders */
 	char *in;
 	size_t in_len;
 	char *out;
@@ -37,28 +44,80 @@ struct ControlServer {
 	void *userdata;
 	ControlClient *clients;
 	unsigned n_clients;
+	uint64_t idle_usec;
+	RateLimit log_limit; /* refusals and drops, folded when a client floods */
 };
 
-static void client_free(ControlClient *c)
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Every refusal and drop is logged, at most a few per interval, the rest counted. */
+static void control_log_refusal(ControlServer *s, pid_t pid, uid_t uid, int error, const char *what)
+{
+	unsigned suppressed = 0;
+
+	if (!ratelimit_below(&s->log_limit, now_usec(), &suppressed))
+		return;
+	if (suppressed > 0)
+		log_warning("control: %u similar messages suppressed", suppressed);
+	log_warning_errno(error, "control: client pid %i uid %u: %s, closing its connection",
+	                  (int)pid, (unsigned)uid, what);
+}
+
+ControlClient *control_client_ref(ControlClient *c)
+{
+	if (c)
+		c->n_ref++;
+	return c;
+}
+
+ControlClient *control_client_unref(ControlClient *c)
+{
+	if (!c || --c->n_ref > 0)
+		return NULL;
+	assert(c->dead);
+	free(c->in);
+	free(c->out);
+	free(c);
+	return NULL;
+}
+
+/*
+ * Take @c off the server and close its connection. Its memory lives on while anyone holds a
+ * reference: the dispatch of its own request (on_client) holds one, so a client dropped by a
+ * broadcast inside its own handler is only marked here and freed after the handler returns.
+ */
+static void client_disconnect(ControlClient *c)
 {
 	ControlServer *s = c->server;
 
+	if (c->dead)
+		return;
+	c->dead = true;
 	for (ControlClient **p = &s->clients; *p; p = &(*p)->next)
 		if (*p == c) {
 			*p = c->next;
 			break;
 		}
+	c->next = NULL;
 	s->n_clients--;
-	sd_event_source_disable_unref(c->io);
-	safe_close(c->fd);
-	free(c->in);
-	free(c->out);
-	free(c);
+	c->io = sd_event_source_disable_unref(c->io);
+	c->timer = sd_event_source_disable_unref(c->timer);
+	c->fd = safe_close(c->fd);
+	c->out_len = c->out_off = 0;
+	control_client_unref(c); /* the server's reference */
 }
 
 static void client_update_events(ControlClient *c)
 {
-	uint32_t ev = c->closing ? 0 : EPOLLIN;
+	/* While closing, what the peer still sends is read and dropped: data left unread at
+	 * close would reset the connection before the peer reads its last reply. */
+	uint32_t ev = c->eof ? 0 : EPOLLIN;
 
 	if (c->out_len > c->out_off)
 		ev |= EPOLLOUT;
@@ -68,6 +127,8 @@ static void client_update_events(ControlClient *c)
 /* Write what we can now; the rest waits for EPOLLOUT. */
 static int client_flush(ControlClient *c)
 {
+	if (c->dead)
+		return -ECONNRESET;
 	while (c->out_off < c->out_len) {
 		ssize_t k = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 		                 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -85,30 +146,15 @@ static int client_flush(ControlClient *c)
 		c->out_len -= c->out_off;
 		c->out_off = 0;
 	}
-	if (c->closing && c->out_len == 0)
-		return -ECONNRESET; /* done: the caller closes */
+	if (c->closing && c->out_len == 0) {
+		if (c->eof)
+			return -ECONNRESET; /* done: the caller closes */
+		/* Our side is done; close once the peer has read and closes too (or the drain
+		 * deadline passes), so that the last reply is never lost to a reset. */
+		(void)shutdown(c->fd, SHUT_WR);
+	}
 	client_update_events(c);
 	return 0;
-}
-
-static int client_queue(ControlClient *c, json_object *o)
-{
-	const char *text = json_object_to_json_string_ext(
-	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t len = strlen(text);
-	char *n;
-
-	if (c->out_len - c->out_off + len + 1 > CONTROL_BACKLOG_MAX)
-		return -ENOBUFS;
-	n = realloc(c->out, c->out_len + len + 1);
-	if (!n)
-		return -ENOMEM;
-	c->out = n;
-	/* json-c escapes control characters in strings: a line never contains a newline. */
-	memcpy(c->out + c->out_len, text, len);
-	c->out[c->out_len + len] = '\n';
-	c->out_len += len + 1;
-	return client_flush(c);
 }
 
 static json_object *error_reply(int error, const char *message)
@@ -122,6 +168,76 @@ static json_object *error_reply(int error, const char *message)
 	        o, "message",
 	        json_object_new_string(message ?: strerror(error < 0 ? -error : error)));
 	return o;
+}
+
+/* Append one line; past the backlog limit only when @over_limit (a last error line). */
+static int client_append(ControlClient *c, json_object *o, bool over_limit)
+{
+	const char *text = json_object_to_json_string_ext(
+	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len = strlen(text);
+	char *n;
+
+	if (c->dead)
+		return -ECONNRESET;
+	if (!over_limit && c->out_len - c->out_off + len + 1 > CONTROL_BACKLOG_MAX)
+		return -ENOBUFS;
+	n = realloc(c->out, c->out_len + len + 1);
+	if (!n)
+		return -ENOMEM;
+	c->out = n;
+	/* json-c escapes control characters in strings: a line never contains a newline. */
+	memcpy(c->out + c->out_len, text, len);
+	c->out[c->out_len + len] = '\n';
+	c->out_len += len + 1;
+	return 0;
+}
+
+static void client_arm_timer(ControlClient *c)
+{
+	if (!c->timer)
+		return;
+	(void)sd_event_source_set_time_relative(c->timer, c->server->idle_usec);
+	(void)sd_event_source_set_enabled(c->timer, c->monitor && !c->closing ? SD_EVENT_OFF
+	                                                                      : SD_EVENT_ONESHOT);
+}
+
+/*
+ * Refuse @c for @error: one error reply (past the backlog limit, so it always fits), logged;
+ * then no more reading, and the connection closes once the reply is out or the drain deadline
+ * passes.
+ */
+static void client_fail(ControlClient *c, int error, const char *message)
+{
+	json_object *o;
+
+	if (c->dead || c->closing)
+		return;
+	o = error_reply(error, message);
+	(void)client_append(c, o, true);
+	json_object_put(o);
+	c->closing = true;
+	control_log_refusal(c->server, c->pid, c->uid, error, message);
+	client_arm_timer(c);
+	client_update_events(c);
+}
+
+static int client_queue(ControlClient *c, json_object *o)
+{
+	int r = client_append(c, o, false);
+
+	if (r == -ENOBUFS) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+		         "more than %u bytes queued for a client that does not read them",
+		         CONTROL_BACKLOG_MAX);
+		client_fail(c, -ENOBUFS, msg);
+		return r;
+	}
+	if (r < 0)
+		return r;
+	return client_flush(c);
 }
 
 static int client_handle_line(ControlClient *c, const char *line)
@@ -146,8 +262,12 @@ static int client_handle_line(ControlClient *c, const char *line)
 	r = client_queue(c, reply);
 	json_object_put(reply);
 	json_object_put(req);
-	if (r >= 0 && monitor)
+	if (r >= 0 && monitor) {
 		c->monitor = true;
+		client_arm_timer(c); /* monitors wait for events: no idle timeout */
+	}
+	if (r == -ENOBUFS)
+		return 0; /* refused with an error reply: client_fail() */
 	return r;
 }
 
@@ -163,10 +283,19 @@ static int client_read(ControlClient *c)
 				return 0;
 			return -errno;
 		}
-		if (k == 0)
+		if (k == 0) {
+			c->eof = true;
 			return -ECONNRESET;
-		if (c->in_len + (size_t)k > CONTROL_REQUEST_MAX)
-			return -EMSGSIZE;
+		}
+		client_arm_timer(c);
+		if (c->in_len + (size_t)k > CONTROL_REQUEST_MAX) {
+			char msg[64];
+
+			snprintf(msg, sizeof(msg), "request longer than %u bytes",
+			         CONTROL_REQUEST_MAX);
+			client_fail(c, -EMSGSIZE, msg);
+			return 0;
+		}
 		n = realloc(c->in, c->in_len + (size_t)k + 1);
 		if (!n)
 			return -ENOMEM;
@@ -184,6 +313,10 @@ static int client_read(ControlClient *c)
 				r = client_handle_line(c, c->in);
 				if (r < 0)
 					return r;
+				if (c->dead)
+					return -ECONNRESET;
+				if (c->closing)
+					return 0;
 			}
 			memmove(c->in, c->in + used, c->in_len - used + 1);
 			c->in_len -= used;
@@ -191,26 +324,70 @@ static int client_read(ControlClient *c)
 	}
 }
 
+/* A closing client's input, read and dropped until the peer stops sending. */
+static int client_discard(ControlClient *c)
+{
+	for (;;) {
+		char buf[4096];
+		ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (k < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (k == 0) {
+			c->eof = true;
+			client_update_events(c);
+			return c->out_len > c->out_off ? 0 : -ECONNRESET;
+		}
+	}
+}
+
 static int on_client(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
-	ControlClient *c = userdata;
+	ControlClient *c = control_client_ref(userdata);
 	int r = 0;
 
 	if (revents & EPOLLOUT)
 		r = client_flush(c);
 	if (r >= 0 && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing)
 		r = client_read(c);
+	else if (r >= 0 && (revents & EPOLLIN) && c->closing && !c->eof)
+		r = client_discard(c);
 	if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && c->out_len == 0)
 		r = -ECONNRESET;
 	if (r == -ECONNRESET && c->out_len > c->out_off && !(revents & (EPOLLHUP | EPOLLERR))) {
 		/* The peer shut down its sending side: finish the replies first. */
 		c->closing = true;
 		client_update_events(c);
-		return 0;
-	}
-	if (r < 0)
-		client_free(c);
+	} else if (r < 0)
+		client_disconnect(c);
+	control_client_unref(c);
 	return 0;
+}
+
+static int on_client_timer(sd_event_source *es, uint64_t usec, void *userdata)
+{
+	ControlClient *c = control_client_ref(userdata);
+
+	if (c->closing)
+		client_disconnect(c); /* its last reply could not be delivered in time */
+	else if (!c->monitor)
+		client_fail(c, -ETIMEDOUT, "no request for too long");
+	control_client_unref(c);
+	return 0;
+}
+
+/* One error line to a peer that gets no client slot, then the connection closes. */
+static void refuse(ControlServer *s, int fd, const struct ucred *cred, int error,
+                   const char *message)
+{
+	json_object *o = error_reply(error, message);
+	const char *text = json_object_to_json_string_ext(
+	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	(void)!send(fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)!send(fd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	json_object_put(o);
+	control_log_refusal(s, cred->pid, cred->uid, error, message);
 }
 
 static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userdata)
@@ -231,27 +408,32 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
 	/* Root only by default; the daemon's own user too, so an unprivileged test instance
 	 * can be talked to. Refused peers get one error line. */
 	if (cred.uid != 0 && cred.uid != geteuid()) {
-		json_object *o = error_reply(-EPERM, "permission denied");
-		const char *text = json_object_to_json_string_ext(
-		        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		(void)!send(cfd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
-		(void)!send(cfd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-		json_object_put(o);
+		refuse(s, cfd, &cred, -EPERM,
+		       "permission denied: only root and lund's own user may use lund's socket");
 		return 0;
 	}
-	if (s->n_clients >= CONTROL_CLIENTS_MAX)
+	if (s->n_clients >= CONTROL_CLIENTS_MAX) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "too many clients (%u connected)", s->n_clients);
+		refuse(s, cfd, &cred, -EUSERS, msg);
 		return 0;
+	}
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return 0;
+	c->n_ref = 1; /* the server's, dropped by client_disconnect() */
 	c->server = s;
 	c->uid = cred.uid;
 	c->pid = cred.pid;
 	c->fd = cfd;
 	r = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN, on_client, c);
+	if (r >= 0)
+		r = sd_event_add_time_relative(s->event, &c->timer, CLOCK_MONOTONIC, s->idle_usec,
+		                               0, on_client_timer, c);
 	if (r < 0) {
+		sd_event_source_disable_unref(c->io);
 		free(c);
 		return 0;
 	}
@@ -281,6 +463,17 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 		return -ENOMEM;
 	s->fd = -EBADF;
 	s->event = sd_event_ref(e);
+	s->idle_usec = CONTROL_IDLE_TIMEOUT_USEC;
+	s->log_limit = (RateLimit)RATELIMIT_INIT(10u * 1000000u, 5);
+	{
+		/* Tests shorten the idle timeout; anything unparsable keeps the default. */
+		const char *e_idle = getenv("LUND_CONTROL_IDLE_TIMEOUT_MS");
+		char *end = NULL;
+		unsigned long ms = e_idle ? strtoul(e_idle, &end, 10) : 0;
+
+		if (e_idle && end && *end == 0 && ms > 0 && ms <= 86400000ul)
+			s->idle_usec = (uint64_t)ms * 1000u;
+	}
 	s->handler = handler;
 	s->userdata = userdata;
 	s->path = strdup(path);
@@ -305,7 +498,7 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 		return r;
 	}
 	/* 0600 from the start: no window in which others could connect. */
-	old = umask(0077);
+	old = umask(0177);
 	r = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
 	umask(old);
 	if (r >= 0 && listen(s->fd, 16) < 0)
@@ -326,7 +519,7 @@ ControlServer *control_free(ControlServer *s)
 	if (!s)
 		return NULL;
 	while (s->clients)
-		client_free(s->clients);
+		client_disconnect(s->clients);
 	sd_event_source_disable_unref(s->io);
 	if (s->fd >= 0) {
 		safe_close(s->fd);
@@ -347,8 +540,8 @@ void control_broadcast(ControlServer *s, json_object *event)
 		next = c->next;
 		if (!c->monitor || c->closing)
 			continue;
-		if (client_queue(c, event) < 0)
-			client_free(c); /* too slow or gone: it can reconnect and resync */
+		if (client_queue(c, event) < 0 && !c->closing)
+			client_disconnect(c); /* too slow or gone: it can reconnect and resync */
 	}
 }
 

@@ -13,11 +13,16 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-/* A request line longer than this is refused and the connection closed. */
+/* Each limit below is answered with a JSON error reply, logged, and the connection closed. */
+/* Request lines are at most this long. */
 #define CONTROL_REQUEST_MAX (64u * 1024u)
-/* A client that does not read its replies or monitor stream is dropped past this backlog. */
+/* Bytes queued for a client that does not read its replies or monitor stream. */
 #define CONTROL_BACKLOG_MAX (16u * 1024u * 1024u)
 #define CONTROL_CLIENTS_MAX 64
+/* A client that neither sends a request nor monitors is answered ETIMEDOUT and closed after
+ * this long (LUND_CONTROL_IDLE_TIMEOUT_MS overrides it); so is one whose last reply does not
+ * drain in that time. */
+#define CONTROL_IDLE_TIMEOUT_USEC (30u * 1000000u)
 
 typedef struct ControlServer ControlServer;
 typedef struct ControlClient ControlClient;
@@ -39,8 +44,14 @@ void control_broadcast(ControlServer *s, json_object *event);
 bool control_has_monitors(const ControlServer *s);
 unsigned control_n_clients(const ControlServer *s);
 
-/* Send @o to one client now (a progress note ahead of its reply). */
+/*
+ * Send @o to one client now (a progress note ahead of its reply). A client whose connection is
+ * gone gives -ECONNRESET: its memory stays valid while a reference is held, so a handler (or
+ * work finishing later) may keep one across anything that drops clients.
+ */
 int control_client_send(ControlClient *c, json_object *o);
+ControlClient *control_client_ref(ControlClient *c);
+ControlClient *control_client_unref(ControlClient *c);
 
 uid_t control_client_uid(const ControlClient *c);
 pid_t control_client_pid(const ControlClient *c);

@@ -13,15 +13,25 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct Hwdb Hwdb;
 
 /*
  * hwdb_open() - the compiled database at @path (hwdb.bin), or the system's (NULL: the paths
- * sd_hwdb_new() searches). Returns 0, -ENOENT when there is none, -errno.
+ * sd_hwdb_new() searches). The whole file is checked with hwdb_validate() first and sd-hwdb
+ * maps the file that was checked. Returns 0, -ENOENT when there is none, -EBADMSG when it is
+ * corrupt, -errno.
  */
 int hwdb_open(const char *path, Hwdb **ret);
 Hwdb *hwdb_free(Hwdb *h);
+
+/*
+ * hwdb_validate() - whether @buf of @len bytes is a compiled hwdb sd-hwdb can search safely:
+ * header and entry sizes sane, every node, child entry, value entry and string inside the
+ * file, no cycle, depth at most 4096. Returns 0, -EBADMSG.
+ */
+int hwdb_validate(const uint8_t *buf, size_t len);
 
 /* hwdb_modalias() - the match string of an LU (see above); malloc'd, NULL on ENOMEM. */
 char *hwdb_modalias(int type, const char *vendor, const char *model, const char *revision);

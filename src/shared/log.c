@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
+#include "ratelimit.h"
 
 /* Process-wide by nature, as a logging target is in every daemon; set once at start-up. */
 static const char *log_ident = "lund";
@@ -20,6 +24,79 @@ void log_setup(const char *ident, LogTarget target, int max_level)
 		target = getenv("JOURNAL_STREAM") ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR;
 	log_target = target;
 	log_max_level = max_level;
+}
+
+static uint64_t clock_now_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * Warnings and notices are folded per call site (its format string): LOG_FOLD_BURST per
+ * LOG_FOLD_INTERVAL_USEC, then counted, and the next one logged says how many were suppressed.
+ * Errors and info are never folded.
+ */
+#define LOG_FOLD_SLOTS         64
+#define LOG_FOLD_BURST         10
+#define LOG_FOLD_INTERVAL_USEC (10u * 1000000u)
+
+static struct {
+	const char *fmt;
+	RateLimit rl;
+} log_fold[LOG_FOLD_SLOTS];
+static pthread_mutex_t log_fold_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t (*log_now)(void) = clock_now_usec;
+
+void log_set_clock(uint64_t (*now_usec)(void))
+{
+	log_now = now_usec ?: clock_now_usec;
+}
+
+/* Whether to log a message of @fmt now; *ret_suppressed how many of it were folded before. */
+static bool log_fold_pass(const char *fmt, unsigned *ret_suppressed)
+{
+	size_t slot = ((uintptr_t)fmt >> 3) % LOG_FOLD_SLOTS;
+	bool pass;
+
+	*ret_suppressed = 0;
+	pthread_mutex_lock(&log_fold_lock);
+	if (log_fold[slot].fmt != fmt) {
+		/* A new call site takes the slot; a collision only restarts the count. */
+		log_fold[slot].fmt = fmt;
+		log_fold[slot].rl =
+		        (RateLimit)RATELIMIT_INIT(LOG_FOLD_INTERVAL_USEC, LOG_FOLD_BURST);
+	}
+	pass = ratelimit_below(&log_fold[slot].rl, log_now(), ret_suppressed);
+	pthread_mutex_unlock(&log_fold_lock);
+	return pass;
+}
+
+char *log_escape(const char *s)
+{
+	size_t n = 0;
+	char *e, *p;
+
+	if (!s)
+		return NULL;
+	for (const char *q = s; *q; q++)
+		n += (unsigned char)*q < 0x20 || *q == 0x7f ? 4 : 1;
+	e = malloc(n + 1);
+	if (!e)
+		return NULL;
+	p = e;
+	for (const char *q = s; *q; q++) {
+		unsigned char c = (unsigned char)*q;
+
+		if (c < 0x20 || c == 0x7f)
+			p += sprintf(p, "\\x%02x", c);
+		else
+			*p++ = (char)c;
+	}
+	*p = 0;
+	return e;
 }
 
 int log_get_max_level(void)
@@ -50,12 +127,51 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 		return error;
 	}
 
-	if (log_target == LOG_TARGET_JOURNAL && log_journal_send)
-		log_journal_send(level, error, dev, message_id, log_ident, msg);
-	else if (dev && dev->hctl)
-		fprintf(stderr, "%s: %s: %s\n", log_ident, dev->hctl, msg);
-	else
-		fprintf(stderr, "%s: %s\n", log_ident, msg);
+	{
+		/* Device strings reach messages and fields: no byte may split or colour a line. */
+		_cleanup_free_ char *emsg = log_escape(msg), *ehctl = NULL, *enode = NULL,
+		                    *ewwid = NULL;
+		char *eextra[LOG_EXTRA_MAX + 1] = {};
+		LogDevice edev = {};
+		unsigned suppressed = 0;
+
+		if (!emsg) {
+			errno = saved_errno;
+			return error;
+		}
+		if ((level == LOG_WARNING || level == LOG_NOTICE) &&
+		    !log_fold_pass(fmt, &suppressed)) {
+			errno = saved_errno;
+			return error;
+		}
+		if (suppressed > 0) {
+			char *m = NULL;
+
+			if (asprintf(&m, "%s (%u similar messages suppressed)", emsg, suppressed) >=
+			    0) {
+				free(emsg);
+				emsg = m;
+			}
+		}
+		if (dev) {
+			ehctl = log_escape(dev->hctl);
+			enode = log_escape(dev->devnode);
+			ewwid = log_escape(dev->wwid);
+			edev = (LogDevice){ .hctl = ehctl, .devnode = enode, .wwid = ewwid };
+			for (size_t i = 0; dev->extra && dev->extra[i] && i < LOG_EXTRA_MAX; i++)
+				eextra[i] = log_escape(dev->extra[i]);
+			edev.extra = (const char *const *)eextra;
+		}
+		if (log_target == LOG_TARGET_JOURNAL && log_journal_send)
+			log_journal_send(level, error, dev ? &edev : NULL, message_id, log_ident,
+			                 emsg);
+		else if (dev && edev.hctl)
+			fprintf(stderr, "%s: %s: %s\n", log_ident, edev.hctl, emsg);
+		else
+			fprintf(stderr, "%s: %s\n", log_ident, emsg);
+		for (size_t i = 0; i < LOG_EXTRA_MAX; i++)
+			free(eextra[i]);
+	}
 
 	errno = saved_errno;
 	return error;

@@ -8,6 +8,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -20,6 +21,20 @@ typedef enum LogTarget {
 
 void log_setup(const char *ident, LogTarget target, int max_level);
 int log_get_max_level(void);
+
+/*
+ * Every message and journal field is written with bytes below 0x20 and 0x7f as \xNN (device
+ * strings reach them: an ESC or a newline from a device must not colour or split a line).
+ * log_escape() is that escaping; malloc'd, NULL for NULL or on ENOMEM.
+ */
+char *log_escape(const char *s);
+
+/*
+ * Warnings and notices are folded per call site: 10 per 10 s, then counted; the next one
+ * logged ends "(N similar messages suppressed)". log_set_clock() replaces the monotonic clock
+ * the folding reads (tests; NULL restores it).
+ */
+void log_set_clock(uint64_t (*now_usec)(void));
 
 /* Structured fields of a device-related entry; any may be NULL. */
 typedef struct LogDevice {
