@@ -129,6 +129,8 @@ int manager_rescan_target(Inventory *inv, Target *t, void *userdata);
 int manager_error_rescan(const char *hctl, void *userdata);
 /* The host scanner, unless --scan=never. */
 void manager_host_scan_setup(Manager *m);
+/* The scan quirks (when lund.conf or the hwdb has any) for the background scanner's scans. */
+void manager_host_scan_set_policy(Manager *m);
 bool manager_host_scans_wanted(Manager *m);
 int manager_queue_host_scan(Manager *m, int64_t host, const char *reason);
 /* UEVENT_NEW_HOST, UEVENT_NEW_TARGET_PORT: under scan=manual nobody else scans it. */

@@ -430,6 +430,11 @@ void manager_host_scan_setup(Manager *m)
 		log_warning_errno(r, "Cannot scan in the background, continuing without: %m");
 		return;
 	}
+	manager_host_scan_set_policy(m);
+}
+
+void manager_host_scan_set_policy(Manager *m)
+{
 	host_scanner_set_policy(
 	        m->scanner,
 	        scan_quirks_active(m->scan_quirks)

@@ -371,12 +371,7 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 	m->scan_quirks = quirks;
 	m->scan_quirk_warned = false;
 	if (m->scanner && !host_scanner_running(m->scanner))
-		host_scanner_set_policy(
-		        m->scanner,
-		        scan_quirks_active(m->scan_quirks)
-		                ? &(ScanPolicy){ .quirk = manager_scan_quirk, .userdata = m }
-		                : NULL,
-		        &m->scan_lock);
+		manager_host_scan_set_policy(m);
 	pthread_mutex_unlock(&m->scan_lock);
 	m->reload_pending = NULL;
 	m->reloads++;
