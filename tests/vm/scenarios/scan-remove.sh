@@ -6,7 +6,8 @@
 #  - megasas: a disk hot-added on a new target 3, then device_del'ed (guest blind). The whole
 #    target is gone, so REPORT LUNS to it fails (DID_BAD_TARGET): lund keeps the LU and reports
 #    the failure (never remove after an error), where rescan-scsi-bus.sh -r removes it.
-# The device sets are recorded side by side; they must be equal on every other host.
+# The device sets are recorded side by side; lund must leave every other host as it was, and
+# rescan-scsi-bus.sh is held to the same unless its PQual parse is the one that fails (below).
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 480
@@ -82,8 +83,24 @@ vm_result "rsb.removed_megasas=$(new_lus /tmp/rsb /tmp/s0 | grep -c "^$mg:" || t
 # equal on every host but scsi_debug and megasas
 others=$(ls /sys/class/scsi_host | sed 's/host//' | grep -vx -e "$mg" $(for h in $(hosts_of scsi_debug); do echo "-e $h"; done))
 others=$(echo $others)
-awk -v h=" $others " 'index(h, " " substr($1, 1, index($1, ":") - 1) " ")' /tmp/lund >/tmp/lund.o
-awk -v h=" $others " 'index(h, " " substr($1, 1, index($1, ":") - 1) " ")' /tmp/rsb >/tmp/rsb.o
-compare_sets remove_others /tmp/lund.o /tmp/rsb.o || vm_fail "device sets differ on the other hosts"
+on_others() { awk -v h=" $others " 'index(h, " " substr($1, 1, index($1, ":") - 1) " ")' "$1"; }
+on_others /tmp/s0 >/tmp/s0.o
+on_others /tmp/lund >/tmp/lund.o
+on_others /tmp/rsb >/tmp/rsb.o
+# lund against the truth: nothing changed on the other hosts
+vm_assert "lunctl rescan --remove left the other hosts as they were" cmp -s /tmp/s0.o /tmp/lund.o
+# the peer beside it. Debian 12's rescan-scsi-bus.sh reads the peripheral qualifier from
+# "PQual=N  Device_type=N", which sg_inq 1.46 prints as "PQual=N  PDT=N": it takes every LU it
+# tests for one whose LU is not available, and -r removes it.
+if ! compare_sets remove_others /tmp/lund.o /tmp/rsb.o; then
+	# sg_inq's format, from a standard INQUIRY response (SPC-6 6.7.2) of a disk
+	echo "00 00 05 02 1f 00 00 00 $(printf '%s' 'LUND    TEST            0001' | od -An -tx1)" >/tmp/inq.hex
+	if sg_inq --inhex=/tmp/inq.hex | grep -q 'PQual=0  PDT=0'; then
+		vm_log "rescan-scsi-bus.sh -r removed LUs of other hosts: its PQual parse misses sg_inq 1.46's PDT= output"
+		vm_result "rsb.pqual_parse_broken=yes"
+	else
+		vm_fail "device sets differ on the other hosts"
+	fi
+fi
 umount /mnt/x 2>/dev/null || true
 vm_done
