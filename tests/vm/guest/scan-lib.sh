@@ -56,5 +56,26 @@ compare_sets() {
 	[ "$_s" = same ]
 }
 
-# rsb ARGS...: rescan-scsi-bus.sh, bounded, its output on the console
-rsb() { timeout "${RSB_TIMEOUT:-300}" bash /usr/bin/rescan-scsi-bus.sh "$@" >/tmp/rsb.out 2>&1; _r=$?; tail -n 15 /tmp/rsb.out; return $_r; }
+# rsb ARGS...: rescan-scsi-bus.sh, its output on the console, bounded by $RSB_TIMEOUT seconds
+# (300). Not through timeout(1): the script writes the hosts' "scan" attributes, and a write
+# that waits on the kernel's scan of dead targets sleeps uninterruptibly, deaf to SIGTERM and
+# SIGKILL alike, for minutes. Past the bound the script is killed and left to the kernel,
+# and rsb returns 124 as timeout(1) would.
+rsb() {
+	bash /usr/bin/rescan-scsi-bus.sh "$@" >/tmp/rsb.out 2>&1 &
+	_p=$! _t=0
+	while kill -0 "$_p" 2>/dev/null && [ "$_t" -lt "${RSB_TIMEOUT:-300}" ]; do
+		sleep 1
+		_t=$((_t + 1))
+	done
+	if kill -0 "$_p" 2>/dev/null; then
+		kill -KILL "$_p" 2>/dev/null
+		tail -n 15 /tmp/rsb.out
+		vm_log "rescan-scsi-bus.sh still running after ${RSB_TIMEOUT:-300} s (waiting on the kernel), left behind"
+		return 124
+	fi
+	wait "$_p"
+	_r=$?
+	tail -n 15 /tmp/rsb.out
+	return $_r
+}
