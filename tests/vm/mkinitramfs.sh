@@ -115,10 +115,13 @@ if [ ! -e "$base" ]; then
 	if [ ! -e "$base" ]; then
 		vm_log "building initramfs base ($KVER)"
 		build_base "$base"
+		# other bases may belong to another checkout sharing this cache: only
+		# those unused for a day go
 		find "$VM_CACHE" -maxdepth 1 -name 'initramfs-base-*' ! -name "${base##*/}" \
-			! -name "${base##*/}.list" -delete
+			! -name "${base##*/}.list" -mmin +1440 -delete
 	fi
 fi
+touch "$base" "$base.list" # in use: keeps it from other checkouts' pruning
 
 # --- per-run overlay ---
 st=$(mktemp -d "$VM_CACHE/overlay.XXXXXX")

@@ -66,8 +66,9 @@ if [ ! -e "$img" ]; then
 		mkfs.ext4 -q -F -L lundroot -d "$dir" "$img.tmp" $((size * 13 / 10 + 32))M >/dev/null
 		mv "$img.tmp" "$img"
 		rm -rf "$dir"
-		find "$VM_CACHE" -maxdepth 1 -name "$PREFIX-*.img" ! -name "${img##*/}" -delete
+		find "$VM_CACHE" -maxdepth 1 -name "$PREFIX-*.img" ! -name "${img##*/}" -mmin +1440 -delete
 		vm_log "root image ready: $img"
 	fi
 fi
+touch "$img" # in use: keeps it from other checkouts' pruning
 echo "$img"
