@@ -42,6 +42,23 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 	return EXIT_OK;
 }
 
+/* The kernel's own per-class counters (companion patchset, errors/<class>), when it has them. */
+static void print_kernel_classes(json_object *e)
+{
+	json_object *kc = json_member(e, "kernel_classes");
+	bool first = true;
+
+	if (!kc || !json_object_is_type(kc, json_type_object))
+		return;
+	printf("    kernel counters:");
+	json_object_object_foreach(kc, name, n)
+	{
+		printf("%s %s %" PRIi64, first ? "" : ",", name, json_object_get_int64(n));
+		first = false;
+	}
+	printf("%s\n", first ? " none" : "");
+}
+
 /* Command failures the kernel reported (the companion patchset's SDEV_ERROR events). */
 static void print_errors(json_object *s)
 {
@@ -61,6 +78,7 @@ static void print_errors(json_object *s)
 			       " since lund started (no error events on this kernel: polled)\n",
 			       hctl, json_int(e, "ioerr_cnt_growth"),
 			       json_int(e, "iotmo_cnt_growth"));
+			print_kernel_classes(e);
 			continue;
 		}
 		printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
@@ -78,6 +96,7 @@ static void print_errors(json_object *s)
 		       " threshold actions\n",
 		       json_int(e, "suppressed"), json_int(e, "malformed"),
 		       json_int(e, "threshold_actions"));
+		print_kernel_classes(e);
 	}
 }
 

@@ -188,6 +188,9 @@ vm_assert_eq 1 "$(lunctl status --json | tr -d ' \n' | grep -o '"threshold_actio
 vm_assert_eq "$(attr "$SD/errors/transport")" \
 	"$(lunctl status --json | tr -d ' \n' | grep -o '"kernel_classes":{[^}]*}' | grep -o '"transport":[0-9]*' | cut -d: -f2)" \
 	"status --json: lund reads the kernel's errors/transport count"
+vm_assert_eq "    kernel counters: transport $(attr "$SD/errors/transport")" \
+	"$(lunctl status | grep -A1 "^  $HCTL:" | sed -n 2p)" \
+	"status shows the kernel's per-class counters"
 grep -E 'Command failed|errors within' "$LUND_LOG.new" >&2 || true
 lund_stop
 echo running >"$SD/state"
