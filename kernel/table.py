@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""kernel/table.py STOCK.txt PATCHED.txt: the stock-vs-patched table of kernel/test.sh.
+"""kernel/table.py STOCK.txt[,MORE...] PATCHED.txt[,MORE...]: kernel/test.sh's stock-vs-patched table.
 
-Reads the RESULT key=value lines the kernel-stock and kernel-patched VM scenarios saved,
+Reads the RESULT key=value lines the kernel-stock and kernel-patched VM scenarios saved (and
+kernel-udev-stock/-patched's, the same figures with udevd running: comma-separated files),
 prints one row per figure and checks each against what the series promises (exit 1 if any
 check fails). Attempts are the device's iorequest_cnt deltas (for sr, iotmo_cnt: only READs time out),
 measured in the guest.
@@ -98,19 +99,39 @@ ROWS = [
     ('many.failures', '  final failures counted (errors/medium)', None, None),
     ('many.failures_over_limit', '  more failures than the global limit', None, 'yes'),
     ('many.events', '  SDEV_ERROR events (global limit 8/60 s)', '0', '8'),
+    # kernel-udev-*: udevd running (Debian 12's rules); a disk change is a re-probe of the disk
+    ('udev.rule_60_block', 'udevd: 60-block.rules turns a scsi_device change into a disk change',
+     'yes', 'yes'),
+    ('udev.one_default.scsi_changes', '1 failed read, evt_error=0: scsi_device changes', '0', '0'),
+    ('udev.one_default.disk_changes', '  disk changes (re-probes)', '0', '0'),
+    ('udev.one_default.commands', '  commands the disk received', '1', '1'),
+    ('udev.ten_default.disk_changes', '10 failed reads, evt_error=0: re-probes', '0', '0'),
+    ('udev.ten_default.commands', '  commands the disk received', '10', '10'),
+    ('udev.one_events.scsi_changes', '1 failed read, evt_error=1: scsi_device changes', '-', '1'),
+    ('udev.one_events.disk_changes', '  disk changes (re-probes)', '-', '1'),
+    ('udev.one_events.commands', '  commands the disk received', '-', None),
+    ('udev.ten_events.scsi_changes', '10 failed reads, evt_error=1, burst 3/60 s: changes',
+     '-', '3'),
+    ('udev.ten_events.disk_changes', '  disk changes (re-probes)', '-', '3'),
+    ('udev.ten_events.commands', '  commands the disk received', '-', None),
+    ('udev.ten_counters.scsi_changes',
+     '10 failed reads, counters only, threshold +5: changes', '-', '1'),
+    ('udev.ten_counters.disk_changes', '  disk changes (re-probes)', '-', '1'),
+    ('udev.ten_counters.commands', '  commands the disk received', '-', None),
 ]
 
 
-def load(path):
+def load(paths):
     d = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                for kv in line.split():
-                    k, _, v = kv.partition('=')
-                    d[k] = v
-    except OSError:
-        pass
+    for path in paths.split(','):
+        try:
+            with open(path) as f:
+                for line in f:
+                    for kv in line.split():
+                        k, _, v = kv.partition('=')
+                        d[k] = v
+        except OSError:
+            pass
     return d
 
 

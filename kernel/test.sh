@@ -1,6 +1,7 @@
 #!/bin/bash
 # kernel/test.sh: build the patchset (kernel/build.sh) and run the VM scenarios kernel-stock
-# (Debian's modules) and kernel-patched (the patched ones) side by side, then print the
+# (Debian's modules) and kernel-patched (the patched ones) side by side, then kernel-udev-stock
+# and kernel-udev-patched (udevd running: the events and re-probes a failing command causes), then print the
 # stock-vs-patched table and check the patched figures; then lund's lund-errpolicy-stock and
 # lund-errpolicy-patched (`lunctl policy`) the same way.  Exit 77 (skip) without QEMU.
 # usage: kernel/test.sh [--bisect]
@@ -22,7 +23,15 @@ LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-patched >"$
 wait $p1 || rc=1
 wait $p2 || rc=1
 cat "$res/stock.log" "$res/patched.log"
-python3 "$KDIR/table.py" "$res/stock.txt" "$res/patched.txt" || rc=1
+# the same failing commands with udevd running (udev events and re-probes they cause)
+"$REPO/tests/vm/run" --no-build kernel-udev-stock >"$res/udev-stock.log" 2>&1 & p1=$!
+LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-udev-patched \
+	>"$res/udev-patched.log" 2>&1 & p2=$!
+wait $p1 || rc=1
+wait $p2 || rc=1
+cat "$res/udev-stock.log" "$res/udev-patched.log"
+python3 "$KDIR/table.py" "$res/stock.txt,$res/udev-stock.txt" \
+	"$res/patched.txt,$res/udev-patched.txt" || rc=1
 # lund's side: `lunctl policy` on both kernels (binaries from tests/vm/run's build directory,
 # $LUND_VM_BUILD or build-vm, rebuilt first: lunctl policy must be in it), one VM after the
 # other (~20 s and ~30 s)

@@ -22,7 +22,7 @@ kernel_disk() {
 	patched=0
 	[ -e "$SD/retry_limit" ] && patched=1
 	vm_result mode=$KMODE patched=$patched
-	if [ "$KMODE" = patched ] && [ "$patched" = 0 ]; then
+	if [ "${KMODE%patched}" != "$KMODE" ] && [ "$patched" = 0 ]; then
 		vm_log "stock modules: $VM_SCENARIO needs LUND_VM_MODULES_OVERLAY (kernel/test.sh)"
 		vm_result skipped=1
 		vm_done

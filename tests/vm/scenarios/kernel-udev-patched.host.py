@@ -1,0 +1,2 @@
+"""Host side of kernel-udev-patched: save the guest's results for kernel/test.sh (tests/vm/lib)."""
+from kernel_results import check  # noqa: F401
