@@ -28,6 +28,7 @@ typedef struct LuErrors {
 	uint64_t malformed;
 	uint64_t actions; /* threshold crossings */
 	ErrEvent last;
+	bool have_last; /* last holds an event (counters carry no details) */
 	uint64_t last_usec;
 	uint64_t *ring; /* times of the last threshold.count errors of the class,
 	                 * allocated with the first such error: most LUs never have one */
@@ -36,6 +37,9 @@ typedef struct LuErrors {
 	bool polled;
 	uint64_t ioerr_cnt, iotmo_cnt;   /* last values read */
 	uint64_t ioerr_seen, iotmo_seen; /* growth since lund started watching */
+	/* Patched kernel, counters chosen: the kernel's errors/<class>, polled. */
+	bool counters;
+	uint32_t kcount[_ERRCLASS_MAX]; /* last values read (the kernel's are 32-bit) */
 } LuErrors;
 
 struct ErrorTracker {
@@ -46,6 +50,7 @@ struct ErrorTracker {
 	LuErrors *lus;
 	void *index; /* tsearch() of the same LuErrors by H:C:T:L */
 	bool said_missing;
+	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
 	uint64_t poll_interval;
 };
@@ -275,6 +280,7 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 	e->by_class[ev.class]++;
 	e->suppressed += ev.suppressed;
 	e->last = ev;
+	e->have_last = true;
 	e->last_usec = now_usec;
 
 	/* The same as journal fields, for journalctl LUND_ERROR_CLASS=transport and the like.
@@ -344,11 +350,50 @@ static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr
 	return 0;
 }
 
+void error_tracker_prefer_events(ErrorTracker *t, bool events)
+{
+	if (t)
+		t->events = events;
+}
+
+/* The kernel's errors/<class> of the LU (series v2 patch 5): -ENOENT without the patch. */
+static int read_kernel_counts(ErrorTracker *t, const char *hctl, uint64_t ret[_ERRCLASS_MAX])
+{
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
+		char p[128];
+		int r;
+
+		if (snprintf(p, sizeof(p), "sys/bus/scsi/devices/%s/errors/%s", hctl,
+		             errclass_to_string(c)) >= (int)sizeof(p))
+			return -ENAMETOOLONG;
+		r = sysfs_read_u64(t->rootfd, p, &ret[c]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 {
+	uint64_t counts[_ERRCLASS_MAX];
 	int r;
 
 	assert_return(t && syspath && hctl, -EINVAL);
+
+	/* Counters first: an error event is a change uevent of the scsi_device, which udev's
+	 * 60-block.rules answers with a re-probe of the failing disk; the counters cost none. */
+	if (!t->events && read_kernel_counts(t, hctl, counts) >= 0) {
+		LuErrors *e = lu_errors_get(t, hctl);
+
+		if (!e)
+			return -ENOMEM;
+		if (!e->counters) {
+			e->counters = true;
+			for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
+				e->kcount[c] = (uint32_t)counts[c];
+		}
+		return 2;
+	}
 
 	r = errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
 	if (r == -EOPNOTSUPP) {
@@ -373,6 +418,55 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 	return r < 0 ? r : 1;
 }
 
+/* Count @n errors of @class towards the threshold; act at most once. */
+static void threshold_count(ErrorTracker *t, LuErrors *e, ErrClass class, uint64_t n,
+                            const LogDevice *dev, uint64_t now_usec)
+{
+	if (class != t->threshold.class)
+		return;
+	for (uint64_t i = 0; i < n; i++) {
+		int k = threshold_hit(&t->threshold, e, now_usec);
+
+		if (k > 0)
+			(void)threshold_act(t, e, dev);
+		if (k != 0)
+			break; /* acted, or out of memory to count */
+	}
+}
+
+/* Patched kernel: what grew in errors/<class> since the last poll. 1 when anything did. */
+static int poll_kernel_counts(ErrorTracker *t, LuErrors *e, uint64_t now_usec)
+{
+	uint64_t now[_ERRCLASS_MAX];
+	bool grew = false;
+
+	if (read_kernel_counts(t, e->hctl, now) < 0)
+		return 0;
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
+		/* atomic_t in the kernel: 32 bits that wrap */
+		uint64_t d = ((uint32_t)now[c] - e->kcount[c]) & UINT32_MAX;
+		char f_class[32];
+		const char *extra[] = { f_class, NULL };
+		LogDevice dev = { .hctl = e->hctl, .extra = extra };
+
+		e->kcount[c] = (uint32_t)now[c];
+		if (d == 0)
+			continue;
+		grew = true;
+		e->total += d;
+		e->by_class[c] += d;
+		e->last_usec = now_usec;
+		(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
+		               errclass_to_string(c));
+		log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
+		         "Commands failed: class=%s +%" PRIu64
+		         " (kernel counter errors/%s: %" PRIu64 ")",
+		         errclass_to_string(c), d, errclass_to_string(c), now[c]);
+		threshold_count(t, e, c, d, &dev, now_usec);
+	}
+	return grew;
+}
+
 int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
 {
 	int grew = 0;
@@ -382,6 +476,11 @@ int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
 	for (LuErrors *e = t->lus; e; e = e->next) {
 		LogDevice dev = { .hctl = e->hctl };
 		uint64_t ioerr, iotmo, dio, dtmo;
+
+		if (e->counters) {
+			grew += poll_kernel_counts(t, e, now_usec);
+			continue;
+		}
 
 		if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
 			continue;
@@ -400,16 +499,8 @@ int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
 		         "Commands failed: ioerr_cnt +%" PRIu64 ", iotmo_cnt +%" PRIu64
 		         " (stock kernel: no error class)",
 		         dio, dtmo);
-		if (t->threshold.class == ERRCLASS_TIMEOUT)
-			for (uint64_t i = 0; i < dtmo; i++) {
-				e->by_class[ERRCLASS_TIMEOUT]++;
-				int k = threshold_hit(&t->threshold, e, now_usec);
-
-				if (k > 0)
-					(void)threshold_act(t, e, &dev);
-				if (k != 0)
-					break; /* acted, or out of memory to count */
-			}
+		e->by_class[ERRCLASS_TIMEOUT] += dtmo;
+		threshold_count(t, e, ERRCLASS_TIMEOUT, dtmo, &dev, now_usec);
 	}
 	return grew;
 }
@@ -458,7 +549,8 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 	LuErrors *e = t ? lu_errors_find(t, hctl) : NULL;
 	json_object *o, *classes;
 
-	if (!e)
+	/* LUs watched by polling have an entry from the start: only those with errors count */
+	if (!e || (e->total == 0 && e->malformed == 0 && e->ioerr_seen == 0 && e->iotmo_seen == 0))
 		return NULL;
 	o = json_object_new_object();
 	classes = json_object_new_object();
@@ -477,6 +569,10 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 	json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
 	json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
 	json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
+	json_object_object_add(o, "source",
+	                       json_object_new_string(e->counters ? "counters"
+	                                              : e->polled ? "polled"
+	                                                          : "events"));
 	json_object *kc = kernel_classes_json(t, hctl);
 	if (kc)
 		json_object_object_add(o, "kernel_classes", kc);
@@ -486,7 +582,7 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 		json_object_object_add(o, "iotmo_cnt_growth",
 		                       json_object_new_uint64(e->iotmo_seen));
 	}
-	if (e->total > 0) {
+	if (e->have_last) {
 		json_object *l = json_object_new_object();
 
 		if (l) {

@@ -6,7 +6,8 @@
  * core/errevent.h): each is logged as a structured journal entry, counted per LU for `lunctl
  * status`, and checked against one configurable threshold (N errors of a class within T
  * seconds), whose crossing is logged and can take the LU offline or ask for a target rescan.
- * On LUs that have the patchset's attributes the events are switched on (evt_error=1).
+ * On a patched kernel the per-class counters (errors/<class>) are polled instead, unless events
+ * are preferred (lund --error-events), which switches them on (evt_error=1).
  */
 
 #include <json-c/json.h>
@@ -60,18 +61,23 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
                          const char *const *props, size_t n, uint64_t now_usec);
 
 /*
- * error_tracker_enable() - switch error events on for the LU at @syspath when the kernel has
- * the patchset's evt_error attribute. Returns 1 when enabled, 0 when the attribute is missing
- * (said once per daemon, at LOG_NOTICE): the LU's ioerr_cnt/iotmo_cnt are then polled instead
- * (see error_tracker_poll()). -errno.
+ * error_tracker_enable() - start watching the LU at @syspath. Where the kernel counts final
+ * failures per class (the patchset's errors/<class>), those counters are polled and no event is
+ * switched on (returns 2): an error event is a change uevent that udev's 60-block.rules turns
+ * into a re-probe of the failing disk. Otherwise, or with error_tracker_prefer_events(), error
+ * events are switched on where the kernel has evt_error (returns 1); on a stock kernel the
+ * LU's ioerr_cnt/iotmo_cnt are polled (returns 0; said once per daemon, at LOG_NOTICE). -errno.
  */
+void error_tracker_prefer_events(ErrorTracker *t, bool events);
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl);
 
 /*
- * error_tracker_poll() - the stock kernel's substitute for error events: read ioerr_cnt and
- * iotmo_cnt of every LU without them and log and count what grew since the last poll. A grown
- * iotmo_cnt counts as that many timeout errors for the threshold; ioerr_cnt says nothing of the
- * class, so it is counted and logged only. Returns the number of LUs whose counters grew.
+ * error_tracker_poll() - read the counters of every LU watched without events and log and
+ * count what grew since the last poll: errors/<class> on a patched kernel (each class counted
+ * as events of that class are, towards the threshold too); on a stock kernel ioerr_cnt and
+ * iotmo_cnt, where a grown iotmo_cnt counts as that many timeout errors and ioerr_cnt, which
+ * says nothing of the class, is counted and logged only. Returns the number of LUs whose
+ * counters grew.
  */
 int error_tracker_poll(ErrorTracker *t, uint64_t now_usec);
 

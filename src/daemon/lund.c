@@ -46,6 +46,8 @@ static void usage(FILE *out)
 	        "     --error-threshold <spec> CLASS:N/T:ACTION, N errors in T s -> log, offline "
 	        "or\n"
 	        "                                rescan (default transport:10/60:log)\n"
+	        "     --error-events           patched kernel: count error events (evt_error=1)\n"
+	        "                                instead of polling errors/<class>\n"
 	        "     --no-monitor             do not listen to kernel uevents (tests)\n"
 	        "     --log-level <level>      err, warning, notice, info or debug (default info)\n"
 	        "\n"
@@ -152,6 +154,7 @@ int main(int argc, char *argv[])
 		OPT_HWDB,
 		OPT_LOAD_MODULES,
 		OPT_ERROR_THRESHOLD,
+		OPT_ERROR_EVENTS,
 		OPT_SCAN,
 	};
 	static const struct option longopts[] = {
@@ -167,6 +170,7 @@ int main(int argc, char *argv[])
 		{ "hwdb", required_argument, NULL, OPT_HWDB },
 		{ "load-modules", required_argument, NULL, OPT_LOAD_MODULES },
 		{ "error-threshold", required_argument, NULL, OPT_ERROR_THRESHOLD },
+		{ "error-events", no_argument, NULL, OPT_ERROR_EVENTS },
 		{ "scan", required_argument, NULL, OPT_SCAN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -232,6 +236,9 @@ int main(int argc, char *argv[])
 			config.error_threshold = optarg;
 			break;
 		}
+		case OPT_ERROR_EVENTS:
+			config.error_events = true;
+			break;
 		case OPT_LOAD_MODULES:
 			if (streq(optarg, "auto"))
 				config.modload = MODLOAD_AUTO;

@@ -658,8 +658,10 @@ int manager_start(Manager *m)
 		return log_error_errno(r, "Invalid error threshold \"%s\"",
 		                       m->config.error_threshold);
 	r = error_tracker_new(m->rootfd, &threshold, manager_error_rescan, m, &m->errors);
-	if (r >= 0)
+	if (r >= 0) {
+		error_tracker_prefer_events(m->errors, m->config.error_events);
 		r = error_tracker_attach_event(m->errors, m->event, 5 * 1000000ULL);
+	}
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up error tracking: %m");
 

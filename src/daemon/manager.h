@@ -38,6 +38,7 @@ typedef struct ManagerConfig {
 	const char *hwdb_path;       /* compiled hwdb; NULL: the system's */
 	int modload;                 /* ModLoadMode (modload.h): driver loading without udevd */
 	const char *error_threshold; /* "CLASS:N/T:ACTION" (errors.h); NULL: the default */
+	bool error_events;           /* patched kernel: error events rather than counters */
 	ManagerScanMode scan;        /* host scans by the daemon */
 } ManagerConfig;
 

@@ -346,6 +346,72 @@ START_TEST(test_poll)
 }
 END_TEST
 
+/* Patched kernel: errors/<class> are polled, no event is switched on, and each class counts
+ * towards the threshold as its events would; --error-events switches the events on instead. */
+START_TEST(test_counters)
+{
+	ErrorThreshold t = { ERRCLASS_TRANSPORT, 3, 60, ERROR_ACTION_OFFLINE };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+	char *s;
+
+	tree(true);
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
+		char a[64];
+
+		xsnprintf(a, "errors/%s", errclass_to_string(c));
+		put(a, c == ERRCLASS_MEDIUM ? "7" : "0");
+	}
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 2);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "0");
+	free(s);
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
+	ck_assert_ptr_null(error_tracker_lu_json(tr, "2:0:0:0")); /* errors before lund: none */
+
+	put("errors/transport", "2");
+	put("errors/medium", "8");
+	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+	s = state("state");
+	ck_assert_str_eq(s, "running");
+	free(s);
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "total", &v));
+	ck_assert_int_eq(json_object_get_int(v), 3);
+	ck_assert(json_object_object_get_ex(o, "classes", &v));
+	ck_assert_str_eq(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                 "{\"transport\":2,\"medium\":1}");
+	ck_assert(json_object_object_get_ex(o, "source", &v));
+	ck_assert_str_eq(json_object_get_string(v), "counters");
+	ck_assert(!json_object_object_get_ex(o, "last", &v)); /* counters carry no sense data */
+	json_object_put(o);
+	ck_assert_int_eq(error_tracker_poll(tr, 3000000), 0);
+
+	put("errors/transport", "3"); /* the third transport error within 60 s */
+	ck_assert_int_eq(error_tracker_poll(tr, 4000000), 1);
+	s = state("state");
+	ck_assert_int_eq(strncmp(s, "offline", 7), 0);
+	free(s);
+	error_tracker_free(tr);
+
+	/* events preferred: switched on, the counters left alone */
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	error_tracker_prefer_events(tr, true);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 1);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "1");
+	free(s);
+	put("errors/transport", "9");
+	ck_assert_int_eq(error_tracker_poll(tr, 5000000), 0);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* The journal, replaced: the fields of the last entry (this definition wins over libsystemd's). */
 static char journal[2048];
 int sd_journal_sendv(const struct iovec *iov, int n);
@@ -413,6 +479,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_rescan_and_enable);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_poll);
+	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
 	suite_add_tcase(s, tc);
 	return s;

@@ -163,13 +163,37 @@ vm_assert_eq 60000 "$(attr "$SD/evt_error_interval_ms")" "kernel evt_error_inter
 vm_assert_eq 0 "$(lp "$DEV" retry_limit=default evt_error=0)" "back to defaults"
 vm_assert_eq default "$(attr "$SD/retry_limit")" "kernel retry_limit reads default"
 
-# --- patched: lund consumes the error events ------------------------------------------------
-# It switches evt_error on by itself, counts each event per LU for `lunctl status`, and with
-# --error-threshold transport:2/60:offline sets the LU offline at the second transport error.
+# --- patched: lund counts the kernel's per-class counters (the default) ----------------------
+# No event is switched on; errors/<class> is polled (every 5 s), its growth logged with the
+# class and counted for `lunctl status` and the threshold: with transport:2/60:offline the LU
+# goes offline at the second transport error.
 HCTL=$(basename "$SD")
 echo 0 >"$SD/evt_error"
 vm_assert_eq 0 "$(lp "$DEV" retry_limit=0)" "retry_limit=0 (one command per error)"
 lund_start --error-threshold transport:2/60:offline
+vm_assert_eq 0 "$(attr "$SD/evt_error")" "counters: lund left evt_error off"
+n0=$(wc -l <"$EV")
+t0=$(attr "$SD/errors/transport")
+a=$(transport_attempts); vm_result daemon.counters_1.attempts=$a
+vm_wait_until 15 sh -c "lunctl status | grep -q '^  $HCTL: 1 errors'" || true
+vm_assert_eq "  $HCTL: 1 errors (transport 1), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
+	"$(lunctl status | grep "^  $HCTL:" || true)" "counters: lunctl status counts the transport error"
+vm_assert_eq 1 "$(grep -c "Commands failed: class=transport +1 (kernel counter errors/transport: $((t0 + 1)))" "$LUND_LOG.new")" \
+	"counters: lund logged the growth with its class"
+vm_assert_eq "\"counters\"" "$(lunctl status --json | tr -d ' \n' | grep -o '"source":"[a-z]*"' | head -n1 | cut -d: -f2)" \
+	"counters: status --json says where the count came from"
+a=$(transport_attempts); vm_result daemon.counters_2.attempts=$a
+vm_wait_until 15 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+vm_assert_eq offline "$(attr "$SD/state")" "counters: second transport error within 60 s: LU offline"
+vm_assert_eq 0 "$(( $(wc -l <"$EV") - n0 ))" "counters: no SDEV_ERROR event was sent"
+lund_stop
+echo running >"$SD/state"
+
+# --- patched: lund consumes the error events (--error-events) -------------------------------
+# It switches evt_error on by itself, counts each event per LU for `lunctl status`, and with
+# --error-threshold transport:2/60:offline sets the LU offline at the second transport error.
+echo 0 >"$SD/evt_error"
+lund_start --error-events --error-threshold transport:2/60:offline
 vm_assert_eq 1 "$(attr "$SD/evt_error")" "lund switched evt_error on"
 a=$(transport_attempts); vm_result daemon.transport_1.attempts=$a
 vm_wait_until 5 sh -c "lunctl status | grep -q '^  $HCTL: 1 errors'" || true
