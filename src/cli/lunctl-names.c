@@ -75,8 +75,9 @@ static int print_local_json(const LuRef *lu, const Identity *ident)
 	return output_json(stdout, root);
 }
 
-/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes). */
-static int show_device_local(const char *dev, const Options *o)
+/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes); with @why,
+ * where each came from. */
+static int show_device_local(const char *dev, const Options *o, bool why)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
@@ -85,6 +86,8 @@ static int show_device_local(const char *dev, const Options *o)
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
+	if (why)
+		return lunctl_names_why(&lu, &ident, o->output);
 
 	if (o->output == OUTPUT_JSON)
 		return print_local_json(&lu, &ident) < 0 ? EXIT_DEVICE : EXIT_OK;
@@ -143,13 +146,14 @@ static int show_collisions(OutputMode mode)
 
 int verb_names(int argc, char *argv[], Options *o)
 {
-	enum { OPT_COLLISIONS = 0x100 };
+	enum { OPT_COLLISIONS = 0x100, OPT_WHY };
 	static const struct option longopts[] = { { "collisions", no_argument, NULL,
 		                                    OPT_COLLISIONS },
+		                                  { "why", no_argument, NULL, OPT_WHY },
 		                                  { "json", no_argument, NULL, 'J' },
 		                                  { "help", no_argument, NULL, 'h' },
 		                                  {} };
-	bool collisions = false;
+	bool collisions = false, why = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
@@ -157,12 +161,23 @@ int verb_names(int argc, char *argv[], Options *o)
 		case OPT_COLLISIONS:
 			collisions = true;
 			break;
+		case OPT_WHY:
+			why = true;
+			break;
 		case 'J':
 			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
-			printf("Usage: lunctl names [--json] <device>\n"
+			printf("Usage: lunctl names [--json] [--why] <device>\n"
 			       "       lunctl names [--json] --collisions\n"
+			       "      --why         for each name, the rule and the page data it "
+			       "came "
+			       "from,\n"
+			       "                    and why scsi_id passed over the other page "
+			       "0x83\n"
+			       "                    designators (computed here, lund not asked)\n"
+			       "      --collisions  the names several LUs want, and who has them\n"
+			       "  -J, --json        JSON output\n"
 			       "With --root, --sysfs-only or --sgio-only the names are computed "
 			       "here, not asked of lund.\n");
 			return EXIT_OK;
@@ -182,7 +197,7 @@ int verb_names(int argc, char *argv[], Options *o)
 		log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");
 		return EXIT_USAGE;
 	}
-	if (o->root || o->sysfs_only || o->sgio_only)
-		return show_device_local(argv[optind], o);
+	if (why || o->root || o->sysfs_only || o->sgio_only)
+		return show_device_local(argv[optind], o, why);
 	return show_device(argv[optind], o->output);
 }

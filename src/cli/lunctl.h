@@ -63,6 +63,9 @@ typedef struct Identity Identity;
 int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret);
 /* A JSON object with the nodes @lu has ("block", "tape", "sg"); NULL on ENOMEM. */
 json_object *lunctl_nodes_json(const LuRef *lu);
+/* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, and what
+ * scsi_id made of each page 0x83 designator. Returns the exit code. */
+int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode);
 int verb_list(int argc, char *argv[], Options *o);
 int verb_monitor(int argc, char *argv[], Options *o);
 int verb_names(int argc, char *argv[], Options *o);

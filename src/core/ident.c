@@ -106,6 +106,8 @@ typedef struct Sid {
 	uint8_t unit_serial[SID_SERIAL];
 	char wwn[17], wwn_ext[17], tpg[8];
 	IdentSerialSource source;
+	bool pg83_walked;   /* the SPC-3 walk of page 0x83 ran at least once */
+	long serial_offset; /* the designator ID_SERIAL came from, -1 none */
 } Sid;
 
 static size_t cstrnlen(const uint8_t *s, size_t max)
@@ -164,13 +166,13 @@ static int sid_page80(Sid *s, uint8_t *serial, uint8_t *serial_short)
 	return 0;
 }
 
-/* check_fill_0x83_id() for descriptor at @off: 0 = filled ID_SERIAL, 1 = not this one. */
-static int sid_check_fill(Sid *s, size_t off, const SidSearch *e)
+/* The tests of check_fill_0x83_id() before it fills anything: 0 when the descriptor at @off
+ * is one @e accepts, 1 when not. */
+static int sid_match(const SidPage *p, size_t off, const SidSearch *e)
 {
-	const SidPage *p = &s->pg83;
 	uint8_t b0 = at(p, off), b1 = at(p, off + 1), dlen = at(p, off + 3);
 	uint8_t code_set = b0 & 0x0f, assoc = b1 & 0x30, type = b1 & 0x0f;
-	size_t need, j, start;
+	size_t need;
 
 	if (assoc == 0x10) {
 		if (e->type != SID_TYPE_TPG)
@@ -189,6 +191,18 @@ static int sid_check_fill(Sid *s, size_t off, const SidSearch *e)
 	if (e->type == SID_TYPE_VENDOR_SPECIFIC)
 		need += VENDOR_LEN + MODEL_LEN;
 	if (SID_SERIAL < need)
+		return 1;
+	return 0;
+}
+
+/* check_fill_0x83_id() for descriptor at @off: 0 = filled ID_SERIAL, 1 = not this one. */
+static int sid_check_fill(Sid *s, size_t off, const SidSearch *e)
+{
+	const SidPage *p = &s->pg83;
+	uint8_t code_set = at(p, off) & 0x0f, dlen = at(p, off + 3);
+	size_t j, start;
+
+	if (sid_match(p, off, e) != 0)
 		return 1;
 
 	if (e->type == SID_TYPE_TPG) {
@@ -274,11 +288,13 @@ static int sid_page83(Sid *s)
 		return 0;
 	}
 	end = ((size_t)at(p, 2) << 8) + at(p, 3) + 3;
+	s->pg83_walked = true;
 	for (size_t e = 0; e < ELEMENTSOF(sid_search); e++)
 		/* The stride comes from the device, unchecked, as in scsi_id; at() bounds it. */
 		for (size_t j = 4; j <= end; j += at(p, j + 3) + 4u)
 			if (sid_check_fill(s, j, &sid_search[e]) == 0) {
 				s->source = IDENT_SERIAL_PG83;
+				s->serial_offset = (long)j;
 				return 0;
 			}
 	return 1;
@@ -556,7 +572,7 @@ static bool scsi_serial_printable(const uint8_t *s, size_t size)
 int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
 {
 	ScsiIdent id = {};
-	Sid s = {};
+	Sid s = { .serial_offset = -1 };
 	int r;
 
 	assert_return(in, -EINVAL);
@@ -599,6 +615,8 @@ int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
 	memcpy(id.wwn, s.wwn, sizeof(id.wwn));
 	memcpy(id.wwn_vendor_extension, s.wwn_ext, sizeof(id.wwn_vendor_extension));
 	memcpy(id.target_port, s.tpg, sizeof(id.target_port));
+	id.pg83_walked = s.pg83_walked;
+	id.serial_offset = id.serial_source == IDENT_SERIAL_PG83 ? s.serial_offset : -1;
 	/* Debian's 252.39 scsi_id prints ID_SCSI_SERIAL only when the page 0x80 serial (a C
 	 * string: a NUL ends it) is valid UTF-8 without control characters; observed with the
 	 * real binary (tests/peer/scsi-id.sh), a hardening absent from upstream v252. */
@@ -623,4 +641,72 @@ const char *ident_serial_source_name(IdentSerialSource s)
 	};
 
 	return s >= 0 && s < _IDENT_SERIAL_SOURCE_MAX ? names[s] : NULL;
+}
+
+size_t ident_designators(const ScsiIdent *id, IdentDesignator *ret, size_t max)
+{
+	const uint8_t *b = id ? id->in.pg83 : NULL;
+	size_t len, n = 0;
+	SidPage p;
+
+	if (!b || id->in.pg83_len < 4 || b[1] != 0x83 || !ret)
+		return 0;
+	sid_page_load(&p, b, id->in.pg83_len);
+	len = MIN(id->in.pg83_len, 4 + ((size_t)b[2] << 8 | b[3]));
+	/* SPC-6 7.7.6.1: descriptors follow one another up to the page length. */
+	for (size_t off = 4; off + 4 <= len && n < max; off += 4u + b[off + 3], n++) {
+		IdentDesignator *d = &ret[n];
+
+		*d = (IdentDesignator){
+			.offset = off,
+			.code_set = b[off] & 0x0f,
+			.assoc = (b[off + 1] >> 4) & 0x3,
+			.type = b[off + 1] & 0x0f,
+			.len = b[off + 3],
+			.naa = off + 4 < len ? b[off + 4] >> 4 : 0,
+			.row = -1,
+		};
+		for (size_t e = 0; e < ELEMENTSOF(sid_search); e++)
+			if (sid_match(&p, off, &sid_search[e]) == 0) {
+				d->row = (int)e;
+				break;
+			}
+
+		if (id->serial_source == IDENT_SERIAL_PG83_PRE_SPC2 || !id->pg83_walked)
+			d->verdict = IDENT_DESIG_NOT_TRIED;
+		else if (off + 4 > sizeof(p.b)) /* its header is past what scsi_id reads */
+			d->verdict = IDENT_DESIG_UNSEEN;
+		else if ((long)off == id->serial_offset)
+			d->verdict = IDENT_DESIG_USED;
+		else if (d->row == 0)
+			d->verdict = IDENT_DESIG_TPG;
+		else if (d->row > 0)
+			d->verdict = IDENT_DESIG_OUTRANKED;
+		else if (d->assoc != 0)
+			d->verdict = IDENT_DESIG_ASSOC;
+		else if (d->type > SID_TYPE_NAA)
+			d->verdict = IDENT_DESIG_TYPE;
+		else if (d->code_set != SID_CS_BINARY && d->code_set != SID_CS_ASCII)
+			d->verdict = IDENT_DESIG_CODE_SET;
+		else
+			d->verdict = IDENT_DESIG_TOO_LONG;
+	}
+	return n;
+}
+
+const char *ident_designator_verdict_name(IdentDesigVerdict v)
+{
+	static const char *const names[_IDENT_DESIG_MAX] = {
+		[IDENT_DESIG_USED] = "used",
+		[IDENT_DESIG_OUTRANKED] = "outranked",
+		[IDENT_DESIG_TPG] = "target-port-group",
+		[IDENT_DESIG_ASSOC] = "not-the-lu",
+		[IDENT_DESIG_TYPE] = "type-not-used",
+		[IDENT_DESIG_CODE_SET] = "code-set-not-used",
+		[IDENT_DESIG_TOO_LONG] = "too-long",
+		[IDENT_DESIG_UNSEEN] = "unseen",
+		[IDENT_DESIG_NOT_TRIED] = "not-tried",
+	};
+
+	return v >= 0 && v < _IDENT_DESIG_MAX ? names[v] : NULL;
 }

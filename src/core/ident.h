@@ -103,8 +103,11 @@ typedef struct ScsiIdent {
 	char target_port[8];                 /* ID_TARGET_PORT: hex target port group */
 	char scsi_serial[IDENT_SERIAL_MAX];  /* ID_SCSI_SERIAL: raw page 0x80 serial (C string) */
 	IdentSerialSource serial_source;
-	char serial_type; /* first byte of ID_SERIAL: '3' NAA, '2' EUI-64, '1' T10 vendor ID,
-	                   * '0' vendor specific, 'S' page 0x80; '\0' when none */
+	char serial_type;   /* first byte of ID_SERIAL: '3' NAA, '2' EUI-64, '1' T10 vendor ID,
+	                     * '0' vendor specific, 'S' page 0x80; '\0' when none */
+	bool pg83_walked;   /* scsi_id walked page 0x83's designators (page 0x00 listed it) */
+	long serial_offset; /* byte offset in page 0x83 of the designator ID_SERIAL came from;
+	                     * -1 when it came from elsewhere */
 
 	/* udev ata_id on the IDENTIFY data of page 0x89 (valid when ata.valid). lund reproduces
 	 * the identity lines only, not ata_id's ID_ATA_FEATURE_SET_* / ID_ATA_SATA* set. */
@@ -142,3 +145,37 @@ const char *ident_serial_source_name(IdentSerialSource s);
  * Returns 0 with @ret filled; -EBADMSG when it is not exactly 256 such words.
  */
 int ident_ata_identify_parse(const char *text, size_t len, uint8_t ret[static ATA_IDENTIFY_LEN]);
+
+/* What scsi_id made of one page 0x83 designator (lunctl names --why). */
+typedef enum IdentDesigVerdict {
+	IDENT_DESIG_USED,      /* ID_SERIAL came from it (and ID_WWN when it is an NAA) */
+	IDENT_DESIG_OUTRANKED, /* a row of scsi_id's table accepts it, below the one used */
+	IDENT_DESIG_TPG,       /* target port group: ID_TARGET_PORT only, never a name */
+	IDENT_DESIG_ASSOC,     /* associated with a target port or the target device */
+	IDENT_DESIG_TYPE,      /* a type the table lacks (port, LU group, MD5, SCSI name, UUID) */
+	IDENT_DESIG_CODE_SET,  /* a code set other than binary or ASCII (UTF-8) */
+	IDENT_DESIG_TOO_LONG,  /* longer than scsi_id's serial buffer holds */
+	IDENT_DESIG_UNSEEN,    /* past the 254 bytes scsi_id reads of the page */
+	IDENT_DESIG_NOT_TRIED, /* scsi_id never walked the page (page 0x00, SCSI-2 format) */
+	_IDENT_DESIG_MAX,
+	_IDENT_DESIG_INVALID = -EINVAL,
+} IdentDesigVerdict;
+
+typedef struct IdentDesignator {
+	size_t offset; /* of its header in page 0x83 */
+	uint8_t type;  /* SPC-6 Table 589 */
+	uint8_t assoc; /* 0 logical unit, 1 target port, 2 target device */
+	uint8_t code_set;
+	uint8_t naa; /* NAA field, for type 3 */
+	size_t len;  /* designator length */
+	int row;     /* the first row of scsi_id's table (0-based, 0 = target port group)
+	              * that accepts it, -1 none */
+	IdentDesigVerdict verdict;
+} IdentDesignator;
+
+/*
+ * ident_designators() - the designators of @id's page 0x83 as the device sent them, each with
+ * what scsi_id made of it. Fills at most @max; returns how many.
+ */
+size_t ident_designators(const ScsiIdent *id, IdentDesignator *ret, size_t max);
+const char *ident_designator_verdict_name(IdentDesigVerdict v);

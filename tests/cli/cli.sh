@@ -116,9 +116,32 @@ for d in "$FIX"/captured/*/; do
         expect_rc 0 "${d##*/}: id --json" "$LUNCTL" --root "$root" --sysfs-only id --json "$hctl"
         checks=$((checks + 1))
         grep -q '"scsi_commands": 0' "$TMP/out" || { echo "FAIL: ${d##*/}: commands sent"; fail=1; }
+        # names --why (checked after the loop): every name explained by a rule, the designator
+        # ID_SERIAL came from marked used exactly when scsi_id took it from page 0x83
+        expect_rc 0 "${d##*/}: names --why --json" "$LUNCTL" --root "$root" --sysfs-only names --why --json "$hctl"
+        cp "$TMP/out" "$TMP/why-${d##*/}.json"
+        echo "$TMP/why-${d##*/}.json $d/scsi_id.export" >> "$TMP/why.list"
         devices=$((devices + 1))
 done
 [ "$devices" -ge 20 ] || { echo "FAIL: only $devices captured sysfs trees"; fail=1; }
+checks=$((checks + 1))
+python3 - "$TMP/why.list" <<'PY' || fail=1
+import json, sys
+bad = 0
+for line in open(sys.argv[1]):
+    path, export = line.split()
+    w = json.load(open(path))
+    exp = dict(l.rstrip('\n').split('=', 1) for l in open(export) if '=' in l)
+    unexplained = [n['name'] for n in w['names'] if n['rule'] == 'unknown' or not n['source']]
+    used = [d for d in w['designators'] if d['verdict'] == 'used']
+    want_used = 1 if w['serial_source'] == 'pg83' else 0
+    if unexplained or len(used) != want_used or \
+            ('ID_SERIAL' in exp) == (w['serial_source'] == 'none'):
+        print(f"FAIL: {path}: names --why: unexplained {unexplained}, {len(used)} designators "
+              f"used (want {want_used}), serial source {w['serial_source']}")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
 
 # lunctl rescan through the daemon: a stand-in for lund's control socket records the request,
 # sends a progress note and then the reply lund would give ($1: "ok", "failed" or "enoent").

@@ -127,6 +127,94 @@ START_TEST(test_page_option)
 }
 END_TEST
 
+/* What scsi_id made of each page 0x83 designator (lunctl names --why), on a crafted page. */
+START_TEST(test_designators)
+{
+	static const uint8_t inq[36] = { 0x00, 0,   6,   2,   31,  0,   0,   0,   'V',
+		                         'E',  'N', 'D', 'O', 'R', ' ', ' ', 'M', 'O',
+		                         'D',  'E', 'L', ' ', ' ', ' ', ' ', ' ', ' ',
+		                         ' ',  ' ', ' ', ' ', ' ', '1', '0', '0', '0' };
+	static const uint8_t pg00[] = { 0, 0x00, 0, 3, 0x00, 0x80, 0x83 };
+	static const uint8_t pg00_no83[] = { 0, 0x00, 0, 2, 0x00, 0x80 };
+	static const uint8_t pg80[] = { 0, 0x80, 0, 4, 'S', 'N', '0', '1' };
+	uint8_t pg83[400] = { 0, 0x83 };
+	size_t o = 4;
+	ScsiIdentInput in = {
+		.inquiry = inq,
+		.inquiry_len = sizeof(inq),
+		.pg00 = pg00,
+		.pg00_len = sizeof(pg00),
+		.pg80 = pg80,
+		.pg80_len = sizeof(pg80),
+		.pg83 = pg83,
+	};
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	IdentDesignator d[16];
+	static const IdentDesigVerdict want[] = {
+		IDENT_DESIG_ASSOC,    IDENT_DESIG_CODE_SET,  IDENT_DESIG_USED,
+		IDENT_DESIG_TPG,      IDENT_DESIG_OUTRANKED, IDENT_DESIG_TYPE,
+		IDENT_DESIG_TOO_LONG, IDENT_DESIG_UNSEEN,
+	};
+	size_t n;
+
+	/* NAA 5 of the target port */
+	pg83[o] = 1, pg83[o + 1] = 0x13, pg83[o + 3] = 8, pg83[o + 4] = 0x50, o += 12;
+	/* T10 vendor ID in UTF-8 */
+	pg83[o] = 3, pg83[o + 1] = 0x01, pg83[o + 3] = 4, memcpy(pg83 + o + 4, "ABCD", 4), o += 8;
+	/* EUI-64, binary, of the LU: the one */
+	pg83[o] = 1, pg83[o + 1] = 0x02, pg83[o + 3] = 8, pg83[o + 4] = 0x11, o += 12;
+	/* target port group 2 */
+	pg83[o] = 1, pg83[o + 1] = 0x15, pg83[o + 3] = 4, pg83[o + 7] = 2, o += 8;
+	/* T10 vendor ID, ASCII, of the LU: a lower row */
+	pg83[o] = 2, pg83[o + 1] = 0x01, pg83[o + 3] = 4, memcpy(pg83 + o + 4, "WXYZ", 4), o += 8;
+	/* UUID */
+	pg83[o] = 1, pg83[o + 1] = 0x0a, pg83[o + 3] = 4, o += 8;
+	/* vendor specific, ASCII, 240 bytes: with vendor and model, past scsi_id's serial */
+	pg83[o] = 2, pg83[o + 1] = 0x00, pg83[o + 3] = 240, memset(pg83 + o + 4, 'x', 240);
+	o += 244;
+	/* an NAA that starts past the 254 bytes scsi_id reads */
+	pg83[o] = 1, pg83[o + 1] = 0x03, pg83[o + 3] = 8, pg83[o + 4] = 0x60, o += 12;
+	pg83[2] = (uint8_t)((o - 4) >> 8), pg83[3] = (uint8_t)(o - 4);
+	in.pg83_len = o;
+
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_int_eq(id->serial_source, IDENT_SERIAL_PG83);
+	ck_assert_str_eq(id->serial, "21100000000000000");
+	ck_assert_str_eq(id->target_port, "2");
+	n = ident_designators(id, d, ELEMENTSOF(d));
+	ck_assert_uint_eq(n, ELEMENTSOF(want));
+	for (size_t k = 0; k < n; k++)
+		ck_assert_msg(d[k].verdict == want[k], "designator %zu: %s, expected %s", k,
+		              ident_designator_verdict_name(d[k].verdict),
+		              ident_designator_verdict_name(want[k]));
+	ck_assert_int_eq(d[2].row, 7);  /* EUI-64 binary */
+	ck_assert_int_eq(d[4].row, 10); /* T10 ASCII */
+	ck_assert_uint_eq(d[2].offset, 24);
+
+	/* fewer slots than designators: only as many are filled */
+	ck_assert_uint_eq(ident_designators(id, d, 3), 3);
+
+	/* page 0x00 does not list page 0x83: scsi_id never walks it, page 0x80 names */
+	in.pg00 = pg00_no83, in.pg00_len = sizeof(pg00_no83);
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_int_eq(id->serial_source, IDENT_SERIAL_PG80);
+	n = ident_designators(id, d, ELEMENTSOF(d));
+	ck_assert_uint_eq(n, ELEMENTSOF(want));
+	for (size_t k = 0; k < n; k++)
+		ck_assert_int_eq(d[k].verdict, IDENT_DESIG_NOT_TRIED);
+
+	/* a page that is no page 0x83, or none: no designators */
+	pg83[1] = 0x80;
+	in.pg00 = pg00, in.pg00_len = sizeof(pg00);
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_uint_eq(ident_designators(id, d, ELEMENTSOF(d)), 0);
+	in.pg83 = NULL;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_uint_eq(ident_designators(id, d, ELEMENTSOF(d)), 0);
+	free(id);
+}
+END_TEST
+
 START_TEST(test_args)
 {
 	ScsiIdentInput in = {};
@@ -257,6 +345,7 @@ static Suite *ident_suite(void)
 	tcase_add_loop_test(tc, test_fixture, 0, (int)n_names);
 	CHECK_ADD_LOOP(tc, test_fields, fields);
 	tcase_add_test(tc, test_page_option);
+	tcase_add_test(tc, test_designators);
 	tcase_add_test(tc, test_args);
 	tcase_add_test(tc, test_ata_identify);
 	CHECK_ADD_LOOP(tc, test_ata_identify_parse, parse_cases);

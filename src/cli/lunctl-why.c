@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * lunctl names DEV --why: for each by-id name of an LU, the rule that made it and where its
+ * value came from; for each page 0x83 designator, whether scsi_id used it and, when not, why.
+ * The identity is the one lund computes (engine/identify.h); the verdicts come from the same
+ * scsi_id model (core/ident.h: ident_designators()).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "identify.h"
+#include "lunctl.h"
+#include "macro.h"
+#include "output.h"
+
+#define RULES_60  "60-persistent-storage.rules"
+#define RULES_58  "58-scsi-sg3_symlink.rules"
+#define DESIG_MAX 64
+
+typedef struct NameWhy {
+	const char *rule;
+	char source[160];
+} NameWhy;
+
+static const char *desig_type_name(uint8_t t)
+{
+	/* SPC-6 Table 589 */
+	static const char *const n[] = {
+		"vendor specific",
+		"T10 vendor ID",
+		"EUI-64",
+		"NAA",
+		"relative target port",
+		"target port group",
+		"logical unit group",
+		"MD5 logical unit",
+		"SCSI name string",
+		"protocol specific",
+		"UUID",
+	};
+
+	return t < ELEMENTSOF(n) ? n[t] : "reserved";
+}
+
+static const char *desig_assoc_name(uint8_t a)
+{
+	static const char *const n[] = { "logical unit", "target port", "target device",
+		                         "reserved" };
+
+	return n[a & 3];
+}
+
+static const char *desig_code_set_name(uint8_t c)
+{
+	return c == 1 ? "binary" : c == 2 ? "ASCII" : c == 3 ? "UTF-8" : "reserved";
+}
+
+/* Is @name the component names_component() makes of @prefix and @value? */
+static bool name_is(const char *name, const char *prefix, const char *value)
+{
+	char c[NAME_MAX + 1];
+
+	return value && *value && names_component(prefix, value, 0, c) >= 0 && streq(c, name);
+}
+
+static void serial_source(const Identity *i, const IdentDesignator *used, char *buf, size_t size)
+{
+	const ScsiIdent *id = i->id;
+
+	if (i->bus == NAMES_BUS_ATA) {
+		(void)snprintf(buf, size, "ata_id: model and serial of the IDENTIFY data (%s)",
+		               id->in.pg89 ? "page 0x89" : "libata's ata_device id");
+		return;
+	}
+	if (i->bus == NAMES_BUS_USB) {
+		(void)snprintf(buf, size, "usb_id: the USB device's vendor, product and serial");
+		return;
+	}
+	if (!id->have_serial || !streq_ptr(i->serial, id->serial)) {
+		(void)snprintf(buf, size,
+		               "55-scsi-sg3_id.rules: sg_inq --export of the cached pages "
+		               "(SCSI_IDENT_*), set before scsi_id runs");
+		return;
+	}
+	switch (id->serial_source) {
+	case IDENT_SERIAL_PG83:
+		if (used)
+			(void)snprintf(buf, size,
+			               "scsi_id: page 0x83 designator at byte %zu (%s, %s, %s), "
+			               "the first its table accepts (row %d of 13)",
+			               used->offset, desig_type_name(used->type),
+			               desig_code_set_name(used->code_set),
+			               desig_assoc_name(used->assoc), used->row + 1);
+		else
+			(void)snprintf(buf, size, "scsi_id: a page 0x83 designator");
+		break;
+	case IDENT_SERIAL_PG83_PRE_SPC2:
+		(void)snprintf(buf, size,
+		               "scsi_id: page 0x83 in the SCSI-2 format (one bare identifier)");
+		break;
+	case IDENT_SERIAL_PG80:
+		(void)snprintf(buf, size,
+		               "scsi_id: page 0x80 unit serial number, after 'S', vendor and model "
+		               "(%s)",
+		               id->pg83_walked ? "no page 0x83 designator it accepts"
+		                               : "page 0x83 not walked");
+		break;
+	default:
+		(void)snprintf(buf, size,
+		               "scsi_id: bytes a failed attempt left in its serial buffer");
+		break;
+	}
+}
+
+static void explain_name(const Identity *i, const IdentDesignator *used, const char *name,
+                         NameWhy *w)
+{
+	char prefix[16];
+
+	*w = (NameWhy){ .rule = "unknown" };
+	(void)snprintf(prefix, sizeof(prefix), "%s-", names_bus_name(i->bus) ?: "?");
+	if (name_is(name, prefix, i->serial)) {
+		w->rule = RULES_60 ": disk/by-id/$env{ID_BUS}-$env{ID_SERIAL}";
+		serial_source(i, used, w->source, sizeof(w->source));
+		return;
+	}
+	if (name_is(name, "wwn-", i->wwn)) {
+		w->rule = RULES_60 ": disk/by-id/wwn-$env{ID_WWN_WITH_EXTENSION}";
+		if (i->bus == NAMES_BUS_ATA)
+			(void)snprintf(w->source, sizeof(w->source),
+			               "ata_id: the world wide name of the IDENTIFY data");
+		else if (used && used->type == 3)
+			(void)snprintf(w->source, sizeof(w->source),
+			               "scsi_id: the NAA designator at byte %zu of page 0x83",
+			               used->offset);
+		else
+			(void)snprintf(
+			        w->source, sizeof(w->source),
+			        "55-scsi-sg3_id.rules: the first NAA designator of page 0x83");
+		return;
+	}
+	if (strncmp(name, "usb-", 4) == 0) {
+		w->rule = RULES_60 ": disk/by-id/usb-$env{ID_USB_SERIAL}";
+		(void)snprintf(w->source, sizeof(w->source),
+		               "usb_id: the USB device's vendor, product and serial");
+		return;
+	}
+	if (strncmp(name, "scsi-", 5) == 0 && name[5]) {
+		static const struct {
+			char c;
+			const char *what;
+		} sg3[] = {
+			{ 'S', "SCSI_VENDOR, SCSI_MODEL and SCSI_IDENT_SERIAL (page 0x80)" },
+			{ '3', "SCSI_IDENT_LUN_NAA_* (page 0x83 NAA)" },
+			{ '2', "SCSI_IDENT_LUN_EUI64 (page 0x83 EUI-64)" },
+			{ '8', "SCSI_IDENT_LUN_NAME (page 0x83 SCSI name string)" },
+			{ '1', "SCSI_IDENT_LUN_T10 (page 0x83 T10 vendor ID)" },
+			{ '0', "SCSI_IDENT_LUN_VENDOR (page 0x83 vendor specific)" },
+		};
+
+		for (size_t k = 0; k < ELEMENTSOF(sg3); k++)
+			if (name[5] == sg3[k].c) {
+				w->rule = RULES_58;
+				(void)snprintf(w->source, sizeof(w->source),
+				               "55-scsi-sg3_id.rules: %s", sg3[k].what);
+				return;
+			}
+	}
+}
+
+static void designator_reason(const IdentDesignator *d, const IdentDesignator *used, char *buf,
+                              size_t size)
+{
+	switch (d->verdict) {
+	case IDENT_DESIG_USED:
+		(void)snprintf(buf, size, "ID_SERIAL%s", d->type == 3 ? " and ID_WWN" : "");
+		break;
+	case IDENT_DESIG_OUTRANKED:
+		(void)snprintf(buf, size,
+		               "row %d of scsi_id's table accepts it; row %d matched first",
+		               d->row + 1, used ? used->row + 1 : 0);
+		break;
+	case IDENT_DESIG_TPG:
+		(void)snprintf(buf, size, "gives ID_TARGET_PORT only, never a name");
+		break;
+	case IDENT_DESIG_ASSOC:
+		(void)snprintf(buf, size, "names the %s, not the logical unit",
+		               desig_assoc_name(d->assoc));
+		break;
+	case IDENT_DESIG_TYPE:
+		(void)snprintf(buf, size, "scsi_id's table has no row for this type");
+		break;
+	case IDENT_DESIG_CODE_SET:
+		(void)snprintf(buf, size, "scsi_id takes binary and ASCII designators only");
+		break;
+	case IDENT_DESIG_TOO_LONG:
+		(void)snprintf(buf, size, "too long for scsi_id's serial buffer");
+		break;
+	case IDENT_DESIG_UNSEEN:
+		(void)snprintf(buf, size, "past the 254 bytes of the page scsi_id reads");
+		break;
+	default:
+		(void)snprintf(buf, size,
+		               "scsi_id did not walk page 0x83 (not listed by page 0x00, or the "
+		               "SCSI-2 format)");
+		break;
+	}
+}
+
+static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
+                    const IdentDesignator *used)
+{
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	json_object *names = json_object_new_array(), *desigs = json_object_new_array();
+
+	if (!root || !names || !desigs) {
+		json_object_put(names);
+		json_object_put(desigs);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
+	json_object_object_add(
+	        root, "serial_source",
+	        json_object_new_string(ident_serial_source_name(i->id->serial_source) ?: "none"));
+	json_object_object_add(root, "names", names);
+	json_object_object_add(root, "designators", desigs);
+	for (size_t k = 0; k < i->names->n; k++) {
+		json_object *o = json_object_new_object();
+		NameWhy w;
+
+		if (!o)
+			return -ENOMEM;
+		explain_name(i, used, i->names->name[k], &w);
+		json_object_object_add(o, "name", json_object_new_string(i->names->name[k]));
+		json_object_object_add(o, "rule", json_object_new_string(w.rule));
+		json_object_object_add(o, "source", json_object_new_string(w.source));
+		json_object_array_add(names, o);
+	}
+	for (size_t k = 0; k < n; k++) {
+		json_object *o = json_object_new_object();
+		char reason[160];
+
+		if (!o)
+			return -ENOMEM;
+		designator_reason(&d[k], used, reason, sizeof(reason));
+		json_object_object_add(o, "offset", json_object_new_int((int)d[k].offset));
+		json_object_object_add(o, "type",
+		                       json_object_new_string(desig_type_name(d[k].type)));
+		json_object_object_add(o, "association",
+		                       json_object_new_string(desig_assoc_name(d[k].assoc)));
+		json_object_object_add(o, "code_set",
+		                       json_object_new_string(desig_code_set_name(d[k].code_set)));
+		json_object_object_add(o, "length", json_object_new_int((int)d[k].len));
+		json_object_object_add(
+		        o, "verdict",
+		        json_object_new_string(ident_designator_verdict_name(d[k].verdict)));
+		json_object_object_add(o, "reason", json_object_new_string(reason));
+		json_object_array_add(desigs, o);
+	}
+	return output_json(stdout, root);
+}
+
+int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode)
+{
+	IdentDesignator d[DESIG_MAX];
+	const IdentDesignator *used = NULL;
+	size_t n = ident_designators(i->id, d, ELEMENTSOF(d));
+
+	for (size_t k = 0; k < n; k++)
+		if (d[k].verdict == IDENT_DESIG_USED)
+			used = &d[k];
+	if (mode == OUTPUT_JSON)
+		return why_json(lu, i, d, n, used) < 0 ? EXIT_DEVICE : EXIT_OK;
+
+	printf("%s\n", lu->hctl);
+	for (size_t k = 0; k < i->names->n; k++) {
+		NameWhy w;
+
+		explain_name(i, used, i->names->name[k], &w);
+		printf("name %s\n  rule:   %s\n  source: %s\n", i->names->name[k], w.rule,
+		       w.source);
+	}
+	if (i->names->n == 0)
+		printf("no names: %s\n", i->names_error < 0
+		                                 ? "every candidate was refused as unsafe"
+		                                 : "the device has no identifier udev's rules use");
+	if (n == 0) {
+		printf("page 0x83: %s\n", i->id->in.pg83 ? "no designators" : "not available");
+		return EXIT_OK;
+	}
+	printf("page 0x83 designators:\n");
+	for (size_t k = 0; k < n; k++) {
+		char reason[160];
+
+		designator_reason(&d[k], used, reason, sizeof(reason));
+		printf("  byte %-3zu %s", d[k].offset, desig_type_name(d[k].type));
+		if (d[k].type == 3)
+			printf(" (NAA %u)", d[k].naa);
+		printf(", %s, %s, %zu bytes: %s: %s\n", desig_code_set_name(d[k].code_set),
+		       desig_assoc_name(d[k].assoc), d[k].len,
+		       ident_designator_verdict_name(d[k].verdict), reason);
+	}
+	return EXIT_OK;
+}
