@@ -175,6 +175,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
+	{
+		/* what scsi_id made of each designator: at most one used, and only when
+		 * ID_SERIAL came from page 0x83 */
+		IdentDesignator d[64];
+		size_t n = ident_designators(&id, d, sizeof(d) / sizeof(d[0])), used = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			fuzz_check(ident_designator_verdict_name(d[k].verdict) != NULL);
+			fuzz_check(d[k].offset + 4 <= id.in.pg83_len);
+			used += d[k].verdict == IDENT_DESIG_USED;
+		}
+		fuzz_check(used <= 1);
+		fuzz_check(used == 0 || id.serial_source == IDENT_SERIAL_PG83);
+	}
+
 	r = export_ident(&id, EXPORT_UDEV | EXPORT_SG_INQ, check_line, &lines);
 	fuzz_check(r == 0 && lines > 0);
 	lines = 0;
