@@ -94,6 +94,31 @@ lio_iscsi_login() {
 	vm_wait_until 30 lio_host >/dev/null || vm_fail "no $LIO_PROC SCSI host after the login"
 }
 
+# lio_iscsid_login [ADDR:PORT]: like lio_iscsi_login, but through iscsid and iscsiadm (node
+# database, discovery), as a installed initiator does: iscsid stays and recovers the session
+# when its connection fails (iscsistart leaves nobody to log in again). The session's
+# replacement timeout (how long I/O is held while the portal is gone) is
+# $LIO_REPLACEMENT_TMO (default 120, open-iscsi's).
+lio_iscsid_login() {
+	_p=${1:-$LIO_PORTAL}
+	mkdir -p /etc/iscsi /var/lib/iscsi /run/lock/iscsi /var/lock/iscsi
+	echo "InitiatorName=$LIO_IINIT" >/etc/iscsi/initiatorname.iscsi
+	if ! pidof iscsid >/dev/null; then
+		iscsid -f >/tmp/iscsid.log 2>&1 &
+		vm_wait_until 10 sh -c 'iscsiadm -m session >/dev/null 2>&1; [ $? -ne 20 ]' || true
+	fi
+	{ iscsiadm -m discovery -t st -p "$_p" &&
+	  iscsiadm -m node -T "$LIO_IQN" -p "$_p" -o update \
+		-n node.session.timeo.replacement_timeout -v "${LIO_REPLACEMENT_TMO:-120}" &&
+	  iscsiadm -m node -T "$LIO_IQN" -p "$_p" --login; } >/tmp/iscsiadm.log 2>&1 ||
+		{ cat /tmp/iscsiadm.log /tmp/iscsid.log; vm_fail "iscsiadm login to $_p failed"; return 1; }
+	LIO_PROC=iscsi_tcp
+	vm_wait_until 30 lio_host >/dev/null || vm_fail "no $LIO_PROC SCSI host after the login"
+}
+
+# lio_session_state: the state of the (first) iSCSI session: LOGGED_IN, FAILED, FREE
+lio_session_state() { cat /sys/class/iscsi_session/session*/state 2>/dev/null | head -n1; }
+
 # lio_hosts: every SCSI host of the fabric's initiator (one per iSCSI session)
 lio_hosts() {
 	for _h in /sys/class/scsi_host/host*; do
