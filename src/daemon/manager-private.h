@@ -43,6 +43,8 @@ typedef enum LinkSet {
 	_LINKSET_MAX,
 } LinkSet;
 
+typedef struct ScanRequest ScanRequest;
+
 typedef struct LinkReportCtx {
 	Manager *m;
 	LinkSet set;
@@ -81,6 +83,7 @@ struct Manager {
 	uint64_t started;
 
 	ControlClient *scan_client; /* gets the running scan's progress notes */
+	ScanRequest *scan_requests; /* clients' scans, queued or running, awaiting their reply */
 	pthread_mutex_t scan_lock;  /* held by whichever scan runs (manager_scan, host scans) */
 	uint64_t scans;
 
@@ -118,9 +121,15 @@ void manager_update_links(Manager *m, Lu *lu, bool gone);
 int manager_reconcile_links(Manager *m);
 
 /* manager-scan.c */
-int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
-                 ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
-                 ScanResult *ret);
+/*
+ * manager_scan_submit() - queue a client's scan for the scan thread; the client (referenced)
+ * gets its reply with control_client_reply() when the scan ends, ETIMEDOUT when it waited in
+ * the queue longer than @wait_usec. 0 (deferred) or -errno (-EBUSY: the queue is full).
+ */
+int manager_scan_submit(Manager *m, ControlClient *c, const ScanSelector *sel, size_t n_sel,
+                        ScanFlags flags, const ScanPolicy *pol, bool progress, uint64_t wait_usec);
+/* Answer every client still waiting for a scan (ESHUTDOWN) and forget them. */
+void manager_scan_requests_free(Manager *m);
 int manager_scan_quirk(void *userdata, int type, const char *vendor, const char *model,
                        const char *revision, ScanQuirk *ret);
 /* InventoryHooks.rescan_target */

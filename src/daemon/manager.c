@@ -534,18 +534,51 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	return 0;
 }
 
+/*
+ * A scan that outlived the grace: its thread is in a kernel write that may never return, and
+ * would keep the process (and the unit) alive with it. Say what is stuck and end the process
+ * now, with a status of its own (lund(8), EXIT STATUS).
+ */
+_Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_usec)
+{
+	log_error("A scan is stuck in the kernel after the %llu s shutdown grace: \"%s\", running "
+	          "for %" PRIu64 " s; exiting without it (status %d)",
+	          (unsigned long long)(SHUTDOWN_GRACE_USEC / 1000000), what, running_usec / 1000000,
+	          LUND_EXIT_SCAN_STUCK);
+	/* Only the socket goes, so nobody talks to a dead daemon. The rest (the root fd, the
+	 * quirks, the scan lock) is the stuck thread's: no destructor may run under it. */
+	control_free(m->control);
+	(void)sd_notifyf(false,
+	                 "STOPPING=1\nSTATUS=Exiting with a scan stuck in the kernel "
+	                 "(%s)",
+	                 what);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(LUND_EXIT_SCAN_STUCK);
+}
+
 Manager *manager_free(Manager *m)
 {
+	const HostScanRequest *cur;
+	char what[256] = "";
+	uint64_t nowu = 0, running = 0;
+
 	if (!m)
 		return NULL;
-	if (host_scanner_shutdown(m->scanner, SHUTDOWN_GRACE_USEC) == -ETIMEDOUT) {
-		/* The scan thread still uses the root, the lock and the quirks: leave them to it,
-		 * the process ends now. Only the socket goes, so nobody talks to a dead daemon. */
-		log_warning("A scan is stuck in the kernel after %llu s, exiting without it",
-		            (unsigned long long)(SHUTDOWN_GRACE_USEC / 1000000));
-		control_free(m->control);
-		return NULL;
+	cur = host_scanner_current(m->scanner);
+	if (cur) {
+		(void)sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+		running = nowu > cur->started_usec ? nowu - cur->started_usec : 0;
+		snprintf(what, sizeof(what), "%s%s", cur->reason,
+		         host_scan_request_host(cur) == SCAN_ANY ? ", every host" : "");
+		if (host_scan_request_host(cur) != SCAN_ANY)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), ", host%" PRId64,
+			         host_scan_request_host(cur));
 	}
+	/* Clients still waiting for a scan: none will come. */
+	manager_scan_requests_free(m);
+	if (host_scanner_shutdown(m->scanner, SHUTDOWN_GRACE_USEC) == -ETIMEDOUT)
+		exit_stuck(m, what, running + SHUTDOWN_GRACE_USEC);
 	sd_event_source_disable_unref(m->bind_source);
 	free(m->bind_wait);
 	free(m->kernel_scan);
