@@ -28,6 +28,7 @@
 #include "policy-apply.h"
 #include "scan.h"
 #include "scanquirk.h"
+#include "worker.h"
 
 /* Journal message IDs (sd-id128), one per decision an admin may want to find. */
 #define MESSAGE_LINK_CREATED   "3f1c0d5e8a7b4c29b6e2d41f9a0c7e53"
@@ -88,10 +89,12 @@ struct Manager {
 	uint64_t scans;
 
 	HostScanner *scanner;
-	char *kernel_scan;     /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
-	bool kernel_scan_read; /* read at least once */
-	bool ready;            /* READY=1 sent */
-	char (*bind_wait)[64]; /* LUs the start-up scan added whose driver has not bound */
+	Worker *io_worker;      /* LUs' rescan attribute writes (unit attentions) */
+	Worker *modload_worker; /* driver loading: one thread, libkmod's context is not shared */
+	char *kernel_scan;      /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
+	bool kernel_scan_read;  /* read at least once */
+	bool ready;             /* READY=1 sent */
+	char (*bind_wait)[64];  /* LUs the start-up scan added whose driver has not bound */
 	size_t n_bind_wait;
 	sd_event_source *bind_source;
 	uint64_t bind_deadline;
