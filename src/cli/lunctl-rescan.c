@@ -265,15 +265,17 @@ static int rescan_daemon(char **args, size_t n_args, ScanFlags flags, const Scan
 		json_object_object_add(req, "max_lun",
 		                       json_object_new_int64((int64_t)pol->seq_max_lun));
 	json_object_object_add(req, "progress", json_object_new_boolean(progress->tty));
+	/* lund queues the request behind any running scan and answers when it has run; it
+	 * answers ETIMEDOUT if it is still waiting after this long. */
+	json_object_object_add(req, "wait_ms", json_object_new_int64(RESCAN_BUSY_WAIT_SEC * 1000));
 
-	/* lund refuses a request while another scan runs rather than stall its loop behind it:
-	 * wait for that scan here, asking again, for RESCAN_BUSY_WAIT_SEC at most. */
+	/* A full queue is refused (EBUSY): ask again, for RESCAN_BUSY_WAIT_SEC at most. */
 	for (unsigned waited = 0;; waited++) {
 		r = lund_client_call_progress(c, req, on_daemon_progress, progress, &reply);
 		if (r != -EBUSY || waited >= RESCAN_BUSY_WAIT_SEC * 2)
 			break;
 		if (waited == 0)
-			log_info("lund is running another scan, waiting for it to end");
+			log_info("lund's scan queue is full, waiting for room");
 		json_object_put(TAKE_PTR(reply));
 		usleep(500 * 1000);
 	}

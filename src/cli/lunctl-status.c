@@ -100,6 +100,43 @@ static void print_errors(json_object *s)
 	}
 }
 
+/* "request from pid 12 (2, 3:0:1) for 4.2 s" */
+static void print_scan_request(json_object *q)
+{
+	json_object *sels = json_member(q, "selectors");
+	uint64_t age = (uint64_t)json_int(q, "age_usec");
+
+	printf("%s (", json_str(q, "reason") ?: "?");
+	if (!sels || json_object_array_length(sels) == 0)
+		printf("every host");
+	for (size_t i = 0; sels && i < json_object_array_length(sels); i++)
+		printf("%s%s", i ? ", " : "",
+		       json_object_get_string(json_object_array_get_idx(sels, i)));
+	printf(") for %" PRIu64 ".%01" PRIu64 " s\n", age / 1000000, age / 100000 % 10);
+}
+
+static void print_scans(json_object *s)
+{
+	json_object *hs = json_member(s, "host_scan"), *cur, *q;
+
+	if (!hs)
+		return;
+	cur = json_member(hs, "current");
+	q = json_member(hs, "queue");
+	printf("Scans:         %" PRIi64 " done, %s, %zu queued\n", json_int(hs, "scans"),
+	       cur && !json_object_is_type(cur, json_type_null) ? "1 running" : "none running",
+	       q && json_object_is_type(q, json_type_array) ? json_object_array_length(q) : 0);
+	if (cur && !json_object_is_type(cur, json_type_null)) {
+		printf("  running: ");
+		print_scan_request(cur);
+	}
+	for (size_t i = 0;
+	     q && json_object_is_type(q, json_type_array) && i < json_object_array_length(q); i++) {
+		printf("  queued:  ");
+		print_scan_request(json_object_array_get_idx(q, i));
+	}
+}
+
 static void print_status(json_object *s)
 {
 	json_object *mon = json_member(s, "monitor"), *a;
@@ -147,6 +184,7 @@ static void print_status(json_object *s)
 	else
 		printf("Uevents:       not monitored\n");
 	printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
+	print_scans(s);
 
 	print_errors(s);
 }

@@ -29,6 +29,9 @@ struct ControlClient {
 	bool closing; /* flush what is queued, then close */
 	bool eof;     /* the peer sends no more */
 	bool dead;    /* disconnected: off the list, fd closed, memory kept for its holders */
+	bool pending; /* a reply is deferred (control_client_reply()); later requests wait */
+	json_object *pending_id; /* the deferred request's "id" */
+	sd_event_source *resume; /* requests that waited behind a deferred reply */
 	char *in;
 	size_t in_len;
 	char *out;
@@ -81,6 +84,7 @@ ControlClient *control_client_unref(ControlClient *c)
 	if (!c || --c->n_ref > 0)
 		return NULL;
 	assert(c->dead);
+	json_object_put(c->pending_id);
 	free(c->in);
 	free(c->out);
 	free(c);
@@ -108,6 +112,7 @@ static void client_disconnect(ControlClient *c)
 	s->n_clients--;
 	c->io = sd_event_source_disable_unref(c->io);
 	c->timer = sd_event_source_disable_unref(c->timer);
+	c->resume = sd_event_source_disable_unref(c->resume);
 	c->fd = safe_close(c->fd);
 	c->out_len = c->out_off = 0;
 	control_client_unref(c); /* the server's reference */
@@ -198,8 +203,10 @@ static void client_arm_timer(ControlClient *c)
 	if (!c->timer)
 		return;
 	(void)sd_event_source_set_time_relative(c->timer, c->server->idle_usec);
-	(void)sd_event_source_set_enabled(c->timer, c->monitor && !c->closing ? SD_EVENT_OFF
-	                                                                      : SD_EVENT_ONESHOT);
+	/* Monitors wait for events, a deferred reply for its work: neither is idle. */
+	(void)sd_event_source_set_enabled(c->timer, (c->monitor || c->pending) && !c->closing
+	                                                    ? SD_EVENT_OFF
+	                                                    : SD_EVENT_ONESHOT);
 }
 
 /*
@@ -255,6 +262,14 @@ static int client_handle_line(ControlClient *c, const char *line)
 		if (r < 0) {
 			json_object_put(reply);
 			reply = error_reply(r, NULL);
+		} else if (!reply) {
+			/* Deferred: the owner answers with control_client_reply(). */
+			if (json_object_object_get_ex(req, "id", &id))
+				c->pending_id = json_object_get(id);
+			c->pending = true;
+			client_arm_timer(c);
+			json_object_put(req);
+			return 0;
 		}
 		if (json_object_object_get_ex(req, "id", &id))
 			json_object_object_add(reply, "id", json_object_get(id));
@@ -271,12 +286,38 @@ static int client_handle_line(ControlClient *c, const char *line)
 	return r;
 }
 
+/* The complete requests received, in order; those behind a deferred reply wait for it. */
+static int client_handle_lines(ControlClient *c)
+{
+	char *nl;
+
+	while (!c->pending && c->in && (nl = memchr(c->in, '\n', c->in_len))) {
+		size_t used = (size_t)(nl - c->in) + 1;
+		int r;
+
+		*nl = 0;
+		if (nl > c->in) {
+			r = client_handle_line(c, c->in);
+			if (r < 0)
+				return r;
+			if (c->dead)
+				return -ECONNRESET;
+		}
+		memmove(c->in, c->in + used, c->in_len - used + 1);
+		c->in_len -= used;
+		if (c->closing)
+			return 0;
+	}
+	return 0;
+}
+
 static int client_read(ControlClient *c)
 {
 	for (;;) {
 		char buf[4096];
 		ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-		char *n, *nl;
+		char *n;
+		int r;
 
 		if (k < 0) {
 			if (errno == EAGAIN || errno == EINTR)
@@ -304,23 +345,9 @@ static int client_read(ControlClient *c)
 		c->in_len += (size_t)k;
 		c->in[c->in_len] = 0;
 
-		while ((nl = memchr(c->in, '\n', c->in_len))) {
-			size_t used = (size_t)(nl - c->in) + 1;
-			int r;
-
-			*nl = 0;
-			if (nl > c->in) {
-				r = client_handle_line(c, c->in);
-				if (r < 0)
-					return r;
-				if (c->dead)
-					return -ECONNRESET;
-				if (c->closing)
-					return 0;
-			}
-			memmove(c->in, c->in + used, c->in_len - used + 1);
-			c->in_len -= used;
-		}
+		r = client_handle_lines(c);
+		if (r < 0 || c->closing)
+			return r;
 	}
 }
 
@@ -354,7 +381,11 @@ static int on_client(sd_event_source *es, int fd, uint32_t revents, void *userda
 		r = client_discard(c);
 	if (r >= 0 && (revents & (EPOLLHUP | EPOLLERR)) && c->out_len == 0)
 		r = -ECONNRESET;
-	if (r == -ECONNRESET && c->out_len > c->out_off && !(revents & (EPOLLHUP | EPOLLERR))) {
+	if (r == -ECONNRESET && c->pending && c->eof && !(revents & (EPOLLHUP | EPOLLERR)))
+		/* The peer shut down its sending side and waits for the deferred reply. */
+		client_update_events(c);
+	else if (r == -ECONNRESET && c->out_len > c->out_off &&
+	         !(revents & (EPOLLHUP | EPOLLERR))) {
 		/* The peer shut down its sending side: finish the replies first. */
 		c->closing = true;
 		client_update_events(c);
@@ -561,6 +592,61 @@ unsigned control_n_clients(const ControlServer *s)
 int control_client_send(ControlClient *c, json_object *o)
 {
 	return client_queue(c, o);
+}
+
+static int on_client_resume(sd_event_source *es, void *userdata)
+{
+	ControlClient *c = control_client_ref(userdata);
+	int r;
+
+	c->resume = sd_event_source_disable_unref(c->resume);
+	r = client_handle_lines(c);
+	if (r < 0 && r != -ECONNRESET)
+		client_disconnect(c);
+	control_client_unref(c);
+	return 0;
+}
+
+int control_client_reply(ControlClient *c, json_object *reply)
+{
+	int r;
+
+	assert_return(c && reply, -EINVAL);
+	if (c->dead)
+		return -ECONNRESET;
+	if (!c->pending)
+		return -EINVAL;
+	if (c->pending_id)
+		json_object_object_add(reply, "id", TAKE_PTR(c->pending_id));
+	c->pending = false;
+	if (c->eof)
+		c->closing = true; /* the peer sends nothing more: close once this is out */
+	r = client_append(c, reply, false);
+	if (r == -ENOBUFS) {
+		client_fail(c, -ENOBUFS, "reply larger than the client backlog");
+		return r;
+	}
+	if (r >= 0)
+		r = client_flush(c);
+	if (r < 0) {
+		client_disconnect(c);
+		return r;
+	}
+	client_arm_timer(c);
+	/* Requests that arrived meanwhile are handled from the loop, not from the caller. */
+	if (!c->closing && c->in && memchr(c->in, '\n', c->in_len) && !c->resume)
+		(void)sd_event_add_defer(c->server->event, &c->resume, on_client_resume, c);
+	return 0;
+}
+
+json_object *control_error_reply(int error, const char *message)
+{
+	return error_reply(error, message);
+}
+
+bool control_client_alive(const ControlClient *c)
+{
+	return c && !c->dead;
 }
 
 uid_t control_client_uid(const ControlClient *c)

@@ -30,7 +30,9 @@ typedef struct ControlClient ControlClient;
 /*
  * Answer one request: return 0 with *ret_reply set (the server adds "id" when the request had
  * one), or -errno for the server to send {"ok":false,"error":...}. Set *ret_monitor to true to
- * subscribe the client to control_broadcast().
+ * subscribe the client to control_broadcast(). Return 0 with *ret_reply left NULL to answer
+ * later with control_client_reply() (work done off the loop): the client's later requests wait
+ * for that reply, and it has no idle timeout meanwhile. Keep a reference to the client.
  */
 typedef int (*ControlHandler)(ControlServer *s, ControlClient *c, json_object *request,
                               json_object **ret_reply, bool *ret_monitor, void *userdata);
@@ -51,6 +53,15 @@ unsigned control_n_clients(const ControlServer *s);
  */
 int control_client_send(ControlClient *c, json_object *o);
 ControlClient *control_client_ref(ControlClient *c);
+/*
+ * The deferred reply to @c's request (takes nothing: @reply stays the caller's; its "id" is
+ * added). -ECONNRESET when the client is gone, -EINVAL when nothing was deferred.
+ */
+int control_client_reply(ControlClient *c, json_object *reply);
+/* {"ok":false,"error":"E...","message":...}; @message NULL: strerror(). */
+json_object *control_error_reply(int error, const char *message);
+/* Still connected. */
+bool control_client_alive(const ControlClient *c);
 ControlClient *control_client_unref(ControlClient *c);
 
 uid_t control_client_uid(const ControlClient *c);

@@ -11,11 +11,18 @@
 #include "hostscan.h"
 #include "macro.h"
 
-typedef struct Request {
-	ScanSelector sel;
-	ScanFlags flags;
-	const char *reason;
-} Request;
+typedef HostScanRequest Request;
+
+/* What the scan thread saw, copied for the loop. */
+typedef struct Note {
+	ScanEventKind kind;
+	union {
+		ScanAction action;
+		ScanHost host;
+		ScanTarget target;
+	};
+	unsigned targets_done, targets_total, hosts_total;
+} Note;
 
 struct HostScanner {
 	sd_event *event;
@@ -34,14 +41,13 @@ struct HostScanner {
 	bool running;
 	pthread_t thread;
 	Request current;
-	ScanSelector sel;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* signalled when the scan thread has finished */
-	ScanAction *actions; /* decided, not yet handed to the loop */
+	Note *notes;         /* decided or seen, not yet handed to the loop */
 	ScanPolicy pol;
 	bool have_pol;
 	pthread_mutex_t *serialize;
-	size_t n_actions;
+	size_t n_notes;
 	bool finished;
 	bool abandoned; /* shutdown gave up waiting: the thread frees the scanner when it ends */
 	int result;
@@ -63,19 +69,69 @@ static void wake(HostScanner *s)
 	(void)!write(s->efd, &one, sizeof(one));
 }
 
-/* In the scan thread, with the engine's lock held: copy the action for the loop. */
+static void request_done(Request *r)
+{
+	free(r->sel);
+	free(r->reason);
+	*r = (Request){};
+}
+
+static uint64_t now_usec(HostScanner *s)
+{
+	uint64_t u = 0;
+
+	if (s->event)
+		(void)sd_event_now(s->event, CLOCK_MONOTONIC, &u);
+	return u;
+}
+
+int64_t host_scan_request_host(const HostScanRequest *req)
+{
+	int64_t h;
+
+	if (!req || req->n_sel == 0)
+		return SCAN_ANY;
+	h = req->sel[0].host;
+	for (size_t i = 1; i < req->n_sel; i++)
+		if (req->sel[i].host != h)
+			return SCAN_ANY;
+	return h;
+}
+
+/* In the scan thread, with the engine's lock held: copy what the loop wants to see. */
 static void on_engine_event(void *userdata, const ScanEvent *ev)
 {
 	HostScanner *s = userdata;
-	ScanAction *v;
+	Note n = { .kind = ev->kind,
+		   .targets_done = ev->targets_done,
+		   .targets_total = ev->targets_total,
+		   .hosts_total = ev->hosts_total };
+	Note *v;
 
-	if (ev->kind != SCAN_EVENT_ACTION || !ev->action || ev->action->kind == SCAN_ACTION_PROBE)
+	switch (ev->kind) {
+	case SCAN_EVENT_ACTION:
+		if (!ev->action || ev->action->kind == SCAN_ACTION_PROBE)
+			return;
+		n.action = *ev->action;
+		break;
+	case SCAN_EVENT_HOST_BEGIN:
+		if (!ev->host)
+			return;
+		n.host = *ev->host;
+		break;
+	case SCAN_EVENT_TARGET_DONE:
+		if (!ev->target)
+			return;
+		n.target = *ev->target;
+		break;
+	default:
 		return;
+	}
 	pthread_mutex_lock(&s->lock);
-	v = reallocarray(s->actions, s->n_actions + 1, sizeof(*v));
+	v = reallocarray(s->notes, s->n_notes + 1, sizeof(*v));
 	if (v) {
-		s->actions = v;
-		s->actions[s->n_actions++] = *ev->action;
+		s->notes = v;
+		s->notes[s->n_notes++] = n;
 	}
 	pthread_mutex_unlock(&s->lock);
 	wake(s);
@@ -91,16 +147,21 @@ static void *scan_thread(void *arg)
 		.event = on_engine_event,
 		.event_userdata = s,
 	};
+	ScanPolicy pol = s->current.pol;
 	ScanResult res = {};
 	bool abandoned;
 	int r;
 
-	if (s->have_pol)
-		ctx.policy = &s->pol;
+	/* The request's own limits, the owner's quirks. */
+	if (s->have_pol) {
+		pol.quirk = s->pol.quirk;
+		pol.userdata = s->pol.userdata;
+	}
+	ctx.policy = &pol;
 	if (s->serialize)
 		pthread_mutex_lock(s->serialize);
-	r = scan_run(&ctx, s->current.sel.host == SCAN_ANY ? NULL : &s->sel,
-	             s->current.sel.host == SCAN_ANY ? 0 : 1, s->current.flags, &res);
+	r = scan_run(&ctx, s->current.n_sel > 0 ? s->current.sel : NULL, s->current.n_sel,
+	             s->current.flags, &res);
 	if (s->serialize)
 		pthread_mutex_unlock(s->serialize);
 	pthread_mutex_lock(&s->lock);
@@ -113,6 +174,7 @@ static void *scan_thread(void *arg)
 	if (abandoned) {
 		/* Nobody waits any more: the loop side is gone (host_scanner_shutdown()). */
 		scan_result_done(&s->res);
+		request_done(&s->current);
 		scanner_free_memory(s);
 	} else
 		wake(s);
@@ -128,7 +190,13 @@ static int start_next(HostScanner *s)
 		s->current = s->queue[0];
 		memmove(s->queue, s->queue + 1, (s->n_queue - 1) * sizeof(*s->queue));
 		s->n_queue--;
-		s->sel = s->current.sel;
+		if (s->current.owner && s->cb.wanted && !s->cb.wanted(s->userdata, &s->current)) {
+			if (s->cb.done)
+				s->cb.done(s->userdata, &s->current, -ECANCELED, NULL);
+			request_done(&s->current);
+			continue;
+		}
+		s->current.started_usec = now_usec(s);
 		s->finished = false;
 		s->result = 0;
 		s->res = (ScanResult){};
@@ -142,7 +210,8 @@ static int start_next(HostScanner *s)
 		}
 		/* No thread: report the scan as failed rather than block the loop with it. */
 		if (s->cb.done)
-			s->cb.done(s->userdata, s->current.sel.host, s->current.reason, r, NULL);
+			s->cb.done(s->userdata, &s->current, r, NULL);
+		request_done(&s->current);
 		s->n_done++;
 	}
 	return 0;
@@ -151,30 +220,51 @@ static int start_next(HostScanner *s)
 /* Hand what the thread decided to the loop; reap a finished scan and start the next. */
 static void drain(HostScanner *s)
 {
-	ScanAction *actions;
+	Request current;
+	ScanResult res;
+	Note *notes;
 	size_t n;
 	bool finished;
 
 	pthread_mutex_lock(&s->lock);
-	actions = TAKE_PTR(s->actions);
-	n = s->n_actions;
-	s->n_actions = 0;
+	notes = TAKE_PTR(s->notes);
+	n = s->n_notes;
+	s->n_notes = 0;
 	finished = s->finished;
 	pthread_mutex_unlock(&s->lock);
 
-	for (size_t i = 0; i < n && s->cb.action; i++)
-		s->cb.action(s->userdata, &actions[i]);
-	free(actions);
+	for (size_t i = 0; i < n && s->cb.event && s->running; i++) {
+		ScanEvent ev = {
+			.kind = notes[i].kind,
+			.targets_done = notes[i].targets_done,
+			.targets_total = notes[i].targets_total,
+			.hosts_total = notes[i].hosts_total,
+		};
+
+		if (ev.kind == SCAN_EVENT_ACTION)
+			ev.action = &notes[i].action;
+		else if (ev.kind == SCAN_EVENT_HOST_BEGIN)
+			ev.host = &notes[i].host;
+		else
+			ev.target = &notes[i].target;
+		s->cb.event(s->userdata, &s->current, &ev);
+	}
+	free(notes);
 
 	if (!s->running || !finished)
 		return;
 	pthread_join(s->thread, NULL);
 	s->running = false;
 	s->n_done++;
+	/* The callback may queue the next request: the finished one is ours from here on. */
+	current = s->current;
+	s->current = (Request){};
+	res = s->res;
+	s->res = (ScanResult){};
 	if (s->cb.done)
-		s->cb.done(s->userdata, s->current.sel.host, s->current.reason, s->result,
-		           s->result >= 0 ? &s->res : NULL);
-	scan_result_done(&s->res);
+		s->cb.done(s->userdata, &current, s->result, s->result >= 0 ? &res : NULL);
+	scan_result_done(&res);
+	request_done(&current);
 	(void)start_next(s);
 }
 
@@ -238,7 +328,9 @@ static void scanner_free_memory(HostScanner *s)
 {
 	if (s->efd >= 0)
 		close(s->efd);
-	free(s->actions);
+	free(s->notes);
+	for (size_t i = 0; i < s->n_queue; i++)
+		request_done(&s->queue[i]);
 	free(s->queue);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
@@ -260,6 +352,7 @@ HostScanner *host_scanner_free(HostScanner *s)
 	if (s->running) {
 		pthread_join(s->thread, NULL);
 		scan_result_done(&s->res);
+		request_done(&s->current);
 	}
 	return scanner_release(s);
 }
@@ -314,39 +407,110 @@ int host_scanner_queue(HostScanner *s, int64_t host, const char *reason)
 
 static bool request_covers(const Request *q, const ScanSelector *sel, ScanFlags flags)
 {
-	if (q->flags != flags)
+	if (q->owner || q->flags != flags)
 		return false;
-	if (q->sel.host == SCAN_ANY)
+	if (q->n_sel == 0)
 		return true;
-	return q->sel.host == sel->host && q->sel.channel == sel->channel &&
-	       q->sel.target == sel->target && q->sel.lun == sel->lun;
+	return q->n_sel == 1 && q->sel[0].host == sel->host && q->sel[0].channel == sel->channel &&
+	       q->sel[0].target == sel->target && q->sel[0].lun == sel->lun;
+}
+
+static int queue_append(HostScanner *s, const Request *req)
+{
+	Request n = *req;
+	Request *v;
+
+	n.sel = NULL;
+	n.reason = strdup(req->reason ?: "");
+	if (req->n_sel > 0)
+		n.sel = reallocarray(NULL, req->n_sel, sizeof(*n.sel));
+	if (!n.reason || (req->n_sel > 0 && !n.sel)) {
+		request_done(&n);
+		return -ENOMEM;
+	}
+	if (req->n_sel > 0)
+		memcpy(n.sel, req->sel, req->n_sel * sizeof(*n.sel));
+	n.queued_usec = now_usec(s);
+	n.started_usec = 0;
+	v = reallocarray(s->queue, s->n_queue + 1, sizeof(*v));
+	if (!v) {
+		request_done(&n);
+		return -ENOMEM;
+	}
+	s->queue = v;
+	s->queue[s->n_queue++] = n;
+	return start_next(s);
 }
 
 int host_scanner_queue_full(HostScanner *s, const ScanSelector *sel, ScanFlags flags,
                             const char *reason)
 {
-	Request *v;
 	size_t k = 0;
+	bool all;
 
 	assert_return(s && sel && reason, -EINVAL);
 
+	all = sel->host == SCAN_ANY;
 	/* Merge: a queued scan of every host covers any other of the same kind; one queued
-	 * request for the same LUs is enough. */
+	 * request for the same LUs is enough. Clients' requests are never merged: each gets
+	 * its own reply. */
 	for (size_t i = 0; i < s->n_queue; i++)
 		if (request_covers(&s->queue[i], sel, flags))
 			return 0;
-	if (sel->host == SCAN_ANY) {
+	if (all) {
 		for (size_t i = 0; i < s->n_queue; i++)
-			if (s->queue[i].flags != flags)
+			if (s->queue[i].owner || s->queue[i].flags != flags)
 				s->queue[k++] = s->queue[i];
+			else
+				request_done(&s->queue[i]);
 		s->n_queue = k;
 	}
-	v = reallocarray(s->queue, s->n_queue + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->queue = v;
-	s->queue[s->n_queue++] = (Request){ *sel, flags, reason };
-	return start_next(s);
+	return queue_append(s, &(Request){
+	                               .sel = all ? NULL : (ScanSelector *)sel,
+	                               .n_sel = all ? 0 : 1,
+	                               .flags = flags,
+	                               .reason = (char *)reason,
+	                       });
+}
+
+int host_scanner_submit(HostScanner *s, const HostScanRequest *req)
+{
+	size_t owned = 0;
+
+	assert_return(s && req && req->owner && (req->sel || req->n_sel == 0), -EINVAL);
+
+	for (size_t i = 0; i < s->n_queue; i++)
+		owned += !!s->queue[i].owner;
+	if (owned >= HOST_SCAN_QUEUE_MAX)
+		return -EBUSY;
+	return queue_append(s, req);
+}
+
+int host_scanner_cancel(HostScanner *s, const void *owner)
+{
+	if (!s || !owner)
+		return -ENOENT;
+	if (s->running && s->current.owner == owner)
+		return -EBUSY;
+	for (size_t i = 0; i < s->n_queue; i++)
+		if (s->queue[i].owner == owner) {
+			request_done(&s->queue[i]);
+			memmove(s->queue + i, s->queue + i + 1,
+			        (s->n_queue - i - 1) * sizeof(*s->queue));
+			s->n_queue--;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+const HostScanRequest *host_scanner_current(const HostScanner *s)
+{
+	return s && s->running ? &s->current : NULL;
+}
+
+const HostScanRequest *host_scanner_queued(const HostScanner *s, size_t i)
+{
+	return s && i < s->n_queue ? &s->queue[i] : NULL;
 }
 
 unsigned host_scanner_live_threads(void)

@@ -719,26 +719,21 @@ static int handle_unit_attention(Inventory *inv, const char *hctl, const char *u
 		            : default_rescan_target(inv, lu->target);
 		break;
 	case LU_UA_CAPACITY_CHANGED:
-		/* The rescan attribute makes the upper driver re-read the capacity. */
-		action = "capacity-reread";
-		if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
-			return -ENOMEM;
-		r = sysfs_write_attr(inv->rootfd, rescan, "1");
-		break;
 	case LU_UA_INQUIRY_CHANGED:
-		/* The kernel names nothing: have it re-read its VPD cache (scsi_rescan_device()),
-		 * then re-derive IDs and names from it. */
-		action = "reprobed";
+		/* CAPACITY: the rescan attribute makes the upper driver re-read the capacity.
+		 * INQUIRY: the kernel names nothing: have it re-read its VPD cache
+		 * (scsi_rescan_device()), then re-derive IDs and names from it. */
+		if (inv->hooks.rescan_lu) {
+			r = inv->hooks.rescan_lu(inv, lu, ua, inv->userdata);
+			if (r >= 0)
+				return 0; /* reported by inventory_rescan_done() */
+			action = ua == LU_UA_CAPACITY_CHANGED ? "capacity-reread" : "reprobed";
+			break;
+		}
 		if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
 			return -ENOMEM;
-		r = sysfs_write_attr(inv->rootfd, rescan, "1");
-		{
-			int k = inventory_refresh(inv, hctl, true);
-			if (r >= 0)
-				r = k;
-		}
-		lu = inventory_find(inv, hctl);
-		break;
+		return inventory_rescan_done(inv, hctl, ua,
+		                             sysfs_write_attr(inv->rootfd, rescan, "1"));
 	case LU_UA_POWER_ON_RESET:
 		action = "policy";
 		r = inv->hooks.apply_policy ? inv->hooks.apply_policy(inv, lu, inv->userdata) : 0;
@@ -747,6 +742,26 @@ static int handle_unit_attention(Inventory *inv, const char *hctl, const char *u
 		break;
 	}
 
+	if (lu && inv->hooks.unit_attention)
+		inv->hooks.unit_attention(inv, lu, ua, action, r, inv->userdata);
+	return r;
+}
+
+int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, int error)
+{
+	const char *action = "capacity-reread";
+	int r = error;
+	Lu *lu;
+
+	assert_return(inv && hctl, -EINVAL);
+	if (ua == LU_UA_INQUIRY_CHANGED) {
+		int k = inventory_refresh(inv, hctl, true);
+
+		action = "reprobed";
+		if (r >= 0)
+			r = k;
+	}
+	lu = inventory_find(inv, hctl);
 	if (lu && inv->hooks.unit_attention)
 		inv->hooks.unit_attention(inv, lu, ua, action, r, inv->userdata);
 	return r;

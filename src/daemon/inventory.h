@@ -121,6 +121,14 @@ typedef struct InventoryHooks {
 	/* POWER ON, RESET OCCURRED: the device forgot its settings, re-apply policy. NULL:
 	 * nothing to re-apply yet (the policy engine is not written). */
 	int (*apply_policy)(Inventory *inv, Lu *lu, void *userdata);
+	/*
+	 * CAPACITY / INQUIRY DATA HAS CHANGED: write "1" to the LU's rescan attribute, which
+	 * lasts as long as the kernel's re-read of the device. Set, the owner does it off the
+	 * loop and calls inventory_rescan_done() when the write returns (0 when taken, -errno
+	 * when not: the unit_attention hook then reports that error). NULL: the inventory writes
+	 * it itself, in the caller's thread.
+	 */
+	int (*rescan_lu)(Inventory *inv, Lu *lu, LuUnitAttention ua, void *userdata);
 } InventoryHooks;
 
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,
@@ -150,6 +158,13 @@ int inventory_resync(Inventory *inv, bool reprobe);
  * Returns 0, or -errno.
  */
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe);
+
+/*
+ * inventory_rescan_done() - the rescan_lu hook's write for @hctl returned @error: finish the
+ * unit attention @ua (INQUIRY DATA HAS CHANGED: re-derive the IDs and names) and report it
+ * through the unit_attention hook. Returns 0 or -errno.
+ */
+int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, int error);
 int inventory_remove(Inventory *inv, const char *hctl);
 
 /*

@@ -193,7 +193,7 @@ int main(int argc, char *argv[])
 		case OPT_RUN_DIR:
 			if (optarg[0] != '/') {
 				fprintf(stderr, "lund: --run-dir needs an absolute path\n");
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			config.run_dir = optarg;
 			break;
@@ -202,7 +202,7 @@ int main(int argc, char *argv[])
 			link_dir = (char *)below_root(optarg);
 			if (!link_dir) {
 				fprintf(stderr, "lund: invalid --link-dir '%s'\n", optarg);
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			config.link_dir = link_dir;
 			break;
@@ -212,7 +212,7 @@ int main(int argc, char *argv[])
 		case OPT_RECEIVE_BUFFER:
 			if (parse_size(optarg, &config.receive_buffer) < 0) {
 				fprintf(stderr, "lund: invalid --receive-buffer '%s'\n", optarg);
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			break;
 		case OPT_SYSFS_ONLY:
@@ -231,7 +231,7 @@ int main(int argc, char *argv[])
 				log_error("Invalid --error-threshold \"%s\" "
 				          "(CLASS:N/T:log|offline|rescan)",
 				          optarg);
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			config.error_threshold = optarg;
 			break;
@@ -248,7 +248,7 @@ int main(int argc, char *argv[])
 				config.modload = MODLOAD_NEVER;
 			else {
 				fprintf(stderr, "lund: invalid --load-modules '%s'\n", optarg);
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			break;
 		case OPT_SCAN: {
@@ -257,7 +257,7 @@ int main(int argc, char *argv[])
 			if (mode < 0) {
 				fprintf(stderr, "lund: invalid --scan '%s'\n", optarg);
 				errtryhelp();
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			config.scan = mode;
 			break;
@@ -269,7 +269,7 @@ int main(int argc, char *argv[])
 			level = parse_level(optarg);
 			if (level < 0) {
 				fprintf(stderr, "lund: invalid --log-level '%s'\n", optarg);
-				return EXIT_FAILURE;
+				return LUND_EXIT_USAGE;
 			}
 			break;
 		case 'h':
@@ -280,17 +280,17 @@ int main(int argc, char *argv[])
 			return EXIT_SUCCESS;
 		default:
 			errtryhelp();
-			return EXIT_FAILURE;
+			return LUND_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "lund: unexpected argument '%s'\n", argv[optind]);
 		errtryhelp();
-		return EXIT_FAILURE;
+		return LUND_EXIT_USAGE;
 	}
 	if (config.disk_link_dir && streq(config.disk_link_dir, config.link_dir)) {
 		fprintf(stderr, "lund: --link-dir must differ from /dev/disk/by-id\n");
-		return EXIT_FAILURE;
+		return LUND_EXIT_USAGE;
 	}
 
 	log_setup("lund", LOG_TARGET_AUTO, level);
@@ -298,11 +298,11 @@ int main(int argc, char *argv[])
 	r = manager_new(&config, &m);
 	if (r < 0) {
 		log_error_errno(r, "Failed to allocate the manager: %m");
-		return EXIT_FAILURE;
+		return LUND_EXIT_FAILURE;
 	}
 	r = manager_start(m);
 	if (r >= 0)
 		r = manager_run(m);
 	manager_free(m);
-	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r < 0 ? LUND_EXIT_FAILURE : LUND_EXIT_OK;
 }

@@ -17,18 +17,22 @@
 
 /*
  * {"cmd":"rescan","selectors":["2","0:0:1"],"add":true,"remove":false,"resize":false,
- *  "ids":false,"force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true}
+ *  "ids":false,"force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true,
+ *  "wait_ms":N}
+ * The reply comes when the scan ends (it runs off the loop, after those queued before it).
  */
+#define RESCAN_WAIT_DEFAULT_MS (10u * 60u * 1000u)
+#define RESCAN_WAIT_MAX_MS     (24u * 3600u * 1000u)
+
 static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_object **ret)
 {
 	_cleanup_free_ ScanSelector *sel = NULL;
-	json_object *sels = NULL, *v, *reply;
+	json_object *sels = NULL, *v;
 	ScanPolicy pol = {};
-	ScanResult res = {};
 	ScanFlags flags;
 	size_t n_sel = 0;
-	char why[64];
-	int r;
+	uint64_t wait_ms = RESCAN_WAIT_DEFAULT_MS;
+	bool progress;
 
 	if (json_object_object_get_ex(req, "selectors", &sels)) {
 		if (!json_object_is_type(sels, json_type_array))
@@ -59,20 +63,13 @@ static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_o
 	if (json_object_object_get_ex(req, "max_lun", &v))
 		pol.seq_max_lun = (uint64_t)MIN(
 		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 100000);
+	if (json_object_object_get_ex(req, "wait_ms", &v))
+		wait_ms = (uint64_t)MIN(json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v),
+		                        RESCAN_WAIT_MAX_MS);
+	progress = json_object_object_get_ex(req, "progress", &v) && json_object_get_boolean(v);
 
-	snprintf(why, sizeof(why), "request from pid %i", (int)control_client_pid(c));
-	r = manager_scan(
-	        m, why, sel, n_sel, flags, &pol,
-	        json_object_object_get_ex(req, "progress", &v) && json_object_get_boolean(v) ? c
-	                                                                                     : NULL,
-	        &res);
-	if (r < 0)
-		return r;
-	reply = manager_reply_ok();
-	json_object_object_add(reply, "result", scan_result_to_json(&res, flags, "lund"));
-	scan_result_done(&res);
-	*ret = reply;
-	return 0;
+	*ret = NULL; /* deferred: answered when the scan ends */
+	return manager_scan_submit(m, c, sel, n_sel, flags, &pol, progress, wait_ms * 1000);
 }
 
 int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
@@ -122,7 +119,13 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
 		*ret_monitor = true;
 	} else if (streq(cmd, "rescan")) {
 		int r = request_rescan(m, c, req, &reply);
-		if (r < 0)
+		if (r == -EBUSY) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "%u scan requests are queued already, try later",
+			         HOST_SCAN_QUEUE_MAX);
+			reply = control_error_reply(r, msg);
+		} else if (r < 0)
 			return r;
 	} else if (streq(cmd, "resync")) {
 		int r = manager_resync(m, "request");

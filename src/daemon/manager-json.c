@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,34 @@ static void status_claim(const Claim *c, void *userdata)
 	}
 }
 
+/* One scan, running or queued, for `lunctl status`. */
+static json_object *scan_request_to_json(const HostScanRequest *req, uint64_t nowu)
+{
+	json_object *o = json_object_new_object(), *sels = json_object_new_array();
+	uint64_t since = req->started_usec ?: req->queued_usec;
+
+	json_object_object_add(o, "reason", json_object_new_string(req->reason));
+	for (size_t i = 0; i < req->n_sel; i++) {
+		const ScanSelector *x = &req->sel[i];
+		char buf[96];
+
+		if (x->channel == SCAN_ANY)
+			snprintf(buf, sizeof(buf), "%" PRId64, x->host);
+		else if (x->lun == SCAN_ANY)
+			snprintf(buf, sizeof(buf), "%" PRId64 ":%" PRId64 ":%" PRId64, x->host,
+			         x->channel, x->target);
+		else
+			snprintf(buf, sizeof(buf), "%" PRId64 ":%" PRId64 ":%" PRId64 ":%" PRId64,
+			         x->host, x->channel, x->target, x->lun);
+		json_object_array_add(sels, json_object_new_string(buf));
+	}
+	json_object_object_add(o, "selectors", sels);
+	json_object_object_add(o, "client", json_object_new_boolean(req->owner != NULL));
+	json_object_object_add(o, "age_usec",
+	                       json_object_new_uint64(nowu > since ? nowu - since : 0));
+	return o;
+}
+
 json_object *manager_status_to_json(Manager *m)
 {
 	const MonitorStats *ms = m->monitor ? monitor_stats(m->monitor) : NULL;
@@ -308,6 +337,18 @@ json_object *manager_status_to_json(Manager *m)
 		                       json_object_new_boolean(host_scanner_running(m->scanner)));
 		json_object_object_add(hs, "queued",
 		                       json_object_new_uint64(host_scanner_n_queued(m->scanner)));
+		{
+			const HostScanRequest *cur = host_scanner_current(m->scanner);
+			json_object *q = json_object_new_array();
+
+			json_object_object_add(hs, "current",
+			                       cur ? scan_request_to_json(cur, nowu) : NULL);
+			for (size_t i = 0; host_scanner_queued(m->scanner, i); i++)
+				json_object_array_add(
+				        q, scan_request_to_json(host_scanner_queued(m->scanner, i),
+				                                nowu));
+			json_object_object_add(hs, "queue", q);
+		}
 		json_object_object_add(hs, "startup_scan_usec",
 		                       json_object_new_uint64(m->startup_scan_usec));
 		json_object_object_add(o, "host_scan", hs);

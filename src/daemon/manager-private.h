@@ -28,6 +28,7 @@
 #include "policy-apply.h"
 #include "scan.h"
 #include "scanquirk.h"
+#include "worker.h"
 
 /* Journal message IDs (sd-id128), one per decision an admin may want to find. */
 #define MESSAGE_LINK_CREATED   "3f1c0d5e8a7b4c29b6e2d41f9a0c7e53"
@@ -42,6 +43,8 @@ typedef enum LinkSet {
 	LINKSET_DISK, /* /dev/disk/by-id, when lund manages it (no udevd) */
 	_LINKSET_MAX,
 } LinkSet;
+
+typedef struct ScanRequest ScanRequest;
 
 typedef struct LinkReportCtx {
 	Manager *m;
@@ -81,14 +84,17 @@ struct Manager {
 	uint64_t started;
 
 	ControlClient *scan_client; /* gets the running scan's progress notes */
+	ScanRequest *scan_requests; /* clients' scans, queued or running, awaiting their reply */
 	pthread_mutex_t scan_lock;  /* held by whichever scan runs (manager_scan, host scans) */
 	uint64_t scans;
 
 	HostScanner *scanner;
-	char *kernel_scan;     /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
-	bool kernel_scan_read; /* read at least once */
-	bool ready;            /* READY=1 sent */
-	char (*bind_wait)[64]; /* LUs the start-up scan added whose driver has not bound */
+	Worker *io_worker;      /* LUs' rescan attribute writes (unit attentions) */
+	Worker *modload_worker; /* driver loading: one thread, libkmod's context is not shared */
+	char *kernel_scan;      /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
+	bool kernel_scan_read;  /* read at least once */
+	bool ready;             /* READY=1 sent */
+	char (*bind_wait)[64];  /* LUs the start-up scan added whose driver has not bound */
 	size_t n_bind_wait;
 	sd_event_source *bind_source;
 	uint64_t bind_deadline;
@@ -118,9 +124,15 @@ void manager_update_links(Manager *m, Lu *lu, bool gone);
 int manager_reconcile_links(Manager *m);
 
 /* manager-scan.c */
-int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
-                 ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
-                 ScanResult *ret);
+/*
+ * manager_scan_submit() - queue a client's scan for the scan thread; the client (referenced)
+ * gets its reply with control_client_reply() when the scan ends, ETIMEDOUT when it waited in
+ * the queue longer than @wait_usec. 0 (deferred) or -errno (-EBUSY: the queue is full).
+ */
+int manager_scan_submit(Manager *m, ControlClient *c, const ScanSelector *sel, size_t n_sel,
+                        ScanFlags flags, const ScanPolicy *pol, bool progress, uint64_t wait_usec);
+/* Answer every client still waiting for a scan (ESHUTDOWN) and forget them. */
+void manager_scan_requests_free(Manager *m);
 int manager_scan_quirk(void *userdata, int type, const char *vendor, const char *model,
                        const char *revision, ScanQuirk *ret);
 /* InventoryHooks.rescan_target */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "scan-json.h"
 #include "macro.h"
 #include "manager-private.h"
 #include "sysfs.h"
@@ -51,7 +52,7 @@ static void scan_progress(Manager *m, const ScanEvent *ev)
 	json_object_put(o);
 }
 
-/* Called from the engine's workers, one event at a time, while the loop waits in scan_run(). */
+/* One event of a scan, handed over by the scan thread, in the loop's thread. */
 static void on_scan_event(void *userdata, const ScanEvent *ev)
 {
 	Manager *m = userdata;
@@ -116,60 +117,170 @@ int manager_scan_quirk(void *userdata, int type, const char *vendor, const char 
 }
 
 /*
- * The scans admins ask for with `lunctl rescan` go through here, in the loop's thread. Every
- * other scan (unit attentions, error thresholds, host scans under scsi_mod.scan=manual) runs in
- * the scan thread (hostscan.h), one after the other. All hold scan_lock for the whole scan, so
- * no two scans ever run at once; the loop never waits for it: a request made while another
- * scan runs is refused with EBUSY (the queue is in `lunctl status`) rather than stall every
- * other client, the watchdog and SIGTERM behind a kernel scan that may take minutes. The
- * kernel's uevents for what a scan adds or removes update the inventory and the links
- * afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to all of them.
+ * The scans admins ask for with `lunctl rescan`. Every scan (these, unit attentions, error
+ * thresholds, host scans under scsi_mod.scan=manual) runs in the scan thread (hostscan.h), one
+ * after the other, holding scan_lock for the whole scan, so no two scans ever run at once. The
+ * loop never waits for one: a request joins the queue behind the running scan and its client
+ * gets the reply when its own scan ends, while every other client, the watchdog and SIGTERM are
+ * served meanwhile. The kernel's uevents for what a scan adds or removes update the inventory
+ * and the links afterwards, as any hotplug does. The hwdb and lund.conf scan quirks apply to
+ * all of them.
  */
-int manager_scan(Manager *m, const char *why, const ScanSelector *sel, size_t n_sel,
-                 ScanFlags flags, const ScanPolicy *request, ControlClient *progress,
-                 ScanResult *ret)
+struct ScanRequest {
+	Manager *m;
+	ScanRequest *next;
+	ControlClient *client; /* a reference */
+	ScanFlags flags;
+	bool progress;
+	uint64_t wait_usec;
+	sd_event_source *deadline; /* how long it may wait in the queue */
+};
+
+static ScanRequest *scan_request_free(ScanRequest *rq)
 {
-	ScanPolicy pol = request ? *request : (ScanPolicy){};
-	ScanContext ctx = {
-		.rootfd = m->rootfd,
-		.policy = &pol,
-		.event = on_scan_event,
-		.event_userdata = m,
-	};
-	unsigned added = 0, removed = 0, resized = 0, reidentified = 0, kept = 0;
+	if (!rq)
+		return NULL;
+	for (ScanRequest **p = &rq->m->scan_requests; *p; p = &(*p)->next)
+		if (*p == rq) {
+			*p = rq->next;
+			break;
+		}
+	sd_event_source_disable_unref(rq->deadline);
+	control_client_unref(rq->client);
+	free(rq);
+	return NULL;
+}
+
+static void scan_request_reply(ScanRequest *rq, json_object *reply)
+{
+	if (control_client_reply(rq->client, reply) < 0)
+		log_debug("Scan request: the client pid %i is gone, its reply dropped",
+		          (int)control_client_pid(rq->client));
+	json_object_put(reply);
+}
+
+void manager_scan_requests_free(Manager *m)
+{
+	while (m->scan_requests) {
+		scan_request_reply(m->scan_requests,
+		                   control_error_reply(-ESHUTDOWN, "lund is stopping"));
+		scan_request_free(m->scan_requests);
+	}
+}
+
+static int on_scan_request_deadline(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	ScanRequest *rq = userdata;
+	const HostScanRequest *cur = host_scanner_current(rq->m->scanner);
+	char msg[256];
+
+	if (host_scanner_cancel(rq->m->scanner, rq) < 0)
+		return 0; /* it runs now: its reply comes when it ends */
+	snprintf(msg, sizeof(msg), "still queued after %" PRIu64 " s behind the scan \"%s\"",
+	         rq->wait_usec / 1000000, cur ? cur->reason : "?");
+	log_notice("Scan request from pid %i dropped: %s", (int)control_client_pid(rq->client),
+	           msg);
+	scan_request_reply(rq, control_error_reply(-ETIMEDOUT, msg));
+	scan_request_free(rq);
+	return 0;
+}
+
+int manager_scan_submit(Manager *m, ControlClient *c, const ScanSelector *sel, size_t n_sel,
+                        ScanFlags flags, const ScanPolicy *pol, bool progress, uint64_t wait_usec)
+{
+	char why[64];
+	ScanRequest *rq;
 	int r;
 
-	if (scan_quirks_active(m->scan_quirks)) {
-		pol.quirk = manager_scan_quirk;
-		pol.userdata = m;
-	}
-	if (pthread_mutex_trylock(&m->scan_lock) != 0) {
-		log_notice("Scan (%s) refused: another scan is running (%zu queued behind it)", why,
-		           host_scanner_n_queued(m->scanner));
-		return -EBUSY;
-	}
-	m->scan_client = progress;
-	r = scan_run(&ctx, sel, n_sel, flags, ret);
-	m->scan_client = NULL;
-	pthread_mutex_unlock(&m->scan_lock);
-	m->scans++;
+	if (!m->scanner)
+		return -EOPNOTSUPP;
+	rq = calloc(1, sizeof(*rq));
+	if (!rq)
+		return -ENOMEM;
+	rq->m = m;
+	rq->flags = flags;
+	rq->progress = progress;
+	rq->wait_usec = wait_usec;
+	rq->client = control_client_ref(c);
+	snprintf(why, sizeof(why), "request from pid %i", (int)control_client_pid(c));
+	if (!host_scanner_busy(m->scanner))
+		sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
+	r = host_scanner_submit(m->scanner, &(HostScanRequest){
+	                                            .sel = (ScanSelector *)sel,
+	                                            .n_sel = n_sel,
+	                                            .flags = flags,
+	                                            .pol = *pol,
+	                                            .reason = why,
+	                                            .owner = rq,
+	                                            .progress = progress,
+	                                    });
 	if (r < 0) {
-		log_full(LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT, "Scan (%s) failed: %m", why);
+		if (r == -EBUSY)
+			log_notice("Scan (%s) refused: %u requests are queued already", why,
+			           HOST_SCAN_QUEUE_MAX);
+		control_client_unref(rq->client);
+		free(rq);
 		return r;
 	}
-	for (size_t i = 0; i < ret->n_hosts; i++) {
-		added += ret->hosts[i].added;
-		removed += ret->hosts[i].removed;
-		resized += ret->hosts[i].resized;
-		reidentified += ret->hosts[i].reidentified;
-		kept += ret->hosts[i].kept;
+	rq->next = m->scan_requests;
+	m->scan_requests = rq;
+	/* Queued behind another scan: bounded by the client's wait. */
+	if (host_scanner_current(m->scanner) && host_scanner_current(m->scanner)->owner != rq) {
+		log_info("Scan (%s) queued behind \"%s\" (%zu waiting)", why,
+		         host_scanner_current(m->scanner)->reason,
+		         host_scanner_n_queued(m->scanner));
+		(void)sd_event_add_time_relative(m->event, &rq->deadline, CLOCK_MONOTONIC,
+		                                 wait_usec, 0, on_scan_request_deadline, rq);
 	}
-	log_full(ret->failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
+	manager_status_dirty(m);
+	return 0;
+}
+
+/* An owned request's scan ended (or was dropped): log it and answer its client. */
+static void scan_request_done(Manager *m, const HostScanRequest *req, int r, const ScanResult *res)
+{
+	ScanRequest *rq = req->owner;
+	unsigned added = 0, removed = 0, resized = 0, reidentified = 0, kept = 0;
+	json_object *reply;
+
+	m->scans++;
+	if (r == -ECANCELED) {
+		log_info("Scan (%s) dropped: its client went away before it started", req->reason);
+		scan_request_free(rq);
+		return;
+	}
+	if (r < 0) {
+		log_full(r == -ENOENT ? LOG_INFO : LOG_WARNING, r, NULL, MESSAGE_SCAN_RESULT,
+		         "Scan (%s) failed: %m", req->reason);
+		scan_request_reply(rq, control_error_reply(r, NULL));
+		scan_request_free(rq);
+		return;
+	}
+	for (size_t i = 0; i < res->n_hosts; i++) {
+		added += res->hosts[i].added;
+		removed += res->hosts[i].removed;
+		resized += res->hosts[i].resized;
+		reidentified += res->hosts[i].reidentified;
+		kept += res->hosts[i].kept;
+	}
+	log_full(res->failed > 0 ? LOG_WARNING : LOG_INFO, 0, NULL, MESSAGE_SCAN_RESULT,
 	         "Scan (%s%s): %zu hosts, %zu targets, %u added, %u removed, %u resized, "
 	         "%u reidentified, %u kept, %u failed, %u SCSI commands",
-	         why, (flags & SCAN_DRY_RUN) ? ", dry run" : "", ret->n_hosts, ret->n_targets,
-	         added, removed, resized, reidentified, kept, ret->failed, ret->commands);
-	return 0;
+	         req->reason, (req->flags & SCAN_DRY_RUN) ? ", dry run" : "", res->n_hosts,
+	         res->n_targets, added, removed, resized, reidentified, kept, res->failed,
+	         res->commands);
+	reply = manager_reply_ok();
+	json_object_object_add(reply, "result", scan_result_to_json(res, req->flags, "lund"));
+	scan_request_reply(rq, reply);
+	scan_request_free(rq);
+}
+
+static bool on_host_scan_wanted(void *userdata, const HostScanRequest *req)
+{
+	ScanRequest *rq = req->owner;
+
+	rq->deadline = sd_event_source_disable_unref(rq->deadline);
+	return control_client_alive(rq->client);
 }
 
 /* A unit attention (REPORTED LUNS DATA HAS CHANGED) asks for its target to be rescanned: the
@@ -250,11 +361,15 @@ bool manager_host_scans_wanted(Manager *m)
 	return want;
 }
 
-static void on_host_scan_action(void *userdata, const ScanAction *a)
+static void on_host_scan_event(void *userdata, const HostScanRequest *req, const ScanEvent *ev)
 {
-	ScanEvent ev = { .kind = SCAN_EVENT_ACTION, .action = a };
+	Manager *m = userdata;
+	ScanRequest *rq = req->owner;
 
-	on_scan_event(userdata, &ev);
+	/* Progress notes go to the client that asked for them, ahead of its reply. */
+	m->scan_client = rq && rq->progress && control_client_alive(rq->client) ? rq->client : NULL;
+	on_scan_event(m, ev);
+	m->scan_client = NULL;
 }
 
 /* A driver for the LU's type is registered but not bound to it yet. */
@@ -318,17 +433,27 @@ static int on_bind_poll(sd_event_source *src, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static void on_host_scan_done(void *userdata, int64_t host, const char *reason, int r,
+static void on_host_scan_done(void *userdata, const HostScanRequest *req, int r,
                               const ScanResult *res)
 {
 	Manager *m = userdata;
-	bool startup = !m->ready && streq(reason, "start-up");
+	int64_t host = host_scan_request_host(req);
+	const char *reason = req->reason;
+	bool startup = !m->ready && !req->owner && streq(reason, "start-up");
 	unsigned added = 0, removed = 0, failed = 0;
 	char what[32] = "every host";
 	uint64_t nowu = 0;
 	json_object *o;
 
 	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+	if (req->owner) {
+		scan_request_done(m, req, r, res);
+		m->scan_started = nowu;
+		manager_status_dirty(m);
+		if (m->reload_pending && !host_scanner_running(m->scanner))
+			(void)manager_reload(m, m->reload_pending, NULL);
+		return;
+	}
 	if (host != SCAN_ANY)
 		snprintf(what, sizeof(what), "host%" PRId64, host);
 	if (res)
@@ -420,8 +545,9 @@ void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what)
 void manager_host_scan_setup(Manager *m)
 {
 	static const HostScanCallbacks scb = {
-		.action = on_host_scan_action,
+		.event = on_host_scan_event,
 		.done = on_host_scan_done,
+		.wanted = on_host_scan_wanted,
 	};
 	int r;
 

@@ -11,6 +11,7 @@
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
@@ -24,6 +25,9 @@
 #define RESYNC_INTERVAL_USEC (1 * 1000 * 1000ULL)
 /* How long shutdown waits for a running scan before leaving it behind in the kernel. */
 #define SHUTDOWN_GRACE_USEC (5 * 1000 * 1000ULL)
+/* A rescan write (the kernel re-reads the device) or a module load reported late after this;
+ * the loop never waits for either. */
+#define WORKER_JOB_TIMEOUT_USEC (60 * 1000 * 1000ULL)
 
 static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 	[MANAGER_SCAN_AUTO] = "auto",
@@ -201,6 +205,130 @@ static void on_uevent(Monitor *mon, const Uevent *ev, void *userdata)
 	manager_handle_uevent(userdata, ev);
 }
 
+/* ---- blocking kernel writes, off the loop ---- */
+
+typedef struct ModloadJob {
+	ModLoader *ml;
+	char *hctl, *syspath, *modalias;
+} ModloadJob;
+
+static void modload_job_free(void *data)
+{
+	ModloadJob *j = data;
+
+	free(j->hctl);
+	free(j->syspath);
+	free(j->modalias);
+	free(j);
+}
+
+static int modload_job_run(void *data)
+{
+	ModloadJob *j = data;
+
+	return modload_lu(j->ml, j->hctl, j->syspath, j->modalias);
+}
+
+static void modload_job_done(void *data, int r)
+{
+	ModloadJob *j = data;
+	LogDevice dev = { .hctl = j->hctl };
+
+	if (r == -ETIMEDOUT)
+		log_device_full(LOG_WARNING, r, &dev,
+		                "Loading its drivers takes more than %llu s, going on without "
+		                "waiting",
+		                (unsigned long long)(WORKER_JOB_TIMEOUT_USEC / 1000000));
+}
+
+/* Load what the LU needs (modload.h) in the module-loading thread: module init may take long. */
+static void manager_load_drivers(Manager *m, const char *hctl, const char *syspath,
+                                 const char *modalias)
+{
+	ModloadJob *j;
+
+	if (!m->modload)
+		return;
+	if (!m->modload_worker) {
+		(void)modload_lu(m->modload, hctl, syspath, modalias); /* no thread to be had */
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	j->ml = m->modload;
+	j->hctl = strdup(hctl);
+	j->syspath = strdup(syspath);
+	j->modalias = modalias ? strdup(modalias) : NULL;
+	if (!j->hctl || !j->syspath || (modalias && !j->modalias)) {
+		modload_job_free(j);
+		return;
+	}
+	(void)worker_submit(m->modload_worker, modload_job_run, modload_job_done, modload_job_free,
+	                    j, WORKER_JOB_TIMEOUT_USEC);
+}
+
+typedef struct RescanJob {
+	Manager *m;
+	int rootfd;
+	LuUnitAttention ua;
+	char *hctl;
+	char *path;
+} RescanJob;
+
+static void rescan_job_free(void *data)
+{
+	RescanJob *j = data;
+
+	free(j->hctl);
+	free(j->path);
+	free(j);
+}
+
+static int rescan_job_run(void *data)
+{
+	RescanJob *j = data;
+
+	return sysfs_write_attr(j->rootfd, j->path, "1");
+}
+
+static void rescan_job_done(void *data, int r)
+{
+	RescanJob *j = data;
+
+	(void)inventory_rescan_done(j->m->inventory, j->hctl, j->ua, r);
+}
+
+/* InventoryHooks.rescan_lu: the kernel re-reads the device while the write lasts. */
+static int on_rescan_lu(Inventory *inv, Lu *lu, LuUnitAttention ua, void *userdata)
+{
+	Manager *m = userdata;
+	RescanJob *j;
+
+	if (!m->io_worker) {
+		/* No thread to be had: write it here, as the inventory would. */
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "%s/rescan", lu->syspath) < 0)
+			return -ENOMEM;
+		(void)inventory_rescan_done(inv, lu->hctl, ua,
+		                            sysfs_write_attr(m->rootfd, path, "1"));
+		return 0;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	*j = (RescanJob){ .m = m, .rootfd = m->rootfd, .ua = ua };
+	j->hctl = strdup(lu->hctl);
+	if (!j->hctl || asprintf(&j->path, "%s/rescan", lu->syspath) < 0) {
+		j->path = NULL;
+		rescan_job_free(j);
+		return -ENOMEM;
+	}
+	return worker_submit(m->io_worker, rescan_job_run, rescan_job_done, rescan_job_free, j,
+	                     WORKER_JOB_TIMEOUT_USEC);
+}
+
 /* UEVENT_LOAD_DRIVERS: without udevd nobody else loads the LU's upper driver and sg (modload.h). */
 static int react_load_drivers(Manager *m, const Uevent *ev, UeventReaction what)
 {
@@ -211,7 +339,7 @@ static int react_load_drivers(Manager *m, const Uevent *ev, UeventReaction what)
 		return 0;
 	base = strrchr(ev->devpath, '/');
 	if (asprintf(&syspath, "sys%s", ev->devpath) >= 0)
-		(void)modload_lu(m->modload, base ? base + 1 : ev->devpath, syspath, ev->modalias);
+		manager_load_drivers(m, base ? base + 1 : ev->devpath, syspath, ev->modalias);
 	return 0;
 }
 
@@ -534,18 +662,74 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	return 0;
 }
 
+/*
+ * A scan that outlived the grace: its thread is in a kernel write that may never return, and
+ * would keep the process (and the unit) alive with it. Say what is stuck and end the process
+ * now, with a status of its own (lund(8), EXIT STATUS).
+ */
+_Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_usec)
+{
+	log_error("A scan is stuck in the kernel after the %llu s shutdown grace: \"%s\", running "
+	          "for %" PRIu64 " s; exiting without it (status %d)",
+	          (unsigned long long)(SHUTDOWN_GRACE_USEC / 1000000), what, running_usec / 1000000,
+	          LUND_EXIT_SCAN_STUCK);
+	/* Only the socket goes, so nobody talks to a dead daemon. The rest (the root fd, the
+	 * quirks, the scan lock) is the stuck thread's: no destructor may run under it. */
+	control_free(m->control);
+	(void)sd_notifyf(false,
+	                 "STOPPING=1\nSTATUS=Exiting with a scan stuck in the kernel "
+	                 "(%s)",
+	                 what);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(LUND_EXIT_SCAN_STUCK);
+}
+
+static uint64_t monotonic_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+
+/* What is left of the shutdown grace that began at @start. */
+static uint64_t grace_left(uint64_t start)
+{
+	uint64_t spent = monotonic_usec() - start;
+
+	return spent >= SHUTDOWN_GRACE_USEC ? 0 : SHUTDOWN_GRACE_USEC - spent;
+}
+
 Manager *manager_free(Manager *m)
 {
+	const HostScanRequest *cur;
+	char what[256] = "";
+	uint64_t nowu = 0, running = 0, start;
+
 	if (!m)
 		return NULL;
-	if (host_scanner_shutdown(m->scanner, SHUTDOWN_GRACE_USEC) == -ETIMEDOUT) {
-		/* The scan thread still uses the root, the lock and the quirks: leave them to it,
-		 * the process ends now. Only the socket goes, so nobody talks to a dead daemon. */
-		log_warning("A scan is stuck in the kernel after %llu s, exiting without it",
-		            (unsigned long long)(SHUTDOWN_GRACE_USEC / 1000000));
-		control_free(m->control);
-		return NULL;
+	cur = host_scanner_current(m->scanner);
+	if (cur) {
+		(void)sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
+		running = nowu > cur->started_usec ? nowu - cur->started_usec : 0;
+		snprintf(what, sizeof(what), "%s%s", cur->reason,
+		         host_scan_request_host(cur) == SCAN_ANY ? ", every host" : "");
+		if (host_scan_request_host(cur) != SCAN_ANY)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), ", host%" PRId64,
+			         host_scan_request_host(cur));
 	}
+	/* Clients still waiting for a scan: none will come. */
+	manager_scan_requests_free(m);
+	/* One grace for everything that may be in the kernel: the scan, rescan writes, module
+	 * loads. Whatever outlives it is named, and the process ends without it. */
+	start = monotonic_usec();
+	if (host_scanner_shutdown(m->scanner, grace_left(start)) == -ETIMEDOUT)
+		exit_stuck(m, what, running + SHUTDOWN_GRACE_USEC);
+	if (worker_shutdown(m->io_worker, grace_left(start)) == -ETIMEDOUT)
+		exit_stuck(m, "a write to a logical unit's rescan attribute", SHUTDOWN_GRACE_USEC);
+	if (worker_shutdown(m->modload_worker, grace_left(start)) == -ETIMEDOUT)
+		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
 	sd_event_source_disable_unref(m->bind_source);
 	free(m->bind_wait);
 	free(m->kernel_scan);
@@ -603,6 +787,7 @@ int manager_start(Manager *m)
 		.unit_attention = on_unit_attention,
 		.rescan_target = manager_rescan_target,
 		.apply_policy = on_apply_policy,
+		.rescan_lu = on_rescan_lu,
 	};
 	static const MonitorCallbacks mcb = {
 		.event = on_uevent,
@@ -665,6 +850,11 @@ int manager_start(Manager *m)
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up error tracking: %m");
 
+	r = worker_new(m->event, "rescan-writes", 2, &m->io_worker);
+	if (r < 0)
+		log_warning_errno(r,
+		                  "Cannot write rescan attributes off the event loop, writing them "
+		                  "in it: %m");
 	r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the inventory: %m");
@@ -687,6 +877,13 @@ int manager_start(Manager *m)
 	r = modload_new(m->rootfd, m->config.modload, &m->modload);
 	if (r < 0)
 		log_warning_errno(r, "Cannot load drivers, continuing without: %m");
+	if (m->modload) {
+		r = worker_new(m->event, "modload", 1, &m->modload_worker);
+		if (r < 0)
+			log_warning_errno(r,
+			                  "Cannot load drivers off the event loop, loading them in "
+			                  "it: %m");
+	}
 
 	manager_host_scan_setup(m);
 	r = manager_resync(m, "start-up");
@@ -697,7 +894,7 @@ int manager_start(Manager *m)
 	if (modload_active(m->modload))
 		for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
 			if (!lu->sg || (!lu->block && !lu->tape))
-				(void)modload_lu(m->modload, lu->hctl, lu->syspath, NULL);
+				manager_load_drivers(m, lu->hctl, lu->syspath, NULL);
 	m->resyncs = 0;
 
 	if (manager_host_scans_wanted(m)) {

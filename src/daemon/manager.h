@@ -42,6 +42,16 @@ typedef struct ManagerConfig {
 	ManagerScanMode scan;        /* host scans by the daemon */
 } ManagerConfig;
 
+/*
+ * lund's exit status (lund(8), EXIT STATUS), chosen for systemd's restart rules: the unit's
+ * Restart=on-failure restarts after LUND_EXIT_FAILURE and LUND_EXIT_SCAN_STUCK, and its
+ * RestartPreventExitStatus= keeps a bad command line from being retried forever.
+ */
+#define LUND_EXIT_OK         0
+#define LUND_EXIT_FAILURE    1  /* start-up failed (another lund on the run dir, no socket, ...) */
+#define LUND_EXIT_USAGE      2  /* invalid command line: LSB "invalid or excess arguments" */
+#define LUND_EXIT_SCAN_STUCK 75 /* stopped, a scan left stuck in the kernel: EX_TEMPFAIL */
+
 typedef struct Manager Manager;
 
 int manager_new(const ManagerConfig *config, Manager **ret);

@@ -5,12 +5,18 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
 
   daemon-loop.py LUND stuck-scan   the host's "scan" attribute is a FIFO nobody reads, so the
                                    scan thread's write blocks in open() as a kernel scan of dead
-                                   targets does; meanwhile a rescan request is answered (refused:
-                                   busy), status is answered, WATCHDOG=1 keeps coming and SIGTERM
-                                   ends lund within its shutdown grace period.
-  daemon-loop.py LUND rescan-waits `lunctl rescan` during a hung host scan waits for it (lund
-                                   refuses busy, lunctl asks again) and succeeds once the
-                                   kernel's write returns.
+                                   targets does; meanwhile a rescan request queues behind it,
+                                   status is answered and shows the queue, WATCHDOG=1 keeps
+                                   coming, and SIGTERM answers the waiting client and ends lund
+                                   after its shutdown grace with status 75, naming the stuck scan.
+  daemon-loop.py LUND rescan-waits `lunctl rescan` during a hung host scan waits in lund's queue
+                                   (`lunctl status` shows it) and succeeds once the kernel's
+                                   write returns.
+  daemon-loop.py LUND rescan-running a rescan request whose own scan hangs: status and other
+                                   clients are answered meanwhile, a second request queues, a
+                                   client that disconnects mid-scan or while queued costs
+                                   nothing, and each remaining client gets its reply (with its
+                                   id) when the kernel's write returns.
   daemon-loop.py LUND signals      SIGPIPE, SIGUSR1 and SIGUSR2 do not end lund.
   daemon-loop.py LUND reload       SIGHUP and {"cmd":"reload"} re-read lund.conf and re-apply the
                                    policy; a file that cannot be parsed keeps the old one.
@@ -135,28 +141,25 @@ def case_stuck_scan(tmp):
     notify.settimeout(0.2)
     watchdog_usec = 6000000
     lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'always'],
-                {'NOTIFY_SOCKET': notify_path, 'WATCHDOG_USEC': str(watchdog_usec),
-                 # the abandoned scan thread keeps its memory on purpose: no leak report
-                 'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '') + ':detect_leaks=0'})
+                {'NOTIFY_SOCKET': notify_path, 'WATCHDOG_USEC': str(watchdog_usec)})
     try:
         lund.wait_socket()
         check(lund.wait_log('Scanning every host'), 'the start-up scan started')
-        # A rescan asked for while the host scan hangs in the kernel.
-        busy = connect(lund.run_dir, 30)
-        busy.sendall(b'{"cmd":"rescan"}\n')
+        # A rescan asked for while the host scan hangs in the kernel: it waits in the queue.
+        waiting = connect(lund.run_dir, 60)
+        waiting.sendall(b'{"cmd":"rescan","id":7}\n')
+        check(lund.wait_log('queued behind'), 'the rescan request is queued behind the scan')
         try:
             st = request(lund.run_dir, {'cmd': 'status'}, 10)
-            check(st.get('ok', True) is not False and st['host_scan']['running'],
-                  'status is answered while a scan hangs, and shows it running')
-        except (OSError, ValueError) as e:
+            hs = st['host_scan']
+            check(st.get('ok', True) is not False and hs['running'] and
+                  hs['current']['reason'] == 'start-up' and len(hs['queue']) == 1 and
+                  hs['queue'][0]['client'] and
+                  hs['queue'][0]['reason'].startswith('request from pid'),
+                  'status is answered while a scan hangs, and shows it and the queue: %s' %
+                  {k: hs.get(k) for k in ('current', 'queue')})
+        except (OSError, ValueError, KeyError, TypeError) as e:
             check(False, 'status is answered while a scan hangs (%s)' % e)
-        try:
-            r = read_reply(busy)
-            check(r.get('ok') is False and r.get('error') == 'EBUSY',
-                  'the rescan request is refused as busy, not left waiting: %s' % r)
-        except (OSError, ValueError) as e:
-            check(False, 'the rescan request is answered (%s)' % e)
-        busy.close()
         # The watchdog keeps being pinged: over a window of three watchdog periods no gap
         # reaches the period (systemd's kill condition).
         pings, end = [], time.monotonic() + 3 * watchdog_usec / 1e6
@@ -171,11 +174,21 @@ def case_stuck_scan(tmp):
         check(len(pings) >= 3 and max(gaps) < watchdog_usec / 1e6,
               'WATCHDOG=1 keeps coming during the hung scan (%d pings, largest gap %.1f s)' %
               (len(pings), max(gaps) if gaps else -1))
+        t0 = time.monotonic()
         lund.p.send_signal(signal.SIGTERM)
         try:
+            r = read_reply(waiting)
+            check(r.get('ok') is False and r.get('error') == 'ESHUTDOWN' and r.get('id') == 7,
+                  'the waiting client is told lund stops: %s' % r)
+        except (OSError, ValueError) as e:
+            check(False, 'the waiting client is answered at SIGTERM (%s)' % e)
+        waiting.close()
+        try:
             rc = lund.p.wait(30)
-            check(rc == 0, 'SIGTERM ends lund despite the hung scan (exit %d)' % rc)
-            check('stuck in the kernel' in lund.text(), 'the abandoned scan is logged')
+            check(rc == 75, 'SIGTERM ends lund after the grace despite the hung scan '
+                  '(exit %d, 75 wanted, after %.1f s)' % (rc, time.monotonic() - t0))
+            check('stuck in the kernel after the 5 s shutdown grace: "start-up, every host"'
+                  in lund.text(), 'the stuck scan is named in the log')
         except subprocess.TimeoutExpired:
             check(False, 'SIGTERM ends lund despite the hung scan (still running after 30 s)')
     finally:
@@ -204,10 +217,16 @@ def case_rescan_waits(tmp):
         rescan = subprocess.Popen([LUNCTL, 'rescan', '0'],
                                   env=dict(os.environ, LUND_RUN_DIR=lund.run_dir),
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        check(lund.wait_log('refused: another scan is running'), 'lund refuses it as busy')
+        check(lund.wait_log('queued behind "start-up"'), 'lund queues it behind the scan')
         check(rescan.poll() is None, 'lunctl rescan waits for the running scan')
         st = request(lund.run_dir, {'cmd': 'status'}, 10)
-        check(st['host_scan']['running'], 'status shows the running scan')
+        check(st['host_scan']['running'] and len(st['host_scan']['queue']) == 1,
+              'status shows the running scan and the request queued')
+        out = subprocess.run([LUNCTL, 'status'], env=dict(os.environ, LUND_RUN_DIR=lund.run_dir),
+                             capture_output=True, text=True, timeout=30).stdout
+        check('running: start-up (every host)' in out and 'queued:  request from pid %d (0)' %
+              rescan.pid in out, 'lunctl status shows the queue:\n%s' % out)
+        check('refused' not in lund.text(), 'nothing was refused')
 
         # The kernel lets go: every write to the scan attribute returns from now on.
         def drain():
@@ -231,6 +250,91 @@ def case_rescan_waits(tmp):
             rescan.kill()
             rescan.wait()
         lund.stop()
+
+
+def release_fifo(fifo):
+    """The kernel lets go: every write to the scan attribute returns from now on."""
+    import threading
+
+    def drain():
+        fd = os.open(fifo, os.O_RDONLY)
+        while True:
+            try:
+                if not os.read(fd, 4096):
+                    os.close(fd)
+                    fd = os.open(fifo, os.O_RDONLY)
+            except OSError:
+                return
+    threading.Thread(target=drain, daemon=True).start()
+
+
+def case_rescan_running(tmp):
+    root = os.path.join(tmp, 'root')
+    put(root, 'sys/class/scsi_host/host0/proc_name', 'fake\n')
+    fifo = os.path.join(root, 'sys/class/scsi_host/host0/scan')
+    os.mkfifo(fifo)
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'never'])
+    try:
+        lund.wait_socket()
+        first = connect(lund.run_dir, 60)
+        first.sendall(b'{"cmd":"rescan","selectors":["0"],"id":"first"}\n')
+        # Its scan hangs in the write to host0/scan; the loop answers everyone else.
+        t0 = time.monotonic()
+        try:
+            st = request(lund.run_dir, {'cmd': 'status'}, 10)
+            cur = st['host_scan']['current']
+            check(cur is not None and cur['client'] and cur['selectors'] == ['0'],
+                  'status is answered while a rescan request runs, and shows it (%.1f s): %s' %
+                  (time.monotonic() - t0, cur))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            check(False, 'status is answered while a rescan request runs (%s)' % e)
+        try:
+            r = request(lund.run_dir, {'cmd': 'list'}, 10)
+            check(r.get('ok') is True, 'list is answered while a rescan request runs')
+        except (OSError, ValueError) as e:
+            check(False, 'list is answered while a rescan request runs (%s)' % e)
+        # A second request queues; a third client asks and disconnects while queued; a
+        # fourth shuts down its sending side and still gets its reply.
+        second = connect(lund.run_dir, 60)
+        second.sendall(b'{"cmd":"rescan","selectors":["0"],"dry_run":true,"id":2}\n')
+        gone = connect(lund.run_dir, 60)
+        gone.sendall(b'{"cmd":"rescan","selectors":["0"]}\n')
+        half = connect(lund.run_dir, 60)
+        half.sendall(b'{"cmd":"rescan","selectors":["0"],"dry_run":true,"id":4}\n')
+        half.shutdown(socket.SHUT_WR)
+        for _ in range(100):
+            st = request(lund.run_dir, {'cmd': 'status'}, 10)
+            if len(st['host_scan']['queue']) == 3:
+                break
+            time.sleep(0.1)
+        check(len(st['host_scan']['queue']) == 3, 'three requests queued behind it (%d)' %
+              len(st['host_scan']['queue']))
+        gone.close()
+        # The requester of the running scan goes away too, mid-scan.
+        first.close()
+        time.sleep(0.5)
+        check(lund.p.poll() is None, 'clients gone mid-scan and while queued cost nothing')
+        release_fifo(fifo)
+        for sock, rid in ((second, 2), (half, 4)):
+            try:
+                r = read_reply(sock)
+                check(r.get('ok') is True and r.get('id') == rid and 'result' in r,
+                      'request %s gets its reply when its scan ends: %s' %
+                      (rid, json.dumps(r)[:200]))
+            except (OSError, ValueError) as e:
+                check(False, 'request %s gets its reply (%s)' % (rid, e))
+            sock.close()
+        check(lund.wait_log('dropped: its client went away'),
+              'the request of the client that left is dropped unrun')
+        st = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check(st['host_scan']['current'] is None and st['host_scan']['queue'] == [],
+              'the queue is empty afterwards')
+        r = request(lund.run_dir, {'cmd': 'rescan', 'selectors': ['0']}, 60)
+        check(r.get('ok') is True, 'a later rescan request is answered at once: %s' %
+              json.dumps(r)[:200])
+    finally:
+        lund.stop()
+    check(lund.p.returncode == 0, 'SIGTERM ends lund cleanly (exit %d)' % lund.p.returncode)
 
 
 def case_signals(tmp):

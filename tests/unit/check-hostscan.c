@@ -93,8 +93,10 @@ static const ScanIo fake_io = {
 	.open_exclusive = fake_open_exclusive,
 };
 
-static void on_done(void *userdata, int64_t h, const char *reason, int r, const ScanResult *res)
+static void on_done(void *userdata, const HostScanRequest *req, int r, const ScanResult *res)
 {
+	int64_t h = host_scan_request_host(req);
+
 	if (!pthread_equal(pthread_self(), loop_thread))
 		wrong_thread = true;
 	if (n_done < ELEMENTSOF(done))

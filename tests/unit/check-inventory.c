@@ -370,6 +370,68 @@ START_TEST(test_uevent)
 }
 END_TEST
 
+/* ---- rescan writes handed to the owner (rescan_lu): the kernel's re-read may take long ---- */
+
+static char taken_hctl[64];
+static LuUnitAttention taken_ua;
+
+static int on_rescan_lu(Inventory *inv, Lu *lu, LuUnitAttention ua, void *u)
+{
+	snprintf(taken_hctl, sizeof(taken_hctl), "%s", lu->hctl);
+	taken_ua = ua;
+	return 0;
+}
+
+/* The inventory writes nothing and reports nothing until the owner says the write returned;
+ * then INQUIRY DATA HAS CHANGED re-derives the names, as when it wrote the attribute itself. */
+START_TEST(test_rescan_deferred)
+{
+	InventoryHooks hooks = {
+		.lu_added = on_added,
+		.lu_changed = on_changed,
+		.unit_attention = on_ua,
+		.rescan_lu = on_rescan_lu,
+	};
+	Uevent cap = { "change", "scsi", "scsi_device", DEVPATH0 };
+	Uevent inq = cap;
+	Inventory *inv = NULL;
+	_cleanup_free_ char *got = NULL;
+
+	cap.sdev_ua = "CAPACITY_DATA_HAS_CHANGED";
+	inq.sdev_ua = "INQUIRY_DATA_HAS_CHANGED";
+	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	memset(&counts, 0, sizeof(counts));
+
+	taken_hctl[0] = 0;
+	ck_assert_int_eq(inventory_handle_uevent(inv, &cap), 0);
+	ck_assert_str_eq(taken_hctl, "0:0:0:0");
+	ck_assert_int_eq(taken_ua, LU_UA_CAPACITY_CHANGED);
+	ck_assert_uint_eq(counts.ua, 0);
+	got = check_tree_get(&tree, "sys/bus/scsi/devices/0:0:0:0/rescan");
+	ck_assert(!got || !*got); /* not written here */
+	ck_assert_int_eq(inventory_rescan_done(inv, "0:0:0:0", LU_UA_CAPACITY_CHANGED, -ETIMEDOUT),
+	                 -ETIMEDOUT);
+	ck_assert_uint_eq(counts.ua, 1);
+	ck_assert_str_eq(counts.last_ua_action, "capacity-reread");
+
+	tree_new_id();
+	ck_assert_int_eq(inventory_handle_uevent(inv, &inq), 0);
+	ck_assert_int_eq(taken_ua, LU_UA_INQUIRY_CHANGED);
+	ck_assert_uint_eq(counts.ua, 1);
+	ck_assert_uint_eq(counts.names_changed, 0);
+	ck_assert_int_eq(inventory_rescan_done(inv, "0:0:0:0", LU_UA_INQUIRY_CHANGED, 0), 0);
+	ck_assert_uint_eq(counts.ua, 2);
+	ck_assert_uint_eq(counts.names_changed, 1);
+	ck_assert_str_eq(counts.last_ua_action, "reprobed");
+	/* An LU gone by the time the write returns: nothing to report on. */
+	rm_lu("0:0:0:0");
+	(void)inventory_rescan_done(inv, "0:0:0:0", LU_UA_INQUIRY_CHANGED, 0);
+	ck_assert_uint_eq(counts.ua, 2);
+	inventory_free(inv);
+}
+END_TEST
+
 /* ---- node events of a known LU: the event names the node, sysfs is not read again ---- */
 
 static void node_event(Inventory *inv, const char *action, const char *subsystem,
@@ -577,6 +639,7 @@ static Suite *inventory_suite(void)
 	tcase_add_test(tc, test_driver_events);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_ua_names);
+	tcase_add_test(tc, test_rescan_deferred);
 	suite_add_tcase(s, tc);
 	return s;
 }
