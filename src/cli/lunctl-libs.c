@@ -142,3 +142,9 @@ LIBRARY(smartcols, LUNCTL_SONAME_SMARTCOLS, SMARTCOLS_FUNCTIONS)
 LIBRARY(iniparser, LUNCTL_SONAME_INIPARSER, INIPARSER_FUNCTIONS)
 LIBRARY(hwdb, LUNCTL_SONAME_SYSTEMD, HWDB_FUNCTIONS)
 LIBRARY(sgutils, LUNCTL_SONAME_SGUTILS, SGUTILS_FUNCTIONS)
+
+/* The sonames above, for whoever copies lunctl with its libraries (tests/vm/mkinitramfs.sh
+ * reads them with `readelf -p .lund.dlopen`): ldd cannot see them. */
+__attribute__((section(".lund.dlopen"), used)) static const char dlopen_sonames[] =
+        LUNCTL_SONAME_JSONC "\0" LUNCTL_SONAME_SMARTCOLS "\0" LUNCTL_SONAME_INIPARSER
+                            "\0" LUNCTL_SONAME_SYSTEMD "\0" LUNCTL_SONAME_SGUTILS;
