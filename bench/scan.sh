@@ -11,8 +11,9 @@
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${LUND_VM_BUILD:-$repo/build-vm}}
-"$repo/tests/vm/run" --build "$build" --keep bench/scan >/dev/null || true
 res=${LUND_VM_CACHE:-$repo/.cache/vm}/results/bench/scan/results.log
+rm -f "$res" # a failed run must not print the last run's figures
+"$repo/tests/vm/run" --build "$build" --keep bench/scan >/dev/null || true
 [ -s "$res" ] || { echo "bench/scan.sh: no results ($res)" >&2; exit 1; }
 tr -d '\r' <"$res" | awk '
 	# stat(P, K): the K-th (1 min, 2 median, 3 max) of the rounds P1..P9 that ran
