@@ -43,9 +43,11 @@ tr -d '\r' <"$res" | awk '
 			printf "%-15s %8d %8d %8d\n", "lunctl rescan", stat("lund", 1), l, stat("lund", 3)
 			printf "lunctl rescan / kernel scan (medians): %.2f (target <= 1.15: %s)\n", l / k,
 			       l / k <= 1.15 ? "met" : "not met"
+			# timeout(1) exits 124; busybox'"'"'s timeout, killed by its TERM, 143
+			capped = r["rsb.rc"] == 124 || r["rsb.rc"] == 143
 			if (r["rsb.ms"] > 0)
 				printf "rescan-scsi-bus.sh / lunctl rescan: %s%.1f (target >= 20)%s\n",
-				       r["rsb.rc"] == 124 ? ">= " : "", r["rsb.ms"] / l,
-				       r["rsb.rc"] == 124 ? " (rescan-scsi-bus.sh capped)" : ""
+				       capped ? ">= " : "", r["rsb.ms"] / l,
+				       capped ? " (rescan-scsi-bus.sh capped)" : ""
 		}
 	}'
