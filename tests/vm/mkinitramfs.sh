@@ -40,7 +40,21 @@ TOOLS=(/usr/bin/find /usr/bin/pr /usr/bin/lsscsi /usr/bin/bash /usr/bin/rescan-s
 
 # udev_root (lib/common.sh): udev's .deb extracted into the cache, for its scsi_id.
 
-# copy_libs ROOT FILE...: copy the loader and every library ldd lists, at their real paths,
+# libs_of FILE: every library FILE needs, as ldd lists them, and those it dlopen()s on first use:
+# the sonames in its .lund.dlopen section (lunctl's, src/cli/dlopen.h), resolved through
+# ldconfig's cache, each with what ldd lists for it.
+libs_of() {
+	local so dl
+	ldd "$1" | awk '/=> \//{print $3} /^\t\/[^ ]+ \(/{print $1}'
+	readelf -p .lund.dlopen "$1" 2>/dev/null | sed -n 's/^ *\[ *[0-9a-f]*\] *//p' | while read -r so; do
+		dl=$(ldconfig -p | awk -v s="$so" '$1 == s && /x86-64/ && !f {print $NF; f = 1}')
+		[ -n "$dl" ] || vm_die "$1: no $so to load on first use"
+		echo "$dl"
+		ldd "$dl" | awk '/=> \//{print $3}'
+	done
+}
+
+# copy_libs ROOT FILE...: copy the loader and every library libs_of lists, at their real paths,
 # unless $skip (a file listing paths already present in the base image) names it.
 skip=/dev/null
 copy_libs() {
@@ -48,7 +62,7 @@ copy_libs() {
 	local f lib
 	for f in "$@"; do
 		file -L "$f" | grep -q 'dynamically linked' || continue
-		ldd "$f" | awk '/=> \//{print $3} /^\t\/[^ ]+ \(/{print $1}' | while read -r lib; do
+		libs_of "$f" | while read -r lib; do
 			case $lib in "$root"/*) continue ;; esac    # already in place (LD_LIBRARY_PATH)
 			[ -e "$root$lib" ] || [ -L "$root$lib" ] && continue
 			grep -qxF ".$lib" "$skip" && continue
@@ -141,7 +155,7 @@ if [ ${#bins[@]} -gt 0 ]; then
 	skip=$base.list
 	copy_libs "$st" "${bins[@]}"
 	# every library they need, for the udev-root flavour (it copies what its root lacks)
-	for b in "${bins[@]}"; do ldd "$b" | awk '/=> \//{print $3}'; done | sort -u >"$st/vm/bin-libs"
+	for b in "${bins[@]}"; do libs_of "$b" | grep -v '^/lib64/ld-linux'; done | sort -u >"$st/vm/bin-libs"
 fi
 # LUND_VM_MODULES_OVERLAY=DIR: its *.ko (e.g. kernel/build.sh's patched SCSI modules, built for
 # this kernel) replace the stock modules of the same name; their dependencies must not change.

@@ -4,7 +4,7 @@
 # max_luns 64: 64 newly mapped LUs, added three ways on the same state, each timed until every
 # new LU has its block device, with the SCSI commands per new LU from the sdevs' iorequest_cnt:
 #   kernel: echo "- - -" > scan;   lund: lunctl rescan HOST;   rsb: rescan-scsi-bus.sh -a
-# (kernel and lund five times each, alternating; rescan-scsi-bus.sh once)
+# (kernel and lund seven times each, alternating; rescan-scsi-bus.sh once)
 # vm-flavour: busybox
 # vm-topology: none
 # vm-timeout: 1500
@@ -48,7 +48,7 @@ run() {       # NAME COMMAND...
 kernel_scan() { echo "- - -" >/sys/class/scsi_host/host$h/scan; }
 # Alternating rounds on the same state: bench/scan.sh compares medians, since one TCG guest
 # on a shared machine varies by tens of percent from one run to the next.
-for i in 1 2 3 4 5; do
+for i in 1 2 3 4 5 6 7; do
 	run kernel$i kernel_scan
 	run lund$i lunctl rescan "$h"
 done
