@@ -16,7 +16,7 @@
 # vm-qemu: -device scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=deb0,serial=DEBINST001,wwn=0x5000c500deb00001
 # vm-reboot: 1
 # vm-install: none
-# vm-timeout: 1200
+# vm-timeout: 1500
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
