@@ -5,7 +5,9 @@
 # lsscsi and kmod, packed into an ext4 image with mkfs.ext4 -d. The guest mounts it read-only on
 # a virtio disk under a tmpfs overlay (see guest/udev-root.sh).
 # systemd-root: the same minbase with systemd as init (systemd-sysv) instead of sg3-utils-udev,
-# whose rules would only slow the boot down; guest/systemd-root.sh boots it.
+# whose rules would only slow the boot down, and with the libraries the lund package depends on
+# (dpkg-deb -f lund_*.deb Depends), so that `dpkg -i` of the package works offline in the guest
+# (scenarios/deb-install.sh); guest/systemd-root.sh boots it.
 # The Debian mirror is the one apt is configured with on this host (read at run time, never
 # written down here). Cached as $LUND_VM_CACHE/root-<key>.img (systemd-root: sdroot-<key>.img);
 # prints its path.
@@ -20,6 +22,8 @@ udev-root)
 	PREFIX=root ;;
 systemd-root)
 	PACKAGES=systemd,systemd-sysv,udev,sg3-utils,lsscsi,kmod,bash,libjson-c5
+	# the package's run-time dependencies (Debian 12 names)
+	PACKAGES=$PACKAGES,libiniparser1,libsgutils2-1.46-2,libkmod2,libsmartcols1,libsystemd0,libudev1
 	PREFIX=sdroot ;;
 *) vm_die "mkroot.sh: unknown flavour $FLAVOUR" ;;
 esac

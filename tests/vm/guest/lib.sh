@@ -164,16 +164,41 @@ san_up() {
 
 # --- used by /init ---------------------------------------------------------------------
 vm_cmdline() {
-	VM_SCENARIO= VM_FLAVOUR=busybox VM_SHELL= VM_DEBUG=
+	VM_SCENARIO= VM_FLAVOUR=busybox VM_SHELL= VM_DEBUG= VM_REBOOTS= VM_INSTALL=project
 	for _a in $(cat /proc/cmdline); do
 		case $_a in
 		vm.scenario=*) VM_SCENARIO=${_a#*=} ;;
 		vm.flavour=*) VM_FLAVOUR=${_a#*=} ;;
 		vm.shell=*) VM_SHELL=${_a#*=} ;;
 		vm.debug=*) VM_DEBUG=${_a#*=} ;;
+		vm.reboots=*) VM_REBOOTS=${_a#*=} ;;
+		vm.install=*) VM_INSTALL=${_a#*=} ;;
 		esac
 	done
-	export VM_SCENARIO VM_FLAVOUR VM_SHELL VM_DEBUG
+	export VM_SCENARIO VM_FLAVOUR VM_SHELL VM_DEBUG VM_REBOOTS VM_INSTALL
+}
+
+# The boot of a scenario that reboots (`# vm-reboot: N`): 1 for the first, counted by stage 1 on
+# the persistent root disk (guest/udev-root.sh); always 1 otherwise.
+VM_BOOT=1
+if [ -r /vm/boot ]; then read -r VM_BOOT </vm/boot || VM_BOOT=1; fi
+
+# vm_reboot: reboot the guest (only in a scenario with `# vm-reboot: N`, at most N times). The
+# scenario ends here and runs again from its start after the next boot, with $VM_BOOT one higher;
+# what it wrote to the root file system is still there, /run and /tmp are new. Failures
+# reported so far stand. With systemd as PID 1 the reboot is systemd's (units stopped, file
+# systems unmounted); otherwise immediate, after a sync.
+vm_reboot() {
+	if [ -z "${VM_REBOOTS:-}" ] || [ "$VM_BOOT" -gt "$VM_REBOOTS" ]; then
+		vm_fail "vm_reboot in boot $VM_BOOT: the scenario's vm-reboot header allows ${VM_REBOOTS:-0}"
+		vm_done
+	fi
+	vm_log "reboot after boot $VM_BOOT"
+	: >/run/vm-rebooting
+	sync
+	if [ -d /run/systemd/system ]; then systemctl --no-block reboot
+	else echo b >/proc/sysrq-trigger; fi
+	exit 0
 }
 
 vm_boot_common() {
@@ -216,6 +241,9 @@ vm_run_scenario() {
 			(cd /tmp && ${VM_SH:-/bin/sh} -e$_x "$_s") </dev/null >/dev/console 2>&1
 			_rc=$?
 			vm_log "scenario $VM_SCENARIO exited with $_rc"
+			if [ -e /run/vm-rebooting ]; then    # vm_reboot: the system goes down by itself
+				while :; do sleep 1; done
+			fi
 		else
 			vm_fail "no scenario $_s"; _rc=2
 		fi
@@ -231,3 +259,8 @@ vm_run_scenario() {
 }
 
 SAN_SOURCED=1 . /vm/san.sh
+# `# vm-topology: none`: no QEMU devices of the SAN, only scsi_debug's LUs when san_up (or the
+# systemd-root flavour's stage 1) loads it
+case " $(cat /proc/cmdline 2>/dev/null) " in
+*" vm.topology=none "*) SAN_EXPECT=$(echo "$SAN_EXPECT" | grep '^scsi_debug ') ;;
+esac

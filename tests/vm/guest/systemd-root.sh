@@ -50,7 +50,8 @@ systemd_root_prepare() {
 	_etc=/newroot/etc/systemd/system
 	mkdir -p "$_etc/sysinit.target.wants" "$_etc/multi-user.target.wants"
 	# lund: the unit as installed, enabled like `systemctl enable lund` (its [Install] section)
-	if [ -r /vm/lund.service ]; then
+	# (not with `# vm-install: none`: the scenario installs the package)
+	if [ -r /vm/lund.service ] && [ "$VM_INSTALL" != none ]; then
 		cp /vm/lund.service "$_etc/lund.service"
 		_exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' /vm/lund.service)
 		if [ -n "$_exe" ] && [ ! -e "/newroot$_exe" ]; then
