@@ -104,6 +104,25 @@ int log_get_max_level(void)
 	return log_max_level;
 }
 
+/* "<ident>: [<hctl>: ]<msg>\n" to stderr in one write, without a second pass of printf. */
+static void log_stderr(const char *ident, const char *hctl, const char *msg)
+{
+	_cleanup_free_ char *heap = NULL;
+	size_t n = strlen(ident) + 2 + (hctl ? strlen(hctl) + 2 : 0) + strlen(msg) + 1;
+	char stack[1024], *line = stack, *p;
+
+	if (n >= sizeof(stack)) {
+		line = heap = malloc(n + 1);
+		if (!line)
+			return;
+	}
+	p = stpcpy(stpcpy(line, ident), ": ");
+	if (hctl)
+		p = stpcpy(stpcpy(p, hctl), ": ");
+	p = stpcpy(stpcpy(p, msg), "\n");
+	(void)fwrite(line, 1, (size_t)(p - line), stderr);
+}
+
 /* Whether @s needs log_escape(). */
 static bool log_needs_escape(const char *s)
 {
@@ -195,10 +214,8 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 		if (log_target == LOG_TARGET_JOURNAL && log_journal_send)
 			log_journal_send(level, error, dev ? &edev : NULL, message_id, log_ident,
 			                 emsg);
-		else if (dev && edev.hctl)
-			fprintf(stderr, "%s: %s: %s\n", log_ident, edev.hctl, emsg);
 		else
-			fprintf(stderr, "%s: %s\n", log_ident, emsg);
+			log_stderr(log_ident, dev ? edev.hctl : NULL, emsg);
 		for (size_t i = 0; i < LOG_EXTRA_MAX; i++)
 			free(eextra_buf[i]);
 	}
