@@ -40,7 +40,7 @@ printf 'uevents replayed: %d LUs, %d events to add them, %d to remove them\n' "$
 printf 'instructions per event, adding:   %d\n' $((ir_add / ev_add))
 printf 'instructions per event, removing: %d\n' $((ir_rm / ev_rm))
 per=$((ir_all / ev_all))
-printf 'instructions per event: %d (target <= 50000, %.2fx of it)\n' "$per" "$(echo "$per / 50000" | bc -l)"
+printf 'instructions per event: %d (target <= 10000, %.2fx of it)\n' "$per" "$(echo "$per / 10000" | bc -l)"
 
 "$replay" --lus 0 >"$tmp/mem0.log" 2>/dev/null
 "$replay" --lus "$nmem" >"$tmp/mem.log" 2>/dev/null
@@ -54,13 +54,14 @@ def mem(path, when):
 n = int(sys.argv[3])
 base, full = mem(sys.argv[1], "added"), mem(sys.argv[2], "added")
 hwm = full["VmHWM"] / 1024
-print(f"max RSS (VmHWM) with {n} LUs: {hwm:.1f} MiB (target <= 4 MiB, {hwm / 4:.2f}x of it); "
+print(f"max RSS (VmHWM) with {n} LUs: {hwm:.1f} MiB (target <= 8 MiB, {hwm / 8:.2f}x of it); "
       f"with none: {base['VmHWM'] / 1024:.1f} MiB")
 anon = full["RssAnon"] / 1024
 print(f"private RSS (RssAnon, what lund itself owns; the rest is shared library pages) with {n} LUs: "
       f"{anon:.1f} MiB ({anon / 4:.2f}x of 4 MiB); with none: {base['RssAnon'] / 1024:.1f} MiB")
 heap = full["heap_in_use"] - base["heap_in_use"]
-print(f"heap in use for {n} LUs: {heap / 1048576:.2f} MiB, {heap / max(n, 1):.0f} bytes per LU; "
+print(f"heap in use for {n} LUs: {heap / 1048576:.2f} MiB, {heap / max(n, 1):.0f} bytes per LU "
+      f"(target <= 1024, {heap / max(n, 1) / 1024:.2f}x of it); "
       f"heap arena {full['heap_arena'] / 1048576:.2f} MiB")
 growth = full["VmHWM"] - base["VmHWM"]
 print(f"RSS growth for {n} LUs: {growth / 1024:.1f} MiB ({growth * 1024 / max(n, 1):.0f} bytes per LU)")

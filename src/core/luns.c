@@ -343,20 +343,26 @@ int lun_describe(const ScsiLun *lun, char *buf, size_t size)
 
 int hctl_parse(const char *s, unsigned *h, unsigned *c, unsigned *t, uint64_t *l)
 {
-	unsigned long long v[4];
+	uint64_t v[4];
 	const char *p = s;
 
+	/* Decimal digits by hand: every uevent parses several of these, strtoull() is slow. */
 	for (size_t i = 0; i < 4; i++) {
-		char *end;
+		uint64_t x = 0;
 
 		if (*p < '0' || *p > '9')
 			return -EINVAL;
-		errno = 0;
-		v[i] = strtoull(p, &end, 10);
-		if (errno != 0 || (i < 3 && (*end != ':' || v[i] > UINT32_MAX)) ||
-		    (i == 3 && *end != 0))
+		for (; *p >= '0' && *p <= '9'; p++) {
+			unsigned d = (unsigned)(*p - '0');
+
+			if (x > (UINT64_MAX - d) / 10)
+				return -EINVAL;
+			x = x * 10 + d;
+		}
+		if ((i < 3 && (*p != ':' || x > UINT32_MAX)) || (i == 3 && *p != 0))
 			return -EINVAL;
-		p = end + 1;
+		v[i] = x;
+		p++;
 	}
 	if (h)
 		*h = (unsigned)v[0];

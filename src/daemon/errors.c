@@ -336,8 +336,9 @@ static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr
 	uint64_t a, b;
 	int r;
 
-	if (asprintf(&p1, "sys/bus/scsi/devices/%s/ioerr_cnt", e->hctl) < 0 ||
-	    asprintf(&p2, "sys/bus/scsi/devices/%s/iotmo_cnt", e->hctl) < 0)
+	p1 = strjoin("sys/bus/scsi/devices/", e->hctl, "/ioerr_cnt");
+	p2 = strjoin("sys/bus/scsi/devices/", e->hctl, "/iotmo_cnt");
+	if (!p1 || !p2)
 		return -ENOMEM;
 	r = sysfs_read_u64(t->rootfd, p1, &a);
 	if (r < 0)

@@ -946,15 +946,27 @@ static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 }
 
 /* UEVENT_HOST_REMOVED: each LU gets its own remove event first; this catches any missed: re-read
- * every LU of that host, which drops those sysfs lost. */
+ * the LUs below the host or target that went, which drops those sysfs lost. Only those: a SAN
+ * taking its targets away one after the other must not have every LU read again each time. */
 static int react_host_removed(Inventory *inv, const Uevent *ev, const char *base)
 {
-	unsigned host;
-	bool any = uevent_devpath_host(ev->devpath, &host) < 0;
+	unsigned host, channel = 0, id = 0;
+	bool any = uevent_devpath_host(ev->devpath, &host) < 0, one_target = false;
 
+	if (!any && ev->devtype && streq(ev->devtype, "scsi_target") && strneq(base, "target", 6)) {
+		char hctl[64];
+		unsigned h;
+
+		/* "targetH:C:T" */
+		if ((size_t)snprintf(hctl, sizeof(hctl), "%s:0", base + 6) < sizeof(hctl) &&
+		    hctl_parse(hctl, &h, &channel, &id, NULL) >= 0 && h == host)
+			one_target = true;
+	}
 	for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
 		next = inventory_next_lu(x);
-		if (any || x->target->host->number == host)
+		if (any ||
+		    (x->target->host->number == host &&
+		     (!one_target || (x->target->channel == channel && x->target->id == id))))
 			(void)inventory_refresh(inv, x->hctl, false);
 	}
 	return 0;

@@ -144,7 +144,7 @@ static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, con
 
 	if (!m->links[set] || !node)
 		return 0;
-	if (asprintf(&name, "%s%s", base, suffix) < 0)
+	if (!(name = strjoin(base, suffix)))
 		return -ENOMEM;
 	if (links_name_valid(name) < 0)
 		return 0; /* a suffix pushed it past NAME_MAX: no such link */

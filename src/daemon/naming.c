@@ -81,12 +81,14 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 {
 	_cleanup_(lu_naming_done) LuNaming n = {};
 	_cleanup_(identity_done) Identity ident = {};
+	/* The inventory keeps scsi_id's set only (LuNaming.props). */
+	const IdentifyOptions opts = { .udev_lines_only = true };
 	const char *bus;
 	int r;
 
 	assert_return(pd && ret, -EINVAL);
 
-	r = identify_pages(rootfd, ref, pd, NULL, &ident);
+	r = identify_pages(rootfd, ref, pd, &opts, &ident);
 	if (r < 0)
 		return r;
 

@@ -144,9 +144,11 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 		return r;
 	i.n_udev_lines = i.n_lines;
 	i.udev_size = i.lines_size;
-	r = export_ident(i.id, EXPORT_SG_INQ, collect_line, &i);
-	if (r < 0)
-		return r;
+	if (!opts || !opts->udev_lines_only) {
+		r = export_ident(i.id, EXPORT_SG_INQ, collect_line, &i);
+		if (r < 0)
+			return r;
+	}
 
 	*ret = i;
 	i = (Identity){};

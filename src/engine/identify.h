@@ -31,9 +31,10 @@
 #include "udevctx.h"
 
 typedef struct IdentifyOptions {
-	ProbeFlags flags;    /* PROBE_SYSFS_ONLY: never a command; PROBE_SGIO_ONLY: no cache */
-	const UdevCtx *udev; /* what udev's rules read besides the pages; NULL: read it from
-	                      * sysfs below the root (udevctx_read()) */
+	ProbeFlags flags;     /* PROBE_SYSFS_ONLY: never a command; PROBE_SGIO_ONLY: no cache */
+	const UdevCtx *udev;  /* what udev's rules read besides the pages; NULL: read it from
+	                       * sysfs below the root (udevctx_read()) */
+	bool udev_lines_only; /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
 } IdentifyOptions;
 
 typedef struct Identity {
@@ -55,7 +56,8 @@ typedef struct Identity {
 
 	/* Every export line as "KEY=VALUE" (escaped, export.h), each NUL-terminated, packed one
 	 * after the other in @lines (@lines_size bytes, @n_lines of them): first scsi_id's ID_*
-	 * set (the first @n_udev_lines, @udev_size bytes), then sg_inq's SCSI_* set. */
+	 * set (the first @n_udev_lines, @udev_size bytes), then sg_inq's SCSI_* set (none with
+	 * IdentifyOptions.udev_lines_only). */
 	char *lines;
 	size_t n_lines, lines_size, n_udev_lines, udev_size;
 } Identity;

@@ -167,7 +167,7 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 	if (r < 0)
 		return r;
 
-	if (asprintf(&lu.syspath, "sys/bus/scsi/devices/%s", lu.hctl) < 0)
+	if (!(lu.syspath = strjoin("sys/bus/scsi/devices/", lu.hctl)))
 		return -ENOMEM;
 	if (faccessat(rootfd, lu.syspath, F_OK, 0) < 0)
 		return errno == ENOENT ? -ENOENT : -errno;
@@ -176,15 +176,15 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 	{
 		_cleanup_free_ char *p = NULL;
 
-		if (asprintf(&p, "%s/scsi_generic", lu.syspath) < 0)
+		if (!(p = strjoin(lu.syspath, "/scsi_generic")))
 			return -ENOMEM;
 		(void)sysfs_first_entry(rootfd, p, "sg", &lu.sg);
 		free(p);
-		if (asprintf(&p, "%s/block", lu.syspath) < 0)
+		if (!(p = strjoin(lu.syspath, "/block")))
 			return -ENOMEM;
 		(void)sysfs_first_entry(rootfd, p, NULL, &lu.block);
 		free(p);
-		if (asprintf(&p, "%s/scsi_tape", lu.syspath) < 0)
+		if (!(p = strjoin(lu.syspath, "/scsi_tape")))
 			return -ENOMEM;
 		(void)sysfs_first_entry(rootfd, p, "st", &lu.tape);
 		p = mfree(p);
@@ -202,7 +202,7 @@ static int open_node(int rootfd, const LuRef *lu)
 
 	if (!node)
 		return -ENODEV;
-	if (asprintf(&p, "dev/%s", node) < 0)
+	if (!(p = strjoin("dev/", node)))
 		return -ENOMEM;
 	/* O_NONBLOCK: never wait for medium or for another opener of sg. */
 	return RET_NERRNO(openat(rootfd, p, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
@@ -213,7 +213,7 @@ static int read_cached(int rootfd, const LuRef *lu, ProbePage p, ProbeData *d)
 	_cleanup_free_ char *path = NULL;
 	int r;
 
-	if (asprintf(&path, "%s/%s", lu->syspath, probe_pages[p].attr) < 0)
+	if (!(path = strjoin(lu->syspath, "/", probe_pages[p].attr)))
 		return -ENOMEM;
 	r = sysfs_read_attr(rootfd, path, SYSFS_ATTR_MAX, &d->buf[p], &d->len[p]);
 	if (r < 0)

@@ -17,7 +17,7 @@ static bool attr_exists(int rootfd, const char *dir, const char *attr)
 {
 	_cleanup_free_ char *p = NULL;
 
-	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+	if (!(p = strjoin(dir, "/", attr)))
 		return false;
 	return faccessat(rootfd, p, F_OK, 0) >= 0;
 }
@@ -45,7 +45,7 @@ static int scsi_devpath(int rootfd, const LuRef *lu, char **ret)
 		return -EBADMSG;
 
 	/* The link lives in sys/bus/scsi/devices. */
-	if (asprintf(&joined, "sys/bus/scsi/devices/%s", target) < 0)
+	if (!(joined = strjoin("sys/bus/scsi/devices/", target)))
 		return -ENOMEM;
 	for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		if (streq(c, "."))
@@ -200,7 +200,7 @@ static bool rules_installed(int rootfd, const char *name)
 		struct stat st;
 		ssize_t k;
 
-		if (asprintf(&p, "%s/%s", dirs[i], name) < 0)
+		if (!(p = strjoin(dirs[i], "/", name)))
 			return false;
 		if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
@@ -228,13 +228,13 @@ int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 
 	assert_return(lu && lu->syspath && ret, -EINVAL);
 
-	if (asprintf(&p, "%s/scsi_level", lu->syspath) < 0)
+	if (!(p = strjoin(lu->syspath, "/scsi_level")))
 		return -ENOMEM;
 	if (sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
 		c.scsi_level = (unsigned)v;
 	if (lu->block) {
 		free(p);
-		if (asprintf(&p, "sys/block/%s/removable", lu->block) < 0)
+		if (!(p = strjoin("sys/block/", lu->block, "/removable")))
 			return -ENOMEM;
 		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
 	}

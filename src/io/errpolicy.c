@@ -203,16 +203,14 @@ int errknob_validate(ErrKnob k, const char *value, char *ret, size_t size)
 
 int errknob_path(const char *syspath, const char *hctl, ErrKnob k, char **ret)
 {
-	int r;
-
 	assert_return(syspath && hctl && ret, -EINVAL);
 	assert_return(k >= 0 && k < _ERRKNOB_MAX, -EINVAL);
 
 	if (knobs[k].disk)
-		r = asprintf(ret, "%s/scsi_disk/%s/%s", syspath, hctl, knobs[k].name);
+		*ret = strjoin(syspath, "/scsi_disk/", hctl, "/", knobs[k].name);
 	else
-		r = asprintf(ret, "%s/%s", syspath, knobs[k].name);
-	return r < 0 ? -ENOMEM : 0;
+		*ret = strjoin(syspath, "/", knobs[k].name);
+	return *ret ? 0 : -ENOMEM;
 }
 
 void errpolicy_done(ErrPolicy *p)
@@ -232,7 +230,7 @@ int errpolicy_read(int rootfd, const char *syspath, const char *hctl, ErrPolicy 
 	assert_return(syspath && hctl && ret, -EINVAL);
 
 	/* The LU itself must exist; every scsi_device has a type attribute. */
-	if (asprintf(&tpath, "%s/type", syspath) < 0)
+	if (!(tpath = strjoin(syspath, "/type")))
 		return -ENOMEM;
 	r = sysfs_read_string(rootfd, tpath, &type);
 	if (r < 0)

@@ -137,7 +137,7 @@ char *sysfs_attr_string(int dirfd, const char *dir, const char *attr)
 	_cleanup_free_ char *p = NULL;
 	char *s = NULL;
 
-	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+	if (!(p = strjoin(dir, "/", attr)))
 		return NULL;
 	if (sysfs_read_string(dirfd, p, &s) < 0)
 		return NULL;
@@ -148,7 +148,7 @@ int sysfs_attr_u64(int dirfd, const char *dir, const char *attr, uint64_t *ret)
 {
 	_cleanup_free_ char *p = NULL;
 
-	if (asprintf(&p, "%s/%s", dir, attr) < 0)
+	if (!(p = strjoin(dir, "/", attr)))
 		return -ENOMEM;
 	return sysfs_read_u64(dirfd, p, ret);
 }

@@ -104,10 +104,50 @@ int log_get_max_level(void)
 	return log_max_level;
 }
 
+/* "<ident>: [<hctl>: ]<msg>\n" to stderr in one write, without a second pass of printf. */
+static void log_stderr(const char *ident, const char *hctl, const char *msg)
+{
+	_cleanup_free_ char *heap = NULL;
+	size_t n = strlen(ident) + 2 + (hctl ? strlen(hctl) + 2 : 0) + strlen(msg) + 1;
+	char stack[1024], *line = stack, *p;
+
+	if (n >= sizeof(stack)) {
+		line = heap = malloc(n + 1);
+		if (!line)
+			return;
+	}
+	p = stpcpy(stpcpy(line, ident), ": ");
+	if (hctl)
+		p = stpcpy(stpcpy(p, hctl), ": ");
+	p = stpcpy(stpcpy(p, msg), "\n");
+	(void)fwrite(line, 1, (size_t)(p - line), stderr);
+}
+
+/* Whether @s needs log_escape(). */
+static bool log_needs_escape(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* @s as it may be logged: @s itself when it needs no escaping, else log_escape()'s copy, kept
+ * in *@buf for the caller to free. NULL for NULL or on ENOMEM. */
+static const char *log_safe(const char *s, char **buf)
+{
+	if (!log_needs_escape(s))
+		return s;
+	*buf = log_escape(s);
+	return *buf;
+}
+
 int log_full(int level, int error, const LogDevice *dev, const char *message_id, const char *fmt,
              ...)
 {
-	_cleanup_free_ char *msg = NULL;
+	_cleanup_free_ char *heap_msg = NULL;
+	char stack_msg[512];
+	const char *msg = stack_msg;
 	int saved_errno = errno;
 	va_list ap;
 	int r;
@@ -120,18 +160,30 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 	/* %m in a format refers to the error passed in, not to whatever errno happens to be. */
 	errno = error < 0 ? -error : saved_errno;
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	r = vsnprintf(stack_msg, sizeof(stack_msg), fmt, ap);
 	va_end(ap);
-	if (r < 0) {
+	if (r >= (int)sizeof(stack_msg)) {
+		/* Longer than most: formatted again, in full. */
+		errno = error < 0 ? -error : saved_errno;
+		va_start(ap, fmt);
+		r = vasprintf(&heap_msg, fmt, ap);
+		va_end(ap);
+		if (r < 0)
+			heap_msg = NULL;
+		msg = heap_msg;
+	}
+	if (r < 0 || !msg) {
 		errno = saved_errno;
 		return error;
 	}
 
 	{
 		/* Device strings reach messages and fields: no byte may split or colour a line. */
-		_cleanup_free_ char *emsg = log_escape(msg), *ehctl = NULL, *enode = NULL,
-		                    *ewwid = NULL;
-		char *eextra[LOG_EXTRA_MAX + 1] = {};
+		_cleanup_free_ char *emsg_buf = NULL, *ehctl_buf = NULL, *enode_buf = NULL,
+		                    *ewwid_buf = NULL, *folded = NULL;
+		const char *emsg = log_safe(msg, &emsg_buf);
+		char *eextra_buf[LOG_EXTRA_MAX + 1] = {};
+		const char *eextra[LOG_EXTRA_MAX + 1] = {};
 		LogDevice edev = {};
 		unsigned suppressed = 0;
 
@@ -144,33 +196,28 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 			errno = saved_errno;
 			return error;
 		}
-		if (suppressed > 0) {
-			char *m = NULL;
-
-			if (asprintf(&m, "%s (%u similar messages suppressed)", emsg, suppressed) >=
-			    0) {
-				free(emsg);
-				emsg = m;
-			}
-		}
+		if (suppressed > 0 &&
+		    asprintf(&folded, "%s (%u similar messages suppressed)", emsg, suppressed) >= 0)
+			emsg = folded;
+		else if (suppressed > 0)
+			folded = NULL;
 		if (dev) {
-			ehctl = log_escape(dev->hctl);
-			enode = log_escape(dev->devnode);
-			ewwid = log_escape(dev->wwid);
-			edev = (LogDevice){ .hctl = ehctl, .devnode = enode, .wwid = ewwid };
+			edev = (LogDevice){
+				.hctl = log_safe(dev->hctl, &ehctl_buf),
+				.devnode = log_safe(dev->devnode, &enode_buf),
+				.wwid = log_safe(dev->wwid, &ewwid_buf),
+			};
 			for (size_t i = 0; dev->extra && dev->extra[i] && i < LOG_EXTRA_MAX; i++)
-				eextra[i] = log_escape(dev->extra[i]);
-			edev.extra = (const char *const *)eextra;
+				eextra[i] = log_safe(dev->extra[i], &eextra_buf[i]);
+			edev.extra = eextra;
 		}
 		if (log_target == LOG_TARGET_JOURNAL && log_journal_send)
 			log_journal_send(level, error, dev ? &edev : NULL, message_id, log_ident,
 			                 emsg);
-		else if (dev && edev.hctl)
-			fprintf(stderr, "%s: %s: %s\n", log_ident, edev.hctl, emsg);
 		else
-			fprintf(stderr, "%s: %s\n", log_ident, emsg);
+			log_stderr(log_ident, dev ? edev.hctl : NULL, emsg);
 		for (size_t i = 0; i < LOG_EXTRA_MAX; i++)
-			free(eextra[i]);
+			free(eextra_buf[i]);
 	}
 
 	errno = saved_errno;

@@ -230,6 +230,14 @@ static void tree_remove_host2(void)
 	rm_lu("2:0:0:3");
 }
 
+/* Target 0:0:1 went with its LU; the LU of target 0:0:0 changed its vendor string without an
+ * event of its own (nothing re-reads it on the other target's removal). */
+static void tree_remove_target1(void)
+{
+	rm_lu("0:0:1:0");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/vendor", "OTHER   \n");
+}
+
 typedef struct UeventCase {
 	const char *what;
 	void (*tree)(void);
@@ -339,6 +347,18 @@ static const UeventCase uevent_cases[] = {
 	  false,
 	  2,
 	  { .removed = 1 } },
+	{ "target removal drops what sysfs lost below that target, reads no other",
+	  tree_remove_target1,
+	  { "remove", "scsi", "scsi_target", "/devices/x/host0/target0:0:1" },
+	  false,
+	  2,
+	  { .removed = 1 } },
+	{ "target removal with an unreadable target name: the whole host re-read",
+	  tree_remove_target1,
+	  { "remove", "scsi", "scsi_target", "/devices/x/host0/target0:x:1" },
+	  false,
+	  2,
+	  { .removed = 1, .changed = 1 } },
 };
 
 START_TEST(test_uevent)

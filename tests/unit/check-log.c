@@ -65,6 +65,29 @@ START_TEST(test_escape)
 }
 END_TEST
 
+/* Longer than the formatting buffer on the stack: formatted in full, escaped as any other. */
+static void log_long(void)
+{
+	char v[2001];
+
+	memset(v, 'x', sizeof(v) - 1);
+	v[sizeof(v) - 2] = '\n';
+	v[sizeof(v) - 1] = 0;
+	log_setup("lund", LOG_TARGET_STDERR, LOG_DEBUG);
+	log_info("%s|%d", v, 7);
+}
+
+START_TEST(test_long)
+{
+	_cleanup_free_ char *out = capture(log_long);
+	char want[2048] = "lund: ";
+
+	memset(want + 6, 'x', 1999);
+	strcpy(want + 6 + 1999, "\\x0a|7\n");
+	ck_assert_str_eq(out, want);
+}
+END_TEST
+
 static void log_flood(void)
 {
 	log_setup("lund", LOG_TARGET_STDERR, LOG_DEBUG);
@@ -102,6 +125,7 @@ static Suite *log_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_escape);
+	tcase_add_test(tc, test_long);
 	tcase_add_test(tc, test_fold);
 	suite_add_tcase(s, tc);
 	return s;

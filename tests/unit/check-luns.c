@@ -477,6 +477,11 @@ START_TEST(test_hctl_parse)
 	ck_assert_int_eq(hctl_parse("4294967296:0:0:0", NULL, NULL, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(hctl_parse("0:0:0:18446744073709551616", NULL, NULL, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(hctl_parse("", NULL, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(hctl_parse("99999999999999999999999:0:0:0", NULL, NULL, NULL, NULL),
+	                 -EINVAL);
+	/* leading zeros are no overflow */
+	ck_assert_int_eq(hctl_parse("0:0:0:000000000000000000000000017", NULL, NULL, NULL, &l), 0);
+	ck_assert_uint_eq(l, 17);
 }
 END_TEST
 
