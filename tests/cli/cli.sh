@@ -73,7 +73,7 @@ grep -q 'SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED' "$TMP/out" || { echo "FAIL: sen
 
 # lunctl rescan: its options, and a root without SCSI hosts (nothing to scan is no error).
 expect_rc 0 "rescan --help" "$LUNCTL" rescan --help
-for o in --ids --hwdb --config --no-quirks --max-lun; do
+for o in --update --hosts --channels --ids --luns --hwdb --config --no-quirks --max-lun; do
         checks=$((checks + 1))
         grep -q -- "$o" "$TMP/out" || { echo "FAIL: rescan --help does not mention $o"; fail=1; }
 done
@@ -82,10 +82,45 @@ expect_err "Invalid number" "rescan --max-lun 0"
 expect_rc 1 "rescan --hwdb without a file" "$LUNCTL" rescan --hwdb
 mkdir -p "$TMP/nohosts/sys/class/scsi_host"
 printf '[device x]\nvendor = A\nscan_sequential = yes\n' > "$TMP/quirks.conf"
-expect_rc 0 "rescan --ids of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan --ids \
+expect_rc 0 "rescan --update of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan --update \
         --hwdb "$TMP/none.bin" --config "$TMP/quirks.conf"
 expect_rc 0 "rescan --no-quirks of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan \
         --no-quirks --json
+
+# rescan-scsi-bus.sh's options: those lunctl shares mean the same here; every other one is
+# refused (exit 1) with what to use instead, so no letter silently means something else.
+# Destructive actions have long options only.
+for o in -r -f -i -I -c -l -L -w -m -d -V --flush --issue-lip --issue-lip-wait=5 --wide \
+         --multipath --version --alltargets --forceremove --forcerescan --nooptscan --attachpq3 \
+         --largelun --reportlun2 --sparselun --sync --nosync --color --ignore-rev; do
+        expect_rc 1 "rescan $o (rescan-scsi-bus.sh's)" "$LUNCTL" --root "$TMP/nohosts" rescan "$o"
+        checks=$((checks + 1))
+        grep -q "rescan-scsi-bus.sh's" "$TMP/err" || { echo "FAIL: rescan $o: $(cat "$TMP/err")"; fail=1; }
+done
+expect_rc 1 "rescan -r" "$LUNCTL" --root "$TMP/nohosts" rescan -r
+expect_err "use --remove" "rescan -r"
+expect_rc 1 "rescan --force is long only" "$LUNCTL" --root "$TMP/nohosts" rescan -f
+expect_err "long only" "rescan -f"
+expect_rc 1 "rescan -L 7" "$LUNCTL" --root "$TMP/nohosts" rescan -L 7
+expect_err "use --luns 0-NUM" "rescan -L 7"
+expect_rc 0 "rescan -a -s -u (shared with rescan-scsi-bus.sh)" "$LUNCTL" --root "$TMP/nohosts" \
+        rescan -a -s -u --no-quirks
+expect_rc 0 "rescan --add --remove --resize --update" "$LUNCTL" --root "$TMP/nohosts" \
+        rescan --add --remove --resize --update --force --no-quirks
+# the lists: rescan-scsi-bus.sh's syntax, bad input refused with the element and exit 1
+expect_rc 0 "rescan --hosts/--channels/--ids/--luns, no hosts" "$LUNCTL" --root "$TMP/nohosts" \
+        rescan --channels 0 --ids 0-7 --luns 0-3,9 --no-quirks
+for bad in "--hosts=3-1:runs backwards" "--hosts=x:'x' is not a host number" "--luns=1,,2:empty element" \
+           "--ids=0-4294967296:above the largest" "--channels=-1:'-1'" "--luns=0-99999:more than 2048"; do
+        expect_rc 1 "rescan ${bad%%:*}" "$LUNCTL" --root "$TMP/nohosts" rescan --hosts 0 "${bad%%:*}"
+        expect_err "${bad#*:}" "rescan ${bad%%:*}"
+done
+# --ids is rescan-scsi-bus.sh's target list: without one it is an error, never a re-identify
+expect_rc 1 "rescan --ids without a list" "$LUNCTL" --root "$TMP/nohosts" rescan --ids
+checks=$((checks + 1))
+grep -q "requires an argument" "$TMP/err" || { echo "FAIL: rescan --ids: $(cat "$TMP/err")"; fail=1; }
+expect_rc 1 "rescan --hosts with an H:C:T argument" "$LUNCTL" --root "$TMP/nohosts" rescan --hosts 1 2:0:1
+expect_err "can only be host numbers" "rescan --hosts 1 2:0:1"
 
 # lunctl id on a sysfs tree rebuilt from the kernel's attributes captured in the VM.
 devices=0
@@ -161,6 +196,21 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["cmd"]=="r
         { echo "FAIL: rescan request: $(cat "$TMP/request")"; fail=1; }
 checks=$((checks + 1))
 grep -q '"scanned_by": "lund"' "$TMP/out" || { echo "FAIL: rescan --json through lund: $(head -c 300 "$TMP/out")"; fail=1; }
+# the lists become one scope per combination, host arguments joining --hosts
+fake_lund ok
+expect_rc 0 "rescan --hosts --luns through lund" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan \
+        --json --hosts 5,3 --luns 0-1 7
+wait
+checks=$((checks + 1))
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["selectors"]==["3:-:-:0","3:-:-:1","5:-:-:0","5:-:-:1","7:-:-:0","7:-:-:1"] and r["add"] and not r["ids"], r' "$TMP/request" ||
+        { echo "FAIL: rescan --hosts --luns request: $(cat "$TMP/request")"; fail=1; }
+fake_lund ok
+expect_rc 0 "rescan --channels --ids -u through lund" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan \
+        --json -u --hosts 2 --channels 0 --ids 1-2
+wait
+checks=$((checks + 1))
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["selectors"]==["2:0:1:-","2:0:2:-"] and r["ids"] and not r["add"], r' "$TMP/request" ||
+        { echo "FAIL: rescan --channels --ids request: $(cat "$TMP/request")"; fail=1; }
 fake_lund ok
 expect_rc 0 "rescan through lund, table" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan
 wait
