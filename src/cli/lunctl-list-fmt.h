@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The pure parts of `lunctl list` that must read and print as lsscsi(8) 0.32 does: the
- * [H:C:T:L] filter, the -s size, the LU name lsscsi prints after "sata:"/"ata:", the USB
+ * The pure parts of `lunctl list` that must read and print as lsscsi(8) 0.31 (Debian 12) and 0.32
+ * do: the [H:C:T:L] filter, the -s size, the LU name lsscsi prints after "sata:"/"ata:", the USB
  * interface name after "usb:", the short device type names. No I/O: the callers read sysfs.
  */
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * The transports, sizes and hosts of `lunctl list`, read where lsscsi 0.32 reads them and in
- * the same order of precedence (its transport_init() for hosts, transport_tport() for LUs), so
- * that `lunctl list --transport --size` and `lsscsi -t -s` agree field for field.
+ * The transports, sizes and hosts of `lunctl list`, read where lsscsi 0.31 (Debian 12) and 0.32
+ * read them and in the same order of precedence (its transport_init() for hosts, transport_tport()
+ * for LUs), so that `lunctl list --transport --size` and `lsscsi -t -s` agree field for field.
  */
 
 #include <dirent.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * listfmt: what `lunctl list` must read and print exactly as lsscsi 0.32 does: the positional
- * [H:C:T:L] filter (lsscsi's decode_filter_arg()), the -s size (size2string(), powers of 1000,
- * three significant figures cut, not rounded), the LU name after "sata:" (get_lu_name()), the
- * USB interface after "usb:" (get_usb_devname()). Rows marked "VM" are pages captured in the
- * VM (tests/fixtures/captured/) with the string lsscsi -t printed for them.
+ * listfmt: what `lunctl list` must read and print exactly as lsscsi 0.31 (Debian 12) and 0.32 do:
+ * the positional [H:C:T:L] filter (lsscsi's decode_filter_arg()), the -s size (size2string(),
+ * powers of 1000, three significant figures cut, not rounded), the LU name after "sata:"
+ * (get_lu_name()), the USB interface after "usb:" (get_usb_devname()). Rows marked "VM" are pages
+ * captured in the VM (tests/fixtures/captured/) with the string lsscsi -t printed for them.
  */
 
 #include <check.h>
