@@ -174,7 +174,7 @@ int list_lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, char
 		int r;
 
 		/* lsscsi reads the first 512 bytes of the page */
-		snprintf(path, sizeof(path), "sys/class/scsi_device/%s/device/vpd_pg83", hctl);
+		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
 		r = sysfs_read_attr(rootfd, path, SYSFS_ATTR_MAX, &page, &len);
 		name[0] = 0;
 		if (r >= 0)

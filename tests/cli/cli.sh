@@ -243,6 +243,81 @@ check() { # DESCRIPTION CONDITION...
 }
 not() { ! "$@"; }
 json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
+# lunctl list as lsscsi: a tree laid out as sysfs is (device directories under sys/devices, the
+# bus and class entries links to them) with a USB stick, a SATA disk (its captured VPD page
+# 0x83), a SAS disk behind an end device, a parallel SCSI disk and a virtio one; the transports
+# are lsscsi -t's for them, as the naming-peers VM scenario checks against lsscsi itself.
+LT=$TMP/lt
+lt_lu() { # HCTL DEVPATH PROC_NAME FIXTURE BLOCK SECTORS: one LU and its host
+        local hctl=$1 dev=$LT/sys/devices/$2 proc=$3 fx=$FIX/captured/$4 blk=$5 h=${1%%:*}
+        local hostdir=${dev%/target*}
+        mkdir -p "$dev/block/$blk" "$dev/scsi_device/$hctl" "$hostdir/scsi_host/host$h" \
+                "$LT/sys/bus/scsi/devices" "$LT/sys/class/scsi_device" "$LT/sys/class/scsi_host" \
+                "$LT/sys/class/block"
+        for f in "$fx"/sysfs-*.hex; do
+                a=${f##*/sysfs-}; a=${a%.hex}
+                grep -v '^#' "$f" | xxd -r -p > "$dev/$a"
+        done
+        echo 0 > "$dev/type"
+        echo "$6" > "$dev/block/$blk/size"
+        echo "$proc" > "$hostdir/scsi_host/host$h/proc_name"
+        ln -s "../../../devices/$2" "$LT/sys/bus/scsi/devices/$hctl"
+        ln -s "../../devices/$2/scsi_device/$hctl" "$LT/sys/class/scsi_device/$hctl"
+        ln -s "../../${hostdir#"$LT"/sys/}/scsi_host/host$h" "$LT/sys/class/scsi_host/host$h"
+        ln -s "../../devices/$2/block/$blk" "$LT/sys/class/block/$blk"
+}
+lt_lu 6:0:0:0 pci0000:00/0000:00:05.0/usb1/1-1/1-1:1.0/host6/target6:0:0/6:0:0:0 usb-storage \
+        usb-storage-stick sdy 65536
+lt_lu 7:0:0:0 pci0000:00/0000:00:1f.2/ata1/host7/target7:0:0/7:0:0:0 ahci ahci-disk sdt 131072
+lt_lu 4:0:1:0 pci0000:00/0000:00:06.0/host4/port-4:1/end_device-4:1/target4:0:1/4:0:1:0 mptsas \
+        mptsas1068-sas sdv 65536
+mkdir -p "$LT/sys/class/sas_host/host4" "$LT/sys/class/sas_device/end_device-4:1"
+echo 0x5000c50033330011 > "$LT/sys/class/sas_device/end_device-4:1/sas_address"
+lt_lu 5:0:3:0 pci0000:00/0000:00:07.0/host5/target5:0:3/5:0:3:0 sym53c8xx lsi53c895a-mpath sdo 98304
+mkdir -p "$LT/sys/class/spi_host/host5"
+lt_lu 2:0:0:0 pci0000:00/0000:00:04.0/virtio1/host2/target2:0:0/2:0:0:0 virtio_scsi \
+        virtio-scsi-full sdi 16777216
+expect_rc 0 "list -t -s of a laid-out tree" "$LUNCTL" --root "$LT" --sysfs-only list -t -s \
+        -o HCTL,PDT,TRANSPORT,BLOCK,SIZE --raw --noheadings
+checks=$((checks + 1))
+printf '%s\n' '2:0:0:0 disk  sdi 8.58GB' '4:0:1:0 disk sas:0x5000c50033330011 sdv 33.5MB' \
+        '5:0:3:0 disk spi:3 sdo 50.3MB' '6:0:0:0 disk usb:1-1:1.0 sdy 33.5MB' \
+        '7:0:0:0 disk sata:5000c50044440001 sdt 67.1MB' > "$TMP/lt.want"
+diff -u "$TMP/lt.want" "$TMP/out" || { echo "FAIL: list -t -s transports and sizes"; fail=1; }
+expect_rc 0 "list -H -t" "$LUNCTL" --root "$LT" list -H -t --pairs
+checks=$((checks + 1))
+grep -qx 'HOST="7" DRIVER="ahci" TRANSPORT="sata:"' "$TMP/out" &&
+        grep -qx 'HOST="6" DRIVER="usb-storage" TRANSPORT="usb:1-1:1.0"' "$TMP/out" &&
+        grep -qx 'HOST="5" DRIVER="sym53c8xx" TRANSPORT="spi:"' "$TMP/out" &&
+        grep -qx 'HOST="2" DRIVER="virtio_scsi" TRANSPORT=""' "$TMP/out" ||
+        { echo "FAIL: list -H -t: $(cat "$TMP/out")"; fail=1; }
+for f in "7|7:0:0:0" "host4|4:0:1:0" "*:0:1|4:0:1:0" "[5:0:3:0]|5:0:3:0" "2 0 0 0|2:0:0:0" \
+         "6:0:0:0x0|6:0:0:0" "9|"; do
+        arg=${f%%|*} want=${f#*|}
+        # shellcheck disable=SC2086 # "2 0 0 0" is four arguments
+        expect_rc 0 "list filter '$arg'" "$LUNCTL" --root "$LT" --sysfs-only list -o HCTL -n -r -- $arg
+        checks=$((checks + 1))
+        [ "$(cat "$TMP/out")" = "$want" ] || { echo "FAIL: list '$arg': '$(cat "$TMP/out")', not '$want'"; fail=1; }
+done
+for bad in x 1:2:3:4:5 "[1:2" 0x1 -1; do
+        expect_rc 1 "list filter '$bad'" "$LUNCTL" --root "$LT" list -- "$bad"
+        expect_err "Invalid filter" "list filter '$bad'"
+done
+expect_rc 1 "list -o with an unknown column" "$LUNCTL" --root "$LT" list -o HCTL,BOGUS
+expect_err "Unknown column 'BOGUS'" "list -o BOGUS"
+expect_rc 1 "list --raw --json" "$LUNCTL" --root "$LT" list --raw --json
+expect_rc 1 "list --hosts --tree" "$LUNCTL" --root "$LT" list --hosts --tree
+expect_rc 0 "list --list-columns" "$LUNCTL" list --list-columns
+check "--list-columns names TRANSPORT and SIZE" grep -q '^SIZE ' "$TMP/out"
+expect_rc 0 "list -t -s --json" "$LUNCTL" --root "$LT" --sysfs-only list -t -s --json 7:0:0:0
+check "--json -t -s carries transport and size" python3 -c 'import json,sys; u=json.load(open(sys.argv[1]))["logical_units"]; assert len(u)==1 and u[0]["transport"]=="sata:5000c50044440001" and u[0]["size"]=="67.1MB" and u[0]["size_bytes"]==67108864, u' "$TMP/out"
+expect_rc 0 "list --json without -t -s" "$LUNCTL" --root "$LT" --sysfs-only list --json 7:0:0:0
+check "--json alone keeps its members" not grep -q '"transport"\|"size"' "$TMP/out"
+expect_rc 0 "list --tree -t" "$LUNCTL" --root "$LT" --sysfs-only list --tree -t -s -r 4
+check "--tree: host, target, LU, nodes, names" python3 -c 'import sys; t=open(sys.argv[1]).read(); assert "host4 mptsas\n" in t and "sas:0x5000c50033330011" in t and "target4:0:1" in t and "4:0:1:0" in t and "/dev/sdv block" in t and "scsi-" in t and "host5" not in t, t' "$TMP/out"
+expect_rc 0 "list --tree --json" "$LUNCTL" --root "$LT" --sysfs-only list --tree --json
+check "--tree --json nests hosts, targets, LUs" python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hosts"]; assert [x["host"] for x in h]==[2,4,5,6,7] and h[1]["targets"][0]["target"]=="4:0:1" and h[1]["targets"][0]["logical_units"][0]["hctl"]=="4:0:1:0", h' "$TMP/out"
+
 if [ -z "$LUND" ]; then
         echo "FAIL: no lund binary (LUND=)"
         fail=1
