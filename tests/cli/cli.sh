@@ -284,6 +284,11 @@ printf '%s\n' '2:0:0:0 disk  sdi 8.58GB' '4:0:1:0 disk sas:0x5000c50033330011 sd
         '5:0:3:0 disk spi:3 sdo 50.3MB' '6:0:0:0 disk usb:1-1:1.0 sdy 33.5MB' \
         '7:0:0:0 disk sata:5000c50044440001 sdt 67.1MB' > "$TMP/lt.want"
 diff -u "$TMP/lt.want" "$TMP/out" || { echo "FAIL: list -t -s transports and sizes"; fail=1; }
+# on an 80-column terminal the ID stays readable (it was cut to 2 characters): whole up to 24
+if command -v script > /dev/null; then
+        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list" /dev/null > "$TMP/tty" 2>&1
+        check "list on an 80-column terminal shows the ID" grep -q '^2:0:0:0 .* 35000c50015ea71a0 ' "$TMP/tty"
+fi
 expect_rc 0 "list -H -t" "$LUNCTL" --root "$LT" list -H -t --pairs
 checks=$((checks + 1))
 grep -qx 'HOST="7" DRIVER="ahci" TRANSPORT="sata:"' "$TMP/out" &&
