@@ -477,10 +477,9 @@ static int all_hosts(const Options *o, RangeList *ret)
  * matching anything (SCAN_ANY). Returns 0 with the selectors and their "H:C:T:L" strings (for
  * lund), or the exit code to return.
  */
-static int expand_lists(const Options *o, RangeList l[_LIST_MAX], ScanSelector **ret_sel,
-                        char ***ret_str, size_t *ret_n)
+static int expand_lists_values(const Options *o, RangeList l[_LIST_MAX], uint64_t *v[_LIST_MAX],
+                               ScanSelector **ret_sel, char ***ret_str, size_t *ret_n)
 {
-	_cleanup_free_ uint64_t *v[_LIST_MAX] = {};
 	size_t n[_LIST_MAX] = {}, total = 1, k = 0;
 	ScanSelector *sel;
 	char **str;
@@ -550,6 +549,18 @@ static int expand_lists(const Options *o, RangeList l[_LIST_MAX], ScanSelector *
 	*ret_str = str;
 	*ret_n = k;
 	return EXIT_OK;
+}
+
+static int expand_lists(const Options *o, RangeList l[_LIST_MAX], ScanSelector **ret_sel,
+                        char ***ret_str, size_t *ret_n)
+{
+	uint64_t *v[_LIST_MAX] = {};
+	int r = expand_lists_values(o, l, v, ret_sel, ret_str, ret_n);
+
+	/* (a cleanup attribute on the array would free its first element only) */
+	for (size_t i = 0; i < _LIST_MAX; i++)
+		free(v[i]);
+	return r;
 }
 
 static void strv_free(char **s)
