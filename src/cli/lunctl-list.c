@@ -10,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "identify.h"
 #include "log.h"
+#include "lunctl-list-fmt.h"
+#include "lunctl-list.h"
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
@@ -42,7 +45,8 @@ static void entries_free(Entry *e, size_t n)
 	free(e);
 }
 
-static int collect(int rootfd, ProbeFlags flags, Entry **ret, size_t *ret_n)
+static int collect(int rootfd, ProbeFlags flags, const ListFilter *filter, Entry **ret,
+                   size_t *ret_n)
 {
 	Entry *e = NULL;
 	size_t n = 0, allocated = 0;
@@ -59,6 +63,11 @@ static int collect(int rootfd, ProbeFlags flags, Entry **ret, size_t *ret_n)
 		/* host*, target* and the transport's objects live here too: only H:C:T:L. */
 		if (probe_resolve(rootfd, de->d_name, &lu) < 0)
 			continue;
+		/* identify only what is to be shown */
+		if (!list_filter_match(filter, lu.host, lu.channel, lu.target, lu.lun)) {
+			lu_ref_done(&lu);
+			continue;
+		}
 		if (n == allocated) {
 			size_t m = allocated ? 2 * allocated : 64;
 			Entry *ne = reallocarray(e, m, sizeof(*e));
@@ -107,27 +116,36 @@ typedef struct Row {
 	json_object *properties; /* scsi_id --export, as an object */
 	char **names;
 	size_t n_names;
+	/* read from sysfs as lsscsi reads them, only when a column asks (rows_read_sysfs()) */
+	int pdt;         /* -1: unknown */
+	char *transport; /* "" when lsscsi prints none */
+	bool have_size;
+	uint64_t size; /* bytes */
 } Row;
+
+static void row_done(Row *w)
+{
+	free(w->hctl);
+	free(w->block);
+	free(w->tape);
+	free(w->sg);
+	free(w->type);
+	free(w->vendor);
+	free(w->model);
+	free(w->revision);
+	free(w->serial);
+	free(w->transport);
+	json_object_put(w->properties);
+	for (size_t k = 0; k < w->n_names; k++)
+		free(w->names[k]);
+	free(w->names);
+	*w = (Row){};
+}
 
 static void rows_free(Row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		Row *w = &rows[i];
-
-		free(w->hctl);
-		free(w->block);
-		free(w->tape);
-		free(w->sg);
-		free(w->type);
-		free(w->vendor);
-		free(w->model);
-		free(w->revision);
-		free(w->serial);
-		json_object_put(w->properties);
-		for (size_t k = 0; k < w->n_names; k++)
-			free(w->names[k]);
-		free(w->names);
-	}
+	for (size_t i = 0; i < n; i++)
+		row_done(&rows[i]);
 	free(rows);
 }
 
@@ -376,6 +394,72 @@ static int list_from_lund(Row **ret, size_t *ret_n)
 	return r < 0 ? r : 1;
 }
 
+/* ---- what sysfs adds: type, transport, size ---- */
+
+typedef enum Column {
+	COL_HCTL,
+	COL_TYPE,
+	COL_PDT,
+	COL_VENDOR,
+	COL_MODEL,
+	COL_REV,
+	COL_TRANSPORT,
+	COL_NODES,
+	COL_BLOCK,
+	COL_TAPE,
+	COL_SG,
+	COL_SIZE,
+	COL_ID,
+	COL_NAMES,
+	_COL_MAX,
+} Column;
+
+static const struct {
+	const char *name;
+	const char *help;
+	bool wrap;
+} columns[_COL_MAX] = {
+	[COL_HCTL] = { "HCTL", "Host:Channel:Target:LUN" },
+	[COL_TYPE] = { "TYPE", "device type as udev's scsi_id names it (ID_TYPE)" },
+	[COL_PDT] = { "PDT", "peripheral device type as lsscsi names it" },
+	[COL_VENDOR] = { "VENDOR", "vendor identification (INQUIRY)" },
+	[COL_MODEL] = { "MODEL", "product identification (INQUIRY)" },
+	[COL_REV] = { "REV", "product revision level (INQUIRY)" },
+	[COL_TRANSPORT] = { "TRANSPORT", "transport and target port, as lsscsi -t prints it" },
+	[COL_NODES] = { "NODES", "kernel device names: block, tape, sg" },
+	[COL_BLOCK] = { "BLOCK", "block device" },
+	[COL_TAPE] = { "TAPE", "tape device" },
+	[COL_SG] = { "SG", "SCSI generic device" },
+	[COL_SIZE] = { "SIZE", "size in powers of 1000, as lsscsi -s prints it" },
+	[COL_ID] = { "ID", "ID_SERIAL, as udev's scsi_id gives it" },
+	[COL_NAMES] = { "NAMES", "/dev/disk/by-id names", true },
+};
+
+static const Column default_columns[] = { COL_HCTL, COL_TYPE,  COL_VENDOR, COL_MODEL,
+	                                  COL_REV,  COL_NODES, COL_ID,     COL_NAMES };
+
+typedef struct ListOptions {
+	Column cols[2 * _COL_MAX];
+	size_t n_cols;
+	bool want[_COL_MAX];
+	bool noheadings, raw, pairs, tree, hosts, transport, size;
+	ListFilter filter;
+} ListOptions;
+
+static void rows_read_sysfs(int rootfd, Row *rows, size_t n, const ListOptions *lo)
+{
+	for (size_t i = 0; i < n; i++) {
+		Row *w = &rows[i];
+
+		w->pdt = list_lu_pdt(rootfd, w->hctl);
+		if (lo->want[COL_TRANSPORT] &&
+		    list_lu_transport(rootfd, w->hctl, w->host, w->target, &w->transport) < 0)
+			w->transport = NULL;
+		if (lo->want[COL_SIZE])
+			w->have_size = list_lu_size(rootfd, w->pdt, w->block, &w->size) >= 0;
+	}
+}
+
 /* ---- output ---- */
 
 static char *nodes_string(const Row *w)
@@ -388,56 +472,183 @@ static char *nodes_string(const Row *w)
 	return s;
 }
 
-static int print_table(const Row *w, size_t n)
+/* The names joined by @sep: a blank, or on a terminal a newline, one name per line. */
+static char *names_string(const Row *w, char sep)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (size_t k = 0; k < w->n_names; k++)
+		len += strlen(w->names[k]) + 1;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	*p = 0;
+	for (size_t k = 0; k < w->n_names; k++)
+		p += sprintf(p, "%.*s%s", k ? 1 : 0, &sep, w->names[k]);
+	return s;
+}
+
+/*
+ * On a terminal, an ID longer than @max is cut in its middle ("QEMU_QEMU_H...serial0001"):
+ * the end of a serial number is what tells two LUs apart, the start names the vendor. Other
+ * outputs (pipes, --raw, --pairs, --json) always get it whole.
+ */
+static char *cut_middle(const char *s, size_t max)
+{
+	size_t len = strlen(s), head, tail;
+	char *r;
+
+	if (len <= max || max < 8)
+		return strdup(s);
+	head = (max - 3) / 2;
+	tail = max - 3 - head;
+	r = malloc(max + 1);
+	if (!r)
+		return NULL;
+	memcpy(r, s, head);
+	memcpy(r + head, "...", 3);
+	memcpy(r + head + 3, s + len - tail, tail);
+	r[max] = 0;
+	return r;
+}
+
+#define ID_MIN_WIDTH 24
+
+static int set_cell(struct libscols_line *ln, size_t col, const char *s)
+{
+	return scols_line_set_data(ln, col, s) < 0 ? -ENOMEM : 0;
+}
+
+static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **ret)
+{
+	char buf[32];
+	_cleanup_free_ char *id = NULL;
+
+	*ret = NULL;
+	if (w->error < 0 && c != COL_HCTL && c != COL_NODES && c != COL_BLOCK && c != COL_TAPE &&
+	    c != COL_SG && c != COL_ID && c != COL_TRANSPORT && c != COL_SIZE && c != COL_PDT)
+		return 0;
+	switch (c) {
+	case COL_HCTL:
+		*ret = strdup(w->hctl);
+		break;
+	case COL_TYPE:
+		*ret = strdup(w->type ?: "");
+		break;
+	case COL_PDT:
+		*ret = strdup(list_type_name(w->pdt));
+		break;
+	case COL_VENDOR:
+		*ret = strdup(w->vendor ?: "");
+		break;
+	case COL_MODEL:
+		*ret = strdup(w->model ?: "");
+		break;
+	case COL_REV:
+		*ret = strdup(w->revision ?: "");
+		break;
+	case COL_TRANSPORT:
+		*ret = strdup(w->transport ?: "");
+		break;
+	case COL_NODES:
+		*ret = nodes_string(w);
+		break;
+	case COL_BLOCK:
+		*ret = strdup(w->block ?: "");
+		break;
+	case COL_TAPE:
+		*ret = strdup(w->tape ?: "");
+		break;
+	case COL_SG:
+		*ret = strdup(w->sg ?: "");
+		break;
+	case COL_SIZE:
+		/* "-" where lsscsi -s shows no size */
+		if (!w->have_size)
+			*ret = strdup("-");
+		else if (list_size_string(w->size, buf, sizeof(buf)) >= 0)
+			*ret = strdup(buf);
+		break;
+	case COL_ID:
+		if (w->error < 0) {
+			*ret = strdup("(unreadable)");
+			break;
+		}
+		if (!w->serial) {
+			*ret = strdup("-");
+			break;
+		}
+		id = output_escape(w->serial, strlen(w->serial));
+		if (id)
+			*ret = tty ? cut_middle(id, id_width) : strdup(id);
+		break;
+	case COL_NAMES:
+		*ret = names_string(w, tty ? '\n' : ' ');
+		break;
+	default:
+		return -EINVAL;
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+static struct libscols_table *new_table(const ListOptions *lo)
 {
 	struct libscols_table *tb = scols_new_table();
-	enum { COL_HCTL, COL_TYPE, COL_VENDOR, COL_MODEL, COL_REV, COL_NODES, COL_ID, COL_NAMES };
+
+	if (!tb)
+		return NULL;
+	scols_table_enable_noheadings(tb, lo->noheadings);
+	scols_table_enable_raw(tb, lo->raw);
+	scols_table_enable_export(tb, lo->pairs);
+	return tb;
+}
+
+static int print_table(const Row *w, size_t n, const ListOptions *lo)
+{
+	struct libscols_table *tb = new_table(lo);
+	bool tty = !lo->raw && !lo->pairs && isatty(STDOUT_FILENO);
+	size_t id_width = ID_MIN_WIDTH;
 	int r = 0;
 
 	if (!tb)
 		return -ENOMEM;
-	scols_table_new_column(tb, "HCTL", 0, 0);
-	scols_table_new_column(tb, "TYPE", 0, 0);
-	scols_table_new_column(tb, "VENDOR", 0, 0);
-	scols_table_new_column(tb, "MODEL", 0, 0);
-	scols_table_new_column(tb, "REV", 0, 0);
-	scols_table_new_column(tb, "NODES", 0, 0);
-	scols_table_new_column(tb, "ID", 0, SCOLS_FL_TRUNC);
-	scols_table_new_column(tb, "NAMES", 0, SCOLS_FL_WRAP);
+	if (tty) {
+		/* a quarter of the terminal for the ID, never less than ID_MIN_WIDTH */
+		size_t tw = scols_table_get_termwidth(tb);
 
-	for (size_t i = 0; i < n; i++) {
+		id_width = MAX((size_t)ID_MIN_WIDTH, tw / 4);
+	}
+	for (size_t c = 0; c < lo->n_cols; c++) {
+		struct libscols_column *cl = scols_table_new_column(
+		        tb, columns[lo->cols[c]].name, 0,
+		        tty && columns[lo->cols[c]].wrap ? SCOLS_FL_WRAP : 0);
+
+		if (!cl) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+		/* on a terminal, a cell of several names wraps between names, never inside one */
+		if (tty && columns[lo->cols[c]].wrap) {
+			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
+			                          scols_wrapnl_nextchunk, NULL);
+			scols_column_set_safechars(cl, "\n");
+		}
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		_cleanup_free_ char *nodes = nodes_string(&w[i]), *names = NULL, *id = NULL;
 
 		if (!ln) {
 			r = -ENOMEM;
 			break;
 		}
-		scols_line_set_data(ln, COL_HCTL, w[i].hctl);
-		scols_line_set_data(ln, COL_NODES, nodes);
-		if (w[i].error < 0) {
-			scols_line_set_data(ln, COL_ID, "(unreadable)");
-			continue;
-		}
-		scols_line_set_data(ln, COL_TYPE, w[i].type);
-		scols_line_set_data(ln, COL_VENDOR, w[i].vendor);
-		scols_line_set_data(ln, COL_MODEL, w[i].model);
-		scols_line_set_data(ln, COL_REV, w[i].revision);
-		if (w[i].serial)
-			id = output_escape(w[i].serial, strlen(w[i].serial));
-		scols_line_set_data(ln, COL_ID, id ?: "-");
-		for (size_t k = 0; k < w[i].n_names; k++) {
-			char *s = NULL;
+		for (size_t c = 0; r >= 0 && c < lo->n_cols; c++) {
+			_cleanup_free_ char *s = NULL;
 
-			if (asprintf(&s, "%s%s%s", names ?: "", names ? " " : "", w[i].names[k]) <
-			    0) {
-				r = -ENOMEM;
-				break;
-			}
-			free(names);
-			names = s;
+			r = row_cell(&w[i], lo->cols[c], tty, id_width, &s);
+			if (r >= 0 && s)
+				r = set_cell(ln, c, s);
 		}
-		scols_line_set_data(ln, COL_NAMES, names ?: "");
 	}
 	if (r >= 0)
 		r = scols_print_table(tb);
@@ -445,7 +656,57 @@ static int print_table(const Row *w, size_t n)
 	return r;
 }
 
-static int print_json(const Row *w, size_t n, const char *source)
+static json_object *row_json(const Row *w, const ListOptions *lo)
+{
+	json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
+	            *names = json_object_new_array();
+
+	if (!o || !nodes || !names) {
+		json_object_put(o);
+		json_object_put(nodes);
+		json_object_put(names);
+		return NULL;
+	}
+	json_object_object_add(o, "hctl", json_object_new_string(w->hctl));
+	json_object_object_add(o, "nodes", nodes);
+	if (w->block)
+		json_object_object_add(nodes, "block", json_object_new_string(w->block));
+	if (w->tape)
+		json_object_object_add(nodes, "tape", json_object_new_string(w->tape));
+	if (w->sg)
+		json_object_object_add(nodes, "sg", json_object_new_string(w->sg));
+	json_object_object_add(o, "names", names);
+	/* the sysfs columns, when asked for */
+	if (lo->want[COL_PDT]) {
+		json_object_object_add(o, "pdt", w->pdt >= 0 ? json_object_new_int(w->pdt) : NULL);
+		json_object_object_add(o, "pdt_name",
+		                       json_object_new_string(list_type_name(w->pdt)));
+	}
+	if (lo->want[COL_TRANSPORT])
+		json_object_object_add(o, "transport", json_object_new_string(w->transport ?: ""));
+	if (lo->want[COL_SIZE]) {
+		char buf[32];
+
+		if (w->have_size && list_size_string(w->size, buf, sizeof(buf)) >= 0) {
+			json_object_object_add(o, "size", json_object_new_string(buf));
+			json_object_object_add(o, "size_bytes", json_object_new_uint64(w->size));
+		} else {
+			json_object_object_add(o, "size", NULL);
+			json_object_object_add(o, "size_bytes", NULL);
+		}
+	}
+	if (w->error < 0) {
+		json_object_object_add(o, "error", json_object_new_int(w->error));
+		return o;
+	}
+	json_object_object_add(o, "type", w->type ? json_object_new_string(w->type) : NULL);
+	json_object_object_add(o, "properties", json_object_get(w->properties));
+	for (size_t k = 0; k < w->n_names; k++)
+		json_object_array_add(names, json_object_new_string(w->names[k]));
+	return o;
+}
+
+static int print_json(const Row *w, size_t n, const char *source, const ListOptions *lo)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *arr = json_object_new_array();
@@ -456,60 +717,523 @@ static int print_json(const Row *w, size_t n, const char *source)
 	}
 	json_object_object_add(root, "source", json_object_new_string(source));
 	json_object_object_add(root, "logical_units", arr);
-
 	for (size_t i = 0; i < n; i++) {
-		json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
-		            *names = json_object_new_array();
+		json_object *o = row_json(&w[i], lo);
 
+		if (!o)
+			return -ENOMEM;
 		json_object_array_add(arr, o);
-		json_object_object_add(o, "hctl", json_object_new_string(w[i].hctl));
-		json_object_object_add(o, "nodes", nodes);
-		if (w[i].block)
-			json_object_object_add(nodes, "block", json_object_new_string(w[i].block));
-		if (w[i].tape)
-			json_object_object_add(nodes, "tape", json_object_new_string(w[i].tape));
-		if (w[i].sg)
-			json_object_object_add(nodes, "sg", json_object_new_string(w[i].sg));
-		json_object_object_add(o, "names", names);
-		if (w[i].error < 0) {
-			json_object_object_add(o, "error", json_object_new_int(w[i].error));
-			continue;
-		}
-		json_object_object_add(o, "type",
-		                       w[i].type ? json_object_new_string(w[i].type) : NULL);
-		json_object_object_add(o, "properties", json_object_get(w[i].properties));
-		for (size_t k = 0; k < w[i].n_names; k++)
-			json_object_array_add(names, json_object_new_string(w[i].names[k]));
 	}
 	return output_json(stdout, root);
 }
 
-static const char list_help[] =
-        "List SCSI logical units with their identifiers and /dev/disk/by-id names.\n"
-        "\n"
-        "When lund answers on its control socket ($LUND_RUN_DIR/control, default\n"
-        "/run/lund/control) the list is its live inventory; otherwise, or with --root,\n"
-        "--sysfs-only or --sgio-only, lunctl identifies every LU itself from sysfs.\n"
-        "Same columns and JSON either way; the JSON's \"source\" says which (lund, sysfs).\n"
-        "\n"
-        " -J, --json           print JSON\n"
-        " -h, --help           display this help\n"
-        "\n"
-        "For more details see lunctl(8).\n";
+/* ---- hosts ---- */
+
+typedef struct Host {
+	unsigned host;
+	char *driver, *transport;
+} Host;
+
+static void hosts_free(Host *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(h[i].driver);
+		free(h[i].transport);
+	}
+	free(h);
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+	const Host *x = a, *y = b;
+
+	return CMP(x->host, y->host);
+}
+
+/* The hosts in sys/class/scsi_host that @filter lets through, sorted. */
+static int collect_hosts(int rootfd, const ListOptions *lo, Host **ret, size_t *ret_n)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	Host *v = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sysfs_opendir(rootfd, "sys/class/scsi_host", &d);
+	if (r == -ENOENT) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	for (struct dirent *de; (de = readdir(d));) {
+		unsigned long h;
+		char *end;
+		Host *nv;
+
+		if (!strneq(de->d_name, "host", 4) || de->d_name[4] < '0' || de->d_name[4] > '9')
+			continue;
+		errno = 0;
+		h = strtoul(de->d_name + 4, &end, 10);
+		if (errno != 0 || *end != 0 || h > UINT_MAX ||
+		    !list_filter_match_host(&lo->filter, (unsigned)h))
+			continue;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv) {
+			hosts_free(v, n);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n] = (Host){ .host = (unsigned)h,
+			       .driver = list_host_driver(rootfd, (unsigned)h) };
+		n++;
+		if (lo->transport &&
+		    list_host_transport(rootfd, (unsigned)h, &v[n - 1].transport) < 0) {
+			hosts_free(v, n);
+			return -ENOMEM;
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), host_cmp);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int print_hosts(const Host *h, size_t n, const ListOptions *lo, OutputMode mode)
+{
+	struct libscols_table *tb;
+	int r = 0;
+
+	if (mode == OUTPUT_JSON) {
+		_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+		json_object *arr = json_object_new_array();
+
+		if (!root || !arr) {
+			json_object_put(arr);
+			return -ENOMEM;
+		}
+		json_object_object_add(root, "hosts", arr);
+		for (size_t i = 0; i < n; i++) {
+			json_object *o = json_object_new_object();
+
+			if (!o)
+				return -ENOMEM;
+			json_object_array_add(arr, o);
+			json_object_object_add(o, "host", json_object_new_int64(h[i].host));
+			json_object_object_add(o, "driver",
+			                       h[i].driver ? json_object_new_string(h[i].driver)
+			                                   : NULL);
+			if (lo->transport)
+				json_object_object_add(
+				        o, "transport",
+				        json_object_new_string(h[i].transport ?: ""));
+		}
+		return output_json(stdout, root);
+	}
+
+	tb = new_table(lo);
+	if (!tb || !scols_table_new_column(tb, "HOST", 0, SCOLS_FL_RIGHT) ||
+	    !scols_table_new_column(tb, "DRIVER", 0, 0) ||
+	    (lo->transport && !scols_table_new_column(tb, "TRANSPORT", 0, 0))) {
+		scols_unref_table(tb);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		char num[16];
+
+		snprintf(num, sizeof(num), "%u", h[i].host);
+		if (!ln || set_cell(ln, 0, num) < 0 || set_cell(ln, 1, h[i].driver ?: "") < 0 ||
+		    (lo->transport && set_cell(ln, 2, h[i].transport ?: "") < 0))
+			r = -ENOMEM;
+	}
+	if (r >= 0)
+		r = scols_print_table(tb);
+	scols_unref_table(tb);
+	return r;
+}
+
+/* ---- tree: host, target, LU, nodes and names ---- */
+
+static struct libscols_line *tree_line(struct libscols_table *tb, struct libscols_line *parent,
+                                       const char *name, const char *desc)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, parent);
+
+	if (!ln || set_cell(ln, 0, name) < 0 || set_cell(ln, 1, desc ?: "") < 0)
+		return NULL;
+	return ln;
+}
+
+static char *lu_description(const Row *w, const ListOptions *lo)
+{
+	char size[32] = "";
+	char *s = NULL;
+
+	if (lo->size && w->have_size)
+		(void)list_size_string(w->size, size, sizeof(size));
+	if (w->error < 0)
+		return asprintf(&s, "(unreadable)%s%s%s%s",
+		                lo->transport && !isempty(w->transport) ? "  " : "",
+		                lo->transport ? w->transport ?: "" : "", *size ? "  " : "",
+		                size) < 0
+		               ? NULL
+		               : s;
+	if (asprintf(&s, "%s  %s %s %s%s%s%s%s", w->type ?: "?", w->vendor ?: "", w->model ?: "",
+	             w->revision ?: "", lo->transport && !isempty(w->transport) ? "  " : "",
+	             lo->transport ? w->transport ?: "" : "", *size ? "  " : "", size) < 0)
+		return NULL;
+	return s;
+}
+
+static int print_tree_json(const Host *h, size_t nh, const Row *w, size_t n, const char *source,
+                           const ListOptions *lo)
+{
+	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+	json_object *hosts = json_object_new_array();
+
+	if (!root || !hosts) {
+		json_object_put(hosts);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "source", json_object_new_string(source));
+	json_object_object_add(root, "hosts", hosts);
+	for (size_t i = 0; i < nh; i++) {
+		json_object *ho = json_object_new_object(), *targets = json_object_new_array(),
+		            *lus = NULL;
+		char last[64] = "";
+
+		if (!ho || !targets) {
+			json_object_put(ho);
+			json_object_put(targets);
+			return -ENOMEM;
+		}
+		json_object_array_add(hosts, ho);
+		json_object_object_add(ho, "host", json_object_new_int64(h[i].host));
+		json_object_object_add(ho, "driver",
+		                       h[i].driver ? json_object_new_string(h[i].driver) : NULL);
+		if (lo->transport)
+			json_object_object_add(ho, "transport",
+			                       json_object_new_string(h[i].transport ?: ""));
+		json_object_object_add(ho, "targets", targets);
+		for (size_t k = 0; k < n; k++) {
+			char t[64];
+			json_object *o;
+
+			if (w[k].host != h[i].host)
+				continue;
+			snprintf(t, sizeof(t), "%u:%u:%u", w[k].host, w[k].channel, w[k].target);
+			if (!streq(t, last)) {
+				json_object *to = json_object_new_object();
+
+				lus = json_object_new_array();
+				if (!to || !lus) {
+					json_object_put(to);
+					json_object_put(lus);
+					return -ENOMEM;
+				}
+				json_object_array_add(targets, to);
+				json_object_object_add(to, "target", json_object_new_string(t));
+				json_object_object_add(to, "logical_units", lus);
+				snprintf(last, sizeof(last), "%s", t);
+			}
+			o = row_json(&w[k], lo);
+			if (!o)
+				return -ENOMEM;
+			json_object_array_add(lus, o);
+		}
+	}
+	return output_json(stdout, root);
+}
+
+static int print_tree(const Host *h, size_t nh, const Row *w, size_t n, const ListOptions *lo)
+{
+	struct libscols_table *tb = new_table(lo);
+	int r = 0;
+
+	if (!tb || !scols_table_new_column(tb, "NAME", 0, SCOLS_FL_TREE) ||
+	    !scols_table_new_column(tb, "DESCRIPTION", 0, SCOLS_FL_WRAP)) {
+		scols_unref_table(tb);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && i < nh; i++) {
+		struct libscols_line *hl, *tl = NULL;
+		char name[64], desc[1100], last[64] = "";
+
+		snprintf(name, sizeof(name), "host%u", h[i].host);
+		snprintf(desc, sizeof(desc), "%s%s%s", h[i].driver ?: "",
+		         lo->transport && !isempty(h[i].transport) ? "  " : "",
+		         lo->transport ? h[i].transport ?: "" : "");
+		hl = tree_line(tb, NULL, name, desc);
+		if (!hl) {
+			r = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; r >= 0 && k < n; k++) {
+			_cleanup_free_ char *d = NULL;
+			struct libscols_line *ll;
+			const char *nodes[] = { w[k].block, w[k].tape, w[k].sg };
+
+			if (w[k].host != h[i].host)
+				continue;
+			snprintf(name, sizeof(name), "target%u:%u:%u", w[k].host, w[k].channel,
+			         w[k].target);
+			if (!streq(name, last)) {
+				tl = tree_line(tb, hl, name, NULL);
+				snprintf(last, sizeof(last), "%s", name);
+			}
+			d = lu_description(&w[k], lo);
+			ll = tl && d ? tree_line(tb, tl, w[k].hctl, d) : NULL;
+			if (!ll) {
+				r = -ENOMEM;
+				break;
+			}
+			for (size_t m = 0; r >= 0 && m < ELEMENTSOF(nodes); m++) {
+				char dev[PATH_MAX];
+
+				if (!nodes[m])
+					continue;
+				snprintf(dev, sizeof(dev), "/dev/%s", nodes[m]);
+				if (!tree_line(tb, ll, dev,
+				               m == 0   ? "block"
+				               : m == 1 ? "tape"
+				                        : "sg"))
+					r = -ENOMEM;
+			}
+			for (size_t m = 0; r >= 0 && m < w[k].n_names; m++)
+				if (!tree_line(tb, ll, w[k].names[m], "by-id"))
+					r = -ENOMEM;
+		}
+	}
+	if (r >= 0)
+		r = scols_print_table(tb);
+	scols_unref_table(tb);
+	return r;
+}
+
+/* ---- options ---- */
+
+static int column_by_name(const char *name, size_t len)
+{
+	for (size_t c = 0; c < _COL_MAX; c++)
+		if (strlen(columns[c].name) == len && strncasecmp(columns[c].name, name, len) == 0)
+			return (int)c;
+	return -EINVAL;
+}
+
+static int add_column(ListOptions *lo, Column c)
+{
+	if (lo->n_cols >= ELEMENTSOF(lo->cols))
+		return -E2BIG;
+	lo->cols[lo->n_cols++] = c;
+	lo->want[c] = true;
+	return 0;
+}
+
+/* -o LIST: columns replace the default; "+LIST" adds to it (as lsblk takes it). */
+static int parse_columns(ListOptions *lo, const char *arg)
+{
+	const char *p = arg, *end;
+
+	if (*p == '+') {
+		p++;
+		for (size_t i = 0; i < ELEMENTSOF(default_columns); i++)
+			(void)add_column(lo, default_columns[i]);
+	}
+	if (*p == 0) {
+		log_error("No column named in '%s'", arg);
+		return -EINVAL;
+	}
+	for (;; p = end + 1) {
+		int c;
+
+		end = strchrnul(p, ',');
+		c = column_by_name(p, (size_t)(end - p));
+		if (c < 0) {
+			log_error("Unknown column '%.*s' (see --list-columns)", (int)(end - p), p);
+			return -EINVAL;
+		}
+		if (add_column(lo, (Column)c) < 0) {
+			log_error("Too many columns in '%s'", arg);
+			return -EINVAL;
+		}
+		if (*end == 0)
+			return 0;
+	}
+}
+
+static void help(void)
+{
+	printf("Usage: lunctl list [options] [H[:C[:T[:L]]] | H C T L]\n"
+	       "\n"
+	       "List SCSI logical units with their identifiers and /dev/disk/by-id names.\n"
+	       "The filter takes lsscsi's form: '-', '*' or '?' for any value, \"hostH\" for a\n"
+	       "host; a filter starting with '-' goes after \"--\".\n"
+	       "\n"
+	       "When lund answers on its control socket ($LUND_RUN_DIR/control, default\n"
+	       "/run/lund/control) the list is its live inventory; otherwise, or with --root,\n"
+	       "--sysfs-only or --sgio-only, lunctl identifies every LU itself from sysfs.\n"
+	       "Same columns and JSON either way; the JSON's \"source\" says which (lund, sysfs).\n"
+	       "\n"
+	       "Options:\n"
+	       " -t, --transport      add the TRANSPORT column (as lsscsi -t prints it)\n"
+	       " -s, --size           add the SIZE column (as lsscsi -s prints it)\n"
+	       " -H, --hosts          list the SCSI hosts, not the logical units\n"
+	       "     --tree           hosts, targets, logical units, nodes and names as a tree\n"
+	       " -o, --output <list>  the columns to print; \"+<list>\" adds to the default\n"
+	       "     --list-columns   print the columns -o takes, and exit\n"
+	       " -n, --noheadings     do not print the headings\n"
+	       " -r, --raw            raw output: one space between columns, nothing aligned\n"
+	       " -P, --pairs          KEY=\"value\" output, one line per LU\n"
+	       " -J, --json           print JSON\n"
+	       " -h, --help           display this help\n"
+	       "\n"
+	       "For more details see lunctl(8).\n");
+}
+
+static int list_columns(void)
+{
+	for (size_t c = 0; c < _COL_MAX; c++)
+		printf("%-10s %s\n", columns[c].name, columns[c].help);
+	return EXIT_OK;
+}
+
+static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
+{
+	enum { OPT_TREE = 0x100, OPT_LIST_COLUMNS };
+	static const struct option longopts[] = {
+		{ "transport", no_argument, NULL, 't' },
+		{ "size", no_argument, NULL, 's' },
+		{ "hosts", no_argument, NULL, 'H' },
+		{ "tree", no_argument, NULL, OPT_TREE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list-columns", no_argument, NULL, OPT_LIST_COLUMNS },
+		{ "noheadings", no_argument, NULL, 'n' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "pairs", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *output = NULL;
+	char err[256] = "";
+	int c;
+
+	while ((c = getopt_long(argc, argv, "tsHo:nrPJh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			lo->transport = true;
+			break;
+		case 's':
+			lo->size = true;
+			break;
+		case 'H':
+			lo->hosts = true;
+			break;
+		case OPT_TREE:
+			lo->tree = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_LIST_COLUMNS:
+			return list_columns();
+		case 'n':
+			lo->noheadings = true;
+			break;
+		case 'r':
+			lo->raw = true;
+			break;
+		case 'P':
+			lo->pairs = true;
+			break;
+		case 'J':
+			o->output = OUTPUT_JSON;
+			break;
+		case 'h':
+			help();
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'lunctl list --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (lo->raw + lo->pairs + (o->output == OUTPUT_JSON) > 1) {
+		log_error("--raw, --pairs and --json exclude each other");
+		return EXIT_USAGE;
+	}
+	if (lo->hosts + lo->tree > 1) {
+		log_error("--hosts and --tree exclude each other");
+		return EXIT_USAGE;
+	}
+	if (output && (lo->hosts || lo->tree)) {
+		log_error("-o/--output chooses the columns of the LU listing, not of --hosts or "
+		          "--tree");
+		return EXIT_USAGE;
+	}
+	if (list_filter_parse(argv + optind, (size_t)(argc - optind), &lo->filter, err,
+	                      sizeof(err)) < 0) {
+		log_error("Invalid filter: %s", err);
+		return EXIT_USAGE;
+	}
+
+	if (output) {
+		if (parse_columns(lo, output) < 0)
+			return EXIT_USAGE;
+	} else
+		for (size_t i = 0; i < ELEMENTSOF(default_columns); i++) {
+			Column col = default_columns[i];
+
+			(void)add_column(lo, col);
+			/* lsscsi's transport stands after the type, its size at the end of the
+			 * device: here after the nodes */
+			if (col == COL_TYPE && lo->transport)
+				(void)add_column(lo, COL_TRANSPORT);
+			if (col == COL_NODES && lo->size)
+				(void)add_column(lo, COL_SIZE);
+		}
+	if (lo->transport)
+		lo->want[COL_TRANSPORT] = true;
+	if (lo->size)
+		lo->want[COL_SIZE] = true;
+	return -1;
+}
 
 int verb_list(int argc, char *argv[], Options *o)
 {
 	_cleanup_close_ int rootfd = -EBADF;
+	ListOptions lo = {};
 	ProbeFlags flags = 0;
 	const char *source = "sysfs";
 	Row *rows = NULL;
-	size_t n = 0;
+	Host *hosts = NULL;
+	size_t n = 0, nh = 0;
 	int r = 0;
 
-	r = lunctl_parse_noargs(argc, argv, o, "list", list_help);
+	r = parse_options(argc, argv, o, &lo);
 	if (r >= 0)
 		return r;
 	r = 0;
+
+	if (lunctl_open_root(o, &rootfd) != EXIT_OK)
+		return EXIT_USAGE;
+	if (lo.hosts || lo.tree) {
+		r = collect_hosts(rootfd, &lo, &hosts, &nh);
+		if (r < 0) {
+			log_error_errno(r, "Failed to enumerate SCSI hosts: %m");
+			return EXIT_DEVICE;
+		}
+	}
+	if (lo.hosts) {
+		r = print_hosts(hosts, nh, &lo, o->output);
+		hosts_free(hosts, nh);
+		if (r < 0) {
+			log_error_errno(r, "Failed to print: %m");
+			return EXIT_DEVICE;
+		}
+		return EXIT_OK;
+	}
 
 	/* lund's inventory is the live one; a tree elsewhere, or a way of reading the devices
 	 * asked for explicitly, is lunctl's own work. */
@@ -518,40 +1242,79 @@ int verb_list(int argc, char *argv[], Options *o)
 		if (r < 0)
 			log_warning_errno(
 			        r, "lund's inventory is unusable, reading sysfs instead: %m");
-		else if (r > 0)
+		else if (r > 0) {
+			size_t k = 0;
+
 			source = "lund";
+			/* lund serves every LU: keep those the filter lets through */
+			for (size_t i = 0; i < n; i++) {
+				if (list_filter_match(&lo.filter, rows[i].host, rows[i].channel,
+				                      rows[i].target, rows[i].lun)) {
+					rows[k++] = rows[i];
+					continue;
+				}
+				row_done(&rows[i]);
+			}
+			n = k;
+		}
 	}
 	if (r <= 0) {
 		Entry *e = NULL;
 		size_t ne = 0;
 
-		if (lunctl_open_root(o, &rootfd) != EXIT_OK)
-			return EXIT_USAGE;
 		if (o->sysfs_only)
 			flags |= PROBE_SYSFS_ONLY;
 		if (o->sgio_only)
 			flags |= PROBE_SGIO_ONLY;
 
-		r = collect(rootfd, flags, &e, &ne);
+		r = collect(rootfd, flags, &lo.filter, &e, &ne);
 		if (r == -ENOENT) {
 			/* No SCSI subsystem at all: nothing to list, not an error. */
 			e = NULL;
 			ne = 0;
 		} else if (r < 0) {
 			log_error_errno(r, "Failed to enumerate SCSI devices: %m");
+			hosts_free(hosts, nh);
 			return EXIT_DEVICE;
 		}
 		r = rows_from_entries(e, ne, &rows);
 		entries_free(e, ne);
 		if (r < 0) {
 			log_error_errno(r, "Out of memory");
+			hosts_free(hosts, nh);
 			return EXIT_DEVICE;
 		}
 		n = ne;
 	}
+	rows_read_sysfs(rootfd, rows, n, &lo);
 
-	r = o->output == OUTPUT_JSON ? print_json(rows, n, source) : print_table(rows, n);
+	if (lo.tree) {
+		/* a filter narrower than a host shows only the hosts it finds LUs on */
+		if (lo.filter.channel != LIST_ANY || lo.filter.target != LIST_ANY ||
+		    !lo.filter.lun_any) {
+			size_t k = 0;
+
+			for (size_t i = 0; i < nh; i++) {
+				bool has = false;
+
+				for (size_t j = 0; !has && j < n; j++)
+					has = rows[j].host == hosts[i].host;
+				if (has)
+					hosts[k++] = hosts[i];
+				else {
+					free(hosts[i].driver);
+					free(hosts[i].transport);
+				}
+			}
+			nh = k;
+		}
+		r = o->output == OUTPUT_JSON ? print_tree_json(hosts, nh, rows, n, source, &lo)
+		                             : print_tree(hosts, nh, rows, n, &lo);
+	} else
+		r = o->output == OUTPUT_JSON ? print_json(rows, n, source, &lo)
+		                             : print_table(rows, n, &lo);
 	rows_free(rows, n);
+	hosts_free(hosts, nh);
 	if (r < 0) {
 		log_error_errno(r, "Failed to print: %m");
 		return EXIT_DEVICE;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -12,6 +14,7 @@
 
 #include "client.h"
 #include "log.h"
+#include "lunctl-rescan-range.h"
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
@@ -298,21 +301,102 @@ static int rescan_daemon(char **args, size_t n_args, ScanFlags flags, const Scan
 	return 0;
 }
 
+/*
+ * rescan-scsi-bus.sh's options that lunctl does not take with the same meaning: each is refused
+ * with what to use instead, so that none silently means something else. (lunctl(8) carries the
+ * same table.) Short letters first; the options lunctl shares with it (-a, -s, -u, --add,
+ * --remove, --resize, --update, --hosts, --channels, --ids, --luns) are not here.
+ */
+static const struct {
+	int letter;       /* short option, or 0 */
+	const char *name; /* long option, or NULL */
+	bool arg;         /* takes an argument */
+	const char *rsb;  /* what it does in rescan-scsi-bus.sh */
+	const char *here; /* what to use with lunctl, and why */
+} rsb_options[] = {
+	{ 'r', NULL, false, "remove devices",
+	  "use --remove: removal is destructive and has no short option here" },
+	{ 'f', "flush", false, "flush failed multipath devices",
+	  "no equivalent, multipath maps are multipathd's; -f is not --force here, which is long "
+	  "only" },
+	{ 'i', "issue-lip", false, "issue a Fibre Channel LIP reset",
+	  "no equivalent, lunctl never resets a link; re-reading identities is -u/--update" },
+	{ 'I', "issue-lip-wait", true, "issue a Fibre Channel LIP reset and wait",
+	  "no equivalent, lunctl never resets a link" },
+	{ 'c', NULL, false, "scan channels 0 and 1",
+	  "every channel is scanned by default; --channels 0-1 restricts the scan to those" },
+	{ 'l', NULL, false, "scan LUNs 0-7",
+	  "REPORT LUNS gives every LUN; --luns 0-7 restricts the scan to those, --max-lun 8 bounds "
+	  "the sequential probe of devices without REPORT LUNS" },
+	{ 'L', NULL, true, "scan LUNs 0-NUM",
+	  "use --luns 0-NUM (REPORT LUNS gives every LUN; --max-lun bounds the sequential probe)" },
+	{ 'w', "wide", false, "scan target IDs 0-15",
+	  "the target probe covers every ID the host allows; --ids restricts it" },
+	{ 'm', "multipath", false, "update multipath devices",
+	  "no equivalent, multipath maps are multipathd's" },
+	{ 'd', NULL, false, "debug output", "use --json for every action and its reason" },
+	{ 'V', "version", false, "print the version", "use lunctl --version" },
+	{ 0, "alltargets", false, "scan all targets, not only existing ones",
+	  "use -a/--add: the target probe already covers every target the host allows" },
+	{ 0, "forceremove", false, "remove stale devices (dangerous)",
+	  "use --remove, and --force for LUs that are mounted, held or open; lunctl removes only "
+	  "what a successful REPORT LUNS no longer lists" },
+	{ 0, "forcerescan", false, "remove and re-add existing devices (dangerous)",
+	  "no equivalent, lunctl never removes a live LU to rescan it: -u/--update re-reads its "
+	  "identity, -s/--resize its capacity" },
+	{ 0, "nooptscan", false, "go on probing LUNs when LUN 0 is missing",
+	  "no equivalent needed: REPORT LUNS does not stop at a missing LUN 0" },
+	{ 0, "attachpq3", false, "kernel flag: attach sg to LUN 0 with PQ=3",
+	  "no equivalent, a kernel flag for the kernel's own scan; lunctl sends REPORT LUNS "
+	  "itself" },
+	{ 0, "largelun", false, "kernel flag: LUNs above 7 on SCSI-2 devices",
+	  "no equivalent, a kernel flag for the kernel's own scan; lunctl sends REPORT LUNS "
+	  "itself" },
+	{ 0, "reportlun2", false, "kernel flag: REPORT LUNS on SCSI-2 devices",
+	  "no equivalent, a kernel flag for the kernel's own scan; lunctl sends REPORT LUNS "
+	  "itself" },
+	{ 0, "sparselun", false, "kernel flag: sparse LUNs",
+	  "no equivalent, a kernel flag for the kernel's own scan; lunctl sends REPORT LUNS "
+	  "itself" },
+	{ 0, "sync", false, "sync file systems before removing",
+	  "no equivalent: lunctl refuses to remove a mounted or held LU unless --force" },
+	{ 0, "nosync", false, "do not sync before removing",
+	  "no equivalent: lunctl refuses to remove a mounted or held LU unless --force" },
+	{ 0, "color", false, "coloured OLD/NEW/DEL prefixes", "no equivalent" },
+	{ 0, "ignore-rev", false, "ignore a changed revision with --update",
+	  "no equivalent: -u/--update reports every change of INQUIRY or VPD data" },
+};
+
+#define OPT_RSB 0x200
+
+static int refuse_rsb(size_t i, const char *given)
+{
+	log_error("'%s' is rescan-scsi-bus.sh's \"%s\"; %s.", given, rsb_options[i].rsb,
+	          rsb_options[i].here);
+	return EXIT_USAGE;
+}
+
 static void help(void)
 {
 	printf("Usage: lunctl rescan [options] [HOST|H:C:T|H:C:T:L ...]\n"
 	       "\n"
 	       "Scan SCSI hosts from user space: REPORT LUNS per target, then add, remove or\n"
-	       "resize logical units to match. Without --add/--remove/--resize/--ids: --add.\n"
+	       "resize logical units to match. Without --add/--remove/--resize/--update: --add.\n"
 	       "When lund runs, it does the scan (one at a time, with its device policy).\n"
+	       "Destructive actions have long options only; options of rescan-scsi-bus.sh that\n"
+	       "mean something else here are refused with their equivalent (see lunctl(8)).\n"
 	       "\n"
 	       "Options:\n"
 	       " -a, --add            add LUs the targets report and the kernel lacks\n"
-	       " -r, --remove         remove LUs a successful REPORT LUNS no longer lists\n"
+	       "     --remove         remove LUs a successful REPORT LUNS no longer lists\n"
 	       " -s, --resize         rescan LUs whose capacity changed\n"
-	       " -i, --ids            rescan LUs whose INQUIRY strings or VPD page 0x83/0x80\n"
+	       " -u, --update         rescan LUs whose INQUIRY strings or VPD page 0x83/0x80\n"
 	       "                      differ from the kernel's copy (2 SCSI commands per LU)\n"
-	       " -f, --force          remove even when mounted, held or open\n"
+	       "     --force          remove even when mounted, held or open\n"
+	       "     --hosts <list>   scan these hosts (\"0-3,5\"), as the HOST arguments do\n"
+	       "     --channels <list> only these channels\n"
+	       "     --ids <list>     only these target IDs\n"
+	       "     --luns <list>    only these LUNs\n"
 	       " -n, --dry-run        print the plan, change nothing\n"
 	       " -J, --json           print JSON\n"
 	       "     --timeout <sec>  per SCSI command lunctl sends (default 10)\n"
@@ -324,7 +408,168 @@ static void help(void)
 	       "     --config <file>  lund.conf for scan quirks (default /etc/lund/lund.conf)\n"
 	       "     --no-quirks      ignore hwdb and lund.conf: REPORT LUNS everywhere\n"
 	       "                      (these three scan from this process, as --direct)\n"
-	       " -h, --help           display this help\n");
+	       " -h, --help           display this help\n"
+	       "\n"
+	       "A list is rescan-scsi-bus.sh's: N or N-M, separated by commas, no blanks.\n");
+}
+
+/* At most this many scopes from the lists: lund takes 4096 selectors in a 64 KiB request. */
+#define RESCAN_SELECTORS_MAX 2048
+
+enum { LIST_HOSTS, LIST_CHANNELS, LIST_IDS, LIST_LUNS, _LIST_MAX };
+
+static const struct {
+	const char *option, *what;
+	uint64_t max;
+} lists[_LIST_MAX] = {
+	[LIST_HOSTS] = { "--hosts", "host", UINT32_MAX },
+	[LIST_CHANNELS] = { "--channels", "channel", UINT32_MAX },
+	[LIST_IDS] = { "--ids", "target ID", UINT32_MAX },
+	[LIST_LUNS] = { "--luns", "LUN", INT64_MAX },
+};
+
+static int list_append(RangeList *l, const RangeList *more)
+{
+	Range *nv = reallocarray(l->v, l->n + more->n, sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	memcpy(nv + l->n, more->v, more->n * sizeof(*nv));
+	l->v = nv;
+	l->n += more->n;
+	return 0;
+}
+
+/* The hosts under --root (or /), when the lists name none: the scopes need a host each. */
+static int all_hosts(const Options *o, RangeList *ret)
+{
+	_cleanup_close_ int rootfd = sysfs_open_root(o->root);
+	_cleanup_(closedirp) DIR *d = NULL;
+	int r;
+
+	if (rootfd < 0)
+		return rootfd;
+	r = sysfs_opendir(rootfd, "sys/class/scsi_host", &d);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	for (struct dirent *de; (de = readdir(d));) {
+		unsigned long h;
+		char *end;
+		Range *nv;
+
+		if (!strneq(de->d_name, "host", 4) || de->d_name[4] < '0' || de->d_name[4] > '9')
+			continue;
+		errno = 0;
+		h = strtoul(de->d_name + 4, &end, 10);
+		if (errno != 0 || *end != 0 || h > UINT32_MAX)
+			continue;
+		nv = reallocarray(ret->v, ret->n + 1, sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		ret->v = nv;
+		ret->v[ret->n++] = (Range){ h, h };
+	}
+	return 0;
+}
+
+/*
+ * The scopes the lists select: every host x channel x ID x LUN combination, a list not given
+ * matching anything (SCAN_ANY). Returns 0 with the selectors and their "H:C:T:L" strings (for
+ * lund), or the exit code to return.
+ */
+static int expand_lists_values(const Options *o, RangeList l[_LIST_MAX], uint64_t *v[_LIST_MAX],
+                               ScanSelector **ret_sel, char ***ret_str, size_t *ret_n)
+{
+	size_t n[_LIST_MAX] = {}, total = 1, k = 0;
+	ScanSelector *sel;
+	char **str;
+	int r;
+
+	if (l[LIST_HOSTS].n == 0) {
+		r = all_hosts(o, &l[LIST_HOSTS]);
+		if (r < 0) {
+			log_error_errno(r, "Failed to enumerate SCSI hosts: %m");
+			return EXIT_DEVICE;
+		}
+		if (l[LIST_HOSTS].n == 0) {
+			*ret_sel = NULL;
+			*ret_str = NULL;
+			*ret_n = 0;
+			return EXIT_OK;
+		}
+	}
+	for (size_t i = 0; i < _LIST_MAX; i++) {
+		if (l[i].n == 0)
+			continue;
+		r = range_list_values(&l[i], RESCAN_SELECTORS_MAX, &v[i], &n[i]);
+		if (r == -E2BIG || (r >= 0 && total * n[i] > RESCAN_SELECTORS_MAX)) {
+			log_error("--hosts, --channels, --ids and --luns select more than %u "
+			          "addresses together; narrow them",
+			          RESCAN_SELECTORS_MAX);
+			return EXIT_USAGE;
+		}
+		if (r < 0)
+			return log_error_errno(r, "Out of memory"), EXIT_DEVICE;
+		total *= n[i];
+	}
+	sel = calloc(total, sizeof(*sel));
+	str = calloc(total + 1, sizeof(*str));
+	if (!sel || !str) {
+		free(sel);
+		free(str);
+		return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
+	}
+	for (size_t i = 0; i < total; i++) {
+		int64_t f[_LIST_MAX];
+		size_t rest = i;
+		char part[_LIST_MAX][24];
+
+		for (size_t j = _LIST_MAX; j-- > 0;) {
+			if (n[j] == 0) {
+				f[j] = SCAN_ANY;
+				snprintf(part[j], sizeof(part[j]), "-");
+				continue;
+			}
+			f[j] = (int64_t)v[j][rest % n[j]];
+			rest /= n[j];
+			snprintf(part[j], sizeof(part[j]), "%" PRId64, f[j]);
+		}
+		sel[k] = (ScanSelector){ f[LIST_HOSTS], f[LIST_CHANNELS], f[LIST_IDS],
+			                 f[LIST_LUNS] };
+		if (asprintf(&str[k], "%s:%s:%s:%s", part[0], part[1], part[2], part[3]) < 0) {
+			for (size_t m = 0; m < k; m++)
+				free(str[m]);
+			free(str);
+			free(sel);
+			return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
+		}
+		k++;
+	}
+	*ret_sel = sel;
+	*ret_str = str;
+	*ret_n = k;
+	return EXIT_OK;
+}
+
+static int expand_lists(const Options *o, RangeList l[_LIST_MAX], ScanSelector **ret_sel,
+                        char ***ret_str, size_t *ret_n)
+{
+	uint64_t *v[_LIST_MAX] = {};
+	int r = expand_lists_values(o, l, v, ret_sel, ret_str, ret_n);
+
+	/* (a cleanup attribute on the array would free its first element only) */
+	for (size_t i = 0; i < _LIST_MAX; i++)
+		free(v[i]);
+	return r;
+}
+
+static void strv_free(char **s)
+{
+	for (size_t i = 0; s && s[i]; i++)
+		free(s[i]);
+	free(s);
 }
 
 int verb_rescan(int argc, char *argv[], Options *o)
@@ -336,14 +581,24 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		OPT_DIRECT,
 		OPT_HWDB,
 		OPT_CONFIG,
-		OPT_NO_QUIRKS
+		OPT_NO_QUIRKS,
+		OPT_REMOVE,
+		OPT_FORCE,
+		OPT_HOSTS,
+		OPT_CHANNELS,
+		OPT_IDS,
+		OPT_LUNS,
 	};
-	static const struct option longopts[] = {
+	static const struct option base_opts[] = {
 		{ "add", no_argument, NULL, 'a' },
-		{ "remove", no_argument, NULL, 'r' },
+		{ "remove", no_argument, NULL, OPT_REMOVE },
 		{ "resize", no_argument, NULL, 's' },
-		{ "ids", no_argument, NULL, 'i' },
-		{ "force", no_argument, NULL, 'f' },
+		{ "update", no_argument, NULL, 'u' },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "hosts", required_argument, NULL, OPT_HOSTS },
+		{ "channels", required_argument, NULL, OPT_CHANNELS },
+		{ "ids", required_argument, NULL, OPT_IDS },
+		{ "luns", required_argument, NULL, OPT_LUNS },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -354,35 +609,96 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "no-quirks", no_argument, NULL, OPT_NO_QUIRKS },
 		{ "help", no_argument, NULL, 'h' },
-		{}
 	};
+	struct option longopts[ELEMENTSOF(base_opts) + ELEMENTSOF(rsb_options) + 1] = {};
+	char shortopts[64] = "asunJh";
 	_cleanup_free_ ScanSelector *sel = NULL;
+	char **sel_str = NULL;
+	RangeList lists_given[_LIST_MAX] = {};
 	ScanPolicy pol = {};
 	_cleanup_(json_object_putp) json_object *res = NULL;
 	Progress progress = {};
 	const char *hwdb = NULL, *conf = NULL;
-	bool direct = false, no_quirks = false;
+	bool direct = false, no_quirks = false, have_lists = false;
 	ScanFlags flags = 0, what = 0;
-	size_t n_sel = 0;
-	int c, r;
+	size_t n_sel = 0, n_long = 0;
+	int c, r, ret = EXIT_USAGE;
 
-	while ((c = getopt_long(argc, argv, "arsifnJh", longopts, NULL)) != -1) {
+	memcpy(longopts, base_opts, sizeof(base_opts));
+	n_long = ELEMENTSOF(base_opts);
+	for (size_t i = 0; i < ELEMENTSOF(rsb_options); i++) {
+		if (rsb_options[i].name)
+			longopts[n_long++] = (struct option){ rsb_options[i].name,
+				                              rsb_options[i].arg ? optional_argument
+				                                                 : no_argument,
+				                              NULL, OPT_RSB + (int)i };
+		if (rsb_options[i].letter) {
+			size_t len = strlen(shortopts);
+
+			shortopts[len] = (char)rsb_options[i].letter;
+			shortopts[len + 1] = 0;
+			if (rsb_options[i].arg)
+				strcat(shortopts, "::");
+		}
+	}
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		unsigned long v;
 		char *end;
+
+		if (c >= OPT_RSB && c < OPT_RSB + (int)ELEMENTSOF(rsb_options)) {
+			char given[64];
+
+			snprintf(given, sizeof(given), "--%s", rsb_options[c - OPT_RSB].name);
+			ret = refuse_rsb((size_t)(c - OPT_RSB), given);
+			goto finish;
+		}
+		for (size_t i = 0; i < ELEMENTSOF(rsb_options); i++)
+			if (c == rsb_options[i].letter) {
+				char given[4] = { '-', (char)c, 0 };
+
+				ret = refuse_rsb(i, given);
+				goto finish;
+			}
 
 		switch (c) {
 		case 'a':
 			what |= SCAN_ADD;
 			break;
-		case 'r':
+		case OPT_REMOVE:
 			what |= SCAN_REMOVE;
 			break;
 		case 's':
 			what |= SCAN_RESIZE;
 			break;
-		case 'i':
+		case 'u':
 			what |= SCAN_IDS;
 			break;
+		case OPT_HOSTS:
+		case OPT_CHANNELS:
+		case OPT_IDS:
+		case OPT_LUNS: {
+			size_t which = (size_t)(c - OPT_HOSTS);
+			RangeList more = {};
+			char err[256];
+
+			r = range_list_parse(optarg, lists[which].max, lists[which].what, &more,
+			                     err, sizeof(err));
+			if (r == -EINVAL) {
+				log_error("%s: %s", lists[which].option, err);
+				goto finish;
+			}
+			if (r >= 0)
+				r = list_append(&lists_given[which], &more);
+			range_list_done(&more);
+			if (r < 0) {
+				log_error_errno(r, "Out of memory");
+				ret = EXIT_DEVICE;
+				goto finish;
+			}
+			have_lists = true;
+			break;
+		}
 		case OPT_HWDB:
 			hwdb = optarg;
 			direct = true;
@@ -395,7 +711,7 @@ int verb_rescan(int argc, char *argv[], Options *o)
 			no_quirks = true;
 			direct = true;
 			break;
-		case 'f':
+		case OPT_FORCE:
 			flags |= SCAN_FORCE;
 			break;
 		case 'n':
@@ -414,7 +730,7 @@ int verb_rescan(int argc, char *argv[], Options *o)
 			v = strtoul(optarg, &end, 10);
 			if (errno != 0 || end == optarg || *end != 0 || v == 0 || v > 100000) {
 				log_error("Invalid number '%s'", optarg);
-				return EXIT_USAGE;
+				goto finish;
 			}
 			if (c == OPT_TIMEOUT)
 				pol.timeout_ms = (unsigned)v * 1000;
@@ -425,32 +741,70 @@ int verb_rescan(int argc, char *argv[], Options *o)
 			break;
 		case 'h':
 			help();
-			return EXIT_OK;
+			ret = EXIT_OK;
+			goto finish;
 		default:
 			fprintf(stderr, "Try 'lunctl rescan --help' for more information.\n");
-			return EXIT_USAGE;
+			goto finish;
 		}
 	}
 	flags |= what ?: SCAN_ADD;
 
-	if (optind < argc) {
-		sel = calloc(argc - optind, sizeof(*sel));
-		if (!sel)
-			return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (scan_selector_parse(argv[i], &sel[n_sel]) < 0) {
-			log_error("Invalid scan target '%s' (HOST, H:C:T or H:C:T:L)", argv[i]);
-			return EXIT_USAGE;
+	if (have_lists) {
+		/* HOST arguments join --hosts, as rescan-scsi-bus.sh takes them; a narrower scope
+		 * and the lists would contradict each other. */
+		for (int i = optind; i < argc; i++) {
+			ScanSelector one;
+			RangeList h = {};
+
+			if (scan_selector_parse(argv[i], &one) < 0 || one.channel != SCAN_ANY ||
+			    one.target != SCAN_ANY || one.lun != SCAN_ANY) {
+				log_error("'%s': with --hosts, --channels, --ids or --luns the "
+				          "arguments "
+				          "can only be host numbers",
+				          argv[i]);
+				goto finish;
+			}
+			h.v = &(Range){ (uint64_t)one.host, (uint64_t)one.host };
+			h.n = 1;
+			if (list_append(&lists_given[LIST_HOSTS], &h) < 0) {
+				log_error_errno(-ENOMEM, "Out of memory");
+				ret = EXIT_DEVICE;
+				goto finish;
+			}
 		}
-		n_sel++;
+		ret = expand_lists(o, lists_given, &sel, &sel_str, &n_sel);
+		if (ret != EXIT_OK)
+			goto finish;
+		if (n_sel == 0) {
+			log_info("No SCSI host, nothing to scan.");
+			goto finish;
+		}
+	} else {
+		if (optind < argc) {
+			sel = calloc(argc - optind, sizeof(*sel));
+			if (!sel) {
+				log_error_errno(-ENOMEM, "Out of memory");
+				ret = EXIT_DEVICE;
+				goto finish;
+			}
+		}
+		for (int i = optind; i < argc; i++) {
+			if (scan_selector_parse(argv[i], &sel[n_sel]) < 0) {
+				log_error("Invalid scan target '%s' (HOST, H:C:T or H:C:T:L)",
+				          argv[i]);
+				goto finish;
+			}
+			n_sel++;
+		}
 	}
 
 	progress.tty = o->output != OUTPUT_JSON && isatty(STDERR_FILENO);
 	/* --root points at another tree: never the daemon's. */
 	r = 1;
 	if (!direct && !o->root)
-		r = rescan_daemon(argv + optind, n_sel, flags, &pol, &progress, &res);
+		r = rescan_daemon(have_lists ? sel_str : argv + optind, n_sel, flags, &pol,
+		                  &progress, &res);
 	if (r > 0)
 		r = rescan_direct(o, sel, n_sel, flags, &pol, hwdb, conf, no_quirks, &progress,
 		                  &res);
@@ -458,28 +812,38 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		fprintf(stderr, "\r\033[K");
 	if (r == -ENOENT && n_sel == 0) {
 		log_info("No SCSI host, nothing to scan.");
-		return EXIT_OK;
+		ret = EXIT_OK;
+		goto finish;
 	}
 	if (r == -ENOENT) {
 		log_error("No such SCSI host.");
-		return EXIT_DEVICE;
+		ret = EXIT_DEVICE;
+		goto finish;
 	}
 	if (r < 0) {
 		log_error_errno(r, "Scan failed: %m");
-		return EXIT_DEVICE;
+		ret = EXIT_DEVICE;
+		goto finish;
 	}
 
 	if (o->output == OUTPUT_JSON) {
-		if (output_json(stdout, res) < 0)
-			return EXIT_DEVICE;
+		if (output_json(stdout, res) < 0) {
+			ret = EXIT_DEVICE;
+			goto finish;
+		}
 	} else
 		print_human(res);
 
 	{
 		json_object *f;
 
-		return json_object_object_get_ex(res, "failed", &f) && json_object_get_int64(f) > 0
-		               ? EXIT_DEVICE
-		               : EXIT_OK;
+		ret = json_object_object_get_ex(res, "failed", &f) && json_object_get_int64(f) > 0
+		              ? EXIT_DEVICE
+		              : EXIT_OK;
 	}
+finish:
+	strv_free(sel_str);
+	for (size_t i = 0; i < _LIST_MAX; i++)
+		range_list_done(&lists_given[i]);
+	return ret;
 }

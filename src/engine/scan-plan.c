@@ -497,24 +497,39 @@ void scan_run_host(Scan *s, ScanHost *host)
 		bool sel_target = false;
 		ScanAction a;
 
-		/* One selector naming H:C:T exactly: probe just that target. */
+		/* Selectors naming a channel or a target (H:C:T, H:-:T for a target ID on any
+		 * channel, H:C:- for every target of a channel): probe just those, each once. */
 		for (size_t i = 0; i < s->n_sel; i++)
-			if (s->sel[i].host == host->host && s->sel[i].channel != SCAN_ANY &&
-			    s->sel[i].target != SCAN_ANY)
+			if (s->sel[i].host == host->host &&
+			    (s->sel[i].channel != SCAN_ANY || s->sel[i].target != SCAN_ANY))
 				sel_target = true;
 
 		if (sel_target) {
 			for (size_t i = 0; i < s->n_sel; i++) {
 				const ScanSelector *x = &s->sel[i];
 				char c[24], t[24];
+				bool done = false;
 
-				if (x->host != host->host || x->channel == SCAN_ANY ||
-				    x->target == SCAN_ANY ||
-				    host_has_target(lus, n_lus, (unsigned)x->channel,
-				                    (unsigned)x->target))
+				if (x->host != host->host ||
+				    (x->channel == SCAN_ANY && x->target == SCAN_ANY) ||
+				    (x->channel != SCAN_ANY && x->target != SCAN_ANY &&
+				     host_has_target(lus, n_lus, (unsigned)x->channel,
+				                     (unsigned)x->target)))
 					continue;
-				snprintf(c, sizeof(c), "%" PRId64, x->channel);
-				snprintf(t, sizeof(t), "%" PRId64, x->target);
+				for (size_t j = 0; !done && j < i; j++)
+					done = s->sel[j].host == x->host &&
+					       s->sel[j].channel == x->channel &&
+					       s->sel[j].target == x->target;
+				if (done)
+					continue;
+				if (x->channel == SCAN_ANY)
+					snprintf(c, sizeof(c), "-");
+				else
+					snprintf(c, sizeof(c), "%" PRId64, x->channel);
+				if (x->target == SCAN_ANY)
+					snprintf(t, sizeof(t), "-");
+				else
+					snprintf(t, sizeof(t), "%" PRId64, x->target);
 				scan_probe_action(&a, host->host, c, t, "0",
 				                  "selected target has no LU");
 				(void)scan_apply(s, &a);

@@ -73,7 +73,7 @@ grep -q 'SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED' "$TMP/out" || { echo "FAIL: sen
 
 # lunctl rescan: its options, and a root without SCSI hosts (nothing to scan is no error).
 expect_rc 0 "rescan --help" "$LUNCTL" rescan --help
-for o in --ids --hwdb --config --no-quirks --max-lun; do
+for o in --update --hosts --channels --ids --luns --hwdb --config --no-quirks --max-lun; do
         checks=$((checks + 1))
         grep -q -- "$o" "$TMP/out" || { echo "FAIL: rescan --help does not mention $o"; fail=1; }
 done
@@ -82,10 +82,45 @@ expect_err "Invalid number" "rescan --max-lun 0"
 expect_rc 1 "rescan --hwdb without a file" "$LUNCTL" rescan --hwdb
 mkdir -p "$TMP/nohosts/sys/class/scsi_host"
 printf '[device x]\nvendor = A\nscan_sequential = yes\n' > "$TMP/quirks.conf"
-expect_rc 0 "rescan --ids of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan --ids \
+expect_rc 0 "rescan --update of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan --update \
         --hwdb "$TMP/none.bin" --config "$TMP/quirks.conf"
 expect_rc 0 "rescan --no-quirks of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan \
         --no-quirks --json
+
+# rescan-scsi-bus.sh's options: those lunctl shares mean the same here; every other one is
+# refused (exit 1) with what to use instead, so no letter silently means something else.
+# Destructive actions have long options only.
+for o in -r -f -i -I -c -l -L -w -m -d -V --flush --issue-lip --issue-lip-wait=5 --wide \
+         --multipath --version --alltargets --forceremove --forcerescan --nooptscan --attachpq3 \
+         --largelun --reportlun2 --sparselun --sync --nosync --color --ignore-rev; do
+        expect_rc 1 "rescan $o (rescan-scsi-bus.sh's)" "$LUNCTL" --root "$TMP/nohosts" rescan "$o"
+        checks=$((checks + 1))
+        grep -q "rescan-scsi-bus.sh's" "$TMP/err" || { echo "FAIL: rescan $o: $(cat "$TMP/err")"; fail=1; }
+done
+expect_rc 1 "rescan -r" "$LUNCTL" --root "$TMP/nohosts" rescan -r
+expect_err "use --remove" "rescan -r"
+expect_rc 1 "rescan --force is long only" "$LUNCTL" --root "$TMP/nohosts" rescan -f
+expect_err "long only" "rescan -f"
+expect_rc 1 "rescan -L 7" "$LUNCTL" --root "$TMP/nohosts" rescan -L 7
+expect_err "use --luns 0-NUM" "rescan -L 7"
+expect_rc 0 "rescan -a -s -u (shared with rescan-scsi-bus.sh)" "$LUNCTL" --root "$TMP/nohosts" \
+        rescan -a -s -u --no-quirks
+expect_rc 0 "rescan --add --remove --resize --update" "$LUNCTL" --root "$TMP/nohosts" \
+        rescan --add --remove --resize --update --force --no-quirks
+# the lists: rescan-scsi-bus.sh's syntax, bad input refused with the element and exit 1
+expect_rc 0 "rescan --hosts/--channels/--ids/--luns, no hosts" "$LUNCTL" --root "$TMP/nohosts" \
+        rescan --channels 0 --ids 0-7 --luns 0-3,9 --no-quirks
+for bad in "--hosts=3-1:runs backwards" "--hosts=x:'x' is not a host number" "--luns=1,,2:empty element" \
+           "--ids=0-4294967296:above the largest" "--channels=-1:'-1'" "--luns=0-99999:more than 2048"; do
+        expect_rc 1 "rescan ${bad%%:*}" "$LUNCTL" --root "$TMP/nohosts" rescan --hosts 0 "${bad%%:*}"
+        expect_err "${bad#*:}" "rescan ${bad%%:*}"
+done
+# --ids is rescan-scsi-bus.sh's target list: without one it is an error, never a re-identify
+expect_rc 1 "rescan --ids without a list" "$LUNCTL" --root "$TMP/nohosts" rescan --ids
+checks=$((checks + 1))
+grep -q "requires an argument" "$TMP/err" || { echo "FAIL: rescan --ids: $(cat "$TMP/err")"; fail=1; }
+expect_rc 1 "rescan --hosts with an H:C:T argument" "$LUNCTL" --root "$TMP/nohosts" rescan --hosts 1 2:0:1
+expect_err "can only be host numbers" "rescan --hosts 1 2:0:1"
 
 # lunctl id on a sysfs tree rebuilt from the kernel's attributes captured in the VM.
 devices=0
@@ -184,6 +219,21 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["cmd"]=="r
         { echo "FAIL: rescan request: $(cat "$TMP/request")"; fail=1; }
 checks=$((checks + 1))
 grep -q '"scanned_by": "lund"' "$TMP/out" || { echo "FAIL: rescan --json through lund: $(head -c 300 "$TMP/out")"; fail=1; }
+# the lists become one scope per combination, host arguments joining --hosts
+fake_lund ok
+expect_rc 0 "rescan --hosts --luns through lund" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan \
+        --json --hosts 5,3 --luns 0-1 7
+wait
+checks=$((checks + 1))
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["selectors"]==["3:-:-:0","3:-:-:1","5:-:-:0","5:-:-:1","7:-:-:0","7:-:-:1"] and r["add"] and not r["ids"], r' "$TMP/request" ||
+        { echo "FAIL: rescan --hosts --luns request: $(cat "$TMP/request")"; fail=1; }
+fake_lund ok
+expect_rc 0 "rescan --channels --ids -u through lund" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan \
+        --json -u --hosts 2 --channels 0 --ids 1-2
+wait
+checks=$((checks + 1))
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["selectors"]==["2:0:1:-","2:0:2:-"] and r["ids"] and not r["add"], r' "$TMP/request" ||
+        { echo "FAIL: rescan --channels --ids request: $(cat "$TMP/request")"; fail=1; }
 fake_lund ok
 expect_rc 0 "rescan through lund, table" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan
 wait
@@ -216,6 +266,86 @@ check() { # DESCRIPTION CONDITION...
 }
 not() { ! "$@"; }
 json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
+# lunctl list as lsscsi: a tree laid out as sysfs is (device directories under sys/devices, the
+# bus and class entries links to them) with a USB stick, a SATA disk (its captured VPD page
+# 0x83), a SAS disk behind an end device, a parallel SCSI disk and a virtio one; the transports
+# are lsscsi -t's for them, as the naming-peers VM scenario checks against lsscsi itself.
+LT=$TMP/lt
+lt_lu() { # HCTL DEVPATH PROC_NAME FIXTURE BLOCK SECTORS: one LU and its host
+        local hctl=$1 dev=$LT/sys/devices/$2 proc=$3 fx=$FIX/captured/$4 blk=$5 h=${1%%:*}
+        local hostdir=${dev%/target*}
+        mkdir -p "$dev/block/$blk" "$dev/scsi_device/$hctl" "$hostdir/scsi_host/host$h" \
+                "$LT/sys/bus/scsi/devices" "$LT/sys/class/scsi_device" "$LT/sys/class/scsi_host" \
+                "$LT/sys/class/block"
+        for f in "$fx"/sysfs-*.hex; do
+                a=${f##*/sysfs-}; a=${a%.hex}
+                grep -v '^#' "$f" | xxd -r -p > "$dev/$a"
+        done
+        echo 0 > "$dev/type"
+        echo "$6" > "$dev/block/$blk/size"
+        echo "$proc" > "$hostdir/scsi_host/host$h/proc_name"
+        ln -s "../../../devices/$2" "$LT/sys/bus/scsi/devices/$hctl"
+        ln -s "../../devices/$2/scsi_device/$hctl" "$LT/sys/class/scsi_device/$hctl"
+        ln -s "../../${hostdir#"$LT"/sys/}/scsi_host/host$h" "$LT/sys/class/scsi_host/host$h"
+        ln -s "../../devices/$2/block/$blk" "$LT/sys/class/block/$blk"
+}
+lt_lu 6:0:0:0 pci0000:00/0000:00:05.0/usb1/1-1/1-1:1.0/host6/target6:0:0/6:0:0:0 usb-storage \
+        usb-storage-stick sdy 65536
+lt_lu 7:0:0:0 pci0000:00/0000:00:1f.2/ata1/host7/target7:0:0/7:0:0:0 ahci ahci-disk sdt 131072
+lt_lu 4:0:1:0 pci0000:00/0000:00:06.0/host4/port-4:1/end_device-4:1/target4:0:1/4:0:1:0 mptsas \
+        mptsas1068-sas sdv 65536
+mkdir -p "$LT/sys/class/sas_host/host4" "$LT/sys/class/sas_device/end_device-4:1"
+echo 0x5000c50033330011 > "$LT/sys/class/sas_device/end_device-4:1/sas_address"
+lt_lu 5:0:3:0 pci0000:00/0000:00:07.0/host5/target5:0:3/5:0:3:0 sym53c8xx lsi53c895a-mpath sdo 98304
+mkdir -p "$LT/sys/class/spi_host/host5"
+lt_lu 2:0:0:0 pci0000:00/0000:00:04.0/virtio1/host2/target2:0:0/2:0:0:0 virtio_scsi \
+        virtio-scsi-full sdi 16777216
+expect_rc 0 "list -t -s of a laid-out tree" "$LUNCTL" --root "$LT" --sysfs-only list -t -s \
+        -o HCTL,PDT,TRANSPORT,BLOCK,SIZE --raw --noheadings
+checks=$((checks + 1))
+printf '%s\n' '2:0:0:0 disk  sdi 8.58GB' '4:0:1:0 disk sas:0x5000c50033330011 sdv 33.5MB' \
+        '5:0:3:0 disk spi:3 sdo 50.3MB' '6:0:0:0 disk usb:1-1:1.0 sdy 33.5MB' \
+        '7:0:0:0 disk sata:5000c50044440001 sdt 67.1MB' > "$TMP/lt.want"
+diff -u "$TMP/lt.want" "$TMP/out" || { echo "FAIL: list -t -s transports and sizes"; fail=1; }
+# on an 80-column terminal the ID stays readable (it was cut to 2 characters): whole up to 24
+if command -v script > /dev/null; then
+        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list" /dev/null > "$TMP/tty" 2>&1
+        check "list on an 80-column terminal shows the ID" grep -q '^2:0:0:0 .* 35000c50015ea71a0 ' "$TMP/tty"
+fi
+expect_rc 0 "list -H -t" "$LUNCTL" --root "$LT" list -H -t --pairs
+checks=$((checks + 1))
+grep -qx 'HOST="7" DRIVER="ahci" TRANSPORT="sata:"' "$TMP/out" &&
+        grep -qx 'HOST="6" DRIVER="usb-storage" TRANSPORT="usb:1-1:1.0"' "$TMP/out" &&
+        grep -qx 'HOST="5" DRIVER="sym53c8xx" TRANSPORT="spi:"' "$TMP/out" &&
+        grep -qx 'HOST="2" DRIVER="virtio_scsi" TRANSPORT=""' "$TMP/out" ||
+        { echo "FAIL: list -H -t: $(cat "$TMP/out")"; fail=1; }
+for f in "7|7:0:0:0" "host4|4:0:1:0" "*:0:1|4:0:1:0" "[5:0:3:0]|5:0:3:0" "2 0 0 0|2:0:0:0" \
+         "6:0:0:0x0|6:0:0:0" "9|"; do
+        arg=${f%%|*} want=${f#*|}
+        # shellcheck disable=SC2086 # "2 0 0 0" is four arguments
+        expect_rc 0 "list filter '$arg'" "$LUNCTL" --root "$LT" --sysfs-only list -o HCTL -n -r -- $arg
+        checks=$((checks + 1))
+        [ "$(cat "$TMP/out")" = "$want" ] || { echo "FAIL: list '$arg': '$(cat "$TMP/out")', not '$want'"; fail=1; }
+done
+for bad in x 1:2:3:4:5 "[1:2" 0x1 -1; do
+        expect_rc 1 "list filter '$bad'" "$LUNCTL" --root "$LT" list -- "$bad"
+        expect_err "Invalid filter" "list filter '$bad'"
+done
+expect_rc 1 "list -o with an unknown column" "$LUNCTL" --root "$LT" list -o HCTL,BOGUS
+expect_err "Unknown column 'BOGUS'" "list -o BOGUS"
+expect_rc 1 "list --raw --json" "$LUNCTL" --root "$LT" list --raw --json
+expect_rc 1 "list --hosts --tree" "$LUNCTL" --root "$LT" list --hosts --tree
+expect_rc 0 "list --list-columns" "$LUNCTL" list --list-columns
+check "--list-columns names TRANSPORT and SIZE" grep -q '^SIZE ' "$TMP/out"
+expect_rc 0 "list -t -s --json" "$LUNCTL" --root "$LT" --sysfs-only list -t -s --json 7:0:0:0
+check "--json -t -s carries transport and size" python3 -c 'import json,sys; u=json.load(open(sys.argv[1]))["logical_units"]; assert len(u)==1 and u[0]["transport"]=="sata:5000c50044440001" and u[0]["size"]=="67.1MB" and u[0]["size_bytes"]==67108864, u' "$TMP/out"
+expect_rc 0 "list --json without -t -s" "$LUNCTL" --root "$LT" --sysfs-only list --json 7:0:0:0
+check "--json alone keeps its members" not grep -q '"transport"\|"size"' "$TMP/out"
+expect_rc 0 "list --tree -t" "$LUNCTL" --root "$LT" --sysfs-only list --tree -t -s -r 4
+check "--tree: host, target, LU, nodes, names" python3 -c 'import sys; t=open(sys.argv[1]).read(); assert "host4 mptsas\n" in t and "sas:0x5000c50033330011" in t and "target4:0:1" in t and "4:0:1:0" in t and "/dev/sdv block" in t and "scsi-" in t and "host5" not in t, t' "$TMP/out"
+expect_rc 0 "list --tree --json" "$LUNCTL" --root "$LT" --sysfs-only list --tree --json
+check "--tree --json nests hosts, targets, LUs" python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hosts"]; assert [x["host"] for x in h]==[2,4,5,6,7] and h[1]["targets"][0]["target"]=="4:0:1" and h[1]["targets"][0]["logical_units"][0]["hctl"]=="4:0:1:0", h' "$TMP/out"
+
 if [ -z "$LUND" ]; then
         echo "FAIL: no lund binary (LUND=)"
         fail=1

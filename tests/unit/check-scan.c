@@ -503,6 +503,43 @@ START_TEST(test_dry_run)
 }
 END_TEST
 
+/* A target ID or a channel without the rest (lunctl rescan --ids/--channels): the probe asks
+ * for just those ("- 2 0", "1 - 0"), once each, never for every target of the host. */
+START_TEST(test_add_selected_ids)
+{
+	ScanResult r = {};
+	const char *ids[] = { "0:-:2:-", "0:-:2:1", "0:-:2:-", NULL };
+	const char *chan[] = { "0:1:-:-", NULL };
+	size_t probes = 0;
+
+	basic_world();
+	wire(0, 0, 2, 0); /* new targets: only found by a LUN 0 probe */
+	wire(0, 0, 2, 1);
+	wire(0, 0, 3, 0);
+	wire(0, 1, 4, 0);
+	run(SCAN_ADD, ids, &r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- 2 0"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	for (size_t i = 0; i < fake.n_writes; i++)
+		if (strstr(fake.writes[i], "/scan=- 2 0"))
+			probes++;
+	ck_assert_uint_eq(probes, 1);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:2:0"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:2:1"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:3:0"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:1:4:0"));
+	scan_result_done(&r);
+
+	fake.n_writes = 0;
+	run(SCAN_ADD, chan, &r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=1 - 0"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	ck_assert(exists("sys/bus/scsi/devices/0:1:4:0"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:3:0"));
+	scan_result_done(&r);
+}
+END_TEST
+
 START_TEST(test_remove)
 {
 	ScanResult r = {};
@@ -1203,6 +1240,7 @@ static Suite *scan_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_dry_run);
+	tcase_add_test(tc, test_add_selected_ids);
 	tcase_add_test(tc, test_remove);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
 	CHECK_ADD_LOOP(tc, test_remove_in_use_char, char_busy);

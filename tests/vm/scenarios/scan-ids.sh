@@ -1,5 +1,5 @@
 #!/bin/sh
-# scan-ids: `lunctl rescan --ids` compares each LU's INQUIRY strings and VPD page 0x83 with what
+# scan-ids: `lunctl rescan --update` compares each LU's INQUIRY strings and VPD page 0x83 with what
 # the kernel cached, and rescans those that changed; lund, running, re-derives their IDs on the
 # change uevent the scan sends.
 #  1. Nothing changed: no action, two SCSI commands per LU.
@@ -33,7 +33,7 @@ LUS=$(ls -d $DEV/$SDH:*:*:* | wc -l)
 vm_assert_eq 4 "$LUS" "scsi_debug host$SDH LUs"
 
 # --- 1. nothing changed -------------------------------------------------------------------------
-run_lunctl /tmp/i0.json --ids $SDH
+run_lunctl /tmp/i0.json --update $SDH
 vm_assert_eq 0 "$T_RC" "unchanged: exit status"
 vm_assert_eq 0 "$(n_actions /tmp/i0.json reidentify)" "unchanged: no reidentify action"
 # REPORT LUNS per target (2) + INQUIRY and VPD 0x83 per LU (8)
@@ -52,14 +52,14 @@ vm_log "inq_product: '$old_product' -> '$(cat $P/inq_product)'"
 g=$(ls $DEV/$SDH:0:0:0/scsi_generic)
 sg_inq /dev/$g 2>/dev/null | grep -i 'product' | head -n 2
 
-run_lunctl /tmp/plan.json --ids --dry-run $SDH
+run_lunctl /tmp/plan.json --update --dry-run $SDH
 vm_assert_eq "$LUS" "$(n_actions /tmp/plan.json reidentify)" "dry run: a reidentify per LU planned"
 vm_assert_eq 0 "$(grep -c '"applied": *true' /tmp/plan.json)" "dry run: nothing applied"
 for d in $DEV/$SDH:*:*:*; do
 	cmp -s "$d/vpd_pg83" "/tmp/pg83.${d##*/}" || vm_fail "dry run: ${d##*/} vpd_pg83 changed"
 done
 
-run_lunctl /tmp/i1.json --ids $SDH
+run_lunctl /tmp/i1.json --update $SDH
 cat /tmp/i1.json | grep -E '"(action|hctl|reason)"' | head -n 12
 vm_assert_eq 0 "$T_RC" "changed: exit status"
 vm_assert_eq "$LUS" "$(n_actions /tmp/i1.json reidentify)" "changed: a reidentify action per LU"
@@ -85,7 +85,7 @@ grep 'a scan found the identity changed\|identifiers changed' "$LUND_LOG.new" | 
 daemon_check_tree "after the identity change" 30
 
 # --- 3. again: VPD in line, the INQUIRY strings as 6.1 leaves them ------------------------------
-run_lunctl /tmp/i2.json --ids $SDH
+run_lunctl /tmp/i2.json --update $SDH
 vm_assert_eq 0 "$(grep -c '"reason": *"ids changed: .*VPD page 0x83' /tmp/i2.json || true)" \
 	"second run: VPD page 0x83 matches the kernel's cache"
 n2=$(n_actions /tmp/i2.json reidentify)

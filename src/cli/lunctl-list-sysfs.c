@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The transports, sizes and hosts of `lunctl list`, read where lsscsi 0.31 (Debian 12) and 0.32
+ * read them and in the same order of precedence (its transport_init() for hosts, transport_tport()
+ * for LUs), so that `lunctl list --transport --size` and `lsscsi -t -s` agree field for field.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lunctl-list-fmt.h"
+#include "lunctl-list.h"
+#include "macro.h"
+#include "sysfs.h"
+
+_printf_(3, 4) static bool is_dir(int rootfd, char *buf, const char *fmt, ...)
+{
+	struct stat st;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n > 0 && n < PATH_MAX && fstatat(rootfd, buf, &st, 0) >= 0 && S_ISDIR(st.st_mode);
+}
+
+/* The target of symlink @path (the whole path, not its last component), or NULL. */
+static char *link_target(int rootfd, const char *path)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+/* lsscsi's "crude check" on the driver name: ahci and sata_* are SATA, other *ata* ATA. */
+static const char *ata_prefix(const char *proc_name)
+{
+	if (!proc_name)
+		return NULL;
+	if (streq(proc_name, "ahci") || (strstr(proc_name, "ata") && strneq(proc_name, "sata", 4)))
+		return "sata:";
+	if (strstr(proc_name, "ata"))
+		return "ata:";
+	return NULL;
+}
+
+static int fc_string(int rootfd, const char *dir, const char *host_dir, char **ret)
+{
+	_cleanup_free_ char *sym = sysfs_attr_string(rootfd, host_dir, "symbolic_name"),
+	                    *port_name = sysfs_attr_string(rootfd, dir, "port_name"),
+	                    *port_id = sysfs_attr_string(rootfd, dir, "port_id");
+
+	/* lsscsi prints nothing when either is missing */
+	if (!port_name || !port_id)
+		return (*ret = strdup("")) ? 0 : -ENOMEM;
+	return asprintf(ret, "%s:%s,%s", sym && strstr(sym, " over ") ? "fcoe" : "fc", port_name,
+	                port_id) < 0
+	               ? -ENOMEM
+	               : 0;
+}
+
+/* The iSCSI session (under the host's device) that holds target H:C:T, -1 when none. */
+static long iscsi_session(int rootfd, unsigned h, const char *hctl)
+{
+	char path[PATH_MAX], hct[64];
+	_cleanup_(closedirp) DIR *d = NULL;
+	const char *last = strrchr(hctl, ':');
+	long found = -1;
+
+	if (!last || (size_t)(last - hctl) >= sizeof(hct))
+		return -1;
+	snprintf(hct, sizeof(hct), "%.*s", (int)(last - hctl), hctl);
+	snprintf(path, sizeof(path), "sys/class/iscsi_host/host%u/device", h);
+	if (sysfs_opendir(rootfd, path, &d) < 0)
+		return -1;
+	for (struct dirent *de; (de = readdir(d));) {
+		char sub[PATH_MAX];
+
+		if (!strneq(de->d_name, "session", 7) ||
+		    !is_dir(rootfd, sub, "%s/%s/target%s", path, de->d_name, hct))
+			continue;
+		found = strtol(de->d_name + 7, NULL, 10);
+	}
+	return found;
+}
+
+int list_lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, char **ret)
+{
+	char path[PATH_MAX], name[1024];
+	_cleanup_free_ char *proc = NULL, *link = NULL;
+	const char *prefix;
+
+	if (is_dir(rootfd, path, "sys/class/sas_host/host%u", h)) {
+		_cleanup_free_ char *addr = NULL;
+
+		/* the SAS end device is two levels above the LU: end_device-H:N/targetH:C:T/H:C:T:L
+		 */
+		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
+		link = link_target(rootfd, path);
+		if (!link || list_path_component(link, 2, name, sizeof(name)) < 0)
+			return (*ret = strdup("")) ? 0 : -ENOMEM;
+		snprintf(path, sizeof(path), "sys/class/sas_device/%s", name);
+		addr = sysfs_attr_string(rootfd, path, "sas_address");
+		/* a device without a SAS address in a SAS domain (SATA behind an expander) */
+		return asprintf(ret, "sas:%s", addr ?: "0x0000000000000000") < 0 ? -ENOMEM : 0;
+	}
+	if (is_dir(rootfd, path, "sys/class/spi_host/host%u", h))
+		return asprintf(ret, "spi:%u", t) < 0 ? -ENOMEM : 0;
+	if (is_dir(rootfd, path, "sys/class/fc_host/host%u", h)) {
+		char tdir[PATH_MAX];
+		const char *last = strrchr(hctl, ':');
+
+		snprintf(tdir, sizeof(tdir), "sys/class/fc_transport/target%.*s",
+		         last ? (int)(last - hctl) : 0, hctl);
+		return fc_string(rootfd, tdir, path, ret);
+	}
+	if (is_dir(rootfd, path, "sys/class/srp_host/host%u", h))
+		return (*ret = strdup("srp:")) ? 0 : -ENOMEM;
+	if (is_dir(rootfd, path, "sys/bus/scsi/devices/%s/sas_device", hctl)) {
+		_cleanup_free_ char *addr = sysfs_attr_string(rootfd, path, "sas_addr");
+
+		if (addr)
+			return asprintf(ret, "sas:%s", addr) < 0 ? -ENOMEM : 0;
+	} else {
+		_cleanup_free_ char *id = NULL;
+
+		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
+		id = sysfs_attr_string(rootfd, path, "ieee1394_id");
+		if (id)
+			return asprintf(ret, "sbp:%s:", id) < 0 ? -ENOMEM : 0;
+	}
+	if (is_dir(rootfd, path, "sys/class/iscsi_host/host%u/device", h)) {
+		long s = iscsi_session(rootfd, h, hctl);
+		_cleanup_free_ char *tn = NULL, *tpgt = NULL;
+
+		if (s < 0)
+			return (*ret = strdup("")) ? 0 : -ENOMEM;
+		snprintf(path, sizeof(path), "sys/class/iscsi_session/session%ld", s);
+		tn = sysfs_attr_string(rootfd, path, "targetname");
+		tpgt = sysfs_attr_string(rootfd, path, "tpgt");
+		if (!tn || !tpgt)
+			return (*ret = strdup("")) ? 0 : -ENOMEM;
+		/* SAM-4's iSCSI target port name: name ",t,0x" portal group tag */
+		return asprintf(ret, "%s,t,0x%x", tn, (unsigned)strtoul(tpgt, NULL, 10)) < 0
+		               ? -ENOMEM
+		               : 0;
+	}
+	snprintf(path, sizeof(path), "sys/class/scsi_device/%s", hctl);
+	link = link_target(rootfd, path);
+	if (link && list_usb_name(link, name, sizeof(name)) == 0)
+		return asprintf(ret, "usb:%s", name) < 0 ? -ENOMEM : 0;
+
+	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
+	proc = sysfs_attr_string(rootfd, path, "proc_name");
+	prefix = ata_prefix(proc);
+	if (prefix) {
+		_cleanup_free_ uint8_t *page = NULL;
+		size_t len = 0;
+		int r;
+
+		/* lsscsi reads the first 512 bytes of the page */
+		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
+		r = sysfs_read_attr(rootfd, path, SYSFS_ATTR_MAX, &page, &len);
+		name[0] = 0;
+		if (r >= 0)
+			(void)list_lu_name(page, MIN(len, (size_t)512), name, sizeof(name));
+		return asprintf(ret, "%s%s", prefix, name) < 0 ? -ENOMEM : 0;
+	}
+	return (*ret = strdup("")) ? 0 : -ENOMEM;
+}
+
+/* The lowest-numbered "phy" entry of the host's device directory (lsscsi's sas_low_phy). */
+static char *sas_low_phy(int rootfd, const char *dir)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char *best = NULL;
+	long best_n = 0;
+
+	if (sysfs_opendir(rootfd, dir, &d) < 0)
+		return NULL;
+	for (struct dirent *de; (de = readdir(d));) {
+		const char *colon;
+		long n;
+
+		if (!strstr(de->d_name, "phy") || de->d_name[0] == '.')
+			continue;
+		colon = strrchr(de->d_name, ':');
+		n = colon ? strtol(colon + 1, NULL, 10) : 0;
+		if (best && (!colon || n >= best_n))
+			continue;
+		free(best);
+		best = strdup(de->d_name);
+		best_n = n;
+		if (!best)
+			return NULL;
+	}
+	return best;
+}
+
+int list_host_transport(int rootfd, unsigned h, char **ret)
+{
+	char path[PATH_MAX], name[256];
+	_cleanup_free_ char *proc = NULL, *link = NULL;
+	const char *prefix;
+
+	if (is_dir(rootfd, path, "sys/class/spi_host/host%u", h))
+		return (*ret = strdup("spi:")) ? 0 : -ENOMEM;
+	if (is_dir(rootfd, path, "sys/class/fc_host/host%u", h))
+		return fc_string(rootfd, path, path, ret);
+	if (is_dir(rootfd, path, "sys/class/srp_host/host%u", h))
+		return (*ret = strdup("srp:")) ? 0 : -ENOMEM;
+	if (is_dir(rootfd, path, "sys/class/sas_host/host%u/device", h)) {
+		_cleanup_free_ char *phy = sas_low_phy(rootfd, path), *addr = NULL;
+
+		if (!phy)
+			return (*ret = strdup("")) ? 0 : -ENOMEM;
+		snprintf(path, sizeof(path), "sys/class/sas_phy/%s", phy);
+		addr = sysfs_attr_string(rootfd, path, "sas_address");
+		if (addr)
+			return asprintf(ret, "sas:%s", addr) < 0 ? -ENOMEM : 0;
+	}
+	if (is_dir(rootfd, path, "sys/class/scsi_host/host%u/device/sas/ha", h)) {
+		_cleanup_free_ char *dn = sysfs_attr_string(rootfd, path, "device_name");
+
+		if (dn)
+			return asprintf(ret, "sas:%s", dn) < 0 ? -ENOMEM : 0;
+	}
+	if (is_dir(rootfd, path, "sys/class/iscsi_host/host%u", h))
+		return (*ret = strdup("iscsi:")) ? 0 : -ENOMEM;
+	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
+	link = link_target(rootfd, path);
+	if (link && list_usb_name(link, name, sizeof(name)) == 0)
+		return asprintf(ret, "usb:%s", name) < 0 ? -ENOMEM : 0;
+	proc = sysfs_attr_string(rootfd, path, "proc_name");
+	prefix = ata_prefix(proc);
+	return (*ret = strdup(prefix ?: "")) ? 0 : -ENOMEM;
+}
+
+int list_lu_pdt(int rootfd, const char *hctl)
+{
+	char path[PATH_MAX];
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
+	if (sysfs_attr_u64(rootfd, path, "type", &v) < 0 || v > 31)
+		return -1;
+	return (int)v;
+}
+
+int list_lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
+{
+	char path[PATH_MAX];
+	uint64_t sectors;
+
+	/* lsscsi's is_direct_access_dev() */
+	if (!block || (pdt != 0x0 && pdt != 0x5 && pdt != 0xe && pdt != 0x14))
+		return -ENODATA;
+	snprintf(path, sizeof(path), "sys/class/block/%s", block);
+	/* the block layer counts 512-byte sectors whatever the logical block size */
+	if (sysfs_attr_u64(rootfd, path, "size", &sectors) < 0 || sectors == 0 ||
+	    sectors > UINT64_MAX / 512)
+		return -ENODATA;
+	*ret = sectors * 512;
+	return 0;
+}
+
+char *list_host_driver(int rootfd, unsigned h)
+{
+	char path[PATH_MAX];
+	char *proc;
+
+	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
+	proc = sysfs_attr_string(rootfd, path, "proc_name");
+	/* lsscsi skips the placeholders some drivers leave there */
+	if (proc && !strneq(proc, "<NULL>", 6) && !strneq(proc, "(null)", 6))
+		return proc;
+	free(proc);
+	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u/device/../driver", h);
+	{
+		char buf[PATH_MAX];
+		ssize_t n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
+		const char *b;
+
+		if (n <= 0)
+			return NULL;
+		buf[n] = 0;
+		b = strrchr(buf, '/');
+		return strdup(b ? b + 1 : buf);
+	}
+}
