@@ -39,6 +39,7 @@
 	F(struct json_object *, json_object_new_int64, (int64_t i), (i))                         \
 	F(struct json_object *, json_object_new_object, (void), ())                              \
 	F(struct json_object *, json_object_new_string, (const char *s), (s))                    \
+	F(struct json_object *, json_object_new_uint64, (uint64_t i), (i))                       \
 	F(int, json_object_object_add,                                                           \
 	  (struct json_object * o, const char *k, struct json_object *v), (o, k, v))             \
 	V(json_object_object_del, (struct json_object * o, const char *k), (o, k))               \
@@ -48,15 +49,29 @@
 	F(const char *, json_object_to_json_string_ext, (struct json_object * o, int f), (o, f)) \
 	F(struct json_object *, json_tokener_parse, (const char *s), (s))
 
-#define SMARTCOLS_FUNCTIONS(F, V)                                                        \
-	F(int, scols_line_set_data, (struct libscols_line * l, size_t n, const char *d), \
-	  (l, n, d))                                                                     \
-	F(struct libscols_table *, scols_new_table, (void), ())                          \
-	F(int, scols_print_table, (struct libscols_table * t), (t))                      \
-	F(struct libscols_column *, scols_table_new_column,                              \
-	  (struct libscols_table * t, const char *n, double w, int f), (t, n, w, f))     \
-	F(struct libscols_line *, scols_table_new_line,                                  \
-	  (struct libscols_table * t, struct libscols_line * p), (t, p))                 \
+#define SMARTCOLS_FUNCTIONS(F, V)                                                               \
+	F(int, scols_column_set_safechars, (struct libscols_column * c, const char *s), (c, s)) \
+	F(int, scols_column_set_wrapfunc,                                                       \
+	  (struct libscols_column * c,                                                          \
+	   size_t(*cs)(const struct libscols_column *, const char *, void *),                   \
+	   char *(*nc)(const struct libscols_column *, char *, void *), void *d),               \
+	  (c, cs, nc, d))                                                                       \
+	F(int, scols_table_enable_export, (struct libscols_table * t, int e), (t, e))           \
+	F(int, scols_table_enable_noheadings, (struct libscols_table * t, int e), (t, e))       \
+	F(int, scols_table_enable_raw, (struct libscols_table * t, int e), (t, e))              \
+	F(size_t, scols_table_get_termwidth, (const struct libscols_table *t), (t))             \
+	F(size_t, scols_wrapnl_chunksize,                                                       \
+	  (const struct libscols_column *c, const char *d, void *u), (c, d, u))                 \
+	F(char *, scols_wrapnl_nextchunk, (const struct libscols_column *c, char *d, void *u),  \
+	  (c, d, u))                                                                            \
+	F(int, scols_line_set_data, (struct libscols_line * l, size_t n, const char *d),        \
+	  (l, n, d))                                                                            \
+	F(struct libscols_table *, scols_new_table, (void), ())                                 \
+	F(int, scols_print_table, (struct libscols_table * t), (t))                             \
+	F(struct libscols_column *, scols_table_new_column,                                     \
+	  (struct libscols_table * t, const char *n, double w, int f), (t, n, w, f))            \
+	F(struct libscols_line *, scols_table_new_line,                                         \
+	  (struct libscols_table * t, struct libscols_line * p), (t, p))                        \
 	V(scols_unref_table, (struct libscols_table * t), (t))
 
 #define INIPARSER_FUNCTIONS(F, V)                                                   \
