@@ -299,6 +299,39 @@ else
         check "--root lists the tree as it is now" not grep -q "\"hctl\": \"$gone\"" "$TMP/out"
         mv "$TMP/gone" "$ALL/sys/bus/scsi/devices/$gone"
 
+        # settle, resync, monitor filters, and the client's timeout against a lund that stopped
+        expect_rc 0 "settle with lund idle" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout 30 --json
+        check "settle --json: settled" grep -q '"settled": true' "$TMP/out"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --json --event resync,lu-removed > "$TMP/mon-resync" 2>&1 &
+        mon1=$!
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --json --event lu --device 99 > "$TMP/mon-none" 2>&1 &
+        mon2=$!
+        for _ in $(seq 100); do
+                [ "$(env LUND_RUN_DIR="$RUN" "$LUNCTL" status --json | grep -c '"clients": 3')" = 1 ] && break
+                sleep 0.1
+        done
+        expect_rc 0 "resync" env LUND_RUN_DIR="$RUN" "$LUNCTL" resync --json
+        check "resync: counted" grep -q '"resyncs": [1-9]' "$TMP/out"
+        for _ in $(seq 100); do grep -q '"event"' "$TMP/mon-resync" && break; sleep 0.1; done
+        kill "$mon1" "$mon2"; wait "$mon1" "$mon2" 2>/dev/null
+        check "monitor --event resync: the resync" grep -q '"event":"resync"' "$TMP/mon-resync"
+        check "monitor --event resync: nothing else" not grep -v '"event":"resync"' "$TMP/mon-resync"
+        check "monitor --device 99: nothing" [ ! -s "$TMP/mon-none" ]
+        expect_rc 1 "monitor --event nonsense" env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --event frob
+        expect_err "unknown event 'frob'" "monitor --event nonsense"
+        expect_rc 1 "monitor --device 1::2" env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --device 1::2
+        expect_rc 1 "settle --timeout x" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout x
+        expect_rc 1 "--timeout 0" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0 status
+        kill -STOP "$LUND_PID"
+        t0=$(date +%s%N)
+        expect_rc 2 "status from a stopped lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0.5 status
+        t1=$(date +%s%N)
+        expect_err "did not answer \"status\" within 0.5 s" "status from a stopped lund"
+        check "status gave up after 0.5 s, not 30 ($(( (t1 - t0) / 1000000 )) ms)" [ $(( (t1 - t0) / 1000000 )) -lt 10000 ]
+        expect_rc 2 "settle with a stopped lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0.5 settle --timeout 1
+        kill -CONT "$LUND_PID"
+        expect_rc 0 "lund answers again" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout 30
+
         # no daemon: a missing socket, then one nobody listens on any more
         expect_rc 0 "list without a socket" env LUND_RUN_DIR="$TMP/none" "$LUNCTL" list --json
         check "no socket: sysfs" [ "$(json_source "$TMP/out")" = sysfs ]
