@@ -105,9 +105,10 @@ for f in "$FIX"/captured/*/pgb0.hex; do
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="0xb0" and isinstance(d["max_write_same_length"], int), d' "$TMP/out" || { echo "FAIL: decode --json $f"; fail=1; }
         break
 done
-# Every captured response decodes as what its file name says, page 0xb1/0xb2 (not decoded) as
-# "cannot tell".
-for f in "$FIX"/captured/*/*.hex; do
+# The captured responses of five kinds of device (disk and CD-ROM behind AHCI, virtio-scsi,
+# LIO over iSCSI, scsi_debug) decode as what their file names say, pages 0xb1/0xb2 (not
+# decoded) as "cannot tell".
+for f in "$FIX"/captured/{ahci-disk,ahci-cd,virtio-scsi-full,lio-iscsi-fileio,scsi_debug-a0-0-0-0}/*.hex; do
         base=${f##*/}
         case $base in
         inquiry.hex|sysfs-inquiry.hex) want='Standard INQUIRY data' ;;
@@ -322,6 +323,23 @@ else
         expect_rc 1 "monitor --device 1::2" env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --device 1::2
         expect_rc 1 "settle --timeout x" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout x
         expect_rc 1 "--timeout 0" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0 status
+        # every --json output against the documented fields (lunctl(8) JSON OUTPUT)
+        one=$(ls "$ALL/sys/bus/scsi/devices" | grep -m1 '^[0-9]*:[0-9]*:[0-9]*:[0-9]*$')
+        j=$TMP/json
+        mkdir -p "$j"
+        cp "$TMP/list-sysfs.json" "$j/list-sysfs"
+        cp "$TMP/list-lund.json" "$j/list-lund"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --json > "$j/settle"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" status --json > "$j/status"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" names --json "$one" > "$j/names-lund"
+        env LUND_RUN_DIR="$TMP/none" "$LUNCTL" --root "$ALL" --sysfs-only names --json "$one" > "$j/names-local"
+        "$LUNCTL" --root "$ALL" --sysfs-only id --json "$one" > "$j/id"
+        "$LUNCTL" decode --json --inhex "$TMP/dsense.hex" > "$j/decode-sense"
+        "$LUNCTL" decode --json --inhex "$TMP/luns.hex" > "$j/decode-luns"
+        check "every --json output as documented" "$(dirname "$0")/check-json.py" \
+                status="$j/status" list="$j/list-sysfs" list="$j/list-lund" id="$j/id" \
+                names-lund="$j/names-lund" names-local="$j/names-local" settle="$j/settle" \
+                decode-sense="$j/decode-sense" decode-luns="$j/decode-luns"
         kill -STOP "$LUND_PID"
         t0=$(date +%s%N)
         expect_rc 2 "status from a stopped lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0.5 status
