@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -19,7 +21,53 @@ struct LundClient {
 	int fd;
 	char *buf;
 	size_t len, size;
+	uint64_t deadline; /* CLOCK_MONOTONIC usec; 0: wait as long as it takes */
 };
+
+static uint64_t timeout_override; /* lunctl --timeout; 0: the built-in defaults */
+
+void lund_client_set_timeout(uint64_t usec)
+{
+	timeout_override = usec;
+}
+
+uint64_t lund_client_timeout(bool slow)
+{
+	if (timeout_override)
+		return timeout_override;
+	return slow ? LUND_CLIENT_SLOW_TIMEOUT_USEC : LUND_CLIENT_TIMEOUT_USEC;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Wait for @events on @fd until @deadline (0: forever). 0 when ready, -ETIMEDOUT, -errno. */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		uint64_t now = now_usec();
+		int ms = -1, k;
+
+		if (deadline) {
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			ms = (int)MIN((deadline - now + 999) / 1000, (uint64_t)INT32_MAX);
+		}
+		k = poll(&p, 1, ms);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k > 0)
+			return 0;
+	}
+}
 
 int lund_errno_from_name(const char *name)
 {
@@ -50,6 +98,7 @@ int lund_client_connect(const char *run_dir, LundClient **ret)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_close_ int fd = -EBADF;
+	uint64_t deadline;
 	LundClient *c;
 	int n;
 
@@ -61,11 +110,19 @@ int lund_client_connect(const char *run_dir, LundClient **ret)
 	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking throughout: every wait is a poll() bounded by the call's deadline. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
+	deadline = now_usec() + lund_client_timeout(false);
+	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		/* A full listen backlog: EAGAIN on a UNIX socket, until lund accepts. */
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (now_usec() >= deadline)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -85,7 +142,7 @@ LundClient *lund_client_free(LundClient *c)
 	return NULL;
 }
 
-static int send_all(int fd, const char *p, size_t n)
+static int send_all(int fd, const char *p, size_t n, uint64_t deadline)
 {
 	while (n > 0) {
 		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
@@ -93,6 +150,13 @@ static int send_all(int fd, const char *p, size_t n)
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN) {
+				int r = wait_fd(fd, POLLOUT, deadline);
+
+				if (r < 0)
+					return r;
+				continue;
+			}
 			return -errno;
 		}
 		p += k;
@@ -137,6 +201,13 @@ int lund_client_read(LundClient *c, json_object **ret)
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN) {
+				int r = wait_fd(c->fd, POLLIN, c->deadline);
+
+				if (r < 0)
+					return r;
+				continue;
+			}
 			return -errno;
 		}
 		if (k == 0)
@@ -156,7 +227,10 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 
 	if (!text || asprintf(&line, "%s\n", text) < 0)
 		return -ENOMEM;
-	r = send_all(c->fd, line, strlen(line));
+	/* The whole exchange is bounded; each progress note proves lund alive and restarts the
+	 * clock. The reply read, the deadline is lifted again (the monitor stream has none). */
+	c->deadline = now_usec() + lund_client_timeout(progress != NULL);
+	r = send_all(c->fd, line, strlen(line), c->deadline);
 	/* lund refuses a peer with one error reply and closes: that reply, not EPIPE, is the
 	 * answer (lund(8), CONTROL PROTOCOL). */
 	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
@@ -164,16 +238,20 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 	for (;;) {
 		int k = lund_client_read(c, &reply);
 
-		if (k <= 0)
-			return r < 0 ? r : k < 0 ? k : -ECONNRESET;
+		if (k <= 0) {
+			c->deadline = 0;
+			return k == -ETIMEDOUT ? k : r < 0 ? r : k < 0 ? k : -ECONNRESET;
+		}
 		r = 0;
 		/* Progress notes come before the reply; without a callback they are skipped. */
 		if (!json_object_object_get_ex(reply, "progress", &p))
 			break;
+		c->deadline = now_usec() + lund_client_timeout(progress != NULL);
 		if (progress)
 			progress(p, userdata);
 		json_object_put(reply);
 	}
+	c->deadline = 0;
 	if (!json_object_object_get_ex(reply, "ok", &ok) || !json_object_get_boolean(ok)) {
 		r = -EIO;
 		if (json_object_object_get_ex(reply, "error", &err))

@@ -8,9 +8,23 @@
  */
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct LundClient LundClient;
+
+/*
+ * How long a call waits for lund: connecting, sending the request and reading the reply, each
+ * progress note starting the clock again. lunctl --timeout sets it for every call; otherwise a
+ * request lund answers at once gets LUND_CLIENT_TIMEOUT_USEC, a scan (a call with a progress
+ * callback: lund may work that long before it answers) LUND_CLIENT_SLOW_TIMEOUT_USEC. A call
+ * that runs out returns -ETIMEDOUT. The monitor stream after its reply has no deadline.
+ */
+#define LUND_CLIENT_TIMEOUT_USEC      (30u * 1000000u)
+#define LUND_CLIENT_SLOW_TIMEOUT_USEC (600u * 1000000u)
+void lund_client_set_timeout(uint64_t usec); /* 0: the defaults above */
+uint64_t lund_client_timeout(bool slow);
 
 /*
  * lund_client_connect() - connect to <run_dir>/control (@run_dir NULL: $LUND_RUN_DIR, else the

@@ -20,6 +20,7 @@
 #include "macro.h"
 #include "output.h"
 #include "sense.h"
+#include "sgio.h"
 #include "sysfs.h"
 #include "unaligned.h"
 #include "vpd.h"
@@ -72,25 +73,137 @@ static DecodeKind kind_from_string(const char *s)
 	return _DECODE_KIND_INVALID;
 }
 
-/*
- * Recognise a response from its own header. Each test demands an exact length match (or, for
- * INQUIRY, a plausible one), so a page of one kind is never taken for another silently; when
- * nothing matches, the admin names the kind with --page.
- */
-static DecodeKind kind_detect(const uint8_t *b, size_t len)
+/* Device text that is plain printable ASCII: what SPC demands of INQUIRY's identification
+ * fields and a unit serial number. Trailing NULs (padding some devices send) are allowed. */
+static bool printable_ascii(const uint8_t *b, size_t len)
 {
-	if (len >= VPD_HEADER_LEN && 4 + (size_t)unaligned_read_be16(b + 2) == len)
-		for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
-			if (kinds[k].vpd_page == b[1])
-				return k;
-	if (len >= LUNS_HEADER_LEN && (len - LUNS_HEADER_LEN) % LUN_SIZE == 0 &&
-	    8 + (size_t)unaligned_read_be32(b) == len && unaligned_read_be32(b + 4) == 0)
-		return DECODE_LUNS;
-	if (len >= 1 && (b[0] & 0x7e) == 0x70 && len >= 8)
-		return DECODE_SENSE;
-	if (len >= INQUIRY_MIN_LEN && (size_t)b[4] + 5 >= MIN(len, (size_t)INQUIRY_STD_LEN))
-		return DECODE_INQUIRY;
-	return _DECODE_KIND_INVALID;
+	while (len > 0 && b[len - 1] == 0)
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (b[i] < 0x20 || b[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/* A VPD page whose header names @page and whose PAGE LENGTH is exactly what arrived. */
+static bool vpd_exact(const uint8_t *b, size_t len, uint8_t page)
+{
+	return len >= VPD_HEADER_LEN && b[1] == page && (b[0] >> 5) != 2 &&
+	       VPD_HEADER_LEN + (size_t)unaligned_read_be16(b + 2) == len;
+}
+
+/*
+ * Does @b hold a response of kind @k, by every rule that kind's standard gives to check it?
+ * The tests are strict on purpose: without --page, a response is decoded only when it is
+ * certainly that kind.
+ */
+static bool kind_validates(DecodeKind k, const uint8_t *b, size_t len)
+{
+	switch (k) {
+	case DECODE_INQUIRY:
+		/* SPC-6 6.7.2: at least the 36 standard bytes, an ADDITIONAL LENGTH that matches
+		 * what arrived (or more, for a capture cut at its allocation length), a known
+		 * response data format, no reserved qualifier, byte 1's reserved bits zero, and
+		 * vendor, product and revision in printable ASCII (no NUL: they are
+		 * space-padded). */
+		if (len < INQUIRY_STD_LEN || 5 + (size_t)b[4] < len || (b[3] & 0x0f) > 2 ||
+		    (b[0] >> 5) == 2 || (b[1] & 0x3f))
+			return false;
+		for (size_t i = 8; i < INQUIRY_STD_LEN; i++)
+			if (b[i] < 0x20 || b[i] > 0x7e)
+				return false;
+		return true;
+	case DECODE_PG00: {
+		/* SPC-6 7.7.18: the list is in ascending order and starts with page 0x00 itself. */
+		if (!vpd_exact(b, len, 0x00) || len == VPD_HEADER_LEN || b[VPD_HEADER_LEN] != 0x00)
+			return false;
+		for (size_t i = VPD_HEADER_LEN + 1; i < len; i++)
+			if (b[i] <= b[i - 1])
+				return false;
+		return true;
+	}
+	case DECODE_PG80:
+		return vpd_exact(b, len, 0x80) &&
+		       printable_ascii(b + VPD_HEADER_LEN, len - VPD_HEADER_LEN);
+	case DECODE_PG83: {
+		VpdDesignator d;
+		size_t off = 0;
+		int r;
+
+		/* Every designator fits, and together they fill the page (none is allowed). */
+		if (!vpd_exact(b, len, 0x83) || vpd83_is_pre_spc2(b, len))
+			return false;
+		while ((r = vpd83_next(b, len, &off, &d)) > 0)
+			;
+		return r == 0;
+	}
+	case DECODE_PG89: {
+		VpdAtaInfo a;
+
+		/* SAT-5 10.4.2: PAGE LENGTH 0238h. */
+		return vpd_exact(b, len, 0x89) && len == VPD_HEADER_LEN + 0x238 &&
+		       vpd89_parse(b, len, &a) >= 0;
+	}
+	case DECODE_PGB0: {
+		VpdBlockLimits l;
+
+		/* SBC-4 6.6.4: PAGE LENGTH 003Ch (0010h before SBC-3). */
+		return vpd_exact(b, len, 0xb0) &&
+		       (len == VPD_HEADER_LEN + 0x3c || len == VPD_HEADER_LEN + 0x10) &&
+		       vpdb0_parse(b, len, &l) >= 0;
+	}
+	case DECODE_LUNS:
+		/* SPC-6 6.33: a LUN LIST LENGTH that is a multiple of 8 and matches, reserved
+		 * bytes zero. */
+		return len >= LUNS_HEADER_LEN && (len - LUNS_HEADER_LEN) % LUN_SIZE == 0 &&
+		       LUNS_HEADER_LEN + (size_t)unaligned_read_be32(b) == len &&
+		       unaligned_read_be32(b + 4) == 0;
+	case DECODE_SENSE: {
+		ScsiSense sn;
+
+		/* SPC-6 4.4: response code 70h..73h, an ADDITIONAL SENSE LENGTH that matches what
+		 * arrived; descriptor format: reserved bits zero, descriptors that fill it. */
+		if (len < 8 || (b[0] & 0x7f) < 0x70 || (b[0] & 0x7f) > 0x73 ||
+		    8 + (size_t)b[7] != len)
+			return false;
+		if ((b[0] & 0x7f) >= 0x72) {
+			SenseDescriptor d;
+			size_t off = 0;
+			int r;
+
+			if ((b[1] & 0xf0) || b[4] || b[5] || b[6])
+				return false;
+			while ((r = sense_next_descriptor(b, len, &off, &d)) > 0)
+				;
+			if (r < 0)
+				return false;
+		} else if (len < 18) /* fixed format: through the ASC/ASCQ and the SKS */
+			return false;
+		return sense_parse(b, len, &sn) >= 0 && !sn.truncated;
+	}
+	default:
+		return false;
+	}
+}
+
+/*
+ * Recognise a response from its own content: the one kind it validates as. None, or more than
+ * one, and the admin names the kind with --page. Returns the kind, or _DECODE_KIND_INVALID
+ * with the candidates (a bit per kind) in @ret_candidates.
+ */
+static DecodeKind kind_detect(const uint8_t *b, size_t len, unsigned *ret_candidates)
+{
+	DecodeKind found = _DECODE_KIND_INVALID;
+	unsigned candidates = 0, n = 0;
+
+	for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
+		if (kind_validates(k, b, len)) {
+			candidates |= 1u << k;
+			found = k;
+			n++;
+		}
+	*ret_candidates = candidates;
+	return n == 1 ? found : _DECODE_KIND_INVALID;
 }
 
 typedef struct Input {
@@ -132,12 +245,23 @@ static int load_input(Input *in)
 		return log_error_errno(r, "%s: not sg3_utils hex or binary data: %m", in->path);
 
 	if (in->kind < 0) {
-		in->kind = kind_detect(data, len);
-		if (in->kind < 0)
+		unsigned candidates;
+
+		in->kind = kind_detect(data, len, &candidates);
+		if (in->kind < 0) {
+			char which[128] = "";
+
+			for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
+				if (candidates & (1u << k))
+					snprintf(which + strlen(which),
+					         sizeof(which) - strlen(which), "%s%s",
+					         which[0] ? " or " : " (it could be ",
+					         kinds[k].name);
 			return log_error_errno(-EBADMSG,
-			                       "%s: cannot tell what this response is; name it "
+			                       "%s: cannot tell what this response is%s%s; name it "
 			                       "with --page",
-			                       in->path);
+			                       in->path, which, which[0] ? ")" : "");
+		}
 	}
 	in->data = TAKE_PTR(data);
 	in->len = len;
@@ -186,6 +310,7 @@ static const char *desig_name(uint8_t t)
 
 static int decode_sense_human(const uint8_t *b, size_t len)
 {
+	char asc_buf[SGIO_ASC_TEXT_MAX];
 	const char *text, *ua;
 	ScsiSense sn;
 	uint16_t v;
@@ -199,7 +324,7 @@ static int decode_sense_human(const uint8_t *b, size_t len)
 	       sn.response_code);
 	printf("  Sense key: 0x%x (%s)\n", sn.key, sense_key_name(sn.key) ?: "reserved");
 	if (sn.have_asc) {
-		text = sense_asc_text(sn.asc, sn.ascq);
+		text = sgio_asc_text(sn.asc, sn.ascq, asc_buf, sizeof(asc_buf));
 		printf("  ASC/ASCQ:  0x%02x/0x%02x (%s)\n", sn.asc, sn.ascq, text ?: "unknown");
 		ua = sense_ua_event(sn.asc, sn.ascq);
 		if (ua)
@@ -354,6 +479,271 @@ static int decode_human(const Input *in)
 	}
 }
 
+static json_object *jhex(uint64_t v)
+{
+	char hex[2 + 16 + 1];
+
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, v);
+	return json_object_new_string(hex);
+}
+
+static json_object *jstr_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *jtext(const void *s, size_t len)
+{
+	_cleanup_free_ char *e = output_escape(s, len);
+
+	return e ? json_object_new_string(e) : NULL;
+}
+
+static int sense_to_json(const uint8_t *b, size_t len, json_object *o)
+{
+	char asc_buf[SGIO_ASC_TEXT_MAX];
+	ScsiSense sn;
+	uint16_t v;
+	int r;
+
+	r = sense_parse(b, len, &sn);
+	if (r < 0)
+		return r;
+	json_object_object_add(o, "format",
+	                       json_object_new_string(sn.descriptor ? "descriptor" : "fixed"));
+	json_object_object_add(o, "response_code", json_object_new_int(sn.response_code));
+	json_object_object_add(o, "deferred", json_object_new_boolean(sn.deferred));
+	json_object_object_add(o, "sense_key", json_object_new_int(sn.key));
+	json_object_object_add(o, "sense_key_name", jstr_or_null(sense_key_name(sn.key)));
+	if (sn.have_asc) {
+		json_object_object_add(o, "asc", json_object_new_int(sn.asc));
+		json_object_object_add(o, "ascq", json_object_new_int(sn.ascq));
+		json_object_object_add(
+		        o, "asc_text",
+		        jstr_or_null(sgio_asc_text(sn.asc, sn.ascq, asc_buf, sizeof(asc_buf))));
+		json_object_object_add(o, "ua_event",
+		                       jstr_or_null(sense_ua_event(sn.asc, sn.ascq)));
+	}
+	if (sn.info_valid)
+		json_object_object_add(o, "information", jhex(sn.information));
+	if (sn.cmd_info_valid)
+		json_object_object_add(o, "command_specific_information", jhex(sn.cmd_info));
+	if (sense_progress(&sn, &v) >= 0)
+		json_object_object_add(o, "progress", json_object_new_int(v));
+	json_object_object_add(o, "filemark", json_object_new_boolean(sn.filemark));
+	json_object_object_add(o, "eom", json_object_new_boolean(sn.eom));
+	json_object_object_add(o, "ili", json_object_new_boolean(sn.ili));
+	json_object_object_add(o, "truncated", json_object_new_boolean(sn.truncated));
+	return 0;
+}
+
+/* Every field lunctl decode prints for one response, as JSON (lunctl(8), JSON OUTPUT). */
+static int decode_to_json(const Input *in, json_object **ret)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	const uint8_t *b = in->data;
+	size_t len = in->len;
+	int r = 0;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "file", json_object_new_string(in->path));
+	json_object_object_add(o, "kind", json_object_new_string(kinds[in->kind].name));
+	json_object_object_add(o, "length", json_object_new_int64((int64_t)len));
+	switch (in->kind) {
+	case DECODE_INQUIRY: {
+		ScsiInquiry q;
+
+		r = inquiry_parse(b, len, &q);
+		if (r < 0)
+			return r;
+		json_object_object_add(o, "qualifier", json_object_new_int(q.qualifier));
+		json_object_object_add(o, "type", json_object_new_int(q.type));
+		json_object_object_add(o, "type_name", jstr_or_null(inquiry_type_name(q.type)));
+		json_object_object_add(o, "version", json_object_new_int(q.version));
+		json_object_object_add(o, "vendor", jtext(q.vendor, q.vendor_len));
+		json_object_object_add(o, "product", jtext(q.product, q.product_len));
+		json_object_object_add(o, "revision", jtext(q.revision, q.revision_len));
+		json_object_object_add(o, "tpgs", json_object_new_int(q.tpgs));
+		break;
+	}
+	case DECODE_PG00: {
+		json_object *a = json_object_new_array();
+		VpdSupported sp;
+
+		r = vpd00_parse(b, len, &sp);
+		if (r < 0) {
+			json_object_put(a);
+			return r;
+		}
+		for (unsigned p = 0; p < 256; p++)
+			if (vpd_supported_has(&sp, (uint8_t)p))
+				json_object_array_add(a, json_object_new_int((int)p));
+		json_object_object_add(o, "pages", a);
+		break;
+	}
+	case DECODE_PG80: {
+		const uint8_t *serial;
+		size_t n;
+
+		r = vpd80_parse(b, len, &serial, &n);
+		if (r < 0)
+			return r;
+		json_object_object_add(o, "serial", jtext(serial, n));
+		break;
+	}
+	case DECODE_PG83: {
+		json_object *a = json_object_new_array();
+		VpdDesignator d;
+		size_t off = 0;
+
+		json_object_object_add(o, "designators", a);
+		if (vpd83_is_pre_spc2(b, len))
+			break;
+		while ((r = vpd83_next(b, len, &off, &d)) > 0) {
+			json_object *x = json_object_new_object();
+			_cleanup_free_ char *hex = malloc(2 * d.len + 1);
+
+			if (!hex) {
+				json_object_put(x);
+				return -ENOMEM;
+			}
+			for (size_t i = 0; i < d.len; i++)
+				snprintf(hex + 2 * i, 3, "%02x", d.value[i]);
+			hex[2 * d.len] = 0;
+			json_object_object_add(x, "type", json_object_new_int(d.type));
+			json_object_object_add(x, "type_name",
+			                       json_object_new_string(desig_name(d.type)));
+			json_object_object_add(x, "association",
+			                       json_object_new_string(assoc_name(d.association)));
+			json_object_object_add(x, "code_set", json_object_new_int(d.code_set));
+			if (d.piv)
+				json_object_object_add(x, "protocol",
+				                       json_object_new_int(d.protocol_id));
+			json_object_object_add(x, "value", json_object_new_string(hex));
+			json_object_array_add(a, x);
+		}
+		if (r < 0)
+			return r;
+		break;
+	}
+	case DECODE_PG89: {
+		VpdAtaInfo ai;
+
+		r = vpd89_parse(b, len, &ai);
+		if (r < 0)
+			return r;
+		json_object_object_add(o, "sat_vendor",
+		                       jtext(ai.sat_vendor, sizeof(ai.sat_vendor)));
+		json_object_object_add(o, "sat_product",
+		                       jtext(ai.sat_product, sizeof(ai.sat_product)));
+		json_object_object_add(o, "sat_revision",
+		                       jtext(ai.sat_revision, sizeof(ai.sat_revision)));
+		json_object_object_add(o, "command_code", json_object_new_int(ai.command_code));
+		if (ai.have_identify) {
+			json_object_object_add(o, "ata_model", jtext(ai.model, strlen(ai.model)));
+			json_object_object_add(o, "ata_serial",
+			                       jtext(ai.serial, strlen(ai.serial)));
+			json_object_object_add(o, "ata_firmware",
+			                       jtext(ai.firmware, strlen(ai.firmware)));
+		}
+		break;
+	}
+	case DECODE_PGB0: {
+		VpdBlockLimits l;
+
+		r = vpdb0_parse(b, len, &l);
+		if (r < 0)
+			return r;
+		json_object_object_add(o, "max_transfer_length",
+		                       json_object_new_int64(l.max_xfer_len));
+		json_object_object_add(o, "optimal_transfer_length",
+		                       json_object_new_int64(l.opt_xfer_len));
+		json_object_object_add(o, "optimal_transfer_granularity",
+		                       json_object_new_int64(l.opt_xfer_granularity));
+		json_object_object_add(o, "max_unmap_lba_count",
+		                       json_object_new_int64(l.max_unmap_lba_count));
+		json_object_object_add(o, "max_write_same_length",
+		                       json_object_new_int64((int64_t)l.max_write_same_len));
+		break;
+	}
+	case DECODE_LUNS: {
+		json_object *a = json_object_new_array();
+		LunList list;
+
+		json_object_object_add(o, "luns", a);
+		r = luns_parse_report(b, len, &list);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < list.count; i++) {
+			char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
+			json_object *x = json_object_new_object();
+			ScsiLun lun;
+
+			r = luns_report_get(&list, i, &lun);
+			if (r < 0) {
+				json_object_put(x);
+				return r;
+			}
+			if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
+			    lun_describe(&lun, desc, sizeof(desc)) < 0) {
+				json_object_put(x);
+				return -EBADMSG;
+			}
+			json_object_object_add(x, "lun", json_object_new_string(hex));
+			json_object_object_add(x, "linux",
+			                       json_object_new_int64((int64_t)lun_to_linux(&lun)));
+			json_object_object_add(x, "description", json_object_new_string(desc));
+			json_object_array_add(a, x);
+		}
+		break;
+	}
+	case DECODE_SENSE:
+		r = sense_to_json(b, len, o);
+		if (r < 0)
+			return r;
+		break;
+	default:
+		return -EINVAL;
+	}
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+/* --json over responses that are not all INQUIRY/VPD identity pages: each one decoded, one
+ * object for one file, an array of them for several. */
+static int decode_json(const Input *inputs, size_t n)
+{
+	_cleanup_(json_object_putp) json_object *all = json_object_new_array();
+	int r;
+
+	if (!all)
+		return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = NULL;
+
+		r = decode_to_json(&inputs[i], &o);
+		if (r == -ENOMEM)
+			return log_error_errno(r, "Out of memory"), EXIT_DEVICE;
+		if (r < 0) {
+			log_error_errno(r, "%s: malformed %s response: %m", inputs[i].path,
+			                kinds[inputs[i].kind].name);
+			return EXIT_MALFORMED;
+		}
+		json_object_array_add(all, o);
+	}
+	r = output_json(stdout, n == 1 ? json_object_array_get_idx(all, 0) : all);
+	if (r < 0)
+		return log_error_errno(r, "Failed to print: %m"), EXIT_DEVICE;
+	return EXIT_OK;
+}
+
+static bool identity_kind(DecodeKind k)
+{
+	return k == DECODE_INQUIRY || k == DECODE_PG00 || k == DECODE_PG80 || k == DECODE_PG83 ||
+	       k == DECODE_PG89;
+}
+
 /* The identity the combined responses give: scsi_id's and sg_inq's properties. */
 static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 {
@@ -384,7 +774,7 @@ static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 			p = &in.pg89, l = &in.pg89_len;
 			break;
 		default:
-			log_error("%s: --export and --json combine INQUIRY and VPD pages 0x00, "
+			log_error("%s: --export combines INQUIRY and VPD pages 0x00, "
 			          "0x80, 0x83, 0x89 only",
 			          inputs[i].path);
 			return EXIT_USAGE;
@@ -490,6 +880,14 @@ int verb_decode(int argc, char *argv[], Options *o)
 		}
 	}
 
+	if (o->output == OUTPUT_JSON) {
+		bool identity = true;
+
+		for (size_t i = 0; i < n; i++)
+			identity = identity && identity_kind(inputs[i].kind);
+		ret = identity ? decode_identity(inputs, n, o->output) : decode_json(inputs, n);
+		goto finish;
+	}
 	if (o->output != OUTPUT_HUMAN) {
 		ret = decode_identity(inputs, n, o->output);
 		goto finish;

@@ -22,6 +22,11 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 	int r;
 
 	r = lund_client_connect(NULL, &c);
+	if (r == -ETIMEDOUT) {
+		log_error("lund did not accept a connection within %.1f s (lunctl --timeout)",
+		          (double)lund_client_timeout(false) / 1e6);
+		return EXIT_DEVICE;
+	}
 	if (r < 0) {
 		log_error_errno(
 		        r, "Failed to connect to lund's control socket (is lund running?): %m");
@@ -33,6 +38,9 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 
 		if (msg)
 			log_error("lund: %s%s%s", value ?: "", value ? ": " : "", msg);
+		else if (r == -ETIMEDOUT)
+			log_error("lund did not answer \"%s\" within %.1f s (lunctl --timeout)",
+			          cmd, (double)lund_client_timeout(false) / 1e6);
 		else
 			log_error_errno(r, "Request \"%s\" failed: %m", cmd);
 		json_object_put(reply);
@@ -233,5 +241,28 @@ int verb_reload(int argc, char *argv[], Options *o)
 		printf("lund reloads its configuration when the running scan ends.\n");
 	else
 		printf("lund reloaded its configuration.\n");
+	return EXIT_OK;
+}
+
+/* lunctl resync: lund rebuilds its inventory from sysfs and reconciles every link. */
+int verb_resync(int argc, char *argv[], Options *o)
+{
+	_cleanup_(json_object_putp) json_object *reply = NULL;
+	int r;
+
+	r = lunctl_parse_noargs(
+	        argc, argv, o, "resync",
+	        "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
+	        "as after a lost uevent. Prints lund's status afterwards.\n");
+	if (r >= 0)
+		return r;
+	r = lunctl_daemon_call("resync", NULL, NULL, &reply);
+	if (r != EXIT_OK)
+		return r;
+	if (o->output == OUTPUT_JSON) {
+		json_object_object_del(reply, "ok");
+		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+	}
+	print_status(reply);
 	return EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "config.h"
 #include "log.h"
 #include "lunctl.h"
@@ -28,6 +29,8 @@ static const Verb verbs[] = {
 	  "the names lund gives a device, or its name collisions (needs lund)" },
 	{ "status", verb_status, "what the lund daemon manages (needs lund)" },
 	{ "reload", verb_reload, "have lund re-read lund.conf and the hwdb (needs lund)" },
+	{ "resync", verb_resync, "have lund rebuild its inventory from sysfs (needs lund)" },
+	{ "settle", verb_settle, "wait until lund has nothing left to do (needs lund)" },
 	{ "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
 	{ "policy", verb_policy,
 	  "show or change a logical unit's error policy (retries, fail-fast, error events)" },
@@ -152,6 +155,8 @@ static void usage(FILE *out)
 	        "     --sysfs-only     use only the kernel's cached pages, send no SCSI command\n"
 	        "     --sgio-only      ask the device, ignore the kernel's cached pages\n"
 	        "     --root <dir>     operate on a tree unpacked at <dir> instead of /\n"
+	        "     --timeout <sec>  wait at most <sec> for each answer from lund (default 30,\n"
+	        "                      a scan 600)\n"
 	        "\n"
 	        " -h, --help           display this help\n"
 	        " -V, --version        display version\n"
@@ -171,16 +176,19 @@ int main(int argc, char *argv[])
 		OPT_ROOT = 0x100,
 		OPT_SYSFS_ONLY,
 		OPT_SGIO_ONLY,
+		OPT_TIMEOUT,
 	};
-	static const struct option longopts[] = { { "export", no_argument, NULL, 'x' },
-		                                  { "json", no_argument, NULL, 'J' },
-		                                  { "root", required_argument, NULL, OPT_ROOT },
-		                                  { "sysfs-only", no_argument, NULL,
-		                                    OPT_SYSFS_ONLY },
-		                                  { "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
-		                                  { "help", no_argument, NULL, 'h' },
-		                                  { "version", no_argument, NULL, 'V' },
-		                                  {} };
+	static const struct option longopts[] = {
+		{ "export", no_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
+		{ "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
 	Options o = {};
 	int c;
 
@@ -204,6 +212,20 @@ int main(int argc, char *argv[])
 		case OPT_SGIO_ONLY:
 			o.sgio_only = true;
 			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			double v;
+
+			errno = 0;
+			v = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(v > 0) || v > 86400) {
+				log_error("--timeout: '%s' is not a number of seconds (0..86400]",
+				          optarg);
+				return EXIT_USAGE;
+			}
+			lund_client_set_timeout((uint64_t)(v * 1e6) ?: 1);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;

@@ -71,6 +71,8 @@ int verb_monitor(int argc, char *argv[], Options *o);
 int verb_names(int argc, char *argv[], Options *o);
 int verb_status(int argc, char *argv[], Options *o);
 int verb_reload(int argc, char *argv[], Options *o);
+int verb_resync(int argc, char *argv[], Options *o);
+int verb_settle(int argc, char *argv[], Options *o);
 
 /*
  * lunctl_daemon_call() - one request to lund ({"cmd": @cmd} plus @key: @value when given).

@@ -95,9 +95,6 @@ int sense_retry_count(const ScsiSense *s, uint16_t *ret);
 /* "NO SENSE", "NOT READY", ...; NULL for key > 0xf. */
 const char *sense_key_name(uint8_t key);
 
-/* SPC-6 Annex F text for common ASC/ASCQ pairs; NULL if not in the table. */
-const char *sense_asc_text(uint8_t asc, uint8_t ascq);
-
 /* The kernel's SDEV_UA= uevent value for a UNIT ATTENTION with this ASC/ASCQ, as
  * scsi_report_sense() sends it ("REPORTED_LUNS_DATA_HAS_CHANGED", ...); NULL if the kernel
  * sends none for it. */

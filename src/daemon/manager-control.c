@@ -72,6 +72,36 @@ static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_o
 	return manager_scan_submit(m, c, sel, n_sel, flags, &pol, progress, wait_ms * 1000);
 }
 
+/*
+ * {"cmd":"queue"}: what lund still has to do, for `lunctl settle`. "settled" is true when no
+ * scan runs or waits, no resync or reload is pending, no driver bind is awaited and no uevent
+ * waits in the monitor's socket. A link write waiting for its retry is reported but does not
+ * count: its backoff is unbounded (a read-only link directory). Answered from the loop, so it
+ * never waits for any of them.
+ */
+static json_object *request_queue(Manager *m)
+{
+	bool running = m->scanner && host_scanner_running(m->scanner);
+	size_t queued = m->scanner ? host_scanner_n_queued(m->scanner) : 0;
+	bool uevents = monitor_pending(m->monitor);
+	bool resync = m->resync_source != NULL;
+	bool reload = m->reload_pending != NULL;
+	bool links = m->links_retry_source != NULL;
+	json_object *reply = manager_reply_ok();
+
+	json_object_object_add(reply, "settled",
+	                       json_object_new_boolean(!running && queued == 0 && !uevents &&
+	                                               !resync && !reload && m->n_bind_wait == 0));
+	json_object_object_add(reply, "scan_running", json_object_new_boolean(running));
+	json_object_object_add(reply, "scans_queued", json_object_new_int64((int64_t)queued));
+	json_object_object_add(reply, "uevents_pending", json_object_new_boolean(uevents));
+	json_object_object_add(reply, "resync_pending", json_object_new_boolean(resync));
+	json_object_object_add(reply, "reload_pending", json_object_new_boolean(reload));
+	json_object_object_add(reply, "link_retry_pending", json_object_new_boolean(links));
+	json_object_object_add(reply, "bind_wait", json_object_new_int64((int64_t)m->n_bind_wait));
+	return reply;
+}
+
 int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
                        json_object **ret_reply, bool *ret_monitor, void *userdata)
 {
@@ -91,6 +121,8 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
 		json_object_object_add(reply, "hosts", manager_inventory_to_json(m));
 	} else if (streq(cmd, "status"))
 		reply = manager_status_to_json(m);
+	else if (streq(cmd, "queue"))
+		reply = request_queue(m);
 	else if (streq(cmd, "names")) {
 		_cleanup_(lu_ref_done) LuRef ref = {};
 		Lu *lu;

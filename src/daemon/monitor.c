@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <poll.h>
 #include <libudev.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,4 +228,14 @@ fail:
 const MonitorStats *monitor_stats(const Monitor *m)
 {
 	return &m->stats;
+}
+
+bool monitor_pending(const Monitor *m)
+{
+	struct pollfd p;
+
+	if (!m || !m->mon)
+		return false;
+	p = (struct pollfd){ .fd = udev_monitor_get_fd(m->mon), .events = POLLIN };
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }

@@ -56,3 +56,6 @@ const MonitorStats *monitor_stats(const Monitor *m);
 
 /* Only these subsystems reach the event callback. */
 bool monitor_subsystem_wanted(const char *subsystem);
+
+/* Uevents wait in the monitor's socket, not yet received (a poll() that never blocks). */
+bool monitor_pending(const Monitor *m);

@@ -27,17 +27,19 @@ typedef enum PolicyKnob {
 	_KNOB_MAX,
 } PolicyKnob;
 
+/* The values each knob accepts are errpolicy's (errknob_range()): one definition for lund.conf,
+ * the hwdb and lunctl policy. */
 static const struct {
 	const char *conf_key; /* lund.conf */
 	const char *hwdb_key; /* lund.hwdb */
-	long min, max;        /* what lund accepts; the kernel may refuse more */
+	ErrKnob errknob;
 } knobs[_KNOB_MAX] = {
-	[KNOB_TIMEOUT] = { "timeout", "LUND_TIMEOUT", 1, 3600 },
-	[KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", 1, 3600 },
-	[KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", -1, 100 },
-	[KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", 1, 65535 },
-	[KNOB_RETRY_LIMIT] = { "retry_limit", "LUND_RETRY_LIMIT", 0, 0 },
-	[KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", 0, 0 },
+	[KNOB_TIMEOUT] = { "timeout", "LUND_TIMEOUT", ERRKNOB_TIMEOUT },
+	[KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", ERRKNOB_EH_TIMEOUT },
+	[KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", ERRKNOB_MAX_RETRIES },
+	[KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", ERRKNOB_QUEUE_DEPTH },
+	[KNOB_RETRY_LIMIT] = { "retry_limit", "LUND_RETRY_LIMIT", ERRKNOB_RETRY_LIMIT },
+	[KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", ERRKNOB_FAILFAST },
 };
 
 struct PolicyEngine {
@@ -320,16 +322,17 @@ static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *v
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 	_cleanup_free_ char *path = NULL, *cur = NULL;
 	const char *name = knobs[k].conf_key;
-	long v;
+	long v, min = 0, max = -1;
 	int r;
 
 	if (k == KNOB_RETRY_LIMIT || k == KNOB_FAILFAST)
 		return apply_errknob(p, lu, k, value, source, why);
-	if (parse_long(value, &v) < 0 || v < knobs[k].min || v > knobs[k].max) {
+	(void)errknob_range(knobs[k].errknob, &min, &max);
+	if (parse_long(value, &v) < 0 || v < min || v > max) {
 		log_device_full(LOG_WARNING, 0, &dev,
 		                "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s "
 		                "unchanged",
-		                source, name, value, knobs[k].min, knobs[k].max, name);
+		                source, name, value, min, max, name);
 		return 0;
 	}
 	if (k == KNOB_MAX_RETRIES) {

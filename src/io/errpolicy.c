@@ -90,6 +90,16 @@ const char *errknob_help(ErrKnob k)
 	return k >= 0 && k < _ERRKNOB_MAX ? knobs[k].help : NULL;
 }
 
+int errknob_range(ErrKnob k, long *ret_min, long *ret_max)
+{
+	if (k < 0 || k >= _ERRKNOB_MAX || knobs[k].kind == KIND_FAILFAST ||
+	    knobs[k].kind == KIND_COUNTER)
+		return -EINVAL;
+	*ret_min = knobs[k].min;
+	*ret_max = knobs[k].max;
+	return 0;
+}
+
 /* Plain decimal with an optional leading '-', at most 10 digits, no blanks. */
 static int parse_long(const char *s, long min, long max, long *ret)
 {

@@ -41,6 +41,11 @@ bool errknob_patched(ErrKnob k);
 bool errknob_disk_only(ErrKnob k);
 /* errknob_help() - the accepted values, for messages ("default|0..255"). */
 const char *errknob_help(ErrKnob k);
+/*
+ * errknob_range() - the integer range @k accepts: the one definition lunctl policy, lund.conf and
+ * the hwdb all check against. -EINVAL for failfast and the counters.
+ */
+int errknob_range(ErrKnob k, long *ret_min, long *ret_max);
 
 /* Longest canonical value errknob_validate() produces ("transport,device,driver"). */
 #define ERRKNOB_VALUE_MAX 32U

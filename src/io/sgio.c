@@ -232,3 +232,22 @@ int sgio_test_unit_ready(int fd, SgioResult *result)
 
 	return sgio_exec_retry(fd, cdb, sizeof(cdb), NULL, 0, 0, result);
 }
+
+const char *sgio_asc_text(uint8_t asc, uint8_t ascq, char *buf, size_t size)
+{
+	/* What libsgutils2 prints before a code its table names; anything else it writes
+	 * ("vendor specific ASC=80, ASCQ=00 (hex)", "ASC=3f, ...") is not a name. */
+	static const char prefix[] = "Additional sense: ";
+	size_t n;
+
+	if (!buf || size < 2)
+		return NULL;
+	buf[0] = 0;
+	sg_get_asc_ascq_str(asc, ascq, (int)MIN(size, (size_t)INT_MAX), buf);
+	buf[size - 1] = 0;
+	n = strlen(prefix);
+	if (strncmp(buf, prefix, n) != 0 || !buf[n])
+		return NULL;
+	memmove(buf, buf + n, strlen(buf + n) + 1);
+	return buf;
+}

@@ -65,3 +65,12 @@ int sgio_read_capacity16(int fd, uint8_t buf[32], SgioResult *result);
 
 /* TEST UNIT READY (SPC 6.47). */
 int sgio_test_unit_ready(int fd, SgioResult *result);
+
+/*
+ * sgio_asc_text() - the SPC name of an additional sense code and qualifier from libsgutils2's
+ * full table ("Reported luns data has changed"), written to @buf of @size bytes (at least
+ * SGIO_ASC_TEXT_MAX is enough). Returns @buf, or NULL when the pair is reserved, vendor
+ * specific or unknown to the table.
+ */
+#define SGIO_ASC_TEXT_MAX 256
+const char *sgio_asc_text(uint8_t asc, uint8_t ascq, char *buf, size_t size);

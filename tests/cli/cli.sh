@@ -70,6 +70,66 @@ grep -q '^  0x4005000000000000  16389  ' "$TMP/out" || { echo "FAIL: flat LUN 5 
 printf '70 00 06 00 00 00 00 0a 00 00 00 00 3f 0e 00 00 00 00\n' > "$TMP/sense.hex"
 expect_rc 0 "decode sense" "$LUNCTL" decode --inhex "$TMP/sense.hex"
 grep -q 'SDEV_UA=REPORTED_LUNS_DATA_HAS_CHANGED' "$TMP/out" || { echo "FAIL: sense: $(cat "$TMP/out")"; fail=1; }
+# Without --page a response is decoded only when it validates as one kind, else exit 3 with a
+# hint. Descriptor-format sense (ERASE OPERATION IN PROGRESS; its header also reads as a page
+# 0x00 header of the right length) and a bare descriptor UNIT ATTENTION are sense data.
+printf '72 00 00 18 00 00 00 14 02 06 00 00 80 40 00 00 00 0a 80 00 00 00 00 00 00 00 12 34\n' > "$TMP/dsense.hex"
+expect_rc 0 "decode descriptor sense" "$LUNCTL" decode --inhex "$TMP/dsense.hex"
+grep -q '^Sense data, descriptor format' "$TMP/out" || { echo "FAIL: descriptor sense: $(cat "$TMP/out")"; fail=1; }
+grep -q 'Erase operation in progress' "$TMP/out" || { echo "FAIL: descriptor sense ASC text: $(cat "$TMP/out")"; fail=1; }
+printf '72 06 29 00 00 00 00 00\n' > "$TMP/dsense8.hex"
+expect_rc 0 "decode 8-byte descriptor sense" "$LUNCTL" decode --inhex "$TMP/dsense8.hex"
+grep -q 'SDEV_UA=POWER_ON_RESET_OCCURRED' "$TMP/out" || { echo "FAIL: descriptor UA: $(cat "$TMP/out")"; fail=1; }
+# ASC/ASCQ names from libsgutils2's full table: 03h/02h was "unknown" with a hand list.
+printf '70 00 03 00 00 00 00 0a 00 00 00 00 03 02 00 00 00 00\n' > "$TMP/sense0302.hex"
+expect_rc 0 "decode sense 03h/02h" "$LUNCTL" decode --inhex "$TMP/sense0302.hex"
+grep -qi 'Excessive write errors' "$TMP/out" || { echo "FAIL: ASC 03h/02h: $(cat "$TMP/out")"; fail=1; }
+# A page 0xb1 whose header INQUIRY's additional-length test once accepted; a page 0x00 out of
+# order; an INQUIRY with a line feed in its vendor: none is guessed.
+printf '00 b1 00 40 3a 98 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n' > "$TMP/pgb1.hex"
+printf '00 00 00 03 83 80 00\n' > "$TMP/pg00bad.hex"
+printf '00 00 05 02 1f 00 00 02 41 0a 43 44 45 46 47 48 50 52 4f 44 20 20 20 20 20 20 20 20 20 20 20 20 31 2e 30 20\n' > "$TMP/inqlf.hex"
+for f in pgb1 pg00bad inqlf; do
+        expect_rc 3 "decode of $f without --page" "$LUNCTL" decode --inhex "$TMP/$f.hex"
+        expect_err "cannot tell.*--page" "decode of $f without --page"
+done
+expect_rc 0 "decode --page inquiry of inqlf" "$LUNCTL" decode --page inquiry --inhex "$TMP/inqlf.hex"
+grep -q 'Vendor:   A\\x0aCDEFGH' "$TMP/out" || { echo "FAIL: inqlf escaped: $(cat "$TMP/out")"; fail=1; }
+# --json for every kind: sense, REPORT LUNS and page 0xb0 decoded; several files, an array.
+expect_rc 0 "decode --json sense" "$LUNCTL" decode --json --inhex "$TMP/dsense.hex"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="sense" and d["format"]=="descriptor" and d["asc"]==0 and d["ascq"]==0x18 and d["information"]=="0x1234", d' "$TMP/out" || { echo "FAIL: decode --json sense"; fail=1; }
+expect_rc 0 "decode --json luns and sense" "$LUNCTL" decode --json --inhex "$TMP/luns.hex" --inhex "$TMP/sense.hex"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [x["kind"] for x in d]==["luns","sense"] and [l["linux"] for l in d[0]["luns"]]==[1,16389,49409] and d[1]["ua_event"]=="REPORTED_LUNS_DATA_HAS_CHANGED", d' "$TMP/out" || { echo "FAIL: decode --json luns+sense: $(cat "$TMP/out")"; fail=1; }
+for f in "$FIX"/captured/*/pgb0.hex; do
+        expect_rc 0 "decode --json $f" "$LUNCTL" decode --json --inhex "$f"
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="0xb0" and isinstance(d["max_write_same_length"], int), d' "$TMP/out" || { echo "FAIL: decode --json $f"; fail=1; }
+        break
+done
+# The captured responses of five kinds of device (disk and CD-ROM behind AHCI, virtio-scsi,
+# LIO over iSCSI, scsi_debug) decode as what their file names say, pages 0xb1/0xb2 (not
+# decoded) as "cannot tell".
+for f in "$FIX"/captured/{ahci-disk,ahci-cd,virtio-scsi-full,lio-iscsi-fileio,scsi_debug-a0-0-0-0}/*.hex; do
+        base=${f##*/}
+        case $base in
+        inquiry.hex|sysfs-inquiry.hex) want='Standard INQUIRY data' ;;
+        pg00.hex|sysfs-vpd_pg0.hex) want='Supported VPD pages (0x00)' ;;
+        pg80.hex|sysfs-vpd_pg80.hex) want='Unit serial number (0x80)' ;;
+        pg83.hex|sysfs-vpd_pg83.hex) want='Device identification (0x83)' ;;
+        pg89.hex|sysfs-vpd_pg89.hex) want='ATA information (0x89)' ;;
+        pgb0.hex|sysfs-vpd_pgb0.hex) want='Block limits (0xb0)' ;;
+        luns.hex) want='REPORT LUNS:' ;;
+        *) want= ;;
+        esac
+        checks=$((checks + 1))
+        got=$("$LUNCTL" decode --inhex "$f" 2>/dev/null)
+        rc=$?
+        if [ -z "$want" ]; then
+                [ $rc = 3 ] || { echo "FAIL: $f: decoded without --page"; fail=1; }
+        elif [ $rc != 0 ] || [ "${got#"$want"}" = "$got" ]; then
+                echo "FAIL: $f: exit $rc, detected as '${got%%$'\n'*}', expected '$want'"
+                fail=1
+        fi
+done
 
 # lunctl rescan: its options, and a root without SCSI hosts (nothing to scan is no error).
 expect_rc 0 "rescan --help" "$LUNCTL" rescan --help
@@ -392,6 +452,56 @@ else
         check "--root lists the tree, not lund" [ "$(json_source "$TMP/out")" = sysfs ]
         check "--root lists the tree as it is now" not grep -q "\"hctl\": \"$gone\"" "$TMP/out"
         mv "$TMP/gone" "$ALL/sys/bus/scsi/devices/$gone"
+
+        # settle, resync, monitor filters, and the client's timeout against a lund that stopped
+        expect_rc 0 "settle with lund idle" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout 30 --json
+        check "settle --json: settled" grep -q '"settled": true' "$TMP/out"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --json --event resync,lu-removed > "$TMP/mon-resync" 2>&1 &
+        mon1=$!
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --json --event lu --device 99 > "$TMP/mon-none" 2>&1 &
+        mon2=$!
+        for _ in $(seq 100); do
+                [ "$(env LUND_RUN_DIR="$RUN" "$LUNCTL" status --json | grep -c '"clients": 3')" = 1 ] && break
+                sleep 0.1
+        done
+        expect_rc 0 "resync" env LUND_RUN_DIR="$RUN" "$LUNCTL" resync --json
+        check "resync: counted" grep -q '"resyncs": [1-9]' "$TMP/out"
+        for _ in $(seq 100); do grep -q '"event"' "$TMP/mon-resync" && break; sleep 0.1; done
+        kill "$mon1" "$mon2"; wait "$mon1" "$mon2" 2>/dev/null
+        check "monitor --event resync: the resync" grep -q '"event":"resync"' "$TMP/mon-resync"
+        check "monitor --event resync: nothing else" not grep -v '"event":"resync"' "$TMP/mon-resync"
+        check "monitor --device 99: nothing" [ ! -s "$TMP/mon-none" ]
+        expect_rc 1 "monitor --event nonsense" env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --event frob
+        expect_err "unknown event 'frob'" "monitor --event nonsense"
+        expect_rc 1 "monitor --device 1::2" env LUND_RUN_DIR="$RUN" "$LUNCTL" monitor --device 1::2
+        expect_rc 1 "settle --timeout x" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout x
+        expect_rc 1 "--timeout 0" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0 status
+        # every --json output against the documented fields (lunctl(8) JSON OUTPUT)
+        one=$(ls "$ALL/sys/bus/scsi/devices" | grep -m1 '^[0-9]*:[0-9]*:[0-9]*:[0-9]*$')
+        j=$TMP/json
+        mkdir -p "$j"
+        cp "$TMP/list-sysfs.json" "$j/list-sysfs"
+        cp "$TMP/list-lund.json" "$j/list-lund"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --json > "$j/settle"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" status --json > "$j/status"
+        env LUND_RUN_DIR="$RUN" "$LUNCTL" names --json "$one" > "$j/names-lund"
+        env LUND_RUN_DIR="$TMP/none" "$LUNCTL" --root "$ALL" --sysfs-only names --json "$one" > "$j/names-local"
+        "$LUNCTL" --root "$ALL" --sysfs-only id --json "$one" > "$j/id"
+        "$LUNCTL" decode --json --inhex "$TMP/dsense.hex" > "$j/decode-sense"
+        "$LUNCTL" decode --json --inhex "$TMP/luns.hex" > "$j/decode-luns"
+        check "every --json output as documented" "$(dirname "$0")/check-json.py" \
+                status="$j/status" list="$j/list-sysfs" list="$j/list-lund" id="$j/id" \
+                names-lund="$j/names-lund" names-local="$j/names-local" settle="$j/settle" \
+                decode-sense="$j/decode-sense" decode-luns="$j/decode-luns"
+        kill -STOP "$LUND_PID"
+        t0=$(date +%s%N)
+        expect_rc 2 "status from a stopped lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0.5 status
+        t1=$(date +%s%N)
+        expect_err "did not answer \"status\" within 0.5 s" "status from a stopped lund"
+        check "status gave up after 0.5 s, not 30 ($(( (t1 - t0) / 1000000 )) ms)" [ $(( (t1 - t0) / 1000000 )) -lt 10000 ]
+        expect_rc 2 "settle with a stopped lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" --timeout 0.5 settle --timeout 1
+        kill -CONT "$LUND_PID"
+        expect_rc 0 "lund answers again" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout 30
 
         # no daemon: a missing socket, then one nobody listens on any more
         expect_rc 0 "list without a socket" env LUND_RUN_DIR="$TMP/none" "$LUNCTL" list --json

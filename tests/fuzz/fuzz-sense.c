@@ -45,7 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_touch_val(s.additional_len);
 	fuzz_touch_val(s.truncated);
 	fuzz_touch_str(sense_key_name(s.key));
-	fuzz_touch_str(sense_asc_text(s.asc, s.ascq));
 	fuzz_touch_str(sense_ua_event(s.asc, s.ascq));
 	if (sense_progress(&s, &v) == 0)
 		fuzz_touch_val(v);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check-util.h"
+#include "errpolicy.h"
 #include "conf.h"
 #include "inventory.h"
 #include "macro.h"
@@ -282,6 +283,43 @@ START_TEST(test_absent)
 }
 END_TEST
 
+/* lund.conf accepts what lunctl policy accepts (errknob_range()): max_retries beyond sd's 5 is
+ * refused with the same bounds, not written for the kernel to refuse. */
+START_TEST(test_ranges_shared)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	PolicyEngine *p = NULL;
+	Lu lu = test_lu("DISK");
+	long min, max;
+	char *v;
+
+	rootfd = make_tree();
+	ck_assert_int_eq(errknob_range(ERRKNOB_MAX_RETRIES, &min, &max), 0);
+	ck_assert_int_eq(min, -1);
+	ck_assert_int_eq(max, 5);
+	ck_assert_int_eq(errknob_range(ERRKNOB_FAILFAST, &min, &max), -EINVAL);
+
+	check_tree_put_str(&tree, LU "/scsi_disk/2:0:0:0/max_retries", "3\n");
+	write_conf("[defaults]\nmax_retries = 6\n");
+	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_int_eq(policy_engine_new(rootfd, c, &p), 0);
+	ck_assert_int_eq(policy_apply(p, &lu, "add"), 0);
+	ck_assert_str_eq((v = get_file(LU "/scsi_disk/2:0:0:0/max_retries")), "3");
+	free(v);
+	policy_engine_free(p);
+	c = conf_unref(c);
+
+	write_conf("[defaults]\nmax_retries = -1\n");
+	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_int_eq(policy_engine_new(rootfd, c, &p), 0);
+	ck_assert_int_eq(policy_apply(p, &lu, "add"), 1);
+	ck_assert_str_eq((v = get_file(LU "/scsi_disk/2:0:0:0/max_retries")), "-1");
+	free(v);
+	policy_engine_free(p);
+}
+END_TEST
+
 static Suite *conf_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -292,6 +330,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_shared_once);
 	tcase_add_test(tc, test_unparsable);
 	tcase_add_test(tc, test_absent);
+	tcase_add_test(tc, test_ranges_shared);
 	suite_add_tcase(s, tc);
 	return s;
 }

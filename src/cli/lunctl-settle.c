@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* lunctl settle: wait until lund has nothing left to do (lund(8), CONTROL PROTOCOL "queue"). */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "log.h"
+#include "lunctl.h"
+#include "macro.h"
+#include "output.h"
+
+#define SETTLE_DEFAULT_TIMEOUT_SEC 120u
+#define SETTLE_MAX_TIMEOUT_SEC     86400u
+#define SETTLE_POLL_USEC           100000u
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* What lund still does, in words, for the message on expiry. */
+static void describe_queue(json_object *q, char *buf, size_t size)
+{
+	size_t n = 0;
+
+#define ADD(...)                                                               \
+	do {                                                                   \
+		if (n < size)                                                  \
+			n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); \
+	} while (0)
+	buf[0] = 0;
+	if (json_object_get_boolean(json_member(q, "scan_running")))
+		ADD("%sa scan runs", n ? ", " : "");
+	if (json_int(q, "scans_queued") > 0)
+		ADD("%s%" PRIi64 " scans queued", n ? ", " : "", json_int(q, "scans_queued"));
+	if (json_object_get_boolean(json_member(q, "uevents_pending")))
+		ADD("%suevents pending", n ? ", " : "");
+	if (json_object_get_boolean(json_member(q, "resync_pending")))
+		ADD("%sa resync pending", n ? ", " : "");
+	if (json_object_get_boolean(json_member(q, "reload_pending")))
+		ADD("%sa reload pending", n ? ", " : "");
+	if (json_int(q, "bind_wait") > 0)
+		ADD("%s%" PRIi64 " LUs waiting for their driver", n ? ", " : "",
+		    json_int(q, "bind_wait"));
+#undef ADD
+}
+
+int verb_settle(int argc, char *argv[], Options *o)
+{
+	enum { OPT_TIMEOUT = 0x100 };
+	static const struct option longopts[] = {
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	unsigned long timeout = SETTLE_DEFAULT_TIMEOUT_SEC;
+	uint64_t deadline;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TIMEOUT: {
+			char *end;
+
+			errno = 0;
+			timeout = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    timeout > SETTLE_MAX_TIMEOUT_SEC) {
+				log_error("--timeout: '%s' is not a number of seconds 0..%u",
+				          optarg, SETTLE_MAX_TIMEOUT_SEC);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'J':
+			o->output = OUTPUT_JSON;
+			break;
+		case 'h':
+			printf("Usage: lunctl settle [--timeout SEC] [--json]\n"
+			       "\n"
+			       "Wait until lund has no scan running or queued, no uevent pending, "
+			       "no\n"
+			       "resync, reload or driver bind outstanding.\n"
+			       "\n"
+			       "     --timeout <sec>  give up after <sec> seconds (default %u; 0: "
+			       "only ask)\n"
+			       " -J, --json           print lund's last answer as JSON\n"
+			       " -h, --help           display this help\n"
+			       "\n"
+			       "Exit status: 0 settled, 1 usage error, 2 not settled in time or "
+			       "lund not\n"
+			       "running.\n",
+			       SETTLE_DEFAULT_TIMEOUT_SEC);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'lunctl settle --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		log_error("settle takes no arguments");
+		return EXIT_USAGE;
+	}
+
+	deadline = mono_usec() + (uint64_t)timeout * 1000000u;
+	for (;;) {
+		_cleanup_(json_object_putp) json_object *q = NULL;
+		bool settled;
+
+		r = lunctl_daemon_call("queue", NULL, NULL, &q);
+		if (r != EXIT_OK)
+			return r;
+		settled = json_object_get_boolean(json_member(q, "settled"));
+		if (settled || mono_usec() + SETTLE_POLL_USEC > deadline) {
+			char what[256];
+
+			if (o->output == OUTPUT_JSON) {
+				json_object_object_del(q, "ok");
+				if (output_json(stdout, q) < 0)
+					return EXIT_DEVICE;
+			}
+			if (settled)
+				return EXIT_OK;
+			describe_queue(q, what, sizeof(what));
+			log_error("lund has not settled after %lu s: %s", timeout,
+			          what[0] ? what : "busy");
+			return EXIT_DEVICE;
+		}
+		usleep(SETTLE_POLL_USEC);
+	}
+}
