@@ -17,6 +17,9 @@
 #include "macro.h"
 #include "ratelimit.h"
 
+/* Reads of a client's socket (4 KiB each) in one turn of the loop. */
+#define CONTROL_READS_PER_WAKEUP 4
+
 struct ControlClient {
 	unsigned n_ref;
 	ControlServer *server;
@@ -275,7 +278,10 @@ static int client_handle_line(ControlClient *c, const char *line, size_t len)
 
 static int client_read(ControlClient *c)
 {
-	for (;;) {
+	/* A few reads per wake-up, not until the peer stops sending: a client that keeps
+	 * sending must not keep the loop from everything else. The socket stays readable, so
+	 * the rest is read on the next iteration, after the other clients' turn. */
+	for (unsigned turn = 0; turn < CONTROL_READS_PER_WAKEUP; turn++) {
 		char buf[4096];
 		ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
 		char *n, *nl;
@@ -324,6 +330,7 @@ static int client_read(ControlClient *c)
 			c->in_len -= used;
 		}
 	}
+	return 0;
 }
 
 /* A closing client's input, read and dropped until the peer stops sending. */
