@@ -17,6 +17,7 @@
 #include "log.h"
 #include "lunctl-list-fmt.h"
 #include "lunctl-list.h"
+#include "luns.h"
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
@@ -327,12 +328,11 @@ static json_object *array_member(json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_array) ? v : NULL;
 }
 
-/* Rows from lund's "list" reply: hosts[].targets[].lus[]. */
-static int rows_from_lund(json_object *reply, Row **ret, size_t *ret_n)
+/* Rows from one page of lund's "list" reply (hosts[].targets[].lus[]), appended to *rows. */
+static int rows_from_lund(json_object *reply, Row **rows, size_t *n, size_t *size)
 {
 	json_object *hosts = array_member(reply, "hosts");
-	size_t n = 0, nh = hosts ? json_object_array_length(hosts) : 0;
-	Row *rows = NULL;
+	size_t nh = hosts ? json_object_array_length(hosts) : 0;
 	int r = 0;
 
 	if (!hosts)
@@ -347,17 +347,96 @@ static int rows_from_lund(json_object *reply, Row **ret, size_t *ret_n)
 			size_t nl = lus ? json_object_array_length(lus) : 0;
 
 			for (size_t k = 0; r >= 0 && k < nl; k++) {
-				Row *nr = reallocarray(rows, n + 1, sizeof(*nr));
+				if (*n == *size) {
+					size_t sz = *size ? *size * 2 : 64;
+					Row *nr = reallocarray(*rows, sz, sizeof(*nr));
 
-				if (!nr) {
-					r = -ENOMEM;
-					break;
+					if (!nr)
+						return -ENOMEM;
+					*rows = nr;
+					*size = sz;
 				}
-				rows = nr;
-				rows[n] = (Row){};
-				r = row_from_lund(json_object_array_get_idx(lus, k), &rows[n]);
-				n++;
+				(*rows)[*n] = (Row){};
+				r = row_from_lund(json_object_array_get_idx(lus, k), &(*rows)[*n]);
+				(*n)++;
 			}
+		}
+	}
+	return r;
+}
+
+/*
+ * Ask lund for its inventory, a page of LIST_PAGE LUs at a time (lund(8), CONTROL PROTOCOL), so
+ * that no reply comes near the socket's per-client limit however many LUs there are. Returns 1
+ * with the rows, 0 when no daemon answers on the control socket (absent, refused, not
+ * permitted: list then reads sysfs itself), -errno when one answered but its reply was unusable.
+ */
+#define LIST_PAGE 1000
+
+/* 0 when H:C:T:L @next comes after @prev (NULL: the start), -EBADMSG otherwise. */
+static int cursor_advances(const char *prev, const char *next)
+{
+	unsigned h[2] = {}, c[2] = {}, t[2] = {};
+	uint64_t l[2] = {};
+
+	if (hctl_parse(next, &h[1], &c[1], &t[1], &l[1]) < 0)
+		return -EBADMSG;
+	if (!prev)
+		return 0;
+	if (hctl_parse(prev, &h[0], &c[0], &t[0], &l[0]) < 0)
+		return -EBADMSG;
+	if (h[1] != h[0])
+		return h[1] > h[0] ? 0 : -EBADMSG;
+	if (c[1] != c[0])
+		return c[1] > c[0] ? 0 : -EBADMSG;
+	if (t[1] != t[0])
+		return t[1] > t[0] ? 0 : -EBADMSG;
+	return l[1] > l[0] ? 0 : -EBADMSG;
+}
+static int list_from_lund(Row **ret, size_t *ret_n)
+{
+	_cleanup_(lund_client_freep) LundClient *c = NULL;
+	_cleanup_free_ char *after = NULL;
+	Row *rows = NULL;
+	size_t n = 0, size = 0;
+	int r;
+
+	r = lund_client_connect(NULL, &c);
+	if (r < 0) {
+		log_debug_errno(r, "No answer on lund's control socket, reading sysfs: %m");
+		return 0;
+	}
+	for (;;) {
+		_cleanup_(json_object_putp) json_object *req = json_object_new_object();
+		_cleanup_(json_object_putp) json_object *reply = NULL;
+		const char *next;
+
+		if (!req) {
+			r = -ENOMEM;
+			break;
+		}
+		json_object_object_add(req, "cmd", json_object_new_string("list"));
+		json_object_object_add(req, "limit", json_object_new_int(LIST_PAGE));
+		if (after)
+			json_object_object_add(req, "after", json_object_new_string(after));
+		r = lund_client_call(c, req, &reply);
+		if (r < 0)
+			break;
+		r = rows_from_lund(reply, &rows, &n, &size);
+		if (r < 0)
+			break;
+		/* The cursor must move forward: a daemon repeating itself would loop forever. */
+		next = str(reply, "next");
+		if (!next)
+			break;
+		r = cursor_advances(after, next);
+		if (r < 0)
+			break;
+		free(after);
+		after = strdup(next);
+		if (!after) {
+			r = -ENOMEM;
+			break;
 		}
 	}
 	if (r < 0) {
@@ -368,30 +447,7 @@ static int rows_from_lund(json_object *reply, Row **ret, size_t *ret_n)
 		qsort(rows, n, sizeof(*rows), row_cmp);
 	*ret = rows;
 	*ret_n = n;
-	return 0;
-}
-
-/*
- * Ask lund for its inventory. Returns 1 with the rows, 0 when no daemon answers on the control
- * socket (absent, refused, not permitted: list then reads sysfs itself), -errno when one
- * answered but its reply was unusable.
- */
-static int list_from_lund(Row **ret, size_t *ret_n)
-{
-	_cleanup_(lund_client_freep) LundClient *c = NULL;
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r;
-
-	r = lund_client_connect(NULL, &c);
-	if (r < 0) {
-		log_debug_errno(r, "No answer on lund's control socket, reading sysfs: %m");
-		return 0;
-	}
-	r = lund_client_call_cmd(c, "list", NULL, NULL, &reply);
-	if (r < 0)
-		return r;
-	r = rows_from_lund(reply, ret, ret_n);
-	return r < 0 ? r : 1;
+	return 1;
 }
 
 /* ---- what sysfs adds: type, transport, size ---- */

@@ -11,10 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control-request.h"
 #include "control.h"
 #include "log.h"
 #include "macro.h"
 #include "ratelimit.h"
+
+/* Reads of a client's socket (4 KiB each) in one turn of the loop. */
+#define CONTROL_READS_PER_WAKEUP 4
 
 struct ControlClient {
 	unsigned n_ref;
@@ -25,6 +29,7 @@ struct ControlClient {
 	sd_event_source *timer; /* idle timeout; while closing, the deadline to drain */
 	uid_t uid;
 	pid_t pid;
+	bool read_only; /* a member of the read group: read-only commands only */
 	bool monitor;
 	bool closing; /* flush what is queued, then close */
 	bool eof;     /* the peer sends no more */
@@ -48,6 +53,7 @@ struct ControlServer {
 	ControlClient *clients;
 	unsigned n_clients;
 	uint64_t idle_usec;
+	gid_t read_gid;      /* members may send read-only commands; (gid_t)-1: no such group */
 	RateLimit log_limit; /* refusals and drops, folded when a client floods */
 };
 
@@ -247,15 +253,14 @@ static int client_queue(ControlClient *c, json_object *o)
 	return client_flush(c);
 }
 
-static int client_handle_line(ControlClient *c, const char *line)
+static int client_handle_line(ControlClient *c, const char *line, size_t len)
 {
 	ControlServer *s = c->server;
 	json_object *req = NULL, *reply = NULL, *id = NULL;
 	bool monitor = false;
 	int r;
 
-	req = json_tokener_parse(line);
-	if (!req || !json_object_is_type(req, json_type_object))
+	if (control_request_parse_object(line, len, &req) < 0)
 		reply = error_reply(-EBADMSG, "request is not a JSON object");
 	else {
 		r = s->handler(s, c, req, &reply, &monitor, s->userdata);
@@ -297,7 +302,7 @@ static int client_handle_lines(ControlClient *c)
 
 		*nl = 0;
 		if (nl > c->in) {
-			r = client_handle_line(c, c->in);
+			r = client_handle_line(c, c->in, (size_t)(nl - c->in));
 			if (r < 0)
 				return r;
 			if (c->dead)
@@ -313,7 +318,10 @@ static int client_handle_lines(ControlClient *c)
 
 static int client_read(ControlClient *c)
 {
-	for (;;) {
+	/* A few reads per wake-up, not until the peer stops sending: a client that keeps
+	 * sending must not keep the loop from everything else. The socket stays readable, so
+	 * the rest is read on the next iteration, after the other clients' turn. */
+	for (unsigned turn = 0; turn < CONTROL_READS_PER_WAKEUP; turn++) {
 		char buf[4096];
 		ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
 		char *n;
@@ -349,6 +357,7 @@ static int client_read(ControlClient *c)
 		if (r < 0 || c->closing)
 			return r;
 	}
+	return 0;
 }
 
 /* A closing client's input, read and dropped until the peer stops sending. */
@@ -421,12 +430,37 @@ static void refuse(ControlServer *s, int fd, const struct ucred *cred, int error
 	control_log_refusal(s, cred->pid, cred->uid, error, message);
 }
 
+/* Is the peer on @fd a member of @gid, by its primary group or a supplementary one? */
+static bool peer_in_group(int fd, const struct ucred *cred, gid_t gid)
+{
+	_cleanup_free_ gid_t *groups = NULL;
+	socklen_t sl = 0;
+
+	if (gid == (gid_t)-1)
+		return false;
+	if (cred->gid == gid)
+		return true;
+	/* SO_PEERGROUPS: the supplementary groups the peer had when it connected. The first
+	 * call says how much room they need. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &sl) >= 0 || errno != ERANGE ||
+	    sl == 0 || sl > 65536 * sizeof(gid_t))
+		return false;
+	groups = malloc(sl);
+	if (!groups || getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &sl) < 0)
+		return false;
+	for (size_t i = 0; i < sl / sizeof(gid_t); i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
 static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
 	ControlServer *s = userdata;
 	_cleanup_close_ int cfd = -EBADF;
 	struct ucred cred = {};
 	socklen_t sl = sizeof(cred);
+	bool read_only = false;
 	ControlClient *c;
 	int r;
 
@@ -437,11 +471,20 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &sl) < 0)
 		return 0;
 	/* Root only by default; the daemon's own user too, so an unprivileged test instance
-	 * can be talked to. Refused peers get one error line. */
+	 * can be talked to; members of the read group for read-only commands. Refused peers get
+	 * one error line. */
 	if (cred.uid != 0 && cred.uid != geteuid()) {
-		refuse(s, cfd, &cred, -EPERM,
-		       "permission denied: only root and lund's own user may use lund's socket");
-		return 0;
+		if (!peer_in_group(cfd, &cred, s->read_gid)) {
+			refuse(s, cfd, &cred, -EPERM,
+			       s->read_gid == (gid_t)-1
+			               ? "permission denied: only root and lund's own user may use "
+			                 "lund's socket"
+			               : "permission denied: only root, lund's own user and "
+			                 "members "
+			                 "of lund's read group may use lund's socket");
+			return 0;
+		}
+		read_only = true;
 	}
 	if (s->n_clients >= CONTROL_CLIENTS_MAX) {
 		char msg[64];
@@ -458,6 +501,7 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
 	c->server = s;
 	c->uid = cred.uid;
 	c->pid = cred.pid;
+	c->read_only = read_only;
 	c->fd = cfd;
 	r = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN, on_client, c);
 	if (r >= 0)
@@ -495,6 +539,7 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 	s->fd = -EBADF;
 	s->event = sd_event_ref(e);
 	s->idle_usec = CONTROL_IDLE_TIMEOUT_USEC;
+	s->read_gid = (gid_t)-1;
 	s->log_limit = (RateLimit)RATELIMIT_INIT(10u * 1000000u, 5);
 	{
 		/* Tests shorten the idle timeout; anything unparsable keeps the default. */
@@ -647,6 +692,24 @@ json_object *control_error_reply(int error, const char *message)
 bool control_client_alive(const ControlClient *c)
 {
 	return c && !c->dead;
+}
+
+int control_set_read_group(ControlServer *s, gid_t gid)
+{
+	assert_return(s, -EINVAL);
+	/* The group first, the mode second: the socket is never open to a group it was not
+	 * meant for. Without a group it goes back to lund's own and 0600. */
+	if (chown(s->path, (uid_t)-1, gid == (gid_t)-1 ? getegid() : gid) < 0)
+		return -errno;
+	if (chmod(s->path, gid == (gid_t)-1 ? 0600 : 0660) < 0)
+		return -errno;
+	s->read_gid = gid;
+	return 0;
+}
+
+bool control_client_read_only(const ControlClient *c)
+{
+	return c->read_only;
 }
 
 uid_t control_client_uid(const ControlClient *c)

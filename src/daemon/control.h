@@ -4,8 +4,10 @@
 /*
  * The control socket: AF_UNIX SOCK_STREAM at <run-dir>/control, mode 0600, one JSON object per
  * line in both directions (lund(8), CONTROL PROTOCOL). Peers are checked with SO_PEERCRED: root,
- * or the user the daemon runs as. This file is the transport only; requests are answered by the
- * owner's handler.
+ * or the user the daemon runs as; with a read group (control_set_read_group()) the socket is
+ * 0660 in that group and its members are let in as read-only clients
+ * (control_client_read_only()), whose handler refuses what would change anything. This file is the
+ * transport only; requests are answered by the owner's handler.
  */
 
 #include <json-c/json.h>
@@ -63,6 +65,15 @@ json_object *control_error_reply(int error, const char *message);
 /* Still connected. */
 bool control_client_alive(const ControlClient *c);
 ControlClient *control_client_unref(ControlClient *c);
+
+/*
+ * control_set_read_group() - open the socket to group @gid (mode 0660, that group) for read-only
+ * clients, or close it again with (gid_t)-1 (mode 0600, lund's own group). Connected clients
+ * keep what they were given. 0 or -errno from chown()/chmod().
+ */
+int control_set_read_group(ControlServer *s, gid_t gid);
+/* A client let in only as a member of the read group. */
+bool control_client_read_only(const ControlClient *c);
 
 uid_t control_client_uid(const ControlClient *c);
 pid_t control_client_pid(const ControlClient *c);

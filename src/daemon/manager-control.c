@@ -6,70 +6,39 @@
  */
 
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "control-request.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
 #include "probe.h"
 #include "scan-json.h"
 
-/*
- * {"cmd":"rescan","selectors":["2","0:0:1"],"add":true,"remove":false,"resize":false,
- *  "ids":false,"force":false,"dry_run":false,"timeout_ms":N,"jobs":N,"max_lun":N,"progress":true,
- *  "wait_ms":N}
- * The reply comes when the scan ends (it runs off the loop, after those queued before it).
- */
-#define RESCAN_WAIT_DEFAULT_MS (10u * 60u * 1000u)
-#define RESCAN_WAIT_MAX_MS     (24u * 3600u * 1000u)
-
-static int request_rescan(Manager *m, ControlClient *c, json_object *req, json_object **ret)
+/* An error reply whose message says more than the errno's name. */
+static json_object *reply_error(int error, const char *message)
 {
-	_cleanup_free_ ScanSelector *sel = NULL;
-	json_object *sels = NULL, *v;
-	ScanPolicy pol = {};
-	ScanFlags flags;
-	size_t n_sel = 0;
-	uint64_t wait_ms = RESCAN_WAIT_DEFAULT_MS;
-	bool progress;
+	json_object *o = json_object_new_object();
 
-	if (json_object_object_get_ex(req, "selectors", &sels)) {
-		if (!json_object_is_type(sels, json_type_array))
-			return -EINVAL;
-		n_sel = json_object_array_length(sels);
-		if (n_sel > 4096)
-			return -E2BIG;
-		sel = calloc(n_sel ?: 1, sizeof(*sel));
-		if (!sel)
-			return -ENOMEM;
-		for (size_t i = 0; i < n_sel; i++) {
-			json_object *x = json_object_array_get_idx(sels, i);
+	json_object_object_add(o, "ok", json_object_new_boolean(false));
+	json_object_object_add(o, "error",
+	                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	return o;
+}
 
-			if (!json_object_is_type(x, json_type_string) ||
-			    scan_selector_parse(json_object_get_string(x), &sel[i]) < 0)
-				return -EINVAL;
-		}
-	}
-	flags = scan_flags_from_json(req);
-	if (!(flags & (SCAN_ADD | SCAN_REMOVE | SCAN_RESIZE | SCAN_IDS)))
-		flags |= SCAN_ADD;
-	if (json_object_object_get_ex(req, "timeout_ms", &v))
-		pol.timeout_ms = (unsigned)MIN(
-		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 3600000);
-	if (json_object_object_get_ex(req, "jobs", &v))
-		pol.max_workers = (unsigned)MIN(
-		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 256);
-	if (json_object_object_get_ex(req, "max_lun", &v))
-		pol.seq_max_lun = (uint64_t)MIN(
-		        json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v), 100000);
-	if (json_object_object_get_ex(req, "wait_ms", &v))
-		wait_ms = (uint64_t)MIN(json_object_get_int64(v) < 0 ? 0 : json_object_get_int64(v),
-		                        RESCAN_WAIT_MAX_MS);
-	progress = json_object_object_get_ex(req, "progress", &v) && json_object_get_boolean(v);
+/* The reply comes when the scan ends (it runs off the loop, after those queued before it). */
+static int request_rescan(Manager *m, ControlClient *c, const ControlRequest *req,
+                          json_object **ret)
+{
+	ScanPolicy pol = req->policy;
 
 	*ret = NULL; /* deferred: answered when the scan ends */
-	return manager_scan_submit(m, c, sel, n_sel, flags, &pol, progress, wait_ms * 1000);
+	return manager_scan_submit(m, c, req->selectors, req->n_selectors, req->flags, &pol,
+	                           req->progress, req->wait_ms * 1000);
 }
 
 /*
@@ -102,55 +71,153 @@ static json_object *request_queue(Manager *m)
 	return reply;
 }
 
-int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
+/* Does @lu come after the cursor of @req (H:C:T:L order, the inventory's)? */
+static int cmp_hctl(unsigned h1, unsigned c1, unsigned t1, uint64_t l1, unsigned h2, unsigned c2,
+                    unsigned t2, uint64_t l2)
+{
+	if (h1 != h2)
+		return h1 < h2 ? -1 : 1;
+	if (c1 != c2)
+		return c1 < c2 ? -1 : 1;
+	if (t1 != t2)
+		return t1 < t2 ? -1 : 1;
+	if (l1 != l2)
+		return l1 < l2 ? -1 : 1;
+	return 0;
+}
+
+/*
+ * {"cmd":"list"}: every LU, hosts[].targets[].lus[]. With "limit": at most that many LUs after
+ * "after" (an H:C:T:L, exclusive) in H:C:T:L order, and "next" (the last one's H:C:T:L) when
+ * more follow; the client asks again with "after": next. Pages are taken from the live
+ * inventory: an LU added or removed between two pages is listed or not, never twice.
+ */
+static json_object *request_list(Manager *m, const ControlRequest *req)
+{
+	json_object *reply = manager_reply_ok(), *hosts = json_object_new_array();
+	const Lu *last = NULL;
+	size_t n = 0;
+	bool more = false;
+
+	for (Host *h = inventory_hosts(m->inventory); h && !more; h = h->next) {
+		json_object *targets = NULL;
+
+		if (req->has_after && h->number < req->after_host)
+			continue;
+		for (Target *t = h->targets; t && !more; t = t->next) {
+			json_object *lus = NULL;
+
+			if (req->has_after &&
+			    cmp_hctl(h->number, t->channel, t->id, UINT64_MAX, req->after_host,
+			             req->after_channel, req->after_target, UINT64_MAX) < 0)
+				continue;
+			for (Lu *lu = t->lus; lu; lu = lu->next) {
+				if (req->has_after &&
+				    cmp_hctl(h->number, t->channel, t->id, lu->lun, req->after_host,
+				             req->after_channel, req->after_target,
+				             req->after_lun) <= 0)
+					continue;
+				if (req->limit > 0 && n == req->limit) {
+					more = true;
+					break;
+				}
+				if (!lus)
+					lus = json_object_new_array();
+				json_object_array_add(lus, manager_lu_to_json(m, lu));
+				last = lu;
+				n++;
+			}
+			if (lus) {
+				json_object *to = json_object_new_object();
+
+				json_object_object_add(to, "channel",
+				                       json_object_new_int64(t->channel));
+				json_object_object_add(to, "target", json_object_new_int64(t->id));
+				json_object_object_add(to, "lus", lus);
+				if (!targets)
+					targets = json_object_new_array();
+				json_object_array_add(targets, to);
+			}
+		}
+		if (targets) {
+			json_object *ho = json_object_new_object();
+
+			json_object_object_add(ho, "host", json_object_new_int64(h->number));
+			json_object_object_add(ho, "targets", targets);
+			json_object_array_add(hosts, ho);
+		}
+	}
+	json_object_object_add(reply, "hosts", hosts);
+	if (more && last)
+		json_object_object_add(reply, "next", json_object_new_string(last->hctl));
+	return reply;
+}
+
+int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
                        json_object **ret_reply, bool *ret_monitor, void *userdata)
 {
+	_cleanup_(control_request_done) ControlRequest req = {};
 	Manager *m = userdata;
-	json_object *cmdo = NULL, *devo = NULL, *reply;
-	const char *cmd;
+	json_object *reply;
+	int r;
 
-	if (!json_object_object_get_ex(req, "cmd", &cmdo) ||
-	    !json_object_is_type(cmdo, json_type_string))
-		return -EBADMSG;
-	cmd = json_object_get_string(cmdo);
-	log_debug("control: \"%s\" from pid %i uid %u", cmd, (int)control_client_pid(c),
-	          (unsigned)control_client_uid(c));
+	r = control_request_from_json(obj, &req);
+	if (r < 0)
+		return r;
+	log_debug("control: \"%s\" from pid %i uid %u", control_command_to_string(req.cmd),
+	          (int)control_client_pid(c), (unsigned)control_client_uid(c));
 
-	if (streq(cmd, "list")) {
-		reply = manager_reply_ok();
-		json_object_object_add(reply, "hosts", manager_inventory_to_json(m));
-	} else if (streq(cmd, "status"))
+	if (control_client_read_only(c) && !control_command_read_only(req.cmd)) {
+		_cleanup_free_ char *msg = NULL;
+
+		if (asprintf(&msg,
+		             "permission denied: \"%s\" changes lund's state; members of lund's "
+		             "read group may only send read-only requests (list, status, names, "
+		             "monitor, queue)",
+		             control_command_to_string(req.cmd)) < 0)
+			return -ENOMEM;
+		log_info("control: refused \"%s\" from read-only client pid %i uid %u",
+		         control_command_to_string(req.cmd), (int)control_client_pid(c),
+		         (unsigned)control_client_uid(c));
+		*ret_reply = reply_error(-EPERM, msg);
+		return 0;
+	}
+
+	switch (req.cmd) {
+	case CONTROL_LIST:
+		reply = request_list(m, &req);
+		break;
+	case CONTROL_STATUS:
 		reply = manager_status_to_json(m);
-	else if (streq(cmd, "queue"))
+		break;
+	case CONTROL_QUEUE:
 		reply = request_queue(m);
-	else if (streq(cmd, "names")) {
+		break;
+	case CONTROL_NAMES: {
 		_cleanup_(lu_ref_done) LuRef ref = {};
+		json_object *o;
 		Lu *lu;
-		int r;
 
-		if (!json_object_object_get_ex(req, "device", &devo) ||
-		    !json_object_is_type(devo, json_type_string))
-			return -EINVAL;
-		r = probe_resolve(m->rootfd, json_object_get_string(devo), &ref);
+		r = probe_resolve(m->rootfd, req.device, &ref);
 		if (r < 0)
 			return r;
 		lu = inventory_find(m->inventory, ref.hctl);
 		if (!lu)
 			return -ENOENT;
-		{
-			json_object *o = manager_lu_to_json(m, lu);
-
-			reply = manager_reply_ok();
-			json_object_object_foreach(o, key, val)
-			        json_object_object_add(reply, key, json_object_get(val));
-			json_object_put(o);
-		}
-	} else if (streq(cmd, "monitor")) {
+		o = manager_lu_to_json(m, lu);
+		reply = manager_reply_ok();
+		json_object_object_foreach(o, key, val)
+		        json_object_object_add(reply, key, json_object_get(val));
+		json_object_put(o);
+		break;
+	}
+	case CONTROL_MONITOR:
 		reply = manager_reply_ok();
 		json_object_object_add(reply, "monitoring", json_object_new_boolean(true));
 		*ret_monitor = true;
-	} else if (streq(cmd, "rescan")) {
-		int r = request_rescan(m, c, req, &reply);
+		break;
+	case CONTROL_RESCAN:
+		r = request_rescan(m, c, &req, &reply);
 		if (r == -EBUSY) {
 			char msg[96];
 
@@ -159,33 +226,94 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *req,
 			reply = control_error_reply(r, msg);
 		} else if (r < 0)
 			return r;
-	} else if (streq(cmd, "resync")) {
-		int r = manager_resync(m, "request");
+		break;
+	case CONTROL_RESYNC:
+		r = manager_resync(m, "request");
 		if (r < 0)
 			return r;
 		reply = manager_status_to_json(m);
-	} else if (streq(cmd, "reload")) {
+		break;
+	case CONTROL_RELOAD: {
 		_cleanup_free_ char *msg = NULL;
-		int r = manager_reload(m, "request", &msg);
 
+		r = manager_reload(m, "request", &msg);
+		/* The reason, not just the errno: the admin has a file to fix. */
 		if (r < 0 && msg) {
-			/* The reason, not just the errno: the admin has a file to fix. */
-			reply = json_object_new_object();
-			json_object_object_add(reply, "ok", json_object_new_boolean(false));
-			json_object_object_add(
-			        reply, "error",
-			        json_object_new_string(strerrorname_np(-r) ?: "EIO"));
-			json_object_object_add(reply, "message", json_object_new_string(msg));
-			*ret_reply = reply;
+			*ret_reply = reply_error(r, msg);
 			return 0;
 		}
 		if (r < 0)
 			return r;
 		reply = manager_reply_ok();
 		json_object_object_add(reply, "pending", json_object_new_boolean(r > 0));
-	} else
+		break;
+	}
+	default:
 		return -EOPNOTSUPP;
+	}
 
 	*ret_reply = reply;
+	return 0;
+}
+
+/* A group by name, or by number: 0 with *ret set, -ENOENT when there is no such group. */
+static int group_lookup(const char *name, gid_t *ret)
+{
+	struct group grp, *res = NULL;
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 4096;
+	char *end = NULL;
+	unsigned long n;
+	int r;
+
+	errno = 0;
+	n = strtoul(name, &end, 10);
+	if (*name >= '0' && *name <= '9' && end && *end == 0 && errno == 0 &&
+	    n < (unsigned long)(gid_t)-1) {
+		*ret = (gid_t)n;
+		return 0;
+	}
+	for (;;) {
+		free(buf);
+		buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		r = getgrnam_r(name, &grp, buf, size, &res);
+		if (r != ERANGE || size >= 1u << 20)
+			break;
+		size *= 2;
+	}
+	if (r != 0)
+		return -r;
+	if (!res)
+		return -ENOENT;
+	*ret = grp.gr_gid;
+	return 0;
+}
+
+int manager_control_setup(Manager *m, const LundConf *conf)
+{
+	const char *name = conf_read_group(conf);
+	gid_t gid = (gid_t)-1;
+	int r;
+
+	if (!m->control)
+		return 0;
+	if (name) {
+		r = group_lookup(name, &gid);
+		if (r < 0)
+			/* Closed rather than open to a group nobody meant. */
+			log_warning_errno(
+			        r,
+			        "lund.conf: [control] read_group \"%s\" cannot be resolved, "
+			        "the control socket stays root-only: %m",
+			        name);
+	}
+	r = control_set_read_group(m->control, gid);
+	if (r < 0)
+		return log_warning_errno(r, "Failed to set the control socket's group: %m");
+	if (gid != (gid_t)-1)
+		log_info("Control socket open to group \"%s\" (gid %u) for read-only requests",
+		         name, (unsigned)gid);
 	return 0;
 }

@@ -220,18 +220,65 @@ static int link_op_remove(void *userdata, unsigned set, const char *name, const 
 	return r;
 }
 
+typedef struct PruneCtx {
+	Manager *m;
+	LinkSet set;
+} PruneCtx;
+
+/* Does link target @target name node @node of an LU, as lund would write it from @set? */
+static bool target_is_node(Manager *m, LinkSet set, const char *target, const char *node)
+{
+	_cleanup_free_ char *t = NULL;
+
+	if (!node)
+		return false;
+	t = node_target(m->link_dir[set], node);
+	return t && streq(t, target);
+}
+
+/*
+ * LinksPruneFn for lund's own link directory: an unrecorded link no present LU wants goes when
+ * it dangles, or when it points at a node of an LU whose identity is known (it does not carry
+ * that name: else the name would be wanted). One pointing at a node of an LU lund could not
+ * identify, or at something else that exists, stays.
+ */
+static bool prune_unrecorded(const char *name, const char *target, int dfd, void *userdata)
+{
+	PruneCtx *x = userdata;
+
+	for (Lu *lu = inventory_first_lu(x->m->inventory); lu; lu = inventory_next_lu(lu)) {
+		const char *nodes[] = { lu->block, lu->sg, lu->tape, lu->tape_nr, lu->bsg };
+
+		for (size_t i = 0; i < ELEMENTSOF(nodes); i++)
+			if (target_is_node(x->m, x->set, target, nodes[i]))
+				return lu->naming_error == 0 && lu->naming.n_names > 0;
+	}
+	return faccessat(dfd, target, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
 static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
                              int *ret_results)
 {
 	Manager *m = userdata;
 	LinksStats st = {};
-	int r;
+	unsigned pruned = 0;
+	int r, k;
 
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
 	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,
 	         st.foreign, st.lost, st.failed, st.repaired);
+	/* Only lund writes its own tree; /dev/disk/by-id is udev's too and is never pruned. */
+	if (set != LINKSET_SCSI)
+		return r;
+	k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set }, &pruned);
+	if (pruned > 0)
+		log_info("/%s: %u unrecorded links naming no present logical unit removed",
+		         m->link_dir[set], pruned);
+	if (k < 0)
+		log_warning_errno(k, "/%s: removing unrecorded links failed, ignoring: %m",
+		                  m->link_dir[set]);
 	return r;
 }
 

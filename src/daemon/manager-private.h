@@ -111,6 +111,13 @@ int manager_resync(Manager *m, const char *reason);
  * runs (it reads the scan quirks) the reload waits for it: returns 1 then.
  */
 int manager_reload(Manager *m, const char *why, char **ret_message);
+
+/*
+ * manager_control_setup() - the control socket's access from lund.conf: [control] read_group=
+ * opens it (mode 0660, that group) to the group's members for read-only requests; without one
+ * it is root-only (0600). A group that does not resolve is logged and leaves it root-only.
+ */
+int manager_control_setup(Manager *m, const LundConf *conf);
 /* A status change for the service manager, sent once per loop iteration at most. */
 void manager_status_dirty(Manager *m);
 void manager_send_ready(Manager *m);

@@ -503,6 +503,7 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 	pthread_mutex_unlock(&m->scan_lock);
 	m->reload_pending = NULL;
 	m->reloads++;
+	(void)manager_control_setup(m, conf);
 
 	for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu)) {
 		int k = policy_apply(m->policy, lu, "reload");
@@ -873,6 +874,7 @@ int manager_start(Manager *m)
 	r = control_new(m->event, sock, manager_on_request, m, &m->control);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the control socket %s: %m", sock);
+	(void)manager_control_setup(m, conf);
 
 	r = modload_new(m->rootfd, m->config.modload, &m->modload);
 	if (r < 0)

@@ -149,6 +149,15 @@ int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **re
 				            sec->title);
 				continue;
 			}
+			if (sec->kind == CONF_SECTION_CONTROL) {
+				/* The control socket's; manager_control_setup() applies it. */
+				for (size_t j = 0; j < sec->n_entries; j++)
+					if (!streq(sec->entries[j].key, "read_group"))
+						log_warning(
+						        "%s: [%s]: unknown key \"%s\", ignoring it",
+						        path, sec->title, sec->entries[j].key);
+				continue;
+			}
 			check_keys(path, sec);
 			n++;
 		}

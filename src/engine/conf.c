@@ -68,6 +68,8 @@ static int section_parse(dictionary *d, const char *sec, ConfSection *ret)
 		goto oom;
 	if (streq(sec, "defaults"))
 		s.kind = CONF_SECTION_DEFAULTS;
+	else if (streq(sec, "control"))
+		s.kind = CONF_SECTION_CONTROL;
 	else if (strneq(sec, "device ", 7) || streq(sec, "device")) {
 		const char *g = sec + 6;
 
@@ -237,6 +239,19 @@ int conf_hwdb_error(const LundConf *c)
 {
 	assert_return(c, -EINVAL);
 	return c->hwdb_error;
+}
+
+const char *conf_read_group(const LundConf *c)
+{
+	const char *g = NULL;
+
+	for (size_t i = 0; c && i < conf_n_sections(c); i++) {
+		const ConfSection *sec = conf_section(c, i);
+
+		if (sec->kind == CONF_SECTION_CONTROL && conf_section_get(sec, "read_group"))
+			g = conf_section_get(sec, "read_group");
+	}
+	return g && *g ? g : NULL;
 }
 
 size_t conf_n_sections(const LundConf *c)

@@ -30,6 +30,7 @@
 typedef enum ConfSectionKind {
 	CONF_SECTION_DEFAULTS, /* [defaults] */
 	CONF_SECTION_DEVICE,   /* [device NAME] */
+	CONF_SECTION_CONTROL,  /* [control]: the control socket's access (read_group=) */
 	CONF_SECTION_UNKNOWN,  /* anything else: applies to nothing */
 	_CONF_SECTION_KIND_MAX,
 	_CONF_SECTION_KIND_INVALID = -EINVAL,
@@ -84,6 +85,12 @@ Hwdb *conf_hwdb(const LundConf *c);
 /* The hwdb path asked for (NULL: the system's), and 0 or why it could not be opened. */
 const char *conf_hwdb_path(const LundConf *c);
 int conf_hwdb_error(const LundConf *c);
+
+/*
+ * conf_read_group() - the group whose members may send read-only requests on the control socket
+ * ([control] read_group=, the last one set), or NULL when none is set (also for "").
+ */
+const char *conf_read_group(const LundConf *c);
 
 /* The sections in file order. */
 size_t conf_n_sections(const LundConf *c);

@@ -81,7 +81,7 @@ int scan_quirks_new_from_conf(LundConf *conf, ScanQuirks **ret)
 	for (size_t i = 0; i < conf_n_sections(conf) && !q->active; i++) {
 		const ConfSection *sec = conf_section(conf, i);
 
-		if (sec->kind == CONF_SECTION_UNKNOWN)
+		if (sec->kind == CONF_SECTION_UNKNOWN || sec->kind == CONF_SECTION_CONTROL)
 			continue;
 		for (int k = 0; k < _QK_MAX && !q->active; k++)
 			q->active = conf_section_get(sec, quirk_keys[k].conf_key) != NULL;

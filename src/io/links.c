@@ -789,6 +789,67 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	return ret;
 }
 
+int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, void *userdata,
+                unsigned *ret_removed)
+{
+	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	_cleanup_free_ const LinkSpec **sorted = NULL;
+	_cleanup_(closedirp) DIR *d = NULL;
+	unsigned removed = 0;
+	int ret = 0, r, fd;
+
+	assert_return(l && prune, -EINVAL);
+	assert_return(want || n == 0, -EINVAL);
+
+	r = open_dirs(l, &dfd, &rfd);
+	if (r < 0)
+		return r;
+	if (n > 0) {
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = &want[i];
+		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
+	}
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		safe_close(fd);
+		return -errno;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		_cleanup_free_ char *target = NULL, *rec = NULL;
+		struct stat st;
+
+		/* Temporary files, bad names, wanted names and recorded ones are reconcile's. */
+		if (links_name_valid(de->d_name) < 0 ||
+		    (n > 0 && bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr)))
+			continue;
+		if (fstatat(rfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 || errno != ENOENT)
+			continue;
+		if (read_link(dfd, de->d_name, &target) < 0)
+			continue; /* not a symlink: a file somebody put here, never touched */
+		if (!prune(de->d_name, target, dfd, userdata))
+			continue;
+		/* As a link lund knows it made, with exactly that target: moved aside, checked,
+		 * then unlinked, so a link replaced meanwhile is left alone. */
+		r = remove_ours(l, dfd, rfd, de->d_name, NULL, target);
+		if (r > 0)
+			removed++;
+		else if (r < 0) {
+			report(l, LINK_FAILED, de->d_name, NULL, r);
+			if (ret == 0)
+				ret = r;
+		}
+	}
+	if (ret_removed)
+		*ret_removed = removed;
+	return ret;
+}
+
 void links_spec_free(LinkSpec *s, size_t n)
 {
 	if (!s)

@@ -128,6 +128,18 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
                     LinksStats *ret_stats);
 
 /*
+ * links_prune() - for a directory only lund writes: offer every symlink in it that is neither
+ * wanted (@want, @n entries) nor recorded to @prune (@dfd: the link directory, for resolving
+ * @target); those it returns true for are removed (reported LINK_REMOVED), as lund's own links
+ * are. Such links are left by an LU that went away while lund was down and its records were
+ * lost. Anything but a symlink is never offered. @ret_removed (may be NULL) counts the removed.
+ * Returns 0 or the first error (the walk continues past failures).
+ */
+typedef bool (*LinksPruneFn)(const char *name, const char *target, int dfd, void *userdata);
+int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, void *userdata,
+                unsigned *ret_removed);
+
+/*
  * links_recorded() - the links lund has recorded, sorted by name: arrays of malloc'd strings
  * (free with links_spec_free()). Returns 0 or -errno.
  */

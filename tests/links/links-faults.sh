@@ -108,6 +108,31 @@ mv "$TMP/gone-lu" "$TREE/sys/bus/scsi/devices/$lu"
 check "resync after it came back" resync
 check "32 links again ($(LINKS))" [ "$(LINKS)" = 32 ]
 
+# ---- records lost AND an LU gone while lund was down: its unrecorded names go too ----
+stop_lund
+rm -rf "$RUN/links"
+lu=$(ls "$TREE/sys/bus/scsi/devices" | grep -v host | tail -n1)
+blk=$(ls "$TREE/sys/bus/scsi/devices/$lu/block")
+sg=$(ls "$TREE/sys/bus/scsi/devices/$lu/scsi_generic")
+mv "$TREE/sys/bus/scsi/devices/$lu" "$TMP/gone-lu"
+# Not lund's to judge: a file, and a symlink to something that exists and is no LU's node.
+echo admin > "$TREE/dev/scsi/by-id/admin-file"
+touch "$TREE/dev/not-an-lu"
+ln -s ../../not-an-lu "$TREE/dev/scsi/by-id/admin-link"
+start_lund
+check "the gone LU's four unrecorded names are removed at start ($(LINKS) links)" \
+        [ "$(LINKS)" = 30 ]
+check "no link names $blk any more" not_grep "$blk"
+check "no link names $sg any more" not_grep "$sg"
+check "the removal is logged" grep -q "4 unrecorded links naming no present logical unit removed" \
+        "$TMP/lund.log"
+check "a file in the link directory is left alone" grep -qx admin "$TREE/dev/scsi/by-id/admin-file"
+check "a symlink to an existing non-LU node is left alone" [ -L "$TREE/dev/scsi/by-id/admin-link" ]
+rm -f "$TREE/dev/scsi/by-id/admin-file" "$TREE/dev/scsi/by-id/admin-link" "$TREE/dev/not-an-lu"
+mv "$TMP/gone-lu" "$TREE/sys/bus/scsi/devices/$lu"
+check "resync after it came back" resync
+check "32 links again ($(LINKS))" [ "$(LINKS)" = 32 ]
+
 # ---- broken record entries: repaired, not an error forever ----
 rec=$(ls -d "$RUN"/links/*)
 names=($(ls "$TREE/dev/scsi/by-id" | head -n2))

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""LUND=... LUNCTL=... control-list-large.py [N]
+
+`lunctl list` against a real lund holding N LUs (default 100000) on a fake sysfs tree: every
+sys/bus/scsi/devices/H:C:T:L is a link to one template device (type, vendor, model, state; no
+nodes, so nothing is named and no command is sent), so the tree costs N links. lund's whole
+inventory is far over the socket's 16 MiB per-client limit: an unpaged "list" is refused with
+ENOBUFS, and lunctl, which pages, must still get every LU, each once, in H:C:T:L order.
+Exit: 0 pass, 1 fail, 77 skipped."""
+import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
+
+LUND, LUNCTL = os.environ.get('LUND'), os.environ.get('LUNCTL')
+if not LUND or not LUNCTL:
+    print('SKIP: LUND= and LUNCTL= are needed')
+    sys.exit(77)
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
+TARGETS, HOSTS = 100, 4
+
+
+def hctl(i):
+    per_host = N // HOSTS + 1
+    h, rest = divmod(i, per_host)
+    t, l = divmod(rest, per_host // TARGETS + 1)
+    return h, 0, t, l
+
+
+def make_tree(root):
+    dev = os.path.join(root, 'sys/devices/template/0:0:0:0')
+    os.makedirs(dev)
+    for name, text in (('type', '0'), ('vendor', 'LUND    '), ('model', 'PAGED           '),
+                       ('rev', '0001'), ('state', 'running'), ('scsi_level', '7'),
+                       ('queue_depth', '32'), ('timeout', '30')):
+        with open(os.path.join(dev, name), 'w') as f:
+            f.write(text + '\n')
+    bus = os.path.join(root, 'sys/bus/scsi/devices')
+    os.makedirs(bus)
+    for h in range(HOSTS):
+        os.makedirs(os.path.join(root, 'sys/class/scsi_host/host%d' % h))
+    for i in range(N):
+        os.symlink('../../../devices/template/0:0:0:0',
+                   os.path.join(bus, '%d:%d:%d:%d' % hctl(i)))
+    os.makedirs(os.path.join(root, 'dev'))
+
+
+def call(run_dir, req, timeout):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(os.path.join(run_dir, 'control'))
+    s.sendall((json.dumps(req) + '\n').encode())
+    buf = b''
+    while b'\n' not in buf:
+        k = s.recv(1 << 20)
+        if not k:
+            break
+        buf += k
+    s.close()
+    return json.loads(buf.split(b'\n', 1)[0]) if buf else None
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix='control-list-large.')
+    lund = None
+    fail = []
+    try:
+        t0 = time.monotonic()
+        root, run_dir = os.path.join(tmp, 'root'), os.path.join(tmp, 'run')
+        make_tree(root)
+        os.makedirs(run_dir)
+        print('tree of %d LUs in %.1f s' % (N, time.monotonic() - t0))
+        t0 = time.monotonic()
+        lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
+                                 '--sysfs-only', '--scan', 'never', '--load-modules', 'never',
+                                 '--log-level', 'warning'], stderr=subprocess.PIPE)
+        # Ready once it answers (a page of one LU: status itself grows with the LUs).
+        first = None
+        while first is None:
+            if lund.poll() is not None:
+                raise RuntimeError('lund exited: %s' % lund.stderr.read()[-2000:])
+            try:
+                first = call(run_dir, {'cmd': 'list', 'limit': 1}, 300)
+            except OSError:
+                time.sleep(0.5)
+        print('lund answers after %.1f s' % (time.monotonic() - t0))
+
+        # Unpaged: the whole inventory does not fit the per-client limit, and says so.
+        r = call(run_dir, {'cmd': 'list'}, 600)
+        if not r or r.get('ok') is not False or r.get('error') != 'ENOBUFS':
+            fail.append('an unpaged list of %d LUs was not refused with ENOBUFS: %.200r' %
+                        (N, r))
+        # A page past the end, a bad cursor and a bad limit.
+        r = call(run_dir, {'cmd': 'list', 'after': '99:0:0:0', 'limit': 10}, 300)
+        if not r or r.get('ok') is not True or r.get('hosts') != [] or 'next' in r:
+            fail.append('a page after the last LU: %.200r' % r)
+        for bad in ({'after': 'x'}, {'limit': 0}, {'limit': 10001}, {'limit': '5'}):
+            r = call(run_dir, dict(cmd='list', **bad), 300)
+            if not r or r.get('error') != 'EINVAL':
+                fail.append('list %r: %.200r' % (bad, r))
+
+        t0 = time.monotonic()
+        p = subprocess.run([LUNCTL, 'list', '--json'], capture_output=True,
+                           env=dict(os.environ, LUND_RUN_DIR=run_dir), timeout=1200)
+        took = time.monotonic() - t0
+        if p.returncode != 0:
+            fail.append('lunctl list exit %d: %s' % (p.returncode, p.stderr[-500:]))
+        else:
+            out = json.loads(p.stdout)
+            got = [lu['hctl'] for lu in out['logical_units']]
+            want = ['%d:%d:%d:%d' % hctl(i) for i in range(N)]
+            if out.get('source') != 'lund':
+                fail.append('lunctl list did not read lund: %r' % out.get('source'))
+            if sorted(got) != sorted(want) or len(set(got)) != len(got):
+                fail.append('lunctl list gave %d LUs (%d distinct), wanted %d' %
+                            (len(got), len(set(got)), N))
+            print('lunctl list --json: %d LUs in %.1f s' % (len(got), took))
+        if call(run_dir, {'cmd': 'list', 'limit': 1}, 300).get('ok') is not True:
+            fail.append('lund stopped answering')
+        lund.send_signal(signal.SIGTERM)
+        rc = lund.wait(timeout=120)
+        if rc != 0:
+            fail.append('lund exited %d: %s' % (rc, lund.stderr.read()[-2000:]))
+        lund = None
+    finally:
+        if lund:
+            lund.kill()
+            lund.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in fail:
+        print('FAIL:', f)
+    print('%s: %d LUs' % ('FAIL' if fail else 'PASS', N))
+    return 1 if fail else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
