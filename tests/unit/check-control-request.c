@@ -21,7 +21,7 @@ static const struct {
 	bool read_only;
 } commands[] = {
 	{ "list", true },    { "status", true },  { "names", true },   { "monitor", true },
-	{ "rescan", false }, { "resync", false }, { "reload", false },
+	{ "rescan", false }, { "resync", false }, { "reload", false }, { "queue", true },
 };
 
 START_TEST(test_classification)
