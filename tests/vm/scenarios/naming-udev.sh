@@ -4,9 +4,11 @@
 # name for name and target for target. Where several devices share one ID (the multipath pair,
 # scsi_debug's two hosts) udev points the link at one of them: lund's candidates for that name
 # must include udev's target.
-# Then by-path: udev's path_id builtin (`udevadm test-builtin path_id`) against `lunctl id
-# --export` (ID_PATH, ID_PATH_TAG, ID_PATH_ATA_COMPAT) on every LU, and /dev/disk/by-path against
-# `lunctl names --by-path`, name for name and target for target.
+# Then by-path, from the same lunctl runs: ID_PATH, ID_PATH_TAG and ID_PATH_ATA_COMPAT of every
+# disk against udev's database (its path_id builtin), and /dev/disk/by-path against the names
+# the rules make from lunctl's values, name for name and target for target. (lunctl names
+# --by-path itself is tested on a fake tree in tests/cli; lund's /dev/disk/by-path against
+# udev's in daemon-disk-links.)
 # vm-flavour: udev-root
 # vm-topology: san
 # vm-timeout: 300
@@ -30,6 +32,8 @@ for b in /sys/block/sd* /sys/block/sr*; do
 	[ -e "$b" ] || continue
 	n=${b##*/}
 	lunctl id --json "/dev/$n" > /tmp/id.json 2>/tmp/id.err || { vm_fail "lunctl id /dev/$n: $(cat /tmp/id.err)"; continue; }
+	# its ID_PATH* properties, for the by-path comparison below
+	sed -n 's/^ *"\(ID_PATH[A-Z_]*\)": "\(.*\)",\{0,1\}$/\1=\2/p' /tmp/id.json | sort > "/tmp/lund.path.$n"
 	sed -n '/"names"/,/]/p' /tmp/id.json | sed -n 's/^ *"\(.*\)",\{0,1\}$/\1/p' |
 		while read -r name; do echo "$name $n"; done >> /tmp/lund.map
 done
@@ -58,37 +62,34 @@ vm_result "udev_names=$(wc -l < /tmp/udev.names) lund_names=$(wc -l < /tmp/lund.
 vm_assert_ge 25 "$same" "names with exactly udev's target"
 cp /tmp/udev.map /tmp/lund.map "$VM_OUT/" 2>/dev/null || true
 
-# ID_PATH: udev's path_id run on the block device (the sg node where there is none), against
-# lunctl names --by-path --json, which carries ID_PATH* and the disk/by-path names: one peer
-# and one lunctl run per LU.
-lus=0 with_path=0 path_same=0
+# ID_PATH: udev's database (60-persistent-storage.rules imports path_id for every disk; lund's
+# own rule is not installed here) against the ID_PATH* properties of `lunctl id --json` above.
+udevadm info --export-db | awk '
+	/^P: / { node = "" }
+	/^N: (sd|sr)/ { node = substr($0, 4) }
+	/^E: ID_PATH(_TAG|_ATA_COMPAT)?=/ { if (node != "") print node " " substr($0, 4) }' > /tmp/udev.paths
+disks=0 with_path=0 path_same=0
 : > /tmp/lund.bypath
-for s in /sys/bus/scsi/devices/*:*:*:*; do
-	[ -e "$s/scsi_generic" ] || [ -e "$s/block" ] || continue
-	hctl=${s##*/}
-	blk=$(ls "$s/block" 2>/dev/null | head -n1)
-	sg=$(ls "$s/scsi_generic" 2>/dev/null | head -n1)
-	if [ -n "$blk" ]; then dev=/sys/class/block/$blk node=/dev/$blk; else dev=/sys/class/scsi_generic/$sg node=/dev/$sg; fi
-	lus=$((lus + 1))
-	udevadm test-builtin path_id "$dev" 2>/dev/null | grep -E '^ID_PATH(_TAG|_ATA_COMPAT)?=' | sort > /tmp/peer.path || true
-	lunctl names --by-path --json "$node" > /tmp/bp.json 2>/tmp/bp.err || vm_fail "lunctl names --by-path $node: $(cat /tmp/bp.err)"
-	sed -n 's/^ *"\(id_path\|id_path_tag\|id_path_ata_compat\)": "\(.*\)",\{0,1\}$/\1=\2/p' /tmp/bp.json |
-		sed 's/^id_path/ID_PATH/; s/^ID_PATH_tag/ID_PATH_TAG/; s/^ID_PATH_ata_compat/ID_PATH_ATA_COMPAT/' | sort > /tmp/lund.path
-	awk -F'"' '$2 == "name" { n = $4 } $2 == "node" { print "/dev/disk/by-path/" n " " $4 }' /tmp/bp.json >> /tmp/lund.bypath
-	[ -s /tmp/peer.path ] && with_path=$((with_path + 1))
-	if cmp -s /tmp/peer.path /tmp/lund.path; then
+for f in /tmp/lund.path.*; do
+	n=${f#/tmp/lund.path.}
+	disks=$((disks + 1))
+	awk -v n="$n" '$1 == n { print $2 }' /tmp/udev.paths | sort > /tmp/udev.path
+	[ -s /tmp/udev.path ] && with_path=$((with_path + 1))
+	if cmp -s /tmp/udev.path "$f"; then
 		path_same=$((path_same + 1))
-		vm_log "$hctl ${node#/dev/}: $(tr '\n' ' ' < /tmp/peer.path)"
+		vm_log "$n: $(tr '\n' ' ' < "$f")"
 	else
-		vm_fail "$hctl ${node#/dev/}: ID_PATH differs from udev's path_id"
-		diff /tmp/peer.path /tmp/lund.path || true
+		vm_fail "$n: ID_PATH* differ from udev's path_id (< udev, > lunctl)"
+		diff /tmp/udev.path "$f" || true
 	fi
+	# the by-path names the rules make from them (the SAN's disks carry no partitions)
+	sed -n 's|^ID_PATH\(_ATA_COMPAT\)\{0,1\}=\(.*\)|/dev/disk/by-path/\2 '"$n"'|p' "$f" >> /tmp/lund.bypath
 done
-vm_result "path_id_lus=$lus with_id_path=$with_path id_path_same=$path_same"
-vm_assert_eq "$lus" "$path_same" "LUs whose ID_PATH* equal udev's path_id"
-vm_assert_ge 15 "$with_path" "LUs udev gives an ID_PATH"
+vm_result "disks=$disks with_id_path=$with_path id_path_same=$path_same"
+vm_assert_eq "$disks" "$path_same" "disks whose ID_PATH* equal udev's path_id"
+vm_assert_ge 15 "$with_path" "disks udev gives an ID_PATH"
 
-# /dev/disk/by-path: udev's links to SCSI disks (sd, sr: not the virtio-blk root) against lunctl's.
+# /dev/disk/by-path: udev's links to SCSI disks (sd, sr: not the virtio-blk root disk).
 : > /tmp/udev.bypath
 for l in /dev/disk/by-path/*; do
 	[ -L "$l" ] || continue
@@ -97,7 +98,7 @@ for l in /dev/disk/by-path/*; do
 done
 sort -o /tmp/udev.bypath /tmp/udev.bypath
 sort -o /tmp/lund.bypath /tmp/lund.bypath
-if cmp -s /tmp/udev.bypath /tmp/lund.bypath; then bp=same; else bp=differs; vm_fail "/dev/disk/by-path differs from lunctl names --by-path"; diff /tmp/udev.bypath /tmp/lund.bypath || true; fi
+if cmp -s /tmp/udev.bypath /tmp/lund.bypath; then bp=same; else bp=differs; vm_fail "/dev/disk/by-path differs from the names of lunctl's ID_PATH"; diff /tmp/udev.bypath /tmp/lund.bypath || true; fi
 vm_result "by_path_udev=$(wc -l < /tmp/udev.bypath) by_path_lunctl=$(wc -l < /tmp/lund.bypath) by_path=$bp"
 vm_assert_ge 15 "$(wc -l < /tmp/udev.bypath)" "udev's /dev/disk/by-path links to SCSI disks"
 cp /tmp/udev.bypath /tmp/lund.bypath "$VM_OUT/" 2>/dev/null || true
