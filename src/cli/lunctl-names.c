@@ -6,9 +6,11 @@
  * path lund uses (engine/identify.h), instead of asked of the running lund.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "identify.h"
@@ -16,6 +18,8 @@
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
+#include "pathtag.h"
+#include "sysfs.h"
 
 static int show_device(const char *dev, OutputMode mode)
 {
@@ -110,6 +114,165 @@ static int show_device_local(const char *dev, const Options *o, bool why)
 	return EXIT_OK;
 }
 
+/* A partition of the disk: its kernel name and number. */
+typedef struct Part {
+	char *node;
+	unsigned number;
+} Part;
+
+static int part_cmp(const void *a, const void *b)
+{
+	const Part *x = a, *y = b;
+
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* The partitions of block device @block of the LU at @syspath (<syspath>/block/@block/<name>
+ * with a partition attribute), as lund's inventory reads them. */
+static int read_parts(int rootfd, const char *syspath, const char *block, Part **ret, size_t *ret_n)
+{
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_(closedirp) DIR *d = NULL;
+	Part *v = NULL;
+	size_t n = 0;
+
+	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
+		return -ENOMEM;
+	if (sysfs_opendir(rootfd, dir, &d) < 0) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		_cleanup_free_ char *sub = NULL;
+		uint64_t num;
+		Part *nv;
+
+		if (de->d_name[0] == '.' || !strneq(de->d_name, block, strlen(block)))
+			continue;
+		if (asprintf(&sub, "%s/%s", dir, de->d_name) < 0)
+			goto oom;
+		if (sysfs_attr_u64(rootfd, sub, "partition", &num) < 0 || num == 0 ||
+		    num > UINT32_MAX)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			goto oom;
+		v = nv;
+		v[n].node = strdup(de->d_name);
+		if (!v[n].node)
+			goto oom;
+		v[n++].number = (unsigned)num;
+	}
+	qsort(v, n, sizeof(*v), part_cmp);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+oom:
+	for (size_t i = 0; i < n; i++)
+		free(v[i].node);
+	free(v);
+	return -ENOMEM;
+}
+
+/* One disk/by-path name of 60-persistent-storage.rules: printed, or added to @arr. */
+static int by_path_one(const char *value, unsigned part, const char *node, json_object *arr)
+{
+	char suffix[32] = "", name[NAME_MAX + 1];
+
+	if (part > 0)
+		snprintf(suffix, sizeof(suffix), "-part%u", part);
+	if (pathtag_link_name(value, suffix, name, sizeof(name)) < 0)
+		return 0; /* udev would make no link directly in disk/by-path (pathtag.h) */
+	if (arr) {
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "node", json_object_new_string(node));
+		json_object_array_add(arr, o);
+		return 0;
+	}
+	return printf("/dev/disk/by-path/%s %s\n", name, node) < 0 ? -EIO : 0;
+}
+
+/*
+ * The /dev/disk/by-path names udev's 60-persistent-storage.rules make for @dev: ID_PATH and
+ * ID_PATH_ATA_COMPAT for the disk (sd, sr) and each with "-partN" for its partitions; none for
+ * LUs without a block device or below devices/virtual/. Computed here from sysfs, never asked
+ * of lund: these are udev's names whoever makes them.
+ */
+static int show_by_path(const char *dev, const Options *o)
+{
+	_cleanup_(identity_done) Identity ident = {};
+	_cleanup_(lu_ref_done) LuRef lu = {};
+	_cleanup_(json_object_putp) json_object *root = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	json_object *arr = NULL;
+	const PathId *p;
+	Part *parts = NULL;
+	size_t n_parts = 0;
+	int r;
+
+	r = lunctl_identify(o, dev, &lu, &ident);
+	if (r != EXIT_OK)
+		return r;
+	p = &ident.path;
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	if (lu.block && p->path && !p->virtual_dev) {
+		r = read_parts(rootfd, lu.syspath, lu.block, &parts, &n_parts);
+		if (r < 0) {
+			log_error_errno(r, "Failed to read the partitions of %s: %m", lu.block);
+			return EXIT_DEVICE;
+		}
+	}
+	if (o->output == OUTPUT_JSON) {
+		root = json_object_new_object();
+		arr = json_object_new_array();
+		if (!root || !arr) {
+			json_object_put(arr);
+			r = -ENOMEM;
+			goto out;
+		}
+		json_object_object_add(root, "hctl", json_object_new_string(lu.hctl));
+		json_object_object_add(root, "nodes", lunctl_nodes_json(&lu));
+		json_object_object_add(root, "id_path",
+		                       p->path ? json_object_new_string(p->path) : NULL);
+		json_object_object_add(root, "id_path_tag",
+		                       p->tag ? json_object_new_string(p->tag) : NULL);
+		json_object_object_add(root, "id_path_ata_compat",
+		                       p->ata_compat ? json_object_new_string(p->ata_compat)
+		                                     : NULL);
+		json_object_object_add(root, "by_path", arr);
+	}
+	r = 0;
+	if (lu.block && p->path && !p->virtual_dev) {
+		const char *values[] = { p->path, p->ata_compat };
+
+		for (size_t v = 0; r >= 0 && v < ELEMENTSOF(values); v++) {
+			if (!values[v])
+				continue;
+			r = by_path_one(values[v], 0, lu.block, arr);
+			for (size_t i = 0; r >= 0 && i < n_parts; i++)
+				r = by_path_one(values[v], parts[i].number, parts[i].node, arr);
+		}
+	}
+	if (r >= 0 && root)
+		r = output_json(stdout, root);
+out:
+	for (size_t i = 0; i < n_parts; i++)
+		free(parts[i].node);
+	free(parts);
+	if (r < 0) {
+		log_error_errno(r, "Failed to print: %m");
+		return EXIT_DEVICE;
+	}
+	return EXIT_OK;
+}
+
 static int show_collisions(OutputMode mode)
 {
 	_cleanup_(json_object_putp) json_object *reply = NULL;
@@ -146,14 +309,15 @@ static int show_collisions(OutputMode mode)
 
 int verb_names(int argc, char *argv[], Options *o)
 {
-	enum { OPT_COLLISIONS = 0x100, OPT_WHY };
+	enum { OPT_COLLISIONS = 0x100, OPT_WHY, OPT_BY_PATH };
 	static const struct option longopts[] = { { "collisions", no_argument, NULL,
 		                                    OPT_COLLISIONS },
 		                                  { "why", no_argument, NULL, OPT_WHY },
+		                                  { "by-path", no_argument, NULL, OPT_BY_PATH },
 		                                  { "json", no_argument, NULL, 'J' },
 		                                  { "help", no_argument, NULL, 'h' },
 		                                  {} };
-	bool collisions = false, why = false;
+	bool collisions = false, why = false, by_path = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
@@ -164,11 +328,15 @@ int verb_names(int argc, char *argv[], Options *o)
 		case OPT_WHY:
 			why = true;
 			break;
+		case OPT_BY_PATH:
+			by_path = true;
+			break;
 		case 'J':
 			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
 			printf("Usage: lunctl names [--json] [--why] <device>\n"
+			       "       lunctl names [--json] --by-path <device>\n"
 			       "       lunctl names [--json] --collisions\n"
 			       "      --why         for each name, the rule and the page data it "
 			       "came "
@@ -176,6 +344,10 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "                    and why scsi_id passed over the other page "
 			       "0x83\n"
 			       "                    designators (computed here, lund not asked)\n"
+			       "      --by-path     the /dev/disk/by-path names udev makes, "
+			       "computed "
+			       "here\n"
+			       "                    from sysfs\n"
 			       "      --collisions  the names several LUs want, and who has them\n"
 			       "  -J, --json        JSON output\n"
 			       "With --root, --sysfs-only or --sgio-only the names are computed "
@@ -185,6 +357,10 @@ int verb_names(int argc, char *argv[], Options *o)
 			fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
 			return EXIT_USAGE;
 		}
+	}
+	if (collisions + by_path + why > 1) {
+		log_error("--collisions, --by-path and --why exclude each other");
+		return EXIT_USAGE;
 	}
 	if (collisions) {
 		if (optind != argc) {
@@ -197,6 +373,8 @@ int verb_names(int argc, char *argv[], Options *o)
 		log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");
 		return EXIT_USAGE;
 	}
+	if (by_path)
+		return show_by_path(argv[optind], o);
 	if (why || o->root || o->sysfs_only || o->sgio_only)
 		return show_device_local(argv[optind], o, why);
 	return show_device(argv[optind], o->output);

@@ -30,8 +30,11 @@ static void usage(FILE *out)
 	        "     --run-dir <dir>          control socket and link records (default %s)\n"
 	        "     --link-dir <dir>         lund's link directory below the root\n"
 	        "                                (default /dev/scsi/by-id)\n"
-	        "     --manage-disk-links      also maintain /dev/disk/by-id (systems without "
-	        "udevd)\n"
+	        "     --path-link-dir <dir>    lund's by-path link directory below the root\n"
+	        "                                (default /dev/scsi/by-path)\n"
+	        "     --manage-disk-links      also maintain /dev/disk/by-id and "
+	        "/dev/disk/by-path\n"
+	        "                                (systems without udevd)\n"
 	        "     --receive-buffer <size>  kernel uevent socket buffer, bytes, K/M/G suffixes\n"
 	        "                                (default 128M)\n"
 	        "     --sysfs-only             never send SCSI commands, use the kernel's cache "
@@ -146,6 +149,7 @@ int main(int argc, char *argv[])
 		OPT_RUN_DIR,
 		OPT_LINK_DIR,
 		OPT_MANAGE_DISK_LINKS,
+		OPT_PATH_LINK_DIR,
 		OPT_RECEIVE_BUFFER,
 		OPT_SYSFS_ONLY,
 		OPT_NO_MONITOR,
@@ -162,6 +166,7 @@ int main(int argc, char *argv[])
 		{ "run-dir", required_argument, NULL, OPT_RUN_DIR },
 		{ "link-dir", required_argument, NULL, OPT_LINK_DIR },
 		{ "manage-disk-links", no_argument, NULL, OPT_MANAGE_DISK_LINKS },
+		{ "path-link-dir", required_argument, NULL, OPT_PATH_LINK_DIR },
 		{ "receive-buffer", required_argument, NULL, OPT_RECEIVE_BUFFER },
 		{ "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
 		{ "no-monitor", no_argument, NULL, OPT_NO_MONITOR },
@@ -180,8 +185,9 @@ int main(int argc, char *argv[])
 		.root = "/",
 		.run_dir = LUND_RUNDIR,
 		.link_dir = "dev/scsi/by-id",
+		.path_link_dir = "dev/scsi/by-path",
 	};
-	_cleanup_free_ char *link_dir = NULL;
+	_cleanup_free_ char *link_dir = NULL, *path_link_dir = NULL;
 	Manager *m = NULL;
 	int level = LOG_INFO, c, r;
 
@@ -206,8 +212,18 @@ int main(int argc, char *argv[])
 			}
 			config.link_dir = link_dir;
 			break;
+		case OPT_PATH_LINK_DIR:
+			free(path_link_dir);
+			path_link_dir = (char *)below_root(optarg);
+			if (!path_link_dir) {
+				fprintf(stderr, "lund: invalid --path-link-dir '%s'\n", optarg);
+				return EXIT_FAILURE;
+			}
+			config.path_link_dir = path_link_dir;
+			break;
 		case OPT_MANAGE_DISK_LINKS:
 			config.disk_link_dir = "dev/disk/by-id";
+			config.disk_path_link_dir = "dev/disk/by-path";
 			break;
 		case OPT_RECEIVE_BUFFER:
 			if (parse_size(optarg, &config.receive_buffer) < 0) {
@@ -291,6 +307,13 @@ int main(int argc, char *argv[])
 	if (config.disk_link_dir && streq(config.disk_link_dir, config.link_dir)) {
 		fprintf(stderr, "lund: --link-dir must differ from /dev/disk/by-id\n");
 		return LUND_EXIT_USAGE;
+	}
+	if (streq(config.path_link_dir, config.link_dir) ||
+	    (config.disk_link_dir && streq(config.path_link_dir, config.disk_link_dir)) ||
+	    streq(config.path_link_dir, "dev/disk/by-path")) {
+		fprintf(stderr, "lund: --path-link-dir must differ from the other link "
+		                "directories\n");
+		return EXIT_FAILURE;
 	}
 
 	log_setup("lund", LOG_TARGET_AUTO, level);

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
+#include "pathtag.h"
 
 /* What one LU wants, while its links are being worked out: the strings are owned. */
 typedef struct LinkWants {
@@ -165,12 +166,67 @@ static bool type_is_disk_like(int type)
 	       type == LU_TYPE_ZBC || type == LU_TYPE_WORM || type == LU_TYPE_CDROM;
 }
 
+/* One by-path base name from @value (ID_PATH or ID_PATH_ATA_COMPAT) and @suffix, as udev's
+ * rules make it; NULL (no link) where udev would make none directly in the directory. */
+static int path_name(const char *value, const char *suffix, char **ret)
+{
+	char name[NAME_MAX + 1];
+
+	*ret = NULL;
+	if (!value || pathtag_link_name(value, suffix, name, sizeof(name)) < 0)
+		return 0;
+	*ret = strdup(name);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* The by-path names, lund(8) LINKS: ID_PATH for every LU in lund's tree as its by-id names
+ * are made, and /dev/disk/by-path as 60-persistent-storage.rules makes it. */
+static int lu_wanted_path_links(Manager *m, const Lu *lu, LinkWants *ret)
+{
+	const LuNaming *n = &lu->naming;
+	const char *values[] = { n->id_path, n->id_path_ata_compat };
+	_cleanup_free_ char *base = NULL;
+	int r;
+
+	r = path_name(n->id_path, NULL, &base);
+	if (r < 0 || !base)
+		return r;
+	r = want_add(m, ret, LINKSET_SCSI_PATH, base, "", lu_primary_node(lu));
+	if (r >= 0 && lu->type == LU_TYPE_TAPE)
+		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-nst", lu->tape_nr);
+	if (r >= 0)
+		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-sg", lu->sg);
+
+	/* udev's rules make disk/by-path names for sd and sr disks outside devices/virtual/. */
+	if (r < 0 || !lu->block || n->path_virtual)
+		return r;
+	for (size_t v = 0; r >= 0 && v < ELEMENTSOF(values); v++) {
+		_cleanup_free_ char *name = NULL;
+
+		r = path_name(values[v], NULL, &name);
+		if (r < 0 || !name)
+			continue;
+		r = want_add(m, ret, LINKSET_DISK_PATH, name, "", lu->block);
+		for (size_t p = 0; r >= 0 && p < lu->n_partitions; p++) {
+			_cleanup_free_ char *pname = NULL;
+			char suffix[32];
+
+			snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
+			r = path_name(values[v], suffix, &pname);
+			if (r >= 0 && pname)
+				r = want_add(m, ret, LINKSET_DISK_PATH, pname, "",
+				             lu->partitions[p].node);
+		}
+	}
+	return r;
+}
+
 /* The link scheme, lund(8) LINKS. */
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
 	const char *primary = lu_primary_node(lu);
 	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
-	int r = 0;
+	int r = lu_wanted_path_links(m, lu, ret);
 
 	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++) {
 		const char *b = lu->naming.names[i];

@@ -39,8 +39,10 @@
 #define MESSAGE_SCAN_RESULT    "9b4d2e6f8a1c4357b0e2d4f6a8c1e3b5"
 
 typedef enum LinkSet {
-	LINKSET_SCSI, /* lund's own tree, every LU type */
-	LINKSET_DISK, /* /dev/disk/by-id, when lund manages it (no udevd) */
+	LINKSET_SCSI,      /* lund's own tree, every LU type */
+	LINKSET_DISK,      /* /dev/disk/by-id, when lund manages it (no udevd) */
+	LINKSET_SCSI_PATH, /* lund's by-path tree, every LU type */
+	LINKSET_DISK_PATH, /* /dev/disk/by-path, when lund manages /dev/disk */
 	_LINKSET_MAX,
 } LinkSet;
 

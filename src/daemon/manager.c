@@ -648,8 +648,14 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	m->link_dir[LINKSET_SCSI] = strdup(config->link_dir);
 	if (config->disk_link_dir)
 		m->link_dir[LINKSET_DISK] = strdup(config->disk_link_dir);
+	if (config->path_link_dir)
+		m->link_dir[LINKSET_SCSI_PATH] = strdup(config->path_link_dir);
+	if (config->disk_path_link_dir)
+		m->link_dir[LINKSET_DISK_PATH] = strdup(config->disk_path_link_dir);
 	if (!m->root || !m->run_dir || !m->link_dir[LINKSET_SCSI] ||
-	    (config->disk_link_dir && !m->link_dir[LINKSET_DISK])) {
+	    (config->disk_link_dir && !m->link_dir[LINKSET_DISK]) ||
+	    (config->path_link_dir && !m->link_dir[LINKSET_SCSI_PATH]) ||
+	    (config->disk_path_link_dir && !m->link_dir[LINKSET_DISK_PATH])) {
 		manager_free(TAKE_PTR(m));
 		return -ENOMEM;
 	}

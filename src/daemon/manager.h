@@ -27,11 +27,13 @@ const char *manager_scan_mode_to_string(ManagerScanMode m);
 ManagerScanMode manager_scan_mode_from_string(const char *s);
 
 typedef struct ManagerConfig {
-	const char *root;          /* the tree sysfs and /dev are read from: "/" */
-	const char *run_dir;       /* absolute: control socket and link records */
-	const char *link_dir;      /* below root: "dev/scsi/by-id" */
-	const char *disk_link_dir; /* below root, or NULL: "dev/disk/by-id" */
-	size_t receive_buffer;     /* 0: the default */
+	const char *root;               /* the tree sysfs and /dev are read from: "/" */
+	const char *run_dir;            /* absolute: control socket and link records */
+	const char *link_dir;           /* below root: "dev/scsi/by-id" */
+	const char *disk_link_dir;      /* below root, or NULL: "dev/disk/by-id" */
+	const char *path_link_dir;      /* below root, or NULL: "dev/scsi/by-path" */
+	const char *disk_path_link_dir; /* below root, or NULL: "dev/disk/by-path" */
+	size_t receive_buffer;          /* 0: the default */
 	ProbeFlags probe_flags;
 	bool no_monitor;             /* tests: do not listen to kernel uevents */
 	const char *conf_path;       /* lund.conf(5); NULL: /etc/lund/lund.conf */

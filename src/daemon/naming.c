@@ -19,6 +19,8 @@ void lu_naming_done(LuNaming *n)
 	for (size_t i = 0; i < n->n_names; i++)
 		free(n->names[i]);
 	free(n->names);
+	free(n->id_path);
+	free(n->id_path_ata_compat);
 	free(n->id_type);
 	free(n->id_vendor);
 	free(n->id_model);
@@ -31,7 +33,10 @@ void lu_naming_done(LuNaming *n)
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 {
 	if (!streq_ptr(a->serial, b->serial) || !streq_ptr(a->wwn, b->wwn) ||
-	    !streq_ptr(a->bus, b->bus) || a->n_names != b->n_names)
+	    !streq_ptr(a->bus, b->bus) || a->n_names != b->n_names ||
+	    !streq_ptr(a->id_path, b->id_path) ||
+	    !streq_ptr(a->id_path_ata_compat, b->id_path_ata_compat) ||
+	    a->path_virtual != b->path_virtual)
 		return false;
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
@@ -110,6 +115,10 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 			n.n_names++;
 		}
 	}
+
+	n.id_path = TAKE_PTR(ident.path.path);
+	n.id_path_ata_compat = TAKE_PTR(ident.path.ata_compat);
+	n.path_virtual = ident.path.virtual_dev;
 
 	r = naming_set_ident(&n, &ident);
 	if (r < 0)

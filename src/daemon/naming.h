@@ -19,6 +19,10 @@ typedef struct LuNaming {
 	char *bus;    /* "scsi" or "ata" */
 	char **names; /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
 	size_t n_names;
+	/* udev's path_id (engine/pathid.h): ID_PATH and ID_PATH_ATA_COMPAT, NULL when unset;
+	 * @path_virtual: below devices/virtual/, where udev's rules make no disk/by-path name. */
+	char *id_path, *id_path_ata_compat;
+	bool path_virtual;
 	/* scsi_id's view, as `lunctl list` shows it: ID_TYPE, ID_VENDOR, ID_MODEL, ID_REVISION
 	 * and ID_SERIAL (NULL when scsi_id prints none) unescaped, and every property of
 	 * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one

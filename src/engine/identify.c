@@ -20,6 +20,7 @@ void identity_done(Identity *i)
 	free(i->serial);
 	free(i->wwn);
 	free(i->lines);
+	pathid_done(&i->path);
 	*i = (Identity){};
 }
 
@@ -105,6 +106,11 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 		if (r < 0)
 			return r;
 	}
+
+	/* path_id reads sysfs only; a device path that cannot be walked just has no ID_PATH. */
+	r = lu->syspath ? pathid_read(rootfd, lu->syspath, &i.path) : 0;
+	if (r == -ENOMEM)
+		return r;
 
 	/* Exactly what udev's rules run: scsi_id with the default page selection. */
 	i.pg00_inferred = pg00_inferable(pages);

@@ -27,6 +27,7 @@
 
 #include "ident.h"
 #include "names.h"
+#include "pathid.h"
 #include "probe.h"
 #include "udevctx.h"
 
@@ -53,6 +54,10 @@ typedef struct Identity {
 	NamesBus bus; /* names_bus(): who supplied ID_SERIAL for the "<bus>-" name */
 	char *serial; /* that ID_SERIAL, NULL when there is none */
 	char *wwn;    /* "0x" ID_WWN_WITH_EXTENSION, NULL when there is none */
+
+	/* udev's path_id for the LU (ID_PATH, ID_PATH_TAG, ID_PATH_ATA_COMPAT), from sysfs below
+	 * the root; empty when path_id sets nothing or the device path cannot be read. */
+	PathId path;
 
 	/* Every export line as "KEY=VALUE" (escaped, export.h), each NUL-terminated, packed one
 	 * after the other in @lines (@lines_size bytes, @n_lines of them): first scsi_id's ID_*

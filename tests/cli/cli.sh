@@ -238,6 +238,48 @@ for line in open(sys.argv[1]):
 sys.exit(1 if bad else 0)
 PY
 
+# ID_PATH in `lunctl id --export` and --json, and `lunctl names --by-path`, on a tree laid out as
+# Linux lays out an AHCI port (devices with uevent and subsystem links, the ata_port class): the
+# libata path with its ATA compat name, and the by-path names of the disk and its partition.
+pr=$TMP/pathroot
+hba=sys/devices/pci0000:00/0000:00:1f.2
+d=$hba/ata2/host1/target1:0:0/1:0:0:0
+mkdir -p "$pr/$d/block/sdb/sdb1" "$pr/sys/bus/scsi/devices" "$pr/sys/bus/pci" "$pr/sys/class/ata_port/ata2"
+: > "$pr/sys/devices/pci0000:00/uevent"
+: > "$pr/$hba/uevent"
+: > "$pr/$hba/ata2/uevent"
+ln -s ../../../../bus/pci "$pr/$hba/subsystem"
+for x in host1:scsi_host target1:0:0:scsi_target 1:0:0:0:scsi_device; do
+        n=${x%:*} t=${x##*:}
+        p=$(echo "$d" | sed "s|\(/$n\)/.*|\1|")
+        echo "DEVTYPE=$t" > "$pr/$p/uevent"
+        ln -s "$(echo "$p" | sed 's|[^/]*|..|g')/sys/bus/scsi" "$pr/$p/subsystem"
+done
+mkdir -p "$pr/sys/bus/scsi"
+echo 2 > "$pr/sys/class/ata_port/ata2/port_no"
+ln -s "../../../${d#sys/}" "$pr/sys/bus/scsi/devices/1:0:0:0"
+grep -v '^#' "$FIX/captured/ahci-disk/sysfs-inquiry.hex" | xxd -r -p > "$pr/$d/inquiry"
+echo 0 > "$pr/$d/type"
+echo 1 > "$pr/$d/block/sdb/sdb1/partition"
+expect_rc 0 "id --export with a path" "$LUNCTL" --root "$pr" --sysfs-only id --export 1:0:0:0
+checks=$((checks + 1))
+grep -E '^ID_PATH' "$TMP/out" > "$TMP/path"
+printf '%s\n' ID_PATH=pci-0000:00:1f.2-ata-2.0 ID_PATH_TAG=pci-0000_00_1f_2-ata-2_0 \
+        ID_PATH_ATA_COMPAT=pci-0000:00:1f.2-ata-2 > "$TMP/path.want"
+diff -u "$TMP/path.want" "$TMP/path" || { echo "FAIL: ID_PATH lines of id --export"; fail=1; }
+expect_rc 0 "id --json with a path" "$LUNCTL" --root "$pr" --sysfs-only id --json 1:0:0:0
+checks=$((checks + 1))
+grep -q '"ID_PATH_TAG": "pci-0000_00_1f_2-ata-2_0"' "$TMP/out" || { echo "FAIL: ID_PATH_TAG in id --json"; fail=1; }
+expect_rc 0 "names --by-path" "$LUNCTL" --root "$pr" --sysfs-only names --by-path 1:0:0:0
+checks=$((checks + 1))
+printf '%s\n' "/dev/disk/by-path/pci-0000:00:1f.2-ata-2.0 sdb" \
+        "/dev/disk/by-path/pci-0000:00:1f.2-ata-2.0-part1 sdb1" \
+        "/dev/disk/by-path/pci-0000:00:1f.2-ata-2 sdb" \
+        "/dev/disk/by-path/pci-0000:00:1f.2-ata-2-part1 sdb1" > "$TMP/bp.want"
+diff -u "$TMP/bp.want" "$TMP/out" || { echo "FAIL: names --by-path"; fail=1; }
+expect_rc 1 "names --by-path with --collisions" "$LUNCTL" names --by-path --collisions
+expect_rc 1 "names --by-path without a device" "$LUNCTL" names --by-path
+
 # lunctl rescan through the daemon: a stand-in for lund's control socket records the request,
 # sends a progress note and then the reply lund would give ($1: "ok", "failed" or "enoent").
 fake_lund() {

@@ -20,6 +20,10 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
   daemon-loop.py LUND signals      SIGPIPE, SIGUSR1 and SIGUSR2 do not end lund.
   daemon-loop.py LUND reload       SIGHUP and {"cmd":"reload"} re-read lund.conf and re-apply the
                                    policy; a file that cannot be parsed keeps the old one.
+  daemon-loop.py LUND by-path      on a PCI virtio-scsi tree: /dev/scsi/by-path for a disk and
+                                   an enclosure (sg only), /dev/disk/by-path for the disk and
+                                   its partition with --manage-disk-links, udev's names; gone
+                                   with the LU after a resync.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
 """
@@ -406,6 +410,93 @@ def case_reload(tmp):
                   open(timeout).read().strip() == '80',
                   'lunctl reload of a broken file fails and says so (exit %d: %s)' %
                   (r.returncode, r.stderr.strip()))
+    finally:
+        lund.stop()
+
+
+# A standard INQUIRY: peripheral type @ptype, "FAKE" / "DISK".
+def inquiry(ptype):
+    b = bytearray(36)
+    b[0] = ptype
+    b[2] = 6
+    b[3] = 2
+    b[4] = 31
+    b[8:16] = b'FAKE    '
+    b[16:32] = b'DISK            '
+    b[32:36] = b'0001'
+    return bytes(b)
+
+
+def case_by_path(tmp):
+    root = os.path.join(tmp, 'root')
+    hba = 'sys/devices/pci0000:00/0000:00:02.0'
+    host = hba + '/virtio1/host2'
+
+    def dev(path, subsystem=None, devtype=None):
+        put(root, path + '/uevent', 'DEVTYPE=%s\n' % devtype if devtype else '')
+        if subsystem:
+            os.makedirs(os.path.join(root, 'sys/bus', subsystem), exist_ok=True)
+            depth = path.count('/') + 1
+            os.symlink('../' * depth + 'sys/bus/' + subsystem,
+                       os.path.join(root, path, 'subsystem'))
+
+    def lu(hctl, ptype, block=None, sg=None):
+        t = host + '/target' + hctl.rsplit(':', 1)[0]
+        if not os.path.exists(os.path.join(root, t)):
+            dev(t, 'scsi', 'scsi_target')
+        d = t + '/' + hctl
+        dev(d, 'scsi', 'scsi_device')
+        for a, v in (('type', '%d' % ptype), ('vendor', 'FAKE    '), ('scsi_level', '6'),
+                     ('model', 'DISK            '), ('rev', '0001'), ('timeout', '30')):
+            put(root, d + '/' + a, v + '\n')
+        with open(os.path.join(root, d, 'inquiry'), 'wb') as f:
+            f.write(inquiry(ptype))
+        if block:
+            put(root, '%s/block/%s/dev' % (d, block), '8:16\n')
+            put(root, '%s/block/%s/%s1/partition' % (d, block, block), '1\n')
+        if sg:
+            put(root, '%s/scsi_generic/%s/dev' % (d, sg), '21:1\n')
+        os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'), exist_ok=True)
+        os.symlink('../../../' + d[len('sys/'):],
+                   os.path.join(root, 'sys/bus/scsi/devices', hctl))
+
+    dev('sys/devices/pci0000:00')
+    dev(hba, 'pci')
+    dev(hba + '/virtio1', 'virtio')
+    dev(host, 'scsi', 'scsi_host')
+    lu('2:0:1:0', 0, block='sdb', sg='sg1')
+    lu('2:0:2:0', 0x0d, sg='sg2')
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'never', '--manage-disk-links'])
+
+    def link(d, name):
+        try:
+            return os.readlink(os.path.join(root, 'dev', d, name))
+        except OSError:
+            return None
+
+    base = 'pci-0000:00:02.0-scsi-0:0:'
+    try:
+        lund.wait_socket()
+        check(link('scsi/by-path', base + '1:0') == '../../sdb',
+              'scsi/by-path: the disk\'s path names its primary node (%s)' %
+              link('scsi/by-path', base + '1:0'))
+        check(link('scsi/by-path', base + '1:0-sg') == '../../sg1',
+              'scsi/by-path: and "-sg" its sg node')
+        check(link('scsi/by-path', base + '2:0') == '../../sg2',
+              'scsi/by-path: the enclosure\'s path names its sg node')
+        check(link('disk/by-path', base + '1:0') == '../../sdb',
+              'disk/by-path: udev\'s name for the disk (%s)' % link('disk/by-path', base + '1:0'))
+        check(link('disk/by-path', base + '1:0-part1') == '../../sdb1',
+              'disk/by-path: udev\'s name for its partition')
+        check(link('disk/by-path', base + '2:0') is None, 'no disk/by-path for the enclosure')
+        shutil.rmtree(os.path.join(root, host, 'target2:0:1'))
+        os.unlink(os.path.join(root, 'sys/bus/scsi/devices/2:0:1:0'))
+        r = request(lund.run_dir, {'cmd': 'resync'}, 30)
+        check(r.get('ok') is True, 'resync answered ok: %s' % r)
+        check(link('scsi/by-path', base + '1:0') is None and
+              link('disk/by-path', base + '1:0-part1') is None,
+              'the removed LU\'s by-path names are gone')
+        check(link('scsi/by-path', base + '2:0') == '../../sg2', 'the enclosure\'s stays')
     finally:
         lund.stop()
 

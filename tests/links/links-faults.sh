@@ -134,7 +134,7 @@ check "resync after it came back" resync
 check "32 links again ($(LINKS))" [ "$(LINKS)" = 32 ]
 
 # ---- broken record entries: repaired, not an error forever ----
-rec=$(ls -d "$RUN"/links/*)
+rec=$(ls -d "$RUN"/links/* | grep 'by\\x2did$')
 names=($(ls "$TREE/dev/scsi/by-id" | head -n2))
 rm -f "$rec/${names[0]}" "$rec/${names[1]}"
 echo garbage > "$rec/${names[0]}"

@@ -10,6 +10,9 @@
 #  - names udev gives devices that are not SCSI (a virtio-blk disk with a serial, added for
 #    that in the last PCI slot so that the root disk stays vda) are left out, each logged with
 #    its reason: lund names SCSI logical units only.
+#  - /dev/disk/by-path likewise: udev's links to SCSI disks (ID_PATH from its path_id, the ATA
+#    compat names, -partN) recorded, removed, and lund's must be the same names and targets;
+#    lund's /dev/scsi/by-path holds each disk's ID_PATH name with udev's target.
 #  - lund alone follows hot-add and hot-remove of a scsi_debug host; killed with SIGKILL while a
 #    host goes and another comes, the restarted lund leaves no stale link and makes the new ones;
 #    a link lund never made stays untouched throughout.
@@ -21,6 +24,7 @@
 . /vm/guest/daemon-lib.sh
 
 DISK=/dev/disk/by-id
+PDISK=/dev/disk/by-path
 SD=/sys/bus/pseudo/drivers/scsi_debug
 TAB=$(printf '\t')
 
@@ -103,6 +107,16 @@ disk_check() {
 		tail -n 20 "$LUND_LOG.new" 2>/dev/null || true
 	fi
 	vm_assert_ge 20 "$(wc -l </tmp/disk.exp)" "$1: expected links (the comparison is meaningful)"
+}
+
+# bypath_actual: the links in /dev/disk/by-path to SCSI disks (sd, sr and their partitions; not
+# the virtio-blk disks) as "name<TAB>target", sorted.
+bypath_actual() {
+	for f in "$PDISK"/*; do
+		[ -L "$f" ] || continue
+		t=$(readlink "$f")
+		case ${t##*/} in sd* | sr*) printf '%s\t%s\n' "${f##*/}" "$t" ;; esac
+	done | sort
 }
 
 # n_sd: sd disks in sysfs.
@@ -206,12 +220,15 @@ disk_expected >/tmp/disk.exp
 cmp -s /tmp/want.links /tmp/disk.exp ||
 	{ vm_fail "lunctl's names with lund(8)'s scheme differ from udev's $DISK"; diff /tmp/want.links /tmp/disk.exp | head -n 20; }
 
+bypath_actual >/tmp/udev.bypath
+vm_assert_ge 15 "$(wc -l </tmp/udev.bypath)" "links udev made in $PDISK to SCSI disks"
+
 # --- udevd goes; nothing else makes links -----------------------------------------------------
 udevadm control --exit || vm_fail "udevadm control --exit"
 vm_wait_until 30 sh -c '! pidof systemd-udevd' || vm_fail "systemd-udevd still running"
 hp=$(cat /proc/sys/kernel/hotplug 2>/dev/null || true)  # absent without CONFIG_UEVENT_HELPER
 [ -z "$hp" ] || vm_fail "a uevent helper is set ($hp): it could make links"
-rm -rf "$DISK"
+rm -rf "$DISK" "$PDISK"
 [ ! -e "$DISK" ] || vm_fail "$DISK still exists"
 
 lund_start --manage-disk-links
@@ -225,6 +242,24 @@ else
 	diff /tmp/want.links /tmp/lund.links | head -n 60
 fi
 cp /tmp/want.links /tmp/lund.links "$VM_OUT/" 2>/dev/null || true
+bypath_actual >/tmp/lund.bypath
+if cmp -s /tmp/udev.bypath /tmp/lund.bypath; then
+	vm_log "ok: lund's $PDISK equals udev's ($(wc -l </tmp/lund.bypath) links)"
+else
+	vm_fail "lund's $PDISK differs from udev's (< udev, > lund)"
+	diff /tmp/udev.bypath /tmp/lund.bypath | head -n 40
+fi
+# lund's own by-path tree: each disk's ID_PATH name (udev's by-path names less partitions and
+# the ATA compat ones) with udev's target
+spath=0
+while IFS="$TAB" read -r name target; do
+	case $name in *-part[0-9]* | *-ata-[0-9] | *-ata-[0-9][0-9]) continue ;; esac
+	t=$(readlink "/dev/scsi/by-path/$name" 2>/dev/null || true)
+	[ "$t" = "$target" ] || vm_fail "/dev/scsi/by-path/$name -> '$t', udev's $PDISK/$name -> $target"
+	spath=$((spath + 1))
+done </tmp/udev.bypath
+vm_assert_ge 12 "$spath" "disks in /dev/scsi/by-path with udev's ID_PATH and target"
+cp /tmp/udev.bypath /tmp/lund.bypath "$VM_OUT/" 2>/dev/null || true
 st=$(lunctl status)
 echo "$st" | grep -q "^Link dirs:.* $DISK" || vm_fail "lunctl status does not list $DISK: $(echo "$st" | head -n 20)"
 echo "$st" | grep -q '^Foreign files: *0$' || vm_fail "lund reports foreign files: $(echo "$st" | grep -A3 Foreign)"
@@ -277,6 +312,7 @@ disk_check "that host removed" 60
 echo "$(lunctl status)" | grep -q '^Foreign files: *0$' ||
 	vm_log "lund reports foreign files: $(lunctl status | grep -A3 Foreign)"
 
+vm_result "udev_bypath=$(wc -l </tmp/udev.bypath) lund_bypath=$(wc -l </tmp/lund.bypath) scsi_bypath_disks=$spath"
 vm_result "udev_links=$(wc -l </tmp/udev.links) compared=$nwant shared=$nshared left_out=$(cut -f1 /tmp/udev.nonscsi | sort -u | wc -l) partitions=$parts hotadd_links=$added stale_at_kill=$stale"
 lund_alive || vm_fail "lund died"
 lund_stop

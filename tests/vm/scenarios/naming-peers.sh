@@ -51,7 +51,7 @@ for d in /sys/class/scsi_device/*; do
 
 	# 2. scsi_id --export --whitelisted -g: identical ID_* lines.
 	/lib/udev/scsi_id --export --whitelisted -g -d "$node" > /tmp/peer.id 2>/dev/null || true
-	grep '^ID_' /tmp/lund.all > /tmp/lund.id || true
+	grep '^ID_' /tmp/lund.all | grep -Ev '^ID_PATH(_TAG|_ATA_COMPAT)?=' > /tmp/lund.id || true
 	if cmp -s /tmp/peer.id /tmp/lund.id; then
 		same_id=$((same_id + 1)); r_id=same
 	else

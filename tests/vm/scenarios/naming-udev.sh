@@ -4,6 +4,11 @@
 # name for name and target for target. Where several devices share one ID (the multipath pair,
 # scsi_debug's two hosts) udev points the link at one of them: lund's candidates for that name
 # must include udev's target.
+# Then by-path, from the same lunctl runs: ID_PATH, ID_PATH_TAG and ID_PATH_ATA_COMPAT of every
+# disk against udev's database (its path_id builtin), and /dev/disk/by-path against the names
+# the rules make from lunctl's values, name for name and target for target. (lunctl names
+# --by-path itself is tested on a fake tree in tests/cli; lund's /dev/disk/by-path against
+# udev's in daemon-disk-links.)
 # vm-flavour: udev-root
 # vm-topology: san
 # vm-timeout: 300
@@ -23,10 +28,15 @@ sort -o /tmp/udev.map /tmp/udev.map
 
 # lund: name -> every node that derives it
 : > /tmp/lund.map
+: > /tmp/lund.paths
+: > /tmp/lund.disks
 for b in /sys/block/sd* /sys/block/sr*; do
 	[ -e "$b" ] || continue
 	n=${b##*/}
 	lunctl id --json "/dev/$n" > /tmp/id.json 2>/tmp/id.err || { vm_fail "lunctl id /dev/$n: $(cat /tmp/id.err)"; continue; }
+	# its ID_PATH* properties, for the by-path comparison below
+	sed -n 's/^ *"\(ID_PATH[A-Z_]*\)": "\(.*\)",\{0,1\}$/'"$n"' \1=\2/p' /tmp/id.json >> /tmp/lund.paths
+	echo "$n" >> /tmp/lund.disks
 	sed -n '/"names"/,/]/p' /tmp/id.json | sed -n 's/^ *"\(.*\)",\{0,1\}$/\1/p' |
 		while read -r name; do echo "$name $n"; done >> /tmp/lund.map
 done
@@ -54,4 +64,38 @@ done < /tmp/udev.map
 vm_result "udev_names=$(wc -l < /tmp/udev.names) lund_names=$(wc -l < /tmp/lund.names) same_target=$same shared_id=$shared wrong_target=$wrong"
 vm_assert_ge 25 "$same" "names with exactly udev's target"
 cp /tmp/udev.map /tmp/lund.map "$VM_OUT/" 2>/dev/null || true
+
+# ID_PATH: udev's database (60-persistent-storage.rules imports path_id for every disk; lund's
+# own rule is not installed here) against the ID_PATH* properties of `lunctl id --json` above,
+# "node KEY=VALUE" lines compared in one go (a process per disk costs seconds under TCG).
+udevadm info --export-db | awk '
+	FNR == NR { disk[$1] = 1; next }
+	/^P: / { node = "" }
+	/^N: / { node = substr($0, 4) }
+	/^E: ID_PATH(_TAG|_ATA_COMPAT)?=/ { if (node in disk) print node " " substr($0, 4) }' \
+	/tmp/lund.disks - | sort > /tmp/udev.paths
+sort -o /tmp/lund.paths /tmp/lund.paths
+disks=$(wc -l < /tmp/lund.disks)
+with_path=$(grep -c ' ID_PATH=' /tmp/udev.paths || true)
+if cmp -s /tmp/udev.paths /tmp/lund.paths; then
+	id_path=same
+	vm_log "ok: ID_PATH* of $disks disks equal udev's path_id ($with_path with an ID_PATH)"
+else
+	id_path=differs
+	vm_fail "ID_PATH* differ from udev's path_id (< udev, > lunctl)"
+	diff /tmp/udev.paths /tmp/lund.paths || true
+fi
+vm_result "disks=$disks with_id_path=$with_path id_path=$id_path"
+vm_assert_ge 15 "$with_path" "disks udev gives an ID_PATH"
+# the by-path names the rules make from lunctl's values (the SAN's disks carry no partitions)
+sed -n 's|^\([^ ]*\) ID_PATH\(_ATA_COMPAT\)\{0,1\}=\(.*\)|/dev/disk/by-path/\3 \1|p' /tmp/lund.paths > /tmp/lund.bypath
+
+# /dev/disk/by-path: udev's links to SCSI disks (sd, sr: not the virtio-blk root disk).
+find /dev/disk/by-path -maxdepth 1 -type l -printf '%p %l\n' |
+	awk '{ t = $2; sub(/.*\//, "", t) } t ~ /^s[dr]/ { print $1 " " t }' | sort > /tmp/udev.bypath
+sort -o /tmp/lund.bypath /tmp/lund.bypath
+if cmp -s /tmp/udev.bypath /tmp/lund.bypath; then bp=same; else bp=differs; vm_fail "/dev/disk/by-path differs from the names of lunctl's ID_PATH"; diff /tmp/udev.bypath /tmp/lund.bypath || true; fi
+vm_result "by_path_udev=$(wc -l < /tmp/udev.bypath) by_path_lunctl=$(wc -l < /tmp/lund.bypath) by_path=$bp"
+vm_assert_ge 15 "$(wc -l < /tmp/udev.bypath)" "udev's /dev/disk/by-path links to SCSI disks"
+cp /tmp/udev.paths /tmp/lund.paths /tmp/udev.bypath /tmp/lund.bypath "$VM_OUT/" 2>/dev/null || true
 vm_done
