@@ -74,7 +74,7 @@ check "A made 32 links ($(wc -l < "$TMP/links.a"))" [ "$(wc -l < "$TMP/links.a")
 kill -9 "$A"
 wait "$A" 2> /dev/null
 check "A's lock file is left, with its PID" grep -qx "$A" "$RUN/lock"
-check "A's records are left" [ "$(ls "$RUN"/links/*/ | wc -l)" = 32 ]
+check "A's records are left" [ "$(find "$RUN"/links -mindepth 2 ! -type d | wc -l)" = 32 ]
 check "A's socket is left" [ -S "$RUN/control" ]
 
 # ---- B: the service instance takes over the run dir ----
@@ -87,7 +87,7 @@ check "B kept every name, each pointing where A made it" cmp -s "$TMP/links.a" "
 check "B adopted A's records: nothing created, removed or lost" \
         grep -q "0 created, 0 updated, 0 removed, 32 unchanged, 0 adopted, 0 foreign, 0 lost" \
         "$TMP/b.log"
-check "B's records are A's" [ "$(ls "$RUN"/links/*/ | wc -l)" = 32 ]
+check "B's records are A's" [ "$(find "$RUN"/links -mindepth 2 ! -type d | wc -l)" = 32 ]
 
 # ---- C: a live holder is still refused ----
 "$LUND" --root "$TREE" --run-dir "$RUN" --no-monitor --sysfs-only --scan never \
