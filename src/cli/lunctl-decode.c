@@ -283,31 +283,6 @@ static void print_hex(const char *label, const uint8_t *b, size_t len)
 	printf("\n");
 }
 
-static const char *assoc_name(uint8_t a)
-{
-	static const char *const names[] = { "logical unit", "target port", "target device",
-		                             "reserved" };
-	return names[a & 3];
-}
-
-static const char *desig_name(uint8_t t)
-{
-	static const char *const names[] = {
-		"vendor specific",
-		"T10 vendor ID",
-		"EUI-64",
-		"NAA",
-		"relative target port",
-		"target port group",
-		"logical unit group",
-		"MD5 logical unit",
-		"SCSI name string",
-		"protocol specific",
-		"UUID",
-	};
-	return t < ELEMENTSOF(names) ? names[t] : "reserved";
-}
-
 static int decode_sense_human(const uint8_t *b, size_t len)
 {
 	char asc_buf[SGIO_ASC_TEXT_MAX];
@@ -407,8 +382,9 @@ static int decode_human(const Input *in)
 		}
 		printf("Device identification (0x83), %zu bytes\n", h.page_len);
 		while ((r = vpd83_next(b, len, &off, &d)) > 0) {
-			printf("  Designator %zu: %s, %s, code set %u%s", ++i, desig_name(d.type),
-			       assoc_name(d.association), d.code_set, d.piv ? ", PIV" : "");
+			printf("  Designator %zu: %s, %s, code set %u%s", ++i,
+			       vpd83_type_name(d.type), vpd83_association_name(d.association),
+			       d.code_set, d.piv ? ", PIV" : "");
 			if (d.piv)
 				printf(", protocol 0x%x", d.protocol_id);
 			printf(", %zu bytes\n", d.len);
@@ -613,9 +589,10 @@ static int decode_to_json(const Input *in, json_object **ret)
 			hex[2 * d.len] = 0;
 			json_object_object_add(x, "type", json_object_new_int(d.type));
 			json_object_object_add(x, "type_name",
-			                       json_object_new_string(desig_name(d.type)));
-			json_object_object_add(x, "association",
-			                       json_object_new_string(assoc_name(d.association)));
+			                       json_object_new_string(vpd83_type_name(d.type)));
+			json_object_object_add(
+			        x, "association",
+			        json_object_new_string(vpd83_association_name(d.association)));
 			json_object_object_add(x, "code_set", json_object_new_int(d.code_set));
 			if (d.piv)
 				json_object_object_add(x, "protocol",

@@ -15,6 +15,7 @@
 #include "lunctl.h"
 #include "macro.h"
 #include "output.h"
+#include "vpd.h"
 
 #define RULES_60  "60-persistent-storage.rules"
 #define RULES_58  "58-scsi-sg3_symlink.rules"
@@ -24,39 +25,6 @@ typedef struct NameWhy {
 	const char *rule;
 	char source[160];
 } NameWhy;
-
-static const char *desig_type_name(uint8_t t)
-{
-	/* SPC-6 Table 589 */
-	static const char *const n[] = {
-		"vendor specific",
-		"T10 vendor ID",
-		"EUI-64",
-		"NAA",
-		"relative target port",
-		"target port group",
-		"logical unit group",
-		"MD5 logical unit",
-		"SCSI name string",
-		"protocol specific",
-		"UUID",
-	};
-
-	return t < ELEMENTSOF(n) ? n[t] : "reserved";
-}
-
-static const char *desig_assoc_name(uint8_t a)
-{
-	static const char *const n[] = { "logical unit", "target port", "target device",
-		                         "reserved" };
-
-	return n[a & 3];
-}
-
-static const char *desig_code_set_name(uint8_t c)
-{
-	return c == 1 ? "binary" : c == 2 ? "ASCII" : c == 3 ? "UTF-8" : "reserved";
-}
 
 /* Is @name the component names_component() makes of @prefix and @value? */
 static bool name_is(const char *name, const char *prefix, const char *value)
@@ -91,9 +59,9 @@ static void serial_source(const Identity *i, const IdentDesignator *used, char *
 			(void)snprintf(buf, size,
 			               "scsi_id: page 0x83 designator at byte %zu (%s, %s, %s), "
 			               "the first its table accepts (row %d of 13)",
-			               used->offset, desig_type_name(used->type),
-			               desig_code_set_name(used->code_set),
-			               desig_assoc_name(used->assoc), used->row + 1);
+			               used->offset, vpd83_type_name(used->type),
+			               vpd83_code_set_name(used->code_set),
+			               vpd83_association_name(used->assoc), used->row + 1);
 		else
 			(void)snprintf(buf, size, "scsi_id: a page 0x83 designator");
 		break;
@@ -188,7 +156,7 @@ static void designator_reason(const IdentDesignator *d, const IdentDesignator *u
 		break;
 	case IDENT_DESIG_ASSOC:
 		(void)snprintf(buf, size, "names the %s, not the logical unit",
-		               desig_assoc_name(d->assoc));
+		               vpd83_association_name(d->assoc));
 		break;
 	case IDENT_DESIG_TYPE:
 		(void)snprintf(buf, size, "scsi_id's table has no row for this type");
@@ -248,11 +216,11 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 		designator_reason(&d[k], used, reason, sizeof(reason));
 		json_object_object_add(o, "offset", json_object_new_int((int)d[k].offset));
 		json_object_object_add(o, "type",
-		                       json_object_new_string(desig_type_name(d[k].type)));
+		                       json_object_new_string(vpd83_type_name(d[k].type)));
 		json_object_object_add(o, "association",
-		                       json_object_new_string(desig_assoc_name(d[k].assoc)));
+		                       json_object_new_string(vpd83_association_name(d[k].assoc)));
 		json_object_object_add(o, "code_set",
-		                       json_object_new_string(desig_code_set_name(d[k].code_set)));
+		                       json_object_new_string(vpd83_code_set_name(d[k].code_set)));
 		json_object_object_add(o, "length", json_object_new_int((int)d[k].len));
 		json_object_object_add(
 		        o, "verdict",
@@ -296,11 +264,11 @@ int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode)
 		char reason[160];
 
 		designator_reason(&d[k], used, reason, sizeof(reason));
-		printf("  byte %-3zu %s", d[k].offset, desig_type_name(d[k].type));
+		printf("  byte %-3zu %s", d[k].offset, vpd83_type_name(d[k].type));
 		if (d[k].type == 3)
 			printf(" (NAA %u)", d[k].naa);
-		printf(", %s, %s, %zu bytes: %s: %s\n", desig_code_set_name(d[k].code_set),
-		       desig_assoc_name(d[k].assoc), d[k].len,
+		printf(", %s, %s, %zu bytes: %s: %s\n", vpd83_code_set_name(d[k].code_set),
+		       vpd83_association_name(d[k].assoc), d[k].len,
 		       ident_designator_verdict_name(d[k].verdict), reason);
 	}
 	return EXIT_OK;

@@ -277,3 +277,38 @@ int vpdb0_parse(const uint8_t *buf, size_t len, VpdBlockLimits *ret)
 	*ret = b;
 	return 0;
 }
+
+const char *vpd83_type_name(uint8_t type)
+{
+	static const char *const names[] = {
+		"vendor specific",
+		"T10 vendor ID",
+		"EUI-64",
+		"NAA",
+		"relative target port",
+		"target port group",
+		"logical unit group",
+		"MD5 logical unit",
+		"SCSI name string",
+		"protocol specific",
+		"UUID",
+	};
+
+	return type < ELEMENTSOF(names) ? names[type] : "reserved";
+}
+
+const char *vpd83_association_name(uint8_t association)
+{
+	static const char *const names[] = { "logical unit", "target port", "target device",
+		                             "reserved" };
+
+	return names[association & 3];
+}
+
+const char *vpd83_code_set_name(uint8_t code_set)
+{
+	return code_set == 1   ? "binary"
+	       : code_set == 2 ? "ASCII"
+	       : code_set == 3 ? "UTF-8"
+	                       : "reserved";
+}

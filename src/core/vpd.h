@@ -98,6 +98,12 @@ typedef struct VpdDesignator {
  */
 int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *ret);
 
+/* The names SPC-6 gives a designator's type (Table 589), association and code set (Table 590):
+ * "NAA", "target port", "binary"; "reserved" for the values it does not name. */
+const char *vpd83_type_name(uint8_t type);
+const char *vpd83_association_name(uint8_t association);
+const char *vpd83_code_set_name(uint8_t code_set);
+
 /*
  * vpd83_is_pre_spc2() - true for the SCSI-2 style page some old arrays send: no descriptor
  * headers, the page body being a bare identifier (udev's scsi_id and sg3_utils treat byte 6 !=
