@@ -32,6 +32,8 @@ static const Verb verbs[] = {
 	{ "resync", verb_resync, "have lund rebuild its inventory from sysfs (needs lund)" },
 	{ "settle", verb_settle, "wait until lund has nothing left to do (needs lund)" },
 	{ "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
+	{ "check-config", verb_check_config,
+	  "check lund.conf and lund's hwdb sources line by line" },
 	{ "policy", verb_policy,
 	  "show or change a logical unit's error policy (retries, fail-fast, error events)" },
 };

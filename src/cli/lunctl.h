@@ -69,6 +69,7 @@ int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode);
 int verb_list(int argc, char *argv[], Options *o);
 int verb_monitor(int argc, char *argv[], Options *o);
 int verb_names(int argc, char *argv[], Options *o);
+int verb_check_config(int argc, char *argv[], Options *o);
 int verb_status(int argc, char *argv[], Options *o);
 int verb_reload(int argc, char *argv[], Options *o);
 int verb_resync(int argc, char *argv[], Options *o);

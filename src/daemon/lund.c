@@ -10,6 +10,8 @@
 
 #include "config.h"
 #include "errors.h"
+#include "conf.h"
+#include "confcheck.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -51,6 +53,8 @@ static void usage(FILE *out)
 	        "                                rescan (default transport:10/60:log)\n"
 	        "     --error-events           patched kernel: count error events (evt_error=1)\n"
 	        "                                instead of polling errors/<class>\n"
+	        "     --check-config           check lund.conf (--config) and lund's hwdb sources\n"
+	        "                                line by line, then exit: 0 when clean\n"
 	        "     --no-monitor             do not listen to kernel uevents (tests)\n"
 	        "     --log-level <level>      err, warning, notice, info or debug (default info)\n"
 	        "\n"
@@ -142,6 +146,37 @@ static const char *below_root(const char *p)
 	return strdup(buf);
 }
 
+static void on_config_problem(const char *path, unsigned line, const char *message, void *userdata)
+{
+	fprintf(stderr, "%s:%u: %s\n", path, line, message);
+}
+
+/* lund --check-config: lund.conf and lund's hwdb sources checked as lunctl check-config does;
+ * 0 when clean, 1 with problems or an unreadable file. */
+static int check_configuration(const char *conf)
+{
+	int r, n = 0;
+
+	r = conf_check_file(conf, on_config_problem, NULL);
+	if (r < 0 && r != -ENOENT) {
+		fprintf(stderr, "lund: cannot read %s: %s\n", conf, strerror(-r));
+		return LUND_EXIT_FAILURE;
+	}
+	n += MAX(r, 0);
+	r = hwdb_check_sources(NULL, NULL, on_config_problem, NULL);
+	if (r < 0) {
+		fprintf(stderr, "lund: cannot read lund's hwdb sources: %s\n", strerror(-r));
+		return LUND_EXIT_FAILURE;
+	}
+	n += r;
+	if (n > 0) {
+		fprintf(stderr, "lund: %d problem%s in the configuration\n", n, n == 1 ? "" : "s");
+		return LUND_EXIT_FAILURE;
+	}
+	printf("%s and lund's hwdb sources: no problems\n", conf);
+	return EXIT_SUCCESS;
+}
+
 int main(int argc, char *argv[])
 {
 	enum {
@@ -159,6 +194,7 @@ int main(int argc, char *argv[])
 		OPT_LOAD_MODULES,
 		OPT_ERROR_THRESHOLD,
 		OPT_ERROR_EVENTS,
+		OPT_CHECK_CONFIG,
 		OPT_SCAN,
 	};
 	static const struct option longopts[] = {
@@ -176,11 +212,13 @@ int main(int argc, char *argv[])
 		{ "load-modules", required_argument, NULL, OPT_LOAD_MODULES },
 		{ "error-threshold", required_argument, NULL, OPT_ERROR_THRESHOLD },
 		{ "error-events", no_argument, NULL, OPT_ERROR_EVENTS },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "scan", required_argument, NULL, OPT_SCAN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
+	bool check_config = false;
 	ManagerConfig config = {
 		.root = "/",
 		.run_dir = LUND_RUNDIR,
@@ -252,6 +290,9 @@ int main(int argc, char *argv[])
 			config.error_threshold = optarg;
 			break;
 		}
+		case OPT_CHECK_CONFIG:
+			check_config = true;
+			break;
 		case OPT_ERROR_EVENTS:
 			config.error_events = true;
 			break;
@@ -304,6 +345,8 @@ int main(int argc, char *argv[])
 		errtryhelp();
 		return LUND_EXIT_USAGE;
 	}
+	if (check_config)
+		return check_configuration(config.conf_path ?: LUND_CONF_DEFAULT);
 	if (config.disk_link_dir && streq(config.disk_link_dir, config.link_dir)) {
 		fprintf(stderr, "lund: --link-dir must differ from /dev/disk/by-id\n");
 		return LUND_EXIT_USAGE;

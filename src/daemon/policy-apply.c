@@ -14,33 +14,9 @@
 #include "log.h"
 #include "macro.h"
 #include "policy-apply.h"
+#include "policyknob.h"
 #include "scanquirk.h"
 #include "sysfs.h"
-
-typedef enum PolicyKnob {
-	KNOB_TIMEOUT,
-	KNOB_EH_TIMEOUT,
-	KNOB_MAX_RETRIES,
-	KNOB_QUEUE_DEPTH,
-	KNOB_RETRY_LIMIT, /* the companion patchset's (kernel/): checked by errpolicy */
-	KNOB_FAILFAST,
-	_KNOB_MAX,
-} PolicyKnob;
-
-/* The values each knob accepts are errpolicy's (errknob_range()): one definition for lund.conf,
- * the hwdb and lunctl policy. */
-static const struct {
-	const char *conf_key; /* lund.conf */
-	const char *hwdb_key; /* lund.hwdb */
-	ErrKnob errknob;
-} knobs[_KNOB_MAX] = {
-	[KNOB_TIMEOUT] = { "timeout", "LUND_TIMEOUT", ERRKNOB_TIMEOUT },
-	[KNOB_EH_TIMEOUT] = { "eh_timeout", "LUND_EH_TIMEOUT", ERRKNOB_EH_TIMEOUT },
-	[KNOB_MAX_RETRIES] = { "max_retries", "LUND_MAX_RETRIES", ERRKNOB_MAX_RETRIES },
-	[KNOB_QUEUE_DEPTH] = { "queue_depth", "LUND_QUEUE_DEPTH", ERRKNOB_QUEUE_DEPTH },
-	[KNOB_RETRY_LIMIT] = { "retry_limit", "LUND_RETRY_LIMIT", ERRKNOB_RETRY_LIMIT },
-	[KNOB_FAILFAST] = { "failfast", "LUND_FAILFAST", ERRKNOB_FAILFAST },
-};
 
 struct PolicyEngine {
 	int rootfd;
@@ -101,7 +77,7 @@ static void check_keys(const char *path, const ConfSection *sec)
 		bool known = false;
 
 		for (int x = 0; x < _KNOB_MAX; x++)
-			known |= streq(k, knobs[x].conf_key);
+			known |= streq(k, policy_knobs[x].conf_key);
 		if (streq(k, "scan_sequential") || streq(k, "scan_sparse") ||
 		    streq(k, "scan_max_lun")) {
 			uint64_t lun;
@@ -215,7 +191,7 @@ static void on_hwdb_property(const char *key, const char *value, void *userdata)
 	HwdbCtx *c = userdata;
 
 	for (int k = 0; k < _KNOB_MAX; k++)
-		if (streq(key, knobs[k].hwdb_key)) {
+		if (streq(key, policy_knobs[k].hwdb_key)) {
 			int r = lu_policy_set(c->pol, k, value, "hwdb");
 			if (r < 0)
 				c->error = r;
@@ -256,7 +232,7 @@ static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
 			             sec->name ? "device " : "defaults", sec->name ?: "") < 0)
 				return -ENOMEM;
 			for (int k = 0; k < _KNOB_MAX; k++) {
-				const char *v = conf_section_get(sec, knobs[k].conf_key);
+				const char *v = conf_section_get(sec, policy_knobs[k].conf_key);
 
 				if (!v)
 					continue;
@@ -288,9 +264,9 @@ static int apply_errknob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char
                          const char *source, const char *why)
 {
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
-	ErrKnob ek = errknob_from_string(knobs[k].conf_key);
+	ErrKnob ek = errknob_from_string(policy_knobs[k].conf_key);
 	_cleanup_free_ char *path = NULL, *cur = NULL;
-	const char *name = knobs[k].conf_key;
+	const char *name = policy_knobs[k].conf_key;
 	char want[ERRKNOB_VALUE_MAX], have[ERRKNOB_VALUE_MAX];
 	int r;
 
@@ -330,13 +306,13 @@ static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *v
 {
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 	_cleanup_free_ char *path = NULL, *cur = NULL;
-	const char *name = knobs[k].conf_key;
+	const char *name = policy_knobs[k].conf_key;
 	long v, min = 0, max = -1;
 	int r;
 
 	if (k == KNOB_RETRY_LIMIT || k == KNOB_FAILFAST)
 		return apply_errknob(p, lu, k, value, source, why);
-	(void)errknob_range(knobs[k].errknob, &min, &max);
+	(void)errknob_range(policy_knobs[k].errknob, &min, &max);
 	if (parse_long(value, &v) < 0 || v < min || v > max) {
 		log_device_full(LOG_WARNING, 0, &dev,
 		                "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s "

@@ -67,6 +67,21 @@ int scan_quirk_parse_max_lun(const char *s, uint64_t *ret)
 	return 0;
 }
 
+int scan_quirk_check(const char *key, bool hwdb, const char *value)
+{
+	for (int k = 0; k < _QK_MAX; k++) {
+		uint64_t n;
+		bool b;
+
+		if (!streq_ptr(key, hwdb ? quirk_keys[k].hwdb_key : quirk_keys[k].conf_key))
+			continue;
+		if (k == QK_MAX_LUN)
+			return scan_quirk_parse_max_lun(value, &n) < 0 ? -EINVAL : 0;
+		return scan_quirk_parse_bool(value, &b) < 0 ? -EINVAL : 0;
+	}
+	return -ENOENT;
+}
+
 int scan_quirks_new_from_conf(LundConf *conf, ScanQuirks **ret)
 {
 	ScanQuirks *q;

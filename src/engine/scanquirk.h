@@ -65,3 +65,10 @@ int scan_quirks_lookup(ScanQuirks *q, int type, const char *vendor, const char *
 int scan_quirk_parse_bool(const char *s, bool *ret);
 /* Pure: parse a LUN bound, 1..SCAN_QUIRK_MAX_LUN_LIMIT. 0 or -EINVAL. */
 int scan_quirk_parse_max_lun(const char *s, uint64_t *ret);
+
+/*
+ * scan_quirk_check() - is @key a scan quirk of lund.conf (@hwdb false: "scan_sparse") or of the
+ * hwdb (@hwdb true: "LUND_SCAN_SPARSE"), and @value one it takes? 0 yes, -ENOENT not a scan
+ * quirk key, -EINVAL a bad value.
+ */
+int scan_quirk_check(const char *key, bool hwdb, const char *value);

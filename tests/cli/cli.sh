@@ -131,6 +131,35 @@ for f in "$FIX"/captured/{ahci-disk,ahci-cd,virtio-scsi-full,lio-iscsi-fileio,sc
         fi
 done
 
+# lunctl check-config: what lund ships is clean; a broken lund.conf and hwdb source are
+# reported line by line (exit 3); a named file that cannot be read is exit 2.
+SRC=$FIX/../..
+expect_rc 0 "check-config of the shipped lund.conf and hwdb" "$LUNCTL" check-config \
+        --hwdb "$SRC/hwdb/60-lund.hwdb" "$SRC/conf/lund.conf"
+printf '[defaults]\ntimeout = 30\nmax_retries = 9\n[device x]\nvendor = A\nbogus = 1\n' > "$TMP/bad.conf"
+printf 'lund:scsi:t0:*\n LUND_TIMEOUT=0\n' > "$TMP/bad.hwdb"
+expect_rc 3 "check-config of a broken lund.conf and hwdb" "$LUNCTL" check-config --hwdb "$TMP/bad.hwdb" "$TMP/bad.conf"
+checks=$((checks + 1))
+if [ "$(grep -c . "$TMP/out")" != 3 ] || ! grep -q "^$TMP/bad.conf:3: invalid max_retries" "$TMP/out" ||
+   ! grep -q "^$TMP/bad.conf:6: unknown key \"bogus\"" "$TMP/out" ||
+   ! grep -q "^$TMP/bad.hwdb:2: invalid LUND_TIMEOUT" "$TMP/out"; then
+        echo "FAIL: check-config lines: $(cat "$TMP/out")"
+        fail=1
+fi
+expect_rc 3 "check-config --json" "$LUNCTL" check-config --json --hwdb "$TMP/bad.hwdb" "$TMP/bad.conf"
+checks=$((checks + 1))
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is False and len(d["problems"]) == 3 and d["problems"][0]["line"] == 3' "$TMP/out" ||
+        { echo "FAIL: check-config --json: $(cat "$TMP/out")"; fail=1; }
+expect_rc 2 "check-config of a missing file" "$LUNCTL" check-config "$TMP/none.conf"
+expect_rc 1 "check-config with two files" "$LUNCTL" check-config a b
+if [ -n "$LUND" ]; then
+        expect_rc 1 "lund --check-config of a broken lund.conf" "$LUND" --check-config --config "$TMP/bad.conf"
+        checks=$((checks + 1))
+        grep -q "^$TMP/bad.conf:3: invalid max_retries" "$TMP/err" && grep -q "^$TMP/bad.conf:6: unknown key" "$TMP/err" ||
+                { echo "FAIL: lund --check-config: $(cat "$TMP/err")"; fail=1; }
+        expect_rc 0 "lund --check-config of the shipped lund.conf" "$LUND" --check-config --config "$SRC/conf/lund.conf"
+fi
+
 # lunctl rescan: its options, and a root without SCSI hosts (nothing to scan is no error).
 expect_rc 0 "rescan --help" "$LUNCTL" rescan --help
 for o in --update --hosts --channels --ids --luns --hwdb --config --no-quirks --max-lun; do

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "confcheck.h"
+#include "errpolicy.h"
+#include "macro.h"
+#include "policyknob.h"
+#include "scanquirk.h"
+
+/* A line longer than this is reported, not read in pieces. */
+#define LINE_MAX_LEN 4096
+
+typedef enum SectionKind {
+	SECTION_NONE, /* before the first section header */
+	SECTION_DEFAULTS,
+	SECTION_DEVICE,
+	SECTION_CONTROL,
+	SECTION_UNKNOWN,
+} SectionKind;
+
+typedef struct Checker {
+	const char *path;
+	unsigned line, problems;
+	ConfCheckReport report;
+	void *userdata;
+} Checker;
+
+_printf_(2, 3) static void problem(Checker *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->problems++;
+	if (c->report)
+		c->report(c->path, c->line, msg, c->userdata);
+}
+
+static char *strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+/* A policy knob's key (lund.conf's or the hwdb's) and value: 1 known, 0 not a knob. */
+static int check_knob(Checker *c, const char *key, const char *value, bool hwdb)
+{
+	for (int k = 0; k < _KNOB_MAX; k++) {
+		char canon[ERRKNOB_VALUE_MAX];
+		long min, max;
+
+		if (hwdb ? !streq(key, policy_knobs[k].hwdb_key)
+		         : strcasecmp(key, policy_knobs[k].conf_key) != 0)
+			continue;
+		if (errknob_validate(policy_knobs[k].errknob, value, canon, sizeof(canon)) >= 0)
+			return 1;
+		if (errknob_range(policy_knobs[k].errknob, &min, &max) >= 0)
+			problem(c, "invalid %s \"%s\": an integer %ld..%ld expected", key, value,
+			        min, max);
+		else
+			problem(c, "invalid %s \"%s\": %s expected", key, value,
+			        errknob_help(policy_knobs[k].errknob));
+		return 1;
+	}
+	return 0;
+}
+
+/* A scan quirk's key and value: 1 known, 0 not a quirk. */
+static int check_quirk(Checker *c, const char *key, const char *value, bool hwdb)
+{
+	_cleanup_free_ char *lower = strdup(key);
+	int r;
+
+	if (!lower)
+		return 0;
+	for (char *p = lower; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	r = scan_quirk_check(hwdb ? key : lower, hwdb, value);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		if (strcasestr(key, "max_lun"))
+			problem(c, "invalid %s \"%s\": an integer 1..%u expected", key, value,
+			        (unsigned)SCAN_QUIRK_MAX_LUN_LIMIT);
+		else
+			problem(c, "invalid %s \"%s\": yes or no expected", key, value);
+	}
+	return 1;
+}
+
+static SectionKind section_kind(Checker *c, const char *title)
+{
+	if (strcasecmp(title, "defaults") == 0)
+		return SECTION_DEFAULTS;
+	if (strcasecmp(title, "control") == 0)
+		return SECTION_CONTROL;
+	if (strncasecmp(title, "device", 6) == 0 &&
+	    (title[6] == 0 || isspace((unsigned char)title[6])))
+		return SECTION_DEVICE;
+	problem(c, "unknown section [%s]: lund reads [defaults], [device \"NAME\"] and [control]",
+	        title);
+	return SECTION_UNKNOWN;
+}
+
+int conf_check_file(const char *path, ConfCheckReport report, void *userdata)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	Checker c = { .path = path, .report = report, .userdata = userdata };
+	SectionKind sec = SECTION_NONE;
+	char buf[LINE_MAX_LEN + 2];
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *l, *eq, *key, *value;
+
+		c.line++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			int ch;
+
+			problem(&c, "line longer than %u bytes", LINE_MAX_LEN);
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		l = strip(buf);
+		if (!*l || *l == '#' || *l == ';')
+			continue;
+		if (*l == '[') {
+			char *end = strrchr(l, ']');
+
+			if (!end || end[1]) {
+				problem(&c, "section header without its closing ']'");
+				sec = SECTION_UNKNOWN;
+				continue;
+			}
+			*end = 0;
+			sec = section_kind(&c, strip(l + 1));
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (!eq) {
+			problem(&c, "not a \"key = value\" line");
+			continue;
+		}
+		*eq = 0;
+		key = strip(l);
+		value = strip(eq + 1);
+		/* iniparser strips one pair of quotes around a value */
+		if (value[0] == '"' && strlen(value) >= 2 && value[strlen(value) - 1] == '"') {
+			value[strlen(value) - 1] = 0;
+			value++;
+		}
+		if (!*key) {
+			problem(&c, "a value without a key");
+			continue;
+		}
+		switch (sec) {
+		case SECTION_NONE:
+			problem(&c, "%s outside a section: it applies to nothing", key);
+			break;
+		case SECTION_UNKNOWN:
+			break; /* said at its header */
+		case SECTION_CONTROL:
+			if (strcasecmp(key, "read_group") != 0)
+				problem(&c, "unknown key \"%s\" in [control]: it takes read_group",
+				        key);
+			else if (!*value)
+				problem(&c, "read_group is empty: a group name or number expected");
+			else if (!getgrnam(value) && strspn(value, "0123456789") != strlen(value))
+				problem(&c, "read_group \"%s\": no such group", value);
+			break;
+		case SECTION_DEVICE:
+			if (strcasecmp(key, "vendor") == 0 || strcasecmp(key, "model") == 0)
+				break;
+			_fallthrough_;
+		case SECTION_DEFAULTS:
+			if (!check_knob(&c, key, value, false) &&
+			    !check_quirk(&c, key, value, false))
+				problem(&c, "unknown key \"%s\"%s", key,
+				        sec == SECTION_DEFAULTS &&
+				                        (strcasecmp(key, "vendor") == 0 ||
+				                         strcasecmp(key, "model") == 0)
+				                ? " in [defaults]: vendor and model select a "
+				                  "[device]"
+				                : "");
+			break;
+		}
+	}
+	if (ferror(f))
+		return -EIO;
+	return (int)c.problems;
+}
+
+int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	Checker c = { .path = path, .report = report, .userdata = userdata };
+	bool in_record = false, in_props = false, lunds = false, others = false, mixed = false;
+	char buf[LINE_MAX_LEN + 2];
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(buf, sizeof(buf), f)) {
+		char *l, *eq;
+		bool property;
+
+		c.line++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			int ch;
+
+			problem(&c, "line longer than %u bytes", LINE_MAX_LEN);
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		property = buf[0] == ' ';
+		l = strip(buf);
+		if (!*l) {
+			/* an empty line ends a record */
+			in_record = in_props = lunds = others = mixed = false;
+			continue;
+		}
+		if (*l == '#')
+			continue;
+		if (!property) {
+			/* a match line; several may start one record, before its properties */
+			if (in_props) {
+				problem(&c,
+				        "a match line right after properties: udev's hwdb drops "
+				        "the record (an empty line must end it)");
+				lunds = others = mixed = in_props = false;
+			}
+			if (strncmp(l, "lund:", 5) == 0) {
+				lunds = true;
+				if (strncmp(l, "lund:scsi:", 10) != 0)
+					problem(&c,
+					        "match \"%s\": lund looks up lund:scsi:... only",
+					        l);
+			} else
+				others = true;
+			if (lunds && others)
+				problem(&c, "a record mixing lund's matches with others'");
+			in_record = true;
+			continue;
+		}
+		if (!in_record) {
+			problem(&c, "a property line outside a record (no match line before it)");
+			continue;
+		}
+		in_props = true;
+		if (!lunds)
+			continue; /* someone else's record */
+		eq = strchr(l, '=');
+		if (!eq || eq == l) {
+			problem(&c, "not a \" KEY=value\" property line");
+			continue;
+		}
+		*eq = 0;
+		if (!check_knob(&c, l, eq + 1, true) && !check_quirk(&c, l, eq + 1, true))
+			problem(&c, "unknown property \"%s\" in a lund record", l);
+	}
+	if (ferror(f))
+		return -EIO;
+	return (int)c.problems;
+}
+
+int hwdb_check_sources(const char *root,
+                       void (*checked)(const char *path, int problems, void *userdata),
+                       ConfCheckReport report, void *userdata)
+{
+	static const char *const dirs[] = { "etc/udev/hwdb.d", "lib/udev/hwdb.d",
+		                            "usr/lib/udev/hwdb.d" };
+	int total = 0, r = 0;
+
+	for (size_t d = 0; d < ELEMENTSOF(dirs) && r >= 0; d++) {
+		_cleanup_free_ char *pattern = NULL;
+		glob_t g = {};
+
+		if (asprintf(&pattern, "%s/%s/*lund*.hwdb", root && !streq(root, "/") ? root : "",
+		             dirs[d]) < 0)
+			return -ENOMEM;
+		if (glob(pattern, 0, NULL, &g) == 0)
+			for (size_t i = 0; i < g.gl_pathc && r >= 0; i++) {
+				r = hwdb_check_file(g.gl_pathv[i], report, userdata);
+				if (r >= 0) {
+					total += r;
+					if (checked)
+						checked(g.gl_pathv[i], r, userdata);
+				}
+			}
+		globfree(&g);
+	}
+	return r < 0 ? r : total;
+}

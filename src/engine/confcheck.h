@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * lund.conf(5) and lund.hwdb(7) sources checked line by line before they are used (lund
+ * --check-config, lunctl check-config): every section, key and value lund would read, against
+ * the same definitions the daemon applies (policyknob.h with io/errpolicy.h's ranges, the scan
+ * quirks of scanquirk.h). Each problem is reported with its file and line.
+ */
+
+#include <stdbool.h>
+
+/* One problem: @line is 1-based; @message says what is wrong and what is expected. */
+typedef void (*ConfCheckReport)(const char *path, unsigned line, const char *message,
+                                void *userdata);
+
+/*
+ * conf_check_file() - check the lund.conf at @path: sections ([defaults], [device "NAME"],
+ * [control]), "key = value" lines, keys each section takes and their values.
+ * Returns the number of problems reported, -errno when the file cannot be read.
+ */
+int conf_check_file(const char *path, ConfCheckReport report, void *userdata);
+
+/*
+ * hwdb_check_file() - check the hwdb source at @path (udev's hwdb.d format): lund's records
+ * (match lines "lund:scsi:...") and their properties; records of other users are passed over.
+ * Returns the number of problems reported, -errno when the file cannot be read.
+ */
+int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata);
+
+/*
+ * hwdb_check_sources() - hwdb_check_file() on lund's hwdb sources as udev finds them below
+ * @root (NULL: "/"): *lund*.hwdb in etc/udev/hwdb.d, lib/udev/hwdb.d and usr/lib/udev/hwdb.d.
+ * @checked (may be NULL) is called with each file checked. Returns the number of problems,
+ * -errno when a file found cannot be read.
+ */
+int hwdb_check_sources(const char *root,
+                       void (*checked)(const char *path, int problems, void *userdata),
+                       ConfCheckReport report, void *userdata);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * engine/confcheck.c: lund.conf and hwdb sources checked line by line. Each hostile line is
+ * reported at its line number, clean files report nothing, and the lund.conf and hwdb lund
+ * ships are clean.
+ */
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-util.h"
+#include "confcheck.h"
+#include "macro.h"
+
+#define SOURCE_ROOT FIXTURES_DIR "/../.."
+
+static char seen[4096];
+
+static void on_problem(const char *path, unsigned line, const char *message, void *userdata)
+{
+	size_t n = strlen(seen);
+
+	(void)path;
+	(void)userdata;
+	snprintf(seen + n, sizeof(seen) - n, "%u:%s\n", line, message);
+}
+
+static int check_text(bool hwdb, const char *text)
+{
+	CheckTree t;
+	char path[PATH_MAX];
+	int r;
+
+	seen[0] = 0;
+	check_tree_new(&t, "check-confcheck");
+	check_tree_put_str(&t, "f", text);
+	xsnprintf(path, "%s/f", t.path);
+	r = hwdb ? hwdb_check_file(path, on_problem, NULL)
+	         : conf_check_file(path, on_problem, NULL);
+	check_tree_remove(&t);
+	return r;
+}
+
+/* lines that must each be reported, by line number */
+static bool reported(unsigned line, const char *needle)
+{
+	char key[32];
+	const char *p = seen;
+
+	xsnprintf(key, "%u:", line);
+	while ((p = strstr(p, key))) {
+		if ((p == seen || p[-1] == '\n') && strstr(p, needle) &&
+		    strstr(p, needle) < (strchr(p, '\n') ?: p + strlen(p)))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+START_TEST(test_conf)
+{
+	static const char conf[] = "# comment\n"                  /* 1 */
+	                           "timeout = 30\n"               /* 2: outside */
+	                           "[defaults]\n"                 /* 3 */
+	                           "timeout = 30\n"               /* 4 */
+	                           "max_retries = 6\n"            /* 5: range */
+	                           "failfast = transport,bogus\n" /* 6 */
+	                           "scan_sparse = maybe\n"        /* 7 */
+	                           "scan_max_lun = 99999\n"       /* 8 */
+	                           "frobnicate = 1\n"             /* 9: unknown */
+	                           "vendor = ACME\n"              /* 10: not in defaults */
+	                           "[device \"old raid\"]\n"      /* 11 */
+	                           "vendor = ACME*\n"             /* 12 */
+	                           "retry_limit = default\n"      /* 13 */
+	                           "eh_timeout = 0\n"             /* 14: range */
+	                           "[control]\n"                  /* 15 */
+	                           "read_group = 0\n"             /* 16 */
+	                           "colour = blue\n"              /* 17 */
+	                           "[weird]\n"                    /* 18 */
+	                           "x = 1\n"                      /* 19: said at 18 */
+	                           "not a key line\n"             /* 20 */
+	                           "[defaults\n"                  /* 21 */
+	                           "   = 5\n";                    /* 22 */
+
+	ck_assert_int_eq(check_text(false, conf), 13);
+	ck_assert(reported(2, "outside a section"));
+	ck_assert(reported(5, "max_retries"));
+	ck_assert(reported(5, "-1..5"));
+	ck_assert(reported(6, "failfast"));
+	ck_assert(reported(7, "yes or no"));
+	ck_assert(reported(8, "scan_max_lun"));
+	ck_assert(reported(9, "unknown key \"frobnicate\""));
+	ck_assert(reported(10, "select a [device]"));
+	ck_assert(reported(14, "eh_timeout"));
+	ck_assert(reported(17, "colour"));
+	ck_assert(reported(18, "unknown section [weird]"));
+	ck_assert(reported(20, "key = value"));
+	ck_assert(reported(21, "closing"));
+	ck_assert(reported(22, "without a key"));
+	ck_assert(!reported(4, ""));
+	ck_assert(!reported(12, ""));
+	ck_assert(!reported(13, ""));
+	ck_assert(!reported(16, ""));
+	ck_assert(!reported(19, ""));
+
+	ck_assert_int_eq(check_text(false, "[defaults]\ntimeout = \"60\"\nscan_sparse = on\n"), 0);
+	ck_assert_int_eq(check_text(false, ""), 0);
+}
+END_TEST
+
+START_TEST(test_hwdb)
+{
+	static const char hwdb[] = "# x\n"                     /* 1 */
+	                           "lund:scsi:t0:vACME:m*:*\n" /* 2 */
+	                           " LUND_TIMEOUT=60\n"        /* 3 */
+	                           " LUND_MAX_RETRIES=9\n"     /* 4 */
+	                           " LUND_BOGUS=1\n"           /* 5 */
+	                           " LUND_SCAN_SPARSE=yes\n"   /* 6 */
+	                           "\n"                        /* 7 */
+	                           "usb:v1234*\n"              /* 8: not lund's */
+	                           " ID_FOO=1\n"               /* 9 */
+	                           "\n"                        /* 10 */
+	                           "lund:acme\n"               /* 11 */
+	                           " LUND_TIMEOUT=x\n"         /* 12 */
+	                           "\n"                        /* 13 */
+	                           " LUND_TIMEOUT=5\n"         /* 14: no record */
+	                           "lund:scsi:t1:*\n"          /* 15 */
+	                           "usb:v9*\n"                 /* 16: mixed */
+	                           " LUND_QUEUE_DEPTH=0\n"     /* 17 */
+	                           "lund:scsi:t2:*\n"          /* 18 */
+	                           " =1\n";                    /* 19 */
+
+	ck_assert_int_eq(check_text(true, hwdb), 9);
+	ck_assert(reported(4, "LUND_MAX_RETRIES"));
+	ck_assert(reported(5, "unknown property \"LUND_BOGUS\""));
+	ck_assert(reported(11, "lund:scsi:"));
+	ck_assert(reported(12, "LUND_TIMEOUT"));
+	ck_assert(reported(14, "outside a record"));
+	ck_assert(reported(16, "mixing"));
+	ck_assert(reported(17, "LUND_QUEUE_DEPTH"));
+	ck_assert(reported(18, "right after properties"));
+	ck_assert(reported(19, "property line"));
+	ck_assert(!reported(3, ""));
+	ck_assert(!reported(9, ""));
+}
+END_TEST
+
+/* What lund ships passes its own check. */
+START_TEST(test_shipped)
+{
+	seen[0] = 0;
+	ck_assert_int_eq(conf_check_file(SOURCE_ROOT "/conf/lund.conf", on_problem, NULL), 0);
+	ck_assert_int_eq(hwdb_check_file(SOURCE_ROOT "/hwdb/60-lund.hwdb", on_problem, NULL), 0);
+	ck_assert_str_eq(seen, "");
+	ck_assert_int_eq(conf_check_file("/nonexistent/lund.conf", on_problem, NULL), -ENOENT);
+}
+END_TEST
+
+static Suite *confcheck_suite(void)
+{
+	Suite *s = suite_create("confcheck");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_conf);
+	tcase_add_test(tc, test_hwdb);
+	tcase_add_test(tc, test_shipped);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(confcheck_suite)
