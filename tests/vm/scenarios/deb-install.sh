@@ -92,9 +92,9 @@ lunctl status || :
 vm_wait_until 60 san_all_present || :
 vm_assert_eq 8 "$(san_count scsi_debug)" "scsi_debug LUs"
 vm_assert_eq 1 "$(san_count virtio_scsi)" "virtio-scsi LUs"
-# per LU: every LU wants at least one name; the names `lunctl names` reports linked, with their
-# targets, are exactly /dev/scsi/by-id as it is (each link there points where lunctl says, and
-# none is nobody's)
+# per LU: every LU wants at least one name; the names `lunctl names` reports linked in
+# /dev/scsi/by-id (it lists the by-path ones too), with their targets, are exactly that
+# directory as it is (each link there points where lunctl says, and none is nobody's)
 : >/tmp/names.linked
 for d in /sys/bus/scsi/devices/*:*:*:*; do
 	hctl=${d##*/}
@@ -104,7 +104,7 @@ for d in /sys/bus/scsi/devices/*:*:*:*; do
 	fi
 	wanted=$(awk '$3 == "->" && ($1 == "linked" || $1 == "collision")' /tmp/names.out | wc -l)
 	vm_assert_ge 1 "$wanted" "names lund gives $hctl"
-	awk '$1 == "linked" && $3 == "->" { n = split($2, p, "/"); print p[n] "\t" $4 }' /tmp/names.out >>/tmp/names.linked
+	awk '$1 == "linked" && $3 == "->" && $2 ~ /scsi\/by-id\// { n = split($2, p, "/"); print p[n] "\t" $4 }' /tmp/names.out >>/tmp/names.linked
 done
 sort -t"$(printf '\t')" -k1,1 -o /tmp/names.linked /tmp/names.linked
 daemon_actual >/tmp/names.act
