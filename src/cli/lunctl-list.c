@@ -823,16 +823,11 @@ static int collect_hosts(int rootfd, const ListOptions *lo, Host **ret, size_t *
 	if (r < 0)
 		return r;
 	for (struct dirent *de; (de = readdir(d));) {
-		unsigned long h;
-		char *end;
+		unsigned h;
 		Host *nv;
 
-		if (!strneq(de->d_name, "host", 4) || de->d_name[4] < '0' || de->d_name[4] > '9')
-			continue;
-		errno = 0;
-		h = strtoul(de->d_name + 4, &end, 10);
-		if (errno != 0 || *end != 0 || h > UINT_MAX ||
-		    !list_filter_match_host(&lo->filter, (unsigned)h))
+		if (sysfs_scsi_host_parse(de->d_name, &h) < 0 ||
+		    !list_filter_match_host(&lo->filter, h))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv) {
@@ -840,11 +835,9 @@ static int collect_hosts(int rootfd, const ListOptions *lo, Host **ret, size_t *
 			return -ENOMEM;
 		}
 		v = nv;
-		v[n] = (Host){ .host = (unsigned)h,
-			       .driver = list_host_driver(rootfd, (unsigned)h) };
+		v[n] = (Host){ .host = h, .driver = list_host_driver(rootfd, h) };
 		n++;
-		if (lo->transport &&
-		    list_host_transport(rootfd, (unsigned)h, &v[n - 1].transport) < 0) {
+		if (lo->transport && list_host_transport(rootfd, h, &v[n - 1].transport) < 0) {
 			hosts_free(v, n);
 			return -ENOMEM;
 		}

@@ -455,15 +455,10 @@ static int all_hosts(const Options *o, RangeList *ret)
 	if (r < 0)
 		return r;
 	for (struct dirent *de; (de = readdir(d));) {
-		unsigned long h;
-		char *end;
+		unsigned h;
 		Range *nv;
 
-		if (!strneq(de->d_name, "host", 4) || de->d_name[4] < '0' || de->d_name[4] > '9')
-			continue;
-		errno = 0;
-		h = strtoul(de->d_name + 4, &end, 10);
-		if (errno != 0 || *end != 0 || h > UINT32_MAX)
+		if (sysfs_scsi_host_parse(de->d_name, &h) < 0)
 			continue;
 		nv = reallocarray(ret->v, ret->n + 1, sizeof(*nv));
 		if (!nv)

@@ -221,11 +221,11 @@ int scan_list_hosts(Scan *s)
 		return r;
 	for (struct dirent *de; (de = readdir(d));) {
 		_cleanup_free_ char *pn = NULL;
-		char path[PATH_MAX], extra;
+		char path[PATH_MAX];
 		unsigned h;
 		ScanHost *v;
 
-		if (sscanf(de->d_name, "host%u%c", &h, &extra) != 1)
+		if (sysfs_scsi_host_parse(de->d_name, &h) < 0)
 			continue;
 		if (!scan_sel_match(s->sel, s->n_sel, h, SCAN_ANY, SCAN_ANY, SCAN_ANY))
 			continue;

@@ -248,3 +248,18 @@ int sysfs_link_basename(int dirfd, const char *path, char **ret)
 	*ret = strdup(base);
 	return *ret ? 0 : -ENOMEM;
 }
+
+int sysfs_scsi_host_parse(const char *name, unsigned *ret)
+{
+	unsigned long h;
+	char *end;
+
+	if (!name || !strneq(name, "host", 4) || name[4] < '0' || name[4] > '9')
+		return -EINVAL;
+	errno = 0;
+	h = strtoul(name + 4, &end, 10);
+	if (errno != 0 || *end != 0 || h > UINT_MAX)
+		return -EINVAL;
+	*ret = (unsigned)h;
+	return 0;
+}

@@ -62,5 +62,12 @@ int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **re
  */
 int sysfs_opendir(int dirfd, const char *path, DIR **ret);
 
+/*
+ * sysfs_scsi_host_parse() - the number of a SCSI host directory name, "host<decimal>" as
+ * sys/class/scsi_host lists them (no sign, no blanks, nothing after the digits). Returns 0 with
+ * @ret set, -EINVAL for any other name or one beyond an unsigned int.
+ */
+int sysfs_scsi_host_parse(const char *name, unsigned *ret);
+
 /* sysfs_link_basename() - last component of the target of symlink @path. */
 int sysfs_link_basename(int dirfd, const char *path, char **ret);
