@@ -59,6 +59,23 @@ static char *strip(char *s)
 	return s;
 }
 
+/* The next line of @f in @buf (LINE_MAX_LEN + 2 bytes), counted; a longer line is reported and
+ * skipped. false at the end of the file. */
+static bool next_line(Checker *c, FILE *f, char *buf)
+{
+	while (fgets(buf, LINE_MAX_LEN + 2, f)) {
+		int ch;
+
+		c->line++;
+		if (strchr(buf, '\n') || feof(f))
+			return true;
+		problem(c, "line longer than %u bytes", LINE_MAX_LEN);
+		while ((ch = fgetc(f)) != EOF && ch != '\n')
+			;
+	}
+	return false;
+}
+
 /* A policy knob's key (lund.conf's or the hwdb's) and value: 1 known, 0 not a knob. */
 static int check_knob(Checker *c, const char *key, const char *value, bool hwdb)
 {
@@ -129,18 +146,9 @@ int conf_check_file(const char *path, ConfCheckReport report, void *userdata)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (next_line(&c, f, buf)) {
 		char *l, *eq, *key, *value;
 
-		c.line++;
-		if (!strchr(buf, '\n') && !feof(f)) {
-			int ch;
-
-			problem(&c, "line longer than %u bytes", LINE_MAX_LEN);
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-			continue;
-		}
 		l = strip(buf);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
@@ -220,19 +228,10 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (next_line(&c, f, buf)) {
 		char *l, *eq;
 		bool property;
 
-		c.line++;
-		if (!strchr(buf, '\n') && !feof(f)) {
-			int ch;
-
-			problem(&c, "line longer than %u bytes", LINE_MAX_LEN);
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-			continue;
-		}
 		property = buf[0] == ' ';
 		l = strip(buf);
 		if (!*l) {

@@ -106,6 +106,20 @@ START_TEST(test_conf)
 	ck_assert(!reported(19, ""));
 
 	ck_assert_int_eq(check_text(false, "[defaults]\ntimeout = \"60\"\nscan_sparse = on\n"), 0);
+
+	/* a line past the limit is one problem, and the lines after it keep their numbers */
+	{
+		char *text = malloc(5000 + 64);
+
+		ck_assert_ptr_nonnull(text);
+		strcpy(text, "[defaults]\n# ");
+		memset(text + strlen(text), 'x', 5000);
+		strcpy(text + strlen("[defaults]\n# ") + 5000, "\nbogus = 1\n");
+		ck_assert_int_eq(check_text(false, text), 2);
+		ck_assert(reported(2, "longer than"));
+		ck_assert(reported(3, "unknown key \"bogus\""));
+		free(text);
+	}
 	ck_assert_int_eq(check_text(false, ""), 0);
 }
 END_TEST
