@@ -10,7 +10,7 @@
 #   handover.sh REPLAY    (LUND= in the environment)
 set -u
 REPLAY=$1
-fail=0 checks=0
+. "$(dirname "$0")/lib.sh"
 TMP=$(mktemp -d /tmp/handover.XXXXXX)
 PIDS=()
 cleanup() {
@@ -18,28 +18,6 @@ cleanup() {
         rm -rf "$TMP" "${TREE:-/nonexistent}"
 }
 trap cleanup EXIT
-check() { # DESCRIPTION CONDITION...
-        local what=$1
-        shift
-        checks=$((checks + 1))
-        "$@" || { echo "FAIL: $what"; fail=1; }
-}
-request() { # JSON
-        python3 - "$RUN/control" "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(60)
-s.connect(sys.argv[1])
-s.sendall(sys.argv[2].encode() + b"\n")
-buf = b""
-while not buf.endswith(b"\n"):
-    d = s.recv(65536)
-    if not d:
-        break
-    buf += d
-sys.stdout.write(buf.decode())
-PY
-}
 start_lund() { # LOG
         "$LUND" --root "$TREE" --run-dir "$RUN" --no-monitor --sysfs-only --scan never \
                 --load-modules never --log-level info 2> "$1" &

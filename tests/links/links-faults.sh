@@ -15,7 +15,7 @@
 #   links-faults.sh REPLAY    (LUND=, LUNCTL= in the environment)
 set -u
 REPLAY=$1
-fail=0 checks=0
+. "$(dirname "$0")/lib.sh"
 TMP=$(mktemp -d /tmp/links-faults.XXXXXX)
 LUND_PID=
 cleanup() {
@@ -25,30 +25,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() { # DESCRIPTION CONDITION...
-        local what=$1
-        shift
-        checks=$((checks + 1))
-        "$@" || { echo "FAIL: $what"; fail=1; }
-}
-
-# A request on the control socket, its reply on stdout.
-request() { # JSON
-        python3 - "$RUN/control" "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(60)
-s.connect(sys.argv[1])
-s.sendall(sys.argv[2].encode() + b"\n")
-buf = b""
-while not buf.endswith(b"\n"):
-    d = s.recv(65536)
-    if not d:
-        break
-    buf += d
-sys.stdout.write(buf.decode())
-PY
-}
 resync() { request '{"cmd":"resync"}' > "$TMP/resync.json"; grep -q '"ok": *true' "$TMP/resync.json"; }
 
 start_lund() {

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Helpers shared by the links tests, sourced after RUN is set (or before, as long as RUN is set
+# by the time request() runs).
+
+fail=0 checks=0
+
+check() { # DESCRIPTION CONDITION...
+        local what=$1
+        shift
+        checks=$((checks + 1))
+        "$@" || { echo "FAIL: $what"; fail=1; }
+}
+
+# A request on lund's control socket ($RUN/control), its reply on stdout.
+request() { # JSON
+        python3 - "$RUN/control" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(60)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+buf = b""
+while not buf.endswith(b"\n"):
+    d = s.recv(65536)
+    if not d:
+        break
+    buf += d
+sys.stdout.write(buf.decode())
+PY
+}
