@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""kernel/table.py STOCK.txt[,MORE...] PATCHED.txt[,MORE...]: kernel/test.sh's stock-vs-patched table.
+"""kernel/table.py [--faults-only] STOCK.txt[,MORE...] PATCHED.txt[,MORE...]: kernel/test.sh's
+stock-vs-patched table (--faults-only: the kernel-stock/-patched rows, not the udev ones).
 
 Reads the RESULT key=value lines the kernel-stock and kernel-patched VM scenarios saved (and
 kernel-udev-stock/-patched's, the same figures with udevd running: comma-separated files),
@@ -159,12 +160,20 @@ def load(paths):
     return d
 
 
+UDEV_ROWS = ('udev.', 'quiet.')
+
+
 def main():
-    stock, patched = load(sys.argv[1]), load(sys.argv[2])
+    argv = sys.argv[1:]
+    faults_only = bool(argv) and argv[0] == '--faults-only'
+    if faults_only:
+        argv = argv[1:]
+    stock, patched = load(argv[0]), load(argv[1])
+    rows = [r for r in ROWS if not (faults_only and r[0].startswith(UDEV_ROWS))]
     bad = []
-    w = max(len(r[1]) for r in ROWS)
+    w = max(len(r[1]) for r in rows)
     print(f'{"":<{w}}  {"stock":<24} {"patched":<24}')
-    for key, label, es, ep in ROWS:
+    for key, label, es, ep in rows:
         s, p = stock.get(key, '-'), patched.get(key, '-')
         mark = ''
         for side, got, exp in (('stock', s, es), ('patched', p, ep)):
