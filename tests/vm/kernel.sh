@@ -46,10 +46,16 @@ if [ ! -e "$dir/.done" ]; then
 		rm -rf "$dir/dl"
 		depmod -b "$dir/root" "$kver"
 		bz=$dir/root/boot/vmlinuz-$kver
-		# The bzImage carries the kernel as an XZ stream; find its magic and decompress.
+		# The bzImage carries the kernel as an XZ stream (6.1) or a zstd one (6.12); find its
+		# magic and decompress.
 		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" | head -n1 | cut -d: -f1)
-		[ -n "$off" ] || vm_die "no XZ payload in $bz"
-		tail -c +$((off + 1)) "$bz" | xz -dc 2>/dev/null >"$dir/vmlinux.tmp" || true
+		if [ -n "$off" ]; then
+			tail -c +$((off + 1)) "$bz" | xz -dc 2>/dev/null >"$dir/vmlinux.tmp" || true
+		else
+			off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$bz" | head -n1 | cut -d: -f1)
+			[ -n "$off" ] || vm_die "no XZ or zstd payload in $bz"
+			tail -c +$((off + 1)) "$bz" | zstd -dcq 2>/dev/null >"$dir/vmlinux.tmp" || true
+		fi
 		head -c 4 "$dir/vmlinux.tmp" | grep -q 'ELF' || vm_die "extracted payload is not ELF"
 		mv "$dir/vmlinux.tmp" "$dir/vmlinux"
 		touch "$dir/.done"
