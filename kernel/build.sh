@@ -11,11 +11,16 @@
 #  4. builds the SCSI modules the VM loads (scsi_mod scsi_common sd_mod sr_mod sg st ch
 #     scsi_debug virtio_scsi) and every other module the series touches (scsi_transport_fc)
 #     out of tree against the headers, from the patched sources,
-#     into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY takes);
+#     into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY takes), with
+#     the test fixtures of kernel/fixtures/ (scsi_debug fault injection, not part of the
+#     series) on top;
 #  5. with --bisect, also applies and builds every prefix of the series (and the pristine
 #     tree, whose module CRCs must equal Debian's Module.symvers).
 #
-# usage: kernel/build.sh [--bisect] [--stock] [--quiet]
+# usage: kernel/build.sh [--kernel 6.1|6.12] [--bisect] [--stock] [--quiet]
+#   --kernel  the kernel line: 6.1 (default: Debian 12's linux-image-amd64, linux-source-6.1 and
+#             the series in kernel/) or 6.12 (linux-image-6.12-amd64, linux-source-6.12 and the
+#             series rebased on it in kernel/6.12/)
 #   --stock   also build the unpatched modules into .cache/kernel/<version>/modules-stock/
 # Prints "MODULES=<dir>" on its last line.
 set -euo pipefail
@@ -23,15 +28,23 @@ set -euo pipefail
 KDIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$KDIR/.." && pwd)
 CACHE=${LUND_KERNEL_CACHE:-$REPO/.cache/kernel}
-bisect= stock= quiet=
-for a in "$@"; do
-	case $a in
+bisect= stock= quiet= line=6.1
+usage() { echo "usage: $0 [--kernel 6.1|6.12] [--bisect] [--stock] [--quiet]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
 	--bisect) bisect=1 ;;
 	--stock) stock=1 ;;
 	--quiet) quiet=1 ;;
-	*) echo "usage: $0 [--bisect] [--stock] [--quiet]" >&2; exit 2 ;;
+	--kernel) [ $# -ge 2 ] || usage; line=$2; shift ;;
+	*) usage ;;
 	esac
+	shift
 done
+case $line in
+6.1) SDIR=$KDIR meta=linux-image-amd64 ;;
+6.12) SDIR=$KDIR/6.12 meta=linux-image-6.12-amd64 ;;
+*) usage ;;
+esac
 log() { [ -n "$quiet" ] || echo "kernel: $*" >&2; }
 die() { echo "kernel: error: $*" >&2; exit 1; }
 t0=$(date +%s.%N)
@@ -51,24 +64,30 @@ if [ -n "$need" ]; then
 fi
 
 # --- resolve versions ------------------------------------------------------------------------
-img=$(apt-cache depends linux-image-amd64 2>/dev/null |
+img=$(apt-cache depends "$meta" 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
-[ -n "$img" ] || die "cannot resolve linux-image-amd64 (apt-get update?)"
-abi=${img#linux-image-}            # 6.1.0-57-amd64
-abi=${abi%-amd64}                  # 6.1.0-57
+[ -n "$img" ] || die "cannot resolve $meta (apt-get update?)"
+abi=${img#linux-image-}            # 6.1.0-57-amd64, 6.12.118+deb12-amd64
+abi=${abi%-amd64}                  # 6.1.0-57, 6.12.118+deb12
 cand() { apt-cache policy "$1" | sed -n 's/^ *Candidate: //p'; }
 kver=$(cand "$img")
-sver=$(cand linux-source-6.1)
+sver=$(cand "linux-source-$line")
 hver=$(cand "linux-headers-$abi-amd64")
-bver=$(cand linux-kbuild-6.1)
+# 6.12's kbuild package is named after the ABI, 6.1's after the line
+kbuild=linux-kbuild-$abi
+bver=$(cand "$kbuild" | head -n1)
+if [ -z "$bver" ] || [ "$bver" = "(none)" ]; then
+	kbuild=linux-kbuild-$line
+	bver=$(cand "$kbuild" | head -n1)
+fi
 [ -n "$kver" ] && [ "$kver" != "(none)" ] || die "no candidate for $img"
 if [ "$kver" != "$sver" ] || [ "$kver" != "$hver" ]; then
-	die "version mismatch: $img $kver, linux-source-6.1 $sver, linux-headers-$abi-amd64 $hver"
+	die "version mismatch: $img $kver, linux-source-$line $sver, linux-headers-$abi-amd64 $hver"
 fi
-log "kernel $img $kver; linux-source-6.1 $sver; linux-kbuild-6.1 $bver"
+log "kernel $img $kver; linux-source-$line $sver; $kbuild $bver"
 
 V=$CACHE/$kver
-SRC=$V/linux-source-6.1
+SRC=$V/linux-source-$line
 HDR=$V/headers/usr/src/linux-headers-$abi-amd64
 mkdir -p "$V"
 exec 9>"$CACHE/.lock"
@@ -79,24 +98,24 @@ if [ ! -e "$V/.fetched" ]; then
 	t=$(date +%s.%N)
 	rm -rf "$V/dl" "$V/headers" "$SRC"; mkdir -p "$V/dl"
 	sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
-	(cd "$V/dl" && apt-get download -qq $sandbox "linux-source-6.1=$sver" \
+	(cd "$V/dl" && apt-get download -qq $sandbox "linux-source-$line=$sver" \
 		"linux-headers-$abi-amd64=$kver" "linux-headers-$abi-common=$kver" \
-		"linux-kbuild-6.1=$bver" >/dev/null) || die "apt-get download failed"
+		"$kbuild=$bver" >/dev/null) || die "apt-get download failed"
 	for d in "$V"/dl/linux-headers-*.deb "$V"/dl/linux-kbuild-*.deb; do
 		dpkg-deb -x "$d" "$V/headers"
 	done
 	# The -amd64 Makefile includes the -common one by absolute path.
 	sed -i "s|/usr/src/linux-headers-$abi-common/|$V/headers/usr/src/linux-headers-$abi-common/|" \
 		"$HDR/Makefile"
-	dpkg-deb -x "$V"/dl/linux-source-6.1_*.deb "$V/src-deb"
-	tar -xJf "$V"/src-deb/usr/src/linux-source-6.1.tar.xz -C "$V"
+	dpkg-deb -x "$V"/dl/linux-source-"$line"_*.deb "$V/src-deb"
+	tar -xJf "$V"/src-deb/usr/src/linux-source-"$line".tar.xz -C "$V"
 	rm -rf "$V/dl" "$V/src-deb"
 	touch "$V/.fetched"
 	log "fetched and extracted in $(elapsed "$t")s"
 fi
 [ -d "$SRC/drivers/scsi" ] || die "no $SRC"
 
-mapfile -t PATCHES < <(grep -v '^\s*\(#\|$\)' "$KDIR/series")
+mapfile -t PATCHES < <(grep -v '^\s*\(#\|$\)' "$SDIR/series")
 [ ${#PATCHES[@]} -gt 0 ] || die "empty series"
 
 # --- checkpatch ------------------------------------------------------------------------------
@@ -106,7 +125,7 @@ for p in "${PATCHES[@]}"; do
 	# The patches carry no Signed-off-by: the submitter adds theirs (kernel/sign.sh). The
 	# source is not a git tree, so checkpatch cannot look up the mainline id in Fixes:.
 	if out=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --no-tree -q \
-		--ignore MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID "$KDIR/$p" 2>&1); then
+		--ignore MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID "$SDIR/$p" 2>&1); then
 		log "checkpatch --strict: $p: clean"
 	else
 		echo "$out" >&2
@@ -118,21 +137,30 @@ log "checkpatch took $(elapsed "$t")s"
 [ "$cp_fail" = 0 ] || die "checkpatch reported problems"
 
 # --- a tree with the first N patches applied (only the parts we build and document) ----------
-# prepare_tree DIR N
+# prepare_tree DIR N [FIXTURES]: with FIXTURES, also the test fixtures (kernel/fixtures/*.patch)
 prepare_tree() {
-	local dir=$1 n=$2 i
+	local dir=$1 n=$2 fixtures=${3:-} i f
 	rm -rf "$dir"; mkdir -p "$dir/drivers" "$dir/include" "$dir/Documentation/ABI"
 	cp -a "$SRC/drivers/scsi" "$dir/drivers/"
 	cp -a "$SRC/include/scsi" "$dir/include/"
+	mkdir -p "$dir/include/trace/events"
+	cp "$SRC/include/trace/events/scsi.h" "$dir/include/trace/events/"
 	cp -a "$SRC/Documentation/ABI/testing" "$dir/Documentation/ABI/"
 	cp -a "$SRC/MAINTAINERS" "$dir/"
 	# The cache lives inside lund's own repository: without a ceiling, git apply would take
 	# that for the tree and silently skip every path outside the current directory.
 	for ((i = 0; i < n; i++)); do
 		(cd "$dir" && GIT_CEILING_DIRECTORIES=${dir%/*} git apply --check \
-			"$KDIR/${PATCHES[i]}") || die "${PATCHES[i]} does not apply (after $i patches)"
-		(cd "$dir" && GIT_CEILING_DIRECTORIES=${dir%/*} git apply "$KDIR/${PATCHES[i]}")
+			"$SDIR/${PATCHES[i]}") || die "${PATCHES[i]} does not apply (after $i patches)"
+		(cd "$dir" && GIT_CEILING_DIRECTORIES=${dir%/*} git apply "$SDIR/${PATCHES[i]}")
 	done
+	# test fixtures (scsi_debug fault injection the VM tests use), not part of the series
+	if [ -n "$fixtures" ]; then
+		for f in "$SDIR"/fixtures/*.patch; do
+			(cd "$dir" && GIT_CEILING_DIRECTORIES=${dir%/*} git apply "$f") ||
+				die "fixture ${f##*/} does not apply"
+		done
+	fi
 	# and prove it: the patched files must differ from the pristine ones
 	if [ "$n" -gt 0 ] && diff -q "$SRC/drivers/scsi/scsi_sysfs.c" "$dir/drivers/scsi/scsi_sysfs.c" \
 		>/dev/null && diff -q "$SRC/drivers/scsi/sd.c" "$dir/drivers/scsi/sd.c" >/dev/null; then
@@ -188,7 +216,7 @@ EOF
 	fi
 	# every C file the series changes must have been compiled
 	local c
-	for c in $(sed -n 's|^+++ b/drivers/scsi/\([^/]*\)\.c$|\1|p' "${PATCHES[@]/#/$KDIR/}" |
+	for c in $(sed -n 's|^+++ b/drivers/scsi/\([^/]*\)\.c$|\1|p' "${PATCHES[@]/#/$SDIR/}" |
 		sort -u); do
 		[ -e "$b/$c.o" ] || { echo "kernel: $c.c is changed but not built" >&2; return 1; }
 	done
@@ -227,7 +255,7 @@ fi
 
 # --- the full series -------------------------------------------------------------------------
 t=$(date +%s.%N)
-prepare_tree "$V/tree" "${#PATCHES[@]}"
+prepare_tree "$V/tree" "${#PATCHES[@]}" fixtures
 build_modules "$V/tree" "$V/modules" || die "build of the patched modules failed"
 for m in $MODS; do
 	vm=$(modinfo -F vermagic "$V/modules/$m.ko")

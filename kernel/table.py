@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""kernel/table.py STOCK.txt[,MORE...] PATCHED.txt[,MORE...]: kernel/test.sh's stock-vs-patched table.
+"""kernel/table.py [--faults-only] STOCK.txt[,MORE...] PATCHED.txt[,MORE...]: kernel/test.sh's
+stock-vs-patched table (--faults-only: the kernel-stock/-patched rows, not the udev ones).
 
 Reads the RESULT key=value lines the kernel-stock and kernel-patched VM scenarios saved (and
 kernel-udev-stock/-patched's, the same figures with udevd running: comma-separated files),
@@ -44,6 +45,19 @@ ROWS = [
     ('ua.flush_failfast_device.attempts', '  commands sent', None, '2'),
     ('ua.read_failfast_device.result', 'unit attention, read, failfast=device', None, 'ok'),
     ('ua.read_failfast_device.attempts', '  commands sent', None, '2'),
+    # NOT READY for 1 s (kernel/fixtures/ scsi_debug, patched runs only)
+    ('nr.becoming_flush.result', 'NOT READY 04/01 (becoming ready), flush', '-', 'ok'),
+    ('nr.becoming_flush.resent', '  sent more than once', '-', 'yes'),
+    ('nr.alua_read.result', 'NOT READY 04/0A (ALUA transition), read', '-', 'ok'),
+    ('nr.alua_read.resent', '  sent more than once', '-', 'yes'),
+    ('nr.becoming_flush_failfast_device.result', 'NOT READY 04/01, flush, failfast=device',
+     '-', 'ok'),
+    ('nr.becoming_read_failfast_device.result', 'NOT READY 04/01, read, failfast=device',
+     '-', 'ok'),
+    ('nr.alua_flush_failfast_device.result', 'NOT READY 04/0A, flush, failfast=device',
+     '-', 'ok'),
+    ('nr.alua_read_failfast_device.result', 'NOT READY 04/0A, read, failfast=device', '-', 'ok'),
+    ('nr.alua_read_failfast_device.resent', '  sent more than once', '-', 'yes'),
     ('timeout.attempts', 'timeout (2 s), max_retries=0: commands', '1', '1'),
     ('timeout.iotmo', 'timeout: iotmo_cnt delta', '1', '1'),
     ('timeout.events', 'timeout: SDEV_ERROR events', '0', '1'),
@@ -94,6 +108,12 @@ ROWS = [
     ('threshold.first', '  SDEV_ERROR_THRESHOLD/SDEV_ERROR_COUNT', '', 'medium/threshold'),
     ('counters.transport', 'errors/transport of the LU', 'na', None),
     ('counters.timeout', 'errors/timeout of the LU', 'na', '1'),
+    ('trace.records', 'tracepoint scsi_cmd_error_class: records', 'na', '3'),
+    ('trace.medium', '  class=medium READ_10 4660 (2 reads; not the SG_IO READ)', None, '2'),
+    ('trace.transport', '  class=transport sense 0b/4b/03 (1 read, 6 commands)', None, '1'),
+    ('offline.events', 'state offline, offline, running, offline: SDEV_STATE events',
+     '0', '2'),
+    ('offline.state', '  SDEV_STATE', '', 'offline'),
     ('many.lus', '16 LUs, evt_error=1 on each', '16', '16'),
     ('many.reads', '  reads of the bad LBA, 3 per LU in parallel', '48', '48'),
     ('many.failures', '  final failures counted (errors/medium)', None, None),
@@ -118,6 +138,11 @@ ROWS = [
      '10 failed reads, counters only, threshold +5: changes', '-', '1'),
     ('udev.ten_counters.disk_changes', '  disk changes (re-probes)', '-', '1'),
     ('udev.ten_counters.commands', '  commands the disk received', '-', None),
+    ('quiet.zeroing_mode', 'sd zeroing_mode', '-', 'writesame'),
+    ('quiet.result', 'WRITE SAME rejected, sd quiet, zeroes written instead', '-', 'ok'),
+    ('quiet.counted', '  counted in errors/', '-', '0'),
+    ('quiet.scsi_changes', '  scsi_device changes (evt_error=1)', '-', '0'),
+    ('quiet.max_write_same_blocks', '  max_write_same_blocks after', '-', '0'),
 ]
 
 
@@ -135,12 +160,20 @@ def load(paths):
     return d
 
 
+UDEV_ROWS = ('udev.', 'quiet.')
+
+
 def main():
-    stock, patched = load(sys.argv[1]), load(sys.argv[2])
+    argv = sys.argv[1:]
+    faults_only = bool(argv) and argv[0] == '--faults-only'
+    if faults_only:
+        argv = argv[1:]
+    stock, patched = load(argv[0]), load(argv[1])
+    rows = [r for r in ROWS if not (faults_only and r[0].startswith(UDEV_ROWS))]
     bad = []
-    w = max(len(r[1]) for r in ROWS)
+    w = max(len(r[1]) for r in rows)
     print(f'{"":<{w}}  {"stock":<24} {"patched":<24}')
-    for key, label, es, ep in ROWS:
+    for key, label, es, ep in rows:
         s, p = stock.get(key, '-'), patched.get(key, '-')
         mark = ''
         for side, got, exp in (('stock', s, es), ('patched', p, ep)):

@@ -4,16 +4,34 @@
 # and kernel-udev-patched (udevd running: the events and re-probes a failing command causes), then print the
 # stock-vs-patched table and check the patched figures; then lund's lund-errpolicy-stock and
 # lund-errpolicy-patched (`lunctl policy`) the same way.  Exit 77 (skip) without QEMU.
-# usage: kernel/test.sh [--bisect]
+# With --kernel 6.12: the series rebased on 6.12 (kernel/6.12/), built against Debian's 6.12
+# headers and booted on Debian's linux-image-6.12-amd64: the kernel-stock/kernel-patched pair
+# and its table only (the udev and lund pairs use the 6.1 root images).
+# usage: kernel/test.sh [--kernel 6.1|6.12] [--bisect]
 set -euo pipefail
 KDIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$KDIR/.." && pwd)
 command -v qemu-system-x86_64 >/dev/null || { echo "kernel/test.sh: no QEMU, skipping"; exit 77; }
+line=6.1
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) line=${2:?}; shift ;;
+	*) args+=("$1") ;;
+	esac
+	shift
+done
+case $line in
+6.1) ;;
+6.12) export LUND_VM_KERNEL_META=linux-image-6.12-amd64 ;;
+*) echo "usage: $0 [--kernel 6.1|6.12] [--bisect]" >&2; exit 2 ;;
+esac
 t0=$(date +%s)
-mods=$("$KDIR/build.sh" "$@" | sed -n 's/^MODULES=//p')
+mods=$("$KDIR/build.sh" --kernel "$line" "${args[@]}" | sed -n 's/^MODULES=//p')
 [ -d "$mods" ] || { echo "kernel/test.sh: build failed" >&2; exit 1; }
 t1=$(date +%s)
 res=$REPO/.cache/kernel/results
+[ "$line" = 6.1 ] || res=$res-$line
 rm -rf "$res"; mkdir -p "$res"
 export LUND_KERNEL_RESULTS=$res
 "$REPO/tests/vm/setup"
@@ -23,6 +41,12 @@ LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-patched >"$
 wait $p1 || rc=1
 wait $p2 || rc=1
 cat "$res/stock.log" "$res/patched.log"
+if [ "$line" != 6.1 ]; then
+	python3 "$KDIR/table.py" --faults-only "$res/stock.txt" "$res/patched.txt" || rc=1
+	t2=$(date +%s)
+	echo "kernel/test.sh: $line: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
+	exit $rc
+fi
 # the same failing commands with udevd running (udev events and re-probes they cause)
 "$REPO/tests/vm/run" --no-build kernel-udev-stock >"$res/udev-stock.log" 2>&1 & p1=$!
 LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-udev-patched \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/vm/kernel.sh: fetch, extract and prepare Debian 12's current kernel for QEMU.
 #
-# Resolves the kernel through `apt-cache depends linux-image-amd64`, downloads the .deb with
+# Resolves the kernel through `apt-cache depends linux-image-amd64` (or the meta package
+# $LUND_VM_KERNEL_META names, e.g. linux-image-6.12-amd64), downloads the .deb with
 # `apt-get download`, unpacks it with dpkg-deb -x (never installs it), runs depmod -b and
 # extracts the ELF vmlinux from the bzImage (TCG boots it twice as fast: no emulated XZ).
 # Cached under $LUND_VM_CACHE (default <repo>/.cache/vm)/kernel/<package>_<version>/.
@@ -14,15 +15,17 @@ set -eu
 # apt-cache takes ~1 s per call here (no pkgcache.bin); remember the answer until the
 # package lists change.
 stamp=$(stat -c %Y /var/lib/apt/lists /var/lib/apt/lists/* 2>/dev/null | sort -n | tail -n1)
+meta=${LUND_VM_KERNEL_META:-linux-image-amd64}
 resolved=$VM_CACHE/kernel/resolved
+[ "$meta" = linux-image-amd64 ] || resolved=$resolved-$meta
 pkg= version=
 if [ -r "$resolved" ] && [ "$(sed -n 1p "$resolved")" = "$stamp" ]; then
 	pkg=$(sed -n 2p "$resolved"); version=$(sed -n 3p "$resolved")
 fi
 if [ -z "$pkg" ] || [ -z "$version" ]; then
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	pkg=$(apt-cache depends "$meta" 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
-	[ -n "$pkg" ] || vm_die "cannot resolve linux-image-amd64 (apt-get update?)"
+	[ -n "$pkg" ] || vm_die "cannot resolve $meta (apt-get update?)"
 	version=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
 	[ -n "$version" ] && [ "$version" != "(none)" ] || vm_die "no candidate for $pkg"
 	mkdir -p "$VM_CACHE/kernel"
@@ -43,10 +46,16 @@ if [ ! -e "$dir/.done" ]; then
 		rm -rf "$dir/dl"
 		depmod -b "$dir/root" "$kver"
 		bz=$dir/root/boot/vmlinuz-$kver
-		# The bzImage carries the kernel as an XZ stream; find its magic and decompress.
+		# The bzImage carries the kernel as an XZ stream (6.1) or a zstd one (6.12); find its
+		# magic and decompress.
 		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" | head -n1 | cut -d: -f1)
-		[ -n "$off" ] || vm_die "no XZ payload in $bz"
-		tail -c +$((off + 1)) "$bz" | xz -dc 2>/dev/null >"$dir/vmlinux.tmp" || true
+		if [ -n "$off" ]; then
+			tail -c +$((off + 1)) "$bz" | xz -dc 2>/dev/null >"$dir/vmlinux.tmp" || true
+		else
+			off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$bz" | head -n1 | cut -d: -f1)
+			[ -n "$off" ] || vm_die "no XZ or zstd payload in $bz"
+			tail -c +$((off + 1)) "$bz" | zstd -dcq 2>/dev/null >"$dir/vmlinux.tmp" || true
+		fi
 		head -c 4 "$dir/vmlinux.tmp" | grep -q 'ELF' || vm_die "extracted payload is not ELF"
 		mv "$dir/vmlinux.tmp" "$dir/vmlinux"
 		touch "$dir/.done"

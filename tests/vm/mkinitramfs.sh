@@ -95,6 +95,9 @@ build_base() {
 		cp --remove-destination "$ko" "$st${ko#"$KROOT"}"
 	done
 	cp "$KROOT/lib/modules/$KVER"/modules.{order,builtin,builtin.modinfo} "$st/lib/modules/$KVER/"
+	# newer Debian kernels (6.12) ship xz-compressed modules: busybox modprobe wants plain ones
+	find "$st/lib/modules" -name '*.ko.xz' -exec xz -d {} +
+	sed -i 's/\.ko\.xz$/.ko/' "$st/lib/modules/$KVER/modules.order"
 	depmod -b "$st" "$KVER"
 	# tools
 	local t

@@ -10,8 +10,9 @@ kernel_disk
 
 # uevent listener: one line per SDEV_ERROR event
 EV=/tmp/events
-: >"$EV"; : >/tmp/thr
+: >"$EV"; : >/tmp/thr; : >/tmp/state
 uevent sh -c '[ -n "$SDEV_ERROR_THRESHOLD" ] && echo "$SDEV_ERROR_THRESHOLD/$SDEV_ERROR_COUNT" >>/tmp/thr
+	[ -n "$SDEV_STATE" ] && echo "$SDEV_STATE" >>/tmp/state
 	[ -n "$SDEV_ERROR" ] && env | grep "^SDEV_ERROR" | sort | tr "\n" " " >>/tmp/events && echo >>/tmp/events' &
 UEV_PID=$!
 sleep 0.5
@@ -100,6 +101,33 @@ if [ "$patched" = 1 ]; then
 fi
 echo 0 >$SDBG/virtual_gb
 rd 0 >/dev/null 2>&1 || true
+
+# --- 2c. NOT READY while the unit becomes ready (04/01) or in an ALUA transition (04/0A) -------
+# For 1 s every read, write and flush gets NOT READY (scsi_debug's not_ready_ascq/not_ready_ms,
+# a test fixture of kernel/fixtures/, so patched runs only). The midlayer waits these out
+# (delayed retries, bounded by the command's runtime), also with failfast=device.
+NR=/sys/module/scsi_debug/parameters
+notready() {   # KEY ASCQ CMD...: result, and whether the command was sent more than once
+	_k=$1; _q=$2; shift 2
+	echo "$_q" >$NR/not_ready_ascq
+	echo 1000 >$NR/not_ready_ms
+	_b=$(cnt)
+	if "$@" >/dev/null 2>&1; then _r=ok; else _r=fail; fi
+	sleep 0.2
+	vm_result "nr.$_k.result=$_r" \
+		"nr.$_k.resent=$([ $(( $(cnt) - _b )) -gt 1 ] && echo yes || echo no)"
+	echo 0 >$NR/not_ready_ascq
+}
+if [ "$patched" = 1 ] && [ -e $NR/not_ready_ascq ]; then
+	notready becoming_flush 1 flush
+	notready alua_read 10 rd 0
+	set_attr failfast device
+	notready becoming_flush_failfast_device 1 flush
+	notready becoming_read_failfast_device 1 rd 0
+	notready alua_flush_failfast_device 10 flush
+	notready alua_read_failfast_device 10 rd 0
+	set_attr failfast none
+fi
 
 # --- 3. timeout: reads and writes ignored (MAC_TIMEOUT), 2 s command timeout, no retries -------
 echo 2 >"$SD/timeout"
@@ -204,6 +232,38 @@ vm_result threshold.events=$(wc -l </tmp/thr)
 vm_result "threshold.first=$(head -n1 /tmp/thr | sed "s|/$((${c0#na} + 2))\$|/threshold|")"
 vm_result counters.transport=$(cat "$SD/errors/transport" 2>/dev/null || echo na)
 vm_result counters.timeout=$(cat "$SD/errors/timeout" 2>/dev/null || echo na)
+
+# --- 5f. the scsi_cmd_error_class tracepoint: every final failure with its class, evt_error is off
+# since 5e; the SG_IO READ of the same LBA is not traced
+TR=/sys/kernel/tracing
+mount -t tracefs nodev $TR 2>/dev/null || true
+if [ -e $TR/events/scsi/scsi_cmd_error_class/enable ]; then
+	: >$TR/trace
+	echo 1 >$TR/events/scsi/scsi_cmd_error_class/enable
+	inject 2 0
+	sg_raw -r 512 "$DEV" 28 00 00 00 12 34 00 00 01 00 >/dev/null 2>&1 || true
+	for i in 1 2; do rd 4660 >/dev/null 2>&1 || true; done
+	inject 16 1
+	rd 0 >/dev/null 2>&1 || true
+	inject 0 0
+	echo 0 >$TR/events/scsi/scsi_cmd_error_class/enable
+	grep scsi_cmd_error_class $TR/trace >/tmp/trace || true
+	vm_result trace.records=$(wc -l </tmp/trace) \
+		trace.medium=$(grep -c 'class=medium retryable=0 opcode=READ_10 sector=4660 ' /tmp/trace) \
+		trace.transport=$(grep -c 'class=transport retryable=1 .* sense=0b/4b/03' /tmp/trace)
+else
+	vm_result trace.records=na
+fi
+
+# --- 5g. the device goes offline: one SDEV_STATE=offline uevent per transition --------------
+# offline, offline again (no transition), running, offline: two events
+go() { echo "$1" >"$SD/state"; sleep 0.3; }
+go offline; go offline; go running; go offline
+vm_wait_until 5 sh -c '[ $(wc -l </tmp/state) -ge 2 ]' || true
+sleep 0.5
+go running
+vm_result offline.events=$(wc -l </tmp/state) offline.state=$(head -n1 /tmp/state)
+rd 0 >/dev/null 2>&1 || true
 
 # --- 5d. errors on many LUs at once: 16 LUs, 3 reads of the bad LBA each, in parallel --------
 # Each LU may send 10 events per 5 s; all of them together at most the global limit,

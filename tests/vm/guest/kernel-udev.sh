@@ -54,6 +54,31 @@ if [ "$patched" = 1 ]; then
 	# counters only (patch 5): no event per command, one when errors/medium reaches the threshold
 	echo $(( $(cat "$SD/errors/medium") + 5 )) >"$SD/error_threshold"
 	fail ten_counters 10
+	# A request sd marks quiet is neither counted nor reported: a WRITE SAME the disk rejects
+	# (INVALID FIELD IN CDB: more blocks than scsi_debug's write_same_length) makes sd give
+	# WRITE SAME up quietly, and the block layer writes the zeroes instead.
+	if command -v blkdiscard >/dev/null; then
+		errsum() { cat "$SD"/errors/* | awk '{ s += $1 } END { print s }'; }
+		WS=/sys/module/scsi_debug/parameters/write_same_length
+		vm_result quiet.zeroing_mode=$(cat /sys/class/scsi_disk/$DISK/zeroing_mode)
+		echo 10 >"$SD/evt_error_burst"
+		echo 5000 >"$SD/evt_error_interval_ms"
+		echo 1 >"$SD/evt_error"
+		echo 1 >$WS
+		udevadm settle --timeout=120
+		_s=$(changes scsi) _e=$(errsum)
+		blkdiscard -z -o 0 -l 65536 "$DEV" && _r=ok || _r=fail
+		sleep 2
+		udevadm settle --timeout=120
+		sleep 1
+		vm_result quiet.result=$_r quiet.counted=$(( $(errsum) - _e )) \
+			quiet.scsi_changes=$(( $(changes scsi) - _s )) \
+			quiet.max_write_same_blocks=$(cat /sys/class/scsi_disk/$DISK/max_write_same_blocks)
+		echo 0 >"$SD/evt_error"
+		echo 65535 >$WS
+	else
+		vm_result quiet.result=no-blkdiscard
+	fi
 fi
 kill "$MON_PID" 2>/dev/null
 vm_done
