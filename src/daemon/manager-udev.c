@@ -415,39 +415,71 @@ void manager_udev_flush(Manager *m, const Lu *lu, bool gone)
 			manager_udev_sync_lu(m, m->udev_dirty[i], false);
 }
 
-/* Is record @key one of this run's? */
-static bool key_known(UdevRecords *u, const char *key)
+static int cmp_key(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* This run's record keys, sorted, in @ret (NULL when there are none). 0 or -ENOMEM. */
+static int known_keys(UdevRecords *u, const char ***ret, size_t *ret_n)
+{
+	const char **v = NULL;
+	size_t n = 0, size = 0;
+
 	for (size_t b = 0; b < UDEV_BUCKETS; b++)
 		for (LuRecords *r = u->bucket[b]; r; r = r->next)
-			for (size_t i = 0; i < r->n; i++)
-				if (streq(r->v[i].key, key))
-					return true;
-	return false;
+			for (size_t i = 0; i < r->n; i++) {
+				if (n == size) {
+					const char **nv;
+
+					size = size ? size * 2 : 64;
+					nv = reallocarray(v, size, sizeof(*v));
+					if (!nv) {
+						free(v);
+						return -ENOMEM;
+					}
+					v = nv;
+				}
+				v[n++] = r->v[i].key;
+			}
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_key);
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }
 
 /* Records an earlier run left for devices this one gives no name: removed, and udev told. */
 static void sweep_old_records(Manager *m)
 {
 	_cleanup_close_ int fd = openat(m->udevrecfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ const char **keys = NULL;
+	size_t n_keys = 0;
 	DIR *d;
 
+	if (known_keys(m->udev, &keys, &n_keys) < 0) {
+		log_warning("Out of memory, records of an earlier run left for the next start");
+		return;
+	}
 	if (fd < 0 || !(d = fdopendir(fd)))
 		return;
 	fd = -EBADF;
 	for (struct dirent *de; (de = readdir(d));) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+		const char *name = de->d_name;
+
+		if (streq(name, ".") || streq(name, ".."))
 			continue;
-		if (strneq(de->d_name, ".#", 2)) {
-			(void)unlinkat(dirfd(d), de->d_name, 0);
+		if (strneq(name, ".#", 2)) {
+			(void)unlinkat(dirfd(d), name, 0);
 			continue;
 		}
-		if (udevrec_key_valid(de->d_name) < 0 || key_known(m->udev, de->d_name))
+		if (udevrec_key_valid(name) < 0 ||
+		    (keys && bsearch(&name, keys, n_keys, sizeof(*keys), cmp_key)))
 			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) < 0)
+		if (unlinkat(dirfd(d), name, 0) < 0)
 			continue;
-		log_info("Udev record %s of a device lund no longer names removed", de->d_name);
-		trigger_change(m, de->d_name);
+		log_info("Udev record %s of a device lund no longer names removed", name);
+		trigger_change(m, name);
 	}
 	closedir(d);
 }
