@@ -45,6 +45,10 @@ static void usage(FILE *out)
 	        "     --hwdb <file>            compiled hwdb (default: the system's hwdb.bin)\n"
 	        "     --load-modules <when>    load LU drivers: auto (without udevd), always, "
 	        "never\n"
+	        "     --udev-links <when>      let udev make lund's links from its records:\n"
+	        "                                auto (udevd expected and 59-lund.rules "
+	        "installed),\n"
+	        "                                always, never\n"
 	        "     --scan <when>            scan hosts for LUs at start-up (before readiness)\n"
 	        "                                and when a host appears: auto (when the kernel\n"
 	        "                                does not: scsi_mod.scan=manual), always, never\n"
@@ -196,6 +200,7 @@ int main(int argc, char *argv[])
 		OPT_ERROR_EVENTS,
 		OPT_CHECK_CONFIG,
 		OPT_SCAN,
+		OPT_UDEV_LINKS,
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -214,6 +219,7 @@ int main(int argc, char *argv[])
 		{ "error-events", no_argument, NULL, OPT_ERROR_EVENTS },
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "scan", required_argument, NULL, OPT_SCAN },
+		{ "udev-links", required_argument, NULL, OPT_UDEV_LINKS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -305,6 +311,18 @@ int main(int argc, char *argv[])
 				config.modload = MODLOAD_NEVER;
 			else {
 				fprintf(stderr, "lund: invalid --load-modules '%s'\n", optarg);
+				return LUND_EXIT_USAGE;
+			}
+			break;
+		case OPT_UDEV_LINKS:
+			if (streq(optarg, "auto"))
+				config.udev_links = MANAGER_UDEV_LINKS_AUTO;
+			else if (streq(optarg, "always"))
+				config.udev_links = MANAGER_UDEV_LINKS_ALWAYS;
+			else if (streq(optarg, "never"))
+				config.udev_links = MANAGER_UDEV_LINKS_NEVER;
+			else {
+				fprintf(stderr, "lund: invalid --udev-links '%s'\n", optarg);
 				return LUND_EXIT_USAGE;
 			}
 			break;

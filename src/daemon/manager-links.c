@@ -258,6 +258,11 @@ static int link_op_add(void *userdata, unsigned set, const char *name, const cha
 	Manager *m = userdata;
 	int r;
 
+	if (manager_udev_set(m, set)) {
+		/* udev makes it: the winner's record says so once the update is done. */
+		manager_udev_mark(m, lu);
+		return 0;
+	}
 	m->current = lu;
 	r = links_add(m->links[set], name, target, known);
 	m->current = NULL;
@@ -270,6 +275,12 @@ static int link_op_remove(void *userdata, unsigned set, const char *name, const 
 	Manager *m = userdata;
 	int r;
 
+	if (manager_udev_set(m, set)) {
+		/* A name given up or moving to another LU: that LU's records follow after the
+		 * update. */
+		manager_udev_mark(m, lu);
+		return 1;
+	}
 	m->current = lu;
 	r = links_remove(m->links[set], name, known);
 	m->current = NULL;
@@ -320,6 +331,12 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	unsigned pruned = 0;
 	int r, k;
 
+	if (manager_udev_set(m, set)) {
+		for (size_t i = 0; ret_results && i < n; i++)
+			ret_results[i] = 0;
+		m->udev_resync = true;
+		return 0;
+	}
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
@@ -431,6 +448,8 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 	if (r < 0)
 		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
 		                lu->hctl);
+	if (m->udev_links && !m->bulk)
+		manager_udev_flush(m, lu, gone);
 	if (!m->bulk)
 		links_retry_arm(m);
 }
@@ -448,6 +467,11 @@ int manager_reconcile_links(Manager *m)
 		r = claims_reconcile(m->claims, set);
 		if (r < 0 && r != -EEXIST && ret == 0)
 			ret = r;
+	}
+	if (m->udev_links) {
+		m->udev_resync = false;
+		m->n_udev_dirty = 0;
+		manager_udev_sync_all(m);
 	}
 	links_retry_arm(m);
 	return ret;

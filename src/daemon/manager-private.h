@@ -47,6 +47,7 @@ typedef enum LinkSet {
 } LinkSet;
 
 typedef struct ScanRequest ScanRequest;
+typedef struct UdevRecords UdevRecords;
 
 typedef struct LinkReportCtx {
 	Manager *m;
@@ -77,6 +78,12 @@ struct Manager {
 	uint64_t links_retry_usec;           /* its current backoff, 0 when nothing failed */
 	bool bulk;         /* collecting claims for a full reconcile, not applying them */
 	const Lu *current; /* the LU whose links are being written, for log fields */
+	bool udev_links;   /* udev makes the links of lund's trees from records (manager-udev.c) */
+	int udevrecfd;     /* <run-dir>/udev */
+	UdevRecords *udev; /* the records written, per LU */
+	bool udev_resync;  /* a claim change named no LU, or too many: sync every LU */
+	const Lu *udev_dirty[8]; /* other LUs whose names an update changed */
+	size_t n_udev_dirty;
 
 	sd_event_source *resync_source;
 	uint64_t last_resync;
@@ -131,6 +138,22 @@ int manager_links_setup(Manager *m);
 void manager_update_links(Manager *m, Lu *lu, bool gone);
 /* Full reconcile of every set from the claims (start-up, resync). */
 int manager_reconcile_links(Manager *m);
+
+/* manager-udev.c */
+/* Under --udev-links (auto: udevd expected and 59-lund.rules installed): the records
+ * directory, and lund's own links in those trees removed (udev makes them). */
+int manager_udev_setup(Manager *m);
+/* Is link set @set udev's to write? */
+bool manager_udev_set(const Manager *m, unsigned set);
+/* Bring @lu's records to the names it wins now (none when @gone), telling udev of changes. */
+void manager_udev_sync_lu(Manager *m, const Lu *lu, bool gone);
+/* A claim of @lu (NULL: unknown) changed during an update: its records follow after it. */
+void manager_udev_mark(Manager *m, const Lu *lu);
+/* After an update of @lu: its records and those of every LU marked meanwhile. */
+void manager_udev_flush(Manager *m, const Lu *lu, bool gone);
+/* Every LU's records; records of LUs no longer present, and of an earlier run, removed. */
+void manager_udev_sync_all(Manager *m);
+UdevRecords *udev_records_free(UdevRecords *u);
 
 /* manager-scan.c */
 /*

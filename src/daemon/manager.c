@@ -641,7 +641,7 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	if (!m)
 		return -ENOMEM;
 	m->config = *config;
-	m->rootfd = m->runfd = m->lockfd = -EBADF;
+	m->rootfd = m->runfd = m->lockfd = m->udevrecfd = -EBADF;
 	m->scan_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->root = strdup(config->root ?: "/");
 	m->run_dir = strdup(config->run_dir);
@@ -751,6 +751,8 @@ Manager *manager_free(Manager *m)
 	error_tracker_free(m->errors);
 	modload_free(m->modload);
 	claims_free(m->claims);
+	udev_records_free(m->udev);
+	safe_close(m->udevrecfd);
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
 		links_free(m->links[s]);
 		free(m->link_dir[s]);
@@ -829,6 +831,9 @@ int manager_start(Manager *m)
 		return r;
 
 	r = manager_links_setup(m);
+	if (r < 0)
+		return r;
+	r = manager_udev_setup(m);
 	if (r < 0)
 		return r;
 

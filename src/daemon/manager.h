@@ -26,6 +26,13 @@ typedef enum ManagerScanMode {
 const char *manager_scan_mode_to_string(ManagerScanMode m);
 ManagerScanMode manager_scan_mode_from_string(const char *s);
 
+/* Who makes the links of lund's own trees (lund(8), UDEV). */
+typedef enum ManagerUdevLinks {
+	MANAGER_UDEV_LINKS_AUTO,   /* udev, where udevd runs and 59-lund.rules is installed */
+	MANAGER_UDEV_LINKS_ALWAYS, /* udev, from lund's records */
+	MANAGER_UDEV_LINKS_NEVER,  /* lund itself */
+} ManagerUdevLinks;
+
 typedef struct ManagerConfig {
 	const char *root;               /* the tree sysfs and /dev are read from: "/" */
 	const char *run_dir;            /* absolute: control socket and link records */
@@ -42,6 +49,7 @@ typedef struct ManagerConfig {
 	const char *error_threshold; /* "CLASS:N/T:ACTION" (errors.h); NULL: the default */
 	bool error_events;           /* patched kernel: error events rather than counters */
 	ManagerScanMode scan;        /* host scans by the daemon */
+	ManagerUdevLinks udev_links; /* who makes lund's links */
 } ManagerConfig;
 
 /*

@@ -102,5 +102,9 @@ systemd_root_prepare() {
 	UNIT
 	ln -sf ../vm-scenario.service "$_etc/multi-user.target.wants/vm-scenario.service"
 	cp -a /vm/lund.service /newroot/vm/ 2>/dev/null || :
+	# a scenario's own set-up of the root before it boots (its fstab, its units)
+	if [ -n "$VM_SCENARIO" ] && [ -r "/vm/guest/$VM_SCENARIO.stage1" ]; then
+		. "/vm/guest/$VM_SCENARIO.stage1"
+	fi
 	return 0
 }

@@ -42,7 +42,7 @@ san_up
 udevadm settle --timeout=180
 vm_sync RULES 60
 [ -r /vm/out/59-lund.rules ] || vm_fail "the host did not provide rules/59-lund.rules"
-sed "s|@BINDIR@|/usr/local/bin|g" /vm/out/59-lund.rules >/tmp/59-lund.rules
+sed -e "s|@BINDIR@|/usr/local/bin|g" -e "s|@RUNDIR@|/run/lund|g" /vm/out/59-lund.rules >/tmp/59-lund.rules
 
 # --- Debian's rules as shipped (with sg3-utils-udev) ------------------------------------------
 retrigger
