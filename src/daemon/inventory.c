@@ -555,9 +555,10 @@ static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, i
 
 /*
  * Identify @lu in the caller's thread, which is what happens when the kernel's cache holds every
- * page that identifies it (no command needed) or nobody takes commands off this thread (no
- * identify hook): true. False when commands are needed and the identify hook is set: the caller
- * makes the LU pending and hands it over (lu_identify_submit()).
+ * page that identifies it (no command needed), when it has no node to send a command to, or
+ * when nobody takes commands off this thread (no identify hook): true. False when commands are
+ * needed and the identify hook is set: the caller makes the LU pending and hands it over
+ * (lu_identify_submit()).
  */
 static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 {
@@ -565,7 +566,9 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 	ProbeFlags flags = inv->probe_flags;
 	int r;
 
-	if (inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY)) {
+	/* Without a node no command can be sent: identifying it never waits for a device. */
+	if (inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY) &&
+	    (ref->sg || ref->block || ref->tape)) {
 		if (flags & PROBE_SGIO_ONLY)
 			return false;
 		r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
@@ -685,15 +688,6 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	lu = inventory_find(inv, job->ref.hctl);
 	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
 		return 0; /* removed, or re-probed since: not this LU's result any more */
-
-	/* It had no node to ask, and one appeared meanwhile: ask that one. */
-	if (error >= 0 && job->no_node && (lu->sg || lu->block || lu->tape) &&
-	    (!streq_ptr(lu->sg, job->ref.sg) || !streq_ptr(lu->block, job->ref.block) ||
-	     !streq_ptr(lu->tape, job->ref.tape))) {
-		lu->identify_token = ++inv->identify_seq;
-		lu_identify_submit(inv, lu);
-		return 0;
-	}
 
 	lu->naming_pending = false;
 	inv->n_identifying--;

@@ -199,8 +199,7 @@ const char *lu_identify_job_hctl(const LuIdentifyJob *job);
  * inventory_identify_done() - @job ended with @error (-ETIMEDOUT: it is still running and
  * nothing of its result is read). The result is taken only when its LU is still there and
  * still waits for this identification (not removed, not re-probed since); otherwise it is
- * dropped. An identification that found no node to send commands to, while a node has
- * appeared since, starts again. Returns 1 when taken, 0 when dropped or restarted, -errno.
+ * dropped. Returns 1 when taken, 0 when dropped, -errno.
  */
 int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error);
 

@@ -623,18 +623,24 @@ START_TEST(test_identify_off_loop)
 	ck_assert_int_eq(lu->naming_error, -ETIMEDOUT);
 	ck_assert_uint_eq(inventory_n_identifying(inv), 0);
 
-	/* No node to ask when it ran, one appeared since: it starts again on that node. */
+	/* No node to send a command to: identified from the cache in place, no job. When its
+	 * first node appears it is handed off. */
 	put_lu("0:0:0:1", 0, NULL, NULL);
+	a = jobs[n_jobs - 1];
 	ck_assert_int_eq(inventory_refresh(inv, "0:0:0:1", false), 0);
-	a = job_of("0:0:0:1");
-	lu_identify_job_run(a);
+	lu = inventory_find(inv, "0:0:0:1");
+	ck_assert(!lu->naming_pending && lu->probe_no_node);
+	ck_assert_ptr_eq(jobs[n_jobs - 1], a);
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
 	node_event(inv, "add", "scsi_generic", NULL,
 	           "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
-	ck_assert_int_eq(inventory_identify_done(inv, a, 0), 0);
-	ck_assert_ptr_ne(job_of("0:0:0:1"), a);
-	ck_assert(inventory_find(inv, "0:0:0:1")->naming_pending);
+	ck_assert_ptr_ne(jobs[n_jobs - 1], a);
+	ck_assert(lu->naming_pending);
 	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
+	lu_identify_job_run(job_of("0:0:0:1"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:1"), 0), 1);
+	ck_assert(!lu->naming_pending);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 0);
 
 	inventory_free(inv);
 	for (size_t i = 0; i < n_jobs; i++)
