@@ -643,6 +643,11 @@ def case_identify_hang(tmp):
                                  capture_output=True, text=True, timeout=30).stdout
             row = [l for l in out.splitlines() if l.startswith('0:0:0:2')]
             check(row and '(identifying)' in row[0], 'lunctl list shows it: %s' % row)
+            out = subprocess.run([LUNCTL, 'names', '0:0:0:2'],
+                                 env=dict(os.environ, LUND_RUN_DIR=run_dir),
+                                 capture_output=True, text=True, timeout=30).stdout
+            check('identifying:' in out and 'no names' in out,
+                  'lunctl names shows it: %r' % out)
 
         # The LU whose device answers late goes away first: its result must not name anything.
         shutil.rmtree(os.path.join(root, 'sys/bus/scsi/devices/0:0:0:3'))
