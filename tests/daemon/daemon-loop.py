@@ -587,7 +587,7 @@ def case_identify_hang(tmp):
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(notify_path)
     notify.settimeout(0.2)
-    watchdog_usec = 2000000
+    watchdog_usec = 4000000
     env = {'NOTIFY_SOCKET': notify_path, 'WATCHDOG_USEC': str(watchdog_usec),
            'LD_PRELOAD': mock,
            # the sanitizers' runtime need not come first: the mock only interposes ioctl
