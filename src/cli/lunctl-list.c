@@ -295,7 +295,12 @@ static int row_from_lund(json_object *lu, Row *w)
 	if (oom)
 		return -ENOMEM;
 
-	/* No scsi_id view: lund could not identify it (or has not yet). */
+	/* No scsi_id view: lund is identifying it (SG_IO, off its loop), could not, or has not
+	 * yet. */
+	if (!naming_error && !id && json_object_get_boolean(member(lu, "identifying"))) {
+		w->error = -EINPROGRESS;
+		return 0;
+	}
 	if (naming_error || !id) {
 		w->error = naming_error ? -lund_errno_from_name(naming_error) : -ENODATA;
 		return 0;
@@ -628,7 +633,7 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 		break;
 	case COL_ID:
 		if (w->error < 0) {
-			*ret = strdup("(unreadable)");
+			*ret = strdup(w->error == -EINPROGRESS ? "(identifying)" : "(unreadable)");
 			break;
 		}
 		if (!w->serial) {
@@ -923,7 +928,8 @@ static char *lu_description(const Row *w, const ListOptions *lo)
 	if (lo->size && w->have_size)
 		(void)list_size_string(w->size, size, sizeof(size));
 	if (w->error < 0)
-		return asprintf(&s, "(unreadable)%s%s%s%s",
+		return asprintf(&s, "%s%s%s%s%s",
+		                w->error == -EINPROGRESS ? "(identifying)" : "(unreadable)",
 		                lo->transport && !isempty(w->transport) ? "  " : "",
 		                lo->transport ? w->transport ?: "" : "", *size ? "  " : "",
 		                size) < 0

@@ -44,6 +44,8 @@ static int show_device(const char *dev, OutputMode mode)
 		printf("wwn    %s\n", json_str(reply, "wwn"));
 	if (json_str(reply, "naming_error"))
 		printf("naming failed: %s\n", json_str(reply, "naming_error"));
+	if (json_object_get_boolean(json_member(reply, "identifying")))
+		printf("identifying: lund is asking the device (SCSI commands)\n");
 	links = json_member(reply, "links");
 	for (size_t i = 0; links && i < json_object_array_length(links); i++) {
 		json_object *l = json_object_array_get_idx(links, i);

@@ -163,6 +163,9 @@ static void print_status(json_object *s)
 	       json_int(s, "hosts"), json_int(s, "targets"), json_int(s, "lus"));
 	printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked\n", json_int(s, "names"),
 	       json_int(s, "links"));
+	if (json_int(s, "identifying") > 0)
+		printf("Identifying:   %" PRIi64 " logical units (SCSI commands, no names yet)\n",
+		       json_int(s, "identifying"));
 	a = json_member(s, "collisions");
 	printf("Collisions:    %zu\n", a ? json_object_array_length(a) : 0);
 	for (size_t i = 0; a && i < json_object_array_length(a); i++) {

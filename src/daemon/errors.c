@@ -53,7 +53,15 @@ struct ErrorTracker {
 	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
 	uint64_t poll_interval;
+	size_t n_watched;  /* entries with polled or counters set */
+	LuErrors *poll_at; /* where the round under way goes on */
+	bool poll_running; /* a round is under way (poll_at NULL: it is at its end) */
 };
+
+/* LUs whose counters one slice of a round reads (two or six sysfs reads each, ~10 us apiece):
+ * a few ms, so that a round over 100k LUs never holds the loop for seconds; the slices of a
+ * round run in consecutive loop iterations, with whatever else is pending in between. */
+#define POLL_SLICE 256
 
 static const char *const action_names[_ERROR_ACTION_MAX] = {
 	[ERROR_ACTION_LOG] = "log",
@@ -183,6 +191,10 @@ void error_tracker_forget(ErrorTracker *t, const char *hctl)
 	e = lu_errors_find(t, hctl);
 	if (!e)
 		return;
+	if (e->polled || e->counters)
+		t->n_watched--;
+	if (t->poll_at == e)
+		t->poll_at = e->next;
 	tdelete(e, &t->index, lu_errors_cmp);
 	if (e->prev)
 		e->prev->next = e->next;
@@ -329,15 +341,15 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 	return 1;
 }
 
-static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr,
-                         uint64_t *ret_iotmo)
+static int read_counters_of(ErrorTracker *t, const char *hctl, uint64_t *ret_ioerr,
+                            uint64_t *ret_iotmo)
 {
 	_cleanup_free_ char *p1 = NULL, *p2 = NULL;
 	uint64_t a, b;
 	int r;
 
-	p1 = strjoin("sys/bus/scsi/devices/", e->hctl, "/ioerr_cnt");
-	p2 = strjoin("sys/bus/scsi/devices/", e->hctl, "/iotmo_cnt");
+	p1 = strjoin("sys/bus/scsi/devices/", hctl, "/ioerr_cnt");
+	p2 = strjoin("sys/bus/scsi/devices/", hctl, "/iotmo_cnt");
 	if (!p1 || !p2)
 		return -ENOMEM;
 	r = sysfs_read_u64(t->rootfd, p1, &a);
@@ -349,6 +361,12 @@ static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr
 	*ret_ioerr = a;
 	*ret_iotmo = b;
 	return 0;
+}
+
+static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr,
+                         uint64_t *ret_iotmo)
+{
+	return read_counters_of(t, e->hctl, ret_ioerr, ret_iotmo);
 }
 
 void error_tracker_prefer_events(ErrorTracker *t, bool events)
@@ -376,7 +394,7 @@ static int read_kernel_counts(ErrorTracker *t, const char *hctl, uint64_t ret[_E
 
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 {
-	uint64_t counts[_ERRCLASS_MAX];
+	uint64_t counts[_ERRCLASS_MAX], ioerr, iotmo;
 	int r;
 
 	assert_return(t && syspath && hctl, -EINVAL);
@@ -389,6 +407,8 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		if (!e)
 			return -ENOMEM;
 		if (!e->counters) {
+			if (!e->polled)
+				t->n_watched++;
 			e->counters = true;
 			for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
 				e->kcount[c] = (uint32_t)counts[c];
@@ -407,13 +427,19 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 			           "and the timeouts; polling ioerr_cnt/iotmo_cnt instead");
 		t->said_missing = true;
 
+		/* Only counters that exist are polled: an LU without them costs no read. */
+		e = lu_errors_find(t, hctl);
+		if (e && (e->polled || e->counters))
+			return 0;
+		if (read_counters_of(t, hctl, &ioerr, &iotmo) < 0)
+			return 0;
 		e = lu_errors_get(t, hctl);
 		if (!e)
 			return -ENOMEM;
-		if (!e->polled) {
-			e->polled = true;
-			(void)read_counters(t, e, &e->ioerr_cnt, &e->iotmo_cnt);
-		}
+		e->polled = true;
+		e->ioerr_cnt = ioerr;
+		e->iotmo_cnt = iotmo;
+		t->n_watched++;
 		return 0;
 	}
 	return r < 0 ? r : 1;
@@ -468,16 +494,27 @@ static int poll_kernel_counts(ErrorTracker *t, LuErrors *e, uint64_t now_usec)
 	return grew;
 }
 
-int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
+int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, bool *ret_done)
 {
+	LuErrors *e;
+	size_t n = 0;
 	int grew = 0;
 
-	assert_return(t, -EINVAL);
+	assert_return(t && ret_done, -EINVAL);
 
-	for (LuErrors *e = t->lus; e; e = e->next) {
+	if (!t->poll_running) {
+		t->poll_running = true;
+		t->poll_at = t->lus;
+	}
+	for (e = t->poll_at; e && n < max; e = t->poll_at) {
 		LogDevice dev = { .hctl = e->hctl };
 		uint64_t ioerr, iotmo, dio, dtmo;
 
+		/* The cursor moves on first: error_tracker_forget() keeps it valid. */
+		t->poll_at = e->next;
+		if (!e->counters && !e->polled)
+			continue; /* an entry for its error events only */
+		n++;
 		if (e->counters) {
 			grew += poll_kernel_counts(t, e, now_usec);
 			continue;
@@ -503,25 +540,63 @@ int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
 		e->by_class[ERRCLASS_TIMEOUT] += dtmo;
 		threshold_count(t, e, ERRCLASS_TIMEOUT, dtmo, &dev, now_usec);
 	}
+	*ret_done = !t->poll_at;
+	if (*ret_done)
+		t->poll_running = false;
 	return grew;
+}
+
+int error_tracker_poll(ErrorTracker *t, uint64_t now_usec)
+{
+	bool done = false;
+	int grew = 0;
+
+	assert_return(t, -EINVAL);
+
+	/* A whole round from the first LU, whatever a timer's round had reached. */
+	t->poll_running = false;
+	while (!done) {
+		int k = error_tracker_poll_slice(t, now_usec, SIZE_MAX, &done);
+
+		if (k < 0)
+			return k;
+		grew += k;
+	}
+	return grew;
+}
+
+size_t error_tracker_n_watched(const ErrorTracker *t)
+{
+	return t ? t->n_watched : 0;
 }
 
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	ErrorTracker *t = userdata;
+	bool done = true;
 
-	(void)error_tracker_poll(t, usec);
-	(void)sd_event_source_set_time(s, usec + t->poll_interval);
+	/* Nothing to read: no round at all (most of all no walk over every LU). */
+	if (t->n_watched > 0)
+		(void)error_tracker_poll_slice(t, usec, POLL_SLICE, &done);
+	/* The next slice in the next loop iteration; the next round an interval after this one
+	 * ended. */
+	(void)sd_event_source_set_time(s, done ? usec + t->poll_interval : usec);
 	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
 int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec)
 {
+	int r;
+
 	assert_return(t && event && interval_usec > 0, -EINVAL);
 
 	t->poll_interval = interval_usec;
-	return sd_event_add_time_relative(event, &t->poll_source, CLOCK_MONOTONIC, interval_usec, 0,
-	                                  on_poll, t);
+	r = sd_event_add_time_relative(event, &t->poll_source, CLOCK_MONOTONIC, interval_usec, 0,
+	                               on_poll, t);
+	if (r < 0)
+		return r;
+	/* Clients and uevents first: a slice runs when nothing else is pending. */
+	return sd_event_source_set_priority(t->poll_source, SD_EVENT_PRIORITY_IDLE);
 }
 
 /* The kernel's own per-class counts (series v2 patch 5, errors/<class>): NULL when absent. */

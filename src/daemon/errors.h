@@ -80,8 +80,18 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
  * counters grew.
  */
 int error_tracker_poll(ErrorTracker *t, uint64_t now_usec);
+/*
+ * error_tracker_poll_slice() - the same, in slices: the next @max watched LUs of the round under
+ * way (a new round starts after the last one ended); *@ret_done when this slice ended the
+ * round. LUs forgotten meanwhile are skipped, ones added meanwhile wait for the next round.
+ * Returns the number of LUs whose counters grew in this slice.
+ */
+int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, bool *ret_done);
+/* LUs whose counters are polled (LUs without counters are not read at all). */
+size_t error_tracker_n_watched(const ErrorTracker *t);
 
-/* error_tracker_attach_event() - poll every @interval_usec on @event. */
+/* error_tracker_attach_event() - poll every @interval_usec on @event, in slices of a few ms
+ * (error_tracker_poll_slice()), not at all while no LU has counters. */
 int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec);
 
 /* error_tracker_forget() - the LU is gone. */

@@ -21,6 +21,8 @@ struct Inventory {
 	void *userdata;
 	Host *hosts;
 	size_t n_lus;
+	size_t n_identifying; /* LUs with naming_pending */
+	uint64_t identify_seq;
 	unsigned generation;
 	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
 	 * linear probing, @index_size a power of two kept at least twice @n_lus. */
@@ -391,6 +393,8 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 
 static void remove_lu(Inventory *inv, Lu *lu)
 {
+	if (lu->naming_pending)
+		inv->n_identifying--;
 	if (inv->hooks.lu_removed)
 		inv->hooks.lu_removed(inv, lu, inv->userdata);
 	unlink_lu(inv, lu);
@@ -517,22 +521,197 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	return 0;
 }
 
-static void lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
+struct LuIdentifyJob {
+	int rootfd;
+	ProbeFlags flags;
+	uint64_t token;
+	LuRef ref;
+	unsigned scsi_level;
+	bool is_cdrom;
+	/* the result, lu_identify_job_run()'s */
+	LuNaming naming;
+	int error;
+	unsigned commands;
+	bool no_node;
+};
+
+static bool lu_is_cdrom(const Lu *lu)
+{
+	return lu->block && strneq(lu->block, "sr", 2);
+}
+
+/* @lu's names from the pages in @pd (probe_read() returned @r). */
+static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, int r,
+                            unsigned scsi_level, bool is_cdrom, LuNaming *naming, bool *no_node)
+{
+	*no_node = false;
+	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
+		if (pd->error[p] == -ENODEV)
+			*no_node = true;
+	if (r >= 0)
+		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, naming);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Identify @lu in the caller's thread, which is what happens when the kernel's cache holds every
+ * page that identifies it (no command needed), when it has no node to send a command to, or
+ * when nobody takes commands off this thread (no identify hook): true. False when commands are
+ * needed and the identify hook is set: the caller makes the LU pending and hands it over
+ * (lu_identify_submit()).
+ */
+static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
+{
+	_cleanup_(probe_data_done) ProbeData pd = {};
+	ProbeFlags flags = inv->probe_flags;
+	int r;
+
+	/* Without a node no command can be sent: identifying it never waits for a device. */
+	if (inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY) &&
+	    (ref->sg || ref->block || ref->tape)) {
+		if (flags & PROBE_SGIO_ONLY)
+			return false;
+		r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
+		if (r != -ENOMEM && (r < 0 || pd.uncached != 0))
+			return false;
+	} else
+		r = probe_read(inv->rootfd, ref, flags, &pd);
+	lu_naming_done(&lu->naming);
+	lu->probe_commands = pd.commands;
+	lu->naming_error = names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level,
+	                                    lu_is_cdrom(lu), &lu->naming, &lu->probe_no_node);
+	lu->naming_pending = false;
+	return true;
+}
+
+/* @lu (not in the tree yet, or not counted) waits for an identification off the loop. */
+static void lu_set_pending(Inventory *inv, Lu *lu)
+{
+	lu->naming_error = 0;
+	lu->probe_no_node = false;
+	lu->probe_commands = 0;
+	lu->naming_pending = true;
+	lu->identify_token = ++inv->identify_seq;
+}
+
+void lu_identify_job_free(LuIdentifyJob *job)
+{
+	if (!job)
+		return;
+	lu_ref_done(&job->ref);
+	lu_naming_done(&job->naming);
+	free(job);
+}
+
+const char *lu_identify_job_hctl(const LuIdentifyJob *job)
+{
+	return job->ref.hctl;
+}
+
+void lu_identify_job_run(LuIdentifyJob *job)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	int r;
 
-	lu_naming_done(&lu->naming);
-	r = probe_read(inv->rootfd, ref, inv->probe_flags, &pd);
-	lu->probe_commands = pd.commands;
-	lu->probe_no_node = false;
-	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
-		if (pd.error[p] == -ENODEV)
-			lu->probe_no_node = true;
+	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
+	job->commands = pd.commands;
+	job->error = names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level,
+	                              job->is_cdrom, &job->naming, &job->no_node);
+}
+
+static int strdup_opt(const char *s, char **ret)
+{
+	*ret = s ? strdup(s) : NULL;
+	return s && !*ret ? -ENOMEM : 0;
+}
+
+static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
+{
+	LuIdentifyJob *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return NULL;
+	*job = (LuIdentifyJob){
+		.rootfd = inv->rootfd,
+		.flags = inv->probe_flags,
+		.token = lu->identify_token,
+		.scsi_level = lu->scsi_level,
+		.is_cdrom = lu_is_cdrom(lu),
+	};
+	if (hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
+	               &job->ref.lun) < 0 ||
+	    strdup_opt(lu->hctl, &job->ref.hctl) < 0 ||
+	    strdup_opt(lu->syspath, &job->ref.syspath) < 0 ||
+	    strdup_opt(lu->sg, &job->ref.sg) < 0 || strdup_opt(lu->block, &job->ref.block) < 0 ||
+	    strdup_opt(lu->tape, &job->ref.tape) < 0) {
+		lu_identify_job_free(job);
+		return NULL;
+	}
+	return job;
+}
+
+/* Hand @lu's identification (pending, counted) to the owner; on failure it ends here. */
+static void lu_identify_submit(Inventory *inv, Lu *lu)
+{
+	LuIdentifyJob *job = lu_identify_job_new(inv, lu);
+	int r = job ? inv->hooks.identify(inv, job, inv->userdata) : -ENOMEM;
+
 	if (r >= 0)
-		r = lu_compute_names(inv->rootfd, ref, &pd, lu->scsi_level,
-		                     lu->block && strneq(lu->block, "sr", 2), &lu->naming);
-	lu->naming_error = r < 0 ? r : 0;
+		return;
+	/* Still pending with this token unless the hook finished it already. */
+	lu = inventory_find(inv, lu->hctl);
+	if (!lu || !lu->naming_pending)
+		return;
+	lu->naming_pending = false;
+	inv->n_identifying--;
+	lu_naming_done(&lu->naming);
+	lu->naming_error = r;
+	if (inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NAMES, inv->userdata);
+	if (inv->hooks.lu_identified)
+		inv->hooks.lu_identified(inv, lu, inv->userdata);
+}
+
+size_t inventory_n_identifying(const Inventory *inv)
+{
+	return inv ? inv->n_identifying : 0;
+}
+
+int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
+{
+	LuNaming old;
+	int old_error;
+	bool changed;
+	Lu *lu;
+
+	assert_return(inv && job, -EINVAL);
+	lu = inventory_find(inv, job->ref.hctl);
+	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
+		return 0; /* removed, or re-probed since: not this LU's result any more */
+
+	lu->naming_pending = false;
+	inv->n_identifying--;
+	old = lu->naming;
+	old_error = lu->naming_error;
+	lu->naming = (LuNaming){};
+	if (error < 0) {
+		/* -ETIMEDOUT: the job still runs; nothing of it is read */
+		lu->naming_error = error;
+		lu->probe_no_node = false;
+	} else {
+		lu->naming = job->naming;
+		job->naming = (LuNaming){};
+		lu->naming_error = job->error;
+		lu->probe_commands = job->commands;
+		lu->probe_no_node = job->no_node;
+	}
+	changed = old_error != lu->naming_error || !lu_naming_equal(&old, &lu->naming);
+	lu_naming_done(&old);
+	if (changed && inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NAMES, inv->userdata);
+	if (inv->hooks.lu_identified)
+		inv->hooks.lu_identified(inv, lu, inv->userdata);
+	return 1;
 }
 
 static LuChange lu_diff(const Lu *a, const Lu *b)
@@ -557,9 +736,16 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
 	return c;
 }
 
-int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
+/*
+ * Read @hctl again (inventory_refresh()). A re-probe that needs commands leaves the LU pending:
+ * with @keep_names it keeps the names it has until the result (a duplicate add: nothing says
+ * its identity changed); without, it has none meanwhile (the device said its identity data
+ * changed).
+ */
+static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
+	bool identify = false;
 	Lu *old, *lu;
 	unsigned h, c, t;
 	uint64_t l;
@@ -596,14 +782,21 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 	lu->generation = inv->generation;
 
 	if (!old) {
-		lu_probe_names(inv, lu, &ref);
+		if (!lu_probe_names(inv, lu, &ref)) {
+			lu_set_pending(inv, lu);
+			identify = true;
+		}
 		r = insert_lu(inv, lu, h, c, t);
 		if (r < 0) {
 			lu_free(lu);
 			return r;
 		}
+		if (identify)
+			inv->n_identifying++;
 		if (inv->hooks.lu_added)
 			inv->hooks.lu_added(inv, lu, inv->userdata);
+		if (identify)
+			lu_identify_submit(inv, lu);
 		return 0;
 	}
 
@@ -618,7 +811,14 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 		    (lu_diff(old, lu) & LU_CHANGE_NODES))
 			reprobe = true;
 		if (reprobe) {
-			lu_probe_names(inv, lu, &ref);
+			if (!lu_probe_names(inv, lu, &ref)) {
+				lu_set_pending(inv, lu);
+				identify = true;
+				if (keep_names && old->naming_error == 0) {
+					lu->naming = old->naming;
+					old->naming = (LuNaming){};
+				}
+			}
 			what = lu_diff(old, lu);
 		} else {
 			/* Same IDs by definition: carry them over. */
@@ -627,8 +827,14 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 			lu->naming_error = old->naming_error;
 			lu->probe_commands = old->probe_commands;
 			lu->probe_no_node = old->probe_no_node;
+			lu->naming_pending = old->naming_pending;
+			lu->identify_token = old->identify_token;
 			old->naming = (LuNaming){};
 		}
+		if (old->naming_pending)
+			inv->n_identifying--;
+		if (lu->naming_pending)
+			inv->n_identifying++;
 
 		/* Keep the old object (the owner may hold pointers to it), take the new fields. */
 		lu_clear_fields(old);
@@ -642,8 +848,15 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 		free(lu);
 		if (what && inv->hooks.lu_changed)
 			inv->hooks.lu_changed(inv, old, what, inv->userdata);
+		if (identify)
+			lu_identify_submit(inv, old);
 	}
 	return 0;
+}
+
+int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
+{
+	return refresh_lu(inv, hctl, reprobe, true);
 }
 
 int inventory_resync(Inventory *inv, bool reprobe)
@@ -755,7 +968,7 @@ int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, 
 
 	assert_return(inv && hctl, -EINVAL);
 	if (ua == LU_UA_INQUIRY_CHANGED) {
-		int k = inventory_refresh(inv, hctl, true);
+		int k = refresh_lu(inv, hctl, true, false);
 
 		action = "reprobed";
 		if (r >= 0)
@@ -934,7 +1147,7 @@ static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 	 * derive the IDs and names again, as after INQUIRY DATA HAS CHANGED (the rescan is done
 	 * already). */
 	if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
-		return inventory_refresh(inv, base, true);
+		return refresh_lu(inv, base, true, false);
 	if (action_is(ev, "bind") || action_is(ev, "unbind")) {
 		lu = inventory_find(inv, base);
 		r = lu ? lu_driver_event(inv, lu) : 0;

@@ -59,6 +59,11 @@ struct Lu {
 	bool probe_no_node;      /* a page was neither cached nor readable: no node to ask yet */
 	void *userdata;          /* the owner's per-LU state */
 	unsigned generation;     /* last resync that saw it */
+	/* Its identification needs SCSI commands and runs off the loop (InventoryHooks.identify):
+	 * until it ends the LU has no names, or only those it had before a re-probe that cannot
+	 * change its identity. */
+	bool naming_pending;
+	uint64_t identify_token; /* the running identification's; others' results are dropped */
 };
 
 struct Target {
@@ -100,6 +105,9 @@ typedef enum LuUnitAttention {
 LuUnitAttention lu_unit_attention_from_string(const char *s);
 const char *lu_unit_attention_to_string(LuUnitAttention ua);
 
+/* One LU's identification with SCSI commands, to run off the loop: a copy of what it needs. */
+typedef struct LuIdentifyJob LuIdentifyJob;
+
 typedef struct InventoryHooks {
 	void (*lu_added)(Inventory *inv, Lu *lu, void *userdata);
 	void (*lu_changed)(Inventory *inv, Lu *lu, LuChange what, void *userdata);
@@ -129,6 +137,19 @@ typedef struct InventoryHooks {
 	 * it itself, in the caller's thread.
 	 */
 	int (*rescan_lu)(Inventory *inv, Lu *lu, LuUnitAttention ua, void *userdata);
+	/*
+	 * The kernel cached too little of an LU's pages: identifying it means SCSI commands,
+	 * each of which may take as long as the device does. Set, the owner runs
+	 * lu_identify_job_run(@job) off the loop and then calls inventory_identify_done() in the
+	 * inventory's thread; the LU is pending (Lu.naming_pending) meanwhile. Takes @job (freed
+	 * with lu_identify_job_free(), after the done call). Returns 0, or -errno when it could
+	 * not be handed off (the LU is then left unidentified with that error). NULL: the
+	 * commands are sent in the caller's thread.
+	 */
+	int (*identify)(Inventory *inv, LuIdentifyJob *job, void *userdata);
+	/* An identification handed to the identify hook ended; @lu->naming_error says how (after
+	 * lu_changed when its names changed). */
+	void (*lu_identified)(Inventory *inv, Lu *lu, void *userdata);
 } InventoryHooks;
 
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,
@@ -166,6 +187,21 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe);
  */
 int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, int error);
 int inventory_remove(Inventory *inv, const char *hctl);
+
+/* LUs whose identification runs off the loop. */
+size_t inventory_n_identifying(const Inventory *inv);
+/* In any thread: read the pages (SG_IO for what the kernel did not cache) and derive the
+ * names. Touches nothing but @job. */
+void lu_identify_job_run(LuIdentifyJob *job);
+void lu_identify_job_free(LuIdentifyJob *job);
+const char *lu_identify_job_hctl(const LuIdentifyJob *job);
+/*
+ * inventory_identify_done() - @job ended with @error (-ETIMEDOUT: it is still running and
+ * nothing of its result is read). The result is taken only when its LU is still there and
+ * still waits for this identification (not removed, not re-probed since); otherwise it is
+ * dropped. Returns 1 when taken, 0 when dropped, -errno.
+ */
+int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error);
 
 /*
  * inventory_react() - carry out the inventory's part of one reaction to @ev (core/uevent.h):

@@ -43,10 +43,10 @@ static int request_rescan(Manager *m, ControlClient *c, const ControlRequest *re
 
 /*
  * {"cmd":"queue"}: what lund still has to do, for `lunctl settle`. "settled" is true when no
- * scan runs or waits, no resync or reload is pending, no driver bind is awaited and no uevent
- * waits in the monitor's socket. A link write waiting for its retry is reported but does not
- * count: its backoff is unbounded (a read-only link directory). Answered from the loop, so it
- * never waits for any of them.
+ * scan runs or waits, no resync or reload is pending, no driver bind is awaited, no LU is being
+ * identified and no uevent waits in the monitor's socket. A link write waiting for its retry is
+ * reported but does not count: its backoff is unbounded (a read-only link directory). Answered from
+ * the loop, so it never waits for any of them.
  */
 static json_object *request_queue(Manager *m)
 {
@@ -56,11 +56,13 @@ static json_object *request_queue(Manager *m)
 	bool resync = m->resync_source != NULL;
 	bool reload = m->reload_pending != NULL;
 	bool links = m->links_retry_source != NULL;
+	size_t identifying = inventory_n_identifying(m->inventory);
 	json_object *reply = manager_reply_ok();
 
 	json_object_object_add(reply, "settled",
 	                       json_object_new_boolean(!running && queued == 0 && !uevents &&
-	                                               !resync && !reload && m->n_bind_wait == 0));
+	                                               !resync && !reload && m->n_bind_wait == 0 &&
+	                                               identifying == 0));
 	json_object_object_add(reply, "scan_running", json_object_new_boolean(running));
 	json_object_object_add(reply, "scans_queued", json_object_new_int64((int64_t)queued));
 	json_object_object_add(reply, "uevents_pending", json_object_new_boolean(uevents));
@@ -68,6 +70,7 @@ static json_object *request_queue(Manager *m)
 	json_object_object_add(reply, "reload_pending", json_object_new_boolean(reload));
 	json_object_object_add(reply, "link_retry_pending", json_object_new_boolean(links));
 	json_object_object_add(reply, "bind_wait", json_object_new_int64((int64_t)m->n_bind_wait));
+	json_object_object_add(reply, "identifying", json_object_new_int64((int64_t)identifying));
 	return reply;
 }
 

@@ -166,6 +166,8 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 		        o, "naming_error",
 		        json_object_new_string(strerrorname_np(-lu->naming_error) ?: "EIO"));
 	json_object_object_add(o, "probe_commands", json_object_new_int64(lu->probe_commands));
+	/* identification with SCSI commands under way: no names (or the previous ones) till then */
+	json_object_object_add(o, "identifying", json_object_new_boolean(lu->naming_pending));
 
 	for (size_t i = 0; claims && claims[i]; i++) {
 		const Claim *c = claims[i];
@@ -306,6 +308,9 @@ json_object *manager_status_to_json(Manager *m)
 	json_object_object_add(o, "lus",
 	                       json_object_new_int64((int64_t)inventory_n_lus(m->inventory)));
 	json_object_object_add(o, "names", json_object_new_int64((int64_t)claims_n(m->claims)));
+	json_object_object_add(
+	        o, "identifying",
+	        json_object_new_int64((int64_t)inventory_n_identifying(m->inventory)));
 	json_object_object_add(o, "links", json_object_new_int64((int64_t)w.linked));
 	json_object_object_add(o, "collisions", w.collisions);
 	json_object_object_add(o, "foreign", w.foreign);

@@ -484,42 +484,20 @@ int manager_reconcile_links(Manager *m)
  */
 static char *record_dir_for(const char *link_dir)
 {
-	char *r = malloc(strlen("links/") + strlen(link_dir) * 4 + 1), *p;
+	_cleanup_free_ char *name = NULL;
+	char *r;
 
-	if (!r)
+	if (links_record_dir_escape(link_dir, &name) < 0 || asprintf(&r, "links/%s", name) < 0)
 		return NULL;
-	p = stpcpy(r, "links/");
-	for (const char *c = link_dir; *c; c++) {
-		if (*c == '/')
-			*p++ = '-';
-		else if (*c == '-' || *c == '\\')
-			p += sprintf(p, "\\x%02x", (unsigned char)*c);
-		else
-			*p++ = *c;
-	}
-	*p = 0;
 	return r;
 }
 
+/* NULL when @name is not a record directory's name (or out of memory). */
 static char *link_dir_from_record(const char *name)
 {
-	char *r = malloc(strlen(name) + 1), *p = r;
+	char *r;
 
-	if (!r)
-		return NULL;
-	for (const char *c = name; *c; c++) {
-		unsigned v;
-
-		if (*c == '-')
-			*p++ = '/';
-		else if (c[0] == '\\' && c[1] == 'x' && sscanf(c + 2, "%2x", &v) == 1 && v > 0) {
-			*p++ = (char)v;
-			c += 3;
-		} else
-			*p++ = *c;
-	}
-	*p = 0;
-	return r;
+	return links_record_dir_unescape(name, &r) < 0 ? NULL : r;
 }
 
 /* Directory @path below @dirfd, never through a symlink; NULL if it cannot be read. */

@@ -28,6 +28,11 @@
 /* A rescan write (the kernel re-reads the device) or a module load reported late after this;
  * the loop never waits for either. */
 #define WORKER_JOB_TIMEOUT_USEC (60 * 1000 * 1000ULL)
+/* Identification with SG_IO: a handful of commands, each with its own 20 s timeout in the
+ * kernel; past this the LU is left unidentified (no names) until an event re-probes it. */
+#define IDENTIFY_TIMEOUT_USEC (30 * 1000 * 1000ULL)
+/* Identifications run side by side: one device that does not answer holds one thread. */
+#define IDENTIFY_THREADS 4
 
 static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 	[MANAGER_SCAN_AUTO] = "auto",
@@ -131,6 +136,76 @@ static void on_unit_attention(Inventory *inv, Lu *lu, LuUnitAttention ua, const 
 		json_object_object_add(o, "error",
 		                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
 	manager_emit(m, "unit-attention", o);
+}
+
+static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
+{
+	Manager *m = userdata;
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+
+	if (lu->naming_error == -ETIMEDOUT)
+		log_device_full(LOG_WARNING, lu->naming_error, &dev,
+		                "identifying it takes more than %llu s, no names until an event "
+		                "re-probes it: %m",
+		                (unsigned long long)(IDENTIFY_TIMEOUT_USEC / 1000000));
+	else if (lu->naming_error < 0)
+		log_device_full(LOG_WARNING, lu->naming_error, &dev,
+		                "cannot identify it, no names: %m");
+	else
+		log_device_full(LOG_DEBUG, 0, &dev, "identified with %u SCSI commands",
+		                lu->probe_commands);
+	manager_status_dirty(m);
+	if (m->ready_deferred && inventory_n_identifying(inv) == 0)
+		manager_send_ready(m);
+}
+
+typedef struct IdentifyJob {
+	Manager *m;
+	LuIdentifyJob *job;
+} IdentifyJob;
+
+static void identify_job_free(void *data)
+{
+	IdentifyJob *j = data;
+
+	lu_identify_job_free(j->job);
+	free(j);
+}
+
+static int identify_job_run(void *data)
+{
+	lu_identify_job_run(((IdentifyJob *)data)->job);
+	return 0;
+}
+
+static void identify_job_done(void *data, int r)
+{
+	IdentifyJob *j = data;
+
+	(void)inventory_identify_done(j->m->inventory, j->job, r);
+}
+
+/* InventoryHooks.identify: SG_IO to the device, in the identify threads. */
+static int on_identify(Inventory *inv, LuIdentifyJob *job, void *userdata)
+{
+	Manager *m = userdata;
+	IdentifyJob *j;
+
+	if (!m->identify_worker) {
+		/* No thread to be had: ask the device here. */
+		lu_identify_job_run(job);
+		(void)inventory_identify_done(inv, job, 0);
+		lu_identify_job_free(job);
+		return 0;
+	}
+	j = malloc(sizeof(*j));
+	if (!j) {
+		lu_identify_job_free(job);
+		return -ENOMEM;
+	}
+	*j = (IdentifyJob){ .m = m, .job = job };
+	return worker_submit(m->identify_worker, identify_job_run, identify_job_done,
+	                     identify_job_free, j, IDENTIFY_TIMEOUT_USEC);
 }
 
 static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
@@ -737,6 +812,8 @@ Manager *manager_free(Manager *m)
 		exit_stuck(m, "a write to a logical unit's rescan attribute", SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->modload_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
+	if (worker_shutdown(m->identify_worker, grace_left(start)) == -ETIMEDOUT)
+		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
 	sd_event_source_disable_unref(m->bind_source);
 	free(m->bind_wait);
 	free(m->kernel_scan);
@@ -797,6 +874,8 @@ int manager_start(Manager *m)
 		.rescan_target = manager_rescan_target,
 		.apply_policy = on_apply_policy,
 		.rescan_lu = on_rescan_lu,
+		.identify = on_identify,
+		.lu_identified = on_lu_identified,
 	};
 	static const MonitorCallbacks mcb = {
 		.event = on_uevent,
@@ -867,6 +946,11 @@ int manager_start(Manager *m)
 		log_warning_errno(r,
 		                  "Cannot write rescan attributes off the event loop, writing them "
 		                  "in it: %m");
+	r = worker_new(m->event, "identify", IDENTIFY_THREADS, &m->identify_worker);
+	if (r < 0)
+		log_warning_errno(r,
+		                  "Cannot identify logical units off the event loop, sending their "
+		                  "SCSI commands in it: %m");
 	r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the inventory: %m");
@@ -931,6 +1015,16 @@ void manager_send_ready(Manager *m)
 
 	if (m->ready)
 		return;
+	/* Units ordered after lund see every LU named: the identifications under way end first
+	 * (each within IDENTIFY_TIMEOUT_USEC). */
+	if (inventory_n_identifying(m->inventory) > 0) {
+		if (!m->ready_deferred)
+			log_info("Readiness waits for %zu logical units being identified",
+			         inventory_n_identifying(m->inventory));
+		m->ready_deferred = true;
+		return;
+	}
+	m->ready_deferred = false;
 	m->ready = true;
 	m->resyncs = 0;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);

@@ -281,6 +281,8 @@ int probe_read(int rootfd, const LuRef *lu, ProbeFlags flags, ProbeData *ret)
 			r = read_cached(rootfd, lu, p, &d);
 
 		/* Block limits are not part of the identity: never a command just for them. */
+		if (r < 0 && (flags & PROBE_SYSFS_ONLY) && p != PROBE_PGB0)
+			d.uncached |= 1u << p;
 		if (r < 0 && !(flags & PROBE_SYSFS_ONLY) && p != PROBE_PGB0) {
 			if (fd < 0)
 				fd = open_node(rootfd, lu);

@@ -56,6 +56,10 @@ typedef struct ProbeData {
 	ProbeSource source[_PROBE_PAGE_MAX];
 	int error[_PROBE_PAGE_MAX]; /* why a page is missing (-errno), 0 otherwise */
 	unsigned commands;          /* SCSI commands issued */
+	/* Pages (1 << ProbePage) the kernel had not cached and a command would have been sent
+	 * for, had PROBE_SYSFS_ONLY not forbidden it: what a full probe_read() would ask the
+	 * device. 0 when the cache was enough. */
+	unsigned uncached;
 } ProbeData;
 
 void probe_data_done(ProbeData *d);
@@ -69,7 +73,8 @@ typedef enum ProbeFlags {
  * probe_read() - gather INQUIRY and the VPD pages that identify @lu.
  * A page missing from sysfs is read with SG_IO unless the kernel's cached page 0x00 shows the
  * device does not support it. Returns 0 when at least the INQUIRY data is available, else the
- * error that prevented it.
+ * error that prevented it (with PROBE_SYSFS_ONLY: the INQUIRY data is not cached, a command
+ * would be needed for it).
  */
 int probe_read(int rootfd, const LuRef *lu, ProbeFlags flags, ProbeData *ret);
 

@@ -171,7 +171,70 @@ static int read_link(int dfd, const char *name, char **ret)
 	return 0;
 }
 
-static bool record_has(const char *record, const char *target)
+int links_record_dir_escape(const char *link_dir, char **ret)
+{
+	char *r, *p;
+
+	assert_return(link_dir && ret, -EINVAL);
+	r = malloc(strlen(link_dir) * 4 + 1);
+	if (!r)
+		return -ENOMEM;
+	p = r;
+	for (const char *c = link_dir; *c; c++) {
+		if (*c == '/')
+			*p++ = '-';
+		else if (*c == '-' || *c == '\\')
+			p += sprintf(p, "\\x%02x", (unsigned char)*c);
+		else
+			*p++ = *c;
+	}
+	*p = 0;
+	*ret = r;
+	return 0;
+}
+
+static int unhex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -EINVAL;
+}
+
+int links_record_dir_unescape(const char *name, char **ret)
+{
+	_cleanup_free_ char *r = NULL;
+	char *p;
+
+	assert_return(name && ret, -EINVAL);
+	r = malloc(strlen(name) + 1);
+	if (!r)
+		return -ENOMEM;
+	p = r;
+	for (const char *c = name; *c; c++) {
+		if (*c == '-')
+			*p++ = '/';
+		else if (*c == '\\') {
+			/* "\xHH" exactly: the escape is never longer than what is left of @name */
+			int hi = c[1] == 'x' ? unhex(c[2]) : -EINVAL;
+			int lo = hi >= 0 ? unhex(c[3]) : -EINVAL;
+
+			if (lo < 0 || (hi | lo) == 0)
+				return -EINVAL;
+			*p++ = (char)(hi << 4 | lo);
+			c += 3;
+		} else
+			*p++ = *c;
+	}
+	*p = 0;
+	*ret = TAKE_PTR(r);
+	return 0;
+}
+
+bool links_record_has(const char *record, const char *target)
 {
 	size_t len = strlen(target);
 
@@ -334,7 +397,7 @@ static int record_read(Links *l, int rfd, const char *name, char **ret)
 /* Whether link target @cur is lund's: recorded, or what the caller made itself. */
 static bool owned(const char *rec, const char *known, const char *cur)
 {
-	return cur && ((rec && record_has(rec, cur)) || (known && streq(known, cur)));
+	return cur && ((rec && links_record_has(rec, cur)) || (known && streq(known, cur)));
 }
 
 int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,

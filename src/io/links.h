@@ -71,6 +71,22 @@ int links_name_valid(const char *name);
 int links_target_valid(const char *target);
 
 /*
+ * Record directories: the records of link directory D (relative, as links_new() takes it) live
+ * in a directory named after D with '/' as '-' and '-' and '\' as "\x2d" and "\x5c" (systemd's
+ * unit name escaping), so that each name stands for exactly one link directory.
+ *
+ * links_record_dir_escape() - that name for @link_dir. Returns 0 or -ENOMEM.
+ * links_record_dir_unescape() - the link directory @name stands for. Returns 0, -EINVAL when an
+ * escape is not "\x" and two hex digits or stands for a NUL byte, -ENOMEM.
+ */
+int links_record_dir_escape(const char *link_dir, char **ret);
+int links_record_dir_unescape(const char *name, char **ret);
+
+/* links_record_has() - whether the record value @record (the link targets that count as lund's,
+ * one per line) holds @target. */
+bool links_record_has(const char *record, const char *target);
+
+/*
  * links_new() - a writer for links in @link_dir (relative to @rootfd), recorded in @record_dir
  * (relative to @record_rootfd: the run dir need not be inside the root). Neither path starts
  * with '/'; directories are created 0755 as needed and no component may be a symlink. The fds

@@ -276,8 +276,7 @@ CASES = {
     'monitor-resync-oneshot': monitor_and_request_together({'cmd': 'resync'}),
     'monitor-rescan-oneshot': monitor_and_request_together({'cmd': 'rescan'}),
 }
-# Run by name only (meson: control-output-cap, plain builds): under ASan lund does not yet
-# answer others within 20 s while it is fed.
+# Run by name only (meson: control-output-cap): it takes longer than the others together.
 EXTRA = {'output-cap': output_cap}
 
 

@@ -26,6 +26,14 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    with the LU after a resync.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
+  daemon-loop.py LUND identify-hang LUs the kernel cached too little of are identified with
+                                   SG_IO (answered by tests/peer/scsi-id-mock.c, $LUND_MOCK) off
+                                   the loop: one device never answers, another answers only after
+                                   its LU was removed; meanwhile status, names and list answer and
+                                   show the first pending without names, WATCHDOG=1 keeps coming,
+                                   the other LUs are named, readiness waits for the pending ones,
+                                   the removed LU's late result is dropped, and SIGTERM ends lund
+                                   after its shutdown grace with status 75.
 """
 
 import json
@@ -62,11 +70,12 @@ def disk(root, hctl, timeout='30'):
 
 
 class Lund:
-    def __init__(self, tmp, root, run_dir, args=(), env=None):
+    def __init__(self, tmp, root, run_dir, args=(), env=None, sysfs_only=True):
         self.log = open(os.path.join(tmp, 'lund-%d.log' % time.monotonic_ns()), 'w+')
         self.p = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
-                                   '--load-modules', 'never', '--sysfs-only',
-                                   '--log-level', 'debug'] + list(args),
+                                   '--load-modules', 'never'] +
+                                  (['--sysfs-only'] if sysfs_only else []) +
+                                  ['--log-level', 'debug'] + list(args),
                                   env=dict(os.environ, **(env or {})),
                                   stdout=self.log, stderr=subprocess.STDOUT)
         self.run_dir = run_dir
@@ -526,6 +535,157 @@ def case_lock(tmp):
     finally:
         first.stop()
     check(first.p.returncode == 0, 'the first lund ends cleanly (exit %d)' % first.p.returncode)
+
+
+def hexbytes(path):
+    text = ''.join(l.split('#', 1)[0] for l in open(path, encoding='latin-1'))
+    return bytes.fromhex(''.join(text.split()))
+
+
+def sg_links(root):
+    """{sg node: [names]} of the -sg links in lund's by-id directory."""
+    d = os.path.join(root, 'dev/scsi/by-id')
+    out = {}
+    for n in os.listdir(d) if os.path.isdir(d) else []:
+        if n.endswith('-sg') and os.path.islink(os.path.join(d, n)):
+            out.setdefault(os.path.basename(os.readlink(os.path.join(d, n))), []).append(n)
+    return out
+
+
+def case_identify_hang(tmp):
+    mock = os.environ['LUND_MOCK']
+    vpd = os.path.join(os.environ['LUND_FIXTURES'], 'vpd')
+    root = os.path.join(tmp, 'root')
+    hang = os.path.join(tmp, 'hang')     # sg2's device answers nothing while this exists
+    late = os.path.join(tmp, 'late')     # sg3's answers once its LU is gone
+    open(hang, 'w').close()
+    open(late, 'w').close()
+
+    def lu(n, fixture, cached, node):
+        d = 'sys/bus/scsi/devices/0:0:0:%d' % n
+        inq = hexbytes(os.path.join(vpd, fixture + '.inquiry.hex'))
+        for attr, data in dict(cached, inquiry=inq).items():
+            p = os.path.join(root, d, attr)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            open(p, 'wb').write(data)
+        put(root, d + '/type', '0\n')
+        put(root, d + '/scsi_level', '6\n')
+        os.makedirs(os.path.join(root, d, 'scsi_generic', 'sg%d' % n))
+        put(root, 'dev/sg%d' % n, node)
+
+    # sg0: every identifying page cached by the kernel, named without a command.
+    pg83 = hexbytes(os.path.join(vpd, 'naa2-ext.pg83.hex'))
+    pg80 = hexbytes(os.path.join(vpd, 'naa2-ext.pg80.hex'))
+    lu(0, 'naa2-ext', {'vpd_pg0': bytes([0, 0, 0, 3, 0x00, 0x80, 0x83]), 'vpd_pg80': pg80,
+                       'vpd_pg83': pg83}, 'none\n')
+    # sg1..sg3: only the INQUIRY data cached, the pages need SG_IO.
+    lu(1, 'eui64-16', {}, '%s/eui64-16\n' % vpd)
+    lu(2, 'eui64-8', {}, 'wait:%s:%s/eui64-8\n' % (hang, vpd))
+    lu(3, 'eui64-12', {}, 'wait:%s:%s/eui64-12\n' % (late, vpd))
+
+    notify_path = os.path.join(tmp, 'notify')
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(notify_path)
+    notify.settimeout(0.2)
+    watchdog_usec = 4000000
+    env = {'NOTIFY_SOCKET': notify_path, 'WATCHDOG_USEC': str(watchdog_usec),
+           'LD_PRELOAD': mock,
+           # the sanitizers' runtime need not come first: the mock only interposes ioctl
+           'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'}
+    run_dir = os.path.join(tmp, 'run')
+    lund = Lund(tmp, root, run_dir, ['--scan', 'never'], env, sysfs_only=False)
+    msgs = []
+
+    def drain(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                msgs.append((time.monotonic(), notify.recv(4096).decode()))
+            except socket.timeout:
+                pass
+
+    try:
+        t0 = time.monotonic()
+        try:
+            lund.wait_socket(30)
+            answered = True
+        except RuntimeError:
+            answered = False
+        check(answered, 'the control socket answers while an identification hangs '
+              '(%.1f s)' % (time.monotonic() - t0))
+        if not answered:
+            return
+        named = {}
+        for _ in range(300):
+            named = sg_links(root)
+            if 'sg0' in named and 'sg1' in named:
+                break
+            time.sleep(0.1)
+        check('sg0' in named, 'the LU the kernel cached is named: %s' % named.get('sg0'))
+        check('sg1' in named, 'the LU identified with SG_IO is named: %s' % named.get('sg1'))
+        check('sg2' not in named and 'sg3' not in named,
+              'no name for the LUs whose identification has not ended: %s' % named)
+        t1 = time.monotonic()
+        st = request(run_dir, {'cmd': 'status'}, 5)
+        check(time.monotonic() - t1 < 3 and st.get('identifying') == 2,
+              'status answers at once and counts 2 identifications under way: %s' %
+              st.get('identifying'))
+        check(st.get('ready') is False, 'readiness waits for them (ready: %s)' % st.get('ready'))
+        n = request(run_dir, {'cmd': 'names', 'device': '0:0:0:2'}, 5)
+        check(n.get('identifying') is True and not n.get('names') and not n.get('links'),
+              'the hung LU is shown pending, without names: %s' %
+              {k: n.get(k) for k in ('identifying', 'names', 'links')})
+        q = request(run_dir, {'cmd': 'queue'}, 5)
+        check(q.get('settled') is False and q.get('identifying') == 2,
+              'lund is not settled while LUs are identified: %s' % q)
+        if LUNCTL:
+            out = subprocess.run([LUNCTL, 'list'], env=dict(os.environ, LUND_RUN_DIR=run_dir),
+                                 capture_output=True, text=True, timeout=30).stdout
+            row = [l for l in out.splitlines() if l.startswith('0:0:0:2')]
+            check(row and '(identifying)' in row[0], 'lunctl list shows it: %s' % row)
+            out = subprocess.run([LUNCTL, 'names', '0:0:0:2'],
+                                 env=dict(os.environ, LUND_RUN_DIR=run_dir),
+                                 capture_output=True, text=True, timeout=30).stdout
+            check('identifying:' in out and 'no names' in out,
+                  'lunctl names shows it: %r' % out)
+
+        # The LU whose device answers late goes away first: its result must not name anything.
+        shutil.rmtree(os.path.join(root, 'sys/bus/scsi/devices/0:0:0:3'))
+        r = request(run_dir, {'cmd': 'resync'}, 30)
+        check(r.get('ok') is True, 'resync after the removal: %s' % r)
+        os.unlink(late)
+        drain(3)
+        st = request(run_dir, {'cmd': 'status'}, 5)
+        check(st.get('identifying') == 1 and st.get('lus') == 3,
+              'the removed LU is forgotten, the hung one still pending: %s identifying, '
+              '%s LUs' % (st.get('identifying'), st.get('lus')))
+        check('sg3' not in sg_links(root), 'the late result of the removed LU names nothing')
+
+        # The watchdog keeps being pinged while a thread waits for the device.
+        msgs.clear()
+        drain(3 * watchdog_usec / 1e6)
+        pings = [t for t, m in msgs if 'WATCHDOG=1' in m.split('\n')]
+        gaps = [b - a for a, b in zip(pings, pings[1:])]
+        check(len(pings) >= 3 and max(gaps) < watchdog_usec / 1e6,
+              'WATCHDOG=1 keeps coming (%d pings, largest gap %.1f s)' %
+              (len(pings), max(gaps) if gaps else -1))
+        check(not any('READY=1' in m for _, m in msgs), 'no READY=1 while identifying')
+
+        t2 = time.monotonic()
+        lund.p.send_signal(signal.SIGTERM)
+        try:
+            rc = lund.p.wait(30)
+            check(rc == 75, 'SIGTERM ends lund after the grace despite the hung device '
+                  '(exit %d, 75 wanted, after %.1f s)' % (rc, time.monotonic() - t2))
+            check('identifying a logical unit' in lund.text(), 'the stuck command is named')
+        except subprocess.TimeoutExpired:
+            check(False, 'SIGTERM ends lund despite the hung device (running after 30 s)')
+    finally:
+        lund.stop()
+        for f in (hang, late):
+            if os.path.exists(f):
+                os.unlink(f)
+        notify.close()
 
 
 def main():

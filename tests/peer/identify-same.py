@@ -115,6 +115,9 @@ def main():
                     if lund.poll() is not None:
                         raise RuntimeError('lund exited: %s' % lund.stderr.read()[:300])
                     time.sleep(0.1)
+                # LUs the kernel cached too little of are identified with SG_IO off lund's
+                # loop: wait until those are done.
+                run([LUNCTL, 'settle', '--timeout', '120'], denv)
                 served = {}
                 for hctl, _, _ in lus:
                     served[hctl] = json.loads(run([LUNCTL, 'names', '--json', hctl], denv))

@@ -14,9 +14,14 @@
  * Without $LUND_MOCK_NAME the fixture is named by the file the ioctl's fd refers to: its content
  * is "DIR/NAME" (one line). That is how lund and lunctl run on a fake tree whose dev/sgN files
  * each stand for a different fixture (tests/peer/identify-same.sh).
+ *
+ * A node whose content is "wait:FILE:DIR/NAME" is a device that does not answer while FILE
+ * exists: each command waits (in the ioctl, as SG_IO waits for the device) until FILE is
+ * removed, then is answered from DIR/NAME (tests/daemon/daemon-loop.py identify-hang).
  */
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <linux/bsg.h>
 #include <scsi/sg.h>
@@ -24,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 
 #include "fixture-load.h"
@@ -52,6 +58,13 @@ static void load(int fd)
 		return;
 	spec[n] = 0;
 	spec[strcspn(spec, "\n")] = 0;
+	if (strncmp(spec, "wait:", 5) == 0) {
+		char *colon = strchr(spec + 5, ':');
+
+		if (!colon)
+			return;
+		memmove(spec, colon + 1, strlen(colon + 1) + 1);
+	}
 	slash = strrchr(spec, '/');
 	if (!slash)
 		return;
@@ -116,13 +129,37 @@ static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 	return (int)len;
 }
 
+/* "wait:FILE:...": wait while FILE exists, outside the lock (other devices go on answering). */
+static void wait_if_asked(int fd)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	char spec[1024], *colon;
+	ssize_t n;
+
+	n = pread(fd, spec, sizeof(spec) - 1, 0);
+	if (n <= 5)
+		return;
+	spec[n] = 0;
+	if (strncmp(spec, "wait:", 5) != 0 || !(colon = strchr(spec + 5, ':')))
+		return;
+	*colon = 0;
+	while (access(spec + 5, F_OK) == 0)
+		nanosleep(&tick, NULL);
+}
+
+/* lund identifies LUs in several threads: one fixture is loaded and answered at a time. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
 static const uint8_t illegal_request[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24 };
+
+static int sg_io(int fd, void *arg);
 
 /* Exported despite the project-wide -fvisibility=hidden: this is the interposed symbol. */
 __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
 	void *arg;
+	int r;
 
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
@@ -134,6 +171,16 @@ __attribute__((visibility("default"))) int ioctl(int fd, unsigned long req, ...)
 		return real(fd, req, arg);
 	}
 
+	if (!getenv("LUND_MOCK_NAME"))
+		wait_if_asked(fd);
+	pthread_mutex_lock(&lock);
+	r = sg_io(fd, arg);
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static int sg_io(int fd, void *arg)
+{
 	if (*(int *)arg == 'Q') {
 		struct sg_io_v4 *h = arg;
 		const uint8_t *cdb = (const uint8_t *)(uintptr_t)h->request;

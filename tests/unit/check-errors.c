@@ -346,6 +346,63 @@ START_TEST(test_poll)
 }
 END_TEST
 
+static void put_counter(const char *hctl, const char *attr, const char *v)
+{
+	char rel[PATH_MAX];
+
+	xsnprintf(rel, "sys/bus/scsi/devices/%s/%s", hctl, attr);
+	check_tree_put_str(&tmp, rel, v);
+}
+
+/* The periodic work is bounded: an LU without counters is never read, and a round over the
+ * others runs in slices of a given size, across LUs added and forgotten meanwhile. */
+START_TEST(test_poll_bounded)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	char hctl[32];
+	bool done;
+
+	tree(false); /* 2:0:0:0: a stock kernel's LU without ioerr_cnt/iotmo_cnt */
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, LU, "2:0:0:0"), 0);
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 0);
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 1, 2, &done), 0);
+	ck_assert(done);
+
+	for (unsigned i = 0; i < 5; i++) {
+		xsnprintf(hctl, "4:0:0:%u", i);
+		put_counter(hctl, "ioerr_cnt", "0x0\n");
+		put_counter(hctl, "iotmo_cnt", "0x0\n");
+		ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/x", hctl), 0);
+	}
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 5);
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 2, 2, &done), 0);
+	ck_assert(!done);
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 3, 2, &done), 0);
+	ck_assert(!done);
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 4, 2, &done), 0);
+	ck_assert(done);
+
+	/* A new round: the newest LU first (4:0:0:4, then 3), and its growth is seen. */
+	put_counter("4:0:0:4", "iotmo_cnt", "0x1\n");
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 5, 2, &done), 1);
+	ck_assert(!done);
+	/* The LU the round is at goes away: the round goes on past it. */
+	error_tracker_forget(tr, "4:0:0:2");
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 4);
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 6, 2, &done), 0);
+	ck_assert(done);
+	/* A full poll is a whole round, whatever a sliced one had reached. */
+	ck_assert_int_eq(error_tracker_poll_slice(tr, 7, 1, &done), 0);
+	put_counter("4:0:0:0", "ioerr_cnt", "0x2\n");
+	ck_assert_int_eq(error_tracker_poll(tr, 8), 1);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* Patched kernel: errors/<class> are polled, no event is switched on, and each class counts
  * towards the threshold as its events would; --error-events switches the events on instead. */
 START_TEST(test_counters)
@@ -479,6 +536,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_rescan_and_enable);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_poll);
+	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
 	suite_add_tcase(s, tc);

@@ -538,6 +538,116 @@ START_TEST(test_node_event_reprobes)
 }
 END_TEST
 
+/* Identifications handed off by the identify hook, run by the test when it chooses. */
+static LuIdentifyJob *jobs[16];
+static size_t n_jobs;
+static unsigned identified;
+
+static int on_identify(Inventory *inv, LuIdentifyJob *job, void *u)
+{
+	ck_assert_uint_lt(n_jobs, ELEMENTSOF(jobs));
+	jobs[n_jobs++] = job;
+	return 0;
+}
+
+static void on_identified(Inventory *inv, Lu *lu, void *u)
+{
+	identified++;
+}
+
+/* The newest job of @hctl. */
+static LuIdentifyJob *job_of(const char *hctl)
+{
+	for (size_t i = n_jobs; i-- > 0;)
+		if (streq(lu_identify_job_hctl(jobs[i]), hctl))
+			return jobs[i];
+	ck_abort_msg("no job for %s", hctl);
+	return NULL;
+}
+
+START_TEST(test_identify_off_loop)
+{
+	InventoryHooks hooks = { .lu_added = on_added,
+		                 .lu_changed = on_changed,
+		                 .lu_removed = on_removed,
+		                 .identify = on_identify,
+		                 .lu_identified = on_identified };
+	Uevent add = { "add", "scsi", "scsi_device", "/devices/x/host2/target2:0:0/2:0:0:3" };
+	Inventory *inv = NULL;
+	LuIdentifyJob *a;
+	Lu *lu;
+
+	n_jobs = 0;
+	identified = 0;
+	/* Page 0x00 and 0x80 not cached anywhere: every LU needs commands, none is named yet. */
+	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	ck_assert_uint_eq(counts.added, 3);
+	ck_assert_uint_eq(n_jobs, 3);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 3);
+	lu = inventory_find(inv, "0:0:0:0");
+	ck_assert(lu->naming_pending);
+	ck_assert_uint_eq(lu->naming.n_names, 0);
+
+	/* Its result arrives: names, once. */
+	lu_identify_job_run(job_of("0:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	ck_assert(!lu->naming_pending);
+	ck_assert_uint_gt(lu->naming.n_names, 0);
+	ck_assert_uint_eq(counts.names_changed, 1);
+	ck_assert_uint_eq(identified, 1);
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 0);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 2);
+
+	/* Removed while identified: the result is dropped. */
+	rm_lu("0:0:1:0");
+	ck_assert_int_eq(inventory_refresh(inv, "0:0:1:0", false), 0);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
+	lu_identify_job_run(job_of("0:0:1:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:1:0"), 0), 0);
+	ck_assert_ptr_null(inventory_find(inv, "0:0:1:0"));
+
+	/* Probed again meanwhile: only the newer identification counts. */
+	a = job_of("2:0:0:3");
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_ptr_ne(job_of("2:0:0:3"), a);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
+	lu_identify_job_run(a);
+	ck_assert_int_eq(inventory_identify_done(inv, a, 0), 0);
+	ck_assert(inventory_find(inv, "2:0:0:3")->naming_pending);
+
+	/* Past its deadline: unidentified, no names, nothing read of the job. */
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("2:0:0:3"), -ETIMEDOUT), 1);
+	lu = inventory_find(inv, "2:0:0:3");
+	ck_assert(!lu->naming_pending);
+	ck_assert_int_eq(lu->naming_error, -ETIMEDOUT);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 0);
+
+	/* No node to send a command to: identified from the cache in place, no job. When its
+	 * first node appears it is handed off. */
+	put_lu("0:0:0:1", 0, NULL, NULL);
+	a = jobs[n_jobs - 1];
+	ck_assert_int_eq(inventory_refresh(inv, "0:0:0:1", false), 0);
+	lu = inventory_find(inv, "0:0:0:1");
+	ck_assert(!lu->naming_pending && lu->probe_no_node);
+	ck_assert_ptr_eq(jobs[n_jobs - 1], a);
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
+	node_event(inv, "add", "scsi_generic", NULL,
+	           "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
+	ck_assert_ptr_ne(jobs[n_jobs - 1], a);
+	ck_assert(lu->naming_pending);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
+	lu_identify_job_run(job_of("0:0:0:1"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:1"), 0), 1);
+	ck_assert(!lu->naming_pending);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 0);
+
+	inventory_free(inv);
+	for (size_t i = 0; i < n_jobs; i++)
+		lu_identify_job_free(jobs[i]);
+}
+END_TEST
+
 START_TEST(test_driver_events)
 {
 	Inventory *inv = new_inventory(false);
@@ -656,6 +766,7 @@ static Suite *inventory_suite(void)
 	CHECK_ADD_LOOP(tc, test_uevent, uevent_cases);
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
+	tcase_add_test(tc, test_identify_off_loop);
 	tcase_add_test(tc, test_driver_events);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_ua_names);
