@@ -158,19 +158,18 @@ static int open_dir_nofollow(int rootfd, const char *path)
 /* The target of symlink @name: -ENOENT when absent, -EINVAL when not a symlink. */
 static int read_link(int dfd, const char *name, char **ret)
 {
-	_cleanup_free_ char *buf = malloc(PATH_MAX);
+	/* Read on the stack, kept at its length: a page allocated per read cost more than the
+	 * read itself, and left holes in the heap between long-lived strings. */
+	char buf[PATH_MAX];
 	ssize_t k;
 
-	if (!buf)
-		return -ENOMEM;
-	k = readlinkat(dfd, name, buf, PATH_MAX);
+	k = readlinkat(dfd, name, buf, sizeof(buf));
 	if (k < 0)
 		return -errno;
-	if (k >= PATH_MAX)
+	if (k >= (ssize_t)sizeof(buf))
 		return -ENAMETOOLONG;
-	buf[k] = 0;
-	*ret = TAKE_PTR(buf);
-	return 0;
+	*ret = strndup(buf, (size_t)k);
+	return *ret ? 0 : -ENOMEM;
 }
 
 static bool record_has(const char *record, const char *target)
