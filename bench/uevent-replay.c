@@ -7,10 +7,15 @@
  * daemon sees what it would see live. The kernel's cached INQUIRY and VPD pages are in the
  * tree: identification needs no SCSI command. Links are written below the temporary root.
  *
- * For bench/uevent.sh: all events go through manager_handle_uevent(), which callgrind's
- * --toggle-collect counts on its own; the memory figures are printed at the end.
+ * For bench/uevent.sh: all events go through manager_handle_uevent(), and after the burst of
+ * each LU's events the event loop runs once, as it does live when the monitor has nothing more
+ * to dispatch (the links of the burst are written then, in on_links_flush()); callgrind's
+ * --toggle-collect counts both on their own; the memory figures are printed at the end.
  *
- *   uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep]
+ *   uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] [--check]
+ *
+ * --check: after each LU's burst, its by-id links must name its disk and sg node (a test in
+ * the daemon suite runs it so).
  */
 
 #include <dirent.h>
@@ -26,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <systemd/sd-event.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -140,6 +146,14 @@ static void lun_init(Lun *l, unsigned index, unsigned targets, unsigned per_targ
 }
 
 static Manager *manager;
+static sd_event *loop;
+
+/* The loop's turn once a burst of uevents is in: whatever the manager deferred to it. */
+static void burst_end(void)
+{
+	while (sd_event_run(loop, 0) > 0)
+		;
+}
 
 static void event(const char *action, const char *subsystem, const char *devtype, const char *fmt,
                   ...) _printf_(4, 5);
@@ -272,6 +286,40 @@ static void lu_disappear(const Lun *l, bool last_of_target)
 	}
 }
 
+/* After @l's burst: its by-id names lead to its disk and its sg node, as lund(8) LINKS says. */
+static bool lu_links_right(const Lun *l)
+{
+	static const struct {
+		const char *prefix, *suffix;
+		bool sg;
+	} want[] = {
+		{ "scsi-3", "", false },
+		{ "scsi-3", "-sg", true },
+		{ "wwn-0x", "", false },
+		{ "wwn-0x", "-sg", true },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		char p[PATH_MAX], target[PATH_MAX], expect[64];
+		ssize_t k;
+
+		/* the NAA designator of put_lu_attrs(): 6333333 0, 4 zero bytes, index + 1 */
+		snprintf(p, sizeof(p), "%s/dev/scsi/by-id/%s63333330000000000000000000%06x%s", root,
+		         want[i].prefix, l->index + 1, want[i].suffix);
+		if (want[i].sg)
+			snprintf(expect, sizeof(expect), "../../sg%u", l->index);
+		else
+			snprintf(expect, sizeof(expect), "../../%s", l->sd);
+		k = readlink(p, target, sizeof(target) - 1);
+		if (k < 0 || (target[k] = 0, !streq(target, expect))) {
+			fprintf(stderr, "uevent-replay: %s: %s, want %s\n", p,
+			        k < 0 ? strerror(errno) : target, expect);
+			return false;
+		}
+	}
+	return true;
+}
+
 static unsigned count_entries(const char *rel)
 {
 	char p[PATH_MAX];
@@ -315,20 +363,21 @@ static void print_memory(const char *when)
 
 int main(int argc, char *argv[])
 {
-	enum { OPT_LUS = 0x100, OPT_TARGETS, OPT_REMOVE, OPT_DISK_LINKS, OPT_KEEP };
+	enum { OPT_LUS = 0x100, OPT_TARGETS, OPT_REMOVE, OPT_DISK_LINKS, OPT_KEEP, OPT_CHECK };
 	static const struct option options[] = {
 		{ "lus", required_argument, NULL, OPT_LUS },
 		{ "targets", required_argument, NULL, OPT_TARGETS },
 		{ "remove", no_argument, NULL, OPT_REMOVE },
 		{ "disk-links", no_argument, NULL, OPT_DISK_LINKS },
 		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{}
 	};
 	unsigned n = 1024, targets = 4, per_target;
-	bool remove = false, disk_links = false, keep = false;
+	bool remove = false, disk_links = false, keep = false, check = false;
 	char run_dir[PATH_MAX], conf[PATH_MAX];
 	ManagerConfig config;
-	unsigned links, expected;
+	unsigned links, expected, wrong = 0, left = 0;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
@@ -347,6 +396,9 @@ int main(int argc, char *argv[])
 			break;
 		case OPT_KEEP:
 			keep = true;
+			break;
+		case OPT_CHECK:
+			check = true;
 			break;
 		default:
 			return EXIT_FAILURE;
@@ -385,6 +437,10 @@ int main(int argc, char *argv[])
 		errno = -r;
 		die("manager start");
 	}
+	/* The manager's loop is this thread's default one. */
+	if (sd_event_default(&loop) < 0)
+		die("sd_event_default");
+	burst_end();
 	print_memory("start");
 
 	for (unsigned i = 0; i < n; i++) {
@@ -392,6 +448,9 @@ int main(int argc, char *argv[])
 
 		lun_init(&l, i, targets, per_target);
 		lu_appear(&l, l.lun == 0);
+		burst_end();
+		if (check && !lu_links_right(&l))
+			wrong++;
 	}
 	print_memory("added");
 	links = count_entries("dev/scsi/by-id");
@@ -407,16 +466,21 @@ int main(int argc, char *argv[])
 
 			lun_init(&l, i, targets, per_target);
 			lu_disappear(&l, l.lun == 0);
+			burst_end();
 		}
-		printf("events_remove=%lu links_after_remove=%u\n", n_events - before,
-		       count_entries("dev/scsi/by-id"));
+		left = count_entries("dev/scsi/by-id");
+		printf("events_remove=%lu links_after_remove=%u\n", n_events - before, left);
 	}
 	printf("events=%lu\n", n_events);
 
 	manager_free(manager);
+	sd_event_unref(loop);
 	if (!keep)
 		rm_tree("%s", "");
 	else
 		printf("tree kept: %s\n", root);
-	return links == expected ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (wrong > 0)
+		fprintf(stderr, "uevent-replay: %u LUs without their links after their uevents\n",
+		        wrong);
+	return links == expected && left == 0 && wrong == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

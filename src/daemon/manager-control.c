@@ -57,18 +57,20 @@ static json_object *request_queue(Manager *m)
 	bool reload = m->reload_pending != NULL;
 	bool links = m->links_retry_source != NULL;
 	size_t identifying = inventory_n_identifying(m->inventory);
+	bool links_dirty = m->links_flush_source != NULL;
 	json_object *reply = manager_reply_ok();
 
 	json_object_object_add(reply, "settled",
 	                       json_object_new_boolean(!running && queued == 0 && !uevents &&
 	                                               !resync && !reload && m->n_bind_wait == 0 &&
-	                                               identifying == 0));
+	                                               identifying == 0 && !links_dirty));
 	json_object_object_add(reply, "scan_running", json_object_new_boolean(running));
 	json_object_object_add(reply, "scans_queued", json_object_new_int64((int64_t)queued));
 	json_object_object_add(reply, "uevents_pending", json_object_new_boolean(uevents));
 	json_object_object_add(reply, "resync_pending", json_object_new_boolean(resync));
 	json_object_object_add(reply, "reload_pending", json_object_new_boolean(reload));
 	json_object_object_add(reply, "link_retry_pending", json_object_new_boolean(links));
+	json_object_object_add(reply, "links_pending", json_object_new_boolean(links_dirty));
 	json_object_object_add(reply, "bind_wait", json_object_new_int64((int64_t)m->n_bind_wait));
 	json_object_object_add(reply, "identifying", json_object_new_int64((int64_t)identifying));
 	return reply;

@@ -90,9 +90,25 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 		         "/%s/%s: broken record entry of lund's links, removed it", dir, name);
 	else if (a == LINK_FAILED)
 		log_full(level, error, &dev, NULL, "/%s/%s: failed to update link: %m", dir, name);
-	else
-		log_full(level, 0, &dev, link_message_id(a), "/%s/%s %s%s%s", dir, name,
-		         link_action_name(a), target ? " -> " : "", target ?: "");
+	else if (level <= log_get_max_level()) {
+		/* The common case, one per link written: put together without printf, which
+		 * would cost a third of the write. */
+		const char *action = link_action_name(a);
+		size_t n = 1 + strlen(dir) + 1 + strlen(name) + 1 + strlen(action) +
+		           (target ? 4 + strlen(target) : 0) + 1;
+		_cleanup_free_ char *heap = NULL;
+		char stack[512], *msg = stack, *p;
+
+		if (n > sizeof(stack))
+			msg = heap = malloc(n);
+		if (msg) {
+			p = stpcpy(stpcpy(stpcpy(stpcpy(msg, "/"), dir), "/"), name);
+			p = stpcpy(stpcpy(p, " "), action);
+			if (target)
+				stpcpy(stpcpy(p, " -> "), target);
+			log_full(level, 0, &dev, link_message_id(a), "%s", msg);
+		}
+	}
 
 	if (!manager_want_events(m))
 		return;
@@ -444,7 +460,11 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 			log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
 			                  lu->hctl);
 	}
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_hold(m->links[s]);
 	r = claims_update(m->claims, lu, want.v, want.n);
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_release(m->links[s]);
 	if (r < 0)
 		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
 		                lu->hctl);
@@ -452,6 +472,71 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 		manager_udev_flush(m, lu, gone);
 	if (!m->bulk)
 		links_retry_arm(m);
+}
+
+void manager_links_flush(Manager *m)
+{
+	/* An update may log and emit events, never mark another LU: the list stays put. */
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_hold(m->links[s]);
+	for (size_t i = 0; i < m->n_links_dirty; i++)
+		if (m->links_dirty[i])
+			manager_update_links(m, m->links_dirty[i], false);
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_release(m->links[s]);
+	m->n_links_dirty = 0;
+	m->links_flush_source = sd_event_source_disable_unref(m->links_flush_source);
+}
+
+static int on_links_flush(sd_event_source *s, void *userdata)
+{
+	manager_links_flush(userdata);
+	return 0;
+}
+
+/* Below every source of normal priority: the monitor's pending uevents are dispatched first. */
+#define LINKS_FLUSH_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 10)
+
+void manager_links_dirty(Manager *m, Lu *lu)
+{
+	int r;
+
+	/* One LU's uevents come one after the other: the tail is enough to keep it listed once. */
+	if (m->n_links_dirty > 0 && m->links_dirty[m->n_links_dirty - 1] == lu)
+		return;
+	if (m->bulk || !m->event)
+		goto now;
+	if (!m->links_flush_source) {
+		r = sd_event_add_defer(m->event, &m->links_flush_source, on_links_flush, m);
+		if (r >= 0)
+			r = sd_event_source_set_priority(m->links_flush_source,
+			                                 LINKS_FLUSH_PRIORITY);
+		if (r < 0) {
+			m->links_flush_source =
+			        sd_event_source_disable_unref(m->links_flush_source);
+			goto now;
+		}
+	}
+	if (m->n_links_dirty == m->n_links_dirty_alloc) {
+		size_t n = MAX(m->n_links_dirty_alloc * 2, (size_t)16);
+		Lu **v = reallocarray(m->links_dirty, n, sizeof(*v));
+
+		if (!v)
+			goto now;
+		m->links_dirty = v;
+		m->n_links_dirty_alloc = n;
+	}
+	m->links_dirty[m->n_links_dirty++] = lu;
+	return;
+now:
+	manager_update_links(m, lu, false);
+}
+
+void manager_links_forget(Manager *m, const Lu *lu)
+{
+	for (size_t i = 0; i < m->n_links_dirty; i++)
+		if (m->links_dirty[i] == lu)
+			m->links_dirty[i] = NULL;
 }
 
 /* Full reconcile of every set from the claims (start-up, resync). */

@@ -76,6 +76,9 @@ struct Manager {
 	Claims *claims;
 	sd_event_source *links_retry_source; /* reconcile again after failed link writes */
 	uint64_t links_retry_usec;           /* its current backoff, 0 when nothing failed */
+	sd_event_source *links_flush_source; /* writes the links of @links_dirty */
+	Lu **links_dirty;                    /* LUs whose links wait for the end of their burst */
+	size_t n_links_dirty, n_links_dirty_alloc;
 	bool bulk;         /* collecting claims for a full reconcile, not applying them */
 	const Lu *current; /* the LU whose links are being written, for log fields */
 	bool udev_links;   /* udev makes the links of lund's trees from records (manager-udev.c) */
@@ -138,6 +141,17 @@ void manager_send_ready(Manager *m);
 int manager_links_setup(Manager *m);
 /* Bring @lu's claims to what it wants now (nothing when @gone). */
 void manager_update_links(Manager *m, Lu *lu, bool gone);
+/*
+ * manager_links_dirty() - @lu's nodes or names changed: its links are brought up to date once
+ * the loop has no uevent left to dispatch, so that the burst of one LU's uevents (scsi_device,
+ * sg, bsg, block, ...) costs one update. Immediately while collecting for a full reconcile or
+ * without an event loop.
+ */
+void manager_links_dirty(Manager *m, Lu *lu);
+/* Write the links still waiting now (resync, shutdown). */
+void manager_links_flush(Manager *m);
+/* @lu goes away: forget that its links wait (its update with gone=true follows). */
+void manager_links_forget(Manager *m, const Lu *lu);
 /* Full reconcile of every set from the claims (start-up, resync). */
 int manager_reconcile_links(Manager *m);
 

@@ -70,7 +70,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 		manager_emit(m, "lu-added", manager_lu_to_json(m, lu));
 	(void)policy_apply(m->policy, lu, "add");
 	(void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
-	manager_update_links(m, lu, false);
+	manager_links_dirty(m, lu);
 	manager_status_dirty(m);
 }
 
@@ -101,7 +101,7 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 	if (what & LU_CHANGE_NODES)
 		(void)policy_apply(m->policy, lu, "add");
 	if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
-		manager_update_links(m, lu, false);
+		manager_links_dirty(m, lu);
 }
 
 static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
@@ -112,6 +112,7 @@ static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
 	log_device_full(LOG_INFO, 0, &dev, "removed");
 	error_tracker_forget(m->errors, lu->hctl);
 	manager_emit(m, "lu-removed", manager_event_hctl(lu));
+	manager_links_forget(m, lu);
 	manager_update_links(m, lu, true);
 	manager_status_dirty(m);
 }
@@ -222,6 +223,7 @@ int manager_resync(Manager *m, const char *reason)
 {
 	int r, k;
 
+	manager_links_flush(m);
 	m->bulk = true;
 	claims_defer(m->claims, true);
 	r = inventory_resync(m->inventory, false);
@@ -817,6 +819,10 @@ Manager *manager_free(Manager *m)
 	sd_event_source_disable_unref(m->bind_source);
 	free(m->bind_wait);
 	free(m->kernel_scan);
+	/* Links still waiting for the end of a burst are written before lund goes. */
+	if (m->claims)
+		manager_links_flush(m);
+	free(m->links_dirty);
 	control_free(m->control);
 	monitor_free(m->monitor);
 	if (m->inventory)

@@ -35,7 +35,9 @@ struct Links {
 	LinksReportFn report;
 	void *userdata;
 	LinksSymlinkFn symlink_fn;
-	LinksStats *stats; /* while a reconcile runs */
+	LinksStats *stats;      /* while a reconcile runs */
+	unsigned holds;         /* links_hold() calls not released yet */
+	int held_dfd, held_rfd; /* the directories while held, once an operation opened them */
 };
 
 static const char *const link_action_table[_LINK_ACTION_MAX] = {
@@ -156,19 +158,18 @@ static int open_dir_nofollow(int rootfd, const char *path)
 /* The target of symlink @name: -ENOENT when absent, -EINVAL when not a symlink. */
 static int read_link(int dfd, const char *name, char **ret)
 {
-	_cleanup_free_ char *buf = malloc(PATH_MAX);
+	/* Read on the stack, kept at its length: a page allocated per read cost more than the
+	 * read itself, and left holes in the heap between long-lived strings. */
+	char buf[PATH_MAX];
 	ssize_t k;
 
-	if (!buf)
-		return -ENOMEM;
-	k = readlinkat(dfd, name, buf, PATH_MAX);
+	k = readlinkat(dfd, name, buf, sizeof(buf));
 	if (k < 0)
 		return -errno;
-	if (k >= PATH_MAX)
+	if (k >= (ssize_t)sizeof(buf))
 		return -ENAMETOOLONG;
-	buf[k] = 0;
-	*ret = TAKE_PTR(buf);
-	return 0;
+	*ret = strndup(buf, (size_t)k);
+	return *ret ? 0 : -ENOMEM;
 }
 
 int links_record_dir_escape(const char *link_dir, char **ret)
@@ -258,8 +259,13 @@ static int tmp_name(char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 		static uint64_t counter;
 		v = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)ret ^ ++counter;
 	}
-	snprintf(ret, sizeof(LINKS_TMP_PREFIX) + 16, LINKS_TMP_PREFIX "%016llx",
-	         (unsigned long long)v);
+	/* LINKS_TMP_PREFIX and 16 hex digits; written out by hand, as printf costs more than
+	 * the link operation it names (every link write makes one or two). */
+	memcpy(ret, LINKS_TMP_PREFIX, sizeof(LINKS_TMP_PREFIX) - 1);
+	for (size_t i = 0; i < 16; i++)
+		ret[sizeof(LINKS_TMP_PREFIX) - 1 + i] =
+		        "0123456789abcdef"[(v >> (60 - 4 * i)) & 0xf];
+	ret[sizeof(LINKS_TMP_PREFIX) - 1 + 16] = 0;
 	return 0;
 }
 
@@ -413,7 +419,7 @@ int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *r
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	l->rootfd = l->record_rootfd = -EBADF;
+	l->rootfd = l->record_rootfd = l->held_dfd = l->held_rfd = -EBADF;
 	l->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
 	l->record_rootfd = fcntl(record_rootfd, F_DUPFD_CLOEXEC, 3);
 	l->link_dir = strdup(link_dir);
@@ -433,6 +439,8 @@ Links *links_free(Links *l)
 {
 	if (!l)
 		return NULL;
+	safe_close(l->held_dfd);
+	safe_close(l->held_rfd);
 	safe_close(l->rootfd);
 	safe_close(l->record_rootfd);
 	free(l->link_dir);
@@ -459,6 +467,44 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
 	*ret_dfd = TAKE_FD(dfd);
 	*ret_rfd = TAKE_FD(rfd);
 	return 0;
+}
+
+/* The directories for one operation: those held by links_hold(), opened on first use, else
+ * freshly opened into *@own_dfd and *@own_rfd for the caller to close. */
+static int dirs_for_op(Links *l, int *own_dfd, int *own_rfd, int *ret_dfd, int *ret_rfd)
+{
+	int r;
+
+	if (l->holds == 0) {
+		r = open_dirs(l, own_dfd, own_rfd);
+		if (r < 0)
+			return r;
+		*ret_dfd = *own_dfd;
+		*ret_rfd = *own_rfd;
+		return 0;
+	}
+	if (l->held_dfd < 0) {
+		r = open_dirs(l, &l->held_dfd, &l->held_rfd);
+		if (r < 0)
+			return r;
+	}
+	*ret_dfd = l->held_dfd;
+	*ret_rfd = l->held_rfd;
+	return 0;
+}
+
+void links_hold(Links *l)
+{
+	if (l)
+		l->holds++;
+}
+
+void links_release(Links *l)
+{
+	if (!l || l->holds == 0 || --l->holds > 0)
+		return;
+	l->held_dfd = safe_close(l->held_dfd);
+	l->held_rfd = safe_close(l->held_rfd);
 }
 
 /*
@@ -663,14 +709,15 @@ static int remove_at(Links *l, int dfd, int rfd, const char *name, const char *k
 
 int links_add(Links *l, const char *name, const char *target, const char *known)
 {
-	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	_cleanup_close_ int own_dfd = -EBADF, own_rfd = -EBADF;
+	int dfd, rfd;
 	int r;
 
 	assert_return(l, -EINVAL);
 	if (links_name_valid(name) < 0 || links_target_valid(target) < 0)
 		return -EINVAL;
 
-	r = open_dirs(l, &dfd, &rfd);
+	r = dirs_for_op(l, &own_dfd, &own_rfd, &dfd, &rfd);
 	if (r < 0)
 		return r;
 	return add_at(l, dfd, rfd, name, target, known);
@@ -678,14 +725,15 @@ int links_add(Links *l, const char *name, const char *target, const char *known)
 
 int links_remove(Links *l, const char *name, const char *known)
 {
-	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
+	_cleanup_close_ int own_dfd = -EBADF, own_rfd = -EBADF;
+	int dfd, rfd;
 	int r;
 
 	assert_return(l, -EINVAL);
 	if (links_name_valid(name) < 0)
 		return -EINVAL;
 
-	r = open_dirs(l, &dfd, &rfd);
+	r = dirs_for_op(l, &own_dfd, &own_rfd, &dfd, &rfd);
 	if (r < 0)
 		return r;
 	return remove_at(l, dfd, rfd, name, known);

@@ -123,6 +123,16 @@ int links_add(Links *l, const char *name, const char *target, const char *known)
 int links_remove(Links *l, const char *name, const char *known);
 
 /*
+ * links_hold(), links_release() - between them, links_add() and links_remove() open the link
+ * and record directories once (on first use, never through a symlink, as each call does
+ * alone) and keep them open; the last release closes them. For a batch of operations of one
+ * moment, not across loop iterations: a directory replaced meanwhile would not be seen.
+ * Holds nest; NULL is ignored.
+ */
+void links_hold(Links *l);
+void links_release(Links *l);
+
+/*
  * links_set_symlink_fn() - create symlinks with @fn instead of symlinkat(2) (NULL: symlinkat):
  * fault injection for tests (a full file system, a read-only one).
  */

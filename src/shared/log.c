@@ -157,11 +157,19 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 	if (level > log_max_level)
 		return error;
 
-	/* %m in a format refers to the error passed in, not to whatever errno happens to be. */
-	errno = error < 0 ? -error : saved_errno;
-	va_start(ap, fmt);
-	r = vsnprintf(stack_msg, sizeof(stack_msg), fmt, ap);
-	va_end(ap);
+	if (streq(fmt, "%s")) {
+		/* A message the caller put together (one per link written): nothing to format. */
+		va_start(ap, fmt);
+		msg = va_arg(ap, const char *) ?: "(null)";
+		va_end(ap);
+		r = 0;
+	} else {
+		/* %m in a format refers to the error passed in, not to whatever errno is. */
+		errno = error < 0 ? -error : saved_errno;
+		va_start(ap, fmt);
+		r = vsnprintf(stack_msg, sizeof(stack_msg), fmt, ap);
+		va_end(ap);
+	}
 	if (r >= (int)sizeof(stack_msg)) {
 		/* Longer than most: formatted again, in full. */
 		errno = error < 0 ? -error : saved_errno;

@@ -87,7 +87,8 @@ CHECKS = {
                                                "names": strings}),
     "settle": lambda o: need(o, "settle", {
         "settled": B, "scan_running": B, "scans_queued": I, "uevents_pending": B,
-        "resync_pending": B, "reload_pending": B, "bind_wait": I, "link_retry_pending": B}),
+        "resync_pending": B, "reload_pending": B, "bind_wait": I, "link_retry_pending": B,
+        "links_pending": B}),
     "decode-sense": lambda o: need(o, "decode", {
         "file": S, "kind": S, "length": I, "format": S, "response_code": I, "deferred": B,
         "sense_key": I, "sense_key_name": S, "asc": I, "ascq": I, "asc_text": (S, N),

@@ -88,6 +88,30 @@ START_TEST(test_long)
 }
 END_TEST
 
+/* A message given whole ("%s", which log_full() takes as it is): long and hostile alike are
+ * written in full and escaped. */
+static void log_whole(void)
+{
+	char v[2001];
+
+	memset(v, 'y', sizeof(v) - 1);
+	v[0] = '\x1b';
+	v[sizeof(v) - 1] = 0;
+	log_setup("lund", LOG_TARGET_STDERR, LOG_DEBUG);
+	log_info("%s", v);
+}
+
+START_TEST(test_whole)
+{
+	_cleanup_free_ char *out = capture(log_whole);
+	char want[2100] = "lund: \\x1b";
+
+	memset(want + strlen(want), 'y', 1999);
+	strcpy(want + 10 + 1999, "\n");
+	ck_assert_str_eq(out, want);
+}
+END_TEST
+
 static void log_flood(void)
 {
 	log_setup("lund", LOG_TARGET_STDERR, LOG_DEBUG);
@@ -126,6 +150,7 @@ static Suite *log_suite(void)
 
 	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_long);
+	tcase_add_test(tc, test_whole);
 	tcase_add_test(tc, test_fold);
 	suite_add_tcase(s, tc);
 	return s;
