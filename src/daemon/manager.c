@@ -572,6 +572,7 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 	}
 	policy_engine_free(m->policy);
 	m->policy = policy;
+	policy_engine_set_worker(m->policy, m->io_worker);
 	scan_quirks_free(m->scan_quirks);
 	m->scan_quirks = quirks;
 	m->scan_quirk_warned = false;
@@ -810,8 +811,10 @@ Manager *manager_free(Manager *m)
 	start = monotonic_usec();
 	if (host_scanner_shutdown(m->scanner, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, what, running + SHUTDOWN_GRACE_USEC);
+	policy_engine_set_worker(m->policy, NULL);
 	if (worker_shutdown(m->io_worker, grace_left(start)) == -ETIMEDOUT)
-		exit_stuck(m, "a write to a logical unit's rescan attribute", SHUTDOWN_GRACE_USEC);
+		exit_stuck(m, "a write to a logical unit's rescan or transport attribute",
+		           SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->modload_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->identify_worker, grace_left(start)) == -ETIMEDOUT)
@@ -957,6 +960,7 @@ int manager_start(Manager *m)
 		log_warning_errno(r,
 		                  "Cannot identify logical units off the event loop, sending their "
 		                  "SCSI commands in it: %m");
+	policy_engine_set_worker(m->policy, m->io_worker);
 	r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the inventory: %m");

@@ -17,11 +17,17 @@
 #include "policyknob.h"
 #include "scanquirk.h"
 #include "sysfs.h"
+#include "tportknob.h"
+#include "worker.h"
 
 struct PolicyEngine {
 	int rootfd;
 	LundConf *conf;
+	Worker *worker; /* transport timeouts are written here; not owned */
 };
+
+/* A transport write waits on the transport class's locks, at most this long. */
+#define TPORT_JOB_TIMEOUT_USEC (30 * 1000 * 1000ULL)
 
 /* What one LU gets, and where each value came from (for the log). */
 typedef struct LuPolicy {
@@ -173,6 +179,12 @@ PolicyEngine *policy_engine_free(PolicyEngine *p)
 	conf_unref(p->conf);
 	free(p);
 	return NULL;
+}
+
+void policy_engine_set_worker(PolicyEngine *p, Worker *w)
+{
+	if (p)
+		p->worker = w;
 }
 
 LundConf *policy_engine_conf(const PolicyEngine *p)
@@ -357,6 +369,148 @@ static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *v
 	return 1;
 }
 
+/* One LU's transport timeouts, set in a worker: finding the session or remote port and
+ * writing its attributes happen there, the log lines back in the loop. */
+typedef struct TportJob {
+	int rootfd;
+	char *syspath, *hctl, *wwid, *why;
+	char *want[_TPORT_KNOB_MAX];
+	char *source[_TPORT_KNOB_MAX];
+	Tport tport;
+	TportResult result;
+	int error; /* finding the transport */
+} TportJob;
+
+static void tport_job_free(void *data)
+{
+	TportJob *j = data;
+
+	if (!j)
+		return;
+	free(j->syspath);
+	free(j->hctl);
+	free(j->wwid);
+	free(j->why);
+	for (int k = 0; k < _TPORT_KNOB_MAX; k++) {
+		free(j->want[k]);
+		free(j->source[k]);
+	}
+	tport_done(&j->tport);
+	tport_result_done(&j->result);
+	free(j);
+}
+
+static int tport_job_run(void *data)
+{
+	TportJob *j = data;
+	int r;
+
+	r = tport_find(j->rootfd, j->syspath, &j->tport);
+	if (r < 0)
+		return j->error = r;
+	if (j->tport.kind == TPORT_NONE)
+		return 0;
+	r = tport_apply(j->rootfd, &j->tport, (const char *const *)j->want, &j->result);
+	return r < 0 ? r : 0;
+}
+
+static void tport_job_done(void *data, int r)
+{
+	TportJob *j = data;
+	LogDevice dev = { .hctl = j->hctl, .wwid = j->wwid };
+
+	if (r == -ETIMEDOUT) {
+		log_device_warning_errno(
+		        &dev, r, "Setting the transport timeouts took too long, giving up: %m");
+		return;
+	}
+	if (r < 0 || j->error < 0) {
+		log_device_warning_errno(
+		        &dev, r < 0 ? r : j->error,
+		        "Cannot find the LU's transport, its timeouts not set: %m");
+		return;
+	}
+	for (TportKnob k = 0; k < _TPORT_KNOB_MAX; k++) {
+		const char *name = tport_knob_to_string(k);
+		int e = j->result.error[k];
+
+		if (!j->want[k])
+			continue;
+		if (j->tport.kind != tport_knob_kind(k))
+			/* A [defaults] timeout of one transport meets LUs of every other. */
+			log_device_debug(
+			        &dev, "%s: %s is %s's, this LU is on %s, not set", j->source[k],
+			        name, tport_kind_to_string(tport_knob_kind(k)),
+			        j->tport.kind == TPORT_NONE ? "no such transport" : j->tport.name);
+		else if (e == -ENOENT)
+			log_device_full(LOG_NOTICE, 0, &dev, "%s: %s has no %s, not set",
+			                j->source[k], j->tport.name, name);
+		else if (e < 0)
+			log_device_warning_errno(
+			        &dev, e, "%s: the kernel refused %s %s=%s (%s), left at %s: %m",
+			        j->source[k], j->tport.name, name, j->want[k], j->why,
+			        j->result.old[k] ?: "?");
+		else if (j->result.changed[k])
+			log_device_info(&dev, "%s %s %s -> %s (%s, %s)", j->tport.name, name,
+			                j->result.old[k] ?: "?", j->want[k], j->source[k], j->why);
+	}
+}
+
+/* Hand the transport knobs of @pol to the worker; they are validated here, in the loop. */
+static int tport_submit(PolicyEngine *p, const Lu *lu, const LuPolicy *pol, const char *why)
+{
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+	TportJob *j;
+	bool any = false;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->rootfd = p->rootfd;
+	for (int k = 0; k < _KNOB_MAX; k++) {
+		char canon[TPORT_VALUE_MAX];
+		TportKnob tk = policy_knobs[k].tportknob;
+
+		if (!policy_knob_is_transport(k) || !pol->value[k])
+			continue;
+		if (tport_knob_validate(tk, pol->value[k], canon, sizeof(canon)) < 0) {
+			log_device_full(LOG_WARNING, 0, &dev,
+			                "%s: invalid %s \"%s\" (%s expected), leaving it unchanged",
+			                pol->source[k], policy_knobs[k].conf_key, pol->value[k],
+			                tport_knob_help(tk));
+			continue;
+		}
+		j->want[tk] = strdup(canon);
+		j->source[tk] = strdup(pol->source[k]);
+		if (!j->want[tk] || !j->source[tk]) {
+			tport_job_free(j);
+			return -ENOMEM;
+		}
+		any = true;
+	}
+	if (!any) {
+		tport_job_free(j);
+		return 0;
+	}
+	if (!p->worker) {
+		/* Never in the loop: the transport class may hold its locks for long. */
+		log_device_full(LOG_WARNING, 0, &dev,
+		                "No worker thread, transport timeouts not set (%s)", why);
+		tport_job_free(j);
+		return 0;
+	}
+	j->syspath = strdup(lu->syspath);
+	j->hctl = strdup(lu->hctl);
+	j->wwid = lu->naming.wwn ? strdup(lu->naming.wwn) : NULL;
+	j->why = strdup(why);
+	if (!j->syspath || !j->hctl || !j->why || (lu->naming.wwn && !j->wwid)) {
+		tport_job_free(j);
+		return -ENOMEM;
+	}
+	return worker_submit(p->worker, tport_job_run, tport_job_done, tport_job_free, j,
+	                     TPORT_JOB_TIMEOUT_USEC);
+}
+
 int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
 {
 	LuPolicy pol = {};
@@ -369,8 +523,11 @@ int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
 		lu_policy_done(&pol);
 		return r;
 	}
+	r = tport_submit(p, lu, &pol, why);
+	if (r < 0)
+		first_error = r;
 	for (int k = 0; k < _KNOB_MAX; k++) {
-		if (!pol.value[k])
+		if (!pol.value[k] || policy_knob_is_transport(k))
 			continue;
 		r = apply_knob(p, lu, k, pol.value[k], pol.source[k], why);
 		if (r > 0)

@@ -3,8 +3,10 @@
 
 /*
  * Error-handling policy on a stock kernel (lund.conf(5), lund.hwdb(7)): per-LU command timeout,
- * EH timeout, sd's max_retries and the queue depth, from the hardware database and
- * /etc/lund/lund.conf, written to the LU's sysfs attributes when it is added, when its disk
+ * EH timeout, sd's max_retries and the queue depth, and its transport's timeouts (the iSCSI
+ * session's recovery_tmo, the FC remote port's fast_io_fail_tmo and dev_loss_tmo), from the
+ * hardware database and /etc/lund/lund.conf, written to the LU's (and its transport's) sysfs
+ * attributes when it is added, when its disk
  * node appears, and after a POWER ON, RESET OCCURRED unit attention. A value that does not
  * parse or is out of range, or that the kernel refuses, is logged and the attribute left as it
  * was.
@@ -12,6 +14,7 @@
 
 #include "conf.h"
 #include "inventory.h"
+#include "worker.h"
 
 typedef struct PolicyEngine PolicyEngine;
 
@@ -29,9 +32,18 @@ int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **re
 int policy_engine_new(int rootfd, LundConf *conf, PolicyEngine **ret);
 PolicyEngine *policy_engine_free(PolicyEngine *p);
 
+/*
+ * policy_engine_set_worker() - where the transport timeouts (recovery_tmo, fast_io_fail_tmo,
+ * dev_loss_tmo: tportknob.h) are written: the LU's iSCSI session or FC remote port is found and
+ * written in @w's threads, never in the loop, and the result logged when the job is done.
+ * Without a worker they are not set (and that is logged).
+ */
+void policy_engine_set_worker(PolicyEngine *p, Worker *w);
+
 /* The configuration the policy comes from. */
 LundConf *policy_engine_conf(const PolicyEngine *p);
 
 /* policy_apply() - write what differs; @why goes into the log ("add", "power-on-reset").
- * Returns the number of attributes changed, or -errno of the first failure. */
+ * Returns the number of the LU's attributes changed, or -errno of the first failure; the
+ * transport's are handed to the worker and logged when written. */
 int policy_apply(PolicyEngine *p, const Lu *lu, const char *why);

@@ -86,14 +86,15 @@ static int check_knob(Checker *c, const char *key, const char *value, bool hwdb)
 		if (hwdb ? !streq(key, policy_knobs[k].hwdb_key)
 		         : strcasecmp(key, policy_knobs[k].conf_key) != 0)
 			continue;
-		if (errknob_validate(policy_knobs[k].errknob, value, canon, sizeof(canon)) >= 0)
+		if (policy_knob_validate(k, value, canon, sizeof(canon)) >= 0)
 			return 1;
-		if (errknob_range(policy_knobs[k].errknob, &min, &max) >= 0)
+		if (!policy_knob_is_transport(k) &&
+		    errknob_range(policy_knobs[k].errknob, &min, &max) >= 0)
 			problem(c, "invalid %s \"%s\": an integer %ld..%ld expected", key, value,
 			        min, max);
 		else
 			problem(c, "invalid %s \"%s\": %s expected", key, value,
-			        errknob_help(policy_knobs[k].errknob));
+			        policy_knob_help(k));
 		return 1;
 	}
 	return 0;

@@ -24,6 +24,11 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    an enclosure (sg only), /dev/disk/by-path for the disk and
                                    its partition with --manage-disk-links, udev's names; gone
                                    with the LU after a resync.
+  daemon-loop.py LUND transport   lund.conf's transport timeouts reach the iSCSI session and the
+                                   FC remote port above each LU, from a worker: with the
+                                   session's recovery_tmo a FIFO that nobody serves, status is
+                                   still answered and the remote port is set; once the "kernel"
+                                   answers, 120 becomes 5. `lunctl policy` shows and sets them.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
   daemon-loop.py LUND identify-hang LUs the kernel cached too little of are identified with
@@ -508,6 +513,102 @@ def case_by_path(tmp):
         check(link('scsi/by-path', base + '2:0') == '../../sg2', 'the enclosure\'s stays')
     finally:
         lund.stop()
+
+
+def case_transport(tmp):
+    import threading
+    root = os.path.join(tmp, 'root')
+    plain = 'sys/devices/pseudo_0/adapter0/host0/target0:0:0/0:0:0:0'
+    iscsi = 'sys/devices/platform/host3/session1/target3:0:0/3:0:0:0'
+    fc = 'sys/devices/pci0000:00/0000:00:03.0/host5/rport-5:0-0/target5:0:0/5:0:0:0'
+    for d in (plain, iscsi, fc):
+        for a, v in (('type', '0'), ('vendor', 'LIO-ORG '), ('model', 'DISK            '),
+                     ('rev', '4.0 '), ('scsi_level', '6'), ('timeout', '30')):
+            put(root, d + '/' + a, v + '\n')
+        os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'), exist_ok=True)
+        os.symlink('../../../' + d[len('sys/'):],
+                   os.path.join(root, 'sys/bus/scsi/devices', d.rsplit('/', 1)[1]))
+    sess = os.path.join(root, 'sys/class/iscsi_session/session1')
+    os.makedirs(sess)
+    fifo = os.path.join(sess, 'recovery_tmo')
+    os.mkfifo(fifo)
+    rport = 'sys/class/fc_remote_ports/rport-5:0-0/'
+    put(root, rport + 'fast_io_fail_tmo', 'off\n')
+    put(root, rport + 'dev_loss_tmo', '600\n')
+    conf = os.path.join(tmp, 'lund.conf')
+    with open(conf, 'w') as f:
+        f.write('[defaults]\nrecovery_tmo = 5\nfast_io_fail_tmo = 5\ndev_loss_tmo = 30\n')
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--config', conf, '--hwdb', '/nonexistent/hwdb.bin'])
+
+    def attr(rel):
+        with open(os.path.join(root, rel)) as f:
+            return f.read().split('\n')[0]
+    try:
+        # The worker holds the session's attribute open: the loop answers all the same (a loop
+        # that wrote it itself would never get to its socket).
+        st = lund.wait_socket(20)
+        check(st.get('lus') == 3 or 'lus' not in st, 'lund is up with 3 LUs (%s)' % st.get('lus'))
+        check(lund.wait_log('rport-5:0-0 fast_io_fail_tmo off -> 5'),
+              'the FC remote port\'s fast_io_fail_tmo is set (off -> 5)')
+        check(attr(rport + 'fast_io_fail_tmo').startswith('5') and
+              attr(rport + 'dev_loss_tmo').startswith('30'),
+              'fast_io_fail_tmo 5 and dev_loss_tmo 30 written (%s, %s)' %
+              (attr(rport + 'fast_io_fail_tmo'), attr(rport + 'dev_loss_tmo')))
+        t0 = time.monotonic()
+        r = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check('error' not in r and time.monotonic() - t0 < 5,
+              'status is answered while the session\'s write waits (%.1f s)' %
+              (time.monotonic() - t0))
+        # The "kernel" answers the read (120), then takes the write.
+        fd = os.open(fifo, os.O_WRONLY)
+        os.write(fd, b'120\n')
+        os.close(fd)
+        got = []
+
+        def take():
+            fd = os.open(fifo, os.O_RDONLY)
+            got.append(os.read(fd, 64))
+            os.close(fd)
+        th = threading.Thread(target=take, daemon=True)
+        th.start()
+        th.join(30)
+        check(got == [b'5'], 'lund wrote recovery_tmo=5 to the session (%s)' % got)
+        check(lund.wait_log('session1 recovery_tmo 120 -> 5'),
+              'and logs it with the old value')
+        check('refused' not in lund.text(), 'nothing refused')
+        # lunctl policy: shown and set, each LU on its own transport.
+        os.unlink(fifo)
+        put(root, 'sys/class/iscsi_session/session1/recovery_tmo', '5\n')
+        if LUNCTL:
+            def lunctl(*args):
+                return subprocess.run([LUNCTL, '--root', root] + list(args),
+                                      capture_output=True, text=True)
+            r = lunctl('--json', 'policy', '3:0:0:0')
+            j = json.loads(r.stdout) if r.returncode == 0 else {}
+            check(j.get('transport') == {'kind': 'iscsi', 'name': 'session1',
+                                         'knobs': {'recovery_tmo': '5'}},
+                  'lunctl policy --json shows the session (%s)' % j.get('transport'))
+            r = lunctl('policy', '5:0:0:0')
+            check('Transport: fc rport-5:0-0' in r.stdout and 'dev_loss_tmo' in r.stdout,
+                  'lunctl policy shows the remote port:\n' + r.stdout)
+            r = lunctl('--json', 'policy', '0:0:0:0')
+            check(r.returncode == 0 and json.loads(r.stdout).get('transport', 1) is None,
+                  'and no transport for a scsi_debug-like LU')
+            r = lunctl('policy', '3:0:0:0', 'recovery_tmo=off')
+            check(r.returncode == 0 and attr('sys/class/iscsi_session/session1/recovery_tmo')
+                  == 'off', 'lunctl policy sets recovery_tmo=off (exit %d: %s)' %
+                  (r.returncode, r.stderr.strip()))
+            r = lunctl('policy', '3:0:0:0', 'dev_loss_tmo=30')
+            check(r.returncode == 2 and 'session1' in r.stderr,
+                  'an FC knob on an iSCSI LU is refused with exit 2 (%d: %s)' %
+                  (r.returncode, r.stderr.strip()))
+            r = lunctl('policy', '3:0:0:0', 'recovery_tmo=5s')
+            check(r.returncode == 1 and 'off|0..3600' in r.stderr,
+                  'an invalid value is a usage error (%d: %s)' % (r.returncode, r.stderr.strip()))
+    finally:
+        lund.stop()
+    check(lund.p.returncode == 0, 'lund ends cleanly (exit %d)' % lund.p.returncode)
 
 
 def case_lock(tmp):

@@ -161,6 +161,35 @@ START_TEST(test_hwdb)
 }
 END_TEST
 
+/* The transport timeouts: the session's or remote port's, checked as the LU's knobs are. */
+START_TEST(test_transport)
+{
+	static const char conf[] = "[defaults]\n"                 /* 1 */
+	                           "recovery_tmo = 5\n"           /* 2 */
+	                           "recovery_tmo = off\n"         /* 3 */
+	                           "recovery_tmo = 3601\n"        /* 4: range */
+	                           "fast_io_fail_tmo = off\n"     /* 5 */
+	                           "fast_io_fail_tmo = 601\n"     /* 6: range */
+	                           "dev_loss_tmo = 60\n"          /* 7 */
+	                           "dev_loss_tmo = off\n"         /* 8: no "off" */
+	                           "[device \"san\"]\n"           /* 9 */
+	                           "vendor = LIO-ORG\n"           /* 10 */
+	                           "recovery_tmo = 5s\n";         /* 11 */
+	static const char hwdb[] = "lund:scsi:t0:vLIO-ORG:m*:*\n" /* 1 */
+	                           " LUND_RECOVERY_TMO=5\n"       /* 2 */
+	                           " LUND_DEV_LOSS_TMO=0\n"       /* 3: range */
+	                           " LUND_FAST_IO_FAIL_TMO=5\n";  /* 4 */
+
+	ck_assert_int_eq(check_text(false, conf), 4);
+	ck_assert(reported(4, "off|0..3600"));
+	ck_assert(reported(6, "fast_io_fail_tmo"));
+	ck_assert(reported(8, "dev_loss_tmo"));
+	ck_assert(reported(11, "recovery_tmo"));
+	ck_assert_int_eq(check_text(true, hwdb), 1);
+	ck_assert(reported(3, "LUND_DEV_LOSS_TMO"));
+}
+END_TEST
+
 /* What lund ships passes its own check. */
 START_TEST(test_shipped)
 {
@@ -179,6 +208,7 @@ static Suite *confcheck_suite(void)
 
 	tcase_add_test(tc, test_conf);
 	tcase_add_test(tc, test_hwdb);
+	tcase_add_test(tc, test_transport);
 	tcase_add_test(tc, test_shipped);
 	suite_add_tcase(s, tc);
 	return s;

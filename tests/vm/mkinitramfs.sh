@@ -105,7 +105,9 @@ build_base() {
 	for t in "${TOOLS[@]}"; do [ -e "$t" ] && cp --remove-destination "$t" "$st/usr/bin/"; done
 	udev=$(udev_root)
 	cp --remove-destination "$udev/lib/udev/scsi_id" "$st/lib/udev/scsi_id"
-	copy_libs "$st" "${TOOLS[@]}" "$udev/lib/udev/scsi_id"
+	# udevadm for its builtins (`udevadm test-builtin path_id`: udev's ID_PATH without udevd)
+	cp --remove-destination "$udev/bin/udevadm" "$st/usr/bin/udevadm"
+	copy_libs "$st" "${TOOLS[@]}" "$udev/lib/udev/scsi_id" "$udev/bin/udevadm"
 	# the iSCSI initiator: iscsistart logs in without iscsid or a node database
 	local iscsi lib=usr/lib/x86_64-linux-gnu
 	iscsi=$(iscsi_root)

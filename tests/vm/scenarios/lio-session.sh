@@ -4,10 +4,14 @@
 # blocked; iscsid logs in again once it returns.
 #  1. gone for 30 s, shorter than the session's replacement timeout (60 s): I/O waits and then
 #     succeeds, no LU is removed, every name lund made stays exactly as it was, no error counted;
-#  2. gone again with a replacement timeout of 5 s (the session's recovery_tmo): I/O fails after
+#  2. gone again with a replacement timeout of 5 s, set by lund: lund.conf gets
+#     recovery_tmo = 5 for LIO's LUs and `lunctl reload` re-applies the policy; lund writes the
+#     session's recovery_tmo (from its worker) and `lunctl policy` shows it. I/O fails after
 #     it (the LUs go transport-offline; the kernel refuses the read before it reaches the
 #     device, so no error counter moves); when the portal returns the LUs run again, still not
 #     removed or renamed.
+# Before that, the iSCSI ID_PATH ("ip-<portal>-iscsi-<target>-lun-<n>", the by-path name) lund
+# computes (lunctl id --export) against udev's own path_id builtin on the same LUs.
 # vm-flavour: busybox
 # vm-topology: none
 # vm-timeout: 300
@@ -30,7 +34,19 @@ H=$(lio_host)
 LU0=/sys/bus/scsi/devices/$H:0:0:0
 DISK=/dev/$(ls "$LU0/block")
 
-lund_start
+# iSCSI ID_PATH: lund's against udev's path_id builtin (udevadm, no udevd needed)
+for d in /sys/bus/scsi/devices/$H:0:0:*; do
+	b=$(ls "$d/block" | head -n1)
+	ours=$(lunctl id --export "$d" | sed -n 's/^ID_PATH=//p')
+	theirs=$(udevadm test-builtin path_id "/sys/class/block/$b" 2>/dev/null |
+		sed -n 's/^ID_PATH=//p')
+	vm_log "${d##*/} ($b): lund ID_PATH=$ours, udev's path_id ID_PATH=$theirs"
+	vm_assert "${d##*/}: an iSCSI ID_PATH ($ours)" \
+		[ "$ours" = "ip-$LIO_PORTAL-iscsi-$LIO_IQN-lun-${d##*:}" ]
+	vm_assert_eq "$theirs" "$ours" "${d##*/}: lund's ID_PATH is udev's"
+done
+
+lund_start --config /tmp/lund.conf
 lunctl monitor --json >/tmp/monitor 2>&1 &
 MON_PID=$!
 vm_wait_until 30 sh -c '[ "$(ls /dev/scsi/by-id 2>/dev/null | wc -l)" -ge 4 ]' || true
@@ -77,8 +93,15 @@ removals() {
 vm_assert_eq "0 0" "$(removals)" "lund removed no LU and no link"
 
 # --- 2. gone again, replacement timeout 5 s ---------------------------------------------------
-echo 5 >"$S/recovery_tmo"
-vm_assert_eq 5 "$(cat "$S/recovery_tmo")" "replacement timeout now 5 s"
+printf '[device lio]\nvendor = LIO-ORG\nrecovery_tmo = 5\n' >/tmp/lund.conf
+vm_assert "lunctl reload re-applies the policy" lunctl reload
+vm_wait_until 20 sh -c "[ \"\$(cat $S/recovery_tmo)\" = 5 ]" || true
+vm_assert_eq 5 "$(cat "$S/recovery_tmo")" "lund set the session's replacement timeout to 5 s"
+vm_assert "lund logged it" grep -q "${S##*/} recovery_tmo 60 -> 5" "$LUND_LOG.new"
+vm_log "$(grep "recovery_tmo" "$LUND_LOG.new" | head -n 3)"
+lunctl policy "$H:0:0:1" >/tmp/policy
+vm_assert "lunctl policy shows the session's timeout" \
+	grep -qE "^ +recovery_tmo +5\$" /tmp/policy
 echo 0 >"$LIO_TPG/enable"
 vm_wait_until 20 grep -q FAILED "$S/state" || true
 timed_read /tmp/read2
