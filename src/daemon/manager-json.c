@@ -238,6 +238,8 @@ static void status_claim(const Claim *c, void *userdata)
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "winner",
 		                       json_str_or_null(c->winner ? c->winner->hctl : NULL));
+		json_object_object_add(o, "kind",
+		                       json_object_new_string(c->quarantined ? "clones" : "paths"));
 		for (ClaimOwner *x = c->owners; x; x = x->next)
 			json_object_array_add(owners, json_object_new_string(x->lu->hctl));
 		json_object_object_add(o, "owners", owners);
