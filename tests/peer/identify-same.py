@@ -152,6 +152,19 @@ def main():
                 served = {}
                 for hctl, _, _ in lus:
                     served[hctl] = json.loads(run([LUNCTL, 'names', '--json', hctl], denv))
+                status = json.loads(run([LUNCTL, 'status', '--json'], denv))
+                kinds = {os.path.basename(c['path']): c['kind']
+                         for c in status.get('collisions', [])}
+                groups = json.loads(run([LUNCTL, 'names', '--paths', '--json'], denv))['paths']
+                owners = {(frozenset(c['owners']), c['winner'])
+                          for c in status.get('collisions', []) if c['kind'] == 'paths'}
+                checks += 1
+                if {(frozenset(g['paths']), g['active']) for g in groups} != owners or \
+                        sum(len(g['names']) for g in groups) != \
+                        sum(c['kind'] == 'paths' for c in status.get('collisions', [])):
+                    print('FAIL: (%s) names --paths %r does not group status\'s paths %r' %
+                          (tag, groups, sorted(owners, key=str)))
+                    fail = 1
                 made = {}
                 for n in os.listdir(links_dir):
                     target = os.path.basename(os.readlink(os.path.join(links_dir, n)))
@@ -205,6 +218,17 @@ def main():
                     fail = 1
             quarantined = {n for n, sgs in wanted.items()
                            if len(sgs) > 1 and not are_paths(KEYS[x] for x in sgs)}
+            for n, sgs in sorted(wanted.items()):
+                if len(sgs) < 2:
+                    continue
+                want = 'clones' if n in quarantined else 'paths'
+                # every LU here has an sg node; the plain name only where its node exists
+                for name in [x for x in (n, n + '-sg') if x in kinds or x.endswith('-sg')]:
+                    checks += 1
+                    if kinds.get(name) != want:
+                        print('FAIL: (%s) lund status says %s is %r, %s are %s' %
+                              (tag, name, kinds.get(name), sorted(sgs), want))
+                        fail = 1
             for n in sorted(quarantined & set(made)):
                 print('FAIL: (%s) %s linked, but %s are clones' % (tag, n, sorted(wanted[n])))
                 fail = 1
