@@ -117,6 +117,7 @@ typedef struct Row {
 	json_object *properties; /* scsi_id --export, as an object */
 	char **names;
 	size_t n_names;
+	char *paths; /* the other paths of the same LU, space-separated; NULL: none (or no lund) */
 	/* read from sysfs as lsscsi reads them, only when a column asks (rows_read_sysfs()) */
 	int pdt;         /* -1: unknown */
 	char *transport; /* "" when lsscsi prints none */
@@ -126,6 +127,7 @@ typedef struct Row {
 
 static void row_done(Row *w)
 {
+	free(w->paths);
 	free(w->hctl);
 	free(w->block);
 	free(w->tape);
@@ -314,6 +316,21 @@ static int row_from_lund(json_object *lu, Row *w)
 	w->revision = dup_or_null(str(id, "revision"), &oom);
 	w->serial = dup_or_null(str(id, "serial"), &oom);
 	w->properties = json_object_get(member(lu, "properties"));
+	json_object *paths = member(lu, "paths");
+
+	if (paths && !json_object_is_type(paths, json_type_array))
+		paths = NULL;
+	for (size_t k = 0; !oom && paths && k < json_object_array_length(paths); k++) {
+		const char *hp = json_object_get_string(json_object_array_get_idx(paths, k));
+		char *p = NULL;
+
+		if (!hp || asprintf(&p, "%s%s%s", w->paths ?: "", w->paths ? " " : "", hp) < 0) {
+			oom = !!hp;
+			continue;
+		}
+		free(w->paths);
+		w->paths = p;
+	}
 	for (size_t k = 0; !oom && names && k < json_object_array_length(names); k++) {
 		json_object *v = json_object_array_get_idx(names, k);
 
@@ -472,6 +489,7 @@ typedef enum Column {
 	COL_SIZE,
 	COL_ID,
 	COL_NAMES,
+	COL_PATHS,
 	_COL_MAX,
 } Column;
 
@@ -494,6 +512,7 @@ static const struct {
 	[COL_SIZE] = { "SIZE", "size in powers of 1000, as lsscsi -s prints it" },
 	[COL_ID] = { "ID", "ID_SERIAL, as udev's scsi_id gives it" },
 	[COL_NAMES] = { "NAMES", "/dev/disk/by-id names", true },
+	[COL_PATHS] = { "PATHS", "the other paths of the same LU (lund's, empty without lund)" },
 };
 
 static const Column default_columns[] = { COL_HCTL, COL_TYPE,  COL_VENDOR, COL_MODEL,
@@ -647,6 +666,9 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 	case COL_NAMES:
 		*ret = names_string(w, tty ? '\n' : ' ');
 		break;
+	case COL_PATHS:
+		*ret = strdup(w->paths ?: "");
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -762,6 +784,15 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 	}
 	json_object_object_add(o, "type", w->type ? json_object_new_string(w->type) : NULL);
 	json_object_object_add(o, "properties", json_object_get(w->properties));
+	if (w->paths) {
+		_cleanup_free_ char *copy = strdup(w->paths);
+		json_object *ps = json_object_new_array();
+
+		for (char *save = NULL, *t = copy ? strtok_r(copy, " ", &save) : NULL; t;
+		     t = strtok_r(NULL, " ", &save))
+			json_object_array_add(ps, json_object_new_string(t));
+		json_object_object_add(o, "paths", ps);
+	}
 	for (size_t k = 0; k < w->n_names; k++)
 		json_object_array_add(names, json_object_new_string(w->names[k]));
 	return o;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * lunctl names DEV | --collisions: the names lund gives one LU, or the names two LUs want.
- * With --root, --sysfs-only or --sgio-only the names are computed here, through the identify
+ * lunctl names DEV | --collisions | --paths: the names lund gives one LU, or the names two LUs
+ * want. With --root, --sysfs-only or --sgio-only the names are computed here, through the identify
  * path lund uses (engine/identify.h), instead of asked of the running lund.
  */
 
@@ -275,16 +275,122 @@ out:
 	return EXIT_OK;
 }
 
-static int show_collisions(OutputMode mode)
+static bool is_paths(json_object *c)
+{
+	return streq_ptr(json_str(c, "kind"), "paths");
+}
+
+/* Same owners (the order lund lists them in is the same for every name of one LU). */
+static bool same_owners(json_object *a, json_object *b)
+{
+	json_object *x = json_member(a, "owners"), *y = json_member(b, "owners");
+	size_t n = x ? json_object_array_length(x) : 0;
+
+	if (!x || !y || n != json_object_array_length(y))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < n && !found; k++)
+			found = streq_ptr(json_object_get_string(json_object_array_get_idx(x, i)),
+			                  json_object_get_string(json_object_array_get_idx(y, k)));
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static void print_owners_except(json_object *c, const char *except)
+{
+	json_object *ow = json_member(c, "owners");
+
+	for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
+		const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
+
+		if (h && (!except || !streq(h, except)))
+			printf(" %s", h);
+	}
+}
+
+static int show_collisions(OutputMode mode, bool paths)
 {
 	_cleanup_(json_object_putp) json_object *reply = NULL;
 	json_object *a;
+	size_t n;
 	int r;
 
 	r = lunctl_daemon_call("status", NULL, NULL, &reply);
 	if (r != EXIT_OK)
 		return r;
 	a = json_member(reply, "collisions");
+	n = a ? json_object_array_length(a) : 0;
+	if (paths) {
+		/* One entry per LU seen through several paths: its paths, the one its names point
+		 * at, its names, and dm-multipath's map when one holds the paths. */
+		_cleanup_(json_object_putp) json_object *groups = json_object_new_array();
+
+		for (size_t i = 0; i < n; i++) {
+			json_object *c = json_object_array_get_idx(a, i), *g = NULL;
+
+			if (!is_paths(c))
+				continue;
+			for (size_t k = 0; k < json_object_array_length(groups) && !g; k++) {
+				json_object *x = json_object_array_get_idx(groups, k);
+
+				if (same_owners(json_member(x, "first"), c))
+					g = x;
+			}
+			if (!g) {
+				json_object *mp = json_member(c, "multipath");
+
+				g = json_object_new_object();
+				json_object_object_add(g, "first", json_object_get(c));
+				json_object_object_add(g, "paths",
+				                       json_object_get(json_member(c, "owners")));
+				json_object_object_add(
+				        g, "active",
+				        json_str(c, "winner")
+				                ? json_object_new_string(json_str(c, "winner"))
+				                : NULL);
+				json_object_object_add(g, "multipath",
+				                       mp ? json_object_get(mp) : NULL);
+				json_object_object_add(g, "names", json_object_new_array());
+				json_object_array_add(groups, g);
+			}
+			json_object_array_add(json_member(g, "names"),
+			                      json_object_new_string(json_str(c, "path") ?: "?"));
+		}
+		for (size_t k = 0; k < json_object_array_length(groups); k++)
+			json_object_object_del(json_object_array_get_idx(groups, k), "first");
+		if (mode == OUTPUT_JSON) {
+			_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "paths", json_object_get(groups));
+			return output_json(stdout, o) < 0 ? EXIT_DEVICE : EXIT_OK;
+		}
+		for (size_t k = 0; k < json_object_array_length(groups); k++) {
+			json_object *g = json_object_array_get_idx(groups, k), *mp, *nm;
+			const char *active = json_str(g, "active");
+
+			json_object *ps = json_member(g, "paths");
+
+			printf("one LU through");
+			for (size_t i = 0; ps && i < json_object_array_length(ps); i++)
+				printf(" %s",
+				       json_object_get_string(json_object_array_get_idx(ps, i))
+				               ?: "?");
+			printf(", names at %s\n", active ?: "none");
+			mp = json_member(g, "multipath");
+			if (mp)
+				printf("  owned by dm-multipath: %s, named %s\n",
+				       json_str(mp, "node") ?: "?", json_str(mp, "name") ?: "?");
+			nm = json_member(g, "names");
+			for (size_t i = 0; nm && i < json_object_array_length(nm); i++)
+				printf("  %s\n",
+				       json_object_get_string(json_object_array_get_idx(nm, i)));
+		}
+		return EXIT_OK;
+	}
 	if (mode == OUTPUT_JSON) {
 		_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 
@@ -292,17 +398,21 @@ static int show_collisions(OutputMode mode)
 		                       a ? json_object_get(a) : json_object_new_array());
 		return output_json(stdout, o) < 0 ? EXIT_DEVICE : EXIT_OK;
 	}
-	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(a, i);
+		const char *w = json_str(c, "winner");
 
-		printf("%s -> %s, also wanted by", json_str(c, "path") ?: "?",
-		       json_str(c, "winner") ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
-			const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
-			const char *w = json_str(c, "winner");
-
-			if (h && (!w || !streq(h, w)))
-				printf(" %s", h);
+		if (is_paths(c)) {
+			printf("%s -> %s, paths of one LU (same LU designators, other target "
+			       "ports), "
+			       "also",
+			       json_str(c, "path") ?: "?", w ?: "nobody");
+			print_owners_except(c, w);
+		} else {
+			printf("%s: quarantined, clones (one ID, page 0x83 does not prove one LU), "
+			       "no link; claimed by",
+			       json_str(c, "path") ?: "?");
+			print_owners_except(c, NULL);
 		}
 		printf("\n");
 	}
@@ -311,15 +421,16 @@ static int show_collisions(OutputMode mode)
 
 int verb_names(int argc, char *argv[], Options *o)
 {
-	enum { OPT_COLLISIONS = 0x100, OPT_WHY, OPT_BY_PATH };
+	enum { OPT_COLLISIONS = 0x100, OPT_WHY, OPT_BY_PATH, OPT_PATHS };
 	static const struct option longopts[] = { { "collisions", no_argument, NULL,
 		                                    OPT_COLLISIONS },
 		                                  { "why", no_argument, NULL, OPT_WHY },
 		                                  { "by-path", no_argument, NULL, OPT_BY_PATH },
+		                                  { "paths", no_argument, NULL, OPT_PATHS },
 		                                  { "json", no_argument, NULL, 'J' },
 		                                  { "help", no_argument, NULL, 'h' },
 		                                  {} };
-	bool collisions = false, why = false, by_path = false;
+	bool collisions = false, why = false, by_path = false, paths = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
@@ -333,6 +444,9 @@ int verb_names(int argc, char *argv[], Options *o)
 		case OPT_BY_PATH:
 			by_path = true;
 			break;
+		case OPT_PATHS:
+			paths = true;
+			break;
 		case 'J':
 			o->output = OUTPUT_JSON;
 			break;
@@ -340,6 +454,7 @@ int verb_names(int argc, char *argv[], Options *o)
 			printf("Usage: lunctl names [--json] [--why] <device>\n"
 			       "       lunctl names [--json] --by-path <device>\n"
 			       "       lunctl names [--json] --collisions\n"
+			       "       lunctl names [--json] --paths\n"
 			       "      --why         for each name, the rule and the page data it "
 			       "came "
 			       "from,\n"
@@ -350,7 +465,12 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "computed "
 			       "here\n"
 			       "                    from sysfs\n"
-			       "      --collisions  the names several LUs want, and who has them\n"
+			       "      --collisions  the names several LUs want, and who has them: "
+			       "paths of\n"
+			       "                    one LU, or clones (quarantined, no link)\n"
+			       "      --paths       every LU seen through several paths, the path "
+			       "its\n"
+			       "                    names point at, and dm-multipath's map\n"
 			       "  -J, --json        JSON output\n"
 			       "With --root, --sysfs-only or --sgio-only the names are computed "
 			       "here, not asked of lund.\n");
@@ -360,16 +480,16 @@ int verb_names(int argc, char *argv[], Options *o)
 			return EXIT_USAGE;
 		}
 	}
-	if (collisions + by_path + why > 1) {
-		log_error("--collisions, --by-path and --why exclude each other");
+	if (collisions + by_path + why + paths > 1) {
+		log_error("--collisions, --paths, --by-path and --why exclude each other");
 		return EXIT_USAGE;
 	}
-	if (collisions) {
+	if (collisions || paths) {
 		if (optind != argc) {
-			log_error("--collisions takes no device");
+			log_error("%s takes no device", paths ? "--paths" : "--collisions");
 			return EXIT_USAGE;
 		}
-		return show_collisions(o->output);
+		return show_collisions(o->output, paths);
 	}
 	if (optind + 1 != argc) {
 		log_error("names needs exactly one device (/dev/sdX, /dev/sgN, H:C:T:L, ...)");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "claims.h"
+#include "lupath.h"
 #include "macro.h"
 
 /* A link this object made whose claim went while deferred: removed by the next reconcile,
@@ -33,6 +34,17 @@ int lu_cmp(const Lu *a, const Lu *b)
 
 	return CMP(ta->host->number, tb->host->number) ?: CMP(ta->channel, tb->channel) ?:
                CMP(ta->id, tb->id) ?: CMP(a->lun, b->lun);
+}
+
+bool lu_same_lu(const Lu *a, const Lu *b)
+{
+	return lupath_relation(a->naming.lu_key, a->naming.port_key, b->naming.lu_key,
+	                       b->naming.port_key) == LU_RELATION_PATHS;
+}
+
+static bool lu_running(const Lu *lu)
+{
+	return !lu->state || streq(lu->state, "running");
 }
 
 static int claim_cmp(const void *a, const void *b)
@@ -188,19 +200,51 @@ const char *claim_state(const Claim *c, const Lu *lu)
 		return "foreign";
 	if (c->winner == lu)
 		return "linked";
+	if (c->quarantined)
+		return "quarantined";
 	if (c->winner)
 		return "collision";
 	return "pending";
 }
 
-/* The collision rule: the lowest H:C:T:L wins, deterministic whatever the event order. */
+/* Do @c's owners disagree on the target, and are they then paths (every pair the same LU
+ * through different ports) or clones? */
+static bool claim_disagree(const Claim *c, bool *ret_paths)
+{
+	bool differ = false, paths = true;
+
+	for (const ClaimOwner *o = c->owners; o; o = o->next)
+		for (const ClaimOwner *p = o->next; p; p = p->next) {
+			if (!streq(o->target, p->target))
+				differ = true;
+			if (paths && !lu_same_lu(o->lu, p->lu))
+				paths = false;
+		}
+	*ret_paths = paths;
+	return differ;
+}
+
+/* The collision rule: clones get nothing; otherwise the lowest H:C:T:L among the running
+ * owners wins (the lowest of all when none runs), deterministic whatever the event order. */
 static ClaimOwner *claim_pick(const Claim *c)
 {
 	ClaimOwner *win = NULL;
+	bool paths;
 
-	for (ClaimOwner *o = c->owners; o; o = o->next)
-		if (!win || lu_cmp(o->lu, win->lu) < 0)
+	if (claim_disagree(c, &paths) && !paths)
+		return NULL;
+	for (ClaimOwner *o = c->owners; o; o = o->next) {
+		bool better;
+
+		if (!win)
+			better = true;
+		else if (lu_running(o->lu) != lu_running(win->lu))
+			better = lu_running(o->lu);
+		else
+			better = lu_cmp(o->lu, win->lu) < 0;
+		if (better)
 			win = o;
+	}
 	return win;
 }
 
@@ -208,20 +252,20 @@ static ClaimOwner *claim_pick(const Claim *c)
 static void claim_resolve(Claims *cl, Claim *c)
 {
 	ClaimOwner *win = claim_pick(c);
-	bool collision = false;
+	bool paths, collision = claim_disagree(c, &paths), quarantined = collision && !paths;
 	int r;
 
-	for (ClaimOwner *o = c->owners; o && win; o = o->next)
-		if (o != win && !streq(o->target, win->target))
-			collision = true;
-	if (collision && !c->collision && cl->ops->collision)
-		cl->ops->collision(cl->userdata, c, win->lu);
+	if (collision && (!c->collision || quarantined != c->quarantined) && cl->ops->collision) {
+		c->quarantined = quarantined;
+		cl->ops->collision(cl->userdata, c, win ? win->lu : NULL);
+	}
 	c->collision = collision;
+	c->quarantined = quarantined;
 
 	if (cl->deferred) {
 		/* The reconcile that follows makes the links, and removes unclaimed ones. */
 		c->winner = win ? win->lu : NULL;
-		if (!win) {
+		if (!c->owners) {
 			Orphan *o = c->linked ? malloc(sizeof(*o) + strlen(c->name) + 1) : NULL;
 
 			if (o) {
@@ -237,12 +281,21 @@ static void claim_resolve(Claims *cl, Claim *c)
 	}
 
 	if (!win) {
-		r = cl->ops->remove(cl->userdata, c->set, c->name, c->linked, c->winner);
-		if (r < 0 && cl->ops->failed)
-			cl->ops->failed(cl->userdata, c, NULL, r, c->winner);
-		claim_drop(cl, c);
+		/* Nobody wants the name any more, or it is quarantined: no link either way. */
+		if (c->linked || !c->owners) {
+			r = cl->ops->remove(cl->userdata, c->set, c->name, c->linked, c->winner);
+			if (r < 0 && cl->ops->failed)
+				cl->ops->failed(cl->userdata, c, NULL, r, c->winner);
+			claim_written(cl, c, NULL, r);
+		}
+		c->winner = NULL;
+		if (!c->owners)
+			claim_drop(cl, c);
 		return;
 	}
+	if (c->winner == win->lu && streq_ptr(c->linked, win->target) && c->error == 0 &&
+	    !c->foreign)
+		return; /* already so: a refresh that changed nothing writes nothing */
 	r = cl->ops->add(cl->userdata, c->set, c->name, win->target, c->linked, win->lu);
 	claim_written(cl, c, win->target, r);
 	c->winner = r >= 0 ? win->lu : NULL;
@@ -298,6 +351,17 @@ static bool want_in(const ClaimWant *want, size_t n, unsigned set, const char *n
 	return false;
 }
 
+int claims_refresh(Claims *cl, Lu *lu)
+{
+	Claim **mine = lu->userdata;
+
+	assert_return(cl && lu, -EINVAL);
+
+	for (size_t i = 0; mine && mine[i]; i++)
+		claim_resolve(cl, mine[i]);
+	return 0;
+}
+
 int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 {
 	Claim **old = lu->userdata, **new;
@@ -347,6 +411,7 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 }
 
 typedef struct WalkCtx {
+	Claims *cl;
 	unsigned set;
 	LinkSpec *v;
 	Claim **claims;
@@ -367,8 +432,14 @@ static void collect_claim(const void *nodep, VISIT which, void *closure)
 		ClaimOwner *win = claim_pick(c);
 
 		c->winner = win ? win->lu : NULL;
-		if (!win)
+		if (!win) {
+			/* Quarantined: the reconcile removes whatever link lund made there. */
+			if (c->error < 0)
+				w->cl->n_failed--;
+			c->error = 0;
+			c->linked = mfree(c->linked);
 			return;
+		}
 		w->claims[w->n] = c;
 		w->v[w->n++] = (LinkSpec){ c->name, win->target, c->linked };
 	}
@@ -379,7 +450,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 	_cleanup_free_ LinkSpec *v = NULL;
 	_cleanup_free_ Claim **claims = NULL;
 	_cleanup_free_ int *results = NULL;
-	WalkCtx w = { .set = set };
+	WalkCtx w = { .cl = cl, .set = set };
 	int r;
 
 	assert_return(cl, -EINVAL);

@@ -7,10 +7,13 @@
  * Every LU wants a set of names (lund(8), LINKS), each in one link set (lund's own tree, or
  * /dev/disk/by-id) and each pointing at one of its nodes. A name is held by a Claim with all its
  * owners; the tree of claims is the desired state. When two LUs want one name with different
- * targets (multipath, or a device that gives every unit the same serial) the claim is a
- * collision: the LU with the lowest H:C:T:L gets the link, whatever order the events came in,
- * and the collision is reported once, when it begins; the others are not linked (design.md,
- * Naming: a bogus shared ID is never linked to whichever came last).
+ * targets the claim is a collision, of one of two kinds (core/lupath.h, from each LU's page
+ * 0x83 keys in LuNaming): paths, when every owner is the same LU through a different target
+ * port, and the running path with the lowest H:C:T:L gets the link (the lowest of all when none
+ * runs), whatever order the events came in; clones otherwise (a device that gives every unit the
+ * same serial, a copied ID), and the name is quarantined: no owner gets it and any link is
+ * removed (design.md, Naming: a bogus shared ID is never linked to whichever came last). A
+ * collision is reported when it begins and when its kind changes.
  *
  * The links themselves are written through ClaimsOps, so the object is tested without a
  * daemon, a link directory or an inventory: tests inject results and failures there. A write
@@ -42,11 +45,12 @@ typedef struct Claim {
 	unsigned set;
 	char *name;
 	ClaimOwner *owners;
-	Lu *winner;     /* whose target the link has, NULL if none was made */
-	char *linked;   /* the target of the link this object made, NULL if none */
-	bool foreign;   /* a file lund did not make holds the name */
-	bool collision; /* owners disagree on the target */
-	int error;      /* the last write's failure (-errno, not -EEXIST), 0 if none */
+	Lu *winner;       /* whose target the link has, NULL if none was made */
+	char *linked;     /* the target of the link this object made, NULL if none */
+	bool foreign;     /* a file lund did not make holds the name */
+	bool collision;   /* owners disagree on the target */
+	bool quarantined; /* a collision of clones: nobody gets the name */
+	int error;        /* the last write's failure (-errno, not -EEXIST), 0 if none */
 } Claim;
 
 /* What an LU wants: @name in link set @set, pointing at @target. */
@@ -68,7 +72,8 @@ typedef struct ClaimsOps {
 	 * each entry's outcome as add() returns it. */
 	int (*reconcile)(void *userdata, unsigned set, const LinkSpec *want, size_t n,
 	                 int *ret_results);
-	/* @c became a collision (its owners disagree on the target); @winner gets the name. */
+	/* @c became a collision (its owners disagree on the target), or its kind changed:
+	 * @winner gets the name (paths), NULL when it is quarantined (clones). */
 	void (*collision)(void *userdata, const Claim *c, const Lu *winner);
 	/* add() or remove() failed with @error (not -EEXIST) for @c's link to @target (NULL
 	 * for a removal). */
@@ -120,8 +125,18 @@ Claim *claims_find(const Claims *cl, unsigned set, const char *name);
 /* The target @lu wants for @c's name, NULL if it is not an owner. */
 const char *claim_target(const Claim *c, const Lu *lu);
 
-/* @lu's standing on @c: "linked", "collision" (another owner has it), "foreign", "pending". */
+/*
+ * claims_refresh() - resolve @lu's claims again after something besides its names changed (its
+ * state: a path that stops running hands its names to the next one). Returns 0.
+ */
+int claims_refresh(Claims *cl, Lu *lu);
+
+/* @lu's standing on @c: "linked", "collision" (another path has it), "quarantined", "foreign",
+ * "pending". */
 const char *claim_state(const Claim *c, const Lu *lu);
+
+/* Paths (true) or clones: how @a and @b relate by their page 0x83 keys. */
+bool lu_same_lu(const Lu *a, const Lu *b);
 
 /* H:C:T:L order, the collision rule's. */
 int lu_cmp(const Lu *a, const Lu *b);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "macro.h"
 #include "manager-private.h"
+#include "mpath.h"
 
 /* ---- events for monitoring clients ---- */
 
@@ -84,6 +85,34 @@ json_object *manager_event_hctl(const Lu *lu)
 }
 
 /* ---- LUs, inventory, status ---- */
+
+/* The other paths of @lu's LU (lund(8), Paths and clones): the owners of its names that are
+ * paths of it, each once; null when it is seen through one path only. */
+static json_object *lu_other_paths_to_json(const Lu *lu)
+{
+	Claim *const *claims = claims_of(lu);
+	json_object *a = NULL;
+
+	for (size_t i = 0; claims && claims[i]; i++) {
+		if (!claims[i]->collision || claims[i]->quarantined)
+			continue;
+		for (ClaimOwner *x = claims[i]->owners; x; x = x->next) {
+			bool seen = false;
+
+			if (x->lu == lu)
+				continue;
+			if (!a)
+				a = json_object_new_array();
+			for (size_t k = 0; k < json_object_array_length(a) && !seen; k++)
+				seen = streq(
+				        json_object_get_string(json_object_array_get_idx(a, k)),
+				        x->lu->hctl);
+			if (!seen)
+				json_object_array_add(a, json_object_new_string(x->lu->hctl));
+		}
+	}
+	return a;
+}
 
 json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 {
@@ -182,6 +211,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 		json_object_array_add(links, l);
 	}
 	json_object_object_add(o, "links", links);
+	json_object_object_add(o, "paths", lu_other_paths_to_json(lu));
 	return o;
 }
 
@@ -223,6 +253,27 @@ typedef struct StatusWalk {
 	size_t linked;
 } StatusWalk;
 
+/* The dm-multipath map that holds @c's paths (io/mpath.h), null when none does: read from
+ * sysfs when asked, so it is right whenever multipathd sets a map up or tears it down. */
+static json_object *paths_multipath_to_json(Manager *m, const Claim *c)
+{
+	for (ClaimOwner *x = c->owners; x; x = x->next) {
+		_cleanup_free_ char *dm = NULL, *uuid = NULL, *name = NULL;
+		json_object *o;
+
+		if (!x->lu->block || mpath_holder(m->rootfd, x->lu->block, &dm, &uuid) < 0)
+			continue;
+		if (asprintf(&name, "dm-uuid-%s", uuid) < 0)
+			return NULL;
+		o = json_object_new_object();
+		json_object_object_add(o, "node", json_object_new_string(dm));
+		json_object_object_add(o, "uuid", json_object_new_string(uuid));
+		json_object_object_add(o, "name", json_object_new_string(name));
+		return o;
+	}
+	return NULL;
+}
+
 static void status_claim(const Claim *c, void *userdata)
 {
 	StatusWalk *w = userdata;
@@ -240,6 +291,10 @@ static void status_claim(const Claim *c, void *userdata)
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "winner",
 		                       json_str_or_null(c->winner ? c->winner->hctl : NULL));
+		json_object_object_add(o, "kind",
+		                       json_object_new_string(c->quarantined ? "clones" : "paths"));
+		if (!c->quarantined)
+			json_object_object_add(o, "multipath", paths_multipath_to_json(w->m, c));
 		for (ClaimOwner *x = c->owners; x; x = x->next)
 			json_object_array_add(owners, json_object_new_string(x->lu->hctl));
 		json_object_object_add(o, "owners", owners);

@@ -371,22 +371,35 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	return r;
 }
 
+/* Journal message ID (sd-id128) of a quarantined name: clones claim it (lund(8), CLONES). */
+#define MESSAGE_NAME_QUARANTINE "6f0a3e9d24c84b1fa7d5e2c81b9f4a63"
+
 static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
 {
 	Manager *m = userdata;
-	LogDevice dev = { .hctl = winner->hctl };
-	json_object *o = manager_event_hctl(winner), *others = json_object_new_array();
+	const Lu *first = winner ?: c->owners->lu;
+	LogDevice dev = { .hctl = first->hctl, .wwid = first->naming.wwn };
+	json_object *o = manager_event_hctl(first), *others = json_object_new_array();
 	_cleanup_free_ char *path = NULL;
 
 	for (ClaimOwner *x = c->owners; x; x = x->next)
-		if (x->lu != winner)
+		if (x->lu != first)
 			json_object_array_add(others, json_object_new_string(x->lu->hctl));
-	log_full(LOG_WARNING, 0, &dev, MESSAGE_NAME_COLLISION,
-	         "/%s/%s is wanted by %zu logical units, giving it to %s (lowest H:C:T:L)",
-	         m->link_dir[c->set], c->name, json_object_array_length(others) + 1, winner->hctl);
+	if (winner)
+		log_full(LOG_NOTICE, 0, &dev, MESSAGE_NAME_COLLISION,
+		         "/%s/%s is one logical unit through %zu paths, pointing it at %s "
+		         "(the lowest running H:C:T:L)",
+		         m->link_dir[c->set], c->name, json_object_array_length(others) + 1,
+		         winner->hctl);
+	else
+		log_full(LOG_WARNING, 0, &dev, MESSAGE_NAME_QUARANTINE,
+		         "/%s/%s is claimed by %zu logical units that page 0x83 does not prove to "
+		         "be one (clones), quarantined: no link",
+		         m->link_dir[c->set], c->name, json_object_array_length(others) + 1);
 	if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
 		json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "kind", json_object_new_string(winner ? "paths" : "clones"));
 	json_object_object_add(o, "others", others);
 	manager_emit(m, "collision", o);
 }
@@ -470,6 +483,20 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 		                lu->hctl);
 	if (m->udev_links && !m->bulk)
 		manager_udev_flush(m, lu, gone);
+	if (!m->bulk)
+		links_retry_arm(m);
+}
+
+/* Resolve @lu's names again, its wants unchanged: a path's state decides which path wins. */
+void manager_links_refresh(Manager *m, Lu *lu)
+{
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_hold(m->links[s]);
+	(void)claims_refresh(m->claims, lu);
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_release(m->links[s]);
+	if (m->udev_links && !m->bulk)
+		manager_udev_flush(m, lu, false);
 	if (!m->bulk)
 		links_retry_arm(m);
 }

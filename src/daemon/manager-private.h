@@ -150,6 +150,8 @@ void manager_update_links(Manager *m, Lu *lu, bool gone);
 void manager_links_dirty(Manager *m, Lu *lu);
 /* Write the links still waiting now (resync, shutdown). */
 void manager_links_flush(Manager *m);
+/* @lu's wants are unchanged but the state that picks a name's winner (a path running) is not. */
+void manager_links_refresh(Manager *m, Lu *lu);
 /* @lu goes away: forget that its links wait (its update with gone=true follows). */
 void manager_links_forget(Manager *m, const Lu *lu);
 /* Full reconcile of every set from the claims (start-up, resync). */

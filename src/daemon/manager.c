@@ -102,6 +102,9 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 		(void)policy_apply(m->policy, lu, "add");
 	if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
 		manager_links_dirty(m, lu);
+	else if (what & LU_CHANGE_INFO)
+		/* A path that stops or starts running moves its LU's names (lund(8), PATHS). */
+		manager_links_refresh(m, lu);
 }
 
 static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "identify.h"
+#include "lupath.h"
 #include "macro.h"
 #include "naming.h"
 
@@ -27,6 +28,8 @@ void lu_naming_done(LuNaming *n)
 	free(n->id_revision);
 	free(n->id_serial);
 	free(n->props);
+	free(n->lu_key);
+	free(n->port_key);
 	*n = (LuNaming){};
 }
 
@@ -36,7 +39,8 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	    !streq_ptr(a->bus, b->bus) || a->n_names != b->n_names ||
 	    !streq_ptr(a->id_path, b->id_path) ||
 	    !streq_ptr(a->id_path_ata_compat, b->id_path_ata_compat) ||
-	    a->path_virtual != b->path_virtual)
+	    a->path_virtual != b->path_virtual || !streq_ptr(a->lu_key, b->lu_key) ||
+	    !streq_ptr(a->port_key, b->port_key))
 		return false;
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
@@ -96,6 +100,13 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	r = identify_pages(rootfd, ref, pd, &opts, &ident);
 	if (r < 0)
 		return r;
+
+	if (pd->buf[PROBE_PG83]) {
+		r = lupath_keys(pd->buf[PROBE_PG83], pd->len[PROBE_PG83], &n.lu_key, &n.port_key);
+		/* A malformed page proves nothing: no keys, so never a path of another LU. */
+		if (r == -ENOMEM)
+			return r;
+	}
 
 	bus = names_bus_name(ident.bus);
 	n.bus = isempty(bus) ? NULL : strdup(bus);

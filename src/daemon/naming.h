@@ -31,6 +31,9 @@ typedef struct LuNaming {
 	char *id_type, *id_vendor, *id_model, *id_revision, *id_serial;
 	char *props;
 	size_t n_props, props_size;
+	/* Page 0x83's LU and target-port designators (core/lupath.h: lupath_keys()), which tell
+	 * paths to one LU from clones; NULL without a usable page 0x83. */
+	char *lu_key, *port_key;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);

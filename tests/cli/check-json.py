@@ -58,7 +58,8 @@ def lu(v, where):
 
 def link(v, where):
     need(v, where, {"path": S, "state": S})
-    if isinstance(v, dict) and v.get("state") not in ("linked", "foreign", "collision", "pending"):
+    if isinstance(v, dict) and v.get("state") not in ("linked", "foreign", "collision",
+                                                      "quarantined", "pending"):
         faults.append(f"{where}.state: {v.get('state')!r}")
 
 
@@ -69,7 +70,9 @@ def list_lu(v, where):
 
 
 def collision(v, where):
-    need(v, where, {"path": S, "winner": (S, N), "owners": strings})
+    need(v, where, {"path": S, "winner": (S, N), "owners": strings, "kind": S})
+    if isinstance(v, dict) and v.get("kind") not in ("paths", "clones"):
+        faults.append(f"{where}.kind: {v.get('kind')!r}")
 
 
 CHECKS = {

@@ -308,6 +308,8 @@ printf '%s\n' "/dev/disk/by-path/pci-0000:00:1f.2-ata-2.0 sdb" \
 diff -u "$TMP/bp.want" "$TMP/out" || { echo "FAIL: names --by-path"; fail=1; }
 expect_rc 1 "names --by-path with --collisions" "$LUNCTL" names --by-path --collisions
 expect_rc 1 "names --by-path without a device" "$LUNCTL" names --by-path
+expect_rc 1 "names --paths with --collisions" "$LUNCTL" names --paths --collisions
+expect_rc 1 "names --paths with a device" "$LUNCTL" names --paths 0:0:0:0
 
 # lunctl rescan through the daemon: a stand-in for lund's control socket records the request,
 # sends a progress note and then the reply lund would give ($1: "ok", "failed" or "enoent").
@@ -468,6 +470,7 @@ expect_rc 1 "list --raw --json" "$LUNCTL" --root "$LT" list --raw --json
 expect_rc 1 "list --hosts --tree" "$LUNCTL" --root "$LT" list --hosts --tree
 expect_rc 0 "list --list-columns" "$LUNCTL" list --list-columns
 check "--list-columns names TRANSPORT and SIZE" grep -q '^SIZE ' "$TMP/out"
+check "--list-columns names PATHS" grep -q '^PATHS ' "$TMP/out"
 expect_rc 0 "list -t -s --json" "$LUNCTL" --root "$LT" --sysfs-only list -t -s --json 7:0:0:0
 check "--json -t -s carries transport and size" python3 -c 'import json,sys; u=json.load(open(sys.argv[1]))["logical_units"]; assert len(u)==1 and u[0]["transport"]=="sata:5000c50044440001" and u[0]["size"]=="67.1MB" and u[0]["size_bytes"]==67108864, u' "$TMP/out"
 expect_rc 0 "list --json without -t -s" "$LUNCTL" --root "$LT" --sysfs-only list --json 7:0:0:0

@@ -10,6 +10,10 @@ the tree (--root) once reading the cache first and SG_IO second, once --sysfs-on
 the links lund wrote under the tree's dev/scsi/by-id, the names and properties lund serves, the
 names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree.
 
+LUs that want one name are paths when their cached pages 0x83 have the same logical-unit
+designators and different target-port ones (SPC-6 7.7.6, computed here independently of lund):
+the name is linked to one of them; otherwise they are clones and lund must link none of them.
+
 Page 0x00 is cached as vpd_pg0 when the fixture has it; a fixture whose page 0x00 has no bytes
 is a device that rejects it, for which the kernel caches no VPD page at all (scsi_attach_vpd()).
 Exit: 0 pass, 1 fail, 77 skipped."""
@@ -65,6 +69,33 @@ def fixtures(tmp):
                 pages[m.group(1)] = hexbytes(os.path.join(src, f))
         yield 'captured/' + d, links, d, pages
 
+def pg83_keys(page):
+    """(LU designators, target-port designators) of a page 0x83 as two frozensets, or None."""
+    if not page or len(page) < 4 or page[1] != 0x83:
+        return None
+    end = 4 + (page[2] << 8 | page[3])
+    if end > len(page) or (end > 6 and page[6] != 0):  # truncated, or pre-SPC-2
+        return None
+    lu, port, k = set(), set(), 4
+    while k < end:
+        if k + 4 > end or k + 4 + page[k + 3] > end:
+            return None
+        d = (page[k], page[k + 1] & 0xbf, page[k + 4:k + 4 + page[k + 3]])
+        assoc = (page[k + 1] >> 4) & 3
+        (lu if assoc == 0 else port if assoc == 1 else set()).add(d)
+        k += 4 + page[k + 3]
+    return frozenset(lu), frozenset(port)
+
+def are_paths(keys):
+    """Are all these LUs (their pg83_keys) paths to one LU?"""
+    keys = list(keys)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            if (a is None or b is None or not a[0] or a[0] != b[0] or not a[1] or not b[1]
+                    or a[1] == b[1]):
+                return False
+    return True
+
 def build_tree(tmp):
     root = os.path.join(tmp, 'root')
     lus = []
@@ -80,7 +111,10 @@ def build_tree(tmp):
         open(os.path.join(root, 'dev', 'sg%d' % t), 'w').write(
             '%s/%s\n' % (os.path.abspath(mdir), mname))
         lus.append((hctl, label, 'sg%d' % t))
+        KEYS['sg%d' % t] = pg83_keys(pages.get('vpd_pg83'))
     return root, lus
+
+KEYS = {}
 
 def run(args, env=None, check=True):
     r = subprocess.run(args, env=env, capture_output=True, text=True, errors='surrogateescape')
@@ -121,6 +155,19 @@ def main():
                 served = {}
                 for hctl, _, _ in lus:
                     served[hctl] = json.loads(run([LUNCTL, 'names', '--json', hctl], denv))
+                status = json.loads(run([LUNCTL, 'status', '--json'], denv))
+                kinds = {os.path.basename(c['path']): c['kind']
+                         for c in status.get('collisions', [])}
+                groups = json.loads(run([LUNCTL, 'names', '--paths', '--json'], denv))['paths']
+                owners = {(frozenset(c['owners']), c['winner'])
+                          for c in status.get('collisions', []) if c['kind'] == 'paths'}
+                checks += 1
+                if {(frozenset(g['paths']), g['active']) for g in groups} != owners or \
+                        sum(len(g['names']) for g in groups) != \
+                        sum(c['kind'] == 'paths' for c in status.get('collisions', [])):
+                    print('FAIL: (%s) names --paths %r does not group status\'s paths %r' %
+                          (tag, groups, sorted(owners, key=str)))
+                    fail = 1
                 made = {}
                 for n in os.listdir(links_dir):
                     target = os.path.basename(os.readlink(os.path.join(links_dir, n)))
@@ -172,10 +219,27 @@ def main():
                     print('FAIL: (%s) lund linked %s -> %s, which lunctl does not name so' %
                           (tag, n, target))
                     fail = 1
-            for n in sorted(set(wanted) - set(made)):
+            quarantined = {n for n, sgs in wanted.items()
+                           if len(sgs) > 1 and not are_paths(KEYS[x] for x in sgs)}
+            for n, sgs in sorted(wanted.items()):
+                if len(sgs) < 2:
+                    continue
+                want = 'clones' if n in quarantined else 'paths'
+                # every LU here has an sg node; the plain name only where its node exists
+                for name in [x for x in (n, n + '-sg') if x in kinds or x.endswith('-sg')]:
+                    checks += 1
+                    if kinds.get(name) != want:
+                        print('FAIL: (%s) lund status says %s is %r, %s are %s' %
+                              (tag, name, kinds.get(name), sorted(sgs), want))
+                        fail = 1
+            for n in sorted(quarantined & set(made)):
+                print('FAIL: (%s) %s linked, but %s are clones' % (tag, n, sorted(wanted[n])))
+                fail = 1
+            for n in sorted(set(wanted) - set(made) - quarantined):
                 print('FAIL: (%s) no link %s, lunctl names %s so' % (tag, n, sorted(wanted[n])))
                 fail = 1
-            print('identify-same (%s): %d LUs, %d links' % (tag, len(lus), len(made)))
+            print('identify-same (%s): %d LUs, %d links, %d names quarantined' %
+                  (tag, len(lus), len(made), len(quarantined)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print('identify-same: %d checks, %s' % (checks, 'FAILED' if fail else 'ok'))

@@ -7,7 +7,9 @@
  * link directory. After every step the invariant holds: every link in the directory resolves
  * to a node of a present LU whose identity it names, or does not exist; foreign files are never
  * touched. After every reconcile with room to write, every claimed name not held by a foreign
- * file is linked to its winner (lowest H:C:T:L).
+ * file is linked to its winner (lowest H:C:T:L). LUs that share an identity are paths of one LU
+ * (same page 0x83 LU key, each its own port key); clones, whose names nobody gets, are
+ * check-claims' cases.
  *
  * The seeds are fixed so a failure reproduces; LUND_MODEL_SEED=<n> runs seed n instead, and
  * every failure names its seed and step.
@@ -57,13 +59,14 @@ static Target targets[3] = {
 	{ .host = &hosts[0], .channel = 0, .id = 1 },
 	{ .host = &hosts[1], .channel = 0, .id = 0 },
 };
+#define PATH_OF(h) .naming = { .lu_key = (char *)"0103:5000", .port_key = (char *)(h) }
 static Lu lus[N_LU] = {
-	{ .target = &targets[0], .lun = 0, .hctl = (char *)"0:0:0:0" },
-	{ .target = &targets[0], .lun = 1, .hctl = (char *)"0:0:0:1" },
-	{ .target = &targets[1], .lun = 0, .hctl = (char *)"0:0:1:0" },
-	{ .target = &targets[1], .lun = 3, .hctl = (char *)"0:0:1:3" },
-	{ .target = &targets[2], .lun = 0, .hctl = (char *)"1:0:0:0" },
-	{ .target = &targets[2], .lun = 1, .hctl = (char *)"1:0:0:1" },
+	{ .target = &targets[0], .lun = 0, .hctl = (char *)"0:0:0:0", PATH_OF("0:0:0:0") },
+	{ .target = &targets[0], .lun = 1, .hctl = (char *)"0:0:0:1", PATH_OF("0:0:0:1") },
+	{ .target = &targets[1], .lun = 0, .hctl = (char *)"0:0:1:0", PATH_OF("0:0:1:0") },
+	{ .target = &targets[1], .lun = 3, .hctl = (char *)"0:0:1:3", PATH_OF("0:0:1:3") },
+	{ .target = &targets[2], .lun = 0, .hctl = (char *)"1:0:0:0", PATH_OF("1:0:0:0") },
+	{ .target = &targets[2], .lun = 1, .hctl = (char *)"1:0:0:1", PATH_OF("1:0:0:1") },
 };
 
 /* The world as the model knows it. */

@@ -148,11 +148,14 @@ static Target targets[3] = {
 	{ .host = &hosts[0], .channel = 0, .id = 1 },
 	{ .host = &hosts[1], .channel = 0, .id = 0 },
 };
+/* Paths of one LU by default (one LU key, a port key each); tests make clones of them. */
+#define LU_KEY "0103:5000c50015ea71ac"
 static Lu lus[3] = {
 	{ .target = &targets[0], .lun = 2, .hctl = (char *)"0:0:0:2" },
 	{ .target = &targets[1], .lun = 0, .hctl = (char *)"0:0:1:0" },
 	{ .target = &targets[2], .lun = 0, .hctl = (char *)"1:0:0:0" },
 };
+static const char *const port_keys[3] = { "6194:00000001", "6194:00000002", "6194:00000003" };
 static const char *const lu_targets[3] = { "../../sda", "../../sdb", "../../sdc" };
 
 static Claims *cl;
@@ -160,8 +163,12 @@ static Claims *cl;
 static void setup(void)
 {
 	memset(&store, 0, sizeof(store));
-	for (size_t i = 0; i < ELEMENTSOF(lus); i++)
+	for (size_t i = 0; i < ELEMENTSOF(lus); i++) {
 		lus[i].userdata = NULL;
+		lus[i].state = NULL;
+		lus[i].naming.lu_key = (char *)LU_KEY;
+		lus[i].naming.port_key = (char *)port_keys[i];
+	}
 	ck_assert_int_eq(claims_new(&ops, NULL, &cl), 0);
 }
 
@@ -280,6 +287,127 @@ START_TEST(test_collision)
 	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
 	ck_assert_uint_eq(claims_n(cl), 0);
 	ck_assert_uint_eq(store.n, 0);
+}
+END_TEST
+
+/* Clones (one ID, not provably one LU): nobody gets the name, in every order, and a link
+ * made while the name was one LU's is removed. */
+static const struct {
+	const char *name;
+	const char *lu_key[3], *port_key[3];
+} clones[] = {
+	{ "identical ports (a copied ID)",
+	  { LU_KEY, LU_KEY, LU_KEY },
+	  { "6194:00000001", "6194:00000001", "6194:00000001" } },
+	{ "no page 0x83 (a USB bridge's one serial)", { NULL, NULL, NULL }, { NULL, NULL, NULL } },
+	{ "LU designators differ",
+	  { LU_KEY, "0103:5000c50015ea71ad", LU_KEY },
+	  { "6194:00000001", "6194:00000002", "6194:00000003" } },
+	{ "two paths and a clone of one of them",
+	  { LU_KEY, LU_KEY, LU_KEY },
+	  { "6194:00000001", "6194:00000002", "6194:00000002" } },
+	{ "no port designators", { LU_KEY, LU_KEY, LU_KEY }, { "", "", "" } },
+};
+
+START_TEST(test_clones)
+{
+	const unsigned *order = orders[_i % ELEMENTSOF(orders)];
+	unsigned row = _i / ELEMENTSOF(orders);
+	Claim *c;
+
+	for (size_t k = 0; k < 3; k++) {
+		lus[k].naming.lu_key = (char *)clones[row].lu_key[k];
+		lus[k].naming.port_key = (char *)clones[row].port_key[k];
+	}
+	want_one(&lus[order[0]], "scsi-SBOGUS");
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), lu_targets[order[0]]);
+	want_one(&lus[order[1]], "scsi-SBOGUS");
+	want_one(&lus[order[2]], "scsi-SBOGUS");
+	c = claims_find(cl, 0, "scsi-SBOGUS");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_msg(c->collision && c->quarantined, "%s", clones[row].name);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_ptr_null(link_of(0, "scsi-SBOGUS"));
+	for (size_t k = 0; k < 3; k++)
+		ck_assert_str_eq(claim_state(c, &lus[k]), "quarantined");
+	ck_assert_ptr_null(store.last_winner);
+	ck_assert_uint_eq(store.failures, 0);
+
+	/* A full reconcile keeps it so. */
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_null(link_of(0, "scsi-SBOGUS"));
+	ck_assert_uint_eq(claims_failed(cl), 0);
+
+	/* Down to one owner: the name is that LU's again. */
+	ck_assert_int_eq(claims_update(cl, &lus[order[0]], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[order[1]], NULL, 0), 0);
+	ck_assert(!c->collision && !c->quarantined);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), lu_targets[order[2]]);
+	ck_assert_int_eq(claims_update(cl, &lus[order[2]], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_uint_eq(store.n, 0);
+}
+END_TEST
+
+/* Paths, then a clone joins: the collision is reported again, now quarantined; it goes: the
+ * lowest path has the name again. */
+START_TEST(test_paths_then_clone)
+{
+	Claim *c;
+
+	lus[2].naming.port_key = (char *)port_keys[0]; /* a clone of lus[0] */
+	want_one(&lus[1], "scsi-SBOGUS");
+	want_one(&lus[0], "scsi-SBOGUS");
+	c = claims_find(cl, 0, "scsi-SBOGUS");
+	ck_assert(c->collision && !c->quarantined);
+	ck_assert_uint_eq(store.collisions, 1);
+	ck_assert_ptr_eq(store.last_winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+
+	want_one(&lus[2], "scsi-SBOGUS");
+	ck_assert(c->quarantined);
+	ck_assert_uint_eq(store.collisions, 2);
+	ck_assert_ptr_null(store.last_winner);
+	ck_assert_ptr_null(link_of(0, "scsi-SBOGUS"));
+
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert(c->collision && !c->quarantined);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+}
+END_TEST
+
+/* The name points at the lowest running path; a path that stops running hands it on
+ * (claims_refresh()), and takes it back when it runs again. */
+START_TEST(test_running_path)
+{
+	Claim *c;
+
+	lus[0].state = (char *)"offline";
+	for (size_t k = 0; k < 3; k++)
+		want_one(&lus[orders[_i][k]], "scsi-SBOGUS");
+	c = claims_find(cl, 0, "scsi-SBOGUS");
+	ck_assert_ptr_eq(c->winner, &lus[1]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sdb");
+
+	lus[0].state = (char *)"running";
+	ck_assert_int_eq(claims_refresh(cl, &lus[0]), 0);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+
+	/* A refresh that changes nothing writes nothing. */
+	store.adds = 0;
+	ck_assert_int_eq(claims_refresh(cl, &lus[0]), 0);
+	ck_assert_int_eq(claims_refresh(cl, &lus[2]), 0);
+	ck_assert_uint_eq(store.adds, 0);
+
+	/* None running: the lowest of all. */
+	for (size_t k = 0; k < 3; k++) {
+		lus[k].state = (char *)"transport-offline";
+		ck_assert_int_eq(claims_refresh(cl, &lus[k]), 0);
+	}
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_uint_eq(store.collisions, 1);
 }
 END_TEST
 
@@ -408,6 +536,9 @@ static Suite *claims_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_claim_release);
 	CHECK_ADD_LOOP(tc, test_collision, orders);
+	tcase_add_loop_test(tc, test_clones, 0, (int)(ELEMENTSOF(clones) * ELEMENTSOF(orders)));
+	tcase_add_test(tc, test_paths_then_clone);
+	CHECK_ADD_LOOP(tc, test_running_path, orders);
 	tcase_add_test(tc, test_same_target);
 	tcase_add_test(tc, test_deferred);
 	tcase_add_test(tc, test_retry);

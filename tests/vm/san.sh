@@ -45,7 +45,7 @@ san_qemu() {
 
 	# virtio-scsi: target 0 with LUNs 0 and 1, target 1 with LUNs 0 and 3 (sparse), target 2 CD,
 	# target 4 no IDs at all (QEMU defaults), target 3 the first path of the multipath disk
-	# (second path on lsi)
+	# (second path on lsi; one wwn, a port name and relative port each: paths of one LU)
 	dev virtio-scsi-pci,id=vscsi0
 	blk vd0 64;  dev "scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=vd0,serial=VD0SER0001,wwn=0x5000c50015ea71a0,port_wwn=0x5000c50015ea71a1,port_index=1,vendor=LUND,product=VirtDisk Full" virtio-scsi-full
 	blk vd1 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=0,lun=1,drive=vd1,serial=SER WITH  SPACES" virtio-scsi-spaces
@@ -53,7 +53,7 @@ san_qemu() {
 	blk vd3 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=3,drive=vd3,serial=SERIAL-LONGER-THAN-THIRTY-SIX-CHARACTERS-X,device_id=lund-devid-0003" virtio-scsi-longserial
 	blk vcd 16;  dev "scsi-cd,bus=vscsi0.0,scsi-id=2,lun=0,drive=vcd,serial=VCD0001" virtio-scsi-cd
 	blk vd4 16;  dev "scsi-hd,bus=vscsi0.0,scsi-id=4,lun=0,drive=vd4" virtio-scsi-noids
-	blk mp0 48;  dev "scsi-hd,bus=vscsi0.0,scsi-id=3,lun=0,drive=mp0,serial=MPATH00001,wwn=0x5000c500deadbe01,vendor=LUND,product=Multipath" virtio-scsi-mpath
+	blk mp0 48;  dev "scsi-hd,bus=vscsi0.0,scsi-id=3,lun=0,drive=mp0,serial=MPATH00001,wwn=0x5000c500deadbe01,port_wwn=0x5000c500deadbe11,port_index=1,vendor=LUND,product=Multipath" virtio-scsi-mpath
 
 	# megasas (megaraid_sas): wwn + serial, and serial only
 	dev megasas,id=mega0
@@ -62,7 +62,7 @@ san_qemu() {
 
 	# lsi53c895a (sym53c8xx, parallel SCSI): the second path of the multipath disk, and a CD
 	dev lsi53c895a,id=lsi0
-	blk mp1 48;  dev "scsi-hd,bus=lsi0.0,scsi-id=0,lun=0,drive=mp1,serial=MPATH00001,wwn=0x5000c500deadbe01,vendor=LUND,product=Multipath" lsi53c895a-mpath
+	blk mp1 48;  dev "scsi-hd,bus=lsi0.0,scsi-id=0,lun=0,drive=mp1,serial=MPATH00001,wwn=0x5000c500deadbe01,port_wwn=0x5000c500deadbe12,port_index=2,vendor=LUND,product=Multipath" lsi53c895a-mpath
 	blk lcd 16;  dev "scsi-cd,bus=lsi0.0,scsi-id=3,lun=0,drive=lcd,vendor=LUNDCD,product=Optical Drive,ver=1.0a" lsi53c895a-cd
 
 	# mptsas1068 (SAS): SAS-style IDs (wwn + port_wwn), and a wwn without serial.  (Linux's

@@ -2,8 +2,8 @@
 #
 # The expected link tree is computed here from independent evidence: the LU's type and nodes
 # from sysfs, its base names from `lunctl list --json` (the naming core run by the CLI, which
-# the naming-peers scenario holds against scsi_id and sg_inq), and the link scheme and collision
-# rule of lund(8) LINKS written out again in awk. Nothing is taken from lund's own state.
+# the naming-peers scenario holds against scsi_id and sg_inq), the kernel's cached page 0x83,
+# and the link scheme and the paths and clones rules of lund(8) written out again in awk. Nothing is taken from lund's own state.
 
 LUND_RUN=/run/lund
 LUND_LINKS=/dev/scsi/by-id
@@ -91,17 +91,92 @@ daemon_expected() {
 			}
 		}' /tmp/exp.names /tmp/exp.lus |
 		awk -F'\t' 'length($1) <= 255' | sort -t"$(printf '\t')" -k1,1 -k2,2 >/tmp/exp.all
-	awk -F'\t' '!seen[$1]++ { print $1 "\t" $3 }' /tmp/exp.all
+	daemon_expected_keys >/tmp/exp.keys
+	# a name several LUs want with different targets: paths of one LU (lund(8), PATHS) go to
+	# the lowest running one; clones get nothing. /tmp/exp.win: name, winner ("-": none), target
+	awk -F'\t' '
+		FNR == NR { lu[$1] = $2; port[$1] = $3; run[$1] = $4; next }
+		function flush(   i, j, w, paths, differ) {
+			if (n == 0) return
+			paths = 1; differ = 0
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++) {
+					if (t[i] != t[j]) differ = 1
+					if (lu[h[i]] == "" || lu[h[i]] != lu[h[j]] || port[h[i]] == "" ||
+					    port[h[j]] == "" || port[h[i]] == port[h[j]]) paths = 0
+				}
+			w = 0
+			if (!differ || paths) {
+				for (i = 1; i <= n && !w; i++) if (run[h[i]]) w = i
+				if (!w) w = 1
+			}
+			if (w) print name "\t" h[w] "\t" t[w]
+			else print name "\t-\t-"
+			n = 0
+		}
+		$1 != name { flush(); name = $1 }
+		{ n++; h[n] = $4; t[n] = $3 }
+		END { flush() }
+	' /tmp/exp.keys /tmp/exp.all >/tmp/exp.win
+	awk -F'\t' '$2 != "-" { print $1 "\t" $3 }' /tmp/exp.win
+}
+
+# daemon_expected_keys: every LU's page 0x83 as "hctl<TAB>LU designators<TAB>target-port
+# designators<TAB>1 if running", each set sorted and joined by ',' (empty: none, or no usable
+# page), read from the kernel's cached vpd_pg83 (SPC-6 7.7.6), independently of lund.
+daemon_expected_keys() {
+	for d in /sys/bus/scsi/devices/*:*:*:*; do
+		[ -r "$d/type" ] || continue
+		st=$(cat "$d/state" 2>/dev/null)
+		printf '%s\t%s\t' "${d##*/}" "$([ "$st" = running ] && echo 1 || echo 0)"
+		od -An -tx1 -v "$d/vpd_pg83" 2>/dev/null | tr -s ' \n' '  '
+		echo
+	done | awk -F'\t' '
+		function sorted(a, n,   i, j, x, s) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
+			s = ""
+			for (i = 1; i <= n; i++) if (i == 1 || a[i] != a[i - 1]) s = s (s == "" ? "" : ",") a[i]
+			return s
+		}
+		{
+			nb = split($3, b, " "); nl = 0; np = 0; bad = 0
+			if (nb < 4 || b[2] != "83") bad = 1
+			else {
+				end = 4 + hex(b[3]) * 256 + hex(b[4])
+				if (end > nb || (end > 6 && b[7] != "00")) bad = 1
+			}
+			for (k = 4; !bad && k < end; k += 4 + dl) {
+				if (k + 4 > end) { bad = 1; break }
+				dl = hex(b[k + 4])
+				if (k + 4 + dl > end) { bad = 1; break }
+				assoc = int(hex(b[k + 2]) / 16) % 4
+				key = b[k + 1] sprintf("%02x", and_bf(hex(b[k + 2]))) ":"
+				for (i = 1; i <= dl; i++) key = key b[k + 4 + i]
+				if (assoc == 0) l[++nl] = key
+				else if (assoc == 1) p[++np] = key
+			}
+			if (bad) { nl = 0; np = 0 }
+			print $1 "\t" sorted(l, nl) "\t" sorted(p, np) "\t" ($2 == 1 ? 1 : "")
+		}
+		function hex(s,   i, v) {
+			v = 0
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		function and_bf(v) { return v >= 128 ? 128 + (v % 64) : v % 64 }'
 }
 
 # daemon_expected_collisions: after daemon_expected, every link name wanted by two or more LUs
-# (with different targets) as "path<TAB>winner H:C:T:L<TAB>number of LUs", sorted.
+# (with different targets) as "path<TAB>winner H:C:T:L ("-": quarantined clones)<TAB>number of
+# LUs", sorted.
 daemon_expected_collisions() {
 	awk -F'\t' -v dir="$LUND_LINKS" '
-		!($1 in first) { first[$1] = $4; tgt[$1] = $3; n[$1] = 0; order[++k] = $1 }
+		FNR == NR { win[$1] = $2; next }
+		!($1 in tgt) { tgt[$1] = $3; n[$1] = 0; order[++k] = $1 }
 		{ n[$1]++; if ($3 != tgt[$1]) differ[$1] = 1 }
-		END { for (i = 1; i <= k; i++) if (differ[order[i]]) print dir "/" order[i] "\t" first[order[i]] "\t" n[order[i]] }
-	' /tmp/exp.all | sort
+		END { for (i = 1; i <= k; i++) if (differ[order[i]]) print dir "/" order[i] "\t" win[order[i]] "\t" n[order[i]] }
+	' /tmp/exp.win /tmp/exp.all | sort
 }
 
 # daemon_actual: lund's link directory as "name<TAB>target", sorted.

@@ -1,14 +1,18 @@
 #!/bin/sh
-# daemon-collision: two LUs with one ID. The SAN's scsi_debug has two hosts with
-# vpd_use_hostno=0 (every LU of host A has the IDs of its twin on host B) and a disk seen on
-# two HBAs (virtio-scsi and lsi) without multipath. Every name wanted by more than one LU must
-# be linked to the lowest H:C:T:L, listed by `lunctl names --collisions` and counted in
-# `lunctl status`, and the loser's `lunctl names` must say so. The expected collisions are
-# computed from sysfs and lunctl list (guest/daemon-lib.sh), not taken from lund. Then the twin
-# host goes and comes back (events, not a resync): the winner must not change.
+# daemon-collision: LUs that share an ID, paths and clones (lund(8), LINKS, Paths and clones).
+# The SAN's scsi_debug has two hosts with vpd_use_hostno=0 (every LU of host A has the LU and
+# port IDs of its twin on host B, but another ALUA target port group: paths), and a disk seen on
+# two HBAs (virtio-scsi and lsi) with one wwn and a port name and relative port each (paths),
+# without multipath. A name paths want must be linked to the lowest running H:C:T:L, listed by
+# `lunctl names --collisions` and `--paths`, counted in `lunctl status`, and each path's `lunctl
+# names` must say so. Then the twin host goes and comes back (events, not a resync): the winner
+# must not change. Last, the host hot-plugs two USB sticks with one serial and no port
+# designators (clones): their shared names must be linked to neither, shown quarantined and
+# explained. The expected outcome is computed from sysfs (the kernel's cached page 0x83) and
+# lunctl list (guest/daemon-lib.sh), not taken from lund.
 # vm-flavour: busybox
 # vm-topology: san
-# vm-timeout: 200
+# vm-timeout: 270
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
@@ -19,6 +23,7 @@ collisions_from_lund() {
 	lunctl names --collisions --json | awk '
 		/"path": *"/ { p = $0; sub(/.*"path": *"/, "", p); sub(/".*/, "", p) }
 		/"winner": *"/ { w = $0; sub(/.*"winner": *"/, "", w); sub(/".*/, "", w); print p "\t" w }
+		/"winner": *null/ { print p "\t-" }
 	' | sort
 }
 collisions_match() {
@@ -42,13 +47,15 @@ lund_start
 daemon_check_tree "start"
 check_collisions "start"
 n=$(wc -l </tmp/coll.exp)
-# 8 scsi_debug LUs in 4 twin pairs x (scsi- + wwn-) x (name + -sg) = 16; the two-path disk 4
+# 8 scsi_debug LUs in 4 twin pairs x (scsi- + wwn-) x (name + -sg) = 16; the two-path disk 4:
+# all paths
 vm_assert_ge 20 "$n" "collisions computed"
+vm_assert_eq 0 "$(awk -F'\t' '$2 == "-"' /tmp/coll.exp | wc -l)" "clones computed before the USB sticks"
 vm_assert_eq "$n" "$(lunctl status --json | grep -c '"winner"')" "collisions counted by lunctl status"
 lunctl status | grep -q "^Collisions: *$n\$" || vm_fail "lunctl status: no 'Collisions: $n' line"
-grep -q 'wanted by 2 logical units' "$LUND_LOG.new" || vm_fail "no collision in lund's log"
+grep -q 'one logical unit through 2 paths' "$LUND_LOG.new" || vm_fail "no paths in lund's log"
 
-# a loser's view: names shows the name taken by the other LU
+# a loser's view: names shows the name taken by the other path
 line=$(head -n1 /tmp/coll.exp)
 path=$(echo "$line" | cut -f1); winner=$(echo "$line" | cut -f2)
 loser=$(awk -F'\t' -v p="${path##*/}" -v w="$winner" '$1 == p && $4 != w { print $4; exit }' /tmp/exp.all)
@@ -56,6 +63,9 @@ lunctl names "$loser" >/tmp/names.loser || vm_fail "lunctl names $loser failed"
 vm_assert "lunctl names $loser: $path in collision" grep -q "^collision *$path " /tmp/names.loser
 lunctl names "$winner" >/tmp/names.winner || vm_fail "lunctl names $winner failed"
 vm_assert "lunctl names $winner: $path linked" grep -q "^linked *$path " /tmp/names.winner
+lunctl names --paths >/tmp/paths.txt || vm_fail "lunctl names --paths failed"
+vm_assert "lunctl names --paths: $winner and $loser" grep -q "through.*$winner.*$loser.*names at $winner\|through.*$loser.*$winner.*names at $winner" /tmp/paths.txt
+vm_assert "lunctl names --paths lists $path" grep -q "^  $path\$" /tmp/paths.txt
 vm_result "collisions=$n example=${path##*/} winner=$winner loser=$loser"
 
 # the twin host goes: its collisions go with it; it comes back through uevents: same winners
@@ -70,6 +80,25 @@ vm_wait_until 20 sh -c "[ \$(ls -d /sys/bus/scsi/devices/*:*:*:* | wc -l) -ge 28
 check_collisions "twin host back"
 vm_assert_eq "$n" "$(wc -l </tmp/coll.exp)" "collisions with the twin back"
 lunctl status | grep -q "^Resyncs: *0" || vm_log "note: lund resynced: $(lunctl status | grep Resyncs)"
+
+# clones: two USB sticks, one serial, no page 0x83 port designators
+usb_before=$(san_count usb-storage)
+vm_sync HOTADD-CLONES
+usb_more() { [ "$(san_count usb-storage)" -ge $((usb_before + 2)) ]; }
+vm_wait_until 90 usb_more || vm_fail "hot-plugged USB clones: no LUs within 90 s"
+check_collisions "USB clones"
+clones=$(awk -F'\t' '$2 == "-"' /tmp/coll.exp | wc -l)
+vm_assert_ge 2 "$clones" "clone names computed (scsi- + -sg)"
+cpath=$(awk -F'\t' '$2 == "-"' /tmp/coll.exp | head -n1 | cut -f1)
+for h in $(awk -F'\t' -v p="${cpath##*/}" '$1 == p { print $4 }' /tmp/exp.all); do
+	lunctl names "$h" >/tmp/names.clone || vm_fail "lunctl names $h failed"
+	vm_assert "lunctl names $h: $cpath quarantined" grep -q "^quarantined *$cpath " /tmp/names.clone
+done
+[ ! -e "$cpath" ] && [ ! -L "$cpath" ] || vm_fail "$cpath exists, but clones claim it"
+lunctl names --collisions >/tmp/coll.txt
+vm_assert "lunctl names --collisions explains the clones" grep -q "^$cpath: quarantined, clones" /tmp/coll.txt
+grep -q 'claimed by 2 logical units .*quarantined' "$LUND_LOG.new" || vm_fail "no quarantine in lund's log"
+vm_result "clones=$clones quarantined=${cpath##*/}"
 
 lund_alive || vm_fail "lund died"
 lund_stop
