@@ -17,6 +17,7 @@
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
+#include "namestate.h"
 #include "output.h"
 #include "pathtag.h"
 #include "sysfs.h"
@@ -421,16 +422,32 @@ static int show_collisions(OutputMode mode, bool paths)
 
 int verb_names(int argc, char *argv[], Options *o)
 {
-	enum { OPT_COLLISIONS = 0x100, OPT_WHY, OPT_BY_PATH, OPT_PATHS };
-	static const struct option longopts[] = { { "collisions", no_argument, NULL,
-		                                    OPT_COLLISIONS },
-		                                  { "why", no_argument, NULL, OPT_WHY },
-		                                  { "by-path", no_argument, NULL, OPT_BY_PATH },
-		                                  { "paths", no_argument, NULL, OPT_PATHS },
-		                                  { "json", no_argument, NULL, 'J' },
-		                                  { "help", no_argument, NULL, 'h' },
-		                                  {} };
-	bool collisions = false, why = false, by_path = false, paths = false;
+	enum {
+		OPT_COLLISIONS = 0x100,
+		OPT_WHY,
+		OPT_BY_PATH,
+		OPT_PATHS,
+		OPT_DIFF,
+		OPT_ACCEPT,
+		OPT_ALL,
+		OPT_STATE_DIR
+	};
+	static const struct option longopts[] = {
+		{ "collisions", no_argument, NULL, OPT_COLLISIONS },
+		{ "why", no_argument, NULL, OPT_WHY },
+		{ "by-path", no_argument, NULL, OPT_BY_PATH },
+		{ "paths", no_argument, NULL, OPT_PATHS },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "accept", no_argument, NULL, OPT_ACCEPT },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	bool collisions = false, why = false, by_path = false, paths = false, diff = false,
+	     accept = false, all = false;
+	const char *state_dir = NAMESTATE_DIR;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
@@ -447,11 +464,25 @@ int verb_names(int argc, char *argv[], Options *o)
 		case OPT_PATHS:
 			paths = true;
 			break;
+		case OPT_DIFF:
+			diff = true;
+			break;
+		case OPT_ACCEPT:
+			accept = true;
+			break;
+		case OPT_ALL:
+			all = true;
+			break;
+		case OPT_STATE_DIR:
+			state_dir = optarg;
+			break;
 		case 'J':
 			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
 			printf("Usage: lunctl names [--json] [--why] <device>\n"
+			       "       lunctl names [--json] [--state-dir DIR] --diff\n"
+			       "       lunctl names [--state-dir DIR] --accept <device>|--all\n"
 			       "       lunctl names [--json] --by-path <device>\n"
 			       "       lunctl names [--json] --collisions\n"
 			       "       lunctl names [--json] --paths\n"
@@ -471,6 +502,15 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "      --paths       every LU seen through several paths, the path "
 			       "its\n"
 			       "                    names point at, and dm-multipath's map\n"
+			       "      --diff        the names that would be added, removed or "
+			       "re-targeted\n"
+			       "                    against the accepted ones; exit 1 when a "
+			       "change is pending\n"
+			       "      --accept      accept the names of <device>, or of every LU "
+			       "with --all\n"
+			       "      --all         with --accept: every LU\n"
+			       "      --state-dir DIR  the name records' directory (default "
+			       "/var/lib/lund)\n"
 			       "  -J, --json        JSON output\n"
 			       "With --root, --sysfs-only or --sgio-only the names are computed "
 			       "here, not asked of lund.\n");
@@ -480,9 +520,28 @@ int verb_names(int argc, char *argv[], Options *o)
 			return EXIT_USAGE;
 		}
 	}
-	if (collisions + by_path + why + paths > 1) {
-		log_error("--collisions, --paths, --by-path and --why exclude each other");
+	if (collisions + by_path + why + paths + diff + accept > 1) {
+		log_error("--collisions, --paths, --by-path, --why, --diff and --accept "
+		          "exclude each other");
 		return EXIT_USAGE;
+	}
+	if (all && !accept) {
+		log_error("--all goes with --accept");
+		return EXIT_USAGE;
+	}
+	if (diff) {
+		if (optind != argc) {
+			log_error("--diff takes no device");
+			return EXIT_USAGE;
+		}
+		return lunctl_names_diff(o, state_dir);
+	}
+	if (accept) {
+		if (all == (optind != argc) || optind + 1 < argc) {
+			log_error("--accept needs one device or --all");
+			return EXIT_USAGE;
+		}
+		return lunctl_names_accept(o, state_dir, all ? NULL : argv[optind]);
 	}
 	if (collisions || paths) {
 		if (optind != argc) {

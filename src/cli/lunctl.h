@@ -66,6 +66,11 @@ json_object *lunctl_nodes_json(const LuRef *lu);
 /* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, and what
  * scsi_id made of each page 0x83 designator. Returns the exit code. */
 int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode);
+/* lunctl names --diff / --accept (lunctl-names-state.c), against the name records in
+ * @state_dir below --root. --diff returns 1 when a change is pending; --accept accepts the
+ * names of @dev, or of every LU when NULL. Return the exit code. */
+int lunctl_names_diff(const Options *o, const char *state_dir);
+int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev);
 int verb_list(int argc, char *argv[], Options *o);
 int verb_monitor(int argc, char *argv[], Options *o);
 int verb_names(int argc, char *argv[], Options *o);

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * lunctl names --diff / --accept: the names computed now for every LU below --root (through
+ * the identify path lund uses) against the name records in lund's state directory
+ * (io/namestate.h): what would be added, removed (kept as an alias until accepted) or
+ * re-targeted, and the records rewritten once the admin accepts.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "identify.h"
+#include "log.h"
+#include "lunctl.h"
+#include "macro.h"
+#include "namerec.h"
+#include "namestate.h"
+#include "output.h"
+#include "sysfs.h"
+
+/* Where lund writes the by-id names, relative to /dev (links.h, lund(8)). */
+#define BY_ID_DIR "scsi/by-id/"
+
+/* The key of an LU's records: what the device itself says, before any naming rule. */
+static const char *identity_key(const Identity *i)
+{
+	if (i->wwn && namerec_identity_valid(i->wwn))
+		return i->wwn;
+	if (i->serial && namerec_identity_valid(i->serial))
+		return i->serial;
+	return NULL;
+}
+
+static bool is_hctl(const char *s)
+{
+	unsigned h, c, t;
+	unsigned long long l;
+	int n = -1;
+
+	return sscanf(s, "%u:%u:%u:%llu%n", &h, &c, &t, &l, &n) == 4 && n > 0 && s[n] == '\0';
+}
+
+/* The names of one LU in @cur; its identity in *ret_identity (malloc'd) unless NULL. */
+static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, char **ret_identity)
+{
+	_cleanup_(identity_done) Identity ident = {};
+	_cleanup_(lu_ref_done) LuRef lu = {};
+	const char *key;
+	int r;
+
+	r = lunctl_identify(o, hctl, &lu, &ident);
+	if (r != EXIT_OK)
+		return -ENODEV;
+	key = identity_key(&ident);
+	if (!key)
+		return 0;
+	for (size_t i = 0; i < ident.names->n; i++) {
+		_cleanup_free_ char *name = strjoin(BY_ID_DIR, ident.names->name[i]);
+
+		if (!name)
+			return -ENOMEM;
+		r = namerec_set_add(cur, key, name, NAMEREC_NAME);
+		if (r == -ENOMEM)
+			return r;
+	}
+	if (ret_identity) {
+		*ret_identity = strdup(key);
+		if (!*ret_identity)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The names every LU below the root gets now. An LU that cannot be identified is left out
+ * (its records are then neither changed nor reported), with the reason logged. */
+static int current_names(const Options *o, int rootfd, NameRecSet *ret)
+{
+	_cleanup_(namerec_set_done) NameRecSet cur = {};
+	_cleanup_(closedirp) DIR *d = NULL;
+	int fd;
+
+	fd = openat(rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return -errno;
+		}
+	} else if (errno != ENOENT)
+		return -errno;
+	for (struct dirent *de = d ? readdir(d) : NULL; de; de = readdir(d)) {
+		int r;
+
+		if (!is_hctl(de->d_name))
+			continue;
+		r = lu_names(o, de->d_name, &cur, NULL);
+		if (r == -ENOMEM)
+			return r;
+	}
+	namerec_set_sort(&cur);
+	*ret = cur;
+	cur = (NameRecSet){};
+	return 0;
+}
+
+static int load_state(int rootfd, const char *state_dir, bool create, int *ret_fd, NameRecSet *ret)
+{
+	NameStateDamage dmg;
+	int fd, r;
+
+	fd = namestate_open_dir(rootfd, state_dir, create);
+	if (fd == -ENOENT && !create) {
+		*ret_fd = -EBADF;
+		*ret = (NameRecSet){};
+		return 0;
+	}
+	if (fd < 0)
+		return log_error_errno(fd, "Cannot open the state directory %s: %m", state_dir);
+	r = namestate_load(fd, ret, &dmg);
+	if (r < 0) {
+		close(fd);
+		return log_error_errno(r, "Cannot read %s/%s: %m", state_dir, NAMESTATE_FILE);
+	}
+	if (dmg.unusable)
+		log_warning("%s/%s is damaged (not a name record file), read as empty; it is "
+		            "written again when the names are accepted",
+		            state_dir, NAMESTATE_FILE);
+	else if (dmg.bad_lines > 0)
+		log_warning("%s/%s: %zu damaged record(s) skipped, ignoring", state_dir,
+		            NAMESTATE_FILE, dmg.bad_lines);
+	*ret_fd = fd;
+	return 0;
+}
+
+static int print_changes(const NameChange *v, size_t n, OutputMode mode)
+{
+	if (mode == OUTPUT_JSON) {
+		_cleanup_(json_object_putp) json_object *root = json_object_new_object();
+		json_object *a = json_object_new_array();
+
+		if (!root || !a) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		json_object_object_add(root, "pending", json_object_new_boolean(n > 0));
+		json_object_object_add(root, "changes", a);
+		for (size_t i = 0; i < n; i++) {
+			json_object *c = json_object_new_object();
+
+			if (!c)
+				return -ENOMEM;
+			json_object_object_add(
+			        c, "change",
+			        json_object_new_string(namechange_kind_name(v[i].kind)));
+			json_object_object_add(c, "path", json_object_new_string(v[i].name));
+			json_object_object_add(c, "old_identity",
+			                       v[i].old_identity
+			                               ? json_object_new_string(v[i].old_identity)
+			                               : NULL);
+			json_object_object_add(c, "new_identity",
+			                       v[i].new_identity
+			                               ? json_object_new_string(v[i].new_identity)
+			                               : NULL);
+			json_object_array_add(a, c);
+		}
+		return output_json(stdout, root);
+	}
+	for (size_t i = 0; i < n; i++)
+		switch (v[i].kind) {
+		case NAMECHANGE_ADDED:
+			printf("+ /dev/%s (%s)\n", v[i].name, v[i].new_identity);
+			break;
+		case NAMECHANGE_REMOVED:
+			printf("- /dev/%s (%s, kept as an alias until accepted)\n", v[i].name,
+			       v[i].old_identity);
+			break;
+		default:
+			printf("~ /dev/%s (%s -> %s)\n", v[i].name, v[i].old_identity,
+			       v[i].new_identity);
+			break;
+		}
+	if (n == 0)
+		printf("no changes pending\n");
+	return 0;
+}
+
+int lunctl_names_diff(const Options *o, const char *state_dir)
+{
+	_cleanup_(namerec_set_done) NameRecSet rec = {}, cur = {};
+	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
+	_cleanup_free_ NameChange *v = NULL;
+	size_t n;
+	int r;
+
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	if (load_state(rootfd, state_dir, false, &fd, &rec) < 0)
+		return EXIT_DEVICE;
+	r = current_names(o, rootfd, &cur);
+	if (r < 0)
+		return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;
+	r = namerec_diff(&rec, &cur, NULL, &v, &n);
+	if (r >= 0)
+		r = print_changes(v, n, o->output);
+	if (r < 0)
+		return log_error_errno(r, "Cannot compare the names: %m"), EXIT_DEVICE;
+	/* For upgrade hooks: 1 while a change waits for the admin. */
+	return n > 0 ? 1 : EXIT_OK;
+}
+
+int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev)
+{
+	_cleanup_(namerec_set_done) NameRecSet rec = {}, cur = {}, out = {};
+	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
+	_cleanup_free_ char *only = NULL;
+	int r;
+
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
+	if (dev) {
+		r = lu_names(o, dev, &cur, &only);
+		if (r == -ENODEV)
+			return EXIT_DEVICE;
+		if (r < 0)
+			return log_error_errno(r, "%s: %m", dev), EXIT_DEVICE;
+		if (!only) {
+			log_error("%s has no identity to keep names for", dev);
+			return EXIT_DEVICE;
+		}
+		namerec_set_sort(&cur);
+	} else {
+		r = current_names(o, rootfd, &cur);
+		if (r < 0)
+			return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;
+	}
+	if (load_state(rootfd, state_dir, true, &fd, &rec) < 0)
+		return EXIT_DEVICE;
+	r = namerec_accept(&rec, &cur, only, &out);
+	if (r >= 0)
+		r = namestate_save(fd, &out);
+	if (r < 0)
+		return log_error_errno(r, "Cannot write %s/%s: %m", state_dir, NAMESTATE_FILE),
+		       EXIT_DEVICE;
+	return EXIT_OK;
+}
