@@ -751,13 +751,14 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 }
 
 /*
- * A scan that outlived the grace: its thread is in a kernel write that may never return, and
+ * Work that outlived the grace (a scan, a rescan or transport write, a module load, an
+ * identification): its thread is in a kernel call that may never return, and
  * would keep the process (and the unit) alive with it. Say what is stuck and end the process
  * now, with a status of its own (lund(8), EXIT STATUS).
  */
 _Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_usec)
 {
-	log_error("A scan is stuck in the kernel after the %llu s shutdown grace: \"%s\", running "
+	log_error("Work stuck in the kernel after the %llu s shutdown grace: \"%s\", running "
 	          "for %" PRIu64 " s; exiting without it (status %d)",
 	          (unsigned long long)(SHUTDOWN_GRACE_USEC / 1000000), what, running_usec / 1000000,
 	          LUND_EXIT_SCAN_STUCK);
@@ -765,7 +766,7 @@ _Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_
 	 * quirks, the scan lock) is the stuck thread's: no destructor may run under it. */
 	control_free(m->control);
 	(void)sd_notifyf(false,
-	                 "STOPPING=1\nSTATUS=Exiting with a scan stuck in the kernel "
+	                 "STOPPING=1\nSTATUS=Exiting with work stuck in the kernel "
 	                 "(%s)",
 	                 what);
 	fflush(stdout);
