@@ -784,7 +784,7 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 	}
 	json_object_object_add(o, "type", w->type ? json_object_new_string(w->type) : NULL);
 	json_object_object_add(o, "properties", json_object_get(w->properties));
-	if (w->paths) {
+	if (lo->want[COL_PATHS] && w->paths) {
 		_cleanup_free_ char *copy = strdup(w->paths);
 		json_object *ps = json_object_new_array();
 

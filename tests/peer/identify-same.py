@@ -168,6 +168,19 @@ def main():
                     print('FAIL: (%s) names --paths %r does not group status\'s paths %r' %
                           (tag, groups, sorted(owners, key=str)))
                     fail = 1
+                # list's JSON carries paths only with the PATHS column, so lund's listing
+                # stays the one computed from sysfs alone (lunctl(8), JSON OUTPUT).
+                plain = json.loads(run([LUNCTL, 'list', '--json'], denv))['logical_units']
+                wide = json.loads(run([LUNCTL, 'list', '--json', '-o', '+PATHS'],
+                                      denv))['logical_units']
+                with_paths = {lu['hctl'] for lu in wide if lu.get('paths')}
+                want_paths = {h for g in groups for h in g['paths']}
+                checks += 1
+                if any('paths' in lu for lu in plain) or with_paths != want_paths:
+                    print('FAIL: (%s) list --json paths: plain %d with, +PATHS %r, want %r' %
+                          (tag, sum('paths' in lu for lu in plain), sorted(with_paths),
+                           sorted(want_paths)))
+                    fail = 1
                 made = {}
                 for n in os.listdir(links_dir):
                     target = os.path.basename(os.readlink(os.path.join(links_dir, n)))
