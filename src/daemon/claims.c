@@ -404,6 +404,12 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 		new[n_new++] = c;
 	}
 	free(old);
+	/* A name kept with the same target may still change hands: the LU's page 0x83 may have
+	 * changed (a rescan), making a path of the others a clone or a clone a path again.
+	 * Resolving a claim whose outcome is unchanged writes nothing. */
+	for (size_t i = 0; i < n_new; i++)
+		if (new[i]->owners &&new[i]->owners->next)
+			claim_resolve(cl, new[i]);
 	if (n_new == 0)
 		new = mfree(new);
 	lu->userdata = new;

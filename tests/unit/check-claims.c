@@ -377,6 +377,31 @@ START_TEST(test_paths_then_clone)
 }
 END_TEST
 
+/* A path whose identity changes while it keeps the name (a rescan re-read its page 0x83 with
+ * another LU designator, the NAA one unchanged): the same want, but now a clone of the others.
+ * Its next update quarantines the name; changed back, the lowest path has it again. */
+START_TEST(test_identity_changes)
+{
+	Claim *c;
+
+	for (size_t k = 0; k < 3; k++)
+		want_one(&lus[k], "scsi-SBOGUS");
+	c = claims_find(cl, 0, "scsi-SBOGUS");
+	ck_assert(c->collision && !c->quarantined);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+
+	lus[1].naming.lu_key = (char *)"0103:5000c50015ea71ac 0283:4c554e444e455750524f44";
+	want_one(&lus[1], "scsi-SBOGUS");
+	ck_assert(c->quarantined);
+	ck_assert_ptr_null(link_of(0, "scsi-SBOGUS"));
+
+	lus[1].naming.lu_key = (char *)LU_KEY;
+	want_one(&lus[1], "scsi-SBOGUS");
+	ck_assert(c->collision && !c->quarantined);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+}
+END_TEST
+
 /* The name points at the lowest running path; a path that stops running hands it on
  * (claims_refresh()), and takes it back when it runs again. */
 START_TEST(test_running_path)
@@ -538,6 +563,7 @@ static Suite *claims_suite(void)
 	CHECK_ADD_LOOP(tc, test_collision, orders);
 	tcase_add_loop_test(tc, test_clones, 0, (int)(ELEMENTSOF(clones) * ELEMENTSOF(orders)));
 	tcase_add_test(tc, test_paths_then_clone);
+	tcase_add_test(tc, test_identity_changes);
 	CHECK_ADD_LOOP(tc, test_running_path, orders);
 	tcase_add_test(tc, test_same_target);
 	tcase_add_test(tc, test_deferred);
