@@ -24,15 +24,7 @@ start_lund() { # LOG
         LUND_PID=$!
         PIDS+=("$LUND_PID")
 }
-wait_ready() { # LOG
-        for _ in $(seq 300); do
-                [ -S "$RUN/control" ] && request '{"cmd":"status"}' 2> /dev/null |
-                        grep -q "\"pid\": *$LUND_PID" && return 0
-                kill -0 "$LUND_PID" 2> /dev/null || break
-                sleep 0.1
-        done
-        echo "FAIL: lund did not start"; tail "$1"; exit 1
-}
+
 # name -> target of every link, one per line, sorted
 links() { (cd "$TREE/dev/scsi/by-id" && for l in *; do echo "$l -> $(readlink "$l")"; done); }
 
@@ -45,7 +37,7 @@ mkdir -p "$RUN"
 
 # ---- A: the initramfs instance names the tree, then dies without cleaning up ----
 start_lund "$TMP/a.log"
-wait_ready "$TMP/a.log"
+wait_lund_ready "$TMP/a.log"
 A=$LUND_PID
 links > "$TMP/links.a"
 check "A made 32 links ($(wc -l < "$TMP/links.a"))" [ "$(wc -l < "$TMP/links.a")" = 32 ]
@@ -57,7 +49,7 @@ check "A's socket is left" [ -S "$RUN/control" ]
 
 # ---- B: the service instance takes over the run dir ----
 start_lund "$TMP/b.log"
-wait_ready "$TMP/b.log"
+wait_lund_ready "$TMP/b.log"
 B=$LUND_PID
 check "B took the stale lock" grep -qx "$B" "$RUN/lock"
 links > "$TMP/links.b"

@@ -29,3 +29,15 @@ while not buf.endswith(b"\n"):
 sys.stdout.write(buf.decode())
 PY
 }
+
+# Wait until the lund with pid $LUND_PID answers on $RUN/control; exit 1 with its log's tail
+# when it does not within 30 s or exits.
+wait_lund_ready() { # LOG
+        for _ in $(seq 300); do
+                [ -S "$RUN/control" ] && request '{"cmd":"status"}' 2> /dev/null |
+                        grep -q "\"pid\": *$LUND_PID" && return 0
+                kill -0 "$LUND_PID" 2> /dev/null || break
+                sleep 0.1
+        done
+        echo "FAIL: lund did not start"; tail "$1"; exit 1
+}

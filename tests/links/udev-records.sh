@@ -13,7 +13,7 @@
 #   udev-records.sh REPLAY    (LUND= in the environment)
 set -u
 REPLAY=$1
-fail=0 checks=0
+. "$(dirname "$0")/lib.sh"
 TMP=$(mktemp -d /tmp/udev-records.XXXXXX)
 PIDS=()
 cleanup() {
@@ -21,40 +21,12 @@ cleanup() {
         rm -rf "$TMP" "${TREE:-/nonexistent}"
 }
 trap cleanup EXIT
-check() { # DESCRIPTION CONDITION...
-        local what=$1
-        shift
-        checks=$((checks + 1))
-        "$@" || { echo "FAIL: $what"; fail=1; }
-}
-request() { # JSON
-        python3 - "$RUN/control" "$1" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(60)
-s.connect(sys.argv[1])
-s.sendall(sys.argv[2].encode() + b"\n")
-buf = b""
-while not buf.endswith(b"\n"):
-    d = s.recv(65536)
-    if not d:
-        break
-    buf += d
-sys.stdout.write(buf.decode())
-PY
-}
 start_lund() { # LOG MODE
         "$LUND" --root "$TREE" --run-dir "$RUN" --no-monitor --sysfs-only --scan never \
                 --load-modules never --udev-links "$2" --log-level info 2> "$1" &
         LUND_PID=$!
         PIDS+=("$LUND_PID")
-        for _ in $(seq 300); do
-                [ -S "$RUN/control" ] && request '{"cmd":"status"}' 2> /dev/null |
-                        grep -q "\"pid\": *$LUND_PID" && return 0
-                kill -0 "$LUND_PID" 2> /dev/null || break
-                sleep 0.1
-        done
-        echo "FAIL: lund did not start"; tail "$1"; exit 1
+        wait_lund_ready "$1"
 }
 stop_lund() {
         kill -TERM "$LUND_PID"
