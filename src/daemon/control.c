@@ -199,12 +199,24 @@ static int client_append(ControlClient *c, json_object *o, bool over_limit)
 		return -ECONNRESET;
 	if (!over_limit && c->out_len - c->out_off + len + 1 > CONTROL_BACKLOG_MAX)
 		return -ENOBUFS;
+	if (c->out_len + len + 1 > c->out_cap && c->out_off > 0) {
+		/* What was sent goes first: the queue then never holds more than the backlog. */
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
 	if (c->out_len + len + 1 > c->out_cap) {
 		/* Doubling: a client that does not read queues up to the backlog limit in many
 		 * small replies, and growing by each one would copy the queue each time (an
-		 * allocator that cannot grow in place, ASan's, took minutes for 16 MiB). */
+		 * allocator that cannot grow in place, ASan's, took minutes for 16 MiB). The
+		 * last step goes to the limit and room for the error line that ends such a
+		 * client, never to twice the limit. */
 		size_t need = MAX(c->out_len + len + 1, (size_t)4096);
-		size_t cap = MAX(c->out_cap * 2, need);
+		size_t cap = c->out_cap * 2;
+
+		if (cap >= CONTROL_BACKLOG_MAX)
+			cap = CONTROL_BACKLOG_MAX + 4096;
+		cap = MAX(cap, need);
 
 		n = realloc(c->out, cap);
 		if (!n)
