@@ -108,7 +108,7 @@ static bool path_has_dot_component(const char *path)
 	return false;
 }
 
-static int open_dir_nofollow(int rootfd, const char *path)
+int links_open_dir(int rootfd, const char *path, bool create)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int fd = -EBADF;
@@ -142,7 +142,7 @@ static int open_dir_nofollow(int rootfd, const char *path)
 			return -EINVAL;
 		/* Every link operation walks here: create a component only when it is missing. */
 		nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT) {
+		if (nfd < 0 && errno == ENOENT && create) {
 			if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
 				return -errno;
 			nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -194,17 +194,6 @@ int links_record_dir_escape(const char *link_dir, char **ret)
 	return 0;
 }
 
-static int unhex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -EINVAL;
-}
-
 int links_record_dir_unescape(const char *name, char **ret)
 {
 	_cleanup_free_ char *r = NULL;
@@ -220,8 +209,8 @@ int links_record_dir_unescape(const char *name, char **ret)
 			*p++ = '/';
 		else if (*c == '\\') {
 			/* "\xHH" exactly: the escape is never longer than what is left of @name */
-			int hi = c[1] == 'x' ? unhex(c[2]) : -EINVAL;
-			int lo = hi >= 0 ? unhex(c[3]) : -EINVAL;
+			int hi = c[1] == 'x' ? unhexchar(c[2]) : -1;
+			int lo = hi >= 0 ? unhexchar(c[3]) : -1;
 
 			if (lo < 0 || (hi | lo) == 0)
 				return -EINVAL;
@@ -458,10 +447,10 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 
-	dfd = open_dir_nofollow(l->rootfd, l->link_dir);
+	dfd = links_open_dir(l->rootfd, l->link_dir, true);
 	if (dfd < 0)
 		return dfd;
-	rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
+	rfd = links_open_dir(l->record_rootfd, l->record_dir, true);
 	if (rfd < 0)
 		return rfd;
 	*ret_dfd = TAKE_FD(dfd);
@@ -983,7 +972,7 @@ int links_recorded(Links *l, LinkSpec **ret, size_t *ret_n)
 	assert_return(l, -EINVAL);
 	assert_return(ret && ret_n, -EINVAL);
 
-	rfd = open_dir_nofollow(l->record_rootfd, l->record_dir);
+	rfd = links_open_dir(l->record_rootfd, l->record_dir, true);
 	if (rfd < 0)
 		return rfd;
 	d = fdopendir(rfd);

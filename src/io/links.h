@@ -87,6 +87,14 @@ int links_record_dir_unescape(const char *name, char **ret);
 bool links_record_has(const char *record, const char *target);
 
 /*
+ * links_open_dir() - the directory @path (absolute or relative, taken below @rootfd), opened
+ * without following a symlink on the way; missing components made when @create. Returns the
+ * fd, -ENOTDIR where a component is a symlink or no directory, -EINVAL for a "." or ".."
+ * component, -ENOENT (without @create), or another -errno.
+ */
+int links_open_dir(int rootfd, const char *path, bool create);
+
+/*
  * links_new() - a writer for links in @link_dir (relative to @rootfd), recorded in @record_dir
  * (relative to @record_rootfd: the run dir need not be inside the root). Neither path starts
  * with '/'; directories are created 0755 as needed and no component may be a symlink. The fds

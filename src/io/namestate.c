@@ -8,37 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "links.h"
 #include "macro.h"
 #include "namestate.h"
 
 int namestate_open_dir(int rootfd, const char *dir, bool create)
 {
-	_cleanup_free_ char *copy = strdup(dir);
-	_cleanup_close_ int fd = -EBADF;
-	char *save = NULL;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		int nfd;
-
-		if (streq(c, ".") || streq(c, ".."))
-			return -EINVAL;
-		nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			nfd = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (nfd < 0)
-			return errno == ELOOP ? -ENOTDIR : -errno;
-		close(fd);
-		fd = nfd;
-	}
-	return TAKE_FD(fd);
+	return links_open_dir(rootfd, dir, create);
 }
 
 int namestate_load(int dirfd, NameRecSet *ret, NameStateDamage *ret_damage)
