@@ -22,17 +22,50 @@ int check_run(Suite *s)
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/*
+ * Trees not removed yet. A failed assertion ends the test's process (check forks one per test)
+ * or, without forking, jumps past the test's own check_tree_remove(): whatever is still here
+ * when the process exits is removed then, so a failing test leaves no directory behind.
+ */
+static char live_trees[16][PATH_MAX];
+
+static void remove_live_trees(void)
+{
+	for (size_t i = 0; i < ELEMENTSOF(live_trees); i++)
+		if (live_trees[i][0]) {
+			(void)nftw(live_trees[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+			live_trees[i][0] = 0;
+		}
+}
+
+static void live_tree_set(const char *path, bool live)
+{
+	static bool registered;
+
+	if (!registered)
+		registered = atexit(remove_live_trees) == 0;
+	for (size_t i = 0; i < ELEMENTSOF(live_trees); i++)
+		if (live ? !live_trees[i][0] : streq(live_trees[i], path)) {
+			if (live)
+				xsnprintf(live_trees[i], "%s", path);
+			else
+				live_trees[i][0] = 0;
+			return;
+		}
+}
+
 void check_tree_new(CheckTree *t, const char *name)
 {
 	xsnprintf(t->path, "%s/%s-XXXXXX", getenv("TMPDIR") ?: "/tmp", name);
 	ck_assert_ptr_nonnull(mkdtemp(t->path));
+	live_tree_set(t->path, true);
 	t->fd = open(t->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(t->fd, 0);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
 }
 
 void check_tree_rm(const CheckTree *t, const char *rel)
@@ -51,6 +84,7 @@ void check_tree_remove(CheckTree *t)
 		close(t->fd);
 	t->fd = -EBADF;
 	(void)nftw(t->path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	live_tree_set(t->path, false);
 	t->path[0] = 0;
 }
 
