@@ -94,7 +94,7 @@ static int show_device_local(const char *dev, const Options *o, bool why)
 	if (r != EXIT_OK)
 		return r;
 	if (why)
-		return lunctl_names_why(&lu, &ident, o->output);
+		return lunctl_names_why(o, &lu, &ident);
 
 	if (o->output == OUTPUT_JSON)
 		return print_local_json(&lu, &ident) < 0 ? EXIT_DEVICE : EXIT_OK;

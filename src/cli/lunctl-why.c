@@ -9,12 +9,17 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "hwdb.h"
 #include "identify.h"
+#include "log.h"
 #include "lunctl.h"
 #include "macro.h"
+#include "namerule.h"
 #include "output.h"
+#include "sysfs.h"
 #include "vpd.h"
 
 #define RULES_60  "60-persistent-storage.rules"
@@ -178,8 +183,81 @@ static void designator_reason(const IdentDesignator *d, const IdentDesignator *u
 	}
 }
 
+/* The hwdb's naming rule for the LU (lund.hwdb(7), LUND_NAME_IDENTITY), as lund looks it up. */
+typedef struct RuleWhy {
+	NameRule rule;
+	char *match;             /* the hwdb match string that chose serial-path */
+	char name[NAME_MAX + 1]; /* the serial-path name, "" when none can be made */
+} RuleWhy;
+
+static void rule_why_done(RuleWhy *w)
+{
+	free(w->match);
+}
+
+static char *attr_trimmed(int rootfd, const char *syspath, const char *attr)
+{
+	char *s = sysfs_attr_string(rootfd, syspath, attr);
+	size_t n = s ? strlen(s) : 0;
+
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = 0;
+	return s;
+}
+
+/* The system's compiled hwdb, or with --root the tree's /etc/udev/hwdb.bin. */
+static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i, RuleWhy *ret)
+{
+	_cleanup_free_ char *vendor = NULL, *model = NULL, *rev = NULL, *hwdb_path = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	Hwdb *h = NULL;
+	uint64_t type = UINT64_MAX;
+	NameRuleQuery q;
+	int r;
+
+	*ret = (RuleWhy){ .rule = NAME_RULE_IDENTITY };
+	if (o->root && !streq(o->root, "/") &&
+	    asprintf(&hwdb_path, "%s/etc/udev/hwdb.bin", o->root) < 0)
+		return -ENOMEM;
+	if (hwdb_open(hwdb_path, &h) < 0)
+		return 0; /* no hwdb: the default rule */
+	rootfd = sysfs_open_root(o->root);
+	if (rootfd >= 0 && lu->syspath) {
+		vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
+		model = attr_trimmed(rootfd, lu->syspath, "model");
+		rev = attr_trimmed(rootfd, lu->syspath, "rev");
+		(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
+	}
+	q = (NameRuleQuery){
+		.type = type <= 0x1f ? (int)type : -1,
+		.vendor = vendor,
+		.model = model,
+		.revision = rev,
+		.have_usb = i->udev->have_usb_ids,
+		.usb_vendor = i->udev->usb_vendor,
+		.usb_product = i->udev->usb_product,
+	};
+	r = name_rule_lookup(h, &q, &ret->rule, &ret->match);
+	hwdb_free(h);
+	if (r < 0)
+		return r;
+	if (ret->rule == NAME_RULE_SERIAL_PATH && i->names->n > 0 &&
+	    names_serial_path(i->names->name[0], i->path.path, ret->name) < 0)
+		ret->name[0] = 0;
+	return 0;
+}
+
+static void rule_source(const RuleWhy *w, const Identity *i, char *buf, size_t size)
+{
+	(void)snprintf(buf, size,
+	               "lund.hwdb %s=%s (match \"%s\"): the by-id name %s plus ID_PATH_TAG of "
+	               "\"%s\"; /dev/scsi only, /dev/disk/by-id keeps udev's names",
+	               NAME_RULE_HWDB_KEY, name_rule_to_string(w->rule), w->match ?: "?",
+	               i->names->n > 0 ? i->names->name[0] : "", i->path.path ?: "");
+}
+
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
-                    const IdentDesignator *used)
+                    const IdentDesignator *used, const RuleWhy *rw)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *names = json_object_new_array(), *desigs = json_object_new_array();
@@ -195,6 +273,21 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	        json_object_new_string(ident_serial_source_name(i->id->serial_source) ?: "none"));
 	json_object_object_add(root, "names", names);
 	json_object_object_add(root, "designators", desigs);
+	json_object_object_add(root, "name_rule",
+	                       json_object_new_string(name_rule_to_string(rw->rule)));
+	if (rw->name[0]) {
+		json_object *o = json_object_new_object();
+		char src[512];
+
+		if (!o)
+			return -ENOMEM;
+		rule_source(rw, i, src, sizeof(src));
+		json_object_object_add(o, "name", json_object_new_string(rw->name));
+		json_object_object_add(o, "rule", json_object_new_string("lund.hwdb: serial-path"));
+		json_object_object_add(o, "source", json_object_new_string(src));
+		json_object_object_add(o, "link_set", json_object_new_string("scsi"));
+		json_object_array_add(names, o);
+	}
 	for (size_t k = 0; k < i->names->n; k++) {
 		json_object *o = json_object_new_object();
 		NameWhy w;
@@ -231,25 +324,43 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	return output_json(stdout, root);
 }
 
-int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode)
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i)
 {
+	_cleanup_(rule_why_done) RuleWhy rw = {};
 	IdentDesignator d[DESIG_MAX];
 	const IdentDesignator *used = NULL;
 	size_t n = ident_designators(i->id, d, ELEMENTSOF(d));
+	int r;
 
+	r = rule_why_compute(o, lu, i, &rw);
+	if (r < 0) {
+		log_error_errno(r, "%s: cannot look up the naming rule: %m", lu->hctl);
+		return EXIT_DEVICE;
+	}
 	for (size_t k = 0; k < n; k++)
 		if (d[k].verdict == IDENT_DESIG_USED)
 			used = &d[k];
-	if (mode == OUTPUT_JSON)
-		return why_json(lu, i, d, n, used) < 0 ? EXIT_DEVICE : EXIT_OK;
+	if (o->output == OUTPUT_JSON)
+		return why_json(lu, i, d, n, used, &rw) < 0 ? EXIT_DEVICE : EXIT_OK;
 
 	printf("%s\n", lu->hctl);
+	if (rw.name[0]) {
+		char src[512];
+
+		rule_source(&rw, i, src, sizeof(src));
+		printf("name %s\n  rule:   lund.hwdb: serial-path (the device gives one serial to "
+		       "different media)\n  source: %s\n",
+		       rw.name, src);
+	} else if (rw.rule == NAME_RULE_SERIAL_PATH)
+		printf("rule serial-path (lund.hwdb, match \"%s\"): no by-id name or no ID_PATH "
+		       "to build a name from, the by-id names stand\n",
+		       rw.match ?: "?");
 	for (size_t k = 0; k < i->names->n; k++) {
 		NameWhy w;
 
 		explain_name(i, used, i->names->name[k], &w);
-		printf("name %s\n  rule:   %s\n  source: %s\n", i->names->name[k], w.rule,
-		       w.source);
+		printf("name %s\n  rule:   %s\n  source: %s%s\n", i->names->name[k], w.rule,
+		       w.source, rw.name[0] ? "\n  links:  /dev/disk/by-id only" : "");
 	}
 	if (i->names->n == 0)
 		printf("no names: %s\n", i->names_error < 0

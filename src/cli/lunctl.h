@@ -65,7 +65,7 @@ int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *
 json_object *lunctl_nodes_json(const LuRef *lu);
 /* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, and what
  * scsi_id made of each page 0x83 designator. Returns the exit code. */
-int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode);
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i);
 /* lunctl names --diff / --accept (lunctl-names-state.c), against the name records in
  * @state_dir below --root. --diff returns 1 when a change is pending; --accept accepts the
  * names of @dev, or of every LU when NULL. Return the exit code. */

@@ -12,6 +12,7 @@
 #include "export.h"
 #include "macro.h"
 #include "names.h"
+#include "pathtag.h"
 
 static const char *const bus_prefix[_NAMES_BUS_MAX] = {
 	[NAMES_BUS_SCSI] = "scsi-",
@@ -392,4 +393,29 @@ int names_by_id_full(const NamesContext *ctx, NamesList *ret)
 		return -EINVAL;
 	*ret = b.l;
 	return 0;
+}
+
+int names_serial_path(const char *name, const char *id_path, char ret[static NAME_MAX + 1])
+{
+	char tag[NAME_MAX + 1], value[NAME_MAX + 1];
+	size_t nl, tl;
+	int r;
+
+	assert_return(ret, -EINVAL);
+	if (isempty(name) || isempty(id_path))
+		return -EINVAL;
+	/* Every input byte becomes at least one output byte: longer inputs cannot fit. */
+	if (strlen(id_path) > NAME_MAX)
+		return -EINVAL;
+	r = pathtag_tag(id_path, tag, sizeof(tag));
+	if (r <= 0)
+		return -EINVAL;
+	tl = (size_t)r;
+	nl = strlen(name);
+	if (nl + 1 + tl > NAME_MAX)
+		return -EINVAL;
+	memcpy(value, name, nl);
+	value[nl] = '-';
+	memcpy(value + nl + 1, tag, tl + 1);
+	return names_component("", value, 0, ret);
 }

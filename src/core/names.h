@@ -78,6 +78,20 @@ int names_component(const char *prefix, const char *value, unsigned partition,
 const char *names_bus_name(NamesBus b);
 
 /*
+ * names_serial_path() - the name lund gives, in its own link tree, an LU of a device the hwdb
+ * marks as giving one serial to different media (lund.hwdb(7), LUND_NAME_IDENTITY):
+ * "<@name>-<ID_PATH_TAG of @id_path>", its serial's by-id name made unique by the place the LU
+ * is reached through (path_id's ID_PATH: for USB the port path and the LUN). @name is the LU's
+ * first by-id name as names_by_id_full() makes it ("<ID_BUS>-<ID_SERIAL>" when it has a
+ * serial); the tag is pathtag_tag()'s. The whole goes through names_component() once more, so
+ * whatever @name holds, the result is escaped as udev escapes a by-id name (a safe name comes
+ * out unchanged) and is always one safe path component.
+ * Returns the length written to @ret, or -EINVAL: an argument missing or empty, a path without
+ * a tag, or a name that would exceed NAME_MAX or be refused by names_component().
+ */
+int names_serial_path(const char *name, const char *id_path, char ret[static NAME_MAX + 1]);
+
+/*
  * Everything the rules look at, for names_by_id_full(). The chain it reproduces, in rule-file
  * order (Debian 12: systemd 252's 60-persistent-storage.rules, and sg3-utils-udev 1.46's
  * 55-scsi-sg3_id.rules and 58-scsi-sg3_symlink.rules when installed):

@@ -16,6 +16,8 @@
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
+#include "namerule.h"
+#include "names.h"
 #include "pathtag.h"
 
 /* What one LU wants, while its links are being worked out: the strings are owned. */
@@ -237,21 +239,78 @@ static int lu_wanted_path_links(Manager *m, const Lu *lu, LinkWants *ret)
 	return r;
 }
 
+int manager_lu_name_rule(Manager *m, const Lu *lu, char **ret_match)
+{
+	const NameRuleQuery q = {
+		.type = lu->type,
+		.vendor = lu->vendor,
+		.model = lu->model,
+		.revision = lu->revision,
+		.have_usb = lu->naming.have_usb_ids,
+		.usb_vendor = lu->naming.usb_vendor,
+		.usb_product = lu->naming.usb_product,
+	};
+	LundConf *conf = m->policy ? policy_engine_conf(m->policy) : NULL;
+	NameRule rule = NAME_RULE_IDENTITY;
+	int r;
+
+	if (ret_match)
+		*ret_match = NULL;
+	r = name_rule_lookup(conf ? conf_hwdb(conf) : NULL, &q, &rule, ret_match);
+	return r < 0 ? r : (int)rule;
+}
+
+/*
+ * The name of an LU the hwdb marks serial-path (lund(8), LINKS, "Devices that lie"): in lund's
+ * own tree it replaces the by-id names. 0 with *@ret NULL when the LU is named by identity, or
+ * when it has no serial or no ID_PATH to build the name from (then the by-id names stand).
+ */
+static int lu_serial_path_name(Manager *m, const Lu *lu, char **ret)
+{
+	char name[NAME_MAX + 1];
+	int r;
+
+	*ret = NULL;
+	if (lu->naming.n_names == 0)
+		return 0;
+	r = manager_lu_name_rule(m, lu, NULL);
+	if (r != NAME_RULE_SERIAL_PATH)
+		return r < 0 ? r : 0;
+	if (names_serial_path(lu->naming.names[0], lu->naming.id_path, name) < 0)
+		return 0;
+	*ret = strdup(name);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* The link scheme, lund(8) LINKS. */
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
 	const char *primary = lu_primary_node(lu);
 	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
+	_cleanup_free_ char *serial_path = NULL;
 	int r = lu_wanted_path_links(m, lu, ret);
+
+	if (r >= 0)
+		r = lu_serial_path_name(m, lu, &serial_path);
+	if (r >= 0 && serial_path) {
+		r = want_add(m, ret, LINKSET_SCSI, serial_path, "", primary);
+		if (r >= 0 && lu->type == LU_TYPE_TAPE)
+			r = want_add(m, ret, LINKSET_SCSI, serial_path, "-nst", lu->tape_nr);
+		if (r >= 0)
+			r = want_add(m, ret, LINKSET_SCSI, serial_path, "-sg", lu->sg);
+	}
 
 	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++) {
 		const char *b = lu->naming.names[i];
 
-		r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
-		if (r >= 0 && lu->type == LU_TYPE_TAPE)
-			r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
-		if (r >= 0)
-			r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
+		/* serial-path: lund's tree has that name instead of the identity's. */
+		if (!serial_path) {
+			r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
+			if (r >= 0 && lu->type == LU_TYPE_TAPE)
+				r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
+			if (r >= 0)
+				r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
+		}
 
 		if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
 			continue;

@@ -137,6 +137,12 @@ void manager_status_dirty(Manager *m);
 void manager_send_ready(Manager *m);
 
 /* manager-links.c */
+/*
+ * manager_lu_name_rule() - the naming rule the hwdb gives @lu (engine/namerule.h): a NameRule,
+ * or -ENOMEM. @ret_match (may be NULL) gets the hwdb match string that chose it, or NULL.
+ */
+int manager_lu_name_rule(Manager *m, const Lu *lu, char **ret_match);
+
 /* Claims, link writers and records for every configured link directory; retires old ones. */
 int manager_links_setup(Manager *m);
 /* Bring @lu's claims to what it wants now (nothing when @gone). */

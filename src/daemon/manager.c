@@ -594,6 +594,8 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 			failed++;
 		else
 			changed += (unsigned)k;
+		/* The hwdb's naming rule may have changed (LUND_NAME_IDENTITY). */
+		manager_links_dirty(m, lu);
 	}
 	log_info("Reloaded the configuration (%s): %s%s, policy re-applied to %zu logical units: "
 	         "%u attributes changed, %u failed",

@@ -40,7 +40,8 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	    !streq_ptr(a->id_path, b->id_path) ||
 	    !streq_ptr(a->id_path_ata_compat, b->id_path_ata_compat) ||
 	    a->path_virtual != b->path_virtual || !streq_ptr(a->lu_key, b->lu_key) ||
-	    !streq_ptr(a->port_key, b->port_key))
+	    !streq_ptr(a->port_key, b->port_key) || a->have_usb_ids != b->have_usb_ids ||
+	    a->usb_vendor != b->usb_vendor || a->usb_product != b->usb_product)
 		return false;
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
@@ -130,6 +131,9 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	n.id_path = TAKE_PTR(ident.path.path);
 	n.id_path_ata_compat = TAKE_PTR(ident.path.ata_compat);
 	n.path_virtual = ident.path.virtual_dev;
+	n.have_usb_ids = ident.udev->have_usb_ids;
+	n.usb_vendor = (unsigned short)ident.udev->usb_vendor;
+	n.usb_product = (unsigned short)ident.udev->usb_product;
 
 	r = naming_set_ident(&n, &ident);
 	if (r < 0)

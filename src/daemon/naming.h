@@ -34,6 +34,10 @@ typedef struct LuNaming {
 	/* Page 0x83's LU and target-port designators (core/lupath.h: lupath_keys()), which tell
 	 * paths to one LU from clones; NULL without a usable page 0x83. */
 	char *lu_key, *port_key;
+	/* The USB device above the LU (idVendor, idProduct), for the hwdb's lund:usb: match
+	 * (lund.hwdb(7)); @have_usb_ids false when there is none. */
+	bool have_usb_ids;
+	unsigned short usb_vendor, usb_product;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);

@@ -14,6 +14,7 @@
 #include "errpolicy.h"
 #include "macro.h"
 #include "policyknob.h"
+#include "namerule.h"
 #include "scanquirk.h"
 
 /* A line longer than this is reported, not read in pieces. */
@@ -232,6 +233,7 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 	while (next_line(&c, f, buf)) {
 		char *l, *eq;
 		bool property;
+		int r;
 
 		property = buf[0] == ' ';
 		l = strip(buf);
@@ -252,9 +254,11 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 			}
 			if (strncmp(l, "lund:", 5) == 0) {
 				lunds = true;
-				if (strncmp(l, "lund:scsi:", 10) != 0)
+				if (strncmp(l, "lund:scsi:", 10) != 0 &&
+				    strncmp(l, "lund:usb:", 9) != 0)
 					problem(&c,
-					        "match \"%s\": lund looks up lund:scsi:... only",
+					        "match \"%s\": lund looks up lund:scsi:... and "
+					        "lund:usb:... only",
 					        l);
 			} else
 				others = true;
@@ -276,7 +280,13 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 			continue;
 		}
 		*eq = 0;
-		if (!check_knob(&c, l, eq + 1, true) && !check_quirk(&c, l, eq + 1, true))
+		if (check_knob(&c, l, eq + 1, true) || check_quirk(&c, l, eq + 1, true))
+			continue;
+		r = name_rule_check(l, eq + 1);
+		if (r == -EINVAL)
+			problem(&c, "invalid %s \"%s\": identity or serial-path expected", l,
+			        eq + 1);
+		else if (r < 0)
 			problem(&c, "unknown property \"%s\" in a lund record", l);
 	}
 	if (ferror(f))

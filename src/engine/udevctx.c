@@ -79,6 +79,31 @@ static int scsi_devpath(int rootfd, const LuRef *lu, char **ret)
 	return 0;
 }
 
+/* idVendor/idProduct: exactly four hex digits (the kernel's "%04x"). */
+static bool usb_hex16(const char *s, unsigned *ret)
+{
+	unsigned v = 0;
+
+	if (!s || strlen(s) != 4)
+		return false;
+	for (size_t i = 0; i < 4; i++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return false;
+		v = v << 4 | d;
+	}
+	*ret = v;
+	return true;
+}
+
 /* usb_id's inputs: the closest usb_interface above the LU, and the usb_device above that. */
 static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c)
 {
@@ -134,6 +159,8 @@ static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c
 		.serial = serial,
 	};
 	c->have_usb = usbid_compute(&in, &c->usb) >= 0;
+	c->have_usb_ids =
+	        usb_hex16(id_vendor, &c->usb_vendor) && usb_hex16(id_product, &c->usb_product);
 	return 0;
 }
 

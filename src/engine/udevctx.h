@@ -26,6 +26,10 @@ typedef struct UdevCtx {
 	bool removable;
 	bool have_usb; /* a USB parent for which usb_id succeeds */
 	UsbId usb;
+	/* idVendor and idProduct of the USB device above the LU (lund.hwdb(7)'s lund:usb:
+	 * match), whether or not usb_id succeeds */
+	bool have_usb_ids;
+	unsigned usb_vendor, usb_product;
 	bool have_ata_identify; /* libata's IDENTIFY data was read */
 	uint8_t ata_identify[ATA_IDENTIFY_LEN];
 	bool sg3_id_rules;      /* 55-scsi-sg3_id.rules installed and not masked */

@@ -261,6 +261,15 @@ char *hwdb_modalias(int type, const char *vendor, const char *model, const char 
 	return m;
 }
 
+char *hwdb_modalias_usb(unsigned vendor, unsigned product)
+{
+	char *m;
+
+	if (asprintf(&m, "lund:usb:v%04Xp%04X", vendor & 0xffffu, product & 0xffffu) < 0)
+		return NULL;
+	return m;
+}
+
 int hwdb_lookup(Hwdb *h, const char *modalias, HwdbPropertyFn fn, void *userdata)
 {
 	const char *key, *value;

@@ -36,6 +36,13 @@ int hwdb_validate(const uint8_t *buf, size_t len);
 /* hwdb_modalias() - the match string of an LU (see above); malloc'd, NULL on ENOMEM. */
 char *hwdb_modalias(int type, const char *vendor, const char *model, const char *revision);
 
+/*
+ * hwdb_modalias_usb() - the match string of the USB device an LU is behind:
+ * "lund:usb:v<idVendor>p<idProduct>" with four upper-case hex digits each, as udev's usb:v
+ * modaliases spell them (lund.hwdb(7)); malloc'd, NULL on ENOMEM.
+ */
+char *hwdb_modalias_usb(unsigned vendor, unsigned product);
+
 typedef void (*HwdbPropertyFn)(const char *key, const char *value, void *userdata);
 
 /*

@@ -29,6 +29,12 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    session's recovery_tmo a FIFO that nobody serves, status is
                                    still answered and the remote port is set; once the "kernel"
                                    answers, 120 becomes 5. `lunctl policy` shows and sets them.
+  daemon-loop.py LUND clones       two USB sticks with one serial on two ports of a fake xHCI
+                                   tree: their shared by-id name is quarantined; an hwdb entry
+                                   for their VID:PID (LUND_NAME_IDENTITY=serial-path, loaded by
+                                   a reload) gives each a /dev/scsi/by-id name of its serial
+                                   plus its path, while /dev/disk/by-id stays udev's (still
+                                   quarantined); `lunctl names --why` says which rule made it.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
   daemon-loop.py LUND identify-hang LUs the kernel cached too little of are identified with
@@ -511,6 +517,142 @@ def case_by_path(tmp):
               link('disk/by-path', base + '1:0-part1') is None,
               'the removed LU\'s by-path names are gone')
         check(link('scsi/by-path', base + '2:0') == '../../sg2', 'the enclosure\'s stays')
+    finally:
+        lund.stop()
+
+
+def hwdb_bin(prefix, key, value):
+    """A compiled hwdb (systemd's hwdb-internal.h layout) of one record: "PREFIX*" with the
+    property KEY=VALUE, as tests/unit/check-namerule.c builds it."""
+    import struct
+    strings = bytearray()
+
+    def string(t):
+        off = 80 + len(strings)
+        strings.extend(t.encode() + b'\0')
+        return off
+    s_prefix, s_key, s_value, s_empty = string(prefix), string(' ' + key), string(value), string('')
+    while (80 + len(strings)) % 8:
+        strings.append(0)
+    root = 80 + len(strings)
+    leaf = root + 24 + 16
+    size = leaf + 24 + 16
+    head = b'KSLPHHRH' + struct.pack('<9Q', 252, size, 80, 24, 16, 16, root, size - root,
+                                     root - 80)
+    node_root = struct.pack('<QB7xQ', s_prefix, 1, 0) + struct.pack('<B7xQ', ord('*'), leaf)
+    node_leaf = struct.pack('<QB7xQ', s_empty, 0, 1) + struct.pack('<QQ', s_key, s_value)
+    return head + bytes(strings) + node_root + node_leaf
+
+
+def case_clones(tmp):
+    root = os.path.join(tmp, 'root')
+    hba = 'sys/devices/pci0000:00/0000:00:04.0'
+
+    def dev(path, subsystem=None, devtype=None):
+        put(root, path + '/uevent', 'DEVTYPE=%s\n' % devtype if devtype else '')
+        if subsystem:
+            os.makedirs(os.path.join(root, 'sys/bus', subsystem), exist_ok=True)
+            depth = path.count('/') + 1
+            os.symlink('../' * depth + 'sys/bus/' + subsystem,
+                       os.path.join(root, path, 'subsystem'))
+
+    def stick(port, host, block, sg):
+        udev = hba + '/usb2/2-%d' % port
+        intf = udev + '/2-%d:1.0' % port
+        dev(udev, 'usb', 'usb_device')
+        for a, v in (('idVendor', '46f4'), ('idProduct', '0001'), ('manufacturer', 'QEMU'),
+                     ('product', 'QEMU USB HARDDRIVE'), ('serial', 'CLONE0000001')):
+            put(root, udev + '/' + a, v + '\n')
+        dev(intf, 'usb', 'usb_interface')
+        put(root, intf + '/bInterfaceClass', '08\n')
+        put(root, intf + '/bInterfaceSubClass', '06\n')
+        h = intf + '/host%d' % host
+        dev(h, 'scsi', 'scsi_host')
+        t = h + '/target%d:0:0' % host
+        dev(t, 'scsi', 'scsi_target')
+        hctl = '%d:0:0:0' % host
+        d = t + '/' + hctl
+        dev(d, 'scsi', 'scsi_device')
+        for a, v in (('type', '0'), ('vendor', 'FAKE    '), ('scsi_level', '6'),
+                     ('model', 'DISK            '), ('rev', '0001'), ('timeout', '30')):
+            put(root, d + '/' + a, v + '\n')
+        with open(os.path.join(root, d, 'inquiry'), 'wb') as f:
+            f.write(inquiry(0))
+        put(root, '%s/block/%s/dev' % (d, block), '8:%d\n' % (16 * port))
+        put(root, 'sys/block/%s/removable' % block, '1\n')
+        put(root, '%s/scsi_generic/%s/dev' % (d, sg), '21:%d\n' % port)
+        os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'), exist_ok=True)
+        os.symlink('../../../' + d[len('sys/'):], os.path.join(root, 'sys/bus/scsi/devices', hctl))
+
+    dev('sys/devices/pci0000:00')
+    dev(hba, 'pci')
+    dev(hba + '/usb2', 'usb', 'usb_device')
+    stick(1, 3, 'sdb', 'sg1')
+    stick(2, 4, 'sdc', 'sg2')
+    hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--manage-disk-links', '--hwdb', hwdb])
+
+    def link(d, name):
+        try:
+            return os.readlink(os.path.join(root, 'dev', d, name))
+        except OSError:
+            return None
+
+    shared = 'usb-FAKE_DISK_CLONE0000001-0:0'
+    own = {'sdb': shared + '-pci-0000_00_04_0-usb-0_1_1_0-scsi-0_0_0_0',
+           'sdc': shared + '-pci-0000_00_04_0-usb-0_2_1_0-scsi-0_0_0_0'}
+    env = dict(os.environ, LUND_RUN_DIR=lund.run_dir)
+    try:
+        lund.wait_socket()
+        check(lund.wait_log('clones'), 'the shared name is reported as clones')
+        check(link('scsi/by-id', shared) is None and link('scsi/by-id', shared + '-sg') is None
+              and link('disk/by-id', shared) is None,
+              'no hwdb entry: %s quarantined in both trees' % shared)
+        check(all(link('scsi/by-id', n) is None for n in own.values()),
+              'no hwdb entry: no serial-path names')
+        if LUNCTL:
+            r = subprocess.run([LUNCTL, 'names', '--collisions'], env=env, capture_output=True,
+                               text=True)
+            check(r.returncode == 0 and '/dev/scsi/by-id/%s: quarantined, clones' % shared
+                  in r.stdout, 'lunctl names --collisions explains the clones:\n' + r.stdout)
+
+        os.makedirs(os.path.dirname(hwdb), exist_ok=True)
+        with open(hwdb, 'wb') as f:
+            f.write(hwdb_bin('lund:usb:v46F4p0001', 'LUND_NAME_IDENTITY', 'serial-path'))
+        r = request(lund.run_dir, {'cmd': 'reload'}, 30)
+        check(r.get('ok') is True, 'the reload with the hwdb entry is answered ok: %s' % r)
+        for _ in range(100):
+            if link('scsi/by-id', own['sdc']):
+                break
+            time.sleep(0.1)
+        for node, name in own.items():
+            check(link('scsi/by-id', name) == '../../' + node,
+                  'serial-path: /dev/scsi/by-id/%s -> %s (%s)' %
+                  (name, node, link('scsi/by-id', name)))
+        check(link('scsi/by-id', own['sdb'] + '-sg') == '../../sg1' and
+              link('scsi/by-id', own['sdc'] + '-sg') == '../../sg2',
+              'serial-path: and "-sg" their sg nodes')
+        check(link('scsi/by-id', shared) is None, 'serial-path: the shared name is not in lund\'s tree')
+        check(link('disk/by-id', shared) is None,
+              '/dev/disk/by-id keeps udev\'s name, still quarantined')
+        if LUNCTL:
+            r = subprocess.run([LUNCTL, 'names', '--collisions'], env=env, capture_output=True,
+                               text=True)
+            check(r.returncode == 0 and '/dev/scsi/by-id/' not in r.stdout and
+                  '/dev/disk/by-id/%s: quarantined, clones' % shared in r.stdout,
+                  'lunctl names --collisions: only /dev/disk/by-id has clones:\n' + r.stdout)
+            r = subprocess.run([LUNCTL, '--root', root, 'names', '--why', '3:0:0:0'],
+                               env=env, capture_output=True, text=True)
+            check(r.returncode == 0 and ('name %s\n  rule:   lund.hwdb: serial-path' % own['sdb'])
+                  in r.stdout and 'lund:usb:v46F4p0001' in r.stdout,
+                  'lunctl names --why names the serial-path rule:\n' + r.stdout + r.stderr)
+            r = subprocess.run([LUNCTL, '--root', root, '--json', 'names', '--why', '4:0:0:0'],
+                               env=env, capture_output=True, text=True)
+            j = json.loads(r.stdout) if r.returncode == 0 else {}
+            check(j.get('name_rule') == 'serial-path' and
+                  any(n.get('name') == own['sdc'] for n in j.get('names', [])),
+                  'lunctl --json names --why: name_rule serial-path and the name')
     finally:
         lund.stop()
 

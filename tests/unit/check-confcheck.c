@@ -190,6 +190,28 @@ START_TEST(test_transport)
 }
 END_TEST
 
+/* The naming rule: lund:usb: matches and LUND_NAME_IDENTITY's two values. */
+START_TEST(test_name_rule)
+{
+	static const char hwdb[] = "lund:usb:v058Fp6366*\n"             /* 1 */
+	                           " LUND_NAME_IDENTITY=serial-path\n"  /* 2 */
+	                           "\n"                                 /* 3 */
+	                           "lund:scsi:t0:vGeneric:m*:*\n"       /* 4 */
+	                           " LUND_NAME_IDENTITY=identity\n"     /* 5 */
+	                           " LUND_NAME_IDENTITY=serial+path\n"  /* 6: no such rule */
+	                           "\n"                                 /* 7 */
+	                           "lund:pci:v8086*\n"                  /* 8: not looked up */
+	                           " LUND_NAME_IDENTITY=serial-path\n"; /* 9 */
+
+	ck_assert_int_eq(check_text(true, hwdb), 2);
+	ck_assert(reported(6, "identity or serial-path"));
+	ck_assert(reported(8, "lund:usb:"));
+	ck_assert(!reported(1, ""));
+	ck_assert(!reported(2, ""));
+	ck_assert(!reported(5, ""));
+}
+END_TEST
+
 /* What lund ships passes its own check. */
 START_TEST(test_shipped)
 {
@@ -209,6 +231,7 @@ static Suite *confcheck_suite(void)
 	tcase_add_test(tc, test_conf);
 	tcase_add_test(tc, test_hwdb);
 	tcase_add_test(tc, test_transport);
+	tcase_add_test(tc, test_name_rule);
 	tcase_add_test(tc, test_shipped);
 	suite_add_tcase(s, tc);
 	return s;

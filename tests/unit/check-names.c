@@ -566,6 +566,105 @@ START_TEST(test_full_hostile)
 }
 END_TEST
 
+/*
+ * names_serial_path(): the serial-path name (lund.hwdb(7), LUND_NAME_IDENTITY): the LU's first
+ * by-id name (as names_component() made it from a hostile serial) plus "-" ID_PATH_TAG. The
+ * result is escaped as udev escapes a by-id name; a safe by-id name comes out unchanged, and
+ * whatever goes in, one component of the link directory comes out or nothing.
+ */
+#define USB_PATH "pci-0000:00:04.0-usb-0:1:1.0-scsi-0:0:0:1"
+#define USB_TAG  "pci-0000_00_04_0-usb-0_1_1_0-scsi-0_0_0_1"
+
+static const struct {
+	const char *prefix, *serial; /* the by-id name names_component() makes of them */
+	const char *path;
+	const char *want; /* NULL: refused with -EINVAL */
+} serial_path_cases[] = {
+	{ "usb-", "QEMU_QEMU_HARDDISK_CLONE0000001-0:0", USB_PATH,
+	  "usb-QEMU_QEMU_HARDDISK_CLONE0000001-0:0-" USB_TAG },
+	{ "scsi-", "0Generic_SD_MMC_Reader_CARDREADER01", USB_PATH,
+	  "scsi-0Generic_SD_MMC_Reader_CARDREADER01-" USB_TAG },
+	/* udev's replacements: whitespace and bytes outside its allowlist become '_', '/' is
+	 * written as encode_devnode_name() writes it */
+	{ "scsi-", "SGeneric Card  Reader", USB_PATH, "scsi-SGeneric_Card__Reader-" USB_TAG },
+	{ "usb-", "a/b", USB_PATH, "usb-a\\x2fb-" USB_TAG },
+	{ "usb-", "../../etc/passwd", USB_PATH, "usb-..\\x2f..\\x2fetc\\x2fpasswd-" USB_TAG },
+	{ "usb-", "..", USB_PATH, "usb-..-" USB_TAG },
+	{ "usb-", "x\n*?\"$(id)", USB_PATH, "usb-x______id_-" USB_TAG },
+	{ "ata-",
+	  "m\xc3\xa9"
+	  "dia",
+	  USB_PATH,
+	  "ata-m\xc3\xa9"
+	  "dia-" USB_TAG },
+	/* the path's tag is path_id's: runs of other bytes one '_' */
+	{ "usb-", "S", "../..//x y", "usb-S-x_y" },
+	/* nothing to build from */
+	{ "usb-", "S", "", NULL },
+	{ "usb-", "S", "///", NULL },
+	{ "usb-", "S", NULL, NULL },
+};
+
+START_TEST(test_serial_path)
+{
+	char base[NAME_MAX + 1], name[NAME_MAX + 1];
+	int r;
+
+	ck_assert_int_ge(names_component(serial_path_cases[_i].prefix, serial_path_cases[_i].serial,
+	                                 0, base),
+	                 0);
+	r = names_serial_path(base, serial_path_cases[_i].path, name);
+	if (!serial_path_cases[_i].want) {
+		ck_assert_int_eq(r, -EINVAL);
+		return;
+	}
+	ck_assert_int_ge(r, 0);
+	ck_assert_str_eq(name, serial_path_cases[_i].want);
+	ck_assert_int_eq(r, (int)strlen(name));
+}
+END_TEST
+
+/* Raw hostile names (not made by names_component()), long names and paths: the result is at
+ * most NAME_MAX, has no '/', is never "." or "..", or is refused. */
+START_TEST(test_serial_path_hostile)
+{
+	char serial[1024], path[600], name[NAME_MAX + 1];
+
+	ck_assert_int_eq(names_serial_path("../x", "p", name), (int)strlen("..\\x2fx-p"));
+	ck_assert_str_eq(name, "..\\x2fx-p");
+	ck_assert_int_eq(names_serial_path("a b\n", "p", name), (int)strlen("a_b_-p"));
+	ck_assert_str_eq(name, "a_b_-p");
+	ck_assert_int_eq(names_serial_path("", "p", name), -EINVAL);
+	ck_assert_int_eq(names_serial_path(NULL, "p", name), -EINVAL);
+	for (size_t sl = 1; sl < sizeof(serial) - 1; sl += 7) {
+		for (size_t i = 0; i < sl; i++)
+			serial[i] = "a/ ."[i % 4];
+		serial[sl] = 0;
+		for (size_t pl = 1; pl < sizeof(path) - 1; pl += 61) {
+			int r;
+
+			memset(path, 'p', pl);
+			path[pl] = 0;
+			r = names_serial_path(serial, path, name);
+			if (r < 0) {
+				ck_assert_int_eq(r, -EINVAL);
+				continue;
+			}
+			ck_assert_int_le(r, NAME_MAX);
+			ck_assert_int_eq((int)strlen(name), r);
+			ck_assert_ptr_null(strchr(name, '/'));
+			ck_assert(!streq(name, ".") && !streq(name, ".."));
+		}
+	}
+	/* exactly NAME_MAX fits, one more does not */
+	memset(serial, 's', NAME_MAX - 2);
+	serial[NAME_MAX - 2] = 0;
+	ck_assert_int_eq(names_serial_path(serial, "p", name), NAME_MAX);
+	strcat(serial, "s");
+	ck_assert_int_eq(names_serial_path(serial, "p", name), -EINVAL);
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
 	Suite *s = suite_create("names");
@@ -578,6 +677,8 @@ static Suite *names_suite(void)
 	tcase_add_test(tc, test_full_partition);
 	tcase_add_test(tc, test_full_hostile);
 	tcase_add_test(tc, test_name_max);
+	CHECK_ADD_LOOP(tc, test_serial_path, serial_path_cases);
+	tcase_add_test(tc, test_serial_path_hostile);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,11 +8,16 @@
 # names` must say so. Then the twin host goes and comes back (events, not a resync): the winner
 # must not change. Last, the host hot-plugs two USB sticks with one serial and no port
 # designators (clones): their shared names must be linked to neither, shown quarantined and
-# explained. The expected outcome is computed from sysfs (the kernel's cached page 0x83) and
-# lunctl list (guest/daemon-lib.sh), not taken from lund.
+# explained. A USB reader (usb-bot) with two LUNs of one serial, vendor and model follows: udev's
+# usb_id ends each name with the LUN, so those two are no clones. Last, an hwdb entry marks
+# QEMU's USB mass storage (46f4:0001) LUND_NAME_IDENTITY=serial-path and lund reloads: every
+# USB LU, the two sticks included, gets its own /dev/scsi/by-id name of serial plus path and
+# nothing is quarantined any more (lund(8), "Devices that give one serial to different media").
+# The expected outcome is computed from sysfs (the kernel's cached page 0x83), lunctl list and
+# lunctl id (guest/daemon-lib.sh), not taken from lund.
 # vm-flavour: busybox
 # vm-topology: san
-# vm-timeout: 270
+# vm-timeout: 360
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
@@ -99,6 +104,55 @@ lunctl names --collisions >/tmp/coll.txt
 vm_assert "lunctl names --collisions explains the clones" grep -q "^$cpath: quarantined, clones" /tmp/coll.txt
 grep -q 'claimed by 2 logical units .*quarantined' "$LUND_LOG.new" || vm_fail "no quarantine in lund's log"
 vm_result "clones=$clones quarantined=${cpath##*/}"
+
+# one reader, two LUNs with one serial, vendor and model: usb_id's instance (target:lun) ends each
+# by-id name, so they are told apart without any hwdb entry
+n_coll=$(wc -l </tmp/coll.exp)
+vm_sync HOTADD-READER
+reader_more() { [ "$(san_count usb-storage)" -ge $((usb_before + 4)) ]; }
+vm_wait_until 90 reader_more || vm_fail "hot-plugged USB reader: no 2 LUs within 90 s"
+check_collisions "USB reader"
+vm_assert_eq "$n_coll" "$(wc -l </tmp/coll.exp)" "collisions with the reader's two LUNs"
+rd=usb-LUND_Card_Reader_CLONE0000002
+r0=$(readlink "$LUND_LINKS/$rd-0:0"); r1=$(readlink "$LUND_LINKS/$rd-0:1")
+[ -n "$r0" ] && [ -n "$r1" ] && [ "$r0" != "$r1" ] ||
+	vm_fail "the reader's LUNs: $rd-0:0 -> '$r0', $rd-0:1 -> '$r1'"
+vm_result "reader=$rd lun0=$r0 lun1=$r1"
+
+# the hwdb marks QEMU's USB mass storage serial-path ("lund:usb:v46F4p0001*", compiled by the
+# host: this guest has no systemd-hwdb); lund reloads it
+mkdir -p /etc/udev
+cp /vm/out/clones-hwdb.bin /etc/udev/hwdb.bin || vm_fail "the host did not provide clones-hwdb.bin"
+lunctl reload >/dev/null || vm_fail "lunctl reload failed"
+# expected: every LU below a USB device gets its first base name (lunctl list) + "-" +
+# ID_PATH_TAG (lunctl id) in lund's tree, pointing at its disk; none keeps a base name there
+lund_names_from_lunctl >/tmp/exp.names
+: >/tmp/sp.exp
+for d in /sys/bus/scsi/devices/*:*:*:*; do
+	case $(readlink -f "$d") in */usb*) ;; *) continue ;; esac
+	h=${d##*/}
+	base=$(awk -F'\t' -v h="$h" '$1 == h { print $2; exit }' /tmp/exp.names)
+	tag=$(LUND_RUN_DIR=/nonexistent lunctl id --export "$h" | sed -n 's/^ID_PATH_TAG=//p')
+	[ -n "$base" ] && [ -n "$tag" ] || { vm_fail "$h: no base name ('$base') or tag ('$tag')"; continue; }
+	printf '%s\t%s\t%s\n' "$h" "$base-$tag" "$(ls "$d/block")" >>/tmp/sp.exp
+done
+sp_match() {
+	while IFS="$(printf '\t')" read -r h name blk; do
+		[ "$(readlink "$LUND_LINKS/$name")" = "../../$blk" ] || return 1
+	done </tmp/sp.exp
+}
+vm_wait_until 20 sp_match || vm_fail "serial-path names missing after the reload: $(cat /tmp/sp.exp)"
+n_sp=$(wc -l </tmp/sp.exp)
+vm_assert_ge 7 "$n_sp" "USB LUs named by serial and path (stick, reader x2, clones x2, new reader x2)"
+vm_assert_eq "$n_sp" "$(cut -f2 /tmp/sp.exp | sort -u | wc -l)" "distinct serial-path names"
+[ ! -e "$LUND_LINKS/$rd-0:0" ] && [ ! -L "$LUND_LINKS/${cpath##*/}" ] ||
+	vm_fail "identity names of serial-path LUs left in $LUND_LINKS"
+lunctl names --collisions >/tmp/coll.txt
+! grep -q "^$cpath: quarantined" /tmp/coll.txt || vm_fail "$cpath still quarantined after the hwdb entry"
+h=$(awk -F'\t' -v p="${cpath##*/}" '$1 == p { print $4; exit }' /tmp/exp.all)
+lunctl names --why "$h" >/tmp/why.txt || vm_fail "lunctl names --why $h failed"
+vm_assert "lunctl names --why $h: the serial-path rule" grep -q 'rule:   lund.hwdb: serial-path' /tmp/why.txt
+vm_result "serial-path names=$n_sp example=$(head -n1 /tmp/sp.exp | cut -f2)"
 
 lund_alive || vm_fail "lund died"
 lund_stop

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "namerule.h"
+
+static const char *const rule_names[_NAME_RULE_MAX] = {
+	[NAME_RULE_IDENTITY] = "identity",
+	[NAME_RULE_SERIAL_PATH] = "serial-path",
+};
+
+const char *name_rule_to_string(NameRule r)
+{
+	return r >= 0 && r < _NAME_RULE_MAX ? rule_names[r] : NULL;
+}
+
+NameRule name_rule_from_string(const char *s)
+{
+	for (NameRule r = 0; s && r < _NAME_RULE_MAX; r++)
+		if (streq(s, rule_names[r]))
+			return r;
+	return _NAME_RULE_INVALID;
+}
+
+typedef struct LookupCtx {
+	NameRule rule;
+	bool set;
+} LookupCtx;
+
+static void on_property(const char *key, const char *value, void *userdata)
+{
+	LookupCtx *c = userdata;
+	NameRule r;
+
+	if (!streq(key, NAME_RULE_HWDB_KEY))
+		return;
+	r = name_rule_from_string(value);
+	if (r < 0)
+		return;
+	c->rule = r;
+	c->set = true;
+}
+
+int name_rule_lookup(Hwdb *h, const NameRuleQuery *q, NameRule *ret_rule, char **ret_match)
+{
+	_cleanup_free_ char *usb = NULL, *scsi = NULL;
+	char **winner = NULL;
+	LookupCtx c = { NAME_RULE_IDENTITY, false };
+
+	assert_return(q && ret_rule, -EINVAL);
+
+	if (h && q->have_usb) {
+		usb = hwdb_modalias_usb(q->usb_vendor, q->usb_product);
+		if (!usb)
+			return -ENOMEM;
+		/* A failed lookup contributes nothing, as for the policy's. */
+		(void)hwdb_lookup(h, usb, on_property, &c);
+		if (c.set)
+			winner = &usb;
+	}
+	if (h) {
+		scsi = hwdb_modalias(q->type, q->vendor, q->model, q->revision);
+		if (!scsi)
+			return -ENOMEM;
+		c.set = false;
+		(void)hwdb_lookup(h, scsi, on_property, &c);
+		if (c.set)
+			winner = &scsi;
+	}
+	*ret_rule = c.rule;
+	if (ret_match)
+		*ret_match = winner && c.rule != NAME_RULE_IDENTITY ? TAKE_PTR(*winner) : NULL;
+	return 0;
+}
+
+int name_rule_check(const char *key, const char *value)
+{
+	if (!key || !streq(key, NAME_RULE_HWDB_KEY))
+		return -ENOENT;
+	return name_rule_from_string(value) < 0 ? -EINVAL : 0;
+}

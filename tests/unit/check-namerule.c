@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * engine/namerule.c: the hwdb's naming rule (LUND_NAME_IDENTITY) looked up on the USB device's
+ * VID:PID and on the SCSI vendor/model, in a compiled hwdb built here byte by byte (systemd's
+ * hwdb-internal.h layout, as check-hwdb.c builds it); and the USB VID:PID read by udevctx_read()
+ * through a fake sysfs tree, as lund and lunctl read it.
+ */
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check-util.h"
+#include "hwdb.h"
+#include "macro.h"
+#include "namerule.h"
+#include "udevctx.h"
+
+#define HDR_LEN  80u
+#define NODE_LEN 24u
+#define CHILD    16u
+#define VALUE    16u
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A compiled hwdb of one record: "@prefix*" with property @key=@value. Returns its length. */
+static size_t build(uint8_t *buf, size_t size, const char *prefix, const char *key,
+                    const char *value)
+{
+	size_t s_prefix = HDR_LEN, s_key = s_prefix + strlen(prefix) + 1,
+	       s_value = s_key + 1 + strlen(key) + 1, s_empty = s_value + strlen(value) + 1,
+	       strings_end = (s_empty + 1 + 7) & ~(size_t)7, root = strings_end,
+	       leaf = root + NODE_LEN + CHILD, len = leaf + NODE_LEN + VALUE;
+
+	ck_assert_uint_le(len, size);
+	memset(buf, 0, len);
+	memcpy(buf, "KSLPHHRH", 8);
+	put64(buf + 8, 252);
+	put64(buf + 16, len);
+	put64(buf + 24, HDR_LEN);
+	put64(buf + 32, NODE_LEN);
+	put64(buf + 40, CHILD);
+	put64(buf + 48, VALUE);
+	put64(buf + 56, root);
+	put64(buf + 64, len - root);
+	put64(buf + 72, strings_end - HDR_LEN);
+	memcpy(buf + s_prefix, prefix, strlen(prefix) + 1);
+	buf[s_key] = ' ';
+	memcpy(buf + s_key + 1, key, strlen(key) + 1);
+	memcpy(buf + s_value, value, strlen(value) + 1);
+	/* root: the prefix, one child '*' -> leaf */
+	put64(buf + root, s_prefix);
+	buf[root + 8] = 1;
+	buf[root + NODE_LEN] = '*';
+	put64(buf + root + NODE_LEN + 8, leaf);
+	/* leaf: empty prefix, one value */
+	put64(buf + leaf, s_empty);
+	put64(buf + leaf + 16, 1);
+	put64(buf + leaf + NODE_LEN, s_key);
+	put64(buf + leaf + NODE_LEN + 8, s_value);
+	return len;
+}
+
+static Hwdb *open_hwdb(const char *prefix, const char *key, const char *value)
+{
+	uint8_t buf[512];
+	size_t len = build(buf, sizeof(buf), prefix, key, value);
+	char path[] = "/tmp/check-namerule-XXXXXX";
+	int fd = mkstemp(path);
+	Hwdb *h = NULL;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	ck_assert_int_eq(hwdb_validate(buf, len), 0);
+	ck_assert_int_eq(hwdb_open(path, &h), 0);
+	unlink(path);
+	return h;
+}
+
+static const struct {
+	const char *prefix, *value; /* the hwdb's one record */
+	NameRuleQuery q;
+	NameRule rule;
+	const char *match; /* the match string that chose it, NULL for the default */
+} cases[] = {
+	/* QEMU's USB mass storage (46f4:0001): the USB match */
+	{ "lund:usb:v46F4p0001",
+	  "serial-path",
+	  { 0, "QEMU", "QEMU HARDDISK", "2.5+", true, 0x46f4, 0x0001 },
+	  NAME_RULE_SERIAL_PATH,
+	  "lund:usb:v46F4p0001" },
+	/* Alcor Micro 058f:6366, a glob on the product */
+	{ "lund:usb:v058Fp63",
+	  "serial-path",
+	  { 0, "Generic", "Flash Card Reader", "1.00", true, 0x058f, 0x6366 },
+	  NAME_RULE_SERIAL_PATH,
+	  "lund:usb:v058Fp6366" },
+	/* another product of the vendor, and no USB device at all */
+	{ "lund:usb:v058Fp63",
+	  "serial-path",
+	  { 0, "Generic", "Flash Card Reader", "1.00", true, 0x058f, 0x9360 },
+	  NAME_RULE_IDENTITY,
+	  NULL },
+	{ "lund:usb:v46F4p0001",
+	  "serial-path",
+	  { 0, "QEMU", "QEMU HARDDISK", "2.5+", false, 0x46f4, 0x0001 },
+	  NAME_RULE_IDENTITY,
+	  NULL },
+	/* SCSI vendor/model: the INQUIRY strings as hwdb_modalias() writes them */
+	{ "lund:scsi:t0:vGeneric:mSD/MMC",
+	  "serial-path",
+	  { 0, "Generic", "SD/MMC Reader", "2.5+", false, 0, 0 },
+	  NAME_RULE_SERIAL_PATH,
+	  "lund:scsi:t0:vGeneric:mSD/MMC Reader:r2.5+" },
+	{ "lund:scsi:t0:vGeneric:mSD/MMC",
+	  "serial-path",
+	  { 5, "Generic", "SD/MMC Reader", "2.5+", false, 0, 0 },
+	  NAME_RULE_IDENTITY,
+	  NULL },
+	/* an explicit "identity", and a value that is no rule (ignored) */
+	{ "lund:usb:v46F4p0001",
+	  "identity",
+	  { 0, "QEMU", "QEMU HARDDISK", "2.5+", true, 0x46f4, 0x0001 },
+	  NAME_RULE_IDENTITY,
+	  NULL },
+	{ "lund:usb:v46F4p0001",
+	  "serial+path",
+	  { 0, "QEMU", "QEMU HARDDISK", "2.5+", true, 0x46f4, 0x0001 },
+	  NAME_RULE_IDENTITY,
+	  NULL },
+};
+
+START_TEST(test_lookup)
+{
+	Hwdb *h = open_hwdb(cases[_i].prefix, NAME_RULE_HWDB_KEY, cases[_i].value);
+	_cleanup_free_ char *match = NULL;
+	NameRule rule = _NAME_RULE_INVALID;
+
+	ck_assert_int_eq(name_rule_lookup(h, &cases[_i].q, &rule, &match), 0);
+	ck_assert_int_eq(rule, cases[_i].rule);
+	if (cases[_i].match)
+		ck_assert_str_eq(match, cases[_i].match);
+	else
+		ck_assert_ptr_null(match);
+	hwdb_free(h);
+}
+END_TEST
+
+/* No hwdb: the default rule, no match; the rules by name, and the source checker's verdicts. */
+START_TEST(test_no_hwdb)
+{
+	const NameRuleQuery q = { 0, "QEMU", "QEMU HARDDISK", "2.5+", true, 0x46f4, 0x0001 };
+	char *match = (char *)"x";
+	NameRule rule = _NAME_RULE_INVALID;
+
+	ck_assert_int_eq(name_rule_lookup(NULL, &q, &rule, &match), 0);
+	ck_assert_int_eq(rule, NAME_RULE_IDENTITY);
+	ck_assert_ptr_null(match);
+	ck_assert_str_eq(name_rule_to_string(NAME_RULE_SERIAL_PATH), "serial-path");
+	ck_assert_int_eq(name_rule_from_string("identity"), NAME_RULE_IDENTITY);
+	ck_assert_int_eq(name_rule_from_string("Serial-Path"), _NAME_RULE_INVALID);
+	ck_assert_int_eq(name_rule_from_string(NULL), _NAME_RULE_INVALID);
+	ck_assert_ptr_null(name_rule_to_string(_NAME_RULE_MAX));
+	ck_assert_int_eq(name_rule_check("LUND_NAME_IDENTITY", "serial-path"), 0);
+	ck_assert_int_eq(name_rule_check("LUND_NAME_IDENTITY", ""), -EINVAL);
+	ck_assert_int_eq(name_rule_check("LUND_TIMEOUT", "5"), -ENOENT);
+}
+END_TEST
+
+/* udevctx_read() on a USB mass-storage tree: the VID:PID of the usb_device above the LU. */
+#define PCI      "sys/devices/pci0000:00/0000:00:04.0"
+#define UDEV_DEV PCI "/usb2/2-1"
+#define UDEV_IF  UDEV_DEV "/2-1:1.0"
+#define SDEV     UDEV_IF "/host3/target3:0:0/3:0:0:1"
+
+static const struct {
+	const char *id_vendor, *id_product;
+	bool have;
+	unsigned vendor, product;
+} usb_cases[] = {
+	{ "46f4\n", "0001\n", true, 0x46f4, 0x0001 },
+	{ "058F\n", "6366\n", true, 0x058f, 0x6366 },
+	/* not the kernel's four hex digits: no VID:PID, so no lund:usb: match */
+	{ "46f4\n", "00012\n", false, 0, 0 },
+	{ "zz00\n", "0001\n", false, 0, 0 },
+	{ "\n", "0001\n", false, 0, 0 },
+	{ NULL, "0001\n", false, 0, 0 },
+};
+
+START_TEST(test_usb_ids)
+{
+	CheckTree t;
+	UdevCtx c;
+	LuRef lu = { .hctl = (char *)"3:0:0:1",
+		     .host = 3,
+		     .target = 0,
+		     .lun = 1,
+		     .syspath = (char *)"sys/bus/scsi/devices/3:0:0:1" };
+
+	check_tree_new(&t, "namerule");
+	check_tree_put_str(&t, SDEV "/vendor", "QEMU    \n");
+	check_tree_put_str(&t, SDEV "/model", "QEMU HARDDISK   \n");
+	check_tree_put_str(&t, UDEV_IF "/bInterfaceClass", "08\n");
+	check_tree_put_str(&t, UDEV_IF "/bInterfaceSubClass", "06\n");
+	if (usb_cases[_i].id_vendor)
+		check_tree_put_str(&t, UDEV_DEV "/idVendor", usb_cases[_i].id_vendor);
+	check_tree_put_str(&t, UDEV_DEV "/idProduct", usb_cases[_i].id_product);
+	check_tree_put_str(&t, UDEV_DEV "/serial", "CLONE0000001\n");
+	check_tree_mkdirs(&t, "sys/bus/scsi/devices");
+	ck_assert_int_eq(symlinkat("../../../devices/pci0000:00/0000:00:04.0/usb2/2-1/2-1:1.0/"
+	                           "host3/target3:0:0/3:0:0:1",
+	                           t.fd, "sys/bus/scsi/devices/3:0:0:1"),
+	                 0);
+
+	ck_assert_int_eq(udevctx_read(t.fd, &lu, &c), 0);
+	ck_assert(c.have_usb_ids == usb_cases[_i].have);
+	if (usb_cases[_i].have) {
+		ck_assert_uint_eq(c.usb_vendor, usb_cases[_i].vendor);
+		ck_assert_uint_eq(c.usb_product, usb_cases[_i].product);
+	}
+	check_tree_remove(&t);
+}
+END_TEST
+
+static Suite *namerule_suite(void)
+{
+	Suite *s = suite_create("namerule");
+	TCase *tc = tcase_create("core");
+
+	CHECK_ADD_LOOP(tc, test_lookup, cases);
+	tcase_add_test(tc, test_no_hwdb);
+	CHECK_ADD_LOOP(tc, test_usb_ids, usb_cases);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(namerule_suite)
