@@ -250,3 +250,59 @@ int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev
 		       EXIT_DEVICE;
 	return EXIT_OK;
 }
+
+void strv_free_n(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool has_name(const Identity *i, const char *base)
+{
+	for (size_t k = 0; k < i->names->n; k++)
+		if (streq(i->names->name[k], base))
+			return true;
+	return false;
+}
+
+int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i, char ***ret,
+                         size_t *ret_n)
+{
+	_cleanup_(namerec_set_done) NameRecSet rec = {};
+	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
+	const char *key = identity_key(i);
+	char **v = NULL;
+	size_t n = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!key)
+		return 0;
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return -EIO;
+	r = load_state(rootfd, state_dir, false, &fd, &rec);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < rec.n; k++) {
+		const NameRec *x = &rec.rec[k];
+		const char *base = x->name + strlen(BY_ID_DIR);
+		char **nv;
+
+		if (!streq(x->identity, key) || !strneq(x->name, BY_ID_DIR, strlen(BY_ID_DIR)) ||
+		    isempty(base) || strchr(base, '/') || has_name(i, base))
+			continue;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv || !(nv[n] = strdup(base))) {
+			strv_free_n(nv ?: v, n);
+			return log_error_errno(-ENOMEM, "Out of memory");
+		}
+		v = nv;
+		n++;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}

@@ -52,24 +52,31 @@ static int show_device(const char *dev, OutputMode mode)
 		json_object *l = json_object_array_get_idx(links, i);
 		const char *state = json_str(l, "state") ?: "?";
 
-		printf("%-9s %s -> %s\n", state, json_str(l, "path") ?: "?",
-		       json_str(l, "target") ?: "?");
+		printf("%-9s %s -> %s%s\n", state, json_str(l, "path") ?: "?",
+		       json_str(l, "target") ?: "?",
+		       json_object_get_boolean(json_member(l, "alias")) ? " (alias)" : "");
 	}
 	if (!links || json_object_array_length(links) == 0)
 		printf("no names\n");
 	return EXIT_OK;
 }
 
-static int print_local_json(const LuRef *lu, const Identity *ident)
+static int print_local_json(const LuRef *lu, const Identity *ident, char *const *aliases,
+                            size_t n_aliases)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array();
+	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array(),
+	            *al = json_object_new_array();
 
-	if (!root || !nodes || !names) {
+	if (!root || !nodes || !names || !al) {
 		json_object_put(nodes);
 		json_object_put(names);
+		json_object_put(al);
 		return -ENOMEM;
 	}
+	json_object_object_add(root, "aliases", al);
+	for (size_t i = 0; i < n_aliases; i++)
+		json_object_array_add(al, json_object_new_string(aliases[i]));
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(root, "nodes", nodes);
 	json_object_object_add(root, "bus", json_object_new_string(names_bus_name(ident->bus)));
@@ -82,39 +89,53 @@ static int print_local_json(const LuRef *lu, const Identity *ident)
 	return output_json(stdout, root);
 }
 
-/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes); with @why,
- * where each came from. */
-static int show_device_local(const char *dev, const Options *o, bool why)
+static int show_names_local(const LuRef *lu, const Identity *ident, char *const *aliases,
+                            size_t n_aliases, OutputMode mode)
+{
+	if (mode == OUTPUT_JSON)
+		return print_local_json(lu, ident, aliases, n_aliases) < 0 ? EXIT_DEVICE : EXIT_OK;
+	printf("%s", lu->hctl);
+	if (lu->block)
+		printf(" block=%s", lu->block);
+	if (lu->tape)
+		printf(" tape=%s", lu->tape);
+	if (lu->sg)
+		printf(" sg=%s", lu->sg);
+	printf("\n");
+	if (ident->serial)
+		printf("serial %s\n", ident->serial);
+	if (ident->wwn)
+		printf("wwn    %s\n", ident->wwn);
+	for (size_t i = 0; i < ident->names->n; i++)
+		printf("name   %s\n", ident->names->name[i]);
+	for (size_t i = 0; i < n_aliases; i++)
+		printf("alias  %s (pending --accept)\n", aliases[i]);
+	if (ident->names->n == 0)
+		printf("no names\n");
+	return EXIT_OK;
+}
+
+/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes) and its
+ * aliases from the records in @state_dir; with @why, where each came from. */
+static int show_device_local(const char *dev, const Options *o, bool why, const char *state_dir)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
+	char **aliases = NULL;
+	size_t n_aliases = 0;
 	int r;
 
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
+	if (lunctl_names_aliases(o, state_dir, &ident, &aliases, &n_aliases) < 0)
+		return EXIT_DEVICE;
 	if (why)
-		return lunctl_names_why(&lu, &ident, o->output);
-
-	if (o->output == OUTPUT_JSON)
-		return print_local_json(&lu, &ident) < 0 ? EXIT_DEVICE : EXIT_OK;
-	printf("%s", lu.hctl);
-	if (lu.block)
-		printf(" block=%s", lu.block);
-	if (lu.tape)
-		printf(" tape=%s", lu.tape);
-	if (lu.sg)
-		printf(" sg=%s", lu.sg);
-	printf("\n");
-	if (ident.serial)
-		printf("serial %s\n", ident.serial);
-	if (ident.wwn)
-		printf("wwn    %s\n", ident.wwn);
-	for (size_t i = 0; i < ident.names->n; i++)
-		printf("name   %s\n", ident.names->name[i]);
-	if (ident.names->n == 0)
-		printf("no names\n");
-	return EXIT_OK;
+		r = lunctl_names_why(&lu, &ident, aliases, n_aliases, o->output);
+	else
+		r = show_names_local(&lu, &ident, aliases, n_aliases, o->output);
+	strv_free_n(aliases, n_aliases);
+	return r;
 }
 
 /* A partition of the disk: its kernel name and number. */
@@ -480,7 +501,7 @@ int verb_names(int argc, char *argv[], Options *o)
 			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
-			printf("Usage: lunctl names [--json] [--why] <device>\n"
+			printf("Usage: lunctl names [--json] [--why] [--state-dir DIR] <device>\n"
 			       "       lunctl names [--json] [--state-dir DIR] --diff\n"
 			       "       lunctl names [--state-dir DIR] --accept <device>|--all\n"
 			       "       lunctl names [--json] --by-path <device>\n"
@@ -557,6 +578,6 @@ int verb_names(int argc, char *argv[], Options *o)
 	if (by_path)
 		return show_by_path(argv[optind], o);
 	if (why || o->root || o->sysfs_only || o->sgio_only)
-		return show_device_local(argv[optind], o, why);
+		return show_device_local(argv[optind], o, why, state_dir);
 	return show_device(argv[optind], o->output);
 }

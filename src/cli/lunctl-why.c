@@ -178,16 +178,31 @@ static void designator_reason(const IdentDesignator *d, const IdentDesignator *u
 	}
 }
 
+/* Why an alias is linked (lund(8), Naming contract). */
+#define ALIAS_RULE "alias of accepted name, pending --accept"
+
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
-                    const IdentDesignator *used)
+                    const IdentDesignator *used, char *const *aliases, size_t n_aliases)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	json_object *names = json_object_new_array(), *desigs = json_object_new_array();
+	json_object *names = json_object_new_array(), *desigs = json_object_new_array(),
+	            *al = json_object_new_array();
 
-	if (!root || !names || !desigs) {
+	if (!root || !names || !desigs || !al) {
 		json_object_put(names);
 		json_object_put(desigs);
+		json_object_put(al);
 		return -ENOMEM;
+	}
+	json_object_object_add(root, "aliases", al);
+	for (size_t k = 0; k < n_aliases; k++) {
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "name", json_object_new_string(aliases[k]));
+		json_object_object_add(o, "rule", json_object_new_string(ALIAS_RULE));
+		json_object_array_add(al, o);
 	}
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(
@@ -231,7 +246,8 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	return output_json(stdout, root);
 }
 
-int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode)
+int lunctl_names_why(const LuRef *lu, const Identity *i, char *const *aliases, size_t n_aliases,
+                     OutputMode mode)
 {
 	IdentDesignator d[DESIG_MAX];
 	const IdentDesignator *used = NULL;
@@ -241,7 +257,7 @@ int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode)
 		if (d[k].verdict == IDENT_DESIG_USED)
 			used = &d[k];
 	if (mode == OUTPUT_JSON)
-		return why_json(lu, i, d, n, used) < 0 ? EXIT_DEVICE : EXIT_OK;
+		return why_json(lu, i, d, n, used, aliases, n_aliases) < 0 ? EXIT_DEVICE : EXIT_OK;
 
 	printf("%s\n", lu->hctl);
 	for (size_t k = 0; k < i->names->n; k++) {
@@ -251,6 +267,8 @@ int lunctl_names_why(const LuRef *lu, const Identity *i, OutputMode mode)
 		printf("name %s\n  rule:   %s\n  source: %s\n", i->names->name[k], w.rule,
 		       w.source);
 	}
+	for (size_t k = 0; k < n_aliases; k++)
+		printf("alias %s\n  rule:   %s\n", aliases[k], ALIAS_RULE);
 	if (i->names->n == 0)
 		printf("no names: %s\n", i->names_error < 0
 		                                 ? "every candidate was refused as unsafe"
