@@ -451,7 +451,9 @@ int verb_names(int argc, char *argv[], Options *o)
 		OPT_DIFF,
 		OPT_ACCEPT,
 		OPT_ALL,
-		OPT_STATE_DIR
+		OPT_STATE_DIR,
+		OPT_CONFIG,
+		OPT_HWDB,
 	};
 	static const struct option longopts[] = {
 		{ "collisions", no_argument, NULL, OPT_COLLISIONS },
@@ -462,13 +464,15 @@ int verb_names(int argc, char *argv[], Options *o)
 		{ "accept", no_argument, NULL, OPT_ACCEPT },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "hwdb", required_argument, NULL, OPT_HWDB },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	bool collisions = false, why = false, by_path = false, paths = false, diff = false,
 	     accept = false, all = false;
-	const char *state_dir = NAMESTATE_DIR;
+	const char *state_dir = NAMESTATE_DIR, *conf_path = NULL, *hwdb_path = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
@@ -497,12 +501,20 @@ int verb_names(int argc, char *argv[], Options *o)
 		case OPT_STATE_DIR:
 			state_dir = optarg;
 			break;
+		case OPT_CONFIG:
+			conf_path = optarg;
+			break;
+		case OPT_HWDB:
+			hwdb_path = optarg;
+			break;
 		case 'J':
 			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
 			printf("Usage: lunctl names [--json] [--why] [--state-dir DIR] <device>\n"
-			       "       lunctl names [--json] [--state-dir DIR] --diff\n"
+			       "       lunctl names [--json] [--state-dir DIR] --diff [--config "
+			       "FILE] "
+			       "[--hwdb FILE]\n"
 			       "       lunctl names [--state-dir DIR] --accept <device>|--all\n"
 			       "       lunctl names [--json] --by-path <device>\n"
 			       "       lunctl names [--json] --collisions\n"
@@ -527,6 +539,10 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "re-targeted\n"
 			       "                    against the accepted ones; exit 1 when a "
 			       "change is pending\n"
+			       "      --config FILE with --diff: the names under this lund.conf\n"
+			       "      --hwdb FILE   with --diff: the names under this hwdb (source "
+			       "text or\n"
+			       "                    compiled), not the installed one\n"
 			       "      --accept      accept the names of <device>, or of every LU "
 			       "with --all\n"
 			       "      --all         with --accept: every LU\n"
@@ -550,12 +566,16 @@ int verb_names(int argc, char *argv[], Options *o)
 		log_error("--all goes with --accept");
 		return EXIT_USAGE;
 	}
+	if ((conf_path || hwdb_path) && !diff) {
+		log_error("--config and --hwdb go with --diff");
+		return EXIT_USAGE;
+	}
 	if (diff) {
 		if (optind != argc) {
 			log_error("--diff takes no device");
 			return EXIT_USAGE;
 		}
-		return lunctl_names_diff(o, state_dir);
+		return lunctl_names_diff(o, state_dir, conf_path, hwdb_path);
 	}
 	if (accept) {
 		if (all == (optind != argc) || optind + 1 < argc) {
