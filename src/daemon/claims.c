@@ -362,6 +362,9 @@ static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
 	strcpy(o->target, w->target);
 	o->next = c->owners;
 	c->owners = o;
+	/* An alias joining a name another LU wants now gives way at once. */
+	if (o->alias && c->superseded && cl->ops->alias_dropped)
+		cl->ops->alias_dropped(cl->userdata, c, lu);
 	claim_resolve(cl, c);
 	return c;
 }

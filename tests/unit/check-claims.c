@@ -597,6 +597,13 @@ START_TEST(test_alias_vs_current)
 	ck_assert_uint_eq(store.collisions, 0);
 	ck_assert_uint_eq(store.aliases_dropped, 1);
 
+	/* A second alias owner joining is reported too, once. */
+	lus[1].naming.lu_key = (char *)"0103:5000c50015ea71ae";
+	want_alias(&lus[1], "scsi-SOLD");
+	ck_assert_uint_eq(store.aliases_dropped, 2);
+	ck_assert_str_eq(claim_state(c, &lus[1]), "superseded");
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+
 	/* A full reconcile decides alike. */
 	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
 	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sdc");
@@ -606,7 +613,7 @@ START_TEST(test_alias_vs_current)
 	ck_assert(!c->superseded);
 	ck_assert_ptr_eq(c->winner, &lus[0]);
 	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
-	ck_assert_uint_eq(store.aliases_dropped, 1);
+	ck_assert_uint_eq(store.aliases_dropped, 2); /* nothing more: the alias is back */
 	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
 	ck_assert_uint_eq(claims_n(cl), 0);
 	ck_assert_uint_eq(store.n, 0);
