@@ -10,9 +10,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "hwdb.h"
 
 #include "identify.h"
 #include "log.h"
@@ -189,17 +196,156 @@ static int print_changes(const NameChange *v, size_t n, OutputMode mode)
 	return 0;
 }
 
-int lunctl_names_diff(const Options *o, const char *state_dir)
+/* Where a source hwdb is compiled for a preview: systemd-hwdb --root reads it from here. */
+#define PREVIEW_HWDB_DIR  "etc/udev/hwdb.d"
+#define PREVIEW_HWDB_FILE "etc/udev/hwdb.d/60-lund-preview.hwdb"
+#define PREVIEW_HWDB_BIN  "etc/udev/hwdb.bin"
+
+/* A temporary root for compiling a source hwdb; removed by preview_done(). */
+typedef struct Preview {
+	char *tmp;
+	char *hwdb_bin;
+} Preview;
+
+static void preview_done(Preview *p)
+{
+	if (p->tmp) {
+		static const char *const paths[] = { PREVIEW_HWDB_BIN, PREVIEW_HWDB_FILE,
+			                             PREVIEW_HWDB_DIR, "etc/udev", "etc" };
+		int dfd = open(p->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		for (size_t i = 0; dfd >= 0 && i < ELEMENTSOF(paths); i++)
+			(void)unlinkat(dfd, paths[i], i < 2 ? 0 : AT_REMOVEDIR);
+		safe_close(dfd);
+		(void)rmdir(p->tmp);
+	}
+	free(p->tmp);
+	free(p->hwdb_bin);
+}
+
+static int copy_file(const char *from, int dirfd, const char *to)
+{
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY), out = -EBADF;
+	char buf[65536];
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = openat(dirfd, to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -EIO;
+	return n < 0 ? -errno : 0;
+}
+
+/* Compile the source hwdb @src with systemd-hwdb into a temporary root. Logs why not. */
+static int preview_compile(const char *src, Preview *p)
+{
+	char tmpl[] = "/tmp/lunctl-hwdb.XXXXXX";
+	char *argv[] = { (char *)"systemd-hwdb", (char *)"--root",   NULL,
+		         (char *)"update",       (char *)"--strict", NULL };
+	_cleanup_close_ int dfd = -EBADF;
+	pid_t pid;
+	int r, status;
+
+	if (!mkdtemp(tmpl))
+		return log_error_errno(-errno, "Cannot make a temporary directory: %m");
+	p->tmp = strdup(tmpl);
+	if (!p->tmp) {
+		(void)rmdir(tmpl);
+		return log_error_errno(-ENOMEM, "Out of memory");
+	}
+	dfd = open(p->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || mkdirat(dfd, "etc", 0755) < 0 || mkdirat(dfd, "etc/udev", 0755) < 0 ||
+	    mkdirat(dfd, PREVIEW_HWDB_DIR, 0755) < 0)
+		return log_error_errno(-errno, "Cannot prepare %s: %m", p->tmp);
+	r = copy_file(src, dfd, PREVIEW_HWDB_FILE);
+	if (r < 0)
+		return log_error_errno(r, "Cannot read %s: %m", src);
+	argv[2] = p->tmp;
+	r = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (r != 0)
+		return log_error_errno(-r,
+		                       "%s is hwdb source text and systemd-hwdb, which compiles "
+		                       "it, cannot run: %m",
+		                       src);
+	if (waitpid(pid, &status, 0) < 0)
+		return log_error_errno(-errno, "systemd-hwdb: %m");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		log_error("systemd-hwdb refused %s (exit status %d)", src,
+		          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -EBADMSG;
+	}
+	if (asprintf(&p->hwdb_bin, "%s/%s", p->tmp, PREVIEW_HWDB_BIN) < 0) {
+		p->hwdb_bin = NULL;
+		return log_error_errno(-ENOMEM, "Out of memory");
+	}
+	return 0;
+}
+
+/* The compiled hwdb and the lund.conf the names are previewed under (lunctl(8), names --diff):
+ * @hwdb a compiled file (its signature) or source text; each checked before use. */
+static int preview_prepare(const char *conf_path, const char *hwdb, Preview *p, Options *po)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char sig[8] = "";
+	int r;
+
+	if (hwdb) {
+		fd = open(hwdb, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return log_error_errno(-errno, "Cannot open %s: %m", hwdb);
+		if (read(fd, sig, sizeof(sig)) == (ssize_t)sizeof(sig) &&
+		    memcmp(sig, "KSLPHHRH", sizeof(sig)) == 0) {
+			p->hwdb_bin = strdup(hwdb);
+			if (!p->hwdb_bin)
+				return log_error_errno(-ENOMEM, "Out of memory");
+		} else {
+			r = preview_compile(hwdb, p);
+			if (r < 0)
+				return r;
+		}
+		po->hwdb_path = p->hwdb_bin;
+	}
+	if (conf_path || p->hwdb_bin) {
+		_cleanup_(conf_unrefp) LundConf *c = NULL;
+
+		/* The installed lund.conf when only the hwdb changes. */
+		r = conf_load(conf_path, p->hwdb_bin, &c);
+		if (r == -ENOMEM)
+			return log_error_errno(r, "Out of memory");
+		r = conf_file_error(c);
+		if (conf_path && r < 0)
+			return log_error_errno(r, "%s: %s", conf_path,
+			                       r == -EBADMSG ? "cannot parse it"
+			                                     : "cannot read it: %m");
+		r = conf_hwdb_error(c);
+		if (p->hwdb_bin && r < 0)
+			return log_error_errno(r, "%s: not a usable hwdb: %m", hwdb);
+		po->conf_path = conf_path;
+	}
+	return 0;
+}
+
+int lunctl_names_diff(const Options *o, const char *state_dir, const char *conf_path,
+                      const char *hwdb_path)
 {
 	_cleanup_(namerec_set_done) NameRecSet rec = {}, cur = {};
 	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
+	_cleanup_(preview_done) Preview p = {};
 	_cleanup_free_ NameChange *v = NULL;
+	Options po = *o;
 	size_t n;
 	int r;
 
 	r = lunctl_open_root(o, &rootfd);
 	if (r != EXIT_OK)
-		return r;
+		return EXIT_DEVICE;
+	if (preview_prepare(conf_path, hwdb_path, &p, &po) < 0)
+		return EXIT_DEVICE;
+	o = &po;
 	if (load_state(rootfd, state_dir, false, &fd, &rec) < 0)
 		return EXIT_DEVICE;
 	r = current_names(o, rootfd, &cur);
@@ -249,4 +395,60 @@ int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev
 		return log_error_errno(r, "Cannot write %s/%s: %m", state_dir, NAMESTATE_FILE),
 		       EXIT_DEVICE;
 	return EXIT_OK;
+}
+
+void strv_free_n(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool has_name(const Identity *i, const char *base)
+{
+	for (size_t k = 0; k < i->names->n; k++)
+		if (streq(i->names->name[k], base))
+			return true;
+	return false;
+}
+
+int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i, char ***ret,
+                         size_t *ret_n)
+{
+	_cleanup_(namerec_set_done) NameRecSet rec = {};
+	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
+	const char *key = identity_key(i);
+	char **v = NULL;
+	size_t n = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!key)
+		return 0;
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return -EIO;
+	r = load_state(rootfd, state_dir, false, &fd, &rec);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < rec.n; k++) {
+		const NameRec *x = &rec.rec[k];
+		const char *base = x->name + strlen(BY_ID_DIR);
+		char **nv;
+
+		if (!streq(x->identity, key) || !strneq(x->name, BY_ID_DIR, strlen(BY_ID_DIR)) ||
+		    isempty(base) || strchr(base, '/') || has_name(i, base))
+			continue;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv || !(nv[n] = strdup(base))) {
+			strv_free_n(nv ?: v, n);
+			return log_error_errno(-ENOMEM, "Out of memory");
+		}
+		v = nv;
+		n++;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }

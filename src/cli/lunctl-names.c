@@ -52,24 +52,31 @@ static int show_device(const char *dev, OutputMode mode)
 		json_object *l = json_object_array_get_idx(links, i);
 		const char *state = json_str(l, "state") ?: "?";
 
-		printf("%-9s %s -> %s\n", state, json_str(l, "path") ?: "?",
-		       json_str(l, "target") ?: "?");
+		printf("%-9s %s -> %s%s\n", state, json_str(l, "path") ?: "?",
+		       json_str(l, "target") ?: "?",
+		       json_object_get_boolean(json_member(l, "alias")) ? " (alias)" : "");
 	}
 	if (!links || json_object_array_length(links) == 0)
 		printf("no names\n");
 	return EXIT_OK;
 }
 
-static int print_local_json(const LuRef *lu, const Identity *ident)
+static int print_local_json(const LuRef *lu, const Identity *ident, char *const *aliases,
+                            size_t n_aliases)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array();
+	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array(),
+	            *al = json_object_new_array();
 
-	if (!root || !nodes || !names) {
+	if (!root || !nodes || !names || !al) {
 		json_object_put(nodes);
 		json_object_put(names);
+		json_object_put(al);
 		return -ENOMEM;
 	}
+	json_object_object_add(root, "aliases", al);
+	for (size_t i = 0; i < n_aliases; i++)
+		json_object_array_add(al, json_object_new_string(aliases[i]));
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(root, "nodes", nodes);
 	json_object_object_add(root, "bus", json_object_new_string(names_bus_name(ident->bus)));
@@ -82,39 +89,53 @@ static int print_local_json(const LuRef *lu, const Identity *ident)
 	return output_json(stdout, root);
 }
 
-/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes); with @why,
- * where each came from. */
-static int show_device_local(const char *dev, const Options *o, bool why)
+static int show_names_local(const LuRef *lu, const Identity *ident, char *const *aliases,
+                            size_t n_aliases, OutputMode mode)
+{
+	if (mode == OUTPUT_JSON)
+		return print_local_json(lu, ident, aliases, n_aliases) < 0 ? EXIT_DEVICE : EXIT_OK;
+	printf("%s", lu->hctl);
+	if (lu->block)
+		printf(" block=%s", lu->block);
+	if (lu->tape)
+		printf(" tape=%s", lu->tape);
+	if (lu->sg)
+		printf(" sg=%s", lu->sg);
+	printf("\n");
+	if (ident->serial)
+		printf("serial %s\n", ident->serial);
+	if (ident->wwn)
+		printf("wwn    %s\n", ident->wwn);
+	for (size_t i = 0; i < ident->names->n; i++)
+		printf("name   %s\n", ident->names->name[i]);
+	for (size_t i = 0; i < n_aliases; i++)
+		printf("alias  %s (pending --accept)\n", aliases[i]);
+	if (ident->names->n == 0)
+		printf("no names\n");
+	return EXIT_OK;
+}
+
+/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes) and its
+ * aliases from the records in @state_dir; with @why, where each came from. */
+static int show_device_local(const char *dev, const Options *o, bool why, const char *state_dir)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
+	char **aliases = NULL;
+	size_t n_aliases = 0;
 	int r;
 
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
+	if (lunctl_names_aliases(o, state_dir, &ident, &aliases, &n_aliases) < 0)
+		return EXIT_DEVICE;
 	if (why)
-		return lunctl_names_why(o, &lu, &ident);
-
-	if (o->output == OUTPUT_JSON)
-		return print_local_json(&lu, &ident) < 0 ? EXIT_DEVICE : EXIT_OK;
-	printf("%s", lu.hctl);
-	if (lu.block)
-		printf(" block=%s", lu.block);
-	if (lu.tape)
-		printf(" tape=%s", lu.tape);
-	if (lu.sg)
-		printf(" sg=%s", lu.sg);
-	printf("\n");
-	if (ident.serial)
-		printf("serial %s\n", ident.serial);
-	if (ident.wwn)
-		printf("wwn    %s\n", ident.wwn);
-	for (size_t i = 0; i < ident.names->n; i++)
-		printf("name   %s\n", ident.names->name[i]);
-	if (ident.names->n == 0)
-		printf("no names\n");
-	return EXIT_OK;
+		r = lunctl_names_why(o, &lu, &ident, aliases, n_aliases);
+	else
+		r = show_names_local(&lu, &ident, aliases, n_aliases, o->output);
+	strv_free_n(aliases, n_aliases);
+	return r;
 }
 
 /* A partition of the disk: its kernel name and number. */
@@ -430,7 +451,9 @@ int verb_names(int argc, char *argv[], Options *o)
 		OPT_DIFF,
 		OPT_ACCEPT,
 		OPT_ALL,
-		OPT_STATE_DIR
+		OPT_STATE_DIR,
+		OPT_CONFIG,
+		OPT_HWDB,
 	};
 	static const struct option longopts[] = {
 		{ "collisions", no_argument, NULL, OPT_COLLISIONS },
@@ -441,13 +464,15 @@ int verb_names(int argc, char *argv[], Options *o)
 		{ "accept", no_argument, NULL, OPT_ACCEPT },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "hwdb", required_argument, NULL, OPT_HWDB },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	bool collisions = false, why = false, by_path = false, paths = false, diff = false,
 	     accept = false, all = false;
-	const char *state_dir = NAMESTATE_DIR;
+	const char *state_dir = NAMESTATE_DIR, *conf_path = NULL, *hwdb_path = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
@@ -476,12 +501,20 @@ int verb_names(int argc, char *argv[], Options *o)
 		case OPT_STATE_DIR:
 			state_dir = optarg;
 			break;
+		case OPT_CONFIG:
+			conf_path = optarg;
+			break;
+		case OPT_HWDB:
+			hwdb_path = optarg;
+			break;
 		case 'J':
 			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
-			printf("Usage: lunctl names [--json] [--why] <device>\n"
-			       "       lunctl names [--json] [--state-dir DIR] --diff\n"
+			printf("Usage: lunctl names [--json] [--why] [--state-dir DIR] <device>\n"
+			       "       lunctl names [--json] [--state-dir DIR] --diff [--config "
+			       "FILE] "
+			       "[--hwdb FILE]\n"
 			       "       lunctl names [--state-dir DIR] --accept <device>|--all\n"
 			       "       lunctl names [--json] --by-path <device>\n"
 			       "       lunctl names [--json] --collisions\n"
@@ -506,6 +539,10 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "re-targeted\n"
 			       "                    against the accepted ones; exit 1 when a "
 			       "change is pending\n"
+			       "      --config FILE with --diff: the names under this lund.conf\n"
+			       "      --hwdb FILE   with --diff: the names under this hwdb (source "
+			       "text or\n"
+			       "                    compiled), not the installed one\n"
 			       "      --accept      accept the names of <device>, or of every LU "
 			       "with --all\n"
 			       "      --all         with --accept: every LU\n"
@@ -529,12 +566,16 @@ int verb_names(int argc, char *argv[], Options *o)
 		log_error("--all goes with --accept");
 		return EXIT_USAGE;
 	}
+	if ((conf_path || hwdb_path) && !diff) {
+		log_error("--config and --hwdb go with --diff");
+		return EXIT_USAGE;
+	}
 	if (diff) {
 		if (optind != argc) {
 			log_error("--diff takes no device");
 			return EXIT_USAGE;
 		}
-		return lunctl_names_diff(o, state_dir);
+		return lunctl_names_diff(o, state_dir, conf_path, hwdb_path);
 	}
 	if (accept) {
 		if (all == (optind != argc) || optind + 1 < argc) {
@@ -557,6 +598,6 @@ int verb_names(int argc, char *argv[], Options *o)
 	if (by_path)
 		return show_by_path(argv[optind], o);
 	if (why || o->root || o->sysfs_only || o->sgio_only)
-		return show_device_local(argv[optind], o, why);
+		return show_device_local(argv[optind], o, why, state_dir);
 	return show_device(argv[optind], o->output);
 }

@@ -256,16 +256,32 @@ static void rule_source(const RuleWhy *w, const Identity *i, char *buf, size_t s
 	               i->names->n > 0 ? i->names->name[0] : "", i->path.path ?: "");
 }
 
+/* Why an alias is linked (lund(8), Naming contract). */
+#define ALIAS_RULE "alias of accepted name, pending --accept"
+
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
-                    const IdentDesignator *used, const RuleWhy *rw)
+                    const IdentDesignator *used, const RuleWhy *rw, char *const *aliases,
+                    size_t n_aliases)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
-	json_object *names = json_object_new_array(), *desigs = json_object_new_array();
+	json_object *names = json_object_new_array(), *desigs = json_object_new_array(),
+	            *al = json_object_new_array();
 
-	if (!root || !names || !desigs) {
+	if (!root || !names || !desigs || !al) {
 		json_object_put(names);
 		json_object_put(desigs);
+		json_object_put(al);
 		return -ENOMEM;
+	}
+	json_object_object_add(root, "aliases", al);
+	for (size_t k = 0; k < n_aliases; k++) {
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "name", json_object_new_string(aliases[k]));
+		json_object_object_add(o, "rule", json_object_new_string(ALIAS_RULE));
+		json_object_array_add(al, o);
 	}
 	json_object_object_add(root, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(
@@ -324,7 +340,8 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	return output_json(stdout, root);
 }
 
-int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i)
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
+                     size_t n_aliases)
 {
 	_cleanup_(rule_why_done) RuleWhy rw = {};
 	IdentDesignator d[DESIG_MAX];
@@ -341,7 +358,8 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i)
 		if (d[k].verdict == IDENT_DESIG_USED)
 			used = &d[k];
 	if (o->output == OUTPUT_JSON)
-		return why_json(lu, i, d, n, used, &rw) < 0 ? EXIT_DEVICE : EXIT_OK;
+		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases) < 0 ? EXIT_DEVICE
+		                                                                : EXIT_OK;
 
 	printf("%s\n", lu->hctl);
 	if (rw.name[0]) {
@@ -362,6 +380,8 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i)
 		printf("name %s\n  rule:   %s\n  source: %s%s\n", i->names->name[k], w.rule,
 		       w.source, rw.name[0] ? "\n  links:  /dev/disk/by-id only" : "");
 	}
+	for (size_t k = 0; k < n_aliases; k++)
+		printf("alias %s\n  rule:   %s\n", aliases[k], ALIAS_RULE);
 	if (i->names->n == 0)
 		printf("no names: %s\n", i->names_error < 0
 		                                 ? "every candidate was refused as unsafe"

@@ -23,6 +23,10 @@ typedef struct Options {
 	OutputMode output;
 	bool sysfs_only;
 	bool sgio_only;
+	/* lunctl names --diff --config/--hwdb: the lund.conf and compiled hwdb the names are
+	 * computed under; NULL: the installed ones. */
+	const char *conf_path;
+	const char *hwdb_path;
 } Options;
 
 typedef struct LuRef LuRef;
@@ -63,13 +67,24 @@ typedef struct Identity Identity;
 int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret);
 /* A JSON object with the nodes @lu has ("block", "tape", "sg"); NULL on ENOMEM. */
 json_object *lunctl_nodes_json(const LuRef *lu);
-/* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, and what
- * scsi_id made of each page 0x83 designator. Returns the exit code. */
-int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i);
+/* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, its @aliases
+ * (lunctl_names_aliases()), and what scsi_id made of each page 0x83 designator. Returns the
+ * exit code. */
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
+                     size_t n_aliases);
+/* The aliases of @i (lund(8), Naming contract): the by-id base names recorded for its identity
+ * in @state_dir below --root that it does not get now. *ret (strv, free with strv_free_n()) and
+ * *ret_n; no records is none. Returns 0, -errno (logged). (lunctl-names-state.c) */
+int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i, char ***ret,
+                         size_t *ret_n);
+void strv_free_n(char **v, size_t n);
 /* lunctl names --diff / --accept (lunctl-names-state.c), against the name records in
- * @state_dir below --root. --diff returns 1 when a change is pending; --accept accepts the
- * names of @dev, or of every LU when NULL. Return the exit code. */
-int lunctl_names_diff(const Options *o, const char *state_dir);
+ * @state_dir below --root. --diff computes the names under lund.conf @conf_path and the hwdb
+ * @hwdb_path (source text, compiled here, or compiled; NULL: the installed ones) and returns 1
+ * when a change is pending, 2 on any error; --accept accepts the names of @dev, or of every LU
+ * when NULL. Return the exit code. */
+int lunctl_names_diff(const Options *o, const char *state_dir, const char *conf_path,
+                      const char *hwdb_path);
 int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev);
 int verb_list(int argc, char *argv[], Options *o);
 int verb_monitor(int argc, char *argv[], Options *o);

@@ -194,12 +194,21 @@ const char *claim_target(const Claim *c, const Lu *lu)
 	return o ? o->target : NULL;
 }
 
+bool claim_is_alias(const Claim *c, const Lu *lu)
+{
+	const ClaimOwner *o = claim_owner(c, lu);
+
+	return o && o->alias;
+}
+
 const char *claim_state(const Claim *c, const Lu *lu)
 {
 	if (c->foreign)
 		return "foreign";
 	if (c->winner == lu)
 		return "linked";
+	if (c->superseded && claim_is_alias(c, lu))
+		return "superseded";
 	if (c->quarantined)
 		return "quarantined";
 	if (c->winner)
@@ -207,14 +216,32 @@ const char *claim_state(const Claim *c, const Lu *lu)
 	return "pending";
 }
 
+/* Does an LU want @c's name as a current name (not as an alias)? */
+static bool claim_wanted_current(const Claim *c)
+{
+	for (const ClaimOwner *o = c->owners; o; o = o->next)
+		if (!o->alias)
+			return true;
+	return false;
+}
+
+/* Does @o take part in @c's resolution? Aliases only while nobody wants the name as a current
+ * name (@current: claim_wanted_current()). */
+static bool owner_counts(const ClaimOwner *o, bool current)
+{
+	return !o->alias || !current;
+}
+
 /* Do @c's owners disagree on the target, and are they then paths (every pair the same LU
- * through different ports) or clones? */
+ * through different ports) or clones? Only the owners that count (owner_counts()). */
 static bool claim_disagree(const Claim *c, bool *ret_paths)
 {
-	bool differ = false, paths = true;
+	bool differ = false, paths = true, current = claim_wanted_current(c);
 
 	for (const ClaimOwner *o = c->owners; o; o = o->next)
 		for (const ClaimOwner *p = o->next; p; p = p->next) {
+			if (!owner_counts(o, current) || !owner_counts(p, current))
+				continue;
 			if (!streq(o->target, p->target))
 				differ = true;
 			if (paths && !lu_same_lu(o->lu, p->lu))
@@ -229,13 +256,15 @@ static bool claim_disagree(const Claim *c, bool *ret_paths)
 static ClaimOwner *claim_pick(const Claim *c)
 {
 	ClaimOwner *win = NULL;
-	bool paths;
+	bool paths, current = claim_wanted_current(c);
 
 	if (claim_disagree(c, &paths) && !paths)
 		return NULL;
 	for (ClaimOwner *o = c->owners; o; o = o->next) {
 		bool better;
 
+		if (!owner_counts(o, current))
+			continue;
 		if (!win)
 			better = true;
 		else if (lu_running(o->lu) != lu_running(win->lu))
@@ -253,7 +282,18 @@ static void claim_resolve(Claims *cl, Claim *c)
 {
 	ClaimOwner *win = claim_pick(c);
 	bool paths, collision = claim_disagree(c, &paths), quarantined = collision && !paths;
+	bool superseded = false;
 	int r;
+
+	/* An alias gives way to any current name, and says so once. */
+	if (claim_wanted_current(c))
+		for (const ClaimOwner *o = c->owners; o; o = o->next)
+			if (o->alias) {
+				superseded = true;
+				if (!c->superseded && cl->ops->alias_dropped)
+					cl->ops->alias_dropped(cl->userdata, c, o->lu);
+			}
+	c->superseded = superseded;
 
 	if (collision && (!c->collision || quarantined != c->quarantined) && cl->ops->collision) {
 		c->quarantined = quarantined;
@@ -318,9 +358,13 @@ static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
 		return NULL;
 	}
 	o->lu = lu;
+	o->alias = w->alias;
 	strcpy(o->target, w->target);
 	o->next = c->owners;
 	c->owners = o;
+	/* An alias joining a name another LU wants now gives way at once. */
+	if (o->alias && c->superseded && cl->ops->alias_dropped)
+		cl->ops->alias_dropped(cl->userdata, c, lu);
 	claim_resolve(cl, c);
 	return c;
 }
@@ -342,11 +386,11 @@ static void claim_remove(Claims *cl, Lu *lu, Claim *c)
 }
 
 static bool want_in(const ClaimWant *want, size_t n, unsigned set, const char *name,
-                    const char *target)
+                    const char *target, bool alias)
 {
 	for (size_t i = 0; i < n; i++)
 		if (want[i].set == set && streq(want[i].name, name) &&
-		    streq(want[i].target, target))
+		    streq(want[i].target, target) && want[i].alias == alias)
 			return true;
 	return false;
 }
@@ -380,7 +424,7 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 	for (size_t i = 0; i < n_old; i++) {
 		ClaimOwner *o = claim_owner(old[i], lu);
 
-		if (!o || !want_in(want, n, old[i]->set, old[i]->name, o->target)) {
+		if (!o || !want_in(want, n, old[i]->set, old[i]->name, o->target, o->alias)) {
 			claim_remove(cl, lu, old[i]);
 			old[i] = NULL;
 		}

@@ -22,6 +22,13 @@
  * link it made (Claim.linked), so the link is still replaced or removed as lund's when its
  * record was lost.
  *
+ * Aliases (lund(8), "Naming contract"): an LU may claim a name as an alias, an old name its
+ * identity was given and the admin has not yet let go of. An alias ranks below every current
+ * name: while any LU wants the name as a current name, the alias owners are left out of the
+ * claim (not counted for the winner, for the collision or for the quarantine) and
+ * ClaimsOps.alias_dropped() says so once; only when nobody wants the name as a current name do
+ * the alias owners compete, by the same rule as current names.
+ *
  * An LU's own claims are a NULL-terminated array in Lu.userdata, which belongs to this object.
  */
 
@@ -37,6 +44,7 @@ typedef struct Claims Claims;
 typedef struct ClaimOwner {
 	Lu *lu;
 	struct ClaimOwner *next;
+	bool alias; /* an old name kept until accepted: below every current name */
 	char target[];
 } ClaimOwner;
 
@@ -50,6 +58,7 @@ typedef struct Claim {
 	bool foreign;     /* a file lund did not make holds the name */
 	bool collision;   /* owners disagree on the target */
 	bool quarantined; /* a collision of clones: nobody gets the name */
+	bool superseded;  /* alias owners left out: an LU wants the name as a current name */
 	int error;        /* the last write's failure (-errno, not -EEXIST), 0 if none */
 } Claim;
 
@@ -58,6 +67,7 @@ typedef struct ClaimWant {
 	unsigned set;
 	const char *name;
 	const char *target;
+	bool alias; /* an old name kept as an alias (above) */
 } ClaimWant;
 
 typedef struct ClaimsOps {
@@ -78,6 +88,8 @@ typedef struct ClaimsOps {
 	/* add() or remove() failed with @error (not -EEXIST) for @c's link to @target (NULL
 	 * for a removal). */
 	void (*failed)(void *userdata, const Claim *c, const char *target, int error, const Lu *lu);
+	/* @c's alias owner @lu is left out: @c is now wanted as a current name (optional). */
+	void (*alias_dropped)(void *userdata, const Claim *c, const Lu *lu);
 } ClaimsOps;
 
 int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret);
@@ -132,8 +144,11 @@ const char *claim_target(const Claim *c, const Lu *lu);
 int claims_refresh(Claims *cl, Lu *lu);
 
 /* @lu's standing on @c: "linked", "collision" (another path has it), "quarantined", "foreign",
- * "pending". */
+ * "superseded" (@lu's alias gave way to another LU's current name), "pending". */
 const char *claim_state(const Claim *c, const Lu *lu);
+
+/* Does @lu hold @c as an alias? */
+bool claim_is_alias(const Claim *c, const Lu *lu);
 
 /* Paths (true) or clones: how @a and @b relate by their page 0x83 keys. */
 bool lu_same_lu(const Lu *a, const Lu *b);

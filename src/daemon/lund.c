@@ -49,6 +49,8 @@ static void usage(FILE *out)
 	        "                                auto (udevd expected and 59-lund.rules "
 	        "installed),\n"
 	        "                                always, never\n"
+	        "     --state-dir <dir>        the name records below the root, read only\n"
+	        "                                (default /var/lib/lund)\n"
 	        "     --scan <when>            scan hosts for LUs at start-up (before readiness)\n"
 	        "                                and when a host appears: auto (when the kernel\n"
 	        "                                does not: scsi_mod.scan=manual), always, never\n"
@@ -201,6 +203,7 @@ int main(int argc, char *argv[])
 		OPT_CHECK_CONFIG,
 		OPT_SCAN,
 		OPT_UDEV_LINKS,
+		OPT_STATE_DIR,
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -220,6 +223,7 @@ int main(int argc, char *argv[])
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "scan", required_argument, NULL, OPT_SCAN },
 		{ "udev-links", required_argument, NULL, OPT_UDEV_LINKS },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -230,8 +234,9 @@ int main(int argc, char *argv[])
 		.run_dir = LUND_RUNDIR,
 		.link_dir = "dev/scsi/by-id",
 		.path_link_dir = "dev/scsi/by-path",
+		.state_dir = "var/lib/lund",
 	};
-	_cleanup_free_ char *link_dir = NULL, *path_link_dir = NULL;
+	_cleanup_free_ char *link_dir = NULL, *path_link_dir = NULL, *state_dir = NULL;
 	Manager *m = NULL;
 	int level = LOG_INFO, c, r;
 
@@ -313,6 +318,15 @@ int main(int argc, char *argv[])
 				fprintf(stderr, "lund: invalid --load-modules '%s'\n", optarg);
 				return LUND_EXIT_USAGE;
 			}
+			break;
+		case OPT_STATE_DIR:
+			free(state_dir);
+			state_dir = (char *)below_root(optarg);
+			if (!state_dir) {
+				fprintf(stderr, "lund: invalid --state-dir '%s'\n", optarg);
+				return LUND_EXIT_USAGE;
+			}
+			config.state_dir = state_dir;
 			break;
 		case OPT_UDEV_LINKS:
 			if (streq(optarg, "auto"))

@@ -99,7 +99,7 @@ static json_object *lu_other_paths_to_json(const Lu *lu)
 		for (ClaimOwner *x = claims[i]->owners; x; x = x->next) {
 			bool seen = false;
 
-			if (x->lu == lu)
+			if (x->lu == lu || (x->alias && claims[i]->superseded))
 				continue;
 			if (!a)
 				a = json_object_new_array();
@@ -208,6 +208,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 		json_object_object_add(l, "path", json_str_or_null(path));
 		json_object_object_add(l, "target", json_str_or_null(claim_target(c, lu)));
 		json_object_object_add(l, "state", json_object_new_string(claim_state(c, lu)));
+		json_object_object_add(l, "alias", json_object_new_boolean(claim_is_alias(c, lu)));
 		json_object_array_add(links, l);
 	}
 	json_object_object_add(o, "links", links);

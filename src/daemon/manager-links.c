@@ -24,6 +24,7 @@
 typedef struct LinkWants {
 	ClaimWant *v;
 	size_t n;
+	bool alias; /* the names added now are aliases (claims.h) */
 } LinkWants;
 
 static void link_wants_done(LinkWants *l)
@@ -174,7 +175,7 @@ static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, con
 	if (!v)
 		return -ENOMEM;
 	l->v = v;
-	v[l->n++] = (ClaimWant){ set, TAKE_PTR(name), TAKE_PTR(target) };
+	v[l->n++] = (ClaimWant){ set, TAKE_PTR(name), TAKE_PTR(target), l->alias };
 	return 0;
 }
 
@@ -282,47 +283,62 @@ static int lu_serial_path_name(Manager *m, const Lu *lu, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* The link scheme, lund(8) LINKS. */
+/* The /dev/scsi/by-id links of base name @b of @lu. */
+static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWants *ret)
+{
+	int r = want_add(m, ret, LINKSET_SCSI, b, "", lu_primary_node(lu));
+
+	if (r >= 0 && lu->type == LU_TYPE_TAPE)
+		r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
+	if (r >= 0)
+		r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
+	return r;
+}
+
+/* The by-id links of one base name @b of @lu: /dev/scsi/by-id's unless @scsi is false (a
+ * serial-path LU has its own name there), and /dev/disk/by-id's. */
+static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi, LinkWants *ret)
+{
+	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
+	int r = scsi ? lu_wanted_scsi_links(m, lu, b, ret) : 0;
+
+	if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
+		return r;
+	/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
+	r = want_add(m, ret, LINKSET_DISK, b, "", lu->block);
+	for (size_t p = 0; r >= 0 && !cdrom && p < lu->n_partitions; p++) {
+		char suffix[32];
+
+		snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
+		r = want_add(m, ret, LINKSET_DISK, b, suffix, lu->partitions[p].node);
+	}
+	return r;
+}
+
+/* The link scheme, lund(8) LINKS; then the aliases, the recorded names of the LU's identity
+ * it does not get now (lund(8), Naming contract), each linked as a current name would be. */
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
-	const char *primary = lu_primary_node(lu);
-	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
+	_cleanup_free_ const char **aliases = NULL;
 	_cleanup_free_ char *serial_path = NULL;
+	size_t n_aliases = 0;
 	int r = lu_wanted_path_links(m, lu, ret);
 
 	if (r >= 0)
 		r = lu_serial_path_name(m, lu, &serial_path);
-	if (r >= 0 && serial_path) {
-		r = want_add(m, ret, LINKSET_SCSI, serial_path, "", primary);
-		if (r >= 0 && lu->type == LU_TYPE_TAPE)
-			r = want_add(m, ret, LINKSET_SCSI, serial_path, "-nst", lu->tape_nr);
-		if (r >= 0)
-			r = want_add(m, ret, LINKSET_SCSI, serial_path, "-sg", lu->sg);
-	}
-
-	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++) {
-		const char *b = lu->naming.names[i];
-
-		/* serial-path: lund's tree has that name instead of the identity's. */
-		if (!serial_path) {
-			r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
-			if (r >= 0 && lu->type == LU_TYPE_TAPE)
-				r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
-			if (r >= 0)
-				r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
-		}
-
-		if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
-			continue;
-		/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
-		r = want_add(m, ret, LINKSET_DISK, b, "", lu->block);
-		for (size_t p = 0; r >= 0 && !cdrom && p < lu->n_partitions; p++) {
-			char suffix[32];
-
-			snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
-			r = want_add(m, ret, LINKSET_DISK, b, suffix, lu->partitions[p].node);
-		}
-	}
+	/* serial-path: lund's tree has that name instead of the identity's. */
+	if (r >= 0 && serial_path)
+		r = lu_wanted_scsi_links(m, lu, serial_path, ret);
+	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++)
+		r = lu_wanted_id_links(m, lu, lu->naming.names[i], !serial_path, ret);
+	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
+	if (r < 0 || lu->naming.n_names == 0)
+		return r;
+	r = manager_names_aliases(m, lu, &aliases, &n_aliases);
+	ret->alias = true;
+	for (size_t i = 0; i < n_aliases && r >= 0; i++)
+		r = lu_wanted_id_links(m, lu, aliases[i], true, ret);
+	ret->alias = false;
 	return r;
 }
 
@@ -442,7 +458,7 @@ static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
 	_cleanup_free_ char *path = NULL;
 
 	for (ClaimOwner *x = c->owners; x; x = x->next)
-		if (x->lu != first)
+		if (x->lu != first && !(x->alias && c->superseded))
 			json_object_array_add(others, json_object_new_string(x->lu->hctl));
 	if (winner)
 		log_full(LOG_NOTICE, 0, &dev, MESSAGE_NAME_COLLISION,
@@ -473,7 +489,28 @@ static void link_op_failed(void *userdata, const Claim *c, const char *target, i
 	m->current = NULL;
 }
 
+/* Journal message ID (sd-id128) of an alias given up for another LU's current name. */
+#define MESSAGE_ALIAS_DROPPED "b2c94e1f07d34a85a1e6c3d95f28e7b0"
+
+static void link_op_alias_dropped(void *userdata, const Claim *c, const Lu *lu)
+{
+	Manager *m = userdata;
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+	json_object *o = manager_event_hctl(lu);
+	_cleanup_free_ char *path = NULL;
+
+	log_full(LOG_NOTICE, 0, &dev, MESSAGE_ALIAS_DROPPED,
+	         "/%s/%s: old name of %s kept as an alias, now another logical unit's current "
+	         "name: the alias is dropped",
+	         m->link_dir[c->set], c->name, lu->hctl);
+	if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
+		json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	manager_emit(m, "alias-dropped", o);
+}
+
 static const ClaimsOps link_ops = {
+	.alias_dropped = link_op_alias_dropped,
 	.add = link_op_add,
 	.remove = link_op_remove,
 	.reconcile = link_op_reconcile,

@@ -25,6 +25,7 @@
 #include "manager.h"
 #include "modload.h"
 #include "monitor.h"
+#include "namerec.h"
 #include "policy-apply.h"
 #include "scan.h"
 #include "scanquirk.h"
@@ -88,6 +89,14 @@ struct Manager {
 	const Lu *udev_dirty[8]; /* other LUs whose names an update changed */
 	size_t n_udev_dirty;
 
+	/* The name records (manager-names.c), read only; indexed by identity, then name. */
+	int names_dirfd; /* the state directory, -EBADF when there is none */
+	sd_event_source *names_watch;
+	sd_event_source *names_retry; /* the directory is missing: look again later */
+	NameRecSet names_rec;
+	const NameRec **names_by_id;
+	size_t n_names_by_id;
+
 	sd_event_source *resync_source;
 	uint64_t last_resync;
 	uint64_t resyncs;
@@ -135,6 +144,15 @@ int manager_control_setup(Manager *m, const LundConf *conf);
 /* A status change for the service manager, sent once per loop iteration at most. */
 void manager_status_dirty(Manager *m);
 void manager_send_ready(Manager *m);
+
+/* manager-names.c */
+/* Read the name records in the state directory (ManagerConfig.state_dir) and watch it; never
+ * fails: without records no old name is kept. */
+int manager_names_setup(Manager *m);
+void manager_names_free(Manager *m);
+/* The base names (as in LuNaming.names) recorded for @lu's identity that it does not get now:
+ * its aliases. *ret (free() it; the strings belong to the records) and *ret_n; 0, -ENOMEM. */
+int manager_names_aliases(Manager *m, const Lu *lu, const char ***ret, size_t *ret_n);
 
 /* manager-links.c */
 /*

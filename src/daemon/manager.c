@@ -724,7 +724,7 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	if (!m)
 		return -ENOMEM;
 	m->config = *config;
-	m->rootfd = m->runfd = m->lockfd = m->udevrecfd = -EBADF;
+	m->rootfd = m->runfd = m->lockfd = m->udevrecfd = m->names_dirfd = -EBADF;
 	m->scan_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->root = strdup(config->root ?: "/");
 	m->run_dir = strdup(config->run_dir);
@@ -843,6 +843,7 @@ Manager *manager_free(Manager *m)
 	error_tracker_free(m->errors);
 	modload_free(m->modload);
 	claims_free(m->claims);
+	manager_names_free(m);
 	udev_records_free(m->udev);
 	safe_close(m->udevrecfd);
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
@@ -927,6 +928,7 @@ int manager_start(Manager *m)
 	r = manager_links_setup(m);
 	if (r < 0)
 		return r;
+	(void)manager_names_setup(m);
 	r = manager_udev_setup(m);
 	if (r < 0)
 		return r;

@@ -50,6 +50,7 @@ typedef struct ManagerConfig {
 	bool error_events;           /* patched kernel: error events rather than counters */
 	ManagerScanMode scan;        /* host scans by the daemon */
 	ManagerUdevLinks udev_links; /* who makes lund's links */
+	const char *state_dir;       /* below root: the name records, "var/lib/lund"; NULL: none */
 } ManagerConfig;
 
 /*

@@ -308,6 +308,29 @@ expect_rc 0 "names --accept of the renamed LU" names_st --accept "$one"
 expect_rc 0 "names --diff after --accept" names_st --diff
 check "names --accept: the old name retired" \
         sh -c '! grep -q LUND_OLD_FORM "$1"' sh "$up/var/lib/lund/names"
+# --diff under another lund.conf or hwdb: each checked first, any error exit 2 (1 is "pending").
+printf '[defaults]\ntimeout = 45\n' > "$TMP/preview.conf"
+expect_rc 0 "names --diff --config FILE" names_st --diff --config "$TMP/preview.conf"
+expect_rc 2 "names --diff --config, a missing file" names_st --diff --config "$TMP/nonexistent"
+expect_rc 2 "names --diff --hwdb, a missing file" names_st --diff --hwdb "$TMP/nonexistent"
+printf 'KSLPHHRH\0\0\0\0\0\0\0\0' > "$TMP/corrupt.hwdb.bin"
+expect_rc 2 "names --diff --hwdb, a corrupt compiled hwdb" \
+        names_st --diff --hwdb "$TMP/corrupt.hwdb.bin"
+printf 'lund:scsi:t0:vLUNDTEST:*\n LUND_TIMEOUT=45\n' > "$TMP/preview.hwdb"
+if command -v systemd-hwdb > /dev/null; then
+        expect_rc 0 "names --diff --hwdb SOURCE (compiled with systemd-hwdb)" \
+                names_st --diff --hwdb "$TMP/preview.hwdb"
+        printf 'not an hwdb\n' > "$TMP/bad.hwdb"
+        expect_rc 2 "names --diff --hwdb, source systemd-hwdb refuses" \
+                names_st --diff --hwdb "$TMP/bad.hwdb"
+else
+        expect_rc 2 "names --diff --hwdb SOURCE without systemd-hwdb" \
+                names_st --diff --hwdb "$TMP/preview.hwdb"
+        check "names --diff --hwdb: says systemd-hwdb is needed" grep -q "systemd-hwdb" "$TMP/err"
+fi
+check "names --diff --hwdb: no temporary root left" \
+        sh -c '! ls -d /tmp/lunctl-hwdb.* > /dev/null 2>&1'
+expect_rc 1 "names --config without --diff" names_st --config "$TMP/preview.conf" "$one"
 # a damaged record file: reported in one warning, every name pending, repaired by --accept
 printf 'lund-names 1\nnot a record\n%s name scsi/by-id/cut' "$key" > "$up/var/lib/lund/names"
 expect_rc 1 "names --diff with a damaged record file" names_st --diff

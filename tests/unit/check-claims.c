@@ -30,7 +30,7 @@ static struct {
 	const char *foreign; /* a file lund did not make holds this name */
 	const char *fail;    /* writes of this name fail with fail_error */
 	int fail_error;
-	unsigned adds, removes, reconciles, collisions, failures;
+	unsigned adds, removes, reconciles, collisions, failures, aliases_dropped;
 	const Lu *last_winner; /* of the last collision report */
 } store;
 
@@ -133,7 +133,14 @@ static void op_failed(void *userdata, const Claim *c, const char *target, int er
 	store.failures++;
 }
 
+static void op_alias_dropped(void *userdata, const Claim *c, const Lu *lu)
+{
+	ck_assert(claim_is_alias(c, lu));
+	store.aliases_dropped++;
+}
+
 static const ClaimsOps ops = {
+	.alias_dropped = op_alias_dropped,
 	.add = op_add,
 	.remove = op_remove,
 	.reconcile = op_reconcile,
@@ -553,6 +560,148 @@ START_TEST(test_foreign)
 }
 END_TEST
 
+/* @lu wants @name pointing at its own node as an alias (an old name kept until accepted). */
+static void want_alias(Lu *lu, const char *name)
+{
+	ClaimWant w = { 0, name, lu_targets[lu - lus], true };
+
+	ck_assert_int_eq(claims_update(cl, lu, &w, 1), 0);
+}
+
+/* An alias against another LU's current name, in both orders: the current name wins although
+ * the alias's LU has the lower H:C:T:L and the two are not one LU (were both current names,
+ * the name would be quarantined). No collision, no quarantine; the alias is reported dropped
+ * once, and comes back when the current name goes. */
+START_TEST(test_alias_vs_current)
+{
+	Claim *c;
+
+	lus[2].naming.lu_key = (char *)"0103:5000c50015ea71ad"; /* another LU */
+	if (_i == 0) {
+		want_alias(&lus[0], "scsi-SOLD");
+		ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
+		want_one(&lus[2], "scsi-SOLD");
+	} else {
+		want_one(&lus[2], "scsi-SOLD");
+		want_alias(&lus[0], "scsi-SOLD");
+	}
+	c = claims_find(cl, 0, "scsi-SOLD");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_eq(c->winner, &lus[2]);
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sdc");
+	ck_assert(!c->collision && !c->quarantined && c->superseded);
+	ck_assert_str_eq(claim_state(c, &lus[2]), "linked");
+	ck_assert_str_eq(claim_state(c, &lus[0]), "superseded");
+	ck_assert(claim_is_alias(c, &lus[0]));
+	ck_assert(!claim_is_alias(c, &lus[2]));
+	ck_assert_uint_eq(store.collisions, 0);
+	ck_assert_uint_eq(store.aliases_dropped, 1);
+
+	/* A second alias owner joining is reported too, once. */
+	lus[1].naming.lu_key = (char *)"0103:5000c50015ea71ae";
+	want_alias(&lus[1], "scsi-SOLD");
+	ck_assert_uint_eq(store.aliases_dropped, 2);
+	ck_assert_str_eq(claim_state(c, &lus[1]), "superseded");
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+
+	/* A full reconcile decides alike. */
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sdc");
+
+	/* The current name goes: the alias has the name again. */
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert(!c->superseded);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
+	ck_assert_uint_eq(store.aliases_dropped, 2); /* nothing more: the alias is back */
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_uint_eq(store.n, 0);
+}
+END_TEST
+
+/* Clones quarantine a name they both want now; an alias of a third LU neither joins the
+ * quarantine nor takes the name, and a link the alias had is removed. */
+START_TEST(test_alias_vs_clones)
+{
+	Claim *c;
+
+	lus[0].naming.lu_key = (char *)"0103:5000c50015ea71ad"; /* another LU */
+	lus[2].naming.port_key = (char *)port_keys[1];          /* lus[2] a clone of lus[1] */
+	want_alias(&lus[0], "scsi-SBOGUS");
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+	want_one(&lus[1], "scsi-SBOGUS");
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sdb");
+	want_one(&lus[2], "scsi-SBOGUS");
+	c = claims_find(cl, 0, "scsi-SBOGUS");
+	ck_assert(c->collision && c->quarantined && c->superseded);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_ptr_null(link_of(0, "scsi-SBOGUS"));
+	ck_assert_str_eq(claim_state(c, &lus[0]), "superseded");
+	ck_assert_str_eq(claim_state(c, &lus[1]), "quarantined");
+	ck_assert_uint_eq(store.collisions, 1);
+	ck_assert_ptr_null(store.last_winner);
+	ck_assert_uint_eq(store.aliases_dropped, 1);
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_null(link_of(0, "scsi-SBOGUS"));
+
+	/* The clones go: the alias has the name again. */
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert_str_eq(link_of(0, "scsi-SBOGUS"), "../../sda");
+	ck_assert(!c->collision && !c->superseded);
+}
+END_TEST
+
+/* Two clones holding one old name as an alias (one identity, both recorded): nobody gets it,
+ * as for a current name. */
+START_TEST(test_alias_clones)
+{
+	Claim *c;
+
+	lus[1].naming.port_key = (char *)port_keys[0];
+	want_alias(&lus[0], "scsi-SOLD");
+	want_alias(&lus[1], "scsi-SOLD");
+	c = claims_find(cl, 0, "scsi-SOLD");
+	ck_assert(c->quarantined && !c->superseded);
+	ck_assert_ptr_null(link_of(0, "scsi-SOLD"));
+	ck_assert_uint_eq(store.aliases_dropped, 0);
+}
+END_TEST
+
+/* The admin accepts: the LU's wants lose the alias, and its link goes; a name that turns
+ * from alias into a current name (the rules changed back) is held as a current name. */
+START_TEST(test_alias_accept)
+{
+	ClaimWant want[] = {
+		{ 0, "scsi-SNEW", "../../sda", false },
+		{ 0, "scsi-SOLD", "../../sda", true },
+	};
+	Claim *c;
+
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, 2), 0);
+	ck_assert_str_eq(link_of(0, "scsi-SNEW"), "../../sda");
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
+	c = claims_find(cl, 0, "scsi-SOLD");
+	ck_assert(claim_is_alias(c, &lus[0]));
+	ck_assert_str_eq(claim_state(c, &lus[0]), "linked");
+
+	want[1].alias = false;
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, 2), 0);
+	c = claims_find(cl, 0, "scsi-SOLD");
+	ck_assert(!claim_is_alias(c, &lus[0]));
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
+
+	/* Accepted: only the current name stays. */
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, 1), 0);
+	ck_assert_ptr_null(link_of(0, "scsi-SOLD"));
+	ck_assert_ptr_null(claims_find(cl, 0, "scsi-SOLD"));
+	ck_assert_str_eq(link_of(0, "scsi-SNEW"), "../../sda");
+	ck_assert_uint_eq(claims_n(cl), 1);
+	ck_assert_uint_eq(store.aliases_dropped, 0);
+}
+END_TEST
+
 static Suite *claims_suite(void)
 {
 	Suite *s = suite_create("claims");
@@ -569,6 +718,10 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_deferred);
 	tcase_add_test(tc, test_retry);
 	tcase_add_test(tc, test_foreign);
+	tcase_add_loop_test(tc, test_alias_vs_current, 0, 2);
+	tcase_add_test(tc, test_alias_vs_clones);
+	tcase_add_test(tc, test_alias_clones);
+	tcase_add_test(tc, test_alias_accept);
 	suite_add_tcase(s, tc);
 	return s;
 }
