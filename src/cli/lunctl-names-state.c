@@ -26,6 +26,7 @@
 #include "lunctl.h"
 #include "macro.h"
 #include "namerec.h"
+#include "names.h"
 #include "namestate.h"
 #include "output.h"
 #include "sysfs.h"
@@ -57,6 +58,8 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, char **
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
+	char sp[NAME_MAX + 1];
+	bool serial_path;
 	const char *key;
 	int r;
 
@@ -66,7 +69,18 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, char **
 	key = identity_key(&ident);
 	if (!key)
 		return 0;
-	for (size_t i = 0; i < ident.names->n; i++) {
+	/* A serial-path LU (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
+	r = lunctl_serial_path_name(o, &lu, &ident, sp);
+	if (r == -ENOMEM)
+		return r;
+	serial_path = r > 0;
+	if (serial_path) {
+		_cleanup_free_ char *name = strjoin(BY_ID_DIR, sp);
+
+		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; !serial_path && i < ident.names->n; i++) {
 		_cleanup_free_ char *name = strjoin(BY_ID_DIR, ident.names->name[i]);
 
 		if (!name)
@@ -404,17 +418,30 @@ void strv_free_n(char **v, size_t n)
 	free(v);
 }
 
-static bool has_name(const Identity *i, const char *base)
+/* Does @i get @base in /dev/scsi/by-id now: its serial-path name @sp when it has one, else its
+ * identity names? A serial-path name of the same identity through another path (its first
+ * name, "-", another path's tag) belongs to another medium: it counts as gotten, never an
+ * alias of this one. As lund decides it (lund(8), Naming contract). */
+static bool has_name(const Identity *i, const char *sp, const char *base)
 {
+	char own[NAME_MAX + 1];
+	const char *first = i->names->n > 0 ? i->names->name[0] : NULL;
+	size_t n = first ? strlen(first) : 0;
+
+	if (sp[0])
+		return streq(base, sp);
 	for (size_t k = 0; k < i->names->n; k++)
 		if (streq(i->names->name[k], base))
 			return true;
+	if (first && strneq(base, first, n) && base[n] == '-')
+		return names_serial_path(first, i->path.path, own) < 0 || !streq(own, base);
 	return false;
 }
 
-int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i, char ***ret,
-                         size_t *ret_n)
+int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,
+                         const Identity *i, char ***ret, size_t *ret_n)
 {
+	char sp[NAME_MAX + 1];
 	_cleanup_(namerec_set_done) NameRecSet rec = {};
 	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
 	const char *key = identity_key(i);
@@ -432,13 +459,15 @@ int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity
 	r = load_state(rootfd, state_dir, false, &fd, &rec);
 	if (r < 0)
 		return r;
+	if (lunctl_serial_path_name(o, lu, i, sp) < 0)
+		sp[0] = 0;
 	for (size_t k = 0; k < rec.n; k++) {
 		const NameRec *x = &rec.rec[k];
 		const char *base = x->name + strlen(BY_ID_DIR);
 		char **nv;
 
 		if (!streq(x->identity, key) || !strneq(x->name, BY_ID_DIR, strlen(BY_ID_DIR)) ||
-		    isempty(base) || strchr(base, '/') || has_name(i, base))
+		    isempty(base) || strchr(base, '/') || has_name(i, sp, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv || !(nv[n] = strdup(base))) {

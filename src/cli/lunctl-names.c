@@ -128,7 +128,7 @@ static int show_device_local(const char *dev, const Options *o, bool why, const 
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
-	if (lunctl_names_aliases(o, state_dir, &ident, &aliases, &n_aliases) < 0)
+	if (lunctl_names_aliases(o, state_dir, &lu, &ident, &aliases, &n_aliases) < 0)
 		return EXIT_DEVICE;
 	if (why)
 		r = lunctl_names_why(o, &lu, &ident, aliases, n_aliases);

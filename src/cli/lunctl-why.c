@@ -205,7 +205,8 @@ static char *attr_trimmed(int rootfd, const char *syspath, const char *attr)
 	return s;
 }
 
-/* The system's compiled hwdb, or with --root the tree's /etc/udev/hwdb.bin. */
+/* The hwdb a preview gives (names --diff --hwdb), else the system's compiled one, or with
+ * --root the tree's /etc/udev/hwdb.bin. */
 static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i, RuleWhy *ret)
 {
 	_cleanup_free_ char *vendor = NULL, *model = NULL, *rev = NULL, *hwdb_path = NULL;
@@ -216,8 +217,11 @@ static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i
 	int r;
 
 	*ret = (RuleWhy){ .rule = NAME_RULE_IDENTITY };
-	if (o->root && !streq(o->root, "/") &&
-	    asprintf(&hwdb_path, "%s/etc/udev/hwdb.bin", o->root) < 0)
+	if (o->hwdb_path)
+		hwdb_path = strdup(o->hwdb_path);
+	else if (o->root && !streq(o->root, "/"))
+		hwdb_path = strjoin(o->root, "/etc/udev/hwdb.bin");
+	if ((o->hwdb_path || (o->root && !streq(o->root, "/"))) && !hwdb_path)
 		return -ENOMEM;
 	if (hwdb_open(hwdb_path, &h) < 0)
 		return 0; /* no hwdb: the default rule */
@@ -245,6 +249,21 @@ static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i
 	    names_serial_path(i->names->name[0], i->path.path, ret->name) < 0)
 		ret->name[0] = 0;
 	return 0;
+}
+
+int lunctl_serial_path_name(const Options *o, const LuRef *lu, const Identity *i,
+                            char ret[static NAME_MAX + 1])
+{
+	_cleanup_(rule_why_done) RuleWhy rw = {};
+	int r = rule_why_compute(o, lu, i, &rw);
+
+	ret[0] = 0;
+	if (r < 0)
+		return r;
+	if (!rw.name[0])
+		return 0;
+	memcpy(ret, rw.name, sizeof(rw.name));
+	return 1;
 }
 
 static void rule_source(const RuleWhy *w, const Identity *i, char *buf, size_t size)

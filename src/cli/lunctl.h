@@ -2,6 +2,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdbool.h>
 
 /* Exit codes, documented in lunctl(8). */
@@ -72,11 +73,16 @@ json_object *lunctl_nodes_json(const LuRef *lu);
  * exit code. */
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
                      size_t n_aliases);
+/* The name of @i in /dev/scsi/by-id when the hwdb marks it serial-path (lund.hwdb(7)), as lund
+ * makes it: 1 and the name in @ret; 0 when it is named by identity (@ret ""); -errno.
+ * (lunctl-why.c) */
+int lunctl_serial_path_name(const Options *o, const LuRef *lu, const Identity *i,
+                            char ret[static NAME_MAX + 1]);
 /* The aliases of @i (lund(8), Naming contract): the by-id base names recorded for its identity
  * in @state_dir below --root that it does not get now. *ret (strv, free with strv_free_n()) and
  * *ret_n; no records is none. Returns 0, -errno (logged). (lunctl-names-state.c) */
-int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i, char ***ret,
-                         size_t *ret_n);
+int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,
+                         const Identity *i, char ***ret, size_t *ret_n);
 void strv_free_n(char **v, size_t n);
 /* lunctl names --diff / --accept (lunctl-names-state.c), against the name records in
  * @state_dir below --root. --diff computes the names under lund.conf @conf_path and the hwdb

@@ -334,7 +334,7 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
 	if (r < 0 || lu->naming.n_names == 0)
 		return r;
-	r = manager_names_aliases(m, lu, &aliases, &n_aliases);
+	r = manager_names_aliases(m, lu, serial_path, &aliases, &n_aliases);
 	ret->alias = true;
 	for (size_t i = 0; i < n_aliases && r >= 0; i++)
 		r = lu_wanted_id_links(m, lu, aliases[i], true, ret);

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
+#include "names.h"
 #include "namestate.h"
 
 /* Records name links below /dev; lund's by-id names are those in this directory. */
@@ -192,15 +193,30 @@ static const char *lu_identity(const Lu *lu)
 	return NULL;
 }
 
-static bool lu_has_name(const Lu *lu, const char *base)
+/*
+ * Does @lu get by-id base name @base now (in lund's tree: its serial-path name @serial_path
+ * instead of its identity names when the hwdb marks it, lund.hwdb(7))? A recorded serial-path
+ * name of the same identity through another path (its first name, "-", another path's tag) is
+ * the name of another medium, never this LU's alias: it counts as gotten, so it is skipped.
+ */
+static bool lu_has_name(const Lu *lu, const char *serial_path, const char *base)
 {
+	char own[NAME_MAX + 1];
+	const char *first = lu->naming.n_names > 0 ? lu->naming.names[0] : NULL;
+	size_t n = first ? strlen(first) : 0;
+
+	if (serial_path)
+		return streq(base, serial_path);
 	for (size_t i = 0; i < lu->naming.n_names; i++)
 		if (streq(lu->naming.names[i], base))
 			return true;
+	if (first && strneq(base, first, n) && base[n] == '-')
+		return names_serial_path(first, lu->naming.id_path, own) < 0 || !streq(own, base);
 	return false;
 }
 
-int manager_names_aliases(Manager *m, const Lu *lu, const char ***ret, size_t *ret_n)
+int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, const char ***ret,
+                          size_t *ret_n)
 {
 	const char *id = lu_identity(lu), **v = NULL;
 	size_t lo = 0, hi = m->n_names_by_id, n = 0;
@@ -225,7 +241,7 @@ int manager_names_aliases(Manager *m, const Lu *lu, const char ***ret, size_t *r
 		if (!strneq(name, RECORD_BY_ID, strlen(RECORD_BY_ID)))
 			continue;
 		base = name + strlen(RECORD_BY_ID);
-		if (isempty(base) || strchr(base, '/') || lu_has_name(lu, base))
+		if (isempty(base) || strchr(base, '/') || lu_has_name(lu, serial_path, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv) {

@@ -35,6 +35,10 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    a reload) gives each a /dev/scsi/by-id name of its serial
                                    plus its path, while /dev/disk/by-id stays udev's (still
                                    quarantined); `lunctl names --why` says which rule made it.
+  daemon-loop.py LUND rename      an hwdb update renames a USB stick (serial-path): `lunctl
+                                   names --diff --hwdb` previews it before it is installed; after
+                                   the reload its accepted name stays linked as an alias until
+                                   `--accept`, which retires it while lund runs.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
   daemon-loop.py LUND identify-hang LUs the kernel cached too little of are identified with
@@ -544,8 +548,9 @@ def hwdb_bin(prefix, key, value):
     return head + bytes(strings) + node_root + node_leaf
 
 
-def case_clones(tmp):
-    root = os.path.join(tmp, 'root')
+def usb_tree(root, ports):
+    """A fake xHCI at 0000:00:04.0 with a QEMU USB stick (46f4:0001, serial CLONE0000001) on
+    each port of @ports: port p is SCSI host p + 2, disk sd<b+p>, sg<p>."""
     hba = 'sys/devices/pci0000:00/0000:00:04.0'
 
     def dev(path, subsystem=None, devtype=None):
@@ -587,8 +592,22 @@ def case_clones(tmp):
     dev('sys/devices/pci0000:00')
     dev(hba, 'pci')
     dev(hba + '/usb2', 'usb', 'usb_device')
-    stick(1, 3, 'sdb', 'sg1')
-    stick(2, 4, 'sdc', 'sg2')
+    for port in ports:
+        stick(port, port + 2, 'sd' + chr(ord('a') + port), 'sg%d' % port)
+
+
+# The names of the sticks usb_tree() makes: udev's by-id name they share, and lund's
+# serial-path name of the stick on each port.
+USB_SHARED = 'usb-FAKE_DISK_CLONE0000001-0:0'
+
+
+def usb_serial_path(port):
+    return USB_SHARED + '-pci-0000_00_04_0-usb-0_%d_1_0-scsi-0_0_0_0' % port
+
+
+def case_clones(tmp):
+    root = os.path.join(tmp, 'root')
+    usb_tree(root, (1, 2))
     hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
     lund = Lund(tmp, root, os.path.join(tmp, 'run'),
                 ['--scan', 'never', '--manage-disk-links', '--hwdb', hwdb])
@@ -599,9 +618,8 @@ def case_clones(tmp):
         except OSError:
             return None
 
-    shared = 'usb-FAKE_DISK_CLONE0000001-0:0'
-    own = {'sdb': shared + '-pci-0000_00_04_0-usb-0_1_1_0-scsi-0_0_0_0',
-           'sdc': shared + '-pci-0000_00_04_0-usb-0_2_1_0-scsi-0_0_0_0'}
+    shared = USB_SHARED
+    own = {'sdb': usb_serial_path(1), 'sdc': usb_serial_path(2)}
     env = dict(os.environ, LUND_RUN_DIR=lund.run_dir)
     try:
         lund.wait_socket()
@@ -653,6 +671,93 @@ def case_clones(tmp):
             check(j.get('name_rule') == 'serial-path' and
                   any(n.get('name') == own['sdc'] for n in j.get('names', [])),
                   'lunctl --json names --why: name_rule serial-path and the name')
+    finally:
+        lund.stop()
+
+
+def case_rename(tmp):
+    root = os.path.join(tmp, 'root')
+    usb_tree(root, (1,))
+    # Pages 0x80 and 0x83 cached: the records' key is the LU's own wwn.
+    d = 'sys/bus/scsi/devices/3:0:0:0/'
+    for attr, data in (('vpd_pg0', bytes([0, 0, 0, 3, 0x00, 0x80, 0x83])),
+                       ('vpd_pg80', bytes([0, 0x80, 0, 7]) + b'SER0001'),
+                       ('vpd_pg83', bytes([0, 0x83, 0, 12, 0x01, 0x03, 0, 8]) +
+                        bytes.fromhex('5000c50015ea71a0'))):
+        with open(os.path.join(root, d, attr), 'wb') as f:
+            f.write(data)
+    hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
+    preview = os.path.join(tmp, 'preview-hwdb.bin')
+    entry = hwdb_bin('lund:usb:v46F4p0001', 'LUND_NAME_IDENTITY', 'serial-path')
+    with open(preview, 'wb') as f:
+        f.write(entry)
+    new = usb_serial_path(1)
+    os.makedirs(os.path.join(root, 'var/lib/lund'))
+
+    def lunctl(*args):
+        return subprocess.run([LUNCTL, '--root', root] + list(args), capture_output=True,
+                              text=True, env=dict(os.environ, LUND_RUN_DIR=lund.run_dir))
+
+    def states(*args):
+        return lunctl('names', '--state-dir', '/var/lib/lund', *args)
+
+    def link(name):
+        try:
+            return os.readlink(os.path.join(root, 'dev/scsi/by-id', name))
+        except OSError:
+            return None
+
+    def wait(cond):
+        for _ in range(300):
+            if cond():
+                return True
+            time.sleep(0.1)
+        return False
+
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--hwdb', hwdb, '--state-dir', '/var/lib/lund'])
+    try:
+        r = states('--accept', '--all')
+        check(r.returncode == 0, 'the names are accepted: %d %s' % (r.returncode, r.stderr))
+        lund.wait_socket()
+        check(wait(lambda: link(USB_SHARED) == '../../sdb'),
+              'by identity: /dev/scsi/by-id/%s -> sdb (%s)' % (USB_SHARED, link(USB_SHARED)))
+        r = states('--diff')
+        check(r.returncode == 0, 'nothing pending before the hwdb changes (%d)\n%s' %
+              (r.returncode, r.stdout))
+
+        # An hwdb update that renames the device, previewed before it is installed.
+        r = states('--diff', '--hwdb', preview)
+        check(r.returncode == 1 and new in r.stdout and USB_SHARED in r.stdout,
+              '--diff --hwdb previews the rename, exit 1 (%d):\n%s%s' %
+              (r.returncode, r.stdout, r.stderr))
+        os.makedirs(os.path.dirname(hwdb), exist_ok=True)
+        with open(hwdb, 'wb') as f:
+            f.write(entry)
+        r = request(lund.run_dir, {'cmd': 'reload'}, 30)
+        check(r.get('ok') is True, 'the reload with the new hwdb is answered ok: %s' % r)
+        check(wait(lambda: link(new) == '../../sdb'),
+              'renamed: /dev/scsi/by-id/%s -> sdb (%s)' % (new, link(new)))
+        check(wait(lambda: link(USB_SHARED) == '../../sdb' and
+                   link(USB_SHARED + '-sg') == '../../sg1'),
+              'the old name and its -sg form stay, as aliases, on the same LU (%s, %s)' %
+              (link(USB_SHARED), link(USB_SHARED + '-sg')))
+        r = lunctl('--json', 'names', '3:0:0:0')
+        j = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(USB_SHARED in j.get('aliases', []) and new not in j.get('aliases', []),
+              'lunctl names lists the old name as an alias:\n' + r.stdout + r.stderr)
+        r = states('--diff')
+        check(r.returncode == 1 and new in r.stdout,
+              'the rename is pending (--diff exit 1, %d):\n%s' % (r.returncode, r.stdout))
+
+        r = states('--accept', '--all')
+        check(r.returncode == 0, 'the rename is accepted (%d)' % r.returncode)
+        check(wait(lambda: link(USB_SHARED) is None and link(USB_SHARED + '-sg') is None),
+              'accepted: the alias links are gone (%s)' % link(USB_SHARED))
+        check(link(new) == '../../sdb', 'accepted: the new name stays (%s)' % link(new))
+        r = states('--diff')
+        check(r.returncode == 0, 'nothing pending after the accept (%d):\n%s' %
+              (r.returncode, r.stdout))
     finally:
         lund.stop()
 
