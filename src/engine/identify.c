@@ -145,12 +145,12 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 		return r;
 	i.names_error = r < 0 ? r : 0;
 
-	r = export_ident(i.id, EXPORT_UDEV, collect_line, &i);
+	r = opts && opts->no_lines ? 0 : export_ident(i.id, EXPORT_UDEV, collect_line, &i);
 	if (r < 0)
 		return r;
 	i.n_udev_lines = i.n_lines;
 	i.udev_size = i.lines_size;
-	if (!opts || !opts->udev_lines_only) {
+	if (!opts || (!opts->udev_lines_only && !opts->no_lines)) {
 		r = export_ident(i.id, EXPORT_SG_INQ, collect_line, &i);
 		if (r < 0)
 			return r;

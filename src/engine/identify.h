@@ -36,6 +36,7 @@ typedef struct IdentifyOptions {
 	const UdevCtx *udev;  /* what udev's rules read besides the pages; NULL: read it from
 	                       * sysfs below the root (udevctx_read()) */
 	bool udev_lines_only; /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
+	bool no_lines;        /* no export lines at all (Identity.lines stays empty) */
 } IdentifyOptions;
 
 typedef struct Identity {
