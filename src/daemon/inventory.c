@@ -419,25 +419,19 @@ int inventory_remove(Inventory *inv, const char *hctl)
 	return 1;
 }
 
-/* INQUIRY strings as the kernel shows them: padded with spaces to their field's width. */
-static char *attr_text(int rootfd, const char *syspath, const char *attr)
+/* A text attribute without its trailing blanks (the kernel pads INQUIRY strings with spaces to
+ * their field's width), as the inventory's shared copy (strpool_put() it); NULL when
+ * unreadable. Read on every uevent of an LU: into the stack, one page as sysfs holds at most. */
+static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
 {
-	char *s = sysfs_attr_string(rootfd, syspath, attr);
+	char s[4096 + 1];
 	size_t n;
 
-	if (!s)
+	if (sysfs_attr_string_buf(inv->rootfd, syspath, attr, s, sizeof(s)) < 0)
 		return NULL;
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == ' ')
 		s[--n] = 0;
-	return s;
-}
-
-/* attr_text() as the inventory's shared copy (strpool_put() it); NULL when unreadable. */
-static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
-{
-	_cleanup_free_ char *s = attr_text(inv->rootfd, syspath, attr);
-
 	return strpool_get(inv->strings, s);
 }
 
