@@ -12,6 +12,7 @@
 #include "inventory.h"
 #include "luns.h"
 #include "macro.h"
+#include "strpool.h"
 #include "sysfs.h"
 
 struct Inventory {
@@ -28,6 +29,7 @@ struct Inventory {
 	 * linear probing, @index_size a power of two kept at least twice @n_lus. */
 	Lu **index;
 	size_t index_size;
+	StrPool *strings; /* Lu.vendor, .model, .revision, .state */
 };
 
 static const char *const ua_table[_LU_UA_MAX] = {
@@ -100,6 +102,11 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 	inv = calloc(1, sizeof(*inv));
 	if (!inv)
 		return -ENOMEM;
+	inv->strings = strpool_new();
+	if (!inv->strings) {
+		free(inv);
+		return -ENOMEM;
+	}
 	inv->rootfd = rootfd;
 	inv->probe_flags = probe_flags;
 	if (hooks)
@@ -109,13 +116,13 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 	return 0;
 }
 
-static void lu_clear_fields(Lu *lu)
+static void lu_clear_fields(Inventory *inv, Lu *lu)
 {
 	free(lu->syspath);
-	free(lu->vendor);
-	free(lu->model);
-	free(lu->revision);
-	free(lu->state);
+	strpool_put(inv->strings, lu->vendor);
+	strpool_put(inv->strings, lu->model);
+	strpool_put(inv->strings, lu->revision);
+	strpool_put(inv->strings, lu->state);
 	free(lu->block);
 	free(lu->tape);
 	free(lu->tape_nr);
@@ -127,11 +134,11 @@ static void lu_clear_fields(Lu *lu)
 	lu_naming_done(&lu->naming);
 }
 
-static Lu *lu_free(Lu *lu)
+static Lu *lu_free(Inventory *inv, Lu *lu)
 {
 	if (!lu)
 		return NULL;
-	lu_clear_fields(lu);
+	lu_clear_fields(inv, lu);
 	free(lu->hctl);
 	free(lu);
 	return NULL;
@@ -153,13 +160,14 @@ Inventory *inventory_free(Inventory *inv)
 				Lu *lu = t->lus;
 
 				t->lus = lu->next;
-				lu_free(lu);
+				lu_free(inv, lu);
 			}
 			free(t);
 		}
 		free(h);
 	}
 	free(inv->index);
+	strpool_free(inv->strings);
 	free(inv);
 	return NULL;
 }
@@ -398,7 +406,7 @@ static void remove_lu(Inventory *inv, Lu *lu)
 	if (inv->hooks.lu_removed)
 		inv->hooks.lu_removed(inv, lu, inv->userdata);
 	unlink_lu(inv, lu);
-	lu_free(lu);
+	lu_free(inv, lu);
 }
 
 int inventory_remove(Inventory *inv, const char *hctl)
@@ -411,18 +419,20 @@ int inventory_remove(Inventory *inv, const char *hctl)
 	return 1;
 }
 
-/* INQUIRY strings as the kernel shows them: padded with spaces to their field's width. */
-static char *attr_text(int rootfd, const char *syspath, const char *attr)
+/* A text attribute without its trailing blanks (the kernel pads INQUIRY strings with spaces to
+ * their field's width), as the inventory's shared copy (strpool_put() it); NULL when
+ * unreadable. Read on every uevent of an LU: into the stack, one page as sysfs holds at most. */
+static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
 {
-	char *s = sysfs_attr_string(rootfd, syspath, attr);
+	char s[4096 + 1];
 	size_t n;
 
-	if (!s)
+	if (sysfs_attr_string_buf(inv->rootfd, syspath, attr, s, sizeof(s)) < 0)
 		return NULL;
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == ' ')
 		s[--n] = 0;
-	return s;
+	return strpool_get(inv->strings, s);
 }
 
 static int cmp_partition(const void *a, const void *b)
@@ -490,10 +500,10 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	        sysfs_attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 && v <= UINT32_MAX
 	                ? (unsigned)v
 	                : 0;
-	lu->vendor = attr_text(inv->rootfd, ref->syspath, "vendor");
-	lu->model = attr_text(inv->rootfd, ref->syspath, "model");
-	lu->revision = attr_text(inv->rootfd, ref->syspath, "rev");
-	lu->state = attr_text(inv->rootfd, ref->syspath, "state");
+	lu->vendor = attr_shared(inv, ref->syspath, "vendor");
+	lu->model = attr_shared(inv, ref->syspath, "model");
+	lu->revision = attr_shared(inv, ref->syspath, "rev");
+	lu->state = attr_shared(inv, ref->syspath, "state");
 
 	/* Nodes; the engine resolved sg, block and tape. */
 	lu->sg = ref->sg ? strdup(ref->sg) : NULL;
@@ -764,19 +774,19 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 	lu->lun = l;
 	lu->hctl = strdup(hctl);
 	if (!lu->hctl) {
-		lu_free(lu);
+		lu_free(inv, lu);
 		return -ENOMEM;
 	}
 
 	r = lu_read(inv, lu, &ref);
 	if (r == -ENOENT || r == -ENODEV) {
-		lu_free(lu);
+		lu_free(inv, lu);
 		if (old)
 			remove_lu(inv, old);
 		return 0;
 	}
 	if (r < 0) {
-		lu_free(lu);
+		lu_free(inv, lu);
 		return r;
 	}
 	lu->generation = inv->generation;
@@ -788,7 +798,7 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 		}
 		r = insert_lu(inv, lu, h, c, t);
 		if (r < 0) {
-			lu_free(lu);
+			lu_free(inv, lu);
 			return r;
 		}
 		if (identify)
@@ -837,7 +847,7 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 			inv->n_identifying++;
 
 		/* Keep the old object (the owner may hold pointers to it), take the new fields. */
-		lu_clear_fields(old);
+		lu_clear_fields(inv, old);
 		tmp = *old;
 		*old = *lu;
 		old->hctl = tmp.hctl;
@@ -1116,15 +1126,15 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
  * only the device's state may differ. */
 static int lu_driver_event(Inventory *inv, Lu *lu)
 {
-	char *state = attr_text(inv->rootfd, lu->syspath, "state");
+	const char *state = attr_shared(inv, lu->syspath, "state");
 
 	if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
 		return 0; /* gone: a full read removes it */
 	if (streq_ptr(state, lu->state)) {
-		free(state);
+		strpool_put(inv->strings, state);
 		return 1;
 	}
-	free(lu->state);
+	strpool_put(inv->strings, lu->state);
 	lu->state = state;
 	if (inv->hooks.lu_changed)
 		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);

@@ -47,8 +47,10 @@ struct Lu {
 	char *syspath; /* relative to the root */
 	int type;      /* peripheral device type, -1 unknown */
 	unsigned scsi_level;
-	char *vendor, *model, *revision; /* sysfs strings, trailing blanks removed */
-	char *state;                     /* sysfs "state": running, offline, ... */
+	/* sysfs strings, trailing blanks removed; one copy of each in the inventory, shared by
+	 * every LU that has it (daemon/strpool.h) */
+	const char *vendor, *model, *revision;
+	const char *state; /* sysfs "state": running, offline, ... */
 	/* Nodes, relative to dev/ ("sda", "sr0", "st0", "nst0", "sg0", "bsg/0:0:0:0"). */
 	char *block, *tape, *tape_nr, *sg, *bsg;
 	LuPartition *partitions;

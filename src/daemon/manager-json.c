@@ -120,6 +120,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	            *names = json_object_new_array(), *links = json_object_new_array(),
 	            *parts = json_object_new_array();
 	Claim *const *claims = claims_of(lu);
+	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
 
 	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
@@ -170,18 +171,20 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	json_object_object_add(o, "names", names);
 	/* scsi_id's view, for `lunctl list`: the same strings and properties it computes
 	 * itself when no daemon answers. */
-	if (lu->naming.id_vendor) {
+	if (lu_naming_scsi_id(&lu->naming, &sid) >= 0) {
 		json_object *id = json_object_new_object(), *props = json_object_new_object();
 
-		json_object_object_add(id, "type", json_str_or_null(lu->naming.id_type));
+		json_object_object_add(id, "type", json_str_or_null(sid.id->type));
 		/* scsi_id has already replaced what is neither allowed ASCII nor valid UTF-8. */
-		json_object_object_add(id, "vendor", json_str_or_null(lu->naming.id_vendor));
-		json_object_object_add(id, "model", json_str_or_null(lu->naming.id_model));
-		json_object_object_add(id, "revision", json_str_or_null(lu->naming.id_revision));
-		json_object_object_add(id, "serial", json_str_or_null(lu->naming.id_serial));
+		json_object_object_add(id, "vendor", json_str_or_null(sid.id->vendor));
+		json_object_object_add(id, "model", json_str_or_null(sid.id->model));
+		json_object_object_add(id, "revision", json_str_or_null(sid.id->revision));
+		json_object_object_add(
+		        id, "serial",
+		        json_str_or_null(sid.id->have_serial ? sid.id->serial : NULL));
 		json_object_object_add(o, "id", id);
-		for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
-		     kv = lu_naming_next_prop(&lu->naming, kv)) {
+		for (const char *kv = lu_scsi_id_next_prop(&sid, NULL); kv;
+		     kv = lu_scsi_id_next_prop(&sid, kv)) {
 			const char *eq = strchr(kv, '=');
 			_cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
 

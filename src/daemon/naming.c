@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "identify.h"
 #include "lupath.h"
 #include "macro.h"
@@ -16,18 +17,12 @@ void lu_naming_done(LuNaming *n)
 		return;
 	free(n->serial);
 	free(n->wwn);
-	free(n->bus);
 	for (size_t i = 0; i < n->n_names; i++)
 		free(n->names[i]);
 	free(n->names);
 	free(n->id_path);
 	free(n->id_path_ata_compat);
-	free(n->id_type);
-	free(n->id_vendor);
-	free(n->id_model);
-	free(n->id_revision);
-	free(n->id_serial);
-	free(n->props);
+	free(n->scsi_pages);
 	free(n->lu_key);
 	free(n->port_key);
 	*n = (LuNaming){};
@@ -46,43 +41,158 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
 			return false;
-	if (!streq_ptr(a->id_type, b->id_type) || !streq_ptr(a->id_vendor, b->id_vendor) ||
-	    !streq_ptr(a->id_model, b->id_model) || !streq_ptr(a->id_revision, b->id_revision) ||
-	    !streq_ptr(a->id_serial, b->id_serial) || a->n_props != b->n_props ||
-	    a->props_size != b->props_size ||
-	    (a->props_size > 0 && memcmp(a->props, b->props, a->props_size) != 0))
-		return false;
-	return true;
+	/* The same bytes give the same scsi_id view. */
+	return a->scsi_pages_size == b->scsi_pages_size &&
+	       (a->scsi_pages_size == 0 ||
+	        memcmp(a->scsi_pages, b->scsi_pages, a->scsi_pages_size) == 0);
 }
 
-const char *lu_naming_next_prop(const LuNaming *n, const char *prev)
-{
-	const char *p = prev ? prev + strlen(prev) + 1 : n->props;
+/*
+ * LuNaming.scsi_pages: a flags byte (SCSI_PAGES_*), then for each of the INQUIRY data and
+ * pages 0x00, 0x80 and 0x83 a length byte (SCSI_PAGE_ABSENT: not read) and that many bytes.
+ * Each is cut to what scsi_id reads of it, so the view rebuilt from them is the one computed
+ * from the whole pages.
+ */
+enum {
+	SCSI_PAGES_PG00_INFER = 1 << 0, /* ScsiIdentInput.pg00_infer */
+	SCSI_PAGES_PG89 = 1 << 1,       /* page 0x89 was read (a page 0x00 inferred lists it) */
+	SCSI_PAGE_ABSENT = 0xff,
+};
 
-	return p && p < n->props + n->props_size ? p : NULL;
+/* SPC-6 6.7.2: vendor 8..15, product 16..31, revision 32..35; scsi_id reads no further. */
+#define SCSI_ID_INQUIRY_LEN 36
+
+static const ProbePage scsi_id_pages[] = { PROBE_INQUIRY, PROBE_PG00, PROBE_PG80, PROBE_PG83 };
+
+static size_t scsi_page_keep(const ProbeData *pd, size_t k)
+{
+	size_t max =
+	        scsi_id_pages[k] == PROBE_INQUIRY ? SCSI_ID_INQUIRY_LEN : IDENT_SCSI_ID_BUF_LEN;
+
+	return MIN(pd->len[scsi_id_pages[k]], max);
 }
 
-/* What `lunctl list` shows of scsi_id's result: its strings and its --export properties. */
-static int naming_set_ident(LuNaming *n, const Identity *ident)
+static int naming_keep_pages(LuNaming *n, const ProbeData *pd, bool pg00_infer)
 {
-	const ScsiIdent *id = ident->id;
+	size_t size = 1 + ELEMENTSOF(scsi_id_pages), pos;
+	uint8_t *b;
 
-	n->id_type = id->type ? strdup(id->type) : NULL;
-	n->id_vendor = strdup(id->vendor);
-	n->id_model = strdup(id->model);
-	n->id_revision = strdup(id->revision);
-	n->id_serial = id->have_serial ? strdup(id->serial) : NULL;
-	if ((id->type && !n->id_type) || !n->id_vendor || !n->id_model || !n->id_revision ||
-	    (id->have_serial && !n->id_serial))
+	_Static_assert(IDENT_SCSI_ID_BUF_LEN < SCSI_PAGE_ABSENT, "a length byte holds a page");
+	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++)
+		if (pd->buf[scsi_id_pages[k]])
+			size += scsi_page_keep(pd, k);
+	b = malloc(size);
+	if (!b)
 		return -ENOMEM;
-	if (ident->udev_size > 0) {
-		n->props = malloc(ident->udev_size);
-		if (!n->props)
-			return -ENOMEM;
-		memcpy(n->props, ident->lines, ident->udev_size);
+	b[0] = (pg00_infer ? SCSI_PAGES_PG00_INFER : 0) |
+	       (pd->buf[PROBE_PG89] ? SCSI_PAGES_PG89 : 0);
+	pos = 1;
+	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
+		const uint8_t *page = pd->buf[scsi_id_pages[k]];
+		size_t len = scsi_page_keep(pd, k);
+
+		if (!page) {
+			b[pos++] = SCSI_PAGE_ABSENT;
+			continue;
+		}
+		b[pos++] = (uint8_t)len;
+		memcpy(b + pos, page, len);
+		pos += len;
 	}
-	n->props_size = ident->udev_size;
-	n->n_props = ident->n_udev_lines;
+	n->scsi_pages = b;
+	n->scsi_pages_size = size;
+	return 0;
+}
+
+void lu_scsi_id_done(LuScsiId *s)
+{
+	if (!s)
+		return;
+	free(s->id);
+	free(s->props);
+	*s = (LuScsiId){};
+}
+
+const char *lu_scsi_id_next_prop(const LuScsiId *s, const char *prev)
+{
+	const char *p = prev ? prev + strlen(prev) + 1 : s->props;
+
+	return p && p < s->props + s->props_size ? p : NULL;
+}
+
+static int collect_prop(const char *key, const char *value, void *userdata)
+{
+	LuScsiId *s = userdata;
+	size_t kl = strlen(key), vl = strlen(value), add = kl + 1 + vl + 1;
+	char *p = realloc(s->props, s->props_size + add);
+
+	if (!p)
+		return -ENOMEM;
+	s->props = p;
+	p += s->props_size;
+	memcpy(p, key, kl);
+	p[kl] = '=';
+	memcpy(p + kl + 1, value, vl + 1);
+	s->props_size += add;
+	s->n_props++;
+	return 0;
+}
+
+int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
+{
+	_cleanup_(lu_scsi_id_done) LuScsiId s = {};
+	/* Stands in for page 0x89 in a page 0x00 inferred; scsi_id's set reads nothing of it. */
+	static const uint8_t no_page[1];
+	const uint8_t *page[ELEMENTSOF(scsi_id_pages)] = {};
+	size_t len[ELEMENTSOF(scsi_id_pages)] = {}, pos = 1;
+	const uint8_t *b = n->scsi_pages;
+	ScsiIdentInput in;
+	int r;
+
+	assert_return(n && ret, -EINVAL);
+	if (!b || n->scsi_pages_size < 1 + ELEMENTSOF(scsi_id_pages))
+		return -ENODATA;
+	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
+		if (pos >= n->scsi_pages_size)
+			return -EBADMSG;
+		if (b[pos] == SCSI_PAGE_ABSENT) {
+			pos++;
+			continue;
+		}
+		len[k] = b[pos++];
+		if (len[k] > n->scsi_pages_size - pos)
+			return -EBADMSG;
+		page[k] = b + pos;
+		pos += len[k];
+	}
+
+	in = (ScsiIdentInput){
+		.inquiry = page[0],
+		.inquiry_len = len[0],
+		.pg00 = page[1],
+		.pg00_len = len[1],
+		.pg80 = page[2],
+		.pg80_len = len[2],
+		.pg83 = page[3],
+		.pg83_len = len[3],
+		.pg89 = b[0] & SCSI_PAGES_PG89 ? no_page : NULL,
+		.page = IDENT_PAGE_DEFAULT,
+		.pg00_infer = b[0] & SCSI_PAGES_PG00_INFER,
+	};
+	/* A few KiB: never on the event loop's stack. */
+	s.id = malloc(sizeof(*s.id));
+	if (!s.id)
+		return -ENOMEM;
+	r = ident_compute(&in, s.id);
+	if (r < 0)
+		return r;
+	r = export_ident(s.id, EXPORT_UDEV, collect_prop, &s);
+	if (r < 0)
+		return r;
+	/* The pages are @n's: the view must not point at them once @n changes. */
+	s.id->in = (ScsiIdentInput){};
+	*ret = s;
+	s = (LuScsiId){};
 	return 0;
 }
 
@@ -91,8 +201,8 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 {
 	_cleanup_(lu_naming_done) LuNaming n = {};
 	_cleanup_(identity_done) Identity ident = {};
-	/* The inventory keeps scsi_id's set only (LuNaming.props). */
-	const IdentifyOptions opts = { .udev_lines_only = true };
+	/* The inventory rebuilds scsi_id's lines when a client asks (lu_naming_scsi_id()). */
+	const IdentifyOptions opts = { .no_lines = true };
 	const char *bus;
 	int r;
 
@@ -110,11 +220,9 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	}
 
 	bus = names_bus_name(ident.bus);
-	n.bus = isempty(bus) ? NULL : strdup(bus);
+	n.bus = isempty(bus) ? NULL : bus;
 	n.serial = TAKE_PTR(ident.serial);
 	n.wwn = TAKE_PTR(ident.wwn);
-	if (!isempty(bus) && !n.bus)
-		return -ENOMEM;
 
 	if (ident.names->n > 0) {
 		n.names = calloc(ident.names->n, sizeof(char *));
@@ -135,7 +243,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	n.usb_vendor = (unsigned short)ident.udev->usb_vendor;
 	n.usb_product = (unsigned short)ident.udev->usb_product;
 
-	r = naming_set_ident(&n, &ident);
+	r = naming_keep_pages(&n, pd, ident.pg00_inferred);
 	if (r < 0)
 		return r;
 

@@ -10,27 +10,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "ident.h"
 #include "probe.h"
 
 typedef struct LuNaming {
-	char *serial; /* ID_SERIAL, NULL when the device gives none */
-	char *wwn;    /* ID_WWN_WITH_EXTENSION as "0x...", or NULL */
-	char *bus;    /* "scsi" or "ata" */
-	char **names; /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
+	char *serial;    /* ID_SERIAL, NULL when the device gives none */
+	char *wwn;       /* ID_WWN_WITH_EXTENSION as "0x...", or NULL */
+	const char *bus; /* "scsi" or "ata" (static, names_bus_name()) */
+	char **names;    /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
 	size_t n_names;
 	/* udev's path_id (engine/pathid.h): ID_PATH and ID_PATH_ATA_COMPAT, NULL when unset;
 	 * @path_virtual: below devices/virtual/, where udev's rules make no disk/by-path name. */
 	char *id_path, *id_path_ata_compat;
 	bool path_virtual;
-	/* scsi_id's view, as `lunctl list` shows it: ID_TYPE, ID_VENDOR, ID_MODEL, ID_REVISION
-	 * and ID_SERIAL (NULL when scsi_id prints none) unescaped, and every property of
-	 * `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one
-	 * after the other, each NUL-terminated, in @props (@props_size bytes in all): one
-	 * allocation per LU, not one per property. */
-	char *id_type, *id_vendor, *id_model, *id_revision, *id_serial;
-	char *props;
-	size_t n_props, props_size;
+	/* scsi_id's view, as `lunctl list` shows it, kept as the part of the pages it is made of
+	 * (@scsi_pages_size bytes, lu_naming_scsi_id() rebuilds it when a client asks): the first
+	 * 36 bytes of the INQUIRY data and the first 254 of pages 0x00, 0x80 and 0x83, which is
+	 * all scsi_id reads of them. NULL when naming failed. */
+	uint8_t *scsi_pages;
+	size_t scsi_pages_size;
 	/* Page 0x83's LU and target-port designators (core/lupath.h: lupath_keys()), which tell
 	 * paths to one LU from clones; NULL without a usable page 0x83. */
 	char *lu_key, *port_key;
@@ -42,8 +42,22 @@ typedef struct LuNaming {
 
 void lu_naming_done(LuNaming *n);
 
-/* The next "KEY=VALUE" of @n's properties after @prev (NULL: the first); NULL after the last. */
-const char *lu_naming_next_prop(const LuNaming *n, const char *prev);
+/* scsi_id's view of an LU, rebuilt from LuNaming.scsi_pages: ID_TYPE, ID_VENDOR, ID_MODEL,
+ * ID_REVISION and ID_SERIAL in @id (id->have_serial: ID_SERIAL is printed), and every property
+ * of `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one
+ * after the other, each NUL-terminated, in @props (@props_size bytes in all). */
+typedef struct LuScsiId {
+	ScsiIdent *id;
+	char *props;
+	size_t n_props, props_size;
+} LuScsiId;
+
+/* lu_naming_scsi_id() - @n's scsi_id view. Returns 0, -ENODATA when @n has none (naming
+ * failed), -ENOMEM. */
+int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret);
+void lu_scsi_id_done(LuScsiId *s);
+/* The next "KEY=VALUE" of @s's properties after @prev (NULL: the first); NULL after the last. */
+const char *lu_scsi_id_next_prop(const LuScsiId *s, const char *prev);
 
 /* Same IDs, names and scsi_id view. */
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);

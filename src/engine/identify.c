@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +10,87 @@
 #include "identify.h"
 #include "macro.h"
 
+/*
+ * The three working buffers of an identification (~7 KiB: UdevCtx, ScsiIdent, NamesList), one
+ * set kept per thread and reused: lund identifies LUs on its loop and on its identify threads,
+ * one at a time in each. Allocated and freed per LU, they left holes in the heap that the
+ * daemon's long-lived per-LU strings were carved from, so the next LU's buffers grew the heap
+ * again (at 4096 LUs the arena was half as big again as what was in use). The set goes back to
+ * its thread's slot in identity_done() and is freed when the thread ends.
+ */
+typedef struct IdentifyBuffers {
+	UdevCtx *udev;
+	ScsiIdent *id;
+	NamesList *names;
+} IdentifyBuffers;
+
+static pthread_key_t buffers_key;
+static pthread_once_t buffers_once = PTHREAD_ONCE_INIT;
+static bool buffers_key_ok;
+
+static void buffers_free(void *p)
+{
+	IdentifyBuffers *b = p;
+
+	if (!b)
+		return;
+	free(b->udev);
+	free(b->id);
+	free(b->names);
+	free(b);
+}
+
+static void buffers_key_init(void)
+{
+	buffers_key_ok = pthread_key_create(&buffers_key, buffers_free) == 0;
+}
+
+/* This thread's set (zeroed), or a new one; NULL without memory. */
+static IdentifyBuffers *buffers_get(void)
+{
+	IdentifyBuffers *b = NULL;
+
+	(void)pthread_once(&buffers_once, buffers_key_init);
+	if (buffers_key_ok) {
+		b = pthread_getspecific(buffers_key);
+		if (b)
+			(void)pthread_setspecific(buffers_key, NULL);
+	}
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+		b->udev = malloc(sizeof(*b->udev));
+		b->id = malloc(sizeof(*b->id));
+		b->names = malloc(sizeof(*b->names));
+		if (!b->udev || !b->id || !b->names) {
+			buffers_free(b);
+			return NULL;
+		}
+	}
+	*b->udev = (UdevCtx){};
+	*b->id = (ScsiIdent){};
+	b->names->n = 0;
+	return b;
+}
+
+/* Back to this thread's slot, or freed when it holds a set already. */
+static void buffers_put(IdentifyBuffers *b)
+{
+	if (!b)
+		return;
+	if (buffers_key_ok && !pthread_getspecific(buffers_key) &&
+	    pthread_setspecific(buffers_key, b) == 0)
+		return;
+	buffers_free(b);
+}
+
 void identity_done(Identity *i)
 {
 	if (!i)
 		return;
 	probe_data_done(&i->pages);
-	free(i->udev);
-	free(i->id);
-	free(i->names);
+	buffers_put(i->buffers);
 	free(i->serial);
 	free(i->wwn);
 	free(i->lines);
@@ -94,11 +168,12 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 		return -ENODATA;
 
 	/* A few KiB each: never on the caller's (the event loop's) stack. */
-	i.udev = calloc(1, sizeof(*i.udev));
-	i.id = calloc(1, sizeof(*i.id));
-	i.names = calloc(1, sizeof(*i.names));
-	if (!i.udev || !i.id || !i.names)
+	i.buffers = buffers_get();
+	if (!i.buffers)
 		return -ENOMEM;
+	i.udev = i.buffers->udev;
+	i.id = i.buffers->id;
+	i.names = i.buffers->names;
 	if (opts && opts->udev)
 		*i.udev = *opts->udev;
 	else {
@@ -145,12 +220,12 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 		return r;
 	i.names_error = r < 0 ? r : 0;
 
-	r = export_ident(i.id, EXPORT_UDEV, collect_line, &i);
+	r = opts && opts->no_lines ? 0 : export_ident(i.id, EXPORT_UDEV, collect_line, &i);
 	if (r < 0)
 		return r;
 	i.n_udev_lines = i.n_lines;
 	i.udev_size = i.lines_size;
-	if (!opts || !opts->udev_lines_only) {
+	if (!opts || (!opts->udev_lines_only && !opts->no_lines)) {
 		r = export_ident(i.id, EXPORT_SG_INQ, collect_line, &i);
 		if (r < 0)
 			return r;

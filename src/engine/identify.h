@@ -36,13 +36,19 @@ typedef struct IdentifyOptions {
 	const UdevCtx *udev;  /* what udev's rules read besides the pages; NULL: read it from
 	                       * sysfs below the root (udevctx_read()) */
 	bool udev_lines_only; /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
+	bool no_lines;        /* no export lines at all (Identity.lines stays empty) */
 } IdentifyOptions;
+
+typedef struct IdentifyBuffers IdentifyBuffers;
 
 typedef struct Identity {
 	/* identify_lu(): the pages, where each came from (source[]: cache / SG_IO / absent),
 	 * why one is missing (error[]) and the commands sent. identify_pages(): empty, the
 	 * caller's pages are used. */
 	ProbeData pages;
+	/* @udev, @id and @names are the calling thread's working buffers (@buffers), reused by
+	 * its next identification once identity_done() gave them back. */
+	IdentifyBuffers *buffers;
 	UdevCtx *udev;
 	ScsiIdent *id;      /* refers to the page buffers (ScsiIdent.in) */
 	bool pg00_inferred; /* page 0x00 missing: the cached pages stood in for it (above) */

@@ -15,9 +15,9 @@
 
 static bool attr_exists(int rootfd, const char *dir, const char *attr)
 {
-	_cleanup_free_ char *p = NULL;
+	char p[PATH_MAX];
 
-	if (!(p = strjoin(dir, "/", attr)))
+	if (!strjoin_buf(p, sizeof(p), dir, "/", attr))
 		return false;
 	return faccessat(rootfd, p, F_OK, 0) >= 0;
 }
@@ -222,12 +222,11 @@ static bool rules_installed(int rootfd, const char *name)
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-		_cleanup_free_ char *p = NULL;
-		char target[PATH_MAX];
+		char p[PATH_MAX], target[PATH_MAX];
 		struct stat st;
 		ssize_t k;
 
-		if (!(p = strjoin(dirs[i], "/", name)))
+		if (!strjoin_buf(p, sizeof(p), dirs[i], "/", name))
 			return false;
 		if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
@@ -248,23 +247,19 @@ static bool rules_installed(int rootfd, const char *name)
 
 int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 {
-	_cleanup_free_ char *devpath = NULL, *p = NULL;
+	_cleanup_free_ char *devpath = NULL;
+	char p[PATH_MAX];
 	UdevCtx c = {};
 	uint64_t v;
 	int r;
 
 	assert_return(lu && lu->syspath && ret, -EINVAL);
 
-	if (!(p = strjoin(lu->syspath, "/scsi_level")))
-		return -ENOMEM;
-	if (sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
+	if (strjoin_buf(p, sizeof(p), lu->syspath, "/scsi_level") &&
+	    sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
 		c.scsi_level = (unsigned)v;
-	if (lu->block) {
-		free(p);
-		if (!(p = strjoin("sys/block/", lu->block, "/removable")))
-			return -ENOMEM;
+	if (lu->block && strjoin_buf(p, sizeof(p), "sys/block/", lu->block, "/removable"))
 		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
-	}
 	c.sysfs_inquiry = attr_exists(rootfd, lu->syspath, "inquiry");
 	c.sysfs_pg80 = attr_exists(rootfd, lu->syspath, "vpd_pg80");
 	c.sysfs_pg83 = attr_exists(rootfd, lu->syspath, "vpd_pg83");

@@ -57,32 +57,39 @@ const char *link_action_name(LinkAction a)
 	return a >= 0 && a < _LINK_ACTION_MAX ? link_action_table[a] : NULL;
 }
 
+/* Bytes no link name or target may hold; '/' only in a name. Every link written and
+ * removed is checked: one table lookup per byte, the length counted on the way. */
+static const bool name_bad[256] = {
+	[0x01 ... 0x1f] = true,
+	['/'] = true,
+	[0x7f] = true,
+};
+
 int links_name_valid(const char *name)
 {
-	size_t len;
+	size_t len = 0;
 
 	if (isempty(name))
 		return -EINVAL;
+	for (const uint8_t *p = (const uint8_t *)name; *p; p++, len++)
+		if (name_bad[*p] || len >= NAME_MAX)
+			return -EINVAL;
 	if (streq(name, ".") || streq(name, ".."))
-		return -EINVAL;
-	len = strlen(name);
-	if (len > NAME_MAX)
 		return -EINVAL;
 	/* Our own temporary names must never be mistaken for a link, nor a link for one. */
 	if (strneq(name, LINKS_TMP_PREFIX, strlen(LINKS_TMP_PREFIX)))
 		return -EINVAL;
-	for (const char *p = name; *p; p++)
-		if (*p == '/' || (uint8_t)*p < 0x20 || *p == 0x7f)
-			return -EINVAL;
 	return 0;
 }
 
 int links_target_valid(const char *target)
 {
-	if (isempty(target) || strlen(target) >= PATH_MAX)
+	size_t len = 0;
+
+	if (isempty(target))
 		return -EINVAL;
-	for (const char *p = target; *p; p++)
-		if ((uint8_t)*p < 0x20 || *p == 0x7f)
+	for (const uint8_t *p = (const uint8_t *)target; *p; p++, len++)
+		if ((name_bad[*p] && *p != '/') || len >= PATH_MAX - 1)
 			return -EINVAL;
 	return 0;
 }

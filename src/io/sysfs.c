@@ -112,16 +112,77 @@ int sysfs_read_string(int dirfd, const char *path, char **ret)
 	return 0;
 }
 
+int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = -EBADF;
+	size_t n = 0;
+
+	assert_return(path && path[0] != '/', -EINVAL);
+	assert_return(buf && size > 0, -EINVAL);
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (n == size - 1) {
+			char probe;
+
+			k = read(fd, &probe, 1);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return -errno;
+			if (k > 0)
+				return -ENOBUFS;
+			break;
+		}
+		k = read(fd, buf + n, size - 1 - n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	if (memchr(buf, 0, n))
+		return -EBADMSG;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = 0;
+	return 0;
+}
+
+int sysfs_attr_string_buf(int dirfd, const char *dir, const char *attr, char *buf, size_t size)
+{
+	char p[PATH_MAX];
+	size_t dl = strlen(dir), al = strlen(attr);
+
+	if (dl + 1 + al >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, attr, al + 1);
+	return sysfs_read_string_buf(dirfd, p, buf, size);
+}
+
 int sysfs_read_u64(int dirfd, const char *path, uint64_t *ret)
 {
-	_cleanup_free_ char *s = NULL;
+	/* the longest decimal or 0x-prefixed 64-bit number and a newline, with room to spare */
+	char s[64];
 	unsigned long long v;
 	char *end;
 	int r;
 
 	assert_return(ret, -EINVAL);
 
-	r = sysfs_read_string(dirfd, path, &s);
+	/* An attribute too long for any u64 is not one: -EBADMSG, as strtoull() would say. */
+	r = sysfs_read_string_buf(dirfd, path, s, sizeof(s));
+	if (r == -ENOBUFS)
+		return -EBADMSG;
 	if (r < 0)
 		return r;
 	errno = 0;
@@ -146,10 +207,14 @@ char *sysfs_attr_string(int dirfd, const char *dir, const char *attr)
 
 int sysfs_attr_u64(int dirfd, const char *dir, const char *attr, uint64_t *ret)
 {
-	_cleanup_free_ char *p = NULL;
+	char p[PATH_MAX];
+	size_t dl = strlen(dir), al = strlen(attr);
 
-	if (!(p = strjoin(dir, "/", attr)))
-		return -ENOMEM;
+	if (dl + 1 + al >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, attr, al + 1);
 	return sysfs_read_u64(dirfd, p, ret);
 }
 

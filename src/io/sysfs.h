@@ -34,6 +34,15 @@ int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len);
 /* sysfs_read_string() - a text attribute with its trailing newline removed. */
 int sysfs_read_string(int dirfd, const char *path, char **ret);
 
+/*
+ * sysfs_read_string_buf() - sysfs_read_string() into @buf (@size bytes, NUL-terminated), for
+ * the attributes read on every uevent: no allocation. Returns 0, -ENOBUFS when the attribute
+ * does not fit, -EBADMSG when it holds a NUL byte, -errno.
+ */
+int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size);
+/* sysfs_attr_string_buf() - the same for attribute @attr of directory @dir. */
+int sysfs_attr_string_buf(int dirfd, const char *dir, const char *attr, char *buf, size_t size);
+
 /* sysfs_read_u64() - a decimal or 0x-prefixed integer attribute. */
 int sysfs_read_u64(int dirfd, const char *path, uint64_t *ret);
 

@@ -123,11 +123,18 @@ static void log_stderr(const char *ident, const char *hctl, const char *msg)
 	(void)fwrite(line, 1, (size_t)(p - line), stderr);
 }
 
-/* Whether @s needs log_escape(). */
+/* Whether @s needs log_escape(). Every message passes here: a table lookup per byte. */
 static bool log_needs_escape(const char *s)
 {
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	static const bool bad[256] = {
+		[0x01 ... 0x1f] = true,
+		[0x7f] = true,
+	};
+
+	if (!s)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (bad[*p])
 			return true;
 	return false;
 }
@@ -190,8 +197,9 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 		_cleanup_free_ char *emsg_buf = NULL, *ehctl_buf = NULL, *enode_buf = NULL,
 		                    *ewwid_buf = NULL, *folded = NULL;
 		const char *emsg = log_safe(msg, &emsg_buf);
-		char *eextra_buf[LOG_EXTRA_MAX + 1] = {};
-		const char *eextra[LOG_EXTRA_MAX + 1] = {};
+		char *eextra_buf[LOG_EXTRA_MAX + 1];
+		const char *eextra[LOG_EXTRA_MAX + 1];
+		size_t n_extra = 0;
 		LogDevice edev = {};
 		unsigned suppressed = 0;
 
@@ -215,8 +223,13 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 				.devnode = log_safe(dev->devnode, &enode_buf),
 				.wwid = log_safe(dev->wwid, &ewwid_buf),
 			};
-			for (size_t i = 0; dev->extra && dev->extra[i] && i < LOG_EXTRA_MAX; i++)
-				eextra[i] = log_safe(dev->extra[i], &eextra_buf[i]);
+			for (; dev->extra && n_extra < LOG_EXTRA_MAX && dev->extra[n_extra];
+			     n_extra++) {
+				eextra_buf[n_extra] = NULL;
+				eextra[n_extra] =
+				        log_safe(dev->extra[n_extra], &eextra_buf[n_extra]);
+			}
+			eextra[n_extra] = NULL;
 			edev.extra = eextra;
 		}
 		if (log_target == LOG_TARGET_JOURNAL && log_journal_send)
@@ -224,7 +237,7 @@ int log_full(int level, int error, const LogDevice *dev, const char *message_id,
 			                 emsg);
 		else
 			log_stderr(log_ident, dev ? edev.hctl : NULL, emsg);
-		for (size_t i = 0; i < LOG_EXTRA_MAX; i++)
+		for (size_t i = 0; i < n_extra; i++)
 			free(eextra_buf[i]);
 	}
 

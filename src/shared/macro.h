@@ -160,6 +160,32 @@ _sentinel_ static inline char *strjoin_internal(const char *a, ...)
 }
 #define strjoin(a, ...) strjoin_internal((a), __VA_ARGS__, (const char *)NULL)
 
+/* The same into @buf of @size bytes, for paths that need not outlive the call: false (and @buf
+ * unusable) when the joined string and its NUL do not fit. */
+_sentinel_ static inline bool strjoin_buf_internal(char *buf, size_t size, const char *a, ...)
+{
+	size_t len = 0;
+	const char *s = a;
+	va_list ap;
+
+	va_start(ap, a);
+	for (; s; s = va_arg(ap, const char *)) {
+		size_t n = strlen(s);
+
+		if (n >= size - len) {
+			va_end(ap);
+			return false;
+		}
+		memcpy(buf + len, s, n);
+		len += n;
+	}
+	va_end(ap);
+	buf[len] = 0;
+	return true;
+}
+#define strjoin_buf(buf, size, a, ...) \
+	strjoin_buf_internal((buf), (size), (a), __VA_ARGS__, (const char *)NULL)
+
 /* The value of one hexadecimal digit, -1 if @c is none. */
 static inline int unhexchar(int c)
 {

@@ -163,21 +163,24 @@ START_TEST(test_initial)
 	ck_assert_str_eq(lu->vendor, "QEMU");
 	ck_assert_str_eq(lu_primary_node(lu), "sda");
 	ck_assert_uint_eq(lu->probe_commands, 0);
-	/* scsi_id's view, kept for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
-	ck_assert_str_eq(lu->naming.id_type, "disk");
-	ck_assert_str_eq(lu->naming.id_vendor, "QEMU");
-	ck_assert_str_eq(lu->naming.id_model, "QEMU_HARDDISK");
-	ck_assert_str_eq(lu->naming.id_serial, "35001405f12345678");
+	/* scsi_id's view, rebuilt for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
 	{
+		_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
 		bool scsi = false, serial = false;
 		size_t np = 0;
 
-		for (const char *kv = lu_naming_next_prop(&lu->naming, NULL); kv;
-		     kv = lu_naming_next_prop(&lu->naming, kv), np++) {
+		ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &sid), 0);
+		ck_assert_str_eq(sid.id->type, "disk");
+		ck_assert_str_eq(sid.id->vendor, "QEMU");
+		ck_assert_str_eq(sid.id->model, "QEMU_HARDDISK");
+		ck_assert(sid.id->have_serial);
+		ck_assert_str_eq(sid.id->serial, "35001405f12345678");
+		for (const char *kv = lu_scsi_id_next_prop(&sid, NULL); kv;
+		     kv = lu_scsi_id_next_prop(&sid, kv), np++) {
 			scsi |= streq(kv, "ID_SCSI=1");
 			serial |= streq(kv, "ID_SERIAL=35001405f12345678");
 		}
-		ck_assert_uint_eq(np, lu->naming.n_props);
+		ck_assert_uint_eq(np, sid.n_props);
 		ck_assert(scsi && serial);
 	}
 
