@@ -237,12 +237,19 @@ static int lu_wanted_path_links(Manager *m, const Lu *lu, LinkWants *ret)
 	return r;
 }
 
-/* The link scheme, lund(8) LINKS. */
+/* The link scheme, lund(8) LINKS. A disk that dm-multipath holds (lu->mpath) has its by-id
+ * names on the map, as udev's 56-dm-mpath.rules gives them, and no partition names: kpartx
+ * maps the partitions and udev names those (lund(8), PATHS). Its by-path names stay on the
+ * path: they name the path. */
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
 	const char *primary = lu_primary_node(lu);
+	const char *block = lu->mpath && lu->block ? lu->mpath : lu->block;
 	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
 	int r = lu_wanted_path_links(m, lu, ret);
+
+	if (lu->mpath && streq_ptr(primary, lu->block))
+		primary = lu->mpath;
 
 	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++) {
 		const char *b = lu->naming.names[i];
@@ -256,8 +263,8 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 		if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
 			continue;
 		/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
-		r = want_add(m, ret, LINKSET_DISK, b, "", lu->block);
-		for (size_t p = 0; r >= 0 && !cdrom && p < lu->n_partitions; p++) {
+		r = want_add(m, ret, LINKSET_DISK, b, "", block);
+		for (size_t p = 0; r >= 0 && !cdrom && !lu->mpath && p < lu->n_partitions; p++) {
 			char suffix[32];
 
 			snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
