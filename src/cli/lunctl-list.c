@@ -118,6 +118,7 @@ typedef struct Row {
 	char **names;
 	size_t n_names;
 	char *paths; /* the other paths of the same LU, space-separated; NULL: none (or no lund) */
+	json_object *multipath; /* lund's {node, uuid, name} of the dm-multipath map holding it */
 	/* read from sysfs as lsscsi reads them, only when a column asks (rows_read_sysfs()) */
 	int pdt;         /* -1: unknown */
 	char *transport; /* "" when lsscsi prints none */
@@ -128,6 +129,7 @@ typedef struct Row {
 static void row_done(Row *w)
 {
 	free(w->paths);
+	json_object_put(w->multipath);
 	free(w->hctl);
 	free(w->block);
 	free(w->tape);
@@ -331,6 +333,9 @@ static int row_from_lund(json_object *lu, Row *w)
 		free(w->paths);
 		w->paths = p;
 	}
+	if (json_object_is_type(member(lu, "multipath"), json_type_object) &&
+	    str(member(lu, "multipath"), "node"))
+		w->multipath = json_object_get(member(lu, "multipath"));
 	for (size_t k = 0; !oom && names && k < json_object_array_length(names); k++) {
 		json_object *v = json_object_array_get_idx(names, k);
 
@@ -667,7 +672,13 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 		*ret = names_string(w, tty ? '\n' : ' ');
 		break;
 	case COL_PATHS:
-		*ret = strdup(w->paths ?: "");
+		/* the map holding the paths, when dm-multipath does: "[dm-3]" */
+		if (w->multipath) {
+			if (asprintf(ret, "%s%s[%s]", w->paths ?: "", w->paths ? " " : "",
+			             str(w->multipath, "node")) < 0)
+				*ret = NULL;
+		} else
+			*ret = strdup(w->paths ?: "");
 		break;
 	default:
 		return -EINVAL;
@@ -793,6 +804,8 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 			json_object_array_add(ps, json_object_new_string(t));
 		json_object_object_add(o, "paths", ps);
 	}
+	if (lo->want[COL_PATHS] && w->multipath)
+		json_object_object_add(o, "multipath", json_object_get(w->multipath));
 	for (size_t k = 0; k < w->n_names; k++)
 		json_object_array_add(names, json_object_new_string(w->names[k]));
 	return o;

@@ -32,6 +32,9 @@ static const struct {
 	{ NULL, "scsi_generic", NULL, UEVENT_NODE },
 	{ NULL, "bsg", NULL, UEVENT_NODE },
 	{ NULL, "scsi_tape", NULL, UEVENT_NODE },
+	/* drivers/md/dm.c, dm-ioctl.c: add on create, change on resume (a table loaded: the
+	 * holders links of its paths are there), remove; the handler keeps dm devices only */
+	{ NULL, "block", "disk", UEVENT_HOLDER },
 };
 
 static bool key_matches(const char *want, const char *have)
@@ -65,6 +68,7 @@ static const char *const reaction_names[_UEVENT_REACTION_MAX] = {
 	[UEVENT_LU] = "lu",
 	[UEVENT_HOST_REMOVED] = "host-removed",
 	[UEVENT_NODE] = "node",
+	[UEVENT_HOLDER] = "holder",
 };
 
 const char *uevent_reaction_to_string(UeventReaction r)
@@ -117,4 +121,22 @@ int uevent_devpath_hctl(const char *devpath, char **ret)
 		return -ENOENT;
 	*ret = strndup(best, best_len);
 	return *ret ? 0 : -ENOMEM;
+}
+
+const char *uevent_devpath_dm(const char *devpath)
+{
+	static const char prefix[] = "/devices/virtual/block/dm-";
+	const char *p;
+
+	if (!devpath || !strneq(devpath, prefix, strlen(prefix)))
+		return NULL;
+	p = devpath + strlen(prefix);
+	if (*p < '0' || *p > '9')
+		return NULL;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	/* bounded like a node name: "dm-" and at most 10 digits */
+	if (*p != '\0' || (size_t)(p - devpath) > strlen(prefix) + 10)
+		return NULL;
+	return devpath + strlen("/devices/virtual/block/");
 }

@@ -40,6 +40,7 @@ typedef enum UeventReaction {
 	UEVENT_LU,              /* anything about a scsi_device */
 	UEVENT_HOST_REMOVED,    /* remove of a scsi_target or scsi_host */
 	UEVENT_NODE,            /* a node of an LU: block, scsi_generic, bsg, scsi_tape */
+	UEVENT_HOLDER,          /* a whole block device that may hold LUs' nodes (a dm map) */
 	_UEVENT_REACTION_MAX,
 	_UEVENT_REACTION_INVALID = -EINVAL,
 } UeventReaction;
@@ -67,3 +68,10 @@ int uevent_devpath_host(const char *devpath, unsigned *ret);
  * (hctl_parse()), as a new string. Returns 0, -ENOENT when there is none, or -ENOMEM.
  */
 int uevent_devpath_hctl(const char *devpath, char **ret);
+
+/*
+ * uevent_devpath_dm() - the node of the device-mapper device @devpath names
+ * ("/devices/virtual/block/dm-3" -> "dm-3", pointing into @devpath), or NULL when @devpath is
+ * not one (dm-<decimal> directly below /devices/virtual/block/).
+ */
+const char *uevent_devpath_dm(const char *devpath);

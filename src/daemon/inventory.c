@@ -139,6 +139,8 @@ static Lu *lu_free(Inventory *inv, Lu *lu)
 	if (!lu)
 		return NULL;
 	lu_clear_fields(inv, lu);
+	free(lu->mpath);
+	free(lu->mpath_uuid);
 	free(lu->hctl);
 	free(lu);
 	return NULL;
@@ -854,6 +856,8 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 		old->target = tmp.target;
 		old->next = tmp.next;
 		old->userdata = tmp.userdata;
+		old->mpath = tmp.mpath;
+		old->mpath_uuid = tmp.mpath_uuid;
 		free(lu->hctl);
 		free(lu);
 		if (what && inv->hooks.lu_changed)

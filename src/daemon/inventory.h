@@ -66,6 +66,9 @@ struct Lu {
 	 * change its identity. */
 	bool naming_pending;
 	uint64_t identify_token; /* the running identification's; others' results are dropped */
+	/* The dm-multipath map holding @block ("dm-3") and its dm uuid ("mpath-<wwid>"), NULL
+	 * when none does: kept by the owner (io/mpath.h), freed with the LU. */
+	char *mpath, *mpath_uuid;
 };
 
 struct Target {

@@ -16,7 +16,6 @@
 #include "config.h"
 #include "macro.h"
 #include "manager-private.h"
-#include "mpath.h"
 
 /* ---- events for monitoring clients ---- */
 
@@ -88,13 +87,54 @@ json_object *manager_event_hctl(const Lu *lu)
 
 /* The other paths of @lu's LU (lund(8), Paths and clones): the owners of its names that are
  * paths of it, each once; null when it is seen through one path only. */
+/* A name that several paths of one LU claim: a collision of paths, or a name they all want on
+ * the dm-multipath map holding them (manager-mpath.c), where their targets agree. */
+static bool claim_of_paths(const Claim *c)
+{
+	if (c->collision)
+		return !c->quarantined;
+	if (!c->owners || !c->owners->next)
+		return false;
+	for (const ClaimOwner *o = c->owners; o; o = o->next)
+		for (const ClaimOwner *p = o->next; p; p = p->next)
+			if (!lu_same_lu(o->lu, p->lu))
+				return false;
+	return true;
+}
+
+/* @lu's standing on @c: as claims.h says, except that a path whose target the link has (the
+ * map of a multipathed LU) is "linked" whichever path won. */
+static const char *lu_claim_state(const Claim *c, const Lu *lu)
+{
+	if (!c->foreign && !c->collision && c->winner && c->winner != lu &&
+	    streq_ptr(claim_target(c, c->winner), claim_target(c, lu)))
+		return "linked";
+	return claim_state(c, lu);
+}
+
+static json_object *lu_multipath_to_json(const Lu *lu)
+{
+	_cleanup_free_ char *name = NULL;
+	json_object *o;
+
+	if (!lu->mpath || !lu->mpath_uuid)
+		return NULL;
+	if (asprintf(&name, "dm-uuid-%s", lu->mpath_uuid) < 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "node", json_object_new_string(lu->mpath));
+	json_object_object_add(o, "uuid", json_object_new_string(lu->mpath_uuid));
+	json_object_object_add(o, "name", json_object_new_string(name));
+	return o;
+}
+
 static json_object *lu_other_paths_to_json(const Lu *lu)
 {
 	Claim *const *claims = claims_of(lu);
 	json_object *a = NULL;
 
 	for (size_t i = 0; claims && claims[i]; i++) {
-		if (!claims[i]->collision || claims[i]->quarantined)
+		if (!claim_of_paths(claims[i]))
 			continue;
 		for (ClaimOwner *x = claims[i]->owners; x; x = x->next) {
 			bool seen = false;
@@ -210,12 +250,13 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 			path = NULL;
 		json_object_object_add(l, "path", json_str_or_null(path));
 		json_object_object_add(l, "target", json_str_or_null(claim_target(c, lu)));
-		json_object_object_add(l, "state", json_object_new_string(claim_state(c, lu)));
+		json_object_object_add(l, "state", json_object_new_string(lu_claim_state(c, lu)));
 		json_object_object_add(l, "alias", json_object_new_boolean(claim_is_alias(c, lu)));
 		json_object_array_add(links, l);
 	}
 	json_object_object_add(o, "links", links);
 	json_object_object_add(o, "paths", lu_other_paths_to_json(lu));
+	json_object_object_add(o, "multipath", lu_multipath_to_json(lu));
 	return o;
 }
 
@@ -257,24 +298,12 @@ typedef struct StatusWalk {
 	size_t linked;
 } StatusWalk;
 
-/* The dm-multipath map that holds @c's paths (io/mpath.h), null when none does: read from
- * sysfs when asked, so it is right whenever multipathd sets a map up or tears it down. */
-static json_object *paths_multipath_to_json(Manager *m, const Claim *c)
+/* The dm-multipath map that holds @c's paths (manager-mpath.c), null when none does. */
+static json_object *paths_multipath_to_json(const Claim *c)
 {
-	for (ClaimOwner *x = c->owners; x; x = x->next) {
-		_cleanup_free_ char *dm = NULL, *uuid = NULL, *name = NULL;
-		json_object *o;
-
-		if (!x->lu->block || mpath_holder(m->rootfd, x->lu->block, &dm, &uuid) < 0)
-			continue;
-		if (asprintf(&name, "dm-uuid-%s", uuid) < 0)
-			return NULL;
-		o = json_object_new_object();
-		json_object_object_add(o, "node", json_object_new_string(dm));
-		json_object_object_add(o, "uuid", json_object_new_string(uuid));
-		json_object_object_add(o, "name", json_object_new_string(name));
-		return o;
-	}
+	for (ClaimOwner *x = c->owners; x; x = x->next)
+		if (x->lu->mpath)
+			return lu_multipath_to_json(x->lu);
 	return NULL;
 }
 
@@ -289,7 +318,7 @@ static void status_claim(const Claim *c, void *userdata)
 		return;
 	if (c->foreign)
 		json_object_array_add(w->foreign, json_object_new_string(path));
-	if (c->collision) {
+	if (c->collision || claim_of_paths(c)) {
 		json_object *o = json_object_new_object(), *owners = json_object_new_array();
 
 		json_object_object_add(o, "path", json_object_new_string(path));
@@ -298,7 +327,7 @@ static void status_claim(const Claim *c, void *userdata)
 		json_object_object_add(o, "kind",
 		                       json_object_new_string(c->quarantined ? "clones" : "paths"));
 		if (!c->quarantined)
-			json_object_object_add(o, "multipath", paths_multipath_to_json(w->m, c));
+			json_object_object_add(o, "multipath", paths_multipath_to_json(c));
 		for (ClaimOwner *x = c->owners; x; x = x->next)
 			json_object_array_add(owners, json_object_new_string(x->lu->hctl));
 		json_object_object_add(o, "owners", owners);

@@ -283,10 +283,16 @@ static int lu_serial_path_name(Manager *m, const Lu *lu, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* The /dev/scsi/by-id links of base name @b of @lu. */
+/* The /dev/scsi/by-id links of base name @b of @lu: on the dm-multipath map holding its disk
+ * (lu->mpath) instead of the disk. */
 static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWants *ret)
 {
-	int r = want_add(m, ret, LINKSET_SCSI, b, "", lu_primary_node(lu));
+	const char *primary = lu_primary_node(lu);
+	int r;
+
+	if (lu->mpath && streq_ptr(primary, lu->block))
+		primary = lu->mpath;
+	r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
 
 	if (r >= 0 && lu->type == LU_TYPE_TAPE)
 		r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
@@ -296,7 +302,9 @@ static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWan
 }
 
 /* The by-id links of one base name @b of @lu: /dev/scsi/by-id's unless @scsi is false (a
- * serial-path LU has its own name there), and /dev/disk/by-id's. */
+ * serial-path LU has its own name there), and /dev/disk/by-id's. A disk that dm-multipath
+ * holds (lu->mpath) has its by-id names on the map, as udev's 56-dm-mpath.rules gives them,
+ * and no partition names: kpartx maps the partitions and udev names those (lund(8), PATHS). */
 static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi, LinkWants *ret)
 {
 	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
@@ -305,8 +313,8 @@ static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi
 	if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
 		return r;
 	/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
-	r = want_add(m, ret, LINKSET_DISK, b, "", lu->block);
-	for (size_t p = 0; r >= 0 && !cdrom && p < lu->n_partitions; p++) {
+	r = want_add(m, ret, LINKSET_DISK, b, "", lu->mpath ?: lu->block);
+	for (size_t p = 0; r >= 0 && !cdrom && !lu->mpath && p < lu->n_partitions; p++) {
 		char suffix[32];
 
 		snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
@@ -315,7 +323,8 @@ static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi
 	return r;
 }
 
-/* The link scheme, lund(8) LINKS; then the aliases, the recorded names of the LU's identity
+/* The link scheme, lund(8) LINKS (by-path names stay on the path: they name the path); then
+ * the aliases, the recorded names of the LU's identity
  * it does not get now (lund(8), Naming contract), each linked as a current name would be. */
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {

@@ -8,6 +8,7 @@
  *   manager-scan.c     scans on request and unit attention, host scans, driver bind wait
  *   manager-control.c  the control protocol: one request in, one reply out
  *   manager-json.c     the JSON of events, LUs, the inventory and the status
+ *   manager-mpath.c    dm-multipath maps holding LUs' block nodes
  */
 
 #include <json-c/json.h>
@@ -155,6 +156,16 @@ void manager_names_free(Manager *m);
  * strings belong to the records) and *ret_n; 0, -ENOMEM. */
 int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, const char ***ret,
                           size_t *ret_n);
+
+/* manager-mpath.c */
+/*
+ * manager_mpath_update() - read again which dm-multipath map holds @lu's block node into
+ * lu->mpath and lu->mpath_uuid, logging a hand-over. Returns true when it changed (the caller
+ * updates the LU's links).
+ */
+bool manager_mpath_update(Manager *m, Lu *lu);
+/* UEVENT_HOLDER: a device-mapper device came, changed or went: its paths' holders read again. */
+int manager_react_holder(Manager *m, const Uevent *ev);
 
 /* manager-links.c */
 /*

@@ -7,7 +7,8 @@
  * "change" uevent, written off the loop, makes udev read it again. A record changes only when
  * the names do, so the change events lund causes (and sees) do not make it write again.
  *
- * The records kept here are per LU, at most one per node it has (block, sg, tape, bsg).
+ * The records kept here are per LU, at most one per node it has (block, sg, tape, bsg) and one
+ * for the dm-multipath map holding its disk, when it wins the map's names.
  */
 
 #include <dirent.h>
@@ -26,7 +27,7 @@
 #include "udevrec.h"
 
 #define UDEV_BUCKETS   1024
-#define UDEV_MAX_NODES 5
+#define UDEV_MAX_NODES 6 /* block, tape, tape_nr, sg, bsg; a dm-multipath map */
 /* As long as the other jobs of the I/O worker get: a uevent write is one write(2). */
 #define UEVENT_JOB_TIMEOUT_USEC (60 * 1000 * 1000ULL)
 
@@ -167,11 +168,17 @@ static void trigger_change(Manager *m, const char *key)
 static int node_key(Manager *m, const Lu *lu, const char *node, char *key)
 {
 	_cleanup_free_ char *path = NULL, *dev = NULL;
-	const char *class;
+	const char *class = NULL;
 	bool block = false;
 	int r;
 
-	if (streq_ptr(node, lu->block)) {
+	if (streq_ptr(node, lu->mpath)) {
+		/* The dm-multipath map holding the LU's disk (manager-mpath.c): not below the
+		 * LU's sysfs directory. */
+		if (asprintf(&path, "sys/class/block/%s/dev", node) < 0)
+			return -ENOMEM;
+		block = true;
+	} else if (streq_ptr(node, lu->block)) {
 		class = "block";
 		block = true;
 	} else if (streq_ptr(node, lu->sg))
@@ -183,7 +190,8 @@ static int node_key(Manager *m, const Lu *lu, const char *node, char *key)
 		node += 4;
 	} else
 		return -ENODEV;
-	if (!lu->syspath || asprintf(&path, "%s/%s/%s/dev", lu->syspath, class, node) < 0)
+	if (!path &&
+	    (!lu->syspath || asprintf(&path, "%s/%s/%s/dev", lu->syspath, class, node) < 0))
 		return -ENOMEM;
 	r = sysfs_read_string(m->rootfd, path, &dev);
 	if (r < 0)

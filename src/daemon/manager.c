@@ -70,6 +70,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 		manager_emit(m, "lu-added", manager_lu_to_json(m, lu));
 	(void)policy_apply(m->policy, lu, "add");
 	(void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
+	(void)manager_mpath_update(m, lu);
 	manager_links_dirty(m, lu);
 	manager_status_dirty(m);
 }
@@ -98,8 +99,10 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 		manager_emit(m, "lu-changed", o);
 	}
 	/* sd's max_retries exists only once the disk driver is bound */
-	if (what & LU_CHANGE_NODES)
+	if (what & LU_CHANGE_NODES) {
 		(void)policy_apply(m->policy, lu, "add");
+		(void)manager_mpath_update(m, lu);
+	}
 	if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
 		manager_links_dirty(m, lu);
 	else if (what & LU_CHANGE_INFO)
@@ -466,6 +469,11 @@ static int react_new_host(Manager *m, const Uevent *ev, UeventReaction what)
 	return 0;
 }
 
+static int react_holder(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	return manager_react_holder(m, ev);
+}
+
 static int react_inventory(Manager *m, const Uevent *ev, UeventReaction what)
 {
 	return inventory_react(m->inventory, ev, what);
@@ -482,6 +490,7 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev
 	[UEVENT_LU] = react_inventory,
 	[UEVENT_HOST_REMOVED] = react_inventory,
 	[UEVENT_NODE] = react_inventory,
+	[UEVENT_HOLDER] = react_holder,
 };
 
 void manager_handle_uevent(Manager *m, const Uevent *ev)

@@ -458,6 +458,37 @@ START_TEST(test_same_target)
 }
 END_TEST
 
+/* dm-multipath takes the paths one by one (each LU's update, in any order): once all want the
+ * map, the name points at the map and is no collision; given back, the lowest path has it. */
+START_TEST(test_map_handover)
+{
+	const unsigned *order = orders[_i];
+	ClaimWant map = { 0, "scsi-3600", "../../dm-3" };
+	Claim *c;
+
+	for (size_t k = 0; k < 3; k++)
+		want_one(&lus[order[k]], "scsi-3600");
+	c = claims_find(cl, 0, "scsi-3600");
+	ck_assert(c->collision);
+	ck_assert_str_eq(link_of(0, "scsi-3600"), "../../sda");
+	for (size_t k = 0; k < 3; k++) {
+		ck_assert_int_eq(claims_update(cl, &lus[order[k]], &map, 1), 0);
+		/* partway, the paths still disagree: the lowest path's target, whichever it is */
+		ck_assert_str_eq(link_of(0, "scsi-3600"), claim_target(c, &lus[0]));
+	}
+	ck_assert(!c->collision);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(link_of(0, "scsi-3600"), "../../dm-3");
+	for (size_t k = 0; k < 3; k++)
+		ck_assert_str_eq(claim_state(c, &lus[k]), k == 0 ? "linked" : "collision");
+	for (size_t k = 0; k < 3; k++)
+		want_one(&lus[order[k]], "scsi-3600");
+	ck_assert(c->collision);
+	ck_assert_str_eq(link_of(0, "scsi-3600"), "../../sda");
+	ck_assert_uint_eq(store.failures, 0);
+}
+END_TEST
+
 /* Deferred (start-up, resync): winners are chosen, nothing is written until the reconcile. */
 START_TEST(test_deferred)
 {
@@ -715,6 +746,7 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_identity_changes);
 	CHECK_ADD_LOOP(tc, test_running_path, orders);
 	tcase_add_test(tc, test_same_target);
+	CHECK_ADD_LOOP(tc, test_map_handover, orders);
 	tcase_add_test(tc, test_deferred);
 	tcase_add_test(tc, test_retry);
 	tcase_add_test(tc, test_foreign);

@@ -32,9 +32,10 @@ static const struct {
 	{ "add", "sas_end_device", NULL, R(NEW_TARGET_PORT) },
 	{ "add", "fc_remote_ports", NULL, R(NEW_TARGET_PORT) },
 	{ "add", "iscsi_session", NULL, R(NEW_TARGET_PORT) },
-	{ "add", "block", "disk", R(NODE) },
+	{ "add", "block", "disk", R(NODE) | R(HOLDER) },
 	{ "remove", "block", "partition", R(NODE) },
-	{ "change", "block", "disk", R(REIDENTIFIED) | R(ERROR) | R(NODE) },
+	{ "change", "block", "disk", R(REIDENTIFIED) | R(ERROR) | R(NODE) | R(HOLDER) },
+	{ "remove", "block", "disk", R(NODE) | R(HOLDER) },
 	{ "add", "scsi_generic", NULL, R(NODE) },
 	{ "add", "bsg", NULL, R(NODE) },
 	{ "add", "scsi_tape", NULL, R(NODE) },
@@ -104,6 +105,29 @@ START_TEST(test_devpath)
 }
 END_TEST
 
+static const struct {
+	const char *devpath, *dm;
+} dm_cases[] = {
+	{ "/devices/virtual/block/dm-0", "dm-0" },
+	{ "/devices/virtual/block/dm-4095", "dm-4095" },
+	{ "/devices/virtual/block/dm-1234567890", "dm-1234567890" },
+	{ "/devices/virtual/block/dm-12345678901", NULL }, /* longer than any minor */
+	{ "/devices/virtual/block/dm-", NULL },
+	{ "/devices/virtual/block/dm-3x", NULL },
+	{ "/devices/virtual/block/dm-3/dm-3p1", NULL }, /* not a whole device */
+	{ "/devices/virtual/block/loop0", NULL },
+	{ "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:1/0:0:1:3/block/sdb", NULL },
+	{ "/devices/x/virtual/block/dm-1", NULL },
+	{ "", NULL },
+	{ NULL, NULL },
+};
+
+START_TEST(test_devpath_dm)
+{
+	ck_assert_pstr_eq(uevent_devpath_dm(dm_cases[_i].devpath), dm_cases[_i].dm);
+}
+END_TEST
+
 static Suite *uevent_suite(void)
 {
 	Suite *s = suite_create("uevent");
@@ -112,6 +136,7 @@ static Suite *uevent_suite(void)
 	CHECK_ADD_LOOP(tc, test_reactions, reaction_cases);
 	tcase_add_test(tc, test_reaction_names);
 	CHECK_ADD_LOOP(tc, test_devpath, devpath_cases);
+	CHECK_ADD_LOOP(tc, test_devpath_dm, dm_cases);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -29,7 +29,7 @@ MODULES=(
 	libata ahci ata_piix ata_generic
 	usb-storage uas xhci_pci ehci_pci uhci_hcd ohci_pci
 	9p 9pnet_virtio
-	ext4 overlay dm_mod dm_multipath loop
+	ext4 overlay dm_mod dm_multipath dm_service_time dm_round_robin loop
 	configfs target_core_mod target_core_file target_core_iblock tcm_loop iscsi_target_mod
 	iscsi_tcp
 )

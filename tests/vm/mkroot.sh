@@ -2,7 +2,12 @@
 # tests/vm/mkroot.sh [udev-root|systemd-root]: build (once) a root filesystem image.
 #
 # udev-root (default): a debootstrap'ed Debian 12 minbase with udev, sg3-utils, sg3-utils-udev,
-# lsscsi and kmod, packed into an ext4 image with mkfs.ext4 -d. The guest mounts it read-only on
+# lsscsi, kmod and multipath-tools, packed into an ext4 image with mkfs.ext4 -d. The udev rules
+# of multipath-tools and kpartx (which run `multipath -u` on every sd event, mark paths
+# SYSTEMD_READY=0 and give the maps the by-id names of their paths) are parked in
+# /lib/udev/rules.d.mpath, so that scenarios without multipathd see udev as before; a scenario
+# that runs multipathd moves them back (guest/mpath-lib.sh). dmsetup's rules stay: they only
+# act on device-mapper devices. The guest mounts it read-only on
 # a virtio disk under a tmpfs overlay (see guest/udev-root.sh).
 # systemd-root: the same minbase with systemd as init (systemd-sysv) instead of sg3-utils-udev,
 # whose rules would only slow the boot down, and with the libraries the lund package depends on
@@ -18,7 +23,7 @@ FLAVOUR=${1:-udev-root}
 SUITE=bookworm
 case $FLAVOUR in
 udev-root)
-	PACKAGES=udev,sg3-utils,sg3-utils-udev,lsscsi,kmod,bash,libjson-c5
+	PACKAGES=udev,sg3-utils,sg3-utils-udev,lsscsi,kmod,bash,libjson-c5,multipath-tools
 	PREFIX=root ;;
 systemd-root)
 	PACKAGES=systemd,systemd-sysv,udev,sg3-utils,lsscsi,kmod,bash,libjson-c5
@@ -64,6 +69,14 @@ if [ ! -e "$img" ]; then
 		# slim down: package caches and docs are not needed in the guest
 		rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* \
 			"$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/locale/*
+		if [ "$FLAVOUR" = udev-root ]; then
+			mkdir -p "$dir/lib/udev/rules.d.mpath"
+			for f in 56-dm-mpath.rules 60-multipath.rules 56-dm-parts.rules 60-kpartx.rules \
+				68-del-part-nodes.rules; do
+				[ -e "$dir/lib/udev/rules.d/$f" ] || vm_die "mkroot.sh: no $f in multipath-tools"
+				mv "$dir/lib/udev/rules.d/$f" "$dir/lib/udev/rules.d.mpath/"
+			done
+		fi
 		mkdir -p "$dir/vm" "$dir/usr/local/bin"
 		echo lund-vm >"$dir/etc/hostname"
 		size=$(du -sm "$dir" | cut -f1)

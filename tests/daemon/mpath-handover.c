@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * dm-multipath takes an LU's paths and gives them back (lund(8), PATHS), driven by uevents.
+ *
+ * The daemon's manager runs in this process on a fake sysfs tree (as rescan-write does) with
+ * one LU seen through two paths: the same NAA LU designator, a relative target port each, so
+ * two SCSI devices (sdb, sdc) that are paths of one LU. lund's by-id names and /dev/disk/by-id
+ * point at the lowest path. Then a dm-multipath map (dm-3, uuid mpath-<wwid>) is stacked on
+ * both, as the kernel shows it (holders/ of each path, slaves/ of the map), and its "change"
+ * uevent is handled: the names must move to the map, the hand-over be logged, and `lunctl
+ * list`'s JSON show the map for both paths with the names "linked". The map goes (holders
+ * removed, "remove" uevent): the names go back to the lowest path. A manager started while
+ * the map exists names the map at once. Events for other block devices change nothing.
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "macro.h"
+#include "manager.h"
+#include "modload.h"
+
+#define WWID "35000c500deadbe01"
+
+static int failures;
+static char root[] = "/tmp/mpath-handover-XXXXXX";
+
+static void check(int cond, const char *what)
+{
+	printf("%s: %s\n", cond ? "ok" : "FAIL", what);
+	fflush(stdout);
+	if (!cond)
+		failures++;
+}
+
+static void run(const char *cmd)
+{
+	if (system(cmd) != 0)
+		abort();
+}
+
+/* mkdir -p of the directory above @p */
+static void mkdir_above(const char *p)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	run(cmd);
+}
+
+static void put_bytes(const char *rel, const void *data, size_t n)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	mkdir_above(p);
+	f = fopen(p, "w");
+	if (!f || fwrite(data, 1, n, f) != n)
+		abort();
+	fclose(f);
+}
+
+static void put(const char *rel, const char *text)
+{
+	put_bytes(rel, text, strlen(text));
+}
+
+static void link_to(const char *target, const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	mkdir_above(p);
+	(void)unlink(p);
+	if (symlink(target, p) < 0)
+		abort();
+}
+
+/* One path: H:C:T:L @hctl, disk @disk with @devno, relative target port @port. */
+static void path(const char *hctl, const char *disk, const char *devno, uint8_t port)
+{
+	static const uint8_t inq[36] = {
+		0x00, 0x00, 0x06, 0x02, 31,  0,   0,   0,   'F', 'A', 'K', 'E',
+		' ',  ' ',  ' ',  ' ',  'D', 'I', 'S', 'K', ' ', ' ', ' ', ' ',
+		' ',  ' ',  ' ',  ' ',  ' ', ' ', ' ', ' ', '0', '0', '0', '1',
+	};
+	/* SPC-6 7.7.6: an NAA designator of the LU (association 0) and a relative target port
+	 * (association 1, designator type 4). */
+	uint8_t pg83[4 + 12 + 8] = {
+		0x00, 0x83, 0x00, 20,   0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00,
+		0xde, 0xad, 0xbe, 0x01, 0x01, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00, port,
+	};
+	char d[256], p[512];
+
+	snprintf(d, sizeof(d), "sys/bus/scsi/devices/%s", hctl);
+	snprintf(p, sizeof(p), "%s/type", d);
+	put(p, "0\n");
+	snprintf(p, sizeof(p), "%s/scsi_level", d);
+	put(p, "7\n");
+	snprintf(p, sizeof(p), "%s/vendor", d);
+	put(p, "FAKE    \n");
+	snprintf(p, sizeof(p), "%s/model", d);
+	put(p, "DISK            \n");
+	snprintf(p, sizeof(p), "%s/rev", d);
+	put(p, "0001\n");
+	snprintf(p, sizeof(p), "%s/inquiry", d);
+	put_bytes(p, inq, sizeof(inq));
+	snprintf(p, sizeof(p), "%s/vpd_pg83", d);
+	put_bytes(p, pg83, sizeof(pg83));
+	snprintf(p, sizeof(p), "%s/block/%s/dev", d, disk);
+	put(p, devno);
+	snprintf(p, sizeof(p), "../../bus/scsi/devices/%s/block/%s", hctl, disk);
+	snprintf(d, sizeof(d), "sys/class/block/%s", disk);
+	link_to(p, d);
+}
+
+static void map_add(void)
+{
+	put("sys/devices/virtual/block/dm-3/dev", "253:3\n");
+	put("sys/devices/virtual/block/dm-3/dm/uuid", "mpath-" WWID "\n");
+	put("sys/devices/virtual/block/dm-3/dm/name", "mpatha\n");
+	link_to("../../devices/virtual/block/dm-3", "sys/class/block/dm-3");
+	link_to("../../sdb", "sys/devices/virtual/block/dm-3/slaves/sdb");
+	link_to("../../sdc", "sys/devices/virtual/block/dm-3/slaves/sdc");
+	link_to("../../dm-3", "sys/class/block/sdb/holders/dm-3");
+	link_to("../../dm-3", "sys/class/block/sdc/holders/dm-3");
+}
+
+static void map_remove(void)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s/sys' && rm -rf class/block/dm-3 devices/virtual/block/dm-3 "
+	         "class/block/sdb/holders/dm-3 class/block/sdc/holders/dm-3",
+	         root);
+	run(cmd);
+}
+
+static const char *readlink_rel(const char *rel)
+{
+	static char buf[PATH_MAX];
+	char p[512];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	n = readlink(p, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return "(none)";
+	buf[n] = 0;
+	return buf;
+}
+
+static void expect_link(const char *rel, const char *want, const char *when)
+{
+	char what[PATH_MAX + 512];
+	const char *got = readlink_rel(rel);
+
+	snprintf(what, sizeof(what), "%s: /%s -> %s (want %s)", when, rel, got, want);
+	check(streq(got, want), what);
+}
+
+static void run_loop(sd_event *e)
+{
+	for (int i = 0; i < 10; i++)
+		(void)sd_event_run(e, 20 * 1000);
+}
+
+static Manager *start(const ManagerConfig *config)
+{
+	Manager *m = NULL;
+	int r = manager_new(config, &m);
+
+	if (r >= 0)
+		r = manager_start(m);
+	check(r >= 0, "the manager starts on the fake tree");
+	if (r < 0)
+		exit(1);
+	return m;
+}
+
+static bool log_has(const char *needle)
+{
+	static char buf[1 << 20];
+	size_t n;
+
+	fflush(stderr);
+	fseek(stderr, 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, stderr);
+	buf[n] = 0;
+	fseek(stderr, 0, SEEK_END);
+	return strstr(buf, needle) != NULL;
+}
+
+static void handle(Manager *m, sd_event *e, const char *action, const char *devpath)
+{
+	Uevent ev = {
+		.action = action,
+		.subsystem = "block",
+		.devtype = "disk",
+		.devpath = devpath,
+	};
+
+	manager_handle_uevent(m, &ev);
+	run_loop(e);
+}
+
+int main(void)
+{
+	static const char *const sets[] = { "dev/scsi/by-id/scsi-" WWID,
+		                            "dev/disk/by-id/scsi-" WWID,
+		                            "dev/disk/by-id/wwn-0x5000c500deadbe01" };
+	char run_dir[300], logpath[300], buf[512];
+	ManagerConfig config = {};
+	Manager *m;
+	sd_event *e = NULL;
+
+	if (!mkdtemp(root))
+		return 1;
+	path("1:0:0:0", "sdc", "8:32\n", 2);
+	path("0:0:0:0", "sdb", "8:16\n", 1);
+	snprintf(run_dir, sizeof(run_dir), "%s/run", root);
+	snprintf(logpath, sizeof(logpath), "%s/lund.log", root);
+	if (!freopen(logpath, "w+", stderr))
+		return 1;
+	config = (ManagerConfig){
+		.root = root,
+		.run_dir = run_dir,
+		.link_dir = "dev/scsi/by-id",
+		.disk_link_dir = "dev/disk/by-id",
+		.no_monitor = true,
+		.probe_flags = PROBE_SYSFS_ONLY,
+		.modload = MODLOAD_NEVER,
+		.scan = MANAGER_SCAN_NEVER,
+	};
+	m = start(&config);
+	if (sd_event_default(&e) < 0)
+		return 1;
+	run_loop(e);
+	for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+		expect_link(sets[i], "../../sdb", "two paths, no map");
+
+	/* multipathd sets the map up: add (no table yet), then change once it is resumed. */
+	handle(m, e, "add", "/devices/virtual/block/dm-3");
+	map_add();
+	/* an event of another block device says nothing about the map */
+	handle(m, e, "change", "/devices/virtual/block/loop0");
+	expect_link(sets[0], "../../sdb", "before the map's change event");
+	handle(m, e, "change", "/devices/virtual/block/dm-3");
+	for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+		expect_link(sets[i], "../../dm-3", "map dm-3 holds both paths");
+	check(log_has("is a path of dm-multipath map /dev/dm-3 (mpath-" WWID ")"),
+	      "the hand-over to the map is logged for each path");
+	check(log_has("/dev/sdc is a path of dm-multipath map"), "for the second path too");
+	manager_free(m);
+	e = sd_event_unref(e);
+
+	/* Started while the map exists: the names are the map's from the start. */
+	m = start(&config);
+	if (sd_event_default(&e) < 0)
+		return 1;
+	run_loop(e);
+	for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+		expect_link(sets[i], "../../dm-3", "started with the map in place");
+
+	/* multipath -f: the map goes, the paths are free again. */
+	map_remove();
+	handle(m, e, "remove", "/devices/virtual/block/dm-3");
+	for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+		expect_link(sets[i], "../../sdb", "map removed");
+	check(log_has("/dev/sdb is no longer held by dm-multipath map /dev/dm-3"),
+	      "the hand-back is logged");
+	manager_free(m);
+	sd_event_unref(e);
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", root);
+	if (failures == 0 && system(buf) != 0)
+		return 1;
+	return failures ? 1 : 0;
+}
