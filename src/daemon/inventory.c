@@ -1131,6 +1131,23 @@ static int lu_driver_event(Inventory *inv, Lu *lu)
 	return 1;
 }
 
+int inventory_reread_state(Inventory *inv, Lu *lu)
+{
+	char *state;
+
+	assert_return(inv && lu, -EINVAL);
+	state = attr_text(inv->rootfd, lu->syspath, "state");
+	if (!state || streq_ptr(state, lu->state)) {
+		free(state);
+		return 0;
+	}
+	free(lu->state);
+	lu->state = state;
+	if (inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
+	return 1;
+}
+
 /* UEVENT_LU: the scsi_device itself. */
 static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 {
