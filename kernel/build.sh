@@ -9,13 +9,15 @@
 #  3. applies kernel/series to a pristine copy of the SCSI sources (git apply --check first)
 #     and runs scripts/checkpatch.pl --strict on every patch;
 #  4. builds the SCSI modules the VM loads (scsi_mod scsi_common sd_mod sr_mod sg st ch
-#     scsi_debug virtio_scsi) and every other module the series touches (scsi_transport_fc)
-#     out of tree against the headers, from the patched sources,
-#     into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY takes), with
-#     the test fixtures of kernel/fixtures/ (scsi_debug fault injection, not part of the
-#     series) on top;
-#  5. with --bisect, also applies and builds every prefix of the series (and the pristine
-#     tree, whose module CRCs must equal Debian's Module.symvers).
+#     scsi_debug virtio_scsi) and every other module holding a C file the series changes
+#     (from its diffstat: scsi_transport_fc) out of tree against the headers, from the patched
+#     sources, into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY
+#     takes), with the test fixtures of kernel/fixtures/ (scsi_debug fault injection, not part
+#     of the series) on top;
+#  5. with --bisect, builds the pristine tree (whose module CRCs must equal Debian's
+#     Module.symvers) and then every prefix of the series in the same tree, incrementally
+#     (make recompiles what each patch touches), with W=1: each prefix must add no warning;
+#     the fixtures go on last and that build is the one installed.
 #
 # usage: kernel/build.sh [--kernel 6.1|6.12] [--bisect] [--stock] [--quiet]
 #   --kernel  the kernel line: 6.1 (default: Debian 12's linux-image-amd64, linux-source-6.1 and
@@ -168,21 +170,26 @@ prepare_tree() {
 	fi
 }
 
-# build_modules TREE OUT: build the SCSI modules of TREE out of tree, copy the .ko to OUT.
-MODS="scsi_mod scsi_common sd_mod sr_mod sg st ch scsi_debug virtio_scsi scsi_transport_fc"
-build_modules() {
-	local tree=$1 out=$2 b=$1/build
-	rm -rf "$b"; mkdir -p "$b"
-	cp "$tree"/drivers/scsi/*.[ch] "$b/"
-	cp -a "$tree/include" "$b/include"
+# The modules the VM loads, plus (below) every module that holds a C file the series changes.
+MODS="scsi_mod scsi_common sd_mod sr_mod sg st ch scsi_debug virtio_scsi"
+# C files (drivers/scsi/<name>.c) the series changes, from its diffstat
+mapfile -t CHANGED_C < <(sed -n 's|^+++ b/drivers/scsi/\(.*\)\.c$|\1|p' "${PATCHES[@]/#/$SDIR/}" |
+	sort -u)
+for c in "${CHANGED_C[@]}"; do
+	case $c in */*) die "the series changes drivers/scsi/$c.c: build.sh builds top-level files only" ;; esac
+done
+
+# write_kbuild DIR: the Kbuild of the out-of-tree build, mirroring drivers/scsi/Makefile for the
+# composite modules; every other changed C file is a module of its own name (scsi_transport_fc,
+# scsi_debug, ...), so a patch to another file is built without editing this script.
+# Sets BUILT_MODS.
+write_kbuild() {
+	local b=$1 c m
 	cat >"$b/Kbuild" <<'EOF'
 # Out-of-tree build of the SCSI core and the drivers the lund VM tests load, mirroring
 # drivers/scsi/Makefile; the patched headers in ./include shadow the packaged ones.
 NOSTDINC_FLAGS += -I$(src)/include
 ccflags-y += -I$(src)
-
-obj-m += scsi_mod.o scsi_common.o sd_mod.o sr_mod.o sg.o st.o ch.o scsi_debug.o virtio_scsi.o
-obj-m += scsi_transport_fc.o
 
 scsi_mod-y			+= scsi.o hosts.o scsi_ioctl.o scsicam.o scsi_error.o scsi_lib.o
 scsi_mod-y			+= constants.o scsi_lib_dma.o scsi_scan.o scsi_sysfs.o scsi_devinfo.o
@@ -208,40 +215,120 @@ quiet_cmd_bflags = GEN     $@
 $(obj)/scsi_devinfo_tbl.c: $(src)/include/scsi/scsi_devinfo.h
 	$(call if_changed,bflags)
 EOF
-	make -s -C "$HDR" M="$b" -j"$(nproc)" modules >"$b/make.log" 2>&1 ||
-		{ tail -n 40 "$b/make.log" >&2; return 1; }
+	BUILT_MODS=$MODS
+	for c in "${CHANGED_C[@]}"; do
+		m=$(sed -n "s/^\([a-z_]*\)-[^ 	]*[ 	].*[ 	]$c\.o\b.*/\1/p" "$b/Kbuild" | head -n1)
+		[ -n "$m" ] || m=$c
+		case " $BUILT_MODS " in *" $m "*) ;; *) BUILT_MODS="$BUILT_MODS $m" ;; esac
+	done
+	for m in $BUILT_MODS; do echo "obj-m += $m.o"; done >>"$b/Kbuild"
+}
+
+# sync_build TREE: copy the SCSI sources of TREE into TREE/build, only the files that differ,
+# so that make rebuilds only what a patch touched.
+sync_build() {
+	local tree=$1 b=$1/build f d
+	mkdir -p "$b/include"
+	for f in "$tree"/drivers/scsi/*.[ch]; do
+		cmp -s "$f" "$b/${f##*/}" || cp "$f" "$b/"
+	done
+	(cd "$tree/include" && find . -type f) | while read -r f; do
+		d=$b/include/${f#./}
+		cmp -s "$tree/include/$f" "$d" || { mkdir -p "${d%/*}"; cp "$tree/include/$f" "$d"; }
+	done
+}
+
+# make_modules TREE [W=1]: (re)build TREE/build; the compiler's output goes to TREE/build/make.log
+make_modules() {
+	local b=$1/build
+	shift
+	make -C "$HDR" M="$b" -j"$(nproc)" "$@" modules >"$b/make.log" 2>&1 ||
+		{ grep -v '^  \(CC\|LD\|MODPOST\|GEN\)' "$b/make.log" | tail -n 40 >&2; return 1; }
+}
+
+# copy_modules TREE OUT: the .ko and Module.symvers of TREE's build into OUT
+copy_modules() {
+	local b=$1/build out=$2 m
+	rm -rf "$out"; mkdir -p "$out"
+	for m in $BUILT_MODS; do cp "$b/$m.ko" "$out/"; done
+	cp "$b/Module.symvers" "$out/"
+}
+
+# build_modules TREE OUT: build the SCSI modules of TREE out of tree (no warning allowed),
+# copy the .ko to OUT.
+build_modules() {
+	local tree=$1 out=$2 b=$1/build c
+	rm -rf "$b"; mkdir -p "$b"
+	sync_build "$tree"
+	write_kbuild "$b"
+	make_modules "$tree" || return 1
 	if grep -q 'warning:' "$b/make.log"; then
 		grep 'warning:' "$b/make.log" >&2
 		return 1
 	fi
 	# every C file the series changes must have been compiled
-	local c
-	for c in $(sed -n 's|^+++ b/drivers/scsi/\([^/]*\)\.c$|\1|p' "${PATCHES[@]/#/$SDIR/}" |
-		sort -u); do
+	for c in "${CHANGED_C[@]}"; do
 		[ -e "$b/$c.o" ] || { echo "kernel: $c.c is changed but not built" >&2; return 1; }
 	done
-	rm -rf "$out"; mkdir -p "$out"
-	local m
-	for m in $MODS; do cp "$b/$m.ko" "$out/"; done
-	cp "$b/Module.symvers" "$out/"
+	copy_modules "$tree" "$out"
+}
+
+# warnings LOG: the compiler warnings of a make log without line and column (a patch moves
+# code), sorted
+warnings() {
+	sed -n 's|^\(.*/\)\{0,1\}\([^/:]*\):[0-9]*:[0-9]*: warning: \(.*\)$|\2: \3|p' "$1" | sort
 }
 
 # --- bisectability: every prefix applies and builds ------------------------------------------
+# One tree, the patches applied in order; after each, only the files that differ are copied
+# into the build directory, so make recompiles what the patch touched (and what includes a
+# header it touched) and relinks those modules. W=1 throughout: a prefix must not add a
+# warning to those of the prefix before it (the pristine tree has some of its own).
 if [ -n "$bisect" ]; then
-	for ((n = 0; n < ${#PATCHES[@]}; n++)); do
+	B=$V/bisect
+	prepare_tree "$B" 0
+	rm -rf "$B/build"; mkdir -p "$B/build"
+	sync_build "$B"
+	write_kbuild "$B/build"
+	log "bisect: modules built at every prefix:$BUILT_MODS"
+	for ((n = 0; n <= ${#PATCHES[@]}; n++)); do
 		t=$(date +%s.%N)
-		prepare_tree "$V/tree-$n" "$n"
-		build_modules "$V/tree-$n" "$V/tree-$n/ko" || die "build failed with $n patches"
+		if [ "$n" -gt 0 ]; then
+			p=${PATCHES[n-1]}
+			(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply --check "$SDIR/$p") ||
+				die "$p does not apply (after $((n - 1)) patches)"
+			(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply "$SDIR/$p")
+			sync_build "$B"
+		fi
+		make_modules "$B" W=1 || die "build failed with $n patches"
+		warnings "$B/build/make.log" >"$B/warnings-$n"
+		compiled=$(sed -n 's|^ *CC \[M\] *.*/\([^/]*\)\.o$|\1|p' "$B/build/make.log" |
+			grep -v '\.mod$' | sort -u | tr '\n' ' ' || true)
+		linked=$(sed -n 's|^ *LD \[M\] *.*/\([^/]*\)\.ko$|\1|p' "$B/build/make.log" |
+			sort -u | tr '\n' ' ')
+		nw=$(wc -l <"$B/warnings-$n")
 		if [ "$n" = 0 ]; then
+			copy_modules "$B" "$B/ko-0"
 			# the pristine build must reproduce Debian's CRCs for what it exports
 			bad=$(awk 'NR==FNR { crc[$2] = $1; next } ($2 in crc) && crc[$2] != $1 { print $2 }' \
-				"$V/tree-0/ko/Module.symvers" "$HDR/Module.symvers" | head -n5)
+				"$B/ko-0/Module.symvers" "$HDR/Module.symvers" | head -n5)
 			[ -z "$bad" ] || die "unpatched build differs from Debian's Module.symvers: $bad"
-			log "prefix 0 (unpatched): builds, CRCs match Debian's Module.symvers"
-		else
-			log "prefix $n (${PATCHES[n-1]}): applies and builds in $(elapsed "$t")s"
+			rm -rf "$B/ko-0"
+			log "prefix 0 (unpatched): built in $(elapsed "$t")s, CRCs match Debian's" \
+				"Module.symvers; W=1 warnings: $nw"
+			continue
 		fi
-		rm -rf "$V/tree-$n"
+		new=$(comm -13 "$B/warnings-$((n - 1))" "$B/warnings-$n")
+		if [ -n "$new" ]; then
+			echo "$new" >&2
+			die "prefix $n ($p) adds W=1 warnings"
+		fi
+		# what this patch changes must have been recompiled
+		for c in $(sed -n 's|^+++ b/drivers/scsi/\([^/]*\)\.c$|\1|p' "$SDIR/$p"); do
+			case " $compiled " in *" $c "*) ;; *) die "prefix $n: $c.c changed but not recompiled" ;; esac
+		done
+		log "prefix $n ($p): applies, builds in $(elapsed "$t")s; compiled: ${compiled:-nothing};" \
+			"relinked: ${linked:-nothing}; W=1 warnings: $nw (none new)"
 	done
 fi
 
@@ -255,9 +342,24 @@ fi
 
 # --- the full series -------------------------------------------------------------------------
 t=$(date +%s.%N)
-prepare_tree "$V/tree" "${#PATCHES[@]}" fixtures
-build_modules "$V/tree" "$V/modules" || die "build of the patched modules failed"
-for m in $MODS; do
+if [ -n "$bisect" ]; then
+	# the bisect tree holds the whole series: add the fixtures and rebuild what they touch
+	for f in "$SDIR"/fixtures/*.patch; do
+		(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply "$f") ||
+			die "fixture ${f##*/} does not apply"
+	done
+	sync_build "$B"
+	make_modules "$B" W=1 || die "build of the patched modules failed"
+	warnings "$B/build/make.log" >"$B/warnings-fixtures"
+	new=$(comm -13 "$B/warnings-${#PATCHES[@]}" "$B/warnings-fixtures")
+	[ -z "$new" ] || { echo "$new" >&2; die "the fixtures add W=1 warnings"; }
+	copy_modules "$B" "$V/modules"
+	rm -rf "$B"
+else
+	prepare_tree "$V/tree" "${#PATCHES[@]}" fixtures
+	build_modules "$V/tree" "$V/modules" || die "build of the patched modules failed"
+fi
+for m in $BUILT_MODS; do
 	vm=$(modinfo -F vermagic "$V/modules/$m.ko")
 	case $vm in "$abi-amd64 "*) ;; *) die "$m.ko: vermagic '$vm' is not for $abi-amd64" ;; esac
 done

@@ -262,6 +262,14 @@ int list_lu_pdt(int rootfd, const char *hctl)
 	return (int)v;
 }
 
+char *list_lu_state(int rootfd, const char *hctl)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
+	return sysfs_attr_string(rootfd, path, "state");
+}
+
 int list_lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
 {
 	char path[PATH_MAX];

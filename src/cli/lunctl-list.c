@@ -119,6 +119,7 @@ typedef struct Row {
 	size_t n_names;
 	char *paths; /* the other paths of the same LU, space-separated; NULL: none (or no lund) */
 	json_object *multipath; /* lund's {node, uuid, name} of the dm-multipath map holding it */
+	char *state;            /* the kernel's device state, as lund last saw it or sysfs has it */
 	/* read from sysfs as lsscsi reads them, only when a column asks (rows_read_sysfs()) */
 	int pdt;         /* -1: unknown */
 	char *transport; /* "" when lsscsi prints none */
@@ -130,6 +131,7 @@ static void row_done(Row *w)
 {
 	free(w->paths);
 	json_object_put(w->multipath);
+	free(w->state);
 	free(w->hctl);
 	free(w->block);
 	free(w->tape);
@@ -296,6 +298,7 @@ static int row_from_lund(json_object *lu, Row *w)
 	w->block = dup_or_null(node_name(nodes, "block"), &oom);
 	w->tape = dup_or_null(node_name(nodes, "tape"), &oom);
 	w->sg = dup_or_null(node_name(nodes, "sg"), &oom);
+	w->state = dup_or_null(str(lu, "state"), &oom);
 	if (oom)
 		return -ENOMEM;
 
@@ -495,6 +498,7 @@ typedef enum Column {
 	COL_ID,
 	COL_NAMES,
 	COL_PATHS,
+	COL_STATE,
 	_COL_MAX,
 } Column;
 
@@ -518,6 +522,8 @@ static const struct {
 	[COL_ID] = { "ID", "ID_SERIAL, as udev's scsi_id gives it" },
 	[COL_NAMES] = { "NAMES", "/dev/disk/by-id names", true },
 	[COL_PATHS] = { "PATHS", "the other paths of the same LU (lund's, empty without lund)" },
+	[COL_STATE] = { "STATE",
+	                "device state: running, offline, transport-offline, blocked, ..." },
 };
 
 static const Column default_columns[] = { COL_HCTL, COL_TYPE,  COL_VENDOR, COL_MODEL,
@@ -537,6 +543,8 @@ static void rows_read_sysfs(int rootfd, Row *rows, size_t n, const ListOptions *
 		Row *w = &rows[i];
 
 		w->pdt = list_lu_pdt(rootfd, w->hctl);
+		if (!w->state)
+			w->state = list_lu_state(rootfd, w->hctl);
 		if (lo->want[COL_TRANSPORT] &&
 		    list_lu_transport(rootfd, w->hctl, w->host, w->target, &w->transport) < 0)
 			w->transport = NULL;
@@ -612,7 +620,8 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 
 	*ret = NULL;
 	if (w->error < 0 && c != COL_HCTL && c != COL_NODES && c != COL_BLOCK && c != COL_TAPE &&
-	    c != COL_SG && c != COL_ID && c != COL_TRANSPORT && c != COL_SIZE && c != COL_PDT)
+	    c != COL_SG && c != COL_ID && c != COL_TRANSPORT && c != COL_SIZE && c != COL_PDT &&
+	    c != COL_STATE)
 		return 0;
 	switch (c) {
 	case COL_HCTL:
@@ -679,6 +688,9 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 				*ret = NULL;
 		} else
 			*ret = strdup(w->paths ?: "");
+		break;
+	case COL_STATE:
+		*ret = strdup(w->state ?: "-");
 		break;
 	default:
 		return -EINVAL;
@@ -770,6 +782,7 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 	if (w->sg)
 		json_object_object_add(nodes, "sg", json_object_new_string(w->sg));
 	json_object_object_add(o, "names", names);
+	json_object_object_add(o, "state", w->state ? json_object_new_string(w->state) : NULL);
 	/* the sysfs columns, when asked for */
 	if (lo->want[COL_PDT]) {
 		json_object_object_add(o, "pdt", w->pdt >= 0 ? json_object_new_int(w->pdt) : NULL);

@@ -21,6 +21,8 @@ int list_host_transport(int rootfd, unsigned h, char **ret);
 
 /* The peripheral device type in sysfs ("type"), -1 when unreadable or out of 0..31. */
 int list_lu_pdt(int rootfd, const char *hctl);
+/* The LU's sysfs "state" (running, offline, transport-offline, blocked, ...), NULL when unknown. */
+char *list_lu_state(int rootfd, const char *hctl);
 
 /* The size in bytes lsscsi -s shows for an LU of type @pdt with block device @block (NULL:
  * none): only direct-access types (disk, cd/dvd, sim dsk, zbc). Returns 0, -ENODATA when it

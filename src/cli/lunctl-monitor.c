@@ -37,6 +37,9 @@ static void print_event(json_object *e)
 		printf(" %s", json_str(e, "path"));
 	if (json_str(e, "target"))
 		printf(" -> %s", json_str(e, "target"));
+	if (streq(ev, "lu-state"))
+		printf(" %s -> %s (%s)", json_str(e, "previous") ?: "unknown",
+		       json_str(e, "state") ?: "?", json_str(e, "source") ?: "?");
 	if (json_str(e, "ua"))
 		printf(" %s: %s", json_str(e, "ua"), json_str(e, "action") ?: "?");
 	else if (json_str(e, "action"))
@@ -70,7 +73,7 @@ static void print_event(json_object *e)
  * their families. */
 static const char *const event_names[] = {
 	"lu-added",    "lu-changed", "lu-removed", "collision", "unit-attention", "scan-done",
-	"scan-action", "resync",     "lu",         "link",      "scan",
+	"scan-action", "resync",     "lu",         "link",      "scan",           "lu-state",
 };
 
 static bool event_name_known(const char *s)
@@ -245,8 +248,9 @@ int verb_monitor(int argc, char *argv[], Options *o)
 			       "lu-removed,\n"
 			       "                      link-*, collision, unit-attention, "
 			       "scan-action,\n"
-			       "                      scan-done, resync; or a family: lu, link, "
-			       "scan\n"
+			       "                      scan-done, resync, lu-state; or a family: "
+			       "lu, "
+			       "link, scan\n"
 			       "     --device <dev>   only events about this LU or those below an\n"
 			       "                      H[:C[:T[:L]]] prefix (a node is resolved at "
 			       "start)\n"

@@ -108,6 +108,23 @@ static void print_errors(json_object *s)
 	}
 }
 
+/* LUs whose kernel state is not "running" (offline, transport-offline, blocked, ...) */
+static void print_not_running(json_object *s)
+{
+	json_object *nr = json_member(s, "not_running");
+	bool first = true;
+
+	if (!nr || !json_object_is_type(nr, json_type_object))
+		return;
+	printf("Not running:  ");
+	json_object_object_foreach(nr, hctl, st)
+	{
+		printf("%s %s %s", first ? "" : ",", hctl, json_object_get_string(st));
+		first = false;
+	}
+	printf("%s\n", first ? " none" : "");
+}
+
 /* "request from pid 12 (2, 3:0:1) for 4.2 s" */
 static void print_scan_request(json_object *q)
 {
@@ -196,6 +213,7 @@ static void print_status(json_object *s)
 		printf("Uevents:       not monitored\n");
 	printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
 	print_scans(s);
+	print_not_running(s);
 
 	print_errors(s);
 }

@@ -21,6 +21,7 @@ static const struct {
 	{ "add", "scsi", "scsi_device", UEVENT_LOAD_DRIVERS },
 	{ "change", NULL, NULL, UEVENT_REIDENTIFIED },
 	{ "change", NULL, NULL, UEVENT_ERROR },
+	{ "change", "scsi", "scsi_device", UEVENT_STATE },
 	{ "add", "scsi_host", NULL, UEVENT_NEW_HOST },
 	{ "add", "sas_end_device", NULL, UEVENT_NEW_TARGET_PORT },
 	{ "add", "fc_remote_ports", NULL, UEVENT_NEW_TARGET_PORT },
@@ -63,6 +64,7 @@ static const char *const reaction_names[_UEVENT_REACTION_MAX] = {
 	[UEVENT_LOAD_DRIVERS] = "load-drivers",
 	[UEVENT_REIDENTIFIED] = "reidentified",
 	[UEVENT_ERROR] = "error",
+	[UEVENT_STATE] = "state",
 	[UEVENT_NEW_HOST] = "new-host",
 	[UEVENT_NEW_TARGET_PORT] = "new-target-port",
 	[UEVENT_LU] = "lu",
@@ -139,4 +141,27 @@ const char *uevent_devpath_dm(const char *devpath)
 	if (*p != '\0' || (size_t)(p - devpath) > strlen(prefix) + 10)
 		return NULL;
 	return devpath + strlen("/devices/virtual/block/");
+}
+
+static const char *const sdev_state_names[_UEVENT_SDEV_STATE_MAX] = {
+	[UEVENT_SDEV_OFFLINE] = "offline",
+	[UEVENT_SDEV_TRANSPORT_OFFLINE] = "transport-offline",
+};
+
+const char *uevent_sdev_state_to_string(UeventSdevState s)
+{
+	return s >= 0 && s < _UEVENT_SDEV_STATE_MAX ? sdev_state_names[s] : NULL;
+}
+
+int uevent_sdev_state_parse(const char *s, UeventSdevState *ret)
+{
+	if (!s)
+		return -ENODATA;
+	for (UeventSdevState i = 0; i < _UEVENT_SDEV_STATE_MAX; i++)
+		if (streq(s, sdev_state_names[i])) {
+			if (ret)
+				*ret = i;
+			return 0;
+		}
+	return -EBADMSG;
 }

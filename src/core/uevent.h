@@ -23,7 +23,10 @@ typedef struct Uevent {
 	 * whose IDs changed (engine/scan.h, SCAN_IDS) */
 	const char *synth_lund;
 	const char *modalias; /* MODALIAS= */
-	bool synthetic;       /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
+	/* SDEV_STATE=: the companion patchset's event of a device going offline (kernel/ patch 7;
+	 * uevent_sdev_state_parse()) */
+	const char *sdev_state;
+	bool synthetic; /* SYNTH_UUID=: replayed through sysfs "uevent" (udevadm trigger) */
 	uint64_t seqnum;
 	/* Every KEY=VALUE of a change uevent that carries SDEV_ERROR (daemon/errors.h). */
 	const char *const *props;
@@ -32,10 +35,11 @@ typedef struct Uevent {
 
 /* What lund does with a uevent. One uevent may call for several: they are done in this order. */
 typedef enum UeventReaction {
-	UEVENT_LOAD_DRIVERS,    /* add of a scsi_device: its upper driver and sg, without udevd */
-	UEVENT_REIDENTIFIED,    /* change with SYNTH_ARG_LUND=ids: a scan had the IDs re-read */
-	UEVENT_ERROR,           /* change with SDEV_ERROR: an error report (companion patchset) */
-	UEVENT_NEW_HOST,        /* add of a scsi_host: scan it when nobody else does */
+	UEVENT_LOAD_DRIVERS, /* add of a scsi_device: its upper driver and sg, without udevd */
+	UEVENT_REIDENTIFIED, /* change with SYNTH_ARG_LUND=ids: a scan had the IDs re-read */
+	UEVENT_ERROR,        /* change with SDEV_ERROR: an error report (companion patchset) */
+	UEVENT_STATE,        /* change of a scsi_device with SDEV_STATE: it went offline (ditto) */
+	UEVENT_NEW_HOST,     /* add of a scsi_host: scan it when nobody else does */
 	UEVENT_NEW_TARGET_PORT, /* add of a transport's target port: scan its host likewise */
 	UEVENT_LU,              /* anything about a scsi_device */
 	UEVENT_HOST_REMOVED,    /* remove of a scsi_target or scsi_host */
@@ -50,8 +54,9 @@ typedef uint32_t UeventReactions;
 
 /*
  * uevent_reactions() - every reaction the table lists for @ev's action, subsystem and devtype.
- * A reaction keyed on a property as well (UEVENT_REIDENTIFIED, UEVENT_ERROR) is listed on the
- * action alone: its handler looks at the property. An event without an action calls for none.
+ * A reaction keyed on a property as well (UEVENT_REIDENTIFIED, UEVENT_ERROR, UEVENT_STATE) is
+ * listed on the action (and device) alone: its handler looks at the property. An event without
+ * an action calls for none.
  */
 UeventReactions uevent_reactions(const Uevent *ev);
 
@@ -75,3 +80,18 @@ int uevent_devpath_hctl(const char *devpath, char **ret);
  * not one (dm-<decimal> directly below /devices/virtual/block/).
  */
 const char *uevent_devpath_dm(const char *devpath);
+
+/* The states SDEV_STATE= names: the kernel's own names of them, as sysfs "state" shows them. */
+typedef enum UeventSdevState {
+	UEVENT_SDEV_OFFLINE,           /* "offline": error recovery gave up, or user space */
+	UEVENT_SDEV_TRANSPORT_OFFLINE, /* "transport-offline": the transport class gave up */
+	_UEVENT_SDEV_STATE_MAX,
+	_UEVENT_SDEV_STATE_INVALID = -EINVAL,
+} UeventSdevState;
+
+/*
+ * uevent_sdev_state_parse() - the value of SDEV_STATE=. Returns 0; -ENODATA when @s is NULL (not
+ * a state event); -EBADMSG for any other value (an empty one, another state, trailing bytes).
+ */
+int uevent_sdev_state_parse(const char *s, UeventSdevState *ret);
+const char *uevent_sdev_state_to_string(UeventSdevState s);

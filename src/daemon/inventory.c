@@ -1145,6 +1145,23 @@ static int lu_driver_event(Inventory *inv, Lu *lu)
 	return 1;
 }
 
+int inventory_reread_state(Inventory *inv, Lu *lu)
+{
+	const char *state;
+
+	assert_return(inv && lu, -EINVAL);
+	state = attr_shared(inv, lu->syspath, "state");
+	if (!state || streq_ptr(state, lu->state)) {
+		strpool_put(inv->strings, state);
+		return 0;
+	}
+	strpool_put(inv->strings, lu->state);
+	lu->state = state;
+	if (inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
+	return 1;
+}
+
 /* UEVENT_LU: the scsi_device itself. */
 static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 {

@@ -184,6 +184,12 @@ int inventory_resync(Inventory *inv, bool reprobe);
  * Returns 0, or -errno.
  */
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe);
+/*
+ * inventory_reread_state() - read @lu's sysfs "state" again, nothing else. Returns 1 when it
+ * changed (the lu_changed hook has been called with LU_CHANGE_INFO), 0 when not, or when the LU
+ * is gone from sysfs (its remove event follows).
+ */
+int inventory_reread_state(Inventory *inv, Lu *lu);
 
 /*
  * inventory_rescan_done() - the rescan_lu hook's write for @hctl returned @error: finish the

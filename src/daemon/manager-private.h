@@ -123,7 +123,8 @@ struct Manager {
 	sd_event_source *bind_source;
 	uint64_t bind_deadline;
 	uint64_t scan_started;
-	uint64_t startup_scan_usec; /* how long the start-up scan took, 0 if none */
+	uint64_t startup_scan_usec;    /* how long the start-up scan took, 0 if none */
+	sd_event_source *state_source; /* re-reads the state of LUs not running (manager-state.c) */
 };
 /* manager.c */
 int manager_resync(Manager *m, const char *reason);
@@ -209,6 +210,15 @@ void manager_udev_flush(Manager *m, const Lu *lu, bool gone);
 /* Every LU's records; records of LUs no longer present, and of an earlier run, removed. */
 void manager_udev_sync_all(Manager *m);
 UdevRecords *udev_records_free(UdevRecords *u);
+
+/* manager-state.c */
+/* UEVENT_STATE: SDEV_STATE= (the device went offline): its state read again, logged. */
+int manager_state_event(Manager *m, const Uevent *ev);
+/* @lu (NULL: any) may not be running: watch the state of those that are not until they are. */
+void manager_state_watch(Manager *m, const Lu *lu);
+void manager_state_free(Manager *m);
+/* {"H:C:T:L": state} of the LUs not running, for `status`. */
+json_object *manager_state_json(Manager *m);
 
 /* manager-scan.c */
 /*

@@ -71,6 +71,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 	(void)policy_apply(m->policy, lu, "add");
 	(void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
 	(void)manager_mpath_update(m, lu);
+	manager_state_watch(m, lu);
 	manager_links_dirty(m, lu);
 	manager_status_dirty(m);
 }
@@ -108,6 +109,10 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 	else if (what & LU_CHANGE_INFO)
 		/* A path that stops or starts running moves its LU's names (lund(8), PATHS). */
 		manager_links_refresh(m, lu);
+	if (what & LU_CHANGE_INFO) {
+		manager_state_watch(m, lu);
+		manager_status_dirty(m);
+	}
 }
 
 static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
@@ -463,6 +468,11 @@ static int react_error(Manager *m, const Uevent *ev, UeventReaction what)
 	return 0;
 }
 
+static int react_state(Manager *m, const Uevent *ev, UeventReaction what)
+{
+	return manager_state_event(m, ev);
+}
+
 static int react_new_host(Manager *m, const Uevent *ev, UeventReaction what)
 {
 	manager_scan_new_host(m, ev, what == UEVENT_NEW_HOST ? "new host" : "new transport target");
@@ -485,6 +495,7 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev
 	[UEVENT_LOAD_DRIVERS] = react_load_drivers,
 	[UEVENT_REIDENTIFIED] = react_reidentified,
 	[UEVENT_ERROR] = react_error,
+	[UEVENT_STATE] = react_state,
 	[UEVENT_NEW_HOST] = react_new_host,
 	[UEVENT_NEW_TARGET_PORT] = react_new_host,
 	[UEVENT_LU] = react_inventory,
@@ -835,6 +846,7 @@ Manager *manager_free(Manager *m)
 	if (worker_shutdown(m->identify_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
 	sd_event_source_disable_unref(m->bind_source);
+	manager_state_free(m);
 	free(m->bind_wait);
 	free(m->kernel_scan);
 	/* Links still waiting for the end of a burst are written before lund goes. */

@@ -89,6 +89,7 @@ static void dispatch(Monitor *m, struct udev_device *d)
 		.sdev_ua = udev_device_get_property_value(d, "SDEV_UA"),
 		.synth_lund = udev_device_get_property_value(d, "SYNTH_ARG_LUND"),
 		.modalias = udev_device_get_property_value(d, "MODALIAS"),
+		.sdev_state = udev_device_get_property_value(d, "SDEV_STATE"),
 		.synthetic = udev_device_get_property_value(d, "SYNTH_UUID") != NULL,
 		.seqnum = seqnum,
 	};

@@ -41,6 +41,10 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    `--accept`, which retires it while lund runs.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
+  daemon-loop.py LUND state        an LU lund finds offline (a resync reads its state) is shown
+                                   in status' not_running; once sysfs says running again lund
+                                   notices by itself within a few seconds (the kernel sends no
+                                   event for that), logs it once and lists it running.
   daemon-loop.py LUND identify-hang LUs the kernel cached too little of are identified with
                                    SG_IO (answered by tests/peer/scsi-id-mock.c, $LUND_MOCK) off
                                    the loop: one device never answers, another answers only after
@@ -434,6 +438,45 @@ def case_reload(tmp):
                   open(timeout).read().strip() == '80',
                   'lunctl reload of a broken file fails and says so (exit %d: %s)' %
                   (r.returncode, r.stderr.strip()))
+    finally:
+        lund.stop()
+
+
+def case_state(tmp):
+    root = os.path.join(tmp, 'root')
+    disk(root, '0:0:0:0')
+    disk(root, '0:0:0:1')
+    put(root, 'sys/bus/scsi/devices/0:0:0:0/state', 'running\n')
+    put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'running\n')
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--hwdb', '/nonexistent/hwdb.bin'])
+
+    def states():
+        r = request(lund.run_dir, {'cmd': 'list'}, 10)
+        return {lu['hctl']: lu['state'] for h in r['hosts'] for t in h['targets']
+                for lu in t['lus']}
+
+    try:
+        lund.wait_socket()
+        check(states() == {'0:0:0:0': 'running', '0:0:0:1': 'running'}, 'both LUs running')
+        check(request(lund.run_dir, {'cmd': 'status'}, 10).get('not_running') == {},
+              'status: none not running')
+        put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'offline\n')
+        r = request(lund.run_dir, {'cmd': 'resync'}, 30)
+        check(r.get('ok') is True, 'resync answered ok: %s' % r)
+        check(states()['0:0:0:1'] == 'offline', 'the resync read the LU offline')
+        st = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check(st.get('not_running') == {'0:0:0:1': 'offline'},
+              'status: not_running lists it (%s)' % st.get('not_running'))
+        put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'running\n')
+        t0 = time.monotonic()
+        check(lund.wait_log('state offline -> running (sysfs), names kept', 15),
+              'lund saw it running again by itself')
+        check(time.monotonic() - t0 < 10, 'within a few seconds (%.1f s)' % (time.monotonic() - t0))
+        check(states()['0:0:0:1'] == 'running', 'and lists it running')
+        check(request(lund.run_dir, {'cmd': 'status'}, 10).get('not_running') == {},
+              'status: none not running again')
+        check(lund.text().count('state offline -> running') == 1, 'logged once')
     finally:
         lund.stop()
 

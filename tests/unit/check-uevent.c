@@ -21,7 +21,7 @@ static const struct {
 	UeventReactions want;
 } reaction_cases[] = {
 	{ "add", "scsi", "scsi_device", R(LOAD_DRIVERS) | R(LU) },
-	{ "change", "scsi", "scsi_device", R(REIDENTIFIED) | R(ERROR) | R(LU) },
+	{ "change", "scsi", "scsi_device", R(REIDENTIFIED) | R(ERROR) | R(STATE) | R(LU) },
 	{ "remove", "scsi", "scsi_device", R(LU) },
 	{ "bind", "scsi", "scsi_device", R(LU) },
 	{ "remove", "scsi", "scsi_target", R(HOST_REMOVED) },
@@ -128,6 +128,49 @@ START_TEST(test_devpath_dm)
 }
 END_TEST
 
+/* SDEV_STATE= values: the kernel's two (kernel/ patch 7) and what a malformed event may carry */
+static const struct {
+	const char *value;
+	int ret;
+	UeventSdevState state;
+} sdev_state_cases[] = {
+	{ "offline", 0, UEVENT_SDEV_OFFLINE },
+	{ "transport-offline", 0, UEVENT_SDEV_TRANSPORT_OFFLINE },
+	{ NULL, -ENODATA, 0 },
+	{ "", -EBADMSG, 0 },
+	{ "running", -EBADMSG, 0 }, /* the kernel sends no event for it */
+	{ "blocked", -EBADMSG, 0 },
+	{ "Offline", -EBADMSG, 0 },
+	{ "offline ", -EBADMSG, 0 },
+	{ "offline\n", -EBADMSG, 0 },
+	{ "offlin", -EBADMSG, 0 },
+	{ "transport-offline-x", -EBADMSG, 0 },
+	{ "offline=1", -EBADMSG, 0 },
+};
+
+START_TEST(test_sdev_state)
+{
+	UeventSdevState st = _UEVENT_SDEV_STATE_INVALID;
+
+	ck_assert_int_eq(uevent_sdev_state_parse(sdev_state_cases[_i].value, &st),
+	                 sdev_state_cases[_i].ret);
+	if (sdev_state_cases[_i].ret == 0) {
+		ck_assert_int_eq(st, sdev_state_cases[_i].state);
+		/* the name lund shows is the one sysfs "state" has */
+		ck_assert_str_eq(uevent_sdev_state_to_string(st), sdev_state_cases[_i].value);
+	} else
+		ck_assert_int_eq(st, _UEVENT_SDEV_STATE_INVALID); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_sdev_state_names)
+{
+	ck_assert_ptr_null(uevent_sdev_state_to_string(_UEVENT_SDEV_STATE_MAX));
+	ck_assert_ptr_null(uevent_sdev_state_to_string(_UEVENT_SDEV_STATE_INVALID));
+	ck_assert_int_eq(uevent_sdev_state_parse("offline", NULL), 0);
+}
+END_TEST
+
 static Suite *uevent_suite(void)
 {
 	Suite *s = suite_create("uevent");
@@ -137,6 +180,8 @@ static Suite *uevent_suite(void)
 	tcase_add_test(tc, test_reaction_names);
 	CHECK_ADD_LOOP(tc, test_devpath, devpath_cases);
 	CHECK_ADD_LOOP(tc, test_devpath_dm, dm_cases);
+	CHECK_ADD_LOOP(tc, test_sdev_state, sdev_state_cases);
+	tcase_add_test(tc, test_sdev_state_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,6 +28,59 @@ vm_assert_eq "$(attr "$SD/timeout")" "$(lunctl policy "$DEV" | sed -n 's/^  time
 	"timeout shown as the kernel has it"
 notes=$(lunctl policy "$DEV" | grep -c '^Missing on this kernel' || true)
 
+# --- the device goes offline and comes back: lund's view (lund(8) ERROR EVENTS, Device state) ---
+# Patched: the kernel's SDEV_STATE=offline event (patch 7) reaches lund, which shows the LU
+# offline (list, status, monitor), logs it once, keeps its names, and sees it running again
+# (no event for that: it re-reads the state of LUs not running every 2 s). Stock: no event, so
+# lund's view of the LU stays as it was.
+HCTL=$(basename "$SD")
+lund_start
+lstate() { lunctl list -n -r -o HCTL,STATE | grep "^$HCTL " || true; }
+lnames() { lunctl list -n -r -o HCTL,NAMES | grep "^$HCTL " || true; }
+nm0=$(lnames) ln0=$(ls -A /dev/scsi/by-id 2>/dev/null | wc -l)
+vm_assert_eq "$HCTL running" "$(lstate)" "state: lunctl list shows the LU running"
+lunctl monitor --event lu-state >/tmp/mon.out 2>&1 &
+MON_PID=$!
+sleep 1
+echo offline >"$SD/state"
+if [ "$patched" = 1 ]; then
+	vm_wait_until 5 sh -c "lunctl list -n -r -o HCTL,STATE | grep -q '^$HCTL offline\$'" || true
+	vm_assert_eq "$HCTL offline" "$(lstate)" "state: lunctl list shows it offline (SDEV_STATE event)"
+	vm_assert_eq 1 "$(grep -c 'state running -> offline (uevent), names kept' "$LUND_LOG.new")" \
+		"state: lund logged the offline event once"
+	vm_assert_eq "Not running:   $HCTL offline" "$(lunctl status | grep '^Not running:')" \
+		"state: lunctl status lists it"
+	vm_assert "state: status --json not_running" sh -c \
+		"lunctl status --json | tr -d ' \n' | grep -q '\"not_running\":{\"$HCTL\":\"offline\"}'"
+	vm_assert "state: list --json state" sh -c \
+		"lunctl list --json | tr -d ' \n' | grep -q '\"hctl\":\"$HCTL\".*\"state\":\"offline\"'"
+else
+	sleep 3
+	vm_assert_eq "$HCTL running" "$(lstate)" "state: stock kernel, no event: lund's view unchanged"
+	vm_assert_eq 0 "$(grep -c 'state running -> offline' "$LUND_LOG.new")" "state: nothing logged"
+fi
+vm_result lund.state_offline="$(lstate | cut -d' ' -f2)"
+vm_assert_eq "$nm0" "$(lnames)" "state: the LU keeps its names"
+vm_assert_eq "$ln0" "$(ls -A /dev/scsi/by-id 2>/dev/null | wc -l)" "state: and its links"
+echo running >"$SD/state"
+if [ "$patched" = 1 ]; then
+	vm_wait_until 15 sh -c "lunctl list -n -r -o HCTL,STATE | grep -q '^$HCTL running\$'" || true
+	vm_assert_eq "$HCTL running" "$(lstate)" "state: running again (re-read, no event)"
+	vm_assert_eq 1 "$(grep -c 'state offline -> running (sysfs), names kept' "$LUND_LOG.new")" \
+		"state: the return logged once"
+	vm_assert_eq "Not running:   none" "$(lunctl status | grep '^Not running:')" \
+		"state: lunctl status lists none"
+	sleep 1
+	vm_assert_eq 2 "$(grep -c "lu-state *$HCTL" /tmp/mon.out)" "state: monitor got two lu-state events"
+	vm_assert "state: monitor shows offline (uevent)" grep -q "$HCTL *running -> offline (uevent)" /tmp/mon.out
+	vm_assert "state: monitor shows running (sysfs)" grep -q "$HCTL *offline -> running (sysfs)" /tmp/mon.out
+fi
+vm_result lund.state_running_again="$(lstate | cut -d' ' -f2)" \
+	lund.state_monitor_events=$(grep -c "lu-state" /tmp/mon.out)
+cat /tmp/mon.out >&2
+kill "$MON_PID" 2>/dev/null || true
+lund_stop
+
 if [ "$patched" = 0 ]; then
 	# --- stock: the patchset's knobs are reported missing, once --------------------------
 	vm_assert_eq 1 "$notes" "one note naming the missing knobs"
