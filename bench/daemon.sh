@@ -29,8 +29,9 @@ for line in lines:
     if not line.startswith('RESULT '):
         continue
     d = dict(f.split('=', 1) for f in line.split()[1:] if '=' in f)
-    if line.startswith('RESULT lag '):
-        extra.setdefault((d['tool'], int(d['links']) // 2), {}).update(d)
+    if line.startswith('RESULT lag ') and rows:
+        # the delays of the round just reported
+        extra.setdefault((rows[-1]['tool'], int(rows[-1]['lus'])), {}).update(d)
     elif 'tool' in d:
         rows.append(d)
     elif 'lus' in d:
@@ -47,7 +48,7 @@ for r in rows:
         print(f"{r['tool']} {r['lus']}: node to link per disk: median {int(e['lag_med_ms'])/1000:.1f} s, "
               f"90% {int(e['lag_p90_ms'])/1000:.1f} s, max {int(e['lag_max_ms'])/1000:.1f} s; last node "
               f"{int(e['last_node_ms'])/1000:.1f} s, last link {int(e['last_link_ms'])/1000:.1f} s, "
-              f"{e['links_after_last_node']} links after the last node")
+              f"{e['links_after_last_node']} of {e['links']} links after the last node")
     if 'lund_cpu_ms' in e:
         print(f"lund {r['lus']}: {int(e['lund_cpu_ms'])/1000:.1f} s CPU for the round "
               f"({int(e.get('lund_cpu_kernel_ms', 0))/1000:.1f} s of it while the kernel added the "

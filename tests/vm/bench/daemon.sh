@@ -25,7 +25,9 @@ ARGS="add_host=0 num_tgts=$T max_luns=$((N / T)) dev_size_mb=1"
 LIMIT=${LUND_BENCH_WAIT:-2400}
 . /vm/guest/bench-lib.sh
 now() { vm_uptime_ms; }
-lund_names() { ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' -> \.\./\.\./sd'; }
+# lund's names that udev's rules also give (scsi-3<naa>, wwn-0x<naa>) and that point to the disk
+LUND_NAMES='/dev/scsi/by-id/@(scsi-3|wwn-)!(*-sg)'
+lund_names() { ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' \(scsi-3\|wwn-\)[^ ]* -> \.\./\.\./sd'; }
 cpu_ms() { local st; read -r -a st </proc/$1/stat; echo $(((st[13] + st[14]) * 10)); }
 
 modprobe -a sd_mod sg
@@ -71,10 +73,10 @@ lund_round() {
 	wait_count "lund round, disks" $1 '/sys/block/sd*' || true
 	tk=$(now)
 	cpuk=$(cpu_ms $lp)
-	# every plain name of lund's tree (the -sg ones point to the sg node), then checked once
-	# more that they point to the disks
+	# the names (the -sg ones point to the sg node), then checked once more that they point
+	# to the disks
 	end=$((SECONDS + LIMIT))
-	while wait_count "lund round, names" $((2 * $1)) '/dev/scsi/by-id/!(*-sg)' &&
+	while wait_count "lund round, names" $((2 * $1)) "$LUND_NAMES" &&
 		[ "$(lund_names)" -lt $((2 * $1)) ] && [ $SECONDS -lt $end ]; do
 		nap
 	done
