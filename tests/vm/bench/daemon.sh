@@ -1,50 +1,96 @@
 #!/bin/bash
-# bench/daemon (bench/daemon.sh; a benchmark, not in the suite): cold-start naming of 1024
-# scsi_debug LUs (4 targets x 256 LUNs) in one VM, first with udevd + Debian's rules naming
-# them with scsi_id (sg3-utils-udev's rule moved away), then with lund alone (udevd stopped).
-# Each round reports the time from adding the host (modprobe, then add_host) until the kernel had every sd device, and until
-# every by-id name existed (2 per disk: scsi- and wwn-). Prints, never asserts.
+# bench/daemon (bench/daemon.sh; a benchmark, not in the suite): cold-start naming of
+# $LUND_BENCH_LUS (default 1024) scsi_debug LUs (N/256 targets x 256 LUNs) in one VM, first with
+# udevd + Debian's rules naming them with scsi_id (sg3-utils-udev's rule moved away), then with
+# lund alone (udevd stopped). Each round reports the time from adding the host (add_host) until
+# the kernel had every sd device, and until every by-id name existed (2 per disk: scsi- and
+# wwn-). Prints, never asserts. bench/daemon-4096 runs this body with 4096 LUs
+# (LUND_BENCH_LUS) and lund's round only (LUND_BENCH_TOOLS).
+#
+# The guest's own load stays out of the figures: the waits poll with bash globs and a read
+# timeout (no process per poll: under TCG a fork costs milliseconds, and at 10 polls a second
+# the old `sh -c 'ls | grep'` loop took CPU from udevd's workers and from lund).
 # vm-flavour: udev-root
 # vm-topology: none
-# vm-timeout: 1500
+# vm-timeout: 2400
 . /vm/guest/lib.sh
 
 N=${LUND_BENCH_LUS:-1024}
-ARGS="add_host=1 num_tgts=4 max_luns=$((N / 4)) dev_size_mb=1"
-sd_count() { ls /sys/block | grep -c '^sd'; }
+TOOLS=${LUND_BENCH_TOOLS:-udev lund}
+# lund's rounds, one per size (LUs), in the same lund process
+LUND_SIZES=${LUND_BENCH_LUND_SIZES:-$N}
+T=$(((N + 255) / 256))
+ARGS="add_host=0 num_tgts=$T max_luns=$((N / T)) dev_size_mb=1"
+# each wait's limit: at host load 18, udevd named ~2 disks a second in this guest
+LIMIT=${LUND_BENCH_WAIT:-2400}
+. /vm/guest/bench-lib.sh
 now() { vm_uptime_ms; }
+# lund's names that udev's rules also give (scsi-3<naa>, wwn-0x<naa>) and that point to the disk
+LUND_NAMES='/dev/scsi/by-id/@(scsi-3|wwn-)!(*-sg)'
+lund_names() { ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' \(scsi-3\|wwn-\)[^ ]* -> \.\./\.\./sd'; }
+cpu_ms() { local st; read -r -a st </proc/$1/stat; echo $(((st[13] + st[14]) * 10)); }
+
+modprobe -a sd_mod sg
+modprobe scsi_debug $ARGS
+vm_log "$N LUs: scsi_debug $ARGS; $(nproc) vCPUs, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 
 # --- udevd + scsi_id ---------------------------------------------------------------------------
+if [[ " $TOOLS " == *" udev "* ]]; then
 mv /lib/udev/rules.d/55-scsi-sg3_id.rules /tmp/ 2>/dev/null || true
 udevadm control --reload
-modprobe -a sd_mod sg
+udevadm settle --timeout=120
 t0=$(now)
-modprobe scsi_debug $ARGS
-vm_wait_until 900 sh -c "[ \$(ls /sys/block | grep -c '^sd') -ge $N ]"; tk=$(now)
-vm_wait_until 900 sh -c "[ \$(ls /dev/disk/by-id 2>/dev/null | grep -c '^scsi-\|^wwn-') -ge $((2 * N)) ]"; tn=$(now)
-vm_result "tool=udev lus=$(sd_count) kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$(ls /dev/disk/by-id | grep -c '^scsi-\|^wwn-')"
-# the host goes (udev's helpers may still hold the module: no rmmod); round two adds it again
-udevadm settle --timeout=300
-echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-vm_wait_until 600 sh -c "[ \$(ls /sys/block | grep -c '^sd') -eq 0 ]"
-udevadm settle --timeout=300
+echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+wait_count "udev round, disks" $N '/sys/block/sd*' || true
+tk=$(now)
+wait_count "udev round, by-id names" $((2 * N)) '/dev/disk/by-id/@(scsi|wwn)-*' || true
+tn=$(now)
+count_ge 0 '/dev/disk/by-id/@(scsi|wwn)-*'
+vm_result "tool=udev lus=$N kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$n"
+lag udev $t0 /dev/disk/by-id
+fi
 
 # --- lund alone --------------------------------------------------------------------------------
+# udevd goes first, then the host (no rmmod; round two adds it again): udevd processing the
+# removal of every disk costs more guest time than the round it timed
 udevadm control --exit
 sleep 1
+if count_ge 1 '/sys/block/sd*'; then
+	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	until ! count_ge 1 '/sys/block/sd*'; do nap; done
+fi
 lund --run-dir /run/lund --load-modules never >/tmp/lund.log 2>&1 &
 lp=$!
 vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
-read -r -a st </proc/$lp/stat; cpu0=$(( (st[13] + st[14]) * 10 ))
-t0=$(now)
-echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-vm_wait_until 900 sh -c "[ \$(ls /sys/block | grep -c '^sd') -ge $N ]"; tk=$(now)
-vm_wait_until 900 sh -c "[ \$(ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' -> \.\./\.\./sd') -ge $((2 * N)) ]"; tn=$(now)
-vm_result "tool=lund lus=$(sd_count) kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$(ls -l /dev/scsi/by-id | grep -c ' -> \.\./\.\./sd')"
-# where lund's time went: its CPU time (user+system) and memory with the LUs named
-read -r -a st </proc/$lp/stat
-vm_result "lund_cpu_ms=$(( (st[13] + st[14]) * 10 )) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status) lund_start_cpu_ms=${cpu0:-0}"
-lunctl status | sed -n '/^Resyncs/,/^Uevents/p'
-vm_result "lund_resyncs=$(grep -c 'Resynchronising' /tmp/lund.log) lund_log_lines=$(wc -l </tmp/lund.log)"
-kill %1 2>/dev/null || true
+# lund_round LUS: a host with LUS LUs (LUS/256 targets) added while lund runs, then taken away
+lund_round() {
+	local t=$((($1 + 255) / 256)) t0 tk tn cpu0 cpuk end
+	echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
+	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+	cpu0=$(cpu_ms $lp)
+	t0=$(now)
+	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	wait_count "lund round, disks" $1 '/sys/block/sd*' || true
+	tk=$(now)
+	cpuk=$(cpu_ms $lp)
+	# the names (the -sg ones point to the sg node), then checked once more that they point
+	# to the disks
+	end=$((SECONDS + LIMIT))
+	while wait_count "lund round, names" $((2 * $1)) "$LUND_NAMES" &&
+		[ "$(lund_names)" -lt $((2 * $1)) ] && [ $SECONDS -lt $end ]; do
+		nap
+	done
+	tn=$(now)
+	vm_result "tool=lund lus=$1 kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$(lund_names)"
+	lag lund $t0 /dev/scsi/by-id
+	# where lund's time went: its CPU time (user+system) while the kernel added the disks and
+	# in all, and memory with the LUs named
+	vm_result "lus=$1 lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
+	lunctl status | sed -n '/^Resyncs/,/^Uevents/p'
+	vm_result "lus=$1 lund_resyncs=$(grep -c 'Resynchronising' /tmp/lund.log) lund_log_lines=$(wc -l </tmp/lund.log)"
+	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	until ! count_ge 1 '/sys/block/sd*'; do nap; done
+}
+for lus in $LUND_SIZES; do lund_round $lus; done
+kill $lp 2>/dev/null || true
 vm_done

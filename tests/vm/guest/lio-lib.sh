@@ -190,3 +190,42 @@ lio_expected() {
 	done | LC_ALL=C sort
 	return 0
 }
+
+# lio_ramdisks N [PAGES]: N ramdisk backstores rd0..rd<N-1> of PAGES (default 8) 4 KiB pages,
+# unit serials 10de<8 hex digits of i>, configured in one pass of shell builtins: one mkdir for
+# every directory, then echo (no process per backstore; under TCG a fork costs milliseconds and
+# fileio backstores cost a file each).
+lio_ramdisks() {
+	_n=$1 _i=0 _dirs=
+	while [ $_i -lt "$_n" ]; do _dirs="$_dirs $LIO/core/rd_mcp_0/rd$_i"; _i=$((_i + 1)); done
+	mkdir -p $_dirs
+	_i=0
+	while [ $_i -lt "$_n" ]; do
+		_d=$LIO/core/rd_mcp_0/rd$_i
+		echo "rd_pages=${2:-8}" >"$_d/control"
+		printf '10de%08x\n' $_i >"$_d/wwn/vpd_unit_serial"
+		echo 1 >"$_d/enable"
+		_i=$((_i + 1))
+	done
+}
+
+# lio_demo_mode: the portal group gives every initiator every exported LUN (generate_node_acls,
+# read-write), so no ACL and no per-LUN mapping is needed.
+lio_demo_mode() {
+	echo 1 >"$LIO_TPG/attrib/generate_node_acls"
+	echo 0 >"$LIO_TPG/attrib/demo_mode_write_protect"
+	echo 1 >"$LIO_TPG/attrib/cache_dynamic_acls"
+}
+
+# lio_export_ramdisks N: export rd<i> as LUN i of the portal group (one mkdir for every LUN
+# directory, then one `ln -s` per LUN: configfs takes no other way to link a LUN to its device).
+lio_export_ramdisks() {
+	_n=$1 _i=0 _dirs=
+	while [ $_i -lt "$_n" ]; do _dirs="$_dirs $LIO_TPG/lun/lun_$_i"; _i=$((_i + 1)); done
+	mkdir -p $_dirs
+	_i=0
+	while [ $_i -lt "$_n" ]; do
+		[ -e "$LIO_TPG/lun/lun_$_i/port" ] || ln -s "$LIO/core/rd_mcp_0/rd$_i" "$LIO_TPG/lun/lun_$_i/port"
+		_i=$((_i + 1))
+	done
+}
