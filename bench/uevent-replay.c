@@ -12,10 +12,14 @@
  * to dispatch (the links of the burst are written then, in on_links_flush()); callgrind's
  * --toggle-collect counts both on their own; the memory figures are printed at the end.
  *
- *   uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] [--check]
+ *   uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] [--check] [--storm]
  *
  * --check: after each LU's burst, its by-id links must name its disk and sg node (a test in
  * the daemon suite runs it so).
+ * --storm: the loop never drains between bursts, as under a storm that keeps the monitor
+ * busy: a source of the monitor's priority stays pending throughout, and the loop runs one
+ * dispatch per LU. Links must still be written during the storm, in batches (lund(8), at most
+ * 64 LUs behind); the number written before the storm ends is printed and checked.
  */
 
 #include <dirent.h>
@@ -147,6 +151,12 @@ static void lun_init(Lun *l, unsigned index, unsigned targets, unsigned per_targ
 
 static Manager *manager;
 static sd_event *loop;
+
+/* --storm: pending throughout, at the monitor's (normal) priority. */
+static int on_storm(sd_event_source *s, void *userdata)
+{
+	return 0;
+}
 
 /* The loop's turn once a burst of uevents is in: whatever the manager deferred to it. */
 static void burst_end(void)
@@ -363,7 +373,15 @@ static void print_memory(const char *when)
 
 int main(int argc, char *argv[])
 {
-	enum { OPT_LUS = 0x100, OPT_TARGETS, OPT_REMOVE, OPT_DISK_LINKS, OPT_KEEP, OPT_CHECK };
+	enum {
+		OPT_LUS = 0x100,
+		OPT_TARGETS,
+		OPT_REMOVE,
+		OPT_DISK_LINKS,
+		OPT_KEEP,
+		OPT_CHECK,
+		OPT_STORM
+	};
 	static const struct option options[] = {
 		{ "lus", required_argument, NULL, OPT_LUS },
 		{ "targets", required_argument, NULL, OPT_TARGETS },
@@ -371,10 +389,13 @@ int main(int argc, char *argv[])
 		{ "disk-links", no_argument, NULL, OPT_DISK_LINKS },
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "storm", no_argument, NULL, OPT_STORM },
 		{}
 	};
 	unsigned n = 1024, targets = 4, per_target;
-	bool remove = false, disk_links = false, keep = false, check = false;
+	bool remove = false, disk_links = false, keep = false, check = false, storm = false;
+	sd_event_source *storm_source = NULL;
+	unsigned storm_links = 0, storm_min = 0;
 	char run_dir[PATH_MAX], conf[PATH_MAX];
 	ManagerConfig config;
 	unsigned links, expected, wrong = 0, left = 0;
@@ -399,6 +420,9 @@ int main(int argc, char *argv[])
 			break;
 		case OPT_CHECK:
 			check = true;
+			break;
+		case OPT_STORM:
+			storm = true;
 			break;
 		default:
 			return EXIT_FAILURE;
@@ -443,14 +467,30 @@ int main(int argc, char *argv[])
 	burst_end();
 	print_memory("start");
 
+	if (storm && (sd_event_add_defer(loop, &storm_source, on_storm, NULL) < 0 ||
+	              sd_event_source_set_enabled(storm_source, SD_EVENT_ON) < 0))
+		die("storm source");
 	for (unsigned i = 0; i < n; i++) {
 		Lun l;
 
 		lun_init(&l, i, targets, per_target);
 		lu_appear(&l, l.lun == 0);
+		if (storm) {
+			(void)sd_event_run(loop, 0);
+			continue;
+		}
 		burst_end();
 		if (check && !lu_links_right(&l))
 			wrong++;
+	}
+	if (storm) {
+		/* Every LU but the last batch (64 LUs, four links each) is named by now. */
+		storm_links = count_entries("dev/scsi/by-id");
+		storm_min = n > 64 ? 2 * 2 * (n - 64) : 0;
+		printf("storm: links=%u before the storm ended (at least %u expected)\n",
+		       storm_links, storm_min);
+		storm_source = sd_event_source_disable_unref(storm_source);
+		burst_end();
 	}
 	print_memory("added");
 	links = count_entries("dev/scsi/by-id");
@@ -482,5 +522,10 @@ int main(int argc, char *argv[])
 	if (wrong > 0)
 		fprintf(stderr, "uevent-replay: %u LUs without their links after their uevents\n",
 		        wrong);
-	return links == expected && left == 0 && wrong == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (storm_links < storm_min)
+		fprintf(stderr, "uevent-replay: %u links written during the storm, %u expected\n",
+		        storm_links, storm_min);
+	return links == expected && left == 0 && wrong == 0 && storm_links >= storm_min
+	               ? EXIT_SUCCESS
+	               : EXIT_FAILURE;
 }

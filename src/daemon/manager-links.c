@@ -617,6 +617,7 @@ void manager_links_flush(Manager *m)
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_release(m->links[s]);
 	m->n_links_dirty = 0;
+	m->links_flush_urgent = false;
 	m->links_flush_source = sd_event_source_disable_unref(m->links_flush_source);
 }
 
@@ -626,8 +627,29 @@ static int on_links_flush(sd_event_source *s, void *userdata)
 	return 0;
 }
 
-/* Below every source of normal priority: the monitor's pending uevents are dispatched first. */
+/* Below every source of normal priority: the monitor's pending uevents are dispatched first, so
+ * an LU's links are written once for its whole burst. */
 #define LINKS_FLUSH_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 10)
+/* But not for ever: while a storm keeps the monitor busy (thousands of LUs appearing), a batch
+ * that holds LINKS_BATCH_MAX LUs or is LINKS_BATCH_USEC old is written ahead of the next uevent,
+ * so names appear during the storm rather than all after it. */
+#define LINKS_FLUSH_URGENT_PRIORITY (SD_EVENT_PRIORITY_NORMAL - 1)
+#define LINKS_BATCH_MAX             64
+#define LINKS_BATCH_USEC            (UINT64_C(250000))
+
+static void links_flush_hurry(Manager *m)
+{
+	uint64_t now = 0;
+
+	if (m->links_flush_urgent || !m->links_flush_source)
+		return;
+	if (m->n_links_dirty < LINKS_BATCH_MAX &&
+	    (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
+	     now - m->links_dirty_since < LINKS_BATCH_USEC))
+		return;
+	if (sd_event_source_set_priority(m->links_flush_source, LINKS_FLUSH_URGENT_PRIORITY) >= 0)
+		m->links_flush_urgent = true;
+}
 
 void manager_links_dirty(Manager *m, Lu *lu)
 {
@@ -643,6 +665,9 @@ void manager_links_dirty(Manager *m, Lu *lu)
 		if (r >= 0)
 			r = sd_event_source_set_priority(m->links_flush_source,
 			                                 LINKS_FLUSH_PRIORITY);
+		if (r >= 0 && sd_event_now(m->event, CLOCK_MONOTONIC, &m->links_dirty_since) < 0)
+			m->links_dirty_since = 0;
+		m->links_flush_urgent = false;
 		if (r < 0) {
 			m->links_flush_source =
 			        sd_event_source_disable_unref(m->links_flush_source);
@@ -659,6 +684,7 @@ void manager_links_dirty(Manager *m, Lu *lu)
 		m->n_links_dirty_alloc = n;
 	}
 	m->links_dirty[m->n_links_dirty++] = lu;
+	links_flush_hurry(m);
 	return;
 now:
 	manager_update_links(m, lu, false);
