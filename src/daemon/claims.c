@@ -385,12 +385,13 @@ static void claim_remove(Claims *cl, Lu *lu, Claim *c)
 	claim_resolve(cl, c);
 }
 
+/* Is @name with @target in @want, as a current name or an alias alike? */
 static bool want_in(const ClaimWant *want, size_t n, unsigned set, const char *name,
-                    const char *target, bool alias)
+                    const char *target)
 {
 	for (size_t i = 0; i < n; i++)
 		if (want[i].set == set && streq(want[i].name, name) &&
-		    streq(want[i].target, target) && want[i].alias == alias)
+		    streq(want[i].target, target))
 			return true;
 	return false;
 }
@@ -424,7 +425,7 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 	for (size_t i = 0; i < n_old; i++) {
 		ClaimOwner *o = claim_owner(old[i], lu);
 
-		if (!o || !want_in(want, n, old[i]->set, old[i]->name, o->target, o->alias)) {
+		if (!o || !want_in(want, n, old[i]->set, old[i]->name, o->target)) {
 			claim_remove(cl, lu, old[i]);
 			old[i] = NULL;
 		}
@@ -435,8 +436,16 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 
 		for (size_t k = 0; k < n_old && !c; k++)
 			if (old[k] && old[k]->set == w->set && streq(old[k]->name, w->name)) {
+				ClaimOwner *o = claim_owner(old[k], lu);
+
 				c = old[k];
 				old[k] = NULL; /* held already, with this target */
+				/* A current name become an alias, or back (a rename accepted or
+				 * undone): the same link, decided again with the new rank. */
+				if (o && o->alias != w->alias) {
+					o->alias = w->alias;
+					claim_resolve(cl, c);
+				}
 			}
 		if (!c) {
 			c = claim_add(cl, lu, w);

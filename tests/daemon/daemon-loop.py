@@ -785,6 +785,8 @@ def case_rename(tmp):
                    link(USB_SHARED + '-sg') == '../../sg1'),
               'the old name and its -sg form stay, as aliases, on the same LU (%s, %s)' %
               (link(USB_SHARED), link(USB_SHARED + '-sg')))
+        check('/dev/scsi/by-id/%s removed' % USB_SHARED not in lund.text(),
+              'the old name never went away meanwhile (no removal logged)')
         r = lunctl('--json', 'names', '3:0:0:0')
         j = json.loads(r.stdout) if r.returncode == 0 else {}
         check(USB_SHARED in j.get('aliases', []) and new not in j.get('aliases', []),

@@ -684,6 +684,45 @@ START_TEST(test_alias_vs_clones)
 }
 END_TEST
 
+/* A current name becoming the same LU's alias (an hwdb update renamed it) and back: the link
+ * stays, never removed and written again (a name an fstab line uses must not blink). */
+START_TEST(test_current_to_alias_keeps_link)
+{
+	Claim *c;
+	unsigned adds, removes;
+
+	want_one(&lus[0], "scsi-SRENAMED");
+	ck_assert_str_eq(link_of(0, "scsi-SRENAMED"), "../../sda");
+	adds = store.adds;
+	removes = store.removes;
+	want_alias(&lus[0], "scsi-SRENAMED");
+	c = claims_find(cl, 0, "scsi-SRENAMED");
+	ck_assert_ptr_nonnull(c);
+	ck_assert(claim_is_alias(c, &lus[0]));
+	ck_assert_str_eq(claim_state(c, &lus[0]), "linked");
+	ck_assert_str_eq(link_of(0, "scsi-SRENAMED"), "../../sda");
+	ck_assert_uint_eq(store.removes, removes);
+	ck_assert_uint_eq(store.adds, adds);
+
+	/* As an alias it gives way to another LU's current name, as any alias. */
+	lus[2].naming.lu_key = (char *)"0103:5000c50015ea71ad";
+	want_one(&lus[2], "scsi-SRENAMED");
+	ck_assert_str_eq(link_of(0, "scsi-SRENAMED"), "../../sdc");
+	ck_assert_uint_eq(store.aliases_dropped, 1);
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert_str_eq(link_of(0, "scsi-SRENAMED"), "../../sda");
+
+	/* Back to a current name: still no removal. */
+	removes = store.removes;
+	want_one(&lus[0], "scsi-SRENAMED");
+	ck_assert(!claim_is_alias(c, &lus[0]));
+	ck_assert_str_eq(link_of(0, "scsi-SRENAMED"), "../../sda");
+	ck_assert_uint_eq(store.removes, removes);
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+}
+END_TEST
+
 /* Two clones holding one old name as an alias (one identity, both recorded): nobody gets it,
  * as for a current name. */
 START_TEST(test_alias_clones)
@@ -751,6 +790,7 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_retry);
 	tcase_add_test(tc, test_foreign);
 	tcase_add_loop_test(tc, test_alias_vs_current, 0, 2);
+	tcase_add_test(tc, test_current_to_alias_keeps_link);
 	tcase_add_test(tc, test_alias_vs_clones);
 	tcase_add_test(tc, test_alias_clones);
 	tcase_add_test(tc, test_alias_accept);
