@@ -64,8 +64,20 @@ vm_uptime_ms() {
 }
 
 # vm_wait_until TIMEOUT_S COMMAND...: poll (every 0.1 s) until COMMAND succeeds.
+# The host's LUND_VM_TIMEOUT_SCALE, rounded up (vm.timeout_scale=N, absent: 1): on a busy host
+# every wait in the guest stretches as the VM's own limit does.
+vm_timeout_scale() {
+	[ -z "${VM_TIMEOUT_SCALE:-}" ] || return 0
+	VM_TIMEOUT_SCALE=1
+	for _a in $(cat /proc/cmdline 2>/dev/null); do
+		case $_a in
+		vm.timeout_scale=[1-9] | vm.timeout_scale=[1-9][0-9]) VM_TIMEOUT_SCALE=${_a#*=} ;;
+		esac
+	done
+}
 vm_wait_until() {
-	_end=$(( $(vm_uptime_ms) + $1 * 1000 )); shift
+	vm_timeout_scale
+	_end=$(( $(vm_uptime_ms) + $1 * 1000 * VM_TIMEOUT_SCALE )); shift
 	while :; do
 		"$@" >/dev/null 2>&1 && return 0
 		[ "$(vm_uptime_ms)" -lt "$_end" ] || break
