@@ -53,8 +53,10 @@ static bool is_hctl(const char *s)
 	return sscanf(s, "%u:%u:%u:%llu%n", &h, &c, &t, &l, &n) == 4 && n > 0 && s[n] == '\0';
 }
 
-/* The names of one LU in @cur; its identity in *ret_identity (malloc'd) unless NULL. */
-static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, char **ret_identity)
+/* The names of one LU in @cur; its identity in *ret_identity (malloc'd) unless NULL. A
+ * serial-path LU's name also goes into @liars (unless NULL): its identity is not its own. */
+static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRecSet *liars,
+                    char **ret_identity)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
@@ -77,7 +79,8 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, char **
 	if (serial_path) {
 		_cleanup_free_ char *name = strjoin(BY_ID_DIR, sp);
 
-		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM)
+		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM ||
+		    (liars && namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM))
 			return -ENOMEM;
 	}
 	for (size_t i = 0; !serial_path && i < ident.names->n; i++) {
@@ -99,7 +102,7 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, char **
 
 /* The names every LU below the root gets now. An LU that cannot be identified is left out
  * (its records are then neither changed nor reported), with the reason logged. */
-static int current_names(const Options *o, int rootfd, NameRecSet *ret)
+static int current_names(const Options *o, int rootfd, NameRecSet *ret, NameRecSet *liars)
 {
 	_cleanup_(namerec_set_done) NameRecSet cur = {};
 	_cleanup_(closedirp) DIR *d = NULL;
@@ -119,7 +122,7 @@ static int current_names(const Options *o, int rootfd, NameRecSet *ret)
 
 		if (!is_hctl(de->d_name))
 			continue;
-		r = lu_names(o, de->d_name, &cur, NULL);
+		r = lu_names(o, de->d_name, &cur, liars, NULL);
 		if (r == -ENOMEM)
 			return r;
 	}
@@ -158,7 +161,16 @@ static int load_state(int rootfd, const char *state_dir, bool create, int *ret_f
 	return 0;
 }
 
-static int print_changes(const NameChange *v, size_t n, OutputMode mode)
+/* Is @identity a serial-path LU's (in @liars)? lund keeps no alias for it (lund(8)). */
+static bool identity_lies(const NameRecSet *liars, const char *identity)
+{
+	for (size_t i = 0; identity && i < liars->n; i++)
+		if (streq(liars->rec[i].identity, identity))
+			return true;
+	return false;
+}
+
+static int print_changes(const NameChange *v, size_t n, const NameRecSet *liars, OutputMode mode)
 {
 	if (mode == OUTPUT_JSON) {
 		_cleanup_(json_object_putp) json_object *root = json_object_new_object();
@@ -187,6 +199,10 @@ static int print_changes(const NameChange *v, size_t n, OutputMode mode)
 			                       v[i].new_identity
 			                               ? json_object_new_string(v[i].new_identity)
 			                               : NULL);
+			if (v[i].kind == NAMECHANGE_REMOVED)
+				json_object_object_add(c, "alias",
+				                       json_object_new_boolean(!identity_lies(
+				                               liars, v[i].old_identity)));
 			json_object_array_add(a, c);
 		}
 		return output_json(stdout, root);
@@ -197,8 +213,13 @@ static int print_changes(const NameChange *v, size_t n, OutputMode mode)
 			printf("+ /dev/%s (%s)\n", v[i].name, v[i].new_identity);
 			break;
 		case NAMECHANGE_REMOVED:
-			printf("- /dev/%s (%s, kept as an alias until accepted)\n", v[i].name,
-			       v[i].old_identity);
+			if (identity_lies(liars, v[i].old_identity))
+				printf("- /dev/%s (%s, no alias: the device gives one serial to "
+				       "different media)\n",
+				       v[i].name, v[i].old_identity);
+			else
+				printf("- /dev/%s (%s, kept as an alias until accepted)\n",
+				       v[i].name, v[i].old_identity);
 			break;
 		default:
 			printf("~ /dev/%s (%s -> %s)\n", v[i].name, v[i].old_identity,
@@ -346,7 +367,7 @@ static int preview_prepare(const char *conf_path, const char *hwdb, Preview *p, 
 int lunctl_names_diff(const Options *o, const char *state_dir, const char *conf_path,
                       const char *hwdb_path)
 {
-	_cleanup_(namerec_set_done) NameRecSet rec = {}, cur = {};
+	_cleanup_(namerec_set_done) NameRecSet rec = {}, cur = {}, liars = {};
 	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
 	_cleanup_(preview_done) Preview p = {};
 	_cleanup_free_ NameChange *v = NULL;
@@ -362,12 +383,12 @@ int lunctl_names_diff(const Options *o, const char *state_dir, const char *conf_
 	o = &po;
 	if (load_state(rootfd, state_dir, false, &fd, &rec) < 0)
 		return EXIT_DEVICE;
-	r = current_names(o, rootfd, &cur);
+	r = current_names(o, rootfd, &cur, &liars);
 	if (r < 0)
 		return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;
 	r = namerec_diff(&rec, &cur, NULL, &v, &n);
 	if (r >= 0)
-		r = print_changes(v, n, o->output);
+		r = print_changes(v, n, &liars, o->output);
 	if (r < 0)
 		return log_error_errno(r, "Cannot compare the names: %m"), EXIT_DEVICE;
 	/* For upgrade hooks: 1 while a change waits for the admin. */
@@ -385,7 +406,7 @@ int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev
 	if (r != EXIT_OK)
 		return r;
 	if (dev) {
-		r = lu_names(o, dev, &cur, &only);
+		r = lu_names(o, dev, &cur, NULL, &only);
 		if (r == -ENODEV)
 			return EXIT_DEVICE;
 		if (r < 0)
@@ -396,7 +417,7 @@ int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev
 		}
 		namerec_set_sort(&cur);
 	} else {
-		r = current_names(o, rootfd, &cur);
+		r = current_names(o, rootfd, &cur, NULL);
 		if (r < 0)
 			return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;
 	}
@@ -418,18 +439,15 @@ void strv_free_n(char **v, size_t n)
 	free(v);
 }
 
-/* Does @i get @base in /dev/scsi/by-id now: its serial-path name @sp when it has one, else its
- * identity names? A serial-path name of the same identity through another path (its first
- * name, "-", another path's tag) belongs to another medium: it counts as gotten, never an
- * alias of this one. As lund decides it (lund(8), Naming contract). */
-static bool has_name(const Identity *i, const char *sp, const char *base)
+/* Does @i get @base in /dev/scsi/by-id now? A serial-path name of the same identity (its first
+ * name, "-", a path's tag) other than its own belongs to another medium: it counts as gotten,
+ * never an alias of this one. As lund decides it (lund(8), Naming contract). */
+static bool has_name(const Identity *i, const char *base)
 {
 	char own[NAME_MAX + 1];
 	const char *first = i->names->n > 0 ? i->names->name[0] : NULL;
 	size_t n = first ? strlen(first) : 0;
 
-	if (sp[0])
-		return streq(base, sp);
 	for (size_t k = 0; k < i->names->n; k++)
 		if (streq(i->names->name[k], base))
 			return true;
@@ -459,15 +477,16 @@ int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *l
 	r = load_state(rootfd, state_dir, false, &fd, &rec);
 	if (r < 0)
 		return r;
-	if (lunctl_serial_path_name(o, lu, i, sp) < 0)
-		sp[0] = 0;
+	/* A serial-path LU has no aliases: its identity may be another medium's (lund(8)). */
+	if (lunctl_serial_path_name(o, lu, i, sp) != 0)
+		return 0;
 	for (size_t k = 0; k < rec.n; k++) {
 		const NameRec *x = &rec.rec[k];
 		const char *base = x->name + strlen(BY_ID_DIR);
 		char **nv;
 
 		if (!streq(x->identity, key) || !strneq(x->name, BY_ID_DIR, strlen(BY_ID_DIR)) ||
-		    isempty(base) || strchr(base, '/') || has_name(i, sp, base))
+		    isempty(base) || strchr(base, '/') || has_name(i, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv || !(nv[n] = strdup(base))) {

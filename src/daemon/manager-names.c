@@ -194,19 +194,16 @@ static const char *lu_identity(const Lu *lu)
 }
 
 /*
- * Does @lu get by-id base name @base now (in lund's tree: its serial-path name @serial_path
- * instead of its identity names when the hwdb marks it, lund.hwdb(7))? A recorded serial-path
- * name of the same identity through another path (its first name, "-", another path's tag) is
- * the name of another medium, never this LU's alias: it counts as gotten, so it is skipped.
+ * Does @lu get by-id base name @base now? A recorded serial-path name of the same identity
+ * (its first name, "-", a path's tag; lund.hwdb(7)) other than its own names another medium,
+ * never this LU's alias: it counts as gotten, so it is skipped.
  */
-static bool lu_has_name(const Lu *lu, const char *serial_path, const char *base)
+static bool lu_has_name(const Lu *lu, const char *base)
 {
 	char own[NAME_MAX + 1];
 	const char *first = lu->naming.n_names > 0 ? lu->naming.names[0] : NULL;
 	size_t n = first ? strlen(first) : 0;
 
-	if (serial_path)
-		return streq(base, serial_path);
 	for (size_t i = 0; i < lu->naming.n_names; i++)
 		if (streq(lu->naming.names[i], base))
 			return true;
@@ -223,7 +220,9 @@ int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, con
 
 	*ret = NULL;
 	*ret_n = 0;
-	if (!id || m->n_names_by_id == 0)
+	/* A serial-path LU (lund.hwdb(7)) keeps no alias: the hwdb says its identity is not its
+	 * own, so a name recorded for it may be another medium's. */
+	if (!id || serial_path || m->n_names_by_id == 0)
 		return 0;
 	/* The first record of @id. */
 	while (lo < hi) {
@@ -241,7 +240,7 @@ int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, con
 		if (!strneq(name, RECORD_BY_ID, strlen(RECORD_BY_ID)))
 			continue;
 		base = name + strlen(RECORD_BY_ID);
-		if (isempty(base) || strchr(base, '/') || lu_has_name(lu, serial_path, base))
+		if (isempty(base) || strchr(base, '/') || lu_has_name(lu, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv) {

@@ -154,9 +154,9 @@ void manager_send_ready(Manager *m);
  * fails: without records no old name is kept. */
 int manager_names_setup(Manager *m);
 void manager_names_free(Manager *m);
-/* The base names (as in LuNaming.names) recorded for @lu's identity that it does not get now
- * (its identity names, or @serial_path alone when not NULL): its aliases. *ret (free() it; the
- * strings belong to the records) and *ret_n; 0, -ENOMEM. */
+/* The base names (as in LuNaming.names) recorded for @lu's identity that it does not get now:
+ * its aliases; none when @serial_path (the LU's serial-path name) is not NULL. *ret (free() it;
+ * the strings belong to the records) and *ret_n; 0, -ENOMEM. */
 int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, const char ***ret,
                           size_t *ret_n);
 
