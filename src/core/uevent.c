@@ -109,7 +109,8 @@ int uevent_devpath_hctl(const char *devpath, char **ret)
 		/* "4294967295:4294967295:4294967295:18446744073709551615" */
 		char comp[64];
 
-		if (n > 0 && n < sizeof(comp)) {
+		/* an H:C:T:L starts with a digit and holds a ':': only those are parsed */
+		if (n > 0 && n < sizeof(comp) && *p >= '0' && *p <= '9' && memchr(p, ':', n)) {
 			memcpy(comp, p, n);
 			comp[n] = 0;
 			if (hctl_parse(comp, NULL, NULL, NULL, NULL) >= 0) {

@@ -643,6 +643,9 @@ static void links_flush_hurry(Manager *m)
 
 	if (m->links_flush_urgent || !m->links_flush_source)
 		return;
+	/* the clock is read every 8th LU: a storm lists hundreds a second */
+	if (m->n_links_dirty < LINKS_BATCH_MAX && m->n_links_dirty % 8 != 0)
+		return;
 	if (m->n_links_dirty < LINKS_BATCH_MAX &&
 	    (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
 	     now - m->links_dirty_since < LINKS_BATCH_USEC))

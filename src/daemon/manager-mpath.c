@@ -58,12 +58,33 @@ static void log_handover(Manager *m, const Lu *lu, const char *old, const char *
 	}
 }
 
+/* Is there, or was there, any device-mapper device? No map can hold a path without one, and
+ * most hosts without multipath have none: their LUs' holders are then never read. */
+static bool dm_seen(Manager *m)
+{
+	DIR *d = NULL;
+	int r;
+
+	if (m->dm_checked)
+		return m->dm_seen;
+	m->dm_checked = true;
+	r = sysfs_opendir(m->rootfd, "sys/class/block", &d);
+	if (r == -ENOENT)
+		return false; /* no block device at all */
+	if (r < 0)
+		return (m->dm_seen = true); /* cannot tell: read the holders */
+	for (struct dirent *de; !m->dm_seen && (de = readdir(d));)
+		m->dm_seen = strneq(de->d_name, "dm-", 3);
+	closedir(d);
+	return m->dm_seen;
+}
+
 bool manager_mpath_update(Manager *m, Lu *lu)
 {
 	_cleanup_free_ char *dm = NULL, *uuid = NULL, *old = NULL, *old_uuid = NULL;
 	int r = -ENOENT;
 
-	if (lu->block)
+	if (lu->block && (lu->mpath || dm_seen(m)))
 		r = mpath_holder(m->rootfd, lu->block, &dm, &uuid);
 	if (r < 0 && r != -ENOENT && r != -EINVAL)
 		log_debug_errno(r, "%s: cannot read the holders of /dev/%s, ignoring: %m", lu->hctl,
@@ -97,6 +118,7 @@ int manager_react_holder(Manager *m, const Uevent *ev)
 
 	if (!dm)
 		return 0;
+	m->dm_checked = m->dm_seen = true;
 	/* The map's paths now; none once it is removed (its LUs are found by their record). */
 	if (!streq(ev->action, "remove") && asprintf(&dir, "sys/class/block/%s/slaves", dm) >= 0 &&
 	    sysfs_opendir(m->rootfd, dir, &d) >= 0) {

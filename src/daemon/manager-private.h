@@ -82,9 +82,12 @@ struct Manager {
 	Lu **links_dirty;                    /* LUs whose links wait for the end of their burst */
 	size_t n_links_dirty, n_links_dirty_alloc;
 	uint64_t links_dirty_since; /* CLOCK_MONOTONIC when the first of them was listed */
-	bool links_flush_urgent;    /* the batch is full or old: written ahead of the uevents */
-	bool bulk;                  /* collecting claims for a full reconcile, not applying them */
-	const Lu *current;          /* the LU whose links are being written, for log fields */
+	/* manager-mpath.c: whether a device-mapper device was seen (sys/class/block read once, then
+	 * dm uevents): until one is, no LU's holders are read. */
+	bool dm_checked, dm_seen;
+	bool links_flush_urgent; /* the batch is full or old: written ahead of the uevents */
+	bool bulk;               /* collecting claims for a full reconcile, not applying them */
+	const Lu *current;       /* the LU whose links are being written, for log fields */
 	bool udev_links;   /* udev makes the links of lund's trees from records (manager-udev.c) */
 	int udevrecfd;     /* <run-dir>/udev */
 	UdevRecords *udev; /* the records written, per LU */
