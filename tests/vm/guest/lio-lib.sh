@@ -70,10 +70,24 @@ lio_loop_target() {
 # explicit ACL for $LIO_IINIT (no demo mode: unmapped LUNs stay invisible).
 lio_iscsi_target() {
 	modprobe -a iscsi_target_mod iscsi_tcp
-	ip link set lo up
+	# (the udev-root flavour's Debian root has no iproute2: the initramfs' busybox is in /vm)
+	if command -v ip >/dev/null; then ip link set lo up; else /vm/busybox ip link set lo up; fi
 	LIO_TPG=$LIO/iscsi/$LIO_IQN/tpgt_1 LIO_PROC=iscsi_tcp LIO_CT=0:0
 	LIO_ACL=$LIO_TPG/acls/$LIO_IINIT
 	mkdir -p "$LIO_TPG/np/$LIO_PORTAL" "$LIO_ACL"
+	echo 0 >"$LIO_TPG/attrib/authentication"
+	echo 0 >"$LIO_TPG/attrib/generate_node_acls"
+	echo 1 >"$LIO_TPG/enable"
+}
+
+# lio_iscsi_tpg N ADDR:PORT: another portal group (tpgt_N) of the same target on its own portal,
+# set up as lio_iscsi_target's; LIO_TPG and LIO_ACL name it from then on (export and map LUNs to
+# it as to the first). Each portal group is a target port of its LUs: a session through each
+# gives every LU two paths, and one portal group can be disabled alone (enable=0).
+lio_iscsi_tpg() {
+	LIO_TPG=$LIO/iscsi/$LIO_IQN/tpgt_$1
+	LIO_ACL=$LIO_TPG/acls/$LIO_IINIT
+	mkdir -p "$LIO_TPG/np/$2" "$LIO_ACL"
 	echo 0 >"$LIO_TPG/attrib/authentication"
 	echo 0 >"$LIO_TPG/attrib/generate_node_acls"
 	echo 1 >"$LIO_TPG/enable"

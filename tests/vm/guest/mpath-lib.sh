@@ -4,6 +4,8 @@
 # that no other scenario pays for them; mpath_up puts them back, writes /etc/multipath.conf
 # taking only the WWIDs given (every other device is blacklisted, find_multipaths "no": the
 # paths are taken without waiting for a second one) and starts multipathd in the foreground.
+# MPATH_DEFAULTS: more lines for its defaults section, separated by ";" (e.g.
+# "polling_interval 2;max_polling_interval 4").
 
 MPATHD_PID=
 
@@ -11,11 +13,14 @@ MPATHD_PID=
 mpath_up() {
 	local w
 	[ -d /lib/udev/rules.d.mpath ] || { vm_fail "no parked multipath rules in the image"; return 1; }
-	mv /lib/udev/rules.d.mpath/* /lib/udev/rules.d/
+	# (a second mpath_up finds them in place)
+	[ -z "$(ls /lib/udev/rules.d.mpath)" ] || mv /lib/udev/rules.d.mpath/* /lib/udev/rules.d/
 	udevadm control --reload
 	modprobe -a dm_mod dm_multipath dm_service_time || { vm_fail "dm_multipath does not load"; return 1; }
 	{
-		printf 'defaults {\n\tfind_multipaths "no"\n\tuser_friendly_names "yes"\n}\n'
+		printf 'defaults {\n\tfind_multipaths "no"\n\tuser_friendly_names "yes"\n'
+		[ -z "${MPATH_DEFAULTS:-}" ] || (IFS=';'; printf '\t%s\n' $MPATH_DEFAULTS)
+		printf '}\n'
 		printf 'blacklist {\n\twwid ".*"\n}\nblacklist_exceptions {\n'
 		for w in "$@"; do printf '\twwid "%s"\n' "$w"; done
 		printf '}\n'

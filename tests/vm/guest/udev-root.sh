@@ -45,6 +45,15 @@ udev_root_switch() {
 			mkdir -p "/newroot${_l%/*}" && cp -L "$_l" "/newroot$_l"
 		done </vm/bin-libs
 	fi
+	# open-iscsi's initiator for the LIO scenarios of this flavour (the root image has every
+	# library it needs but its own two), and busybox for the applets the root lacks (ip)
+	cp /bin/busybox /newroot/vm/busybox
+	for _t in /sbin/iscsiadm /sbin/iscsid /sbin/iscsistart; do
+		[ -e "$_t" ] && [ ! -e "/newroot$_t" ] && cp "$_t" "/newroot$_t"
+	done
+	for _l in /usr/lib/x86_64-linux-gnu/libisns.so* /usr/lib/x86_64-linux-gnu/libopeniscsiusr.so*; do
+		[ -e "$_l" ] && [ ! -e "/newroot$_l" ] && cp -a "$_l" "/newroot$_l"
+	done
 	mkdir -p /newroot/vm/out
 	if grep -q ' /vm/out ' /proc/mounts; then mount --move /vm/out /newroot/vm/out; fi
 	if [ -n "${VM_ROOT_HOOK:-}" ]; then $VM_ROOT_HOOK || return 1; fi
