@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <limits.h>
 #include <search.h>
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +74,74 @@ int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 	return 0;
 }
 
+/*
+ * A claim's allocation: the Claim, then its built-in owner (ClaimOwner with a target of
+ * Claim.room bytes), then a linked target of Claim.room bytes, then the name. The first owner
+ * and the link made for it fit there when the targets are no longer than the first owner's.
+ */
+static_assert(sizeof(Claim) % alignof(ClaimOwner) == 0, "the built-in owner is aligned");
+
+static ClaimOwner *builtin_owner(Claim *c)
+{
+	return (ClaimOwner *)(void *)(c + 1);
+}
+
+static char *builtin_linked(Claim *c)
+{
+	return (char *)builtin_owner(c) + offsetof(ClaimOwner, target) + c->room;
+}
+
+static void owner_free(Claim *c, ClaimOwner *o)
+{
+	if (o == builtin_owner(c))
+		c->owner_busy = false;
+	else
+		free(o);
+}
+
+static void linked_clear(Claim *c)
+{
+	if (c->linked != builtin_linked(c))
+		free(c->linked);
+	c->linked = NULL;
+}
+
+/* c->linked = a copy of @target (NULL when out of memory, as a failed strdup() leaves it). */
+static void linked_set(Claim *c, const char *target)
+{
+	size_t len = strlen(target);
+
+	linked_clear(c);
+	if (len < c->room)
+		c->linked = memcpy(builtin_linked(c), target, len + 1);
+	else
+		c->linked = strdup(target);
+}
+
+/* c->linked = @s, which @c takes. */
+static void linked_adopt(Claim *c, char *s)
+{
+	if (s && strlen(s) < c->room) {
+		linked_set(c, s);
+		free(s);
+		return;
+	}
+	linked_clear(c);
+	c->linked = s;
+}
+
+/* c->linked, handed over as an allocation of its own (NULL when out of memory). */
+static char *linked_take(Claim *c)
+{
+	char *s;
+
+	if (c->linked != builtin_linked(c))
+		return TAKE_PTR(c->linked);
+	s = strdup(c->linked);
+	c->linked = NULL;
+	return s;
+}
+
 static void claim_free_node(void *p)
 {
 	Claim *c = p;
@@ -80,9 +150,9 @@ static void claim_free_node(void *p)
 		ClaimOwner *o = c->owners;
 
 		c->owners = o->next;
-		free(o);
+		owner_free(c, o);
 	}
-	free(c->linked);
+	linked_clear(c);
 	free(c);
 }
 
@@ -130,18 +200,25 @@ Claim *claims_find(const Claims *cl, unsigned set, const char *name)
 	return found ? *found : NULL;
 }
 
-static Claim *claim_get(Claims *cl, unsigned set, const char *name)
+/* The claim on @name, made when there is none with room for a target of @target_len. */
+static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t target_len)
 {
 	Claim *c = claims_find(cl, set, name);
+	size_t room;
 
 	if (c)
 		return c;
-	/* The name lives in the same allocation as its claim. */
-	c = calloc(1, sizeof(*c) + strlen(name) + 1);
+	/* Rounded up: the built-in owner's size stays aligned, and a target one letter longer
+	 * (sdz, sdaa) still fits. */
+	room = (target_len + 1 + 7) & ~(size_t)7;
+	if (room > USHRT_MAX)
+		room = 0;
+	c = calloc(1, sizeof(*c) + offsetof(ClaimOwner, target) + 2 * room + strlen(name) + 1);
 	if (!c)
 		return NULL;
 	c->set = set;
-	c->name = strcpy((char *)(c + 1), name);
+	c->room = room;
+	c->name = strcpy(builtin_linked(c) + room, name);
 	if (!tsearch(c, &cl->tree, claim_cmp)) {
 		free(c);
 		return NULL;
@@ -156,7 +233,7 @@ static void claim_drop(Claims *cl, Claim *c)
 	cl->n--;
 	if (c->error < 0)
 		cl->n_failed--;
-	free(c->linked);
+	linked_clear(c);
 	free(c);
 }
 
@@ -171,12 +248,14 @@ static void claim_written(Claims *cl, Claim *c, const char *target, int r)
 		cl->n_failed++;
 	if (r >= 0 || r == -EEXIST) {
 		/* Done, or the name is someone else's: no other link of ours is there. */
-		free(c->linked);
-		c->linked = r >= 0 && target ? strdup(target) : NULL;
+		if (r >= 0 && target)
+			linked_set(c, target);
+		else
+			linked_clear(c);
 	} else if (!c->linked && target)
 		/* Failed: a link to @target may be there all the same (adopted, its record not
 		 * written), and only @target is ours to remove later. */
-		c->linked = strdup(target);
+		linked_set(c, target);
 }
 
 static ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
@@ -310,7 +389,7 @@ static void claim_resolve(Claims *cl, Claim *c)
 
 			if (o) {
 				o->set = c->set;
-				o->known = TAKE_PTR(c->linked);
+				o->known = linked_take(c);
 				strcpy(o->name, c->name);
 				o->next = cl->orphans;
 				cl->orphans = o;
@@ -346,12 +425,17 @@ static void claim_resolve(Claims *cl, Claim *c)
 /* @lu claims @w's name; returns the claim, NULL when out of memory. */
 static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
 {
-	Claim *c = claim_get(cl, w->set, w->name);
+	size_t len = strlen(w->target);
+	Claim *c = claim_get(cl, w->set, w->name, len);
 	ClaimOwner *o;
 
 	if (!c)
 		return NULL;
-	o = calloc(1, sizeof(*o) + strlen(w->target) + 1);
+	if (!c->owner_busy && len < c->room) {
+		o = builtin_owner(c);
+		c->owner_busy = true;
+	} else
+		o = malloc(sizeof(*o) + len + 1);
 	if (!o) {
 		if (!c->owners)
 			claim_drop(cl, c);
@@ -377,7 +461,7 @@ static void claim_remove(Claims *cl, Lu *lu, Claim *c)
 			ClaimOwner *o = *p;
 
 			*p = o->next;
-			free(o);
+			owner_free(c, o);
 			break;
 		}
 	if (c->winner == lu)
@@ -487,7 +571,7 @@ static void collect_claim(const void *nodep, VISIT which, void *closure)
 			if (c->error < 0)
 				w->cl->n_failed--;
 			c->error = 0;
-			c->linked = mfree(c->linked);
+			linked_clear(c);
 			return;
 		}
 		w->claims[w->n] = c;
@@ -522,7 +606,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 		*p = o->next;
 		c = claims_find(cl, set, o->name);
 		if (c && !c->linked)
-			c->linked = TAKE_PTR(o->known);
+			linked_adopt(c, TAKE_PTR(o->known));
 		else if (!c) {
 			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
 			if (r < 0 && cl->ops->failed) {

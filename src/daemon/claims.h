@@ -51,6 +51,7 @@ typedef struct ClaimOwner {
 /* Read-only outside claims.c. */
 typedef struct Claim {
 	unsigned set;
+	int error; /* the last write's failure (-errno, not -EEXIST), 0 if none */
 	char *name;
 	ClaimOwner *owners;
 	Lu *winner;       /* whose target the link has, NULL if none was made */
@@ -59,7 +60,11 @@ typedef struct Claim {
 	bool collision;   /* owners disagree on the target */
 	bool quarantined; /* a collision of clones: nobody gets the name */
 	bool superseded;  /* alias owners left out: an LU wants the name as a current name */
-	int error;        /* the last write's failure (-errno, not -EEXIST), 0 if none */
+	/* claims.c's own: the claim's allocation holds one owner with a target of up to @room
+	 * bytes, and a linked target of as many, so that the common claim (one owner, its link
+	 * made) is a single allocation. */
+	unsigned short room;
+	bool owner_busy; /* the built-in owner is in the list */
 } Claim;
 
 /* What an LU wants: @name in link set @set, pointing at @target. */
