@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <search.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +22,11 @@ typedef struct Orphan {
 struct Claims {
 	const ClaimsOps *ops;
 	void *userdata;
-	void *tree; /* tsearch() tree of Claim */
+	/* Every Claim, by set and name: open addressing with linear probing, a power of two
+	 * slots at most 3/4 full (NULL: empty). 8 bytes or so per claim, where a tsearch() node
+	 * took 32 with its malloc header. */
+	Claim **slots;
+	size_t n_slots;
 	size_t n;
 	bool deferred;
 	Orphan *orphans;
@@ -49,10 +52,8 @@ static bool lu_running(const Lu *lu)
 	return !lu->state || streq(lu->state, "running");
 }
 
-static int claim_cmp(const void *a, const void *b)
+static int claim_cmp(const Claim *x, const Claim *y)
 {
-	const Claim *x = a, *y = b;
-
 	if (x->set != y->set)
 		return x->set < y->set ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -160,7 +161,10 @@ Claims *claims_free(Claims *cl)
 {
 	if (!cl)
 		return NULL;
-	tdestroy(cl->tree, claim_free_node);
+	for (size_t i = 0; i < cl->n_slots; i++)
+		if (cl->slots[i])
+			claim_free_node(cl->slots[i]);
+	free(cl->slots);
 	while (cl->orphans) {
 		Orphan *o = cl->orphans;
 
@@ -192,12 +196,104 @@ Claim *const *claims_of(const Lu *lu)
 	return lu->userdata;
 }
 
+/* FNV-1a over the name, the set mixed in. */
+static size_t claim_hash(unsigned set, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ set;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
 Claim *claims_find(const Claims *cl, unsigned set, const char *name)
 {
-	Claim key = { .set = set, .name = (char *)name }, **found;
+	size_t mask = cl->n_slots - 1;
 
-	found = tfind(&key, &cl->tree, claim_cmp);
-	return found ? *found : NULL;
+	if (!cl->n_slots)
+		return NULL;
+	for (size_t i = claim_hash(set, name) & mask; cl->slots[i]; i = (i + 1) & mask)
+		if (cl->slots[i]->set == set && streq(cl->slots[i]->name, name))
+			return cl->slots[i];
+	return NULL;
+}
+
+static void slots_put(Claim **slots, size_t n_slots, Claim *c)
+{
+	size_t i = claim_hash(c->set, c->name) & (n_slots - 1);
+
+	while (slots[i])
+		i = (i + 1) & (n_slots - 1);
+	slots[i] = c;
+}
+
+/* Rehash into @n_slots slots (a power of two, more than cl->n). */
+static int slots_resize(Claims *cl, size_t n_slots)
+{
+	Claim **slots = calloc(n_slots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < cl->n_slots; i++)
+		if (cl->slots[i])
+			slots_put(slots, n_slots, cl->slots[i]);
+	free(cl->slots);
+	cl->slots = slots;
+	cl->n_slots = n_slots;
+	return 0;
+}
+
+static int slots_insert(Claims *cl, Claim *c)
+{
+	/* Grown at 3/4 full; a failed growth is fine while a slot stays free. */
+	if ((cl->n + 1) * 4 > cl->n_slots * 3 &&
+	    slots_resize(cl, cl->n_slots ? cl->n_slots * 2 : 16) < 0 && cl->n + 1 >= cl->n_slots)
+		return -ENOMEM;
+	slots_put(cl->slots, cl->n_slots, c);
+	cl->n++;
+	return 0;
+}
+
+/* Take @c out of the table, moving back the entries of its probe run that would no longer
+ * be found (backward-shift deletion: no tombstones). */
+static void slots_delete(Claims *cl, Claim *c)
+{
+	size_t mask = cl->n_slots - 1, i = claim_hash(c->set, c->name) & mask;
+
+	while (cl->slots[i] != c)
+		i = (i + 1) & mask;
+	for (size_t j = (i + 1) & mask; cl->slots[j]; j = (j + 1) & mask) {
+		size_t k = claim_hash(cl->slots[j]->set, cl->slots[j]->name) & mask;
+
+		/* Stays when its home slot @k lies cyclically in (i, j]. */
+		if (i <= j ? i < k && k <= j : i < k || k <= j)
+			continue;
+		cl->slots[i] = cl->slots[j];
+		i = j;
+	}
+	cl->slots[i] = NULL;
+	cl->n--;
+	/* Shrunk when an eighth full, so a host that went away gives its memory back. */
+	if (cl->n_slots > 16 && cl->n * 8 < cl->n_slots)
+		(void)slots_resize(cl, cl->n_slots / 2);
+}
+
+static int claim_ptr_cmp(const void *a, const void *b)
+{
+	return claim_cmp(*(Claim *const *)a, *(Claim *const *)b);
+}
+
+/* The claims of set @set (every set: -1), ordered by set, then name, into @v (room for
+ * cl->n); returns how many. */
+static size_t claims_sorted(const Claims *cl, unsigned set, Claim **v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cl->n_slots; i++)
+		if (cl->slots[i] && (set == UINT_MAX || cl->slots[i]->set == set))
+			v[n++] = cl->slots[i];
+	qsort(v, n, sizeof(*v), claim_ptr_cmp);
+	return n;
 }
 
 /* The claim on @name, made when there is none with room for a target of @target_len. */
@@ -219,18 +315,16 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 	c->set = set;
 	c->room = room;
 	c->name = strcpy(builtin_linked(c) + room, name);
-	if (!tsearch(c, &cl->tree, claim_cmp)) {
+	if (slots_insert(cl, c) < 0) {
 		free(c);
 		return NULL;
 	}
-	cl->n++;
 	return c;
 }
 
 static void claim_drop(Claims *cl, Claim *c)
 {
-	tdelete(c, &cl->tree, claim_cmp);
-	cl->n--;
+	slots_delete(cl, c);
 	if (c->error < 0)
 		cl->n_failed--;
 	linked_clear(c);
@@ -544,39 +638,23 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 	return ret;
 }
 
-typedef struct WalkCtx {
-	Claims *cl;
-	unsigned set;
-	LinkSpec *v;
-	Claim **claims;
-	size_t n;
-} WalkCtx;
-
-static void collect_claim(const void *nodep, VISIT which, void *closure)
+/* Set up @c's entry of a reconcile in @v; false when it gets no link. */
+static bool collect_claim(Claims *cl, Claim *c, LinkSpec *v)
 {
-	Claim *c = *(Claim *const *)nodep;
-	WalkCtx *w = closure;
-
-	if (which != postorder && which != leaf)
-		return;
-	if (c->set != w->set)
-		return;
 	/* Every claim is written again: a write that failed, a name a foreign file held. */
-	{
-		ClaimOwner *win = claim_pick(c);
+	ClaimOwner *win = claim_pick(c);
 
-		c->winner = win ? win->lu : NULL;
-		if (!win) {
-			/* Quarantined: the reconcile removes whatever link lund made there. */
-			if (c->error < 0)
-				w->cl->n_failed--;
-			c->error = 0;
-			linked_clear(c);
-			return;
-		}
-		w->claims[w->n] = c;
-		w->v[w->n++] = (LinkSpec){ c->name, win->target, c->linked };
+	c->winner = win ? win->lu : NULL;
+	if (!win) {
+		/* Quarantined: the reconcile removes whatever link lund made there. */
+		if (c->error < 0)
+			cl->n_failed--;
+		c->error = 0;
+		linked_clear(c);
+		return false;
 	}
+	*v = (LinkSpec){ c->name, win->target, c->linked };
+	return true;
 }
 
 int claims_reconcile(Claims *cl, unsigned set)
@@ -584,7 +662,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 	_cleanup_free_ LinkSpec *v = NULL;
 	_cleanup_free_ Claim **claims = NULL;
 	_cleanup_free_ int *results = NULL;
-	WalkCtx w = { .cl = cl, .set = set };
+	size_t n, n_v = 0;
 	int r;
 
 	assert_return(cl, -EINVAL);
@@ -619,12 +697,13 @@ int claims_reconcile(Claims *cl, unsigned set)
 		free(o);
 	}
 
-	w.v = v;
-	w.claims = claims;
-	twalk_r(cl->tree, collect_claim, &w);
+	n = claims_sorted(cl, set, claims);
+	for (size_t i = 0; i < n; i++)
+		if (collect_claim(cl, claims[i], &v[n_v]))
+			claims[n_v++] = claims[i];
 
-	r = cl->ops->reconcile(cl->userdata, set, v, w.n, results);
-	for (size_t i = 0; i < w.n; i++) {
+	r = cl->ops->reconcile(cl->userdata, set, v, n_v, results);
+	for (size_t i = 0; i < n_v; i++) {
 		claim_written(cl, claims[i], v[i].target, results[i]);
 		if (results[i] < 0)
 			claims[i]->winner = NULL;
@@ -637,23 +716,22 @@ size_t claims_failed(const Claims *cl)
 	return cl ? cl->n_failed : 0;
 }
 
-typedef struct ForeachCtx {
-	void (*fn)(const Claim *c, void *userdata);
-	void *userdata;
-} ForeachCtx;
-
-static void foreach_claim(const void *nodep, VISIT which, void *closure)
-{
-	ForeachCtx *ctx = closure;
-
-	if (which == postorder || which == leaf)
-		ctx->fn(*(Claim *const *)nodep, ctx->userdata);
-}
-
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata)
 {
-	ForeachCtx ctx = { fn, userdata };
+	_cleanup_free_ Claim **v = NULL;
+	size_t n;
 
-	if (cl)
-		twalk_r(cl->tree, foreach_claim, &ctx);
+	if (!cl)
+		return;
+	v = malloc((cl->n + 1) * sizeof(*v));
+	if (!v) {
+		/* Out of memory for the order: every claim all the same, in table order. */
+		for (size_t i = 0; i < cl->n_slots; i++)
+			if (cl->slots[i])
+				fn(cl->slots[i], userdata);
+		return;
+	}
+	n = claims_sorted(cl, UINT_MAX, v);
+	for (size_t i = 0; i < n; i++)
+		fn(v[i], userdata);
 }

@@ -131,7 +131,7 @@ int claims_reconcile(Claims *cl, unsigned set);
 /* claims_failed() - how many claims' last write failed (not counting foreign files). */
 size_t claims_failed(const Claims *cl);
 
-/* Every claim, ordered by set, then name. */
+/* Every claim, ordered by set, then name (in no order when memory for sorting runs out). */
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata);
 
 /* @lu's claims, NULL-terminated; NULL when it has none. */
