@@ -197,30 +197,33 @@ Claim *const *claims_of(const Lu *lu)
 }
 
 /* FNV-1a over the name, the set mixed in. */
-static size_t claim_hash(unsigned set, const char *name)
+static uint32_t claim_hash(unsigned set, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ set;
 
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		h = (h ^ *p) * 0x100000001b3ULL;
-	return (size_t)(h ^ (h >> 29));
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 Claim *claims_find(const Claims *cl, unsigned set, const char *name)
 {
 	size_t mask = cl->n_slots - 1;
+	uint32_t h;
 
 	if (!cl->n_slots)
 		return NULL;
-	for (size_t i = claim_hash(set, name) & mask; cl->slots[i]; i = (i + 1) & mask)
-		if (cl->slots[i]->set == set && streq(cl->slots[i]->name, name))
+	h = claim_hash(set, name);
+	for (size_t i = h & mask; cl->slots[i]; i = (i + 1) & mask)
+		if (cl->slots[i]->hash == h && cl->slots[i]->set == set &&
+		    streq(cl->slots[i]->name, name))
 			return cl->slots[i];
 	return NULL;
 }
 
 static void slots_put(Claim **slots, size_t n_slots, Claim *c)
 {
-	size_t i = claim_hash(c->set, c->name) & (n_slots - 1);
+	size_t i = c->hash & (n_slots - 1);
 
 	while (slots[i])
 		i = (i + 1) & (n_slots - 1);
@@ -258,12 +261,12 @@ static int slots_insert(Claims *cl, Claim *c)
  * be found (backward-shift deletion: no tombstones). */
 static void slots_delete(Claims *cl, Claim *c)
 {
-	size_t mask = cl->n_slots - 1, i = claim_hash(c->set, c->name) & mask;
+	size_t mask = cl->n_slots - 1, i = c->hash & mask;
 
 	while (cl->slots[i] != c)
 		i = (i + 1) & mask;
 	for (size_t j = (i + 1) & mask; cl->slots[j]; j = (j + 1) & mask) {
-		size_t k = claim_hash(cl->slots[j]->set, cl->slots[j]->name) & mask;
+		size_t k = cl->slots[j]->hash & mask;
 
 		/* Stays when its home slot @k lies cyclically in (i, j]. */
 		if (i <= j ? i < k && k <= j : i < k || k <= j)
@@ -314,6 +317,7 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 		return NULL;
 	c->set = set;
 	c->room = room;
+	c->hash = claim_hash(set, name);
 	c->name = strcpy(builtin_linked(c) + room, name);
 	if (slots_insert(cl, c) < 0) {
 		free(c);

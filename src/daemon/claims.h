@@ -34,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "inventory.h"
 #include "links.h"
@@ -54,17 +55,18 @@ typedef struct Claim {
 	int error; /* the last write's failure (-errno, not -EEXIST), 0 if none */
 	char *name;
 	ClaimOwner *owners;
-	Lu *winner;       /* whose target the link has, NULL if none was made */
-	char *linked;     /* the target of the link this object made, NULL if none */
-	bool foreign;     /* a file lund did not make holds the name */
-	bool collision;   /* owners disagree on the target */
-	bool quarantined; /* a collision of clones: nobody gets the name */
-	bool superseded;  /* alias owners left out: an LU wants the name as a current name */
+	Lu *winner;           /* whose target the link has, NULL if none was made */
+	char *linked;         /* the target of the link this object made, NULL if none */
+	bool foreign : 1;     /* a file lund did not make holds the name */
+	bool collision : 1;   /* owners disagree on the target */
+	bool quarantined : 1; /* a collision of clones: nobody gets the name */
+	bool superseded : 1;  /* alias owners left out: an LU wants the name as a current name */
 	/* claims.c's own: the claim's allocation holds one owner with a target of up to @room
 	 * bytes, and a linked target of as many, so that the common claim (one owner, its link
-	 * made) is a single allocation. */
+	 * made) is a single allocation; @hash places it in the table of claims. */
+	bool owner_busy : 1; /* the built-in owner is in the list */
 	unsigned short room;
-	bool owner_busy; /* the built-in owner is in the list */
+	uint32_t hash;
 } Claim;
 
 /* What an LU wants: @name in link set @set, pointing at @target. */
