@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
-#include <search.h>
+#include <limits.h>
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,11 @@ typedef struct Orphan {
 struct Claims {
 	const ClaimsOps *ops;
 	void *userdata;
-	void *tree; /* tsearch() tree of Claim */
+	/* Every Claim, by set and name: open addressing with linear probing, a power of two
+	 * slots at most 3/4 full (NULL: empty). 8 bytes or so per claim, where a tsearch() node
+	 * took 32 with its malloc header. */
+	Claim **slots;
+	size_t n_slots;
 	size_t n;
 	bool deferred;
 	Orphan *orphans;
@@ -47,10 +52,8 @@ static bool lu_running(const Lu *lu)
 	return !lu->state || streq(lu->state, "running");
 }
 
-static int claim_cmp(const void *a, const void *b)
+static int claim_cmp(const Claim *x, const Claim *y)
 {
-	const Claim *x = a, *y = b;
-
 	if (x->set != y->set)
 		return x->set < y->set ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -72,6 +75,74 @@ int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 	return 0;
 }
 
+/*
+ * A claim's allocation: the Claim, then its built-in owner (ClaimOwner with a target of
+ * Claim.room bytes), then a linked target of Claim.room bytes, then the name. The first owner
+ * and the link made for it fit there when the targets are no longer than the first owner's.
+ */
+static_assert(sizeof(Claim) % alignof(ClaimOwner) == 0, "the built-in owner is aligned");
+
+static ClaimOwner *builtin_owner(Claim *c)
+{
+	return (ClaimOwner *)(void *)(c + 1);
+}
+
+static char *builtin_linked(Claim *c)
+{
+	return (char *)builtin_owner(c) + offsetof(ClaimOwner, target) + c->room;
+}
+
+static void owner_free(Claim *c, ClaimOwner *o)
+{
+	if (o == builtin_owner(c))
+		c->owner_busy = false;
+	else
+		free(o);
+}
+
+static void linked_clear(Claim *c)
+{
+	if (c->linked != builtin_linked(c))
+		free(c->linked);
+	c->linked = NULL;
+}
+
+/* c->linked = a copy of @target (NULL when out of memory, as a failed strdup() leaves it). */
+static void linked_set(Claim *c, const char *target)
+{
+	size_t len = strlen(target);
+
+	linked_clear(c);
+	if (len < c->room)
+		c->linked = memcpy(builtin_linked(c), target, len + 1);
+	else
+		c->linked = strdup(target);
+}
+
+/* c->linked = @s, which @c takes. */
+static void linked_adopt(Claim *c, char *s)
+{
+	if (s && strlen(s) < c->room) {
+		linked_set(c, s);
+		free(s);
+		return;
+	}
+	linked_clear(c);
+	c->linked = s;
+}
+
+/* c->linked, handed over as an allocation of its own (NULL when out of memory). */
+static char *linked_take(Claim *c)
+{
+	char *s;
+
+	if (c->linked != builtin_linked(c))
+		return TAKE_PTR(c->linked);
+	s = strdup(c->linked);
+	c->linked = NULL;
+	return s;
+}
+
 static void claim_free_node(void *p)
 {
 	Claim *c = p;
@@ -80,9 +151,9 @@ static void claim_free_node(void *p)
 		ClaimOwner *o = c->owners;
 
 		c->owners = o->next;
-		free(o);
+		owner_free(c, o);
 	}
-	free(c->linked);
+	linked_clear(c);
 	free(c);
 }
 
@@ -90,7 +161,10 @@ Claims *claims_free(Claims *cl)
 {
 	if (!cl)
 		return NULL;
-	tdestroy(cl->tree, claim_free_node);
+	for (size_t i = 0; i < cl->n_slots; i++)
+		if (cl->slots[i])
+			claim_free_node(cl->slots[i]);
+	free(cl->slots);
 	while (cl->orphans) {
 		Orphan *o = cl->orphans;
 
@@ -122,41 +196,142 @@ Claim *const *claims_of(const Lu *lu)
 	return lu->userdata;
 }
 
-Claim *claims_find(const Claims *cl, unsigned set, const char *name)
+/* FNV-1a over the name, the set mixed in. */
+static uint32_t claim_hash(unsigned set, const char *name)
 {
-	Claim key = { .set = set, .name = (char *)name }, **found;
+	uint64_t h = 0xcbf29ce484222325ULL ^ set;
 
-	found = tfind(&key, &cl->tree, claim_cmp);
-	return found ? *found : NULL;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
-static Claim *claim_get(Claims *cl, unsigned set, const char *name)
+Claim *claims_find(const Claims *cl, unsigned set, const char *name)
+{
+	size_t mask = cl->n_slots - 1;
+	uint32_t h;
+
+	if (!cl->n_slots)
+		return NULL;
+	h = claim_hash(set, name);
+	for (size_t i = h & mask; cl->slots[i]; i = (i + 1) & mask)
+		if (cl->slots[i]->hash == h && cl->slots[i]->set == set &&
+		    streq(cl->slots[i]->name, name))
+			return cl->slots[i];
+	return NULL;
+}
+
+static void slots_put(Claim **slots, size_t n_slots, Claim *c)
+{
+	size_t i = c->hash & (n_slots - 1);
+
+	while (slots[i])
+		i = (i + 1) & (n_slots - 1);
+	slots[i] = c;
+}
+
+/* Rehash into @n_slots slots (a power of two, more than cl->n). */
+static int slots_resize(Claims *cl, size_t n_slots)
+{
+	Claim **slots = calloc(n_slots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < cl->n_slots; i++)
+		if (cl->slots[i])
+			slots_put(slots, n_slots, cl->slots[i]);
+	free(cl->slots);
+	cl->slots = slots;
+	cl->n_slots = n_slots;
+	return 0;
+}
+
+static int slots_insert(Claims *cl, Claim *c)
+{
+	/* Grown at 3/4 full; a failed growth is fine while a slot stays free. */
+	if ((cl->n + 1) * 4 > cl->n_slots * 3 &&
+	    slots_resize(cl, cl->n_slots ? cl->n_slots * 2 : 16) < 0 && cl->n + 1 >= cl->n_slots)
+		return -ENOMEM;
+	slots_put(cl->slots, cl->n_slots, c);
+	cl->n++;
+	return 0;
+}
+
+/* Take @c out of the table, moving back the entries of its probe run that would no longer
+ * be found (backward-shift deletion: no tombstones). */
+static void slots_delete(Claims *cl, Claim *c)
+{
+	size_t mask = cl->n_slots - 1, i = c->hash & mask;
+
+	while (cl->slots[i] != c)
+		i = (i + 1) & mask;
+	for (size_t j = (i + 1) & mask; cl->slots[j]; j = (j + 1) & mask) {
+		size_t k = cl->slots[j]->hash & mask;
+
+		/* Stays when its home slot @k lies cyclically in (i, j]. */
+		if (i <= j ? i < k && k <= j : i < k || k <= j)
+			continue;
+		cl->slots[i] = cl->slots[j];
+		i = j;
+	}
+	cl->slots[i] = NULL;
+	cl->n--;
+	/* Shrunk when an eighth full, so a host that went away gives its memory back. */
+	if (cl->n_slots > 16 && cl->n * 8 < cl->n_slots)
+		(void)slots_resize(cl, cl->n_slots / 2);
+}
+
+static int claim_ptr_cmp(const void *a, const void *b)
+{
+	return claim_cmp(*(Claim *const *)a, *(Claim *const *)b);
+}
+
+/* The claims of set @set (every set: -1), ordered by set, then name, into @v (room for
+ * cl->n); returns how many. */
+static size_t claims_sorted(const Claims *cl, unsigned set, Claim **v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cl->n_slots; i++)
+		if (cl->slots[i] && (set == UINT_MAX || cl->slots[i]->set == set))
+			v[n++] = cl->slots[i];
+	qsort(v, n, sizeof(*v), claim_ptr_cmp);
+	return n;
+}
+
+/* The claim on @name, made when there is none with room for a target of @target_len. */
+static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t target_len)
 {
 	Claim *c = claims_find(cl, set, name);
+	size_t room;
 
 	if (c)
 		return c;
-	/* The name lives in the same allocation as its claim. */
-	c = calloc(1, sizeof(*c) + strlen(name) + 1);
+	/* Rounded up: the built-in owner's size stays aligned, and a target one letter longer
+	 * (sdz, sdaa) still fits. */
+	room = (target_len + 1 + 7) & ~(size_t)7;
+	if (room > USHRT_MAX)
+		room = 0;
+	c = calloc(1, sizeof(*c) + offsetof(ClaimOwner, target) + 2 * room + strlen(name) + 1);
 	if (!c)
 		return NULL;
 	c->set = set;
-	c->name = strcpy((char *)(c + 1), name);
-	if (!tsearch(c, &cl->tree, claim_cmp)) {
+	c->room = room;
+	c->hash = claim_hash(set, name);
+	c->name = strcpy(builtin_linked(c) + room, name);
+	if (slots_insert(cl, c) < 0) {
 		free(c);
 		return NULL;
 	}
-	cl->n++;
 	return c;
 }
 
 static void claim_drop(Claims *cl, Claim *c)
 {
-	tdelete(c, &cl->tree, claim_cmp);
-	cl->n--;
+	slots_delete(cl, c);
 	if (c->error < 0)
 		cl->n_failed--;
-	free(c->linked);
+	linked_clear(c);
 	free(c);
 }
 
@@ -171,12 +346,14 @@ static void claim_written(Claims *cl, Claim *c, const char *target, int r)
 		cl->n_failed++;
 	if (r >= 0 || r == -EEXIST) {
 		/* Done, or the name is someone else's: no other link of ours is there. */
-		free(c->linked);
-		c->linked = r >= 0 && target ? strdup(target) : NULL;
+		if (r >= 0 && target)
+			linked_set(c, target);
+		else
+			linked_clear(c);
 	} else if (!c->linked && target)
 		/* Failed: a link to @target may be there all the same (adopted, its record not
 		 * written), and only @target is ours to remove later. */
-		c->linked = strdup(target);
+		linked_set(c, target);
 }
 
 static ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
@@ -310,7 +487,7 @@ static void claim_resolve(Claims *cl, Claim *c)
 
 			if (o) {
 				o->set = c->set;
-				o->known = TAKE_PTR(c->linked);
+				o->known = linked_take(c);
 				strcpy(o->name, c->name);
 				o->next = cl->orphans;
 				cl->orphans = o;
@@ -346,12 +523,17 @@ static void claim_resolve(Claims *cl, Claim *c)
 /* @lu claims @w's name; returns the claim, NULL when out of memory. */
 static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
 {
-	Claim *c = claim_get(cl, w->set, w->name);
+	size_t len = strlen(w->target);
+	Claim *c = claim_get(cl, w->set, w->name, len);
 	ClaimOwner *o;
 
 	if (!c)
 		return NULL;
-	o = calloc(1, sizeof(*o) + strlen(w->target) + 1);
+	if (!c->owner_busy && len < c->room) {
+		o = builtin_owner(c);
+		c->owner_busy = true;
+	} else
+		o = malloc(sizeof(*o) + len + 1);
 	if (!o) {
 		if (!c->owners)
 			claim_drop(cl, c);
@@ -377,7 +559,7 @@ static void claim_remove(Claims *cl, Lu *lu, Claim *c)
 			ClaimOwner *o = *p;
 
 			*p = o->next;
-			free(o);
+			owner_free(c, o);
 			break;
 		}
 	if (c->winner == lu)
@@ -469,39 +651,23 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 	return ret;
 }
 
-typedef struct WalkCtx {
-	Claims *cl;
-	unsigned set;
-	LinkSpec *v;
-	Claim **claims;
-	size_t n;
-} WalkCtx;
-
-static void collect_claim(const void *nodep, VISIT which, void *closure)
+/* Set up @c's entry of a reconcile in @v; false when it gets no link. */
+static bool collect_claim(Claims *cl, Claim *c, LinkSpec *v)
 {
-	Claim *c = *(Claim *const *)nodep;
-	WalkCtx *w = closure;
-
-	if (which != postorder && which != leaf)
-		return;
-	if (c->set != w->set)
-		return;
 	/* Every claim is written again: a write that failed, a name a foreign file held. */
-	{
-		ClaimOwner *win = claim_pick(c);
+	ClaimOwner *win = claim_pick(c);
 
-		c->winner = win ? win->lu : NULL;
-		if (!win) {
-			/* Quarantined: the reconcile removes whatever link lund made there. */
-			if (c->error < 0)
-				w->cl->n_failed--;
-			c->error = 0;
-			c->linked = mfree(c->linked);
-			return;
-		}
-		w->claims[w->n] = c;
-		w->v[w->n++] = (LinkSpec){ c->name, win->target, c->linked };
+	c->winner = win ? win->lu : NULL;
+	if (!win) {
+		/* Quarantined: the reconcile removes whatever link lund made there. */
+		if (c->error < 0)
+			cl->n_failed--;
+		c->error = 0;
+		linked_clear(c);
+		return false;
 	}
+	*v = (LinkSpec){ c->name, win->target, c->linked };
+	return true;
 }
 
 int claims_reconcile(Claims *cl, unsigned set)
@@ -509,7 +675,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 	_cleanup_free_ LinkSpec *v = NULL;
 	_cleanup_free_ Claim **claims = NULL;
 	_cleanup_free_ int *results = NULL;
-	WalkCtx w = { .cl = cl, .set = set };
+	size_t n, n_v = 0;
 	int r;
 
 	assert_return(cl, -EINVAL);
@@ -531,7 +697,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 		*p = o->next;
 		c = claims_find(cl, set, o->name);
 		if (c && !c->linked)
-			c->linked = TAKE_PTR(o->known);
+			linked_adopt(c, TAKE_PTR(o->known));
 		else if (!c) {
 			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
 			if (r < 0 && cl->ops->failed) {
@@ -544,12 +710,13 @@ int claims_reconcile(Claims *cl, unsigned set)
 		free(o);
 	}
 
-	w.v = v;
-	w.claims = claims;
-	twalk_r(cl->tree, collect_claim, &w);
+	n = claims_sorted(cl, set, claims);
+	for (size_t i = 0; i < n; i++)
+		if (collect_claim(cl, claims[i], &v[n_v]))
+			claims[n_v++] = claims[i];
 
-	r = cl->ops->reconcile(cl->userdata, set, v, w.n, results);
-	for (size_t i = 0; i < w.n; i++) {
+	r = cl->ops->reconcile(cl->userdata, set, v, n_v, results);
+	for (size_t i = 0; i < n_v; i++) {
 		claim_written(cl, claims[i], v[i].target, results[i]);
 		if (results[i] < 0)
 			claims[i]->winner = NULL;
@@ -562,23 +729,22 @@ size_t claims_failed(const Claims *cl)
 	return cl ? cl->n_failed : 0;
 }
 
-typedef struct ForeachCtx {
-	void (*fn)(const Claim *c, void *userdata);
-	void *userdata;
-} ForeachCtx;
-
-static void foreach_claim(const void *nodep, VISIT which, void *closure)
-{
-	ForeachCtx *ctx = closure;
-
-	if (which == postorder || which == leaf)
-		ctx->fn(*(Claim *const *)nodep, ctx->userdata);
-}
-
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata)
 {
-	ForeachCtx ctx = { fn, userdata };
+	_cleanup_free_ Claim **v = NULL;
+	size_t n;
 
-	if (cl)
-		twalk_r(cl->tree, foreach_claim, &ctx);
+	if (!cl)
+		return;
+	v = malloc((cl->n + 1) * sizeof(*v));
+	if (!v) {
+		/* Out of memory for the order: every claim all the same, in table order. */
+		for (size_t i = 0; i < cl->n_slots; i++)
+			if (cl->slots[i])
+				fn(cl->slots[i], userdata);
+		return;
+	}
+	n = claims_sorted(cl, UINT_MAX, v);
+	for (size_t i = 0; i < n; i++)
+		fn(v[i], userdata);
 }

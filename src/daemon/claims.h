@@ -34,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "inventory.h"
 #include "links.h"
@@ -51,15 +52,21 @@ typedef struct ClaimOwner {
 /* Read-only outside claims.c. */
 typedef struct Claim {
 	unsigned set;
+	int error; /* the last write's failure (-errno, not -EEXIST), 0 if none */
 	char *name;
 	ClaimOwner *owners;
-	Lu *winner;       /* whose target the link has, NULL if none was made */
-	char *linked;     /* the target of the link this object made, NULL if none */
-	bool foreign;     /* a file lund did not make holds the name */
-	bool collision;   /* owners disagree on the target */
-	bool quarantined; /* a collision of clones: nobody gets the name */
-	bool superseded;  /* alias owners left out: an LU wants the name as a current name */
-	int error;        /* the last write's failure (-errno, not -EEXIST), 0 if none */
+	Lu *winner;           /* whose target the link has, NULL if none was made */
+	char *linked;         /* the target of the link this object made, NULL if none */
+	bool foreign : 1;     /* a file lund did not make holds the name */
+	bool collision : 1;   /* owners disagree on the target */
+	bool quarantined : 1; /* a collision of clones: nobody gets the name */
+	bool superseded : 1;  /* alias owners left out: an LU wants the name as a current name */
+	/* claims.c's own: the claim's allocation holds one owner with a target of up to @room
+	 * bytes, and a linked target of as many, so that the common claim (one owner, its link
+	 * made) is a single allocation; @hash places it in the table of claims. */
+	bool owner_busy : 1; /* the built-in owner is in the list */
+	unsigned short room;
+	uint32_t hash;
 } Claim;
 
 /* What an LU wants: @name in link set @set, pointing at @target. */
@@ -126,7 +133,7 @@ int claims_reconcile(Claims *cl, unsigned set);
 /* claims_failed() - how many claims' last write failed (not counting foreign files). */
 size_t claims_failed(const Claims *cl);
 
-/* Every claim, ordered by set, then name. */
+/* Every claim, ordered by set, then name (in no order when memory for sorting runs out). */
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata);
 
 /* @lu's claims, NULL-terminated; NULL when it has none. */

@@ -772,6 +772,69 @@ START_TEST(test_alias_accept)
 }
 END_TEST
 
+/* Thousands of names: found after every growth of the table and after removals that leave
+ * holes in its probe runs, gone once released, walked in set/name order. */
+static int order_prev_set = -1;
+static char order_prev_name[64];
+static size_t order_seen;
+
+static void check_order(const Claim *c, void *userdata)
+{
+	ck_assert(order_prev_set <= (int)c->set);
+	if (order_prev_set == (int)c->set)
+		ck_assert_str_lt(order_prev_name, c->name);
+	order_prev_set = (int)c->set;
+	snprintf(order_prev_name, sizeof(order_prev_name), "%s", c->name);
+	order_seen++;
+}
+
+START_TEST(test_many)
+{
+	enum { N = 3000 };
+	static char names[N][16];
+	static ClaimWant want[N];
+	size_t n = 0;
+
+	claims_defer(cl, true); /* no link written: only the table is under test */
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%zu", i * 7919 % N);
+		want[i] = (ClaimWant){ i % 2, names[i], "../../sda" };
+	}
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, N), 0);
+	ck_assert_uint_eq(claims_n(cl), N);
+	for (size_t i = 0; i < N; i++) {
+		Claim *c = claims_find(cl, i % 2, names[i]);
+
+		ck_assert_ptr_nonnull(c);
+		ck_assert_str_eq(c->name, names[i]);
+		ck_assert_ptr_null(claims_find(cl, 1 - i % 2, names[i]));
+	}
+	order_prev_set = -1;
+	order_seen = 0;
+	claims_foreach(cl, check_order, NULL);
+	ck_assert_uint_eq(order_seen, N);
+
+	/* Keep every third: the others are removed from the middle of their runs. */
+	for (size_t i = 0; i < N; i += 3)
+		want[n++] = (ClaimWant){ i % 2, names[i], "../../sda" };
+	ck_assert_int_eq(claims_update(cl, &lus[0], want, n), 0);
+	ck_assert_uint_eq(claims_n(cl), n);
+	for (size_t i = 0; i < N; i++)
+		if (i % 3 == 0)
+			ck_assert_ptr_nonnull(claims_find(cl, i % 2, names[i]));
+		else
+			ck_assert_ptr_null(claims_find(cl, i % 2, names[i]));
+	order_prev_set = -1;
+	order_seen = 0;
+	claims_foreach(cl, check_order, NULL);
+	ck_assert_uint_eq(order_seen, n);
+
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_ptr_null(claims_find(cl, 0, names[0]));
+}
+END_TEST
+
 static Suite *claims_suite(void)
 {
 	Suite *s = suite_create("claims");
@@ -794,6 +857,7 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_alias_vs_clones);
 	tcase_add_test(tc, test_alias_clones);
 	tcase_add_test(tc, test_alias_accept);
+	tcase_add_test(tc, test_many);
 	suite_add_tcase(s, tc);
 	return s;
 }
