@@ -444,16 +444,10 @@ void strv_free_n(char **v, size_t n)
  * never an alias of this one. As lund decides it (lund(8), Naming contract). */
 static bool has_name(const Identity *i, const char *base)
 {
-	char own[NAME_MAX + 1];
-	const char *first = i->names->n > 0 ? i->names->name[0] : NULL;
-	size_t n = first ? strlen(first) : 0;
-
 	for (size_t k = 0; k < i->names->n; k++)
 		if (streq(i->names->name[k], base))
 			return true;
-	if (first && strneq(base, first, n) && base[n] == '-')
-		return names_serial_path(first, i->path.path, own) < 0 || !streq(own, base);
-	return false;
+	return i->names->n > 0 && names_serial_path_other(i->names->name[0], i->path.path, base);
 }
 
 int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,

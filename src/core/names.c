@@ -419,3 +419,13 @@ int names_serial_path(const char *name, const char *id_path, char ret[static NAM
 	memcpy(value + nl + 1, tag, tl + 1);
 	return names_component("", value, 0, ret);
 }
+
+bool names_serial_path_other(const char *name, const char *id_path, const char *base)
+{
+	char own[NAME_MAX + 1];
+	size_t n = name ? strlen(name) : 0;
+
+	if (!name || !base || !strneq(base, name, n) || base[n] != '-')
+		return false;
+	return names_serial_path(name, id_path, own) < 0 || !streq(own, base);
+}

@@ -90,6 +90,12 @@ const char *names_bus_name(NamesBus b);
  * a tag, or a name that would exceed NAME_MAX or be refused by names_component().
  */
 int names_serial_path(const char *name, const char *id_path, char ret[static NAME_MAX + 1]);
+/*
+ * names_serial_path_other() - is by-id base name @base a serial-path name of an LU whose first
+ * by-id name is @name, made through another path than @id_path ("<name>-<another tag>")? Such a
+ * name belongs to another medium of the same identity.
+ */
+bool names_serial_path_other(const char *name, const char *id_path, const char *base);
 
 /*
  * Everything the rules look at, for names_by_id_full(). The chain it reproduces, in rule-file

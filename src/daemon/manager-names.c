@@ -200,16 +200,11 @@ static const char *lu_identity(const Lu *lu)
  */
 static bool lu_has_name(const Lu *lu, const char *base)
 {
-	char own[NAME_MAX + 1];
-	const char *first = lu->naming.n_names > 0 ? lu->naming.names[0] : NULL;
-	size_t n = first ? strlen(first) : 0;
-
 	for (size_t i = 0; i < lu->naming.n_names; i++)
 		if (streq(lu->naming.names[i], base))
 			return true;
-	if (first && strneq(base, first, n) && base[n] == '-')
-		return names_serial_path(first, lu->naming.id_path, own) < 0 || !streq(own, base);
-	return false;
+	return lu->naming.n_names > 0 &&
+	       names_serial_path_other(lu->naming.names[0], lu->naming.id_path, base);
 }
 
 int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, const char ***ret,
