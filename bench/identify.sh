@@ -24,6 +24,9 @@ for k, (runs, us, cmds) in rows.items():
 l, s, f = rows.get('lunctl'), rows.get('scsi_id'), rows.get('sysfs-wwid')
 if l and s:
     print(f"scsi_id / lunctl time: {s[1]/max(l[1],1):.2f}x")
+c = rows.get('cat-wwid')
+if l and c:
+    print(f"lunctl / cat wwid (coreutils, one process) time: {l[1]/max(c[1],1):.2f}x (target <= 1.5x)")
 if l and f:
-    print(f"lunctl / sysfs read time: {l[1]/max(f[1],1):.2f}x")
+    print(f"lunctl / busybox sh -c cat wwid (static) time: {l[1]/max(f[1],1):.2f}x")
 PY

@@ -107,7 +107,11 @@ build_base() {
 	cp --remove-destination "$udev/lib/udev/scsi_id" "$st/lib/udev/scsi_id"
 	# udevadm for its builtins (`udevadm test-builtin path_id`: udev's ID_PATH without udevd)
 	cp --remove-destination "$udev/bin/udevadm" "$st/usr/bin/udevadm"
-	copy_libs "$st" "${TOOLS[@]}" "$udev/lib/udev/scsi_id" "$udev/bin/udevadm"
+	# coreutils' cat, dynamically linked like lunctl, off PATH (busybox's cat stays the scenarios'
+	# cat): bench/identify's floor, the process a Debian host would use to read the sysfs wwid
+	mkdir -p "$st/usr/lib/vm-floor"
+	cp --remove-destination /usr/bin/cat "$st/usr/lib/vm-floor/cat"
+	copy_libs "$st" "${TOOLS[@]}" "$udev/lib/udev/scsi_id" "$udev/bin/udevadm" "$st/usr/lib/vm-floor/cat"
 	# the iSCSI initiator: iscsistart logs in without iscsid or a node database
 	local iscsi lib=usr/lib/x86_64-linux-gnu
 	iscsi=$(iscsi_root)
