@@ -9,7 +9,7 @@
 #    no foreign file (udevd never writes there, lund never writes to /dev/disk).
 # vm-flavour: udev-root
 # vm-topology: san
-# vm-timeout: 420
+# vm-timeout: 540
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
@@ -93,6 +93,54 @@ vm_result "by_id_stock=$(wc -l </tmp/byid.stock) by_id_scsi_id=$(wc -l </tmp/byi
 # when an LU is identified, as lunctl's do): put them back before comparing
 mv /tmp/off/55-scsi-sg3_id.rules /lib/udev/rules.d/ 2>/dev/null || true
 daemon_check_tree "after the retriggers" 30
+
+# --- serial-path names through udev ------------------------------------------------------------
+# An admin marks QEMU's USB mass storage (46f4:0001: the stick and both LUNs of the reader) as a
+# bridge whose serials cannot be trusted (lund.hwdb(7), LUND_NAME_IDENTITY=serial-path), compiles
+# the hwdb and reloads lund: each USB LU's /dev/scsi/by-id name becomes its base name plus
+# ID_PATH_TAG, made by udevd from lund's records (in udev's database for the disk), the identity
+# names go, and /dev/disk/by-id stays udev's.
+mkdir -p /etc/udev/hwdb.d
+printf 'lund:usb:v46F4p0001*\n LUND_NAME_IDENTITY=serial-path\n' >/etc/udev/hwdb.d/70-lund-test.hwdb
+t0=$(vm_uptime_ms)
+systemd-hwdb update || vm_fail "systemd-hwdb update failed"
+vm_log "systemd-hwdb update: $(( $(vm_uptime_ms) - t0 )) ms"
+lund_names_from_lunctl >/tmp/exp.names
+lunctl reload >/dev/null || vm_fail "lunctl reload failed"
+: >/tmp/sp.exp
+for d in /sys/bus/scsi/devices/*:*:*:*; do
+	case $(readlink -f "$d") in */usb*) ;; *) continue ;; esac
+	[ -d "$d/block" ] || continue
+	h=${d##*/}
+	base=$(awk -F'\t' -v h="$h" '$1 == h { print $2; exit }' /tmp/exp.names)
+	tag=$(LUND_RUN_DIR=/nonexistent lunctl id --export "$h" | sed -n 's/^ID_PATH_TAG=//p')
+	[ -n "$base" ] && [ -n "$tag" ] || { vm_fail "$h: no base name ('$base') or tag ('$tag')"; continue; }
+	printf '%s\t%s\t%s\t%s\n' "$h" "$base-$tag" "$(ls "$d/block")" "$base" >>/tmp/sp.exp
+done
+vm_assert_ge 3 "$(wc -l </tmp/sp.exp)" "USB LUs (stick, reader x2)"
+sp_by_udev() {
+	while IFS="$(printf '\t')" read -r h name blk base; do
+		[ "$(readlink "$LUND_LINKS/$name")" = "../../$blk" ] || return 1
+		udevadm info -q symlink -n "/dev/$blk" | tr ' ' '\n' | grep -qxF "scsi/by-id/$name" || return 1
+		[ ! -e "$LUND_LINKS/$base" ] && [ ! -L "$LUND_LINKS/$base" ] || return 1
+	done </tmp/sp.exp
+}
+if ! vm_wait_until 60 sp_by_udev; then
+	while IFS="$(printf '\t')" read -r h name blk base; do
+		vm_log "$h $blk: $name -> '$(readlink "$LUND_LINKS/$name")'; $base -> '$(readlink "$LUND_LINKS/$base")';" \
+			"udev: $(udevadm info -q symlink -n "/dev/$blk" | tr ' ' '\n' | grep '^scsi/' | tr '\n' ' ')"
+	done </tmp/sp.exp
+	vm_fail "serial-path names not made by udev from lund's records"
+fi
+# every event imports the records again: a full retrigger (now with Debian's rules as shipped,
+# 55-scsi-sg3_id.rules back) keeps them, and /dev/disk/by-id is as it was without lund
+retrigger
+sp_by_udev || vm_fail "serial-path names lost in a retrigger"
+byid >/tmp/byid.sp
+cmp -s /tmp/byid.stock /tmp/byid.sp || { vm_fail "/dev/disk/by-id changed with the serial-path rule"; diff /tmp/byid.stock /tmp/byid.sp | head -n 20; }
+st=$(lunctl status)
+echo "$st" | grep -q '^Foreign files: *0$' || vm_fail "lund reports foreign files: $(echo "$st" | grep -A3 Foreign)"
+vm_result "serial_path_by_udev=$(wc -l </tmp/sp.exp) example=$(head -n1 /tmp/sp.exp | cut -f2)"
 
 lund_alive || vm_fail "lund died"
 lund_stop
