@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +20,38 @@ int sysfs_open_root(const char *root)
 	return RET_NERRNO(open(root ?: "/", O_PATH | O_DIRECTORY | O_CLOEXEC));
 }
 
-int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len)
+/* The least a kernel hands out per read() of a binary sysfs attribute (a page; 4 KiB or more). */
+#define ATTR_CHUNK_MIN 4096
+
+/*
+ * One read() of at most @want bytes, retried on EINTR; *ret_end is set at the end of the file:
+ * a read of nothing or, for a sysfs attribute (@attr), one shorter than both @want and a page.
+ * kernfs returns a text attribute whole and a binary one (a VPD page) a page at a time, so such
+ * a short read is the last one and the read() that would only return 0 is saved; a regular file
+ * (a tree under --root) is short only at its end as well. Any other fd reads until 0.
+ */
+static ssize_t read_chunk(int fd, void *buf, size_t want, bool attr, bool *ret_end)
 {
-	_cleanup_close_ int fd = -EBADF;
+	for (;;) {
+		ssize_t k = read(fd, buf, want);
 
-	assert_return(path && path[0] != '/', -EINVAL);
-	assert_return(ret_buf && ret_len, -EINVAL);
-
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	return sysfs_read_fd(fd, max, ret_buf, ret_len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		*ret_end = k == 0 || (attr && (size_t)k < want && (size_t)k < ATTR_CHUNK_MIN);
+		return k;
+	}
 }
 
-int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len)
+/* Reads @fd to its end into @buf (@size bytes, @size < @max only while it may grow), at most
+ * @max bytes: -EFBIG when there is more. */
+static int read_all(int fd, size_t max, bool attr, uint8_t **ret_buf, size_t *ret_len)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	size_t n = 0, size;
 	uint8_t *shrunk;
-
-	assert_return(fd >= 0, -EBADF);
-	assert_return(ret_buf && ret_len, -EINVAL);
+	bool end = false;
 
 	/* sysfs reports a size of 4096 for every text attribute: read until EOF instead, into a
 	 * buffer of one page that grows up to @max only for the rare binary attribute that is
@@ -49,7 +61,7 @@ int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len)
 	if (!buf)
 		return -ENOMEM;
 
-	for (;;) {
+	while (!end) {
 		ssize_t k;
 
 		if (n == size && size < max) {
@@ -64,21 +76,16 @@ int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len)
 		if (n == max) {
 			uint8_t probe;
 
-			k = read(fd, &probe, 1);
+			k = read_chunk(fd, &probe, 1, attr, &end);
 			if (k < 0)
-				return errno == EINTR ? -EINTR : -errno;
+				return (int)k;
 			if (k > 0)
 				return -EFBIG;
 			break;
 		}
-		k = read(fd, buf + n, size - n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
+		k = read_chunk(fd, buf + n, size - n, attr, &end);
+		if (k < 0)
+			return (int)k;
 		n += (size_t)k;
 	}
 
@@ -89,6 +96,27 @@ int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len)
 	*ret_len = n;
 	*ret_buf = TAKE_PTR(buf);
 	return 0;
+}
+
+int sysfs_read_attr(int dirfd, const char *path, size_t max, uint8_t **ret_buf, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -EBADF;
+
+	assert_return(path && path[0] != '/', -EINVAL);
+	assert_return(ret_buf && ret_len, -EINVAL);
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	return read_all(fd, max, true, ret_buf, ret_len);
+}
+
+int sysfs_read_fd(int fd, size_t max, uint8_t **ret_buf, size_t *ret_len)
+{
+	assert_return(fd >= 0, -EBADF);
+	assert_return(ret_buf && ret_len, -EINVAL);
+
+	return read_all(fd, max, false, ret_buf, ret_len);
 }
 
 int sysfs_read_string(int dirfd, const char *path, char **ret)
@@ -116,6 +144,7 @@ int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = -EBADF;
 	size_t n = 0;
+	bool end = false;
 
 	assert_return(path && path[0] != '/', -EINVAL);
 	assert_return(buf && size > 0, -EINVAL);
@@ -123,29 +152,22 @@ int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size)
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	for (;;) {
+	while (!end) {
 		ssize_t k;
 
 		if (n == size - 1) {
 			char probe;
 
-			k = read(fd, &probe, 1);
-			if (k < 0 && errno == EINTR)
-				continue;
+			k = read_chunk(fd, &probe, 1, true, &end);
 			if (k < 0)
-				return -errno;
+				return (int)k;
 			if (k > 0)
 				return -ENOBUFS;
 			break;
 		}
-		k = read(fd, buf + n, size - 1 - n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
+		k = read_chunk(fd, buf + n, size - 1 - n, true, &end);
+		if (k < 0)
+			return (int)k;
 		n += (size_t)k;
 	}
 	if (memchr(buf, 0, n))
