@@ -260,9 +260,6 @@ int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 		c.scsi_level = (unsigned)v;
 	if (lu->block && strjoin_buf(p, sizeof(p), "sys/block/", lu->block, "/removable"))
 		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
-	c.sysfs_inquiry = attr_exists(rootfd, lu->syspath, "inquiry");
-	c.sysfs_pg80 = attr_exists(rootfd, lu->syspath, "vpd_pg80");
-	c.sysfs_pg83 = attr_exists(rootfd, lu->syspath, "vpd_pg83");
 
 	r = scsi_devpath(rootfd, lu, &devpath);
 	if (r == -ENOMEM)
@@ -275,6 +272,12 @@ int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 	}
 
 	c.sg3_id_rules = rules_installed(rootfd, "55-scsi-sg3_id.rules");
+	if (c.sg3_id_rules) {
+		/* what that rule's sg_inq reads (udevctx_names()): nobody else asks */
+		c.sysfs_inquiry = attr_exists(rootfd, lu->syspath, "inquiry");
+		c.sysfs_pg80 = attr_exists(rootfd, lu->syspath, "vpd_pg80");
+		c.sysfs_pg83 = attr_exists(rootfd, lu->syspath, "vpd_pg83");
+	}
 	c.sg3_symlink_rules =
 	        c.sg3_id_rules && rules_installed(rootfd, "58-scsi-sg3_symlink.rules");
 	*ret = c;

@@ -34,7 +34,8 @@ typedef struct UdevCtx {
 	uint8_t ata_identify[ATA_IDENTIFY_LEN];
 	bool sg3_id_rules;      /* 55-scsi-sg3_id.rules installed and not masked */
 	bool sg3_symlink_rules; /* 58-scsi-sg3_symlink.rules installed and not masked */
-	bool sysfs_inquiry, sysfs_pg80, sysfs_pg83; /* the kernel's cached attributes exist */
+	bool sysfs_inquiry, sysfs_pg80, sysfs_pg83; /* the kernel's cached attributes exist (read
+	                                             * only with sg3_id_rules) */
 } UdevCtx;
 
 /*
