@@ -45,3 +45,6 @@ int pathid_read(int rootfd, const char *syspath, PathId *ret);
 /* pathid_resolve() - @path below @rootfd with every symlink resolved inside the root, as a
  * path below it ("sys/devices/..."): 0, -ENOENT, -ELOOP, -ENOMEM. */
 int pathid_resolve(int rootfd, const char *path, char **ret);
+/* pathid_resolve_walk() - the same, a component at a time (readlinkat()): what
+ * pathid_resolve() falls back to where the kernel cannot resolve inside a root. */
+int pathid_resolve_walk(int rootfd, const char *path, char **ret);

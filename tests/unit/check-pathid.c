@@ -406,6 +406,57 @@ START_TEST(test_broken_trees)
 }
 END_TEST
 
+/* The kernel's resolution inside the root (openat2) and the component walk agree on every path
+ * of a tree of relative, absolute, "..", looping and dangling links. */
+START_TEST(test_resolve_same_as_walk)
+{
+	static const char *const dirs[] = { "a/b/c", "d/e", "a/f" };
+	static const char *const links[][2] = {
+		{ "a/l1", "../d" },        { "a/b/l2", "/a/f" },      { "d/e/l3", "../../.." },
+		{ "d/loop", "loop" },      { "a/dang", "/nowhere" },  { "a/b/c/l4", "../../b/./c" },
+		{ "l5", "a/b/../../d/e" }, { "d/l6", "/../../a/l1" }, { "a/f/l7", "../l1/e/l3/a" },
+	};
+	static const char *const comps[] = { "a",  "b",  "c",  "d",    "e",    "f",
+		                             "l1", "l2", "l3", "loop", "dang", "l4",
+		                             "l5", "l6", "l7", "..",   ".",    "" };
+	unsigned seed = 42, agreed = 0, found = 0, errs[3] = {};
+
+	for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+		check_tree_mkdirs(&tree, dirs[i]);
+	for (size_t i = 0; i < ELEMENTSOF(links); i++)
+		ck_assert_int_eq(symlinkat(links[i][1], tree.fd, links[i][0]), 0);
+
+	for (unsigned n = 0; n < 3000; n++) {
+		_cleanup_free_ char *fast = NULL, *walk = NULL;
+		char path[256] = "";
+		unsigned k = 1 + rand_r(&seed) % 6;
+		int rf, rw;
+
+		for (unsigned j = 0; j < k; j++) {
+			if (j > 0)
+				strcat(path, "/");
+			strcat(path, comps[rand_r(&seed) % ELEMENTSOF(comps)]);
+		}
+		rf = pathid_resolve(tree.fd, path, &fast);
+		rw = pathid_resolve_walk(tree.fd, path, &walk);
+		ck_assert_msg(rf == rw, "%s: openat2 %d, walk %d", path, rf, rw);
+		if (rf == 0) {
+			ck_assert_msg(streq(fast, walk), "%s: openat2 '%s', walk '%s'", path, fast,
+			              walk);
+			found++;
+		} else
+			errs[rf == -ENOENT ? 0 : rf == -ELOOP ? 1 : 2]++;
+		agreed++;
+	}
+	ck_assert_uint_eq(agreed, 3000);
+	/* ... and both kinds of failure: a dangling link and a loop */
+	ck_assert_msg(errs[0] > 0, "found %u enoent %u eloop %u other %u", found, errs[0], errs[1],
+	              errs[2]);
+	ck_assert_uint_gt(errs[1], 0);
+	ck_assert_uint_gt(found, 150); /* the sample reaches resolvable paths, not only errors */
+}
+END_TEST
+
 static const struct {
 	const char *in, *out;
 } tags[] = {
@@ -478,6 +529,7 @@ static Suite *pathid_suite(void)
 	CHECK_ADD_LOOP(tc, test_pathid, cases);
 	tcase_add_test(tc, test_virtual_flag);
 	tcase_add_test(tc, test_broken_trees);
+	tcase_add_test(tc, test_resolve_same_as_walk);
 	suite_add_tcase(s, tc);
 
 	CHECK_ADD_LOOP(pure, test_tag, tags);
