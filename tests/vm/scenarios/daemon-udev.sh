@@ -9,7 +9,7 @@
 #    no foreign file (udevd never writes there, lund never writes to /dev/disk).
 # vm-flavour: udev-root
 # vm-topology: san
-# vm-timeout: 540
+# vm-timeout: 900
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
