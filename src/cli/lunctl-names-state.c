@@ -60,8 +60,9 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
-	char sp[NAME_MAX + 1];
-	bool serial_path;
+	NameRule rule = NAME_RULE_IDENTITY;
+	char rn[NAME_MAX + 1];
+	bool rule_named;
 	const char *key;
 	int r;
 
@@ -71,19 +72,20 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 	key = identity_key(&ident);
 	if (!key)
 		return 0;
-	/* A serial-path LU (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
-	r = lunctl_serial_path_name(o, &lu, &ident, sp);
+	/* An LU the hwdb's rule names (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
+	r = lunctl_rule_name(o, &lu, &ident, &rule, rn);
 	if (r == -ENOMEM)
 		return r;
-	serial_path = r > 0;
-	if (serial_path) {
-		_cleanup_free_ char *name = strjoin(BY_ID_DIR, sp);
+	rule_named = r > 0;
+	if (rule_named) {
+		_cleanup_free_ char *name = strjoin(BY_ID_DIR, rn);
 
 		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM ||
-		    (liars && namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM))
+		    (liars && rule == NAME_RULE_SERIAL_PATH &&
+		     namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; !serial_path && i < ident.names->n; i++) {
+	for (size_t i = 0; !rule_named && i < ident.names->n; i++) {
 		_cleanup_free_ char *name = strjoin(BY_ID_DIR, ident.names->name[i]);
 
 		if (!name)
@@ -439,11 +441,15 @@ void strv_free_n(char **v, size_t n)
 	free(v);
 }
 
-/* Does @i get @base in /dev/scsi/by-id now? A serial-path name of the same identity (its first
- * name, "-", a path's tag) other than its own belongs to another medium: it counts as gotten,
- * never an alias of this one. As lund decides it (lund(8), Naming contract). */
-static bool has_name(const Identity *i, const char *base)
+/* Does @i get @base in /dev/scsi/by-id now: its base names, or @rule_name (not NULL) the hwdb's
+ * rule gives it instead? A serial-path name of the same identity (its first name, "-", a path's
+ * tag) other than its own belongs to another medium: it counts as gotten, never an alias of
+ * this one. As lund decides it (lund(8), Naming contract). */
+static bool has_name(const Identity *i, const char *rule_name, const char *base)
 {
+	if (rule_name)
+		return streq(rule_name, base) ||
+		       names_serial_path_other(i->names->name[0], i->path.path, base);
 	for (size_t k = 0; k < i->names->n; k++)
 		if (streq(i->names->name[k], base))
 			return true;
@@ -453,7 +459,8 @@ static bool has_name(const Identity *i, const char *base)
 int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,
                          const Identity *i, char ***ret, size_t *ret_n)
 {
-	char sp[NAME_MAX + 1];
+	NameRule rule = NAME_RULE_IDENTITY;
+	char rn[NAME_MAX + 1];
 	_cleanup_(namerec_set_done) NameRecSet rec = {};
 	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
 	const char *key = identity_key(i);
@@ -471,8 +478,12 @@ int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *l
 	r = load_state(rootfd, state_dir, false, &fd, &rec);
 	if (r < 0)
 		return r;
-	/* A serial-path LU has no aliases: its identity may be another medium's (lund(8)). */
-	if (lunctl_serial_path_name(o, lu, i, sp) != 0)
+	/* A serial-path LU has no aliases: its identity may be another medium's (lund(8)). A
+	 * unit-serial LU keeps its identity's (page 0x83's) records. */
+	r = lunctl_rule_name(o, lu, i, &rule, rn);
+	if (r < 0)
+		return r;
+	if (r > 0 && rule == NAME_RULE_SERIAL_PATH)
 		return 0;
 	for (size_t k = 0; k < rec.n; k++) {
 		const NameRec *x = &rec.rec[k];
@@ -480,7 +491,7 @@ int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *l
 		char **nv;
 
 		if (!streq(x->identity, key) || !strneq(x->name, BY_ID_DIR, strlen(BY_ID_DIR)) ||
-		    isempty(base) || strchr(base, '/') || has_name(i, base))
+		    isempty(base) || strchr(base, '/') || has_name(i, r > 0 ? rn : NULL, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv || !(nv[n] = strdup(base))) {

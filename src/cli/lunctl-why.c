@@ -186,8 +186,8 @@ static void designator_reason(const IdentDesignator *d, const IdentDesignator *u
 /* The hwdb's naming rule for the LU (lund.hwdb(7), LUND_NAME_IDENTITY), as lund looks it up. */
 typedef struct RuleWhy {
 	NameRule rule;
-	char *match;             /* the hwdb match string that chose serial-path */
-	char name[NAME_MAX + 1]; /* the serial-path name, "" when none can be made */
+	char *match;             /* the hwdb match string that chose the rule */
+	char name[NAME_MAX + 1]; /* the rule's name, "" when none can be made */
 } RuleWhy;
 
 static void rule_why_done(RuleWhy *w)
@@ -245,19 +245,29 @@ static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i
 	hwdb_free(h);
 	if (r < 0)
 		return r;
-	if (ret->rule == NAME_RULE_SERIAL_PATH && i->names->n > 0 &&
-	    names_serial_path(i->names->name[0], i->path.path, ret->name) < 0)
+	/* As lund does: no base name, nothing to rename (lund(8)). */
+	if (i->names->n == 0)
+		return 0;
+	if (ret->rule == NAME_RULE_SERIAL_PATH)
+		r = names_serial_path(i->names->name[0], i->path.path, ret->name);
+	else if (ret->rule == NAME_RULE_UNIT_SERIAL)
+		r = name_rule_unit_serial(&i->id->in, ret->name);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
 		ret->name[0] = 0;
 	return 0;
 }
 
-int lunctl_serial_path_name(const Options *o, const LuRef *lu, const Identity *i,
-                            char ret[static NAME_MAX + 1])
+int lunctl_rule_name(const Options *o, const LuRef *lu, const Identity *i, NameRule *ret_rule,
+                     char ret[static NAME_MAX + 1])
 {
 	_cleanup_(rule_why_done) RuleWhy rw = {};
 	int r = rule_why_compute(o, lu, i, &rw);
 
 	ret[0] = 0;
+	if (ret_rule)
+		*ret_rule = rw.rule;
 	if (r < 0)
 		return r;
 	if (!rw.name[0])
@@ -266,8 +276,25 @@ int lunctl_serial_path_name(const Options *o, const LuRef *lu, const Identity *i
 	return 1;
 }
 
+/* The rule a name the hwdb's rule made comes from, and what it was made of. */
+static const char *rule_label(const RuleWhy *w)
+{
+	return w->rule == NAME_RULE_UNIT_SERIAL ? "lund.hwdb: unit-serial"
+	                                        : "lund.hwdb: serial-path";
+}
+
 static void rule_source(const RuleWhy *w, const Identity *i, char *buf, size_t size)
 {
+	if (w->rule == NAME_RULE_UNIT_SERIAL) {
+		(void)snprintf(
+		        buf, size,
+		        "lund.hwdb %s=%s (match \"%s\"): ID_SERIAL as scsi_id --page=0x80 "
+		        "prints it, 'S' + vendor + product + the unit serial number of "
+		        "page 0x80 \"%s\"; /dev/scsi only, /dev/disk/by-id keeps udev's names",
+		        NAME_RULE_HWDB_KEY, name_rule_to_string(w->rule), w->match ?: "?",
+		        i->id->scsi_serial[0] ? i->id->scsi_serial : "?");
+		return;
+	}
 	(void)snprintf(buf, size,
 	               "lund.hwdb %s=%s (match \"%s\"): the by-id name %s plus ID_PATH_TAG of "
 	               "\"%s\"; /dev/scsi only, /dev/disk/by-id keeps udev's names",
@@ -318,7 +345,7 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 			return -ENOMEM;
 		rule_source(rw, i, src, sizeof(src));
 		json_object_object_add(o, "name", json_object_new_string(rw->name));
-		json_object_object_add(o, "rule", json_object_new_string("lund.hwdb: serial-path"));
+		json_object_object_add(o, "rule", json_object_new_string(rule_label(rw)));
 		json_object_object_add(o, "source", json_object_new_string(src));
 		json_object_object_add(o, "link_set", json_object_new_string("scsi"));
 		json_object_array_add(names, o);
@@ -385,13 +412,21 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char 
 		char src[512];
 
 		rule_source(&rw, i, src, sizeof(src));
-		printf("name %s\n  rule:   lund.hwdb: serial-path (the device gives one serial to "
-		       "different media)\n  source: %s\n",
-		       rw.name, src);
+		printf("name %s\n  rule:   %s (%s)\n  source: %s\n", rw.name, rule_label(&rw),
+		       rw.rule == NAME_RULE_UNIT_SERIAL
+		               ? "the device is named by its unit serial number, page 0x80"
+		               : "the device gives one serial to different media",
+		       src);
 	} else if (rw.rule == NAME_RULE_SERIAL_PATH)
 		printf("rule serial-path (lund.hwdb, match \"%s\"): no by-id name or no ID_PATH "
 		       "to build a name from, the by-id names stand\n",
 		       rw.match ?: "?");
+	else if (rw.rule == NAME_RULE_UNIT_SERIAL)
+		printf("rule unit-serial (lund.hwdb, match \"%s\"): %s, the by-id names stand\n",
+		       rw.match ?: "?",
+		       i->names->n == 0 ? "no by-id name to replace"
+		                        : "page 0x80 gives no serial of its own (not read, not "
+		                          "page 0x80, too long, empty or blank)");
 	for (size_t k = 0; k < i->names->n; k++) {
 		NameWhy w;
 

@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "namerule.h"
+
 /* Exit codes, documented in lunctl(8). */
 enum {
 	EXIT_OK = 0,
@@ -73,11 +75,12 @@ json_object *lunctl_nodes_json(const LuRef *lu);
  * exit code. */
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
                      size_t n_aliases);
-/* The name of @i in /dev/scsi/by-id when the hwdb marks it serial-path (lund.hwdb(7)), as lund
- * makes it: 1 and the name in @ret; 0 when it is named by identity (@ret ""); -errno.
- * (lunctl-why.c) */
-int lunctl_serial_path_name(const Options *o, const LuRef *lu, const Identity *i,
-                            char ret[static NAME_MAX + 1]);
+/* The name of @i in /dev/scsi/by-id when the hwdb's rule gives it one in place of its base
+ * names (lund.hwdb(7): serial-path, unit-serial), as lund makes it: 1 and the name in @ret; 0
+ * when its base names stand (@ret ""); -errno. The rule looked up goes into *@ret_rule (may be
+ * NULL) either way. (lunctl-why.c) */
+int lunctl_rule_name(const Options *o, const LuRef *lu, const Identity *i, NameRule *ret_rule,
+                     char ret[static NAME_MAX + 1]);
 /* The aliases of @i (lund(8), Naming contract): the by-id base names recorded for its identity
  * in @state_dir below --root that it does not get now. *ret (strv, free with strv_free_n()) and
  * *ret_n; no records is none. Returns 0, -errno (logged). (lunctl-names-state.c) */

@@ -429,3 +429,13 @@ bool names_serial_path_other(const char *name, const char *id_path, const char *
 		return false;
 	return names_serial_path(name, id_path, own) < 0 || !streq(own, base);
 }
+
+int names_unit_serial(const ScsiIdent *id80, char ret[static NAME_MAX + 1])
+{
+	assert_return(id80 && ret, -EINVAL);
+	/* A serial of the page's own: scsi_id's short form is the page's serial alone. */
+	if (!id80->have_serial || id80->serial_source != IDENT_SERIAL_PG80 ||
+	    isempty(id80->serial_short))
+		return -ENODATA;
+	return names_component("scsi-", id80->serial, 0, ret);
+}

@@ -98,6 +98,26 @@ int names_serial_path(const char *name, const char *id_path, char ret[static NAM
 bool names_serial_path_other(const char *name, const char *id_path, const char *base);
 
 /*
+ * names_unit_serial() - the name lund gives, in its own link tree, an LU of a device the hwdb
+ * marks as naming itself by its unit serial number (lund.hwdb(7), LUND_NAME_IDENTITY=
+ * unit-serial): "scsi-<ID_SERIAL>" with ID_SERIAL exactly as `scsi_id --page=0x80` prints it
+ * (what an /etc/scsi_id.config line "options=--page=0x80" gives udev): 'S', the INQUIRY vendor
+ * (8 bytes) and product (16 bytes), then the serial of VPD page 0x80, blanks trimmed and runs of
+ * blanks made one '_', other bytes udev does not allow made '_'. @id80 is computed with
+ * ScsiIdentInput.page = IDENT_PAGE_80 (ident_compute()), which reproduces scsi_id's reading of
+ * the page byte for byte. The result is a names_component() component (one safe path
+ * component, escaped as a by-id name is).
+ * Returns the length written to @ret, or:
+ *  -ENODATA  page 0x80 gives no serial of its own: not read or rejected, not page 0x80 (byte 1),
+ *            longer than scsi_id's serial buffer, a vendor or product holding a NUL byte
+ *            (scsi_id prints "S" alone), or a serial that is empty or blank (scsi_id prints
+ *            "S<vendor>_<product>", one name for every such device). udev would make
+ *            "scsi-S" / "scsi-S<vendor>_<product>" there; lund makes no such name (lund(8));
+ *  -EINVAL   no @id80, or the name refused by names_component().
+ */
+int names_unit_serial(const ScsiIdent *id80, char ret[static NAME_MAX + 1]);
+
+/*
  * Everything the rules look at, for names_by_id_full(). The chain it reproduces, in rule-file
  * order (Debian 12: systemd 252's 60-persistent-storage.rules, and sg3-utils-udev 1.46's
  * 55-scsi-sg3_id.rules and 58-scsi-sg3_symlink.rules when installed):

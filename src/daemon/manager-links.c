@@ -262,22 +262,34 @@ int manager_lu_name_rule(Manager *m, const Lu *lu, char **ret_match)
 }
 
 /*
- * The name of an LU the hwdb marks serial-path (lund(8), LINKS, "Devices that lie"): in lund's
- * own tree it replaces the by-id names. 0 with *@ret NULL when the LU is named by identity, or
- * when it has no serial or no ID_PATH to build the name from (then the by-id names stand).
+ * The name the hwdb's naming rule gives @lu in lund's own tree in place of its base names
+ * (lund(8), "Devices that give one serial to different media" and "Names from the unit serial
+ * number"): serial-path or unit-serial, *@ret_rule. 0 with *@ret NULL when the LU is named by
+ * identity, or when the rule cannot make a name from what it has (no serial, no ID_PATH, no
+ * serial of page 0x80's own): then the by-id names stand.
  */
-static int lu_serial_path_name(Manager *m, const Lu *lu, char **ret)
+static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret)
 {
 	char name[NAME_MAX + 1];
 	int r;
 
 	*ret = NULL;
+	*ret_rule = NAME_RULE_IDENTITY;
 	if (lu->naming.n_names == 0)
 		return 0;
 	r = manager_lu_name_rule(m, lu, NULL);
-	if (r != NAME_RULE_SERIAL_PATH)
-		return r < 0 ? r : 0;
-	if (names_serial_path(lu->naming.names[0], lu->naming.id_path, name) < 0)
+	if (r < 0)
+		return r;
+	*ret_rule = (NameRule)r;
+	if (r == NAME_RULE_SERIAL_PATH)
+		r = names_serial_path(lu->naming.names[0], lu->naming.id_path, name);
+	else if (r == NAME_RULE_UNIT_SERIAL)
+		r = lu_naming_unit_serial(&lu->naming, name);
+	else
+		return 0;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
 		return 0;
 	*ret = strdup(name);
 	return *ret ? 0 : -ENOMEM;
@@ -301,8 +313,8 @@ static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWan
 	return r;
 }
 
-/* The by-id links of one base name @b of @lu: /dev/scsi/by-id's unless @scsi is false (a
- * serial-path LU has its own name there), and /dev/disk/by-id's. A disk that dm-multipath
+/* The by-id links of one base name @b of @lu: /dev/scsi/by-id's unless @scsi is false (an LU
+ * the hwdb's rule names has its own name there), and /dev/disk/by-id's. A disk that dm-multipath
  * holds (lu->mpath) has its by-id names on the map, as udev's 56-dm-mpath.rules gives them,
  * and no partition names: kpartx maps the partitions and udev names those (lund(8), PATHS). */
 static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi, LinkWants *ret)
@@ -329,24 +341,35 @@ static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
 	_cleanup_free_ const char **aliases = NULL;
-	_cleanup_free_ char *serial_path = NULL;
+	_cleanup_free_ char *rule_name = NULL;
+	NameRule rule = NAME_RULE_IDENTITY;
 	size_t n_aliases = 0;
 	int r = lu_wanted_path_links(m, lu, ret);
 
 	if (r >= 0)
-		r = lu_serial_path_name(m, lu, &serial_path);
-	/* serial-path: lund's tree has that name instead of the identity's. */
-	if (r >= 0 && serial_path)
-		r = lu_wanted_scsi_links(m, lu, serial_path, ret);
+		r = lu_rule_name(m, lu, &rule, &rule_name);
+	/* serial-path, unit-serial: lund's tree has that name instead of the identity's. */
+	if (r >= 0 && rule_name)
+		r = lu_wanted_scsi_links(m, lu, rule_name, ret);
 	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++)
-		r = lu_wanted_id_links(m, lu, lu->naming.names[i], !serial_path, ret);
+		r = lu_wanted_id_links(m, lu, lu->naming.names[i], !rule_name, ret);
 	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
 	if (r < 0 || lu->naming.n_names == 0)
 		return r;
-	r = manager_names_aliases(m, lu, serial_path, &aliases, &n_aliases);
+	r = manager_names_aliases(m, lu, rule, rule_name, &aliases, &n_aliases);
 	ret->alias = true;
-	for (size_t i = 0; i < n_aliases && r >= 0; i++)
-		r = lu_wanted_id_links(m, lu, aliases[i], true, ret);
+	for (size_t i = 0; i < n_aliases && r >= 0; i++) {
+		bool disk_name = false;
+
+		/* A base name the rule replaced in lund's tree stays in /dev/disk/by-id as a
+		 * current name: there it is wanted once already. */
+		for (size_t k = 0; k < lu->naming.n_names && !disk_name; k++)
+			disk_name = streq(aliases[i], lu->naming.names[k]);
+		if (disk_name)
+			r = lu_wanted_scsi_links(m, lu, aliases[i], ret);
+		else
+			r = lu_wanted_id_links(m, lu, aliases[i], true, ret);
+	}
 	ret->alias = false;
 	return r;
 }

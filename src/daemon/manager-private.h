@@ -27,6 +27,7 @@
 #include "modload.h"
 #include "monitor.h"
 #include "namerec.h"
+#include "namerule.h"
 #include "policy-apply.h"
 #include "scan.h"
 #include "scanquirk.h"
@@ -157,11 +158,12 @@ void manager_send_ready(Manager *m);
  * fails: without records no old name is kept. */
 int manager_names_setup(Manager *m);
 void manager_names_free(Manager *m);
-/* The base names (as in LuNaming.names) recorded for @lu's identity that it does not get now:
- * its aliases; none when @serial_path (the LU's serial-path name) is not NULL. *ret (free() it;
- * the strings belong to the records) and *ret_n; 0, -ENOMEM. */
-int manager_names_aliases(Manager *m, const Lu *lu, const char *serial_path, const char ***ret,
-                          size_t *ret_n);
+/* The base names (as in LuNaming.names) recorded for @lu's identity that it does not get now
+ * in lund's tree (its base names, or @rule_name when the hwdb's @rule gives it one instead): its
+ * aliases; none when @rule is serial-path and gave @rule_name. *ret (free() it; the strings
+ * belong to the records) and *ret_n; 0, -ENOMEM. */
+int manager_names_aliases(Manager *m, const Lu *lu, NameRule rule, const char *rule_name,
+                          const char ***ret, size_t *ret_n);
 
 /* manager-mpath.c */
 /*

@@ -9,6 +9,7 @@
 #include "identify.h"
 #include "lupath.h"
 #include "macro.h"
+#include "namerule.h"
 #include "naming.h"
 
 void lu_naming_done(LuNaming *n)
@@ -138,18 +139,15 @@ static int collect_prop(const char *key, const char *value, void *userdata)
 	return 0;
 }
 
-int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
+/* The ScsiIdentInput scsi_id's view is computed from, pointing into @n's kept pages. */
+static int scsi_pages_input(const LuNaming *n, ScsiIdentInput *ret)
 {
-	_cleanup_(lu_scsi_id_done) LuScsiId s = {};
 	/* Stands in for page 0x89 in a page 0x00 inferred; scsi_id's set reads nothing of it. */
 	static const uint8_t no_page[1];
 	const uint8_t *page[ELEMENTSOF(scsi_id_pages)] = {};
 	size_t len[ELEMENTSOF(scsi_id_pages)] = {}, pos = 1;
 	const uint8_t *b = n->scsi_pages;
-	ScsiIdentInput in;
-	int r;
 
-	assert_return(n && ret, -EINVAL);
 	if (!b || n->scsi_pages_size < 1 + ELEMENTSOF(scsi_id_pages))
 		return -ENODATA;
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
@@ -166,7 +164,7 @@ int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
 		pos += len[k];
 	}
 
-	in = (ScsiIdentInput){
+	*ret = (ScsiIdentInput){
 		.inquiry = page[0],
 		.inquiry_len = len[0],
 		.pg00 = page[1],
@@ -179,6 +177,19 @@ int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
 		.page = IDENT_PAGE_DEFAULT,
 		.pg00_infer = b[0] & SCSI_PAGES_PG00_INFER,
 	};
+	return 0;
+}
+
+int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
+{
+	_cleanup_(lu_scsi_id_done) LuScsiId s = {};
+	ScsiIdentInput in;
+	int r;
+
+	assert_return(n && ret, -EINVAL);
+	r = scsi_pages_input(n, &in);
+	if (r < 0)
+		return r;
 	/* A few KiB: never on the event loop's stack. */
 	s.id = malloc(sizeof(*s.id));
 	if (!s.id)
@@ -194,6 +205,19 @@ int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
 	*ret = s;
 	s = (LuScsiId){};
 	return 0;
+}
+
+int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1])
+{
+	ScsiIdentInput in;
+	int r;
+
+	assert_return(n && ret, -EINVAL);
+	/* The 254 bytes of page 0x80 kept are all scsi_id reads of it. */
+	r = scsi_pages_input(n, &in);
+	if (r < 0)
+		return r;
+	return name_rule_unit_serial(&in, ret);
 }
 
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,

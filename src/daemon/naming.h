@@ -8,6 +8,7 @@
  * keeps only what the inventory holds per LU (a few strings, not the pages).
  */
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,11 @@ int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret);
 void lu_scsi_id_done(LuScsiId *s);
 /* The next "KEY=VALUE" of @s's properties after @prev (NULL: the first); NULL after the last. */
 const char *lu_scsi_id_next_prop(const LuScsiId *s, const char *prev);
+
+/* lu_naming_unit_serial() - @n's name under the hwdb's unit-serial rule (engine/namerule.h:
+ * name_rule_unit_serial(), from the pages @n keeps). Returns its length, -ENODATA when @n has no
+ * pages or page 0x80 gives no serial of its own, -EINVAL, -ENOMEM. */
+int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1]);
 
 /* Same IDs, names and scsi_id view. */
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);

@@ -284,8 +284,9 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 			continue;
 		r = name_rule_check(l, eq + 1);
 		if (r == -EINVAL)
-			problem(&c, "invalid %s \"%s\": identity or serial-path expected", l,
-			        eq + 1);
+			problem(&c,
+			        "invalid %s \"%s\": identity, serial-path or unit-serial expected",
+			        l, eq + 1);
 		else if (r < 0)
 			problem(&c, "unknown property \"%s\" in a lund record", l);
 	}

@@ -6,10 +6,12 @@
 
 #include "macro.h"
 #include "namerule.h"
+#include "names.h"
 
 static const char *const rule_names[_NAME_RULE_MAX] = {
 	[NAME_RULE_IDENTITY] = "identity",
 	[NAME_RULE_SERIAL_PATH] = "serial-path",
+	[NAME_RULE_UNIT_SERIAL] = "unit-serial",
 };
 
 const char *name_rule_to_string(NameRule r)
@@ -81,4 +83,23 @@ int name_rule_check(const char *key, const char *value)
 	if (!key || !streq(key, NAME_RULE_HWDB_KEY))
 		return -ENOENT;
 	return name_rule_from_string(value) < 0 ? -EINVAL : 0;
+}
+
+int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1])
+{
+	_cleanup_free_ ScsiIdent *id = NULL;
+	ScsiIdentInput in80;
+	int r;
+
+	assert_return(in && ret, -EINVAL);
+	id = malloc(sizeof(*id));
+	if (!id)
+		return -ENOMEM;
+	in80 = *in;
+	in80.page = IDENT_PAGE_80;
+	r = ident_compute(&in80, id);
+	/* -ENODATA without INQUIRY data: no vendor and product for the name. */
+	if (r < 0)
+		return r;
+	return names_unit_serial(id, ret);
 }

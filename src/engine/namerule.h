@@ -9,7 +9,10 @@
  * one serial to different media (a card reader that reports the same serial for every slot
  * and every unit) is marked "serial-path": lund then names it by its serial plus the place it
  * is reached through (core/names.h: names_serial_path()), so each medium keeps a name of its
- * own. /dev/disk/by-id stays udev's either way.
+ * own. A device whose page 0x83 designators do not survive a firmware update, while its unit
+ * serial number does, is marked "unit-serial": lund names it as `scsi_id --page=0x80` would
+ * (core/names.h: names_unit_serial()); its identity, and so its name records and their
+ * aliases, stay those of its page 0x83. /dev/disk/by-id stays udev's either way.
  *
  * Two match strings are looked up: the USB device above the LU ("lund:usb:vXXXXpYYYY",
  * io/hwdb.h: hwdb_modalias_usb()), then the LU's own ("lund:scsi:t...", hwdb_modalias()); a
@@ -17,15 +20,18 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 
 #include "hwdb.h"
+#include "ident.h"
 
 #define NAME_RULE_HWDB_KEY "LUND_NAME_IDENTITY"
 
 typedef enum NameRule {
 	NAME_RULE_IDENTITY,    /* "identity": the by-id names, clones quarantined */
 	NAME_RULE_SERIAL_PATH, /* "serial-path": serial plus ID_PATH_TAG in lund's tree */
+	NAME_RULE_UNIT_SERIAL, /* "unit-serial": scsi_id --page=0x80's name in lund's tree */
 	_NAME_RULE_MAX,
 	_NAME_RULE_INVALID = -EINVAL,
 } NameRule;
@@ -54,3 +60,11 @@ int name_rule_lookup(Hwdb *h, const NameRuleQuery *q, NameRule *ret_rule, char *
  * -ENOENT when @key is not LUND_NAME_IDENTITY, -EINVAL when @value is no rule, 0 when valid.
  */
 int name_rule_check(const char *key, const char *value);
+
+/*
+ * name_rule_unit_serial() - the unit-serial name of the LU whose pages @in holds (the INQUIRY
+ * data and page 0x80 are what count; @in->page is ignored): ident_compute() as `scsi_id
+ * --page=0x80` reads them, then names_unit_serial(). The identity is computed on the heap (a
+ * few KiB; the daemon's loop calls this). Returns what names_unit_serial() returns, -ENOMEM.
+ */
+int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1]);

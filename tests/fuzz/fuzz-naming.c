@@ -3,13 +3,13 @@
 /*
  * The naming path lund and lunctl share (engine/identify.c), its pure part: INQUIRY and VPD
  * pages 0x00/0x80/0x83/0x89 -> identity (ident_compute()) -> export lines (export_ident()) ->
- * by-id names (names_by_id_full()). Input: one flags byte (bit 0: page 0x00 may be inferred,
- * bit 1: a cdrom, bit 2: sg3-utils-udev's rules installed), the sysfs scsi_level byte, then five
- * big-endian 16-bit lengths (0xffff: the page is absent) and the pages one after the other,
- * INQUIRY, 0x00, 0x80, 0x83, 0x89; a length past the end takes what is left.
- * Checks what export.h and names.h promise: every line is KEY=value with a KEY lund emits and a
- * value without control characters or invalid UTF-8 (so no device byte ends a line or starts a
- * property); every name is one safe path component.
+ * by-id names (names_by_id_full()), and the unit-serial name (names_unit_serial()). Input: one
+ * flags byte (bit 0: page 0x00 may be inferred, bit 1: a cdrom, bit 2: sg3-utils-udev's rules
+ * installed), the sysfs scsi_level byte, then five big-endian 16-bit lengths (0xffff: the page is
+ * absent) and the pages one after the other, INQUIRY, 0x00, 0x80, 0x83, 0x89; a length past the end
+ * takes what is left. Checks what export.h and names.h promise: every line is KEY=value with a KEY
+ * lund emits and a value without control characters or invalid UTF-8 (so no device byte ends a line
+ * or starts a property); every name is one safe path component.
  */
 
 #include <errno.h>
@@ -209,6 +209,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(names.n <= NAMES_MAX);
 		for (size_t i = 0; i < names.n; i++)
 			check_name(names.name[i]);
+	}
+
+	/* lund.hwdb's unit-serial name: scsi_id --page=0x80's reading of the same pages */
+	in.page = IDENT_PAGE_80;
+	r = ident_compute(&in, &id);
+	fuzz_check(r == 0);
+	{
+		char name[NAME_MAX + 1];
+
+		r = names_unit_serial(&id, name);
+		fuzz_check(r > 0 || r == -ENODATA || r == -EINVAL);
+		fuzz_check(r != -ENODATA || id.serial_source != IDENT_SERIAL_PG80 ||
+		           id.serial_short[0] == 0);
+		if (r > 0) {
+			fuzz_check((size_t)r == strlen(name));
+			fuzz_check(strncmp(name, "scsi-S", 6) == 0);
+			check_name(name);
+		}
 	}
 	return 0;
 }

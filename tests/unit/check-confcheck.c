@@ -190,7 +190,7 @@ START_TEST(test_transport)
 }
 END_TEST
 
-/* The naming rule: lund:usb: matches and LUND_NAME_IDENTITY's two values. */
+/* The naming rule: lund:usb: matches and LUND_NAME_IDENTITY's three values. */
 START_TEST(test_name_rule)
 {
 	static const char hwdb[] = "lund:usb:v058Fp6366*\n"             /* 1 */
@@ -201,14 +201,20 @@ START_TEST(test_name_rule)
 	                           " LUND_NAME_IDENTITY=serial+path\n"  /* 6: no such rule */
 	                           "\n"                                 /* 7 */
 	                           "lund:pci:v8086*\n"                  /* 8: not looked up */
-	                           " LUND_NAME_IDENTITY=serial-path\n"; /* 9 */
+	                           " LUND_NAME_IDENTITY=serial-path\n"  /* 9 */
+	                           "\n"                                 /* 10 */
+	                           "lund:scsi:t0:vACME:mRAID5*:*\n"     /* 11 */
+	                           " LUND_NAME_IDENTITY=unit-serial\n"  /* 12 */
+	                           " LUND_NAME_IDENTITY=unit_serial\n"; /* 13: no such rule */
 
-	ck_assert_int_eq(check_text(true, hwdb), 2);
-	ck_assert(reported(6, "identity or serial-path"));
+	ck_assert_int_eq(check_text(true, hwdb), 3);
+	ck_assert(reported(6, "identity, serial-path or unit-serial"));
 	ck_assert(reported(8, "lund:usb:"));
+	ck_assert(reported(13, "identity, serial-path or unit-serial"));
 	ck_assert(!reported(1, ""));
 	ck_assert(!reported(2, ""));
 	ck_assert(!reported(5, ""));
+	ck_assert(!reported(12, ""));
 }
 END_TEST
 

@@ -364,6 +364,31 @@ static const UeventCase uevent_cases[] = {
 	  { .removed = 1, .changed = 1 } },
 };
 
+/* lund.hwdb's unit-serial name from the pages the inventory keeps per LU: scsi_id --page=0x80's
+ * ID_SERIAL, not the identity's NAA; no page 0x80 no name. */
+START_TEST(test_unit_serial)
+{
+	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
+		                        'N',  '-',  '0',  '0',  '0', '1', ' ' };
+	char name[NAME_MAX + 1];
+	Inventory *inv;
+	Lu *lu;
+
+	check_tree_put(&tree, "sys/bus/scsi/devices/0:0:0:0/vpd_pg80", pg80, sizeof(pg80));
+	inv = new_inventory(false);
+	lu = inventory_find(inv, "0:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_str_eq(lu->naming.names[0], "scsi-35001405f12345678");
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name),
+	                 (int)strlen("scsi-SQEMU_QEMU_HARDDISK_USN-0001"));
+	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
+	lu = inventory_find(inv, "2:0:0:3");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name), -ENODATA);
+	inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_uevent)
 {
 	const UeventCase *c = &uevent_cases[_i];
@@ -766,6 +791,7 @@ static Suite *inventory_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
+	tcase_add_test(tc, test_unit_serial);
 	CHECK_ADD_LOOP(tc, test_uevent, uevent_cases);
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);

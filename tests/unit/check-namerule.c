@@ -124,6 +124,17 @@ static const struct {
 	  { 5, "Generic", "SD/MMC Reader", "2.5+", false, 0, 0 },
 	  NAME_RULE_IDENTITY,
 	  NULL },
+	/* unit-serial on an array's vendor/model (its page 0x83 changes with the firmware) */
+	{ "lund:scsi:t0:vACME:mRAID5",
+	  "unit-serial",
+	  { 0, "ACME", "RAID5 LUN", "4.01", false, 0, 0 },
+	  NAME_RULE_UNIT_SERIAL,
+	  "lund:scsi:t0:vACME:mRAID5 LUN:r4.01" },
+	{ "lund:scsi:t0:vACME:mRAID5",
+	  "unit-serial",
+	  { 0, "ACME", "RAID6 LUN", "4.01", false, 0, 0 },
+	  NAME_RULE_IDENTITY,
+	  NULL },
 	/* an explicit "identity", and a value that is no rule (ignored) */
 	{ "lund:usb:v46F4p0001",
 	  "identity",
@@ -169,8 +180,51 @@ START_TEST(test_no_hwdb)
 	ck_assert_int_eq(name_rule_from_string(NULL), _NAME_RULE_INVALID);
 	ck_assert_ptr_null(name_rule_to_string(_NAME_RULE_MAX));
 	ck_assert_int_eq(name_rule_check("LUND_NAME_IDENTITY", "serial-path"), 0);
+	ck_assert_str_eq(name_rule_to_string(NAME_RULE_UNIT_SERIAL), "unit-serial");
+	ck_assert_int_eq(name_rule_from_string("unit-serial"), NAME_RULE_UNIT_SERIAL);
+	ck_assert_int_eq(name_rule_check("LUND_NAME_IDENTITY", "unit-serial"), 0);
+	ck_assert_int_eq(name_rule_check("LUND_NAME_IDENTITY", "unit_serial"), -EINVAL);
 	ck_assert_int_eq(name_rule_check("LUND_NAME_IDENTITY", ""), -EINVAL);
 	ck_assert_int_eq(name_rule_check("LUND_TIMEOUT", "5"), -ENOENT);
+}
+END_TEST
+
+/*
+ * name_rule_unit_serial(): the pages as lund has them (page 0x00 inferred, the default page asked
+ * for) give scsi_id --page=0x80's name, not the identity's; no INQUIRY data or no page 0x80 no
+ * name.
+ */
+START_TEST(test_unit_serial)
+{
+	static const uint8_t inq[36] = { 0x00, 0,   6,   2,   31,  0,   0,   0,   'A',
+		                         'C',  'M', 'E', ' ', ' ', ' ', ' ', 'R', 'A',
+		                         'I',  'D', '5', ' ', 'L', 'U', 'N', ' ', ' ',
+		                         ' ',  ' ', ' ', ' ', ' ', '4', '.', '0', '1' };
+	static const uint8_t pg80[] = { 0,   0x80, 0,   12,  ' ', 'U', 'S', 'N',
+		                        '-', '0',  '0', '0', '1', ' ', ' ', ' ' };
+	/* NAA 6 designator: the identity, which the rule does not use */
+	static const uint8_t pg83[] = { 0, 0x83, 0, 20, 0x01, 0x03, 0, 16, 0x60, 0x01, 0x40, 0x50,
+		                        0, 0,    0, 0,  0,    0,    0, 0,  0,    0,    0,    1 };
+	ScsiIdentInput in = {
+		.inquiry = inq,
+		.inquiry_len = sizeof(inq),
+		.pg80 = pg80,
+		.pg80_len = sizeof(pg80),
+		.pg83 = pg83,
+		.pg83_len = sizeof(pg83),
+		.page = IDENT_PAGE_DEFAULT,
+		.pg00_infer = true,
+	};
+	char name[NAME_MAX + 1];
+
+	ck_assert_int_eq(name_rule_unit_serial(&in, name),
+	                 (int)strlen("scsi-SACME_RAID5_LUN_USN-0001"));
+	ck_assert_str_eq(name, "scsi-SACME_RAID5_LUN_USN-0001");
+	in.pg80 = NULL;
+	ck_assert_int_eq(name_rule_unit_serial(&in, name), -ENODATA);
+	in.pg80 = pg80;
+	in.inquiry = NULL;
+	ck_assert_int_eq(name_rule_unit_serial(&in, name), -ENODATA);
 }
 END_TEST
 
@@ -236,6 +290,7 @@ static Suite *namerule_suite(void)
 
 	CHECK_ADD_LOOP(tc, test_lookup, cases);
 	tcase_add_test(tc, test_no_hwdb);
+	tcase_add_test(tc, test_unit_serial);
 	CHECK_ADD_LOOP(tc, test_usb_ids, usb_cases);
 	suite_add_tcase(s, tc);
 	return s;

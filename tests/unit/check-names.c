@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../peer/fixture-load.h"
+#include "check-fixture.h"
 #include "check-util.h"
 #include "ident.h"
 #include "macro.h"
@@ -665,6 +666,95 @@ START_TEST(test_serial_path_hostile)
 }
 END_TEST
 
+/*
+ * lund.hwdb's unit-serial rule: "scsi-" + ID_SERIAL as `scsi_id --page=0x80` prints it (the peer
+ * test tests/peer/scsi-id-page80.sh holds these ID_SERIAL values against the real scsi_id), or
+ * no name where page 0x80 gives no serial of its own.
+ */
+static const struct {
+	const char *fixture;
+	int ret;
+	const char *name;
+} unit_serial_cases[] = {
+	{ "qemu-hd-wwn", 0, "scsi-SQEMU_QEMU_HARDDISK_QM00002" },
+	/* an LF and a NUL in the serial: whitespace made '_', the NUL ends it */
+	{ "hostile-pg80-lf-nul", 0, "scsi-SEVIL_SERIALLF_AB12_ID_INJECT=1" },
+	/* blanks around it, a tab, CR LF inside: trimmed, each run one '_' */
+	{ "hostile-pg80-fallback-lf", 0, "scsi-SEVIL_SER80_SN_12_ID_X=1" },
+	/* blank serial: scsi_id prints "S<vendor>_<product>", one name for every such device */
+	{ "hostile-pg80-allspaces", -ENODATA, NULL },
+	/* longer than scsi_id's 256-byte serial buffer holds with vendor and product */
+	{ "hostile-pg80-long", -ENODATA, NULL },
+	/* no page 0x80 at all */
+	{ "eui64-8", -ENODATA, NULL },
+};
+
+START_TEST(test_unit_serial)
+{
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	ScsiIdentInput in;
+	char name[NAME_MAX + 1] = "";
+	Fixture fx = {};
+	int r;
+
+	ck_assert_ptr_nonnull(id);
+	ck_assert_int_eq(fixture_load(VPD_DIR, unit_serial_cases[_i].fixture, &fx), 0);
+	fixture_ident_input(&fx, &in);
+	in.page = IDENT_PAGE_80;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	r = names_unit_serial(id, name);
+	if (unit_serial_cases[_i].ret < 0)
+		ck_assert_int_eq(r, unit_serial_cases[_i].ret);
+	else {
+		ck_assert_str_eq(name, unit_serial_cases[_i].name);
+		ck_assert_int_eq(r, (int)strlen(unit_serial_cases[_i].name));
+		/* the name is "scsi-" + scsi_id's ID_SERIAL, which needs no escaping */
+		ck_assert_str_eq(name + 5, id->serial);
+	}
+	/* the default page gives another identity: the rule must not fall back to it */
+	in.page = IDENT_PAGE_DEFAULT;
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	if (id->serial_source != IDENT_SERIAL_PG80)
+		ck_assert_int_eq(names_unit_serial(id, name), -ENODATA);
+	free(id);
+	fixture_done(&fx);
+}
+END_TEST
+
+/* Vendor or product with a NUL byte: scsi_id's append_vendor_model() fails and it prints "S"
+ * alone; lund makes no name. A '/' in the serial never makes a path separator. */
+START_TEST(test_unit_serial_hostile)
+{
+	uint8_t inq[36] = { 0x00, 0, 6, 2, 31 };
+	static const uint8_t pg80_slash[] = {
+		0, 0x80, 0, 8, '.', '.', '/', 'e', 't', 'c', ' ', ' '
+	};
+	ScsiIdent *id = calloc(1, sizeof(*id));
+	char name[NAME_MAX + 1];
+	ScsiIdentInput in = {
+		.inquiry = inq,
+		.inquiry_len = sizeof(inq),
+		.pg80 = pg80_slash,
+		.pg80_len = sizeof(pg80_slash),
+		.page = IDENT_PAGE_80,
+	};
+
+	ck_assert_ptr_nonnull(id);
+	memcpy(inq + 8, "VEND\0R  PRODUCT         1.00", 8 + 16 + 4);
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_str_eq(id->serial, "S");
+	ck_assert_int_eq(names_unit_serial(id, name), -ENODATA);
+
+	memcpy(inq + 8, "VENDOR  PRODUCT         1.00", 8 + 16 + 4);
+	ck_assert_int_eq(ident_compute(&in, id), 0);
+	ck_assert_int_gt(names_unit_serial(id, name), 0);
+	ck_assert_ptr_null(strchr(name, '/'));
+	ck_assert_str_eq(name, "scsi-SVENDOR_PRODUCT_.._etc");
+	ck_assert_int_eq(names_unit_serial(NULL, name), -EINVAL);
+	free(id);
+}
+END_TEST
+
 static Suite *names_suite(void)
 {
 	Suite *s = suite_create("names");
@@ -679,6 +769,8 @@ static Suite *names_suite(void)
 	tcase_add_test(tc, test_name_max);
 	CHECK_ADD_LOOP(tc, test_serial_path, serial_path_cases);
 	tcase_add_test(tc, test_serial_path_hostile);
+	CHECK_ADD_LOOP(tc, test_unit_serial, unit_serial_cases);
+	tcase_add_test(tc, test_unit_serial_hostile);
 	suite_add_tcase(s, tc);
 	return s;
 }

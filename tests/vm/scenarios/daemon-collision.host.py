@@ -2,29 +2,8 @@
 (usb-bot) with two LUNs of one serial, vendor and model; hand the guest a compiled hwdb marking
 QEMU's USB mass storage serial-path (the busybox guest has no systemd-hwdb)."""
 import os
-import struct
 
-
-def hwdb_bin(prefix, key, value):
-    """A compiled hwdb (systemd's hwdb-internal.h layout) of one record: "PREFIX*" with the
-    property KEY=VALUE (tests/daemon/daemon-loop.py builds the same)."""
-    strings = bytearray()
-
-    def string(t):
-        off = 80 + len(strings)
-        strings.extend(t.encode() + b'\0')
-        return off
-    s_prefix, s_key, s_value, s_empty = string(prefix), string(' ' + key), string(value), string('')
-    while (80 + len(strings)) % 8:
-        strings.append(0)
-    root = 80 + len(strings)
-    leaf = root + 24 + 16
-    size = leaf + 24 + 16
-    head = b'KSLPHHRH' + struct.pack('<9Q', 252, size, 80, 24, 16, 16, root, size - root,
-                                     root - 80)
-    node_root = struct.pack('<QB7xQ', s_prefix, 1, 0) + struct.pack('<B7xQ', ord('*'), leaf)
-    node_leaf = struct.pack('<QB7xQ', s_empty, 0, 1) + struct.pack('<QQ', s_key, s_value)
-    return head + bytes(strings) + node_root + node_leaf
+from hwdb_bin import hwdb_bin
 
 
 def host(vm):
