@@ -225,6 +225,9 @@ static void put_lu_attrs(const Lun *l)
 	put_str("", "sys%s/rescan", l->devpath);
 	put_str("1\n", "sys%s/queue_depth", l->devpath);
 	put_str("30\n", "sys%s/timeout", l->devpath);
+	/* A stock kernel's error counters (scsi_sysfs.c, hex): lund polls them per LU. */
+	put_str("0x0\n", "sys%s/ioerr_cnt", l->devpath);
+	put_str("0x0\n", "sys%s/iotmo_cnt", l->devpath);
 	put_str("DEVTYPE=scsi_device\nMODALIAS=scsi:t-0x00\n", "sys%s/uevent", l->devpath);
 	symlink_to("../../../bus/scsi", "sys%s/subsystem", l->devpath);
 }
