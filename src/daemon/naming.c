@@ -15,16 +15,7 @@ void lu_naming_done(LuNaming *n)
 {
 	if (!n)
 		return;
-	free(n->serial);
-	free(n->wwn);
-	for (size_t i = 0; i < n->n_names; i++)
-		free(n->names[i]);
-	free(n->names);
-	free(n->id_path);
-	free(n->id_path_ata_compat);
-	free(n->scsi_pages);
-	free(n->lu_key);
-	free(n->port_key);
+	free(n->mem);
 	*n = (LuNaming){};
 }
 
@@ -72,21 +63,25 @@ static size_t scsi_page_keep(const ProbeData *pd, size_t k)
 	return MIN(pd->len[scsi_id_pages[k]], max);
 }
 
-static int naming_keep_pages(LuNaming *n, const ProbeData *pd, bool pg00_infer)
+/* The size of LuNaming.scsi_pages for @pd. */
+static size_t naming_pages_size(const ProbeData *pd)
 {
-	size_t size = 1 + ELEMENTSOF(scsi_id_pages), pos;
-	uint8_t *b;
+	size_t size = 1 + ELEMENTSOF(scsi_id_pages);
 
 	_Static_assert(IDENT_SCSI_ID_BUF_LEN < SCSI_PAGE_ABSENT, "a length byte holds a page");
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++)
 		if (pd->buf[scsi_id_pages[k]])
 			size += scsi_page_keep(pd, k);
-	b = malloc(size);
-	if (!b)
-		return -ENOMEM;
+	return size;
+}
+
+/* LuNaming.scsi_pages into @b (naming_pages_size() bytes). */
+static void naming_keep_pages(uint8_t *b, const ProbeData *pd, bool pg00_infer)
+{
+	size_t pos = 1;
+
 	b[0] = (pg00_infer ? SCSI_PAGES_PG00_INFER : 0) |
 	       (pd->buf[PROBE_PG89] ? SCSI_PAGES_PG89 : 0);
-	pos = 1;
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
 		const uint8_t *page = pd->buf[scsi_id_pages[k]];
 		size_t len = scsi_page_keep(pd, k);
@@ -99,9 +94,24 @@ static int naming_keep_pages(LuNaming *n, const ProbeData *pd, bool pg00_infer)
 		memcpy(b + pos, page, len);
 		pos += len;
 	}
-	n->scsi_pages = b;
-	n->scsi_pages_size = size;
-	return 0;
+}
+
+static size_t str_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* @s copied to *@pos (NULL stays NULL), *@pos moved past it. */
+static char *str_put(char **pos, const char *s)
+{
+	char *p = *pos;
+	size_t size = str_size(s);
+
+	if (!s)
+		return NULL;
+	memcpy(p, s, size);
+	*pos += size;
+	return p;
 }
 
 void lu_scsi_id_done(LuScsiId *s)
@@ -199,11 +209,14 @@ int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
                      bool is_cdrom, LuNaming *ret)
 {
-	_cleanup_(lu_naming_done) LuNaming n = {};
 	_cleanup_(identity_done) Identity ident = {};
+	_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
 	/* The inventory rebuilds scsi_id's lines when a client asks (lu_naming_scsi_id()). */
 	const IdentifyOptions opts = { .no_lines = true };
+	LuNaming n = {};
+	size_t n_names, size, pages_size;
 	const char *bus;
+	char *pos;
 	int r;
 
 	assert_return(pd && ret, -EINVAL);
@@ -213,41 +226,51 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 		return r;
 
 	if (pd->buf[PROBE_PG83]) {
-		r = lupath_keys(pd->buf[PROBE_PG83], pd->len[PROBE_PG83], &n.lu_key, &n.port_key);
+		r = lupath_keys(pd->buf[PROBE_PG83], pd->len[PROBE_PG83], &lu_key, &port_key);
 		/* A malformed page proves nothing: no keys, so never a path of another LU. */
 		if (r == -ENOMEM)
 			return r;
 	}
 
+	/* Every string and the pages in one allocation (LuNaming.mem): the names array first,
+	 * for its alignment. */
+	n_names = ident.names->n;
+	pages_size = naming_pages_size(pd);
+	size = n_names * sizeof(char *) + pages_size + str_size(ident.serial) +
+	       str_size(ident.wwn) + str_size(ident.path.path) + str_size(ident.path.ata_compat) +
+	       str_size(lu_key) + str_size(port_key);
+	for (size_t i = 0; i < n_names; i++)
+		size += str_size(ident.names->name[i]);
+	n.mem = malloc(size);
+	if (!n.mem)
+		return -ENOMEM;
+	pos = n.mem;
+	if (n_names > 0) {
+		n.names = (char **)(void *)pos;
+		n.n_names = n_names;
+		pos += n_names * sizeof(char *);
+	}
+	n.scsi_pages = (uint8_t *)pos;
+	n.scsi_pages_size = pages_size;
+	naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
+	pos += pages_size;
+	for (size_t i = 0; i < n_names; i++)
+		n.names[i] = str_put(&pos, ident.names->name[i]);
+	n.serial = str_put(&pos, ident.serial);
+	n.wwn = str_put(&pos, ident.wwn);
+	n.id_path = str_put(&pos, ident.path.path);
+	n.id_path_ata_compat = str_put(&pos, ident.path.ata_compat);
+	n.lu_key = str_put(&pos, lu_key);
+	n.port_key = str_put(&pos, port_key);
+	assert(pos == (char *)n.mem + size);
+
 	bus = names_bus_name(ident.bus);
 	n.bus = isempty(bus) ? NULL : bus;
-	n.serial = TAKE_PTR(ident.serial);
-	n.wwn = TAKE_PTR(ident.wwn);
-
-	if (ident.names->n > 0) {
-		n.names = calloc(ident.names->n, sizeof(char *));
-		if (!n.names)
-			return -ENOMEM;
-		for (size_t i = 0; i < ident.names->n; i++) {
-			n.names[i] = strdup(ident.names->name[i]);
-			if (!n.names[i])
-				return -ENOMEM;
-			n.n_names++;
-		}
-	}
-
-	n.id_path = TAKE_PTR(ident.path.path);
-	n.id_path_ata_compat = TAKE_PTR(ident.path.ata_compat);
 	n.path_virtual = ident.path.virtual_dev;
 	n.have_usb_ids = ident.udev->have_usb_ids;
 	n.usb_vendor = (unsigned short)ident.udev->usb_vendor;
 	n.usb_product = (unsigned short)ident.udev->usb_product;
 
-	r = naming_keep_pages(&n, pd, ident.pg00_inferred);
-	if (r < 0)
-		return r;
-
 	*ret = n;
-	n = (LuNaming){};
 	return 0;
 }

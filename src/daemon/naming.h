@@ -38,6 +38,8 @@ typedef struct LuNaming {
 	 * (lund.hwdb(7)); @have_usb_ids false when there is none. */
 	bool have_usb_ids;
 	unsigned short usb_vendor, usb_product;
+	/* One allocation holding every string and array above (lu_naming_done() frees it). */
+	void *mem;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);
