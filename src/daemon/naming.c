@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <limits.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@ void lu_naming_done(LuNaming *n)
 {
 	if (!n)
 		return;
-	free(n->mem);
+	free(n->scsi_pages);
 	*n = (LuNaming){};
 }
 
@@ -69,6 +71,8 @@ static size_t naming_pages_size(const ProbeData *pd)
 	size_t size = 1 + ELEMENTSOF(scsi_id_pages);
 
 	_Static_assert(IDENT_SCSI_ID_BUF_LEN < SCSI_PAGE_ABSENT, "a length byte holds a page");
+	_Static_assert(1 + ELEMENTSOF(scsi_id_pages) * (1 + IDENT_SCSI_ID_BUF_LEN) <= USHRT_MAX,
+	               "LuNaming.scsi_pages_size holds the size");
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++)
 		if (pd->buf[scsi_id_pages[k]])
 			size += scsi_page_keep(pd, k);
@@ -214,7 +218,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	/* The inventory rebuilds scsi_id's lines when a client asks (lu_naming_scsi_id()). */
 	const IdentifyOptions opts = { .no_lines = true };
 	LuNaming n = {};
-	size_t n_names, size, pages_size;
+	size_t n_names, size, pages_size, pad;
 	const char *bus;
 	char *pos;
 	int r;
@@ -232,28 +236,27 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 			return r;
 	}
 
-	/* Every string and the pages in one allocation (LuNaming.mem): the names array first,
-	 * for its alignment. */
+	/* Every string and the pages in one allocation, which starts with the pages (what
+	 * lu_naming_done() frees), then the names array at a pointer's alignment. */
 	n_names = ident.names->n;
 	pages_size = naming_pages_size(pd);
-	size = n_names * sizeof(char *) + pages_size + str_size(ident.serial) +
+	pad = (alignof(char *) - pages_size % alignof(char *)) % alignof(char *);
+	size = pages_size + pad + n_names * sizeof(char *) + str_size(ident.serial) +
 	       str_size(ident.wwn) + str_size(ident.path.path) + str_size(ident.path.ata_compat) +
 	       str_size(lu_key) + str_size(port_key);
 	for (size_t i = 0; i < n_names; i++)
 		size += str_size(ident.names->name[i]);
-	n.mem = malloc(size);
-	if (!n.mem)
+	n.scsi_pages = malloc(size);
+	if (!n.scsi_pages)
 		return -ENOMEM;
-	pos = n.mem;
+	n.scsi_pages_size = (unsigned short)pages_size;
+	naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
+	pos = (char *)n.scsi_pages + pages_size + pad;
 	if (n_names > 0) {
 		n.names = (char **)(void *)pos;
-		n.n_names = n_names;
+		n.n_names = (unsigned)n_names;
 		pos += n_names * sizeof(char *);
 	}
-	n.scsi_pages = (uint8_t *)pos;
-	n.scsi_pages_size = pages_size;
-	naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
-	pos += pages_size;
 	for (size_t i = 0; i < n_names; i++)
 		n.names[i] = str_put(&pos, ident.names->name[i]);
 	n.serial = str_put(&pos, ident.serial);
@@ -262,7 +265,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	n.id_path_ata_compat = str_put(&pos, ident.path.ata_compat);
 	n.lu_key = str_put(&pos, lu_key);
 	n.port_key = str_put(&pos, port_key);
-	assert(pos == (char *)n.mem + size);
+	assert(pos == (char *)n.scsi_pages + size);
 
 	bus = names_bus_name(ident.bus);
 	n.bus = isempty(bus) ? NULL : bus;
