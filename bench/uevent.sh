@@ -51,7 +51,7 @@ per=$((ir_all / ev_all))
 printf 'instructions per event: %d (target <= 10000, %.2fx of it)\n' "$per" "$(echo "$per / 10000" | bc -l)"
 
 "$replay" --lus 0 >"$tmp/mem0.log" 2>/dev/null
-"$replay" --lus "$nmem" >"$tmp/mem.log" 2>/dev/null
+"$replay" --lus "$nmem" --smaps >"$tmp/mem.log" 2>/dev/null
 python3 - "$tmp/mem0.log" "$tmp/mem.log" "$nmem" <<'PY'
 import re, sys
 def mem(path, when):
@@ -67,10 +67,20 @@ print(f"max RSS (VmHWM) with {n} LUs: {hwm:.1f} MiB (target <= 8 MiB, {hwm / 8:.
 anon = full["RssAnon"] / 1024
 print(f"private RSS (RssAnon, what lund itself owns; the rest is shared library pages) with {n} LUs: "
       f"{anon:.1f} MiB ({anon / 4:.2f}x of 4 MiB); with none: {base['RssAnon'] / 1024:.1f} MiB")
-heap = full["heap_in_use"] - base["heap_in_use"]
+# malloc's chunks in the arena and the ones it mmap()s on their own (over 128 KiB: the claims'
+# slot table), headers and rounding included.
+heap = full["heap_in_use"] + full["heap_mmap"] - base["heap_in_use"] - base["heap_mmap"]
 print(f"heap in use for {n} LUs: {heap / 1048576:.2f} MiB, {heap / max(n, 1):.0f} bytes per LU "
       f"(target <= 1024, {heap / max(n, 1) / 1024:.2f}x of it); "
-      f"heap arena {full['heap_arena'] / 1048576:.2f} MiB")
+      f"heap arena {full['heap_arena'] / 1048576:.2f} MiB, mmap()ed {full['heap_mmap'] / 1048576:.2f} MiB")
+regions = []
+for line in open(sys.argv[2]):
+    m = re.match(r'smaps anon=(\d+) rss=(\d+) (.*)', line)
+    if m:
+        regions.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+regions.sort(reverse=True)
+print(f"private pages by mapping with {n} LUs (KiB): " +
+      ", ".join(f"{name} {anon}" for anon, rss, name in regions[:6] if anon > 0))
 growth = full["VmHWM"] - base["VmHWM"]
 print(f"RSS growth for {n} LUs: {growth / 1024:.1f} MiB ({growth * 1024 / max(n, 1):.0f} bytes per LU)")
 PY
