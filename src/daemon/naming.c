@@ -100,22 +100,55 @@ static void naming_keep_pages(uint8_t *b, const ProbeData *pd, bool pg00_infer)
 	}
 }
 
-static size_t str_size(const char *s)
+/*
+ * The strings of LuNaming's block. A string that ends one placed before it is not copied but
+ * pointed into that one: the serial ends its "scsi-<serial>" name and the WWN its
+ * "wwn-<wwn>" name whenever escaping left them alone, which is most devices.
+ */
+enum { PACK_MAX = NAMES_MAX + 6 };
+
+typedef struct Pack {
+	const char *src[PACK_MAX];
+	char **dst[PACK_MAX];
+	size_t len[PACK_MAX];
+	int in[PACK_MAX]; /* the string this one ends, -1: copied */
+	size_t n;
+	size_t size; /* bytes the copies take */
+} Pack;
+
+static void pack_add(Pack *p, const char *s, char **dst)
 {
-	return s ? strlen(s) + 1 : 0;
+	size_t i = p->n++, len;
+
+	assert(i < PACK_MAX);
+	p->src[i] = s;
+	p->dst[i] = dst;
+	p->in[i] = -1;
+	if (!s)
+		return;
+	len = p->len[i] = strlen(s);
+	for (size_t j = 0; j < i; j++)
+		if (p->src[j] && p->in[j] < 0 && p->len[j] >= len &&
+		    memcmp(p->src[j] + p->len[j] - len, s, len) == 0) {
+			p->in[i] = (int)j;
+			return;
+		}
+	p->size += len + 1;
 }
 
-/* @s copied to *@pos (NULL stays NULL), *@pos moved past it. */
-static char *str_put(char **pos, const char *s)
+/* Copy the strings to @pos (p->size bytes) and set each destination. */
+static void pack_put(const Pack *p, char *pos)
 {
-	char *p = *pos;
-	size_t size = str_size(s);
-
-	if (!s)
-		return NULL;
-	memcpy(p, s, size);
-	*pos += size;
-	return p;
+	for (size_t i = 0; i < p->n; i++) {
+		if (!p->src[i])
+			*p->dst[i] = NULL;
+		else if (p->in[i] >= 0)
+			*p->dst[i] = *p->dst[p->in[i]] + p->len[p->in[i]] - p->len[i];
+		else {
+			*p->dst[i] = memcpy(pos, p->src[i], p->len[i] + 1);
+			pos += p->len[i] + 1;
+		}
+	}
 }
 
 void lu_scsi_id_done(LuScsiId *s)
@@ -218,6 +251,8 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	/* The inventory rebuilds scsi_id's lines when a client asks (lu_naming_scsi_id()). */
 	const IdentifyOptions opts = { .no_lines = true };
 	LuNaming n = {};
+	char *name_at[NAMES_MAX];
+	Pack pack = {};
 	size_t n_names, size, pages_size, pad;
 	const char *bus;
 	char *pos;
@@ -241,11 +276,16 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	n_names = ident.names->n;
 	pages_size = naming_pages_size(pd);
 	pad = (alignof(char *) - pages_size % alignof(char *)) % alignof(char *);
-	size = pages_size + pad + n_names * sizeof(char *) + str_size(ident.serial) +
-	       str_size(ident.wwn) + str_size(ident.path.path) + str_size(ident.path.ata_compat) +
-	       str_size(lu_key) + str_size(port_key);
+	/* The names first: the serial and the WWN end them. */
 	for (size_t i = 0; i < n_names; i++)
-		size += str_size(ident.names->name[i]);
+		pack_add(&pack, ident.names->name[i], &name_at[i]);
+	pack_add(&pack, ident.serial, &n.serial);
+	pack_add(&pack, ident.wwn, &n.wwn);
+	pack_add(&pack, ident.path.path, &n.id_path);
+	pack_add(&pack, ident.path.ata_compat, &n.id_path_ata_compat);
+	pack_add(&pack, lu_key, &n.lu_key);
+	pack_add(&pack, port_key, &n.port_key);
+	size = pages_size + pad + n_names * sizeof(char *) + pack.size;
 	n.scsi_pages = malloc(size);
 	if (!n.scsi_pages)
 		return -ENOMEM;
@@ -257,15 +297,10 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 		n.n_names = (unsigned)n_names;
 		pos += n_names * sizeof(char *);
 	}
+	pack_put(&pack, pos);
 	for (size_t i = 0; i < n_names; i++)
-		n.names[i] = str_put(&pos, ident.names->name[i]);
-	n.serial = str_put(&pos, ident.serial);
-	n.wwn = str_put(&pos, ident.wwn);
-	n.id_path = str_put(&pos, ident.path.path);
-	n.id_path_ata_compat = str_put(&pos, ident.path.ata_compat);
-	n.lu_key = str_put(&pos, lu_key);
-	n.port_key = str_put(&pos, port_key);
-	assert(pos == (char *)n.scsi_pages + size);
+		n.names[i] = name_at[i];
+	assert(pos + pack.size == (char *)n.scsi_pages + size);
 
 	bus = names_bus_name(ident.bus);
 	n.bus = isempty(bus) ? NULL : bus;
