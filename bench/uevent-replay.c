@@ -13,7 +13,7 @@
  * --toggle-collect counts both on their own; the memory figures are printed at the end.
  *
  *   uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] [--check] [--storm]
- *                 [--smaps]
+ *                 [--smaps] [--cold]
  *
  * --check: after each LU's burst, its by-id links must name its disk and sg node (a test in
  * the daemon suite runs it so).
@@ -22,6 +22,8 @@
  * dispatch per LU. Links must still be written during the storm, in batches (lund(8), at most
  * 64 LUs behind); the number written before the storm ends is printed and checked.
  * --smaps: after the LUs are added, the resident pages by mapping (print_smaps()).
+ * --cold: the LUs are all there before the manager starts (a boot with the disks present):
+ * they are found by the start-up resync, not by uevents, and the memory figures are its.
  */
 
 #include <dirent.h>
@@ -47,6 +49,7 @@
 
 static char root[1024];
 static unsigned long n_events;
+static bool quiet; /* --cold: the tree is built before lund starts, no uevent is sent */
 
 static void die(const char *what)
 {
@@ -176,6 +179,8 @@ static void event(const char *action, const char *subsystem, const char *devtype
 	va_list ap;
 	Uevent ev;
 
+	if (quiet)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(devpath, sizeof(devpath), fmt, ap);
 	va_end(ap);
@@ -432,6 +437,7 @@ int main(int argc, char *argv[])
 		OPT_CHECK,
 		OPT_STORM,
 		OPT_SMAPS,
+		OPT_COLD,
 	};
 	static const struct option options[] = {
 		{ "lus", required_argument, NULL, OPT_LUS },
@@ -442,11 +448,12 @@ int main(int argc, char *argv[])
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "storm", no_argument, NULL, OPT_STORM },
 		{ "smaps", no_argument, NULL, OPT_SMAPS },
+		{ "cold", no_argument, NULL, OPT_COLD },
 		{}
 	};
 	unsigned n = 1024, targets = 4, per_target;
 	bool remove = false, disk_links = false, keep = false, check = false, storm = false,
-	     smaps = false;
+	     smaps = false, cold = false;
 	sd_event_source *storm_source = NULL;
 	unsigned storm_links = 0, storm_min = 0;
 	char run_dir[PATH_MAX], conf[PATH_MAX];
@@ -480,6 +487,9 @@ int main(int argc, char *argv[])
 		case OPT_SMAPS:
 			smaps = true;
 			break;
+		case OPT_COLD:
+			cold = true;
+			break;
 		default:
 			return EXIT_FAILURE;
 		}
@@ -510,6 +520,16 @@ int main(int argc, char *argv[])
 		.conf_path = conf,
 		.modload = MODLOAD_NEVER,
 	};
+	if (cold) {
+		quiet = true;
+		for (unsigned i = 0; i < n; i++) {
+			Lun l;
+
+			lun_init(&l, i, targets, per_target);
+			lu_appear(&l, l.lun == 0);
+		}
+		quiet = false;
+	}
 	r = manager_new(&config, &manager);
 	if (r >= 0)
 		r = manager_start(manager);
@@ -526,7 +546,7 @@ int main(int argc, char *argv[])
 	if (storm && (sd_event_add_defer(loop, &storm_source, on_storm, NULL) < 0 ||
 	              sd_event_source_set_enabled(storm_source, SD_EVENT_ON) < 0))
 		die("storm source");
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; !cold && i < n; i++) {
 		Lun l;
 
 		lun_init(&l, i, targets, per_target);

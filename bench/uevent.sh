@@ -7,7 +7,8 @@
 #    links written at the end of each LU's burst, on_links_flush() (start-up, building the fake
 #    tree and the harness itself excluded);
 #  - memory: VmHWM/VmRSS and the heap in use with LUND_BENCH_MEM_LUS (4096) LUs, next to the
-#    same process with no LU at all.
+#    same process with no LU at all; then the same LUs present before the start (the resync
+#    finds them, as at boot).
 # A benchmark: it prints figures and ratios against the targets it names, never fails on
 # them (it fails only when the harness does: a link missing is a bug, not a slow run).
 #   bench/uevent.sh [build-dir]       LUND_BENCH_LUS (256), LUND_BENCH_MEM_LUS (4096)
@@ -52,7 +53,9 @@ printf 'instructions per event: %d (target <= 10000, %.2fx of it)\n' "$per" "$(e
 
 "$replay" --lus 0 >"$tmp/mem0.log" 2>/dev/null
 "$replay" --lus "$nmem" --smaps >"$tmp/mem.log" 2>/dev/null
-python3 - "$tmp/mem0.log" "$tmp/mem.log" "$nmem" <<'PY'
+# The same LUs present before lund starts (a boot): found by the start-up resync.
+"$replay" --lus "$nmem" --cold >"$tmp/cold.log" 2>/dev/null
+python3 - "$tmp/mem0.log" "$tmp/mem.log" "$nmem" "$tmp/cold.log" <<'PY'
 import re, sys
 def mem(path, when):
     for line in open(path):
@@ -83,4 +86,9 @@ print(f"private pages by mapping with {n} LUs (KiB): " +
       ", ".join(f"{name} {anon}" for anon, rss, name in regions[:6] if anon > 0))
 growth = full["VmHWM"] - base["VmHWM"]
 print(f"RSS growth for {n} LUs: {growth / 1024:.1f} MiB ({growth * 1024 / max(n, 1):.0f} bytes per LU)")
+cold = mem(sys.argv[4], "added")
+cheap = cold["heap_in_use"] + cold["heap_mmap"] - base["heap_in_use"] - base["heap_mmap"]
+print(f"cold start with {n} LUs present: VmHWM {cold['VmHWM'] / 1024:.1f} MiB "
+      f"(VmRSS after it {cold['VmRSS'] / 1024:.1f}), RssAnon {cold['RssAnon'] / 1024:.1f} MiB, "
+      f"heap in use {cheap / max(n, 1):.0f} bytes per LU, heap arena {cold['heap_arena'] / 1048576:.2f} MiB")
 PY
