@@ -13,6 +13,7 @@
  * --toggle-collect counts both on their own; the memory figures are printed at the end.
  *
  *   uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] [--check] [--storm]
+ *                 [--smaps] [--cold]
  *
  * --check: after each LU's burst, its by-id links must name its disk and sg node (a test in
  * the daemon suite runs it so).
@@ -20,6 +21,9 @@
  * busy: a source of the monitor's priority stays pending throughout, and the loop runs one
  * dispatch per LU. Links must still be written during the storm, in batches (lund(8), at most
  * 64 LUs behind); the number written before the storm ends is printed and checked.
+ * --smaps: after the LUs are added, the resident pages by mapping (print_smaps()).
+ * --cold: the LUs are all there before the manager starts (a boot with the disks present):
+ * they are found by the start-up resync, not by uevents, and the memory figures are its.
  */
 
 #include <dirent.h>
@@ -45,6 +49,7 @@
 
 static char root[1024];
 static unsigned long n_events;
+static bool quiet; /* --cold: the tree is built before lund starts, no uevent is sent */
 
 static void die(const char *what)
 {
@@ -174,6 +179,8 @@ static void event(const char *action, const char *subsystem, const char *devtype
 	va_list ap;
 	Uevent ev;
 
+	if (quiet)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(devpath, sizeof(devpath), fmt, ap);
 	va_end(ap);
@@ -225,6 +232,9 @@ static void put_lu_attrs(const Lun *l)
 	put_str("", "sys%s/rescan", l->devpath);
 	put_str("1\n", "sys%s/queue_depth", l->devpath);
 	put_str("30\n", "sys%s/timeout", l->devpath);
+	/* A stock kernel's error counters (scsi_sysfs.c, hex): lund polls them per LU. */
+	put_str("0x0\n", "sys%s/ioerr_cnt", l->devpath);
+	put_str("0x0\n", "sys%s/iotmo_cnt", l->devpath);
 	put_str("DEVTYPE=scsi_device\nMODALIAS=scsi:t-0x00\n", "sys%s/uevent", l->devpath);
 	symlink_to("../../../bus/scsi", "sys%s/subsystem", l->devpath);
 }
@@ -371,6 +381,51 @@ static void print_memory(const char *when)
 	       mi.arena, mi.hblkhd);
 }
 
+/* --smaps: where the resident pages are, by mapping (a library, [heap], [stack], an anonymous
+ * mapping), summed over /proc/self/smaps: the private pages (Anonymous: written, never
+ * backed by a file, what RssAnon counts) and the resident ones (Rss). One line each:
+ *   smaps anon=KiB rss=KiB name */
+static void print_smaps(void)
+{
+	typedef struct {
+		char name[128];
+		long anon, rss;
+	} Region;
+	static Region regions[256];
+	size_t n = 0, cur = SIZE_MAX;
+	char line[512];
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char name[128] = "";
+		long kib;
+
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %127s", &lo, &hi, name) >= 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+
+			if (!*base)
+				base = "(anonymous)";
+			for (cur = 0; cur < n && !streq(regions[cur].name, base); cur++)
+				;
+			if (cur == n && n < ELEMENTSOF(regions))
+				snprintf(regions[n++].name, sizeof(regions[0].name), "%s", base);
+			if (cur >= n)
+				cur = SIZE_MAX;
+		} else if (cur != SIZE_MAX && sscanf(line, "Anonymous: %ld kB", &kib) == 1)
+			regions[cur].anon += kib;
+		else if (cur != SIZE_MAX && sscanf(line, "Rss: %ld kB", &kib) == 1)
+			regions[cur].rss += kib;
+	}
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < n; i++)
+		if (regions[i].rss > 0)
+			printf("smaps anon=%ld rss=%ld %s\n", regions[i].anon, regions[i].rss,
+			       regions[i].name);
+}
+
 int main(int argc, char *argv[])
 {
 	enum {
@@ -380,7 +435,9 @@ int main(int argc, char *argv[])
 		OPT_DISK_LINKS,
 		OPT_KEEP,
 		OPT_CHECK,
-		OPT_STORM
+		OPT_STORM,
+		OPT_SMAPS,
+		OPT_COLD,
 	};
 	static const struct option options[] = {
 		{ "lus", required_argument, NULL, OPT_LUS },
@@ -390,10 +447,13 @@ int main(int argc, char *argv[])
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "storm", no_argument, NULL, OPT_STORM },
+		{ "smaps", no_argument, NULL, OPT_SMAPS },
+		{ "cold", no_argument, NULL, OPT_COLD },
 		{}
 	};
 	unsigned n = 1024, targets = 4, per_target;
-	bool remove = false, disk_links = false, keep = false, check = false, storm = false;
+	bool remove = false, disk_links = false, keep = false, check = false, storm = false,
+	     smaps = false, cold = false;
 	sd_event_source *storm_source = NULL;
 	unsigned storm_links = 0, storm_min = 0;
 	char run_dir[PATH_MAX], conf[PATH_MAX];
@@ -423,6 +483,12 @@ int main(int argc, char *argv[])
 			break;
 		case OPT_STORM:
 			storm = true;
+			break;
+		case OPT_SMAPS:
+			smaps = true;
+			break;
+		case OPT_COLD:
+			cold = true;
 			break;
 		default:
 			return EXIT_FAILURE;
@@ -454,6 +520,16 @@ int main(int argc, char *argv[])
 		.conf_path = conf,
 		.modload = MODLOAD_NEVER,
 	};
+	if (cold) {
+		quiet = true;
+		for (unsigned i = 0; i < n; i++) {
+			Lun l;
+
+			lun_init(&l, i, targets, per_target);
+			lu_appear(&l, l.lun == 0);
+		}
+		quiet = false;
+	}
 	r = manager_new(&config, &manager);
 	if (r >= 0)
 		r = manager_start(manager);
@@ -470,7 +546,7 @@ int main(int argc, char *argv[])
 	if (storm && (sd_event_add_defer(loop, &storm_source, on_storm, NULL) < 0 ||
 	              sd_event_source_set_enabled(storm_source, SD_EVENT_ON) < 0))
 		die("storm source");
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; !cold && i < n; i++) {
 		Lun l;
 
 		lun_init(&l, i, targets, per_target);
@@ -493,6 +569,8 @@ int main(int argc, char *argv[])
 		burst_end();
 	}
 	print_memory("added");
+	if (smaps)
+		print_smaps();
 	links = count_entries("dev/scsi/by-id");
 	/* scsi-3<NAA> and wwn-0x<NAA>, each also as -sg */
 	expected = 2 * 2 * n;

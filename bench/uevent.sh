@@ -7,7 +7,8 @@
 #    links written at the end of each LU's burst, on_links_flush() (start-up, building the fake
 #    tree and the harness itself excluded);
 #  - memory: VmHWM/VmRSS and the heap in use with LUND_BENCH_MEM_LUS (4096) LUs, next to the
-#    same process with no LU at all.
+#    same process with no LU at all; then the same LUs present before the start (the resync
+#    finds them, as at boot).
 # A benchmark: it prints figures and ratios against the targets it names, never fails on
 # them (it fails only when the harness does: a link missing is a bug, not a slow run).
 #   bench/uevent.sh [build-dir]       LUND_BENCH_LUS (256), LUND_BENCH_MEM_LUS (4096)
@@ -51,8 +52,10 @@ per=$((ir_all / ev_all))
 printf 'instructions per event: %d (target <= 10000, %.2fx of it)\n' "$per" "$(echo "$per / 10000" | bc -l)"
 
 "$replay" --lus 0 >"$tmp/mem0.log" 2>/dev/null
-"$replay" --lus "$nmem" >"$tmp/mem.log" 2>/dev/null
-python3 - "$tmp/mem0.log" "$tmp/mem.log" "$nmem" <<'PY'
+"$replay" --lus "$nmem" --smaps >"$tmp/mem.log" 2>/dev/null
+# The same LUs present before lund starts (a boot): found by the start-up resync.
+"$replay" --lus "$nmem" --cold >"$tmp/cold.log" 2>/dev/null
+python3 - "$tmp/mem0.log" "$tmp/mem.log" "$nmem" "$tmp/cold.log" <<'PY'
 import re, sys
 def mem(path, when):
     for line in open(path):
@@ -67,10 +70,25 @@ print(f"max RSS (VmHWM) with {n} LUs: {hwm:.1f} MiB (target <= 8 MiB, {hwm / 8:.
 anon = full["RssAnon"] / 1024
 print(f"private RSS (RssAnon, what lund itself owns; the rest is shared library pages) with {n} LUs: "
       f"{anon:.1f} MiB ({anon / 4:.2f}x of 4 MiB); with none: {base['RssAnon'] / 1024:.1f} MiB")
-heap = full["heap_in_use"] - base["heap_in_use"]
+# malloc's chunks in the arena and the ones it mmap()s on their own (over 128 KiB: the claims'
+# slot table), headers and rounding included.
+heap = full["heap_in_use"] + full["heap_mmap"] - base["heap_in_use"] - base["heap_mmap"]
 print(f"heap in use for {n} LUs: {heap / 1048576:.2f} MiB, {heap / max(n, 1):.0f} bytes per LU "
       f"(target <= 1024, {heap / max(n, 1) / 1024:.2f}x of it); "
-      f"heap arena {full['heap_arena'] / 1048576:.2f} MiB")
+      f"heap arena {full['heap_arena'] / 1048576:.2f} MiB, mmap()ed {full['heap_mmap'] / 1048576:.2f} MiB")
+regions = []
+for line in open(sys.argv[2]):
+    m = re.match(r'smaps anon=(\d+) rss=(\d+) (.*)', line)
+    if m:
+        regions.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+regions.sort(reverse=True)
+print(f"private pages by mapping with {n} LUs (KiB): " +
+      ", ".join(f"{name} {anon}" for anon, rss, name in regions[:6] if anon > 0))
 growth = full["VmHWM"] - base["VmHWM"]
 print(f"RSS growth for {n} LUs: {growth / 1024:.1f} MiB ({growth * 1024 / max(n, 1):.0f} bytes per LU)")
+cold = mem(sys.argv[4], "added")
+cheap = cold["heap_in_use"] + cold["heap_mmap"] - base["heap_in_use"] - base["heap_mmap"]
+print(f"cold start with {n} LUs present: VmHWM {cold['VmHWM'] / 1024:.1f} MiB "
+      f"(VmRSS after it {cold['VmRSS'] / 1024:.1f}), RssAnon {cold['RssAnon'] / 1024:.1f} MiB, "
+      f"heap in use {cheap / max(n, 1):.0f} bytes per LU, heap arena {cold['heap_arena'] / 1048576:.2f} MiB")
 PY

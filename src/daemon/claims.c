@@ -77,8 +77,11 @@ int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 
 /*
  * A claim's allocation: the Claim, then its built-in owner (ClaimOwner with a target of
- * Claim.room bytes), then a linked target of Claim.room bytes, then the name. The first owner
- * and the link made for it fit there when the targets are no longer than the first owner's.
+ * Claim.room bytes), then the name. The first owner fits there when its target is no longer
+ * than Claim.room; the link made for it, which has the same target nearly always, points at
+ * the owner's target rather than at a copy. The target's bytes stay while the built-in owner
+ * is free again (a link outlives its owner until removed), and are copied out before another
+ * owner takes its place.
  */
 static_assert(sizeof(Claim) % alignof(ClaimOwner) == 0, "the built-in owner is aligned");
 
@@ -87,9 +90,9 @@ static ClaimOwner *builtin_owner(Claim *c)
 	return (ClaimOwner *)(void *)(c + 1);
 }
 
-static char *builtin_linked(Claim *c)
+static char *builtin_target(Claim *c)
 {
-	return (char *)builtin_owner(c) + offsetof(ClaimOwner, target) + c->room;
+	return builtin_owner(c)->target;
 }
 
 static void owner_free(Claim *c, ClaimOwner *o)
@@ -102,27 +105,31 @@ static void owner_free(Claim *c, ClaimOwner *o)
 
 static void linked_clear(Claim *c)
 {
-	if (c->linked != builtin_linked(c))
+	if (c->linked != builtin_target(c))
 		free(c->linked);
 	c->linked = NULL;
 }
 
-/* c->linked = a copy of @target (NULL when out of memory, as a failed strdup() leaves it). */
+/* c->linked = @target: the built-in owner's bytes when they say the same, else a copy (NULL
+ * when out of memory, as a failed strdup() leaves it). */
 static void linked_set(Claim *c, const char *target)
 {
-	size_t len = strlen(target);
+	char *s;
 
-	linked_clear(c);
-	if (len < c->room)
-		c->linked = memcpy(builtin_linked(c), target, len + 1);
+	if (c->owner_busy && streq(builtin_target(c), target))
+		s = builtin_target(c);
+	else if (c->linked && streq(c->linked, target))
+		return;
 	else
-		c->linked = strdup(target);
+		s = strdup(target);
+	linked_clear(c);
+	c->linked = s;
 }
 
 /* c->linked = @s, which @c takes. */
 static void linked_adopt(Claim *c, char *s)
 {
-	if (s && strlen(s) < c->room) {
+	if (s && c->owner_busy && streq(builtin_target(c), s)) {
 		linked_set(c, s);
 		free(s);
 		return;
@@ -136,11 +143,28 @@ static char *linked_take(Claim *c)
 {
 	char *s;
 
-	if (c->linked != builtin_linked(c))
+	if (c->linked != builtin_target(c))
 		return TAKE_PTR(c->linked);
 	s = strdup(c->linked);
 	c->linked = NULL;
 	return s;
+}
+
+/* The built-in owner, free to take a target of @len bytes; NULL when it is busy, too small,
+ * or its target is still the link's and cannot be copied out. */
+static ClaimOwner *builtin_owner_take(Claim *c, size_t len)
+{
+	if (c->owner_busy || len >= c->room)
+		return NULL;
+	if (c->linked == builtin_target(c)) {
+		char *s = strdup(c->linked);
+
+		if (!s)
+			return NULL;
+		c->linked = s;
+	}
+	c->owner_busy = true;
+	return builtin_owner(c);
 }
 
 static void claim_free_node(void *p)
@@ -312,13 +336,13 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 	room = (target_len + 1 + 7) & ~(size_t)7;
 	if (room > USHRT_MAX)
 		room = 0;
-	c = calloc(1, sizeof(*c) + offsetof(ClaimOwner, target) + 2 * room + strlen(name) + 1);
+	c = calloc(1, sizeof(*c) + offsetof(ClaimOwner, target) + room + strlen(name) + 1);
 	if (!c)
 		return NULL;
 	c->set = set;
 	c->room = room;
 	c->hash = claim_hash(set, name);
-	c->name = strcpy(builtin_linked(c) + room, name);
+	c->name = strcpy(builtin_target(c) + room, name);
 	if (slots_insert(cl, c) < 0) {
 		free(c);
 		return NULL;
@@ -529,11 +553,7 @@ static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
 
 	if (!c)
 		return NULL;
-	if (!c->owner_busy && len < c->room) {
-		o = builtin_owner(c);
-		c->owner_busy = true;
-	} else
-		o = malloc(sizeof(*o) + len + 1);
+	o = builtin_owner_take(c, len) ?: malloc(sizeof(*o) + len + 1);
 	if (!o) {
 		if (!c->owners)
 			claim_drop(cl, c);

@@ -62,8 +62,8 @@ typedef struct Claim {
 	bool quarantined : 1; /* a collision of clones: nobody gets the name */
 	bool superseded : 1;  /* alias owners left out: an LU wants the name as a current name */
 	/* claims.c's own: the claim's allocation holds one owner with a target of up to @room
-	 * bytes, and a linked target of as many, so that the common claim (one owner, its link
-	 * made) is a single allocation; @hash places it in the table of claims. */
+	 * bytes, which @linked points at while they are the same, so that the common claim (one
+	 * owner, its link made) is a single allocation; @hash places it in the table of claims. */
 	bool owner_busy : 1; /* the built-in owner is in the list */
 	unsigned short room;
 	uint32_t hash;

@@ -19,9 +19,9 @@
 #define THRESHOLD_COUNT_MAX  1000U
 #define THRESHOLD_WINDOW_MAX 86400U
 
-typedef struct LuErrors {
-	struct LuErrors *next, *prev;
-	char *hctl;
+/* What an LU's errors add up to, allocated with its first error or malformed event: most LUs
+ * never have one, and a polled LU's entry stays small without it. */
+typedef struct LuErrorStats {
 	uint64_t total;
 	uint64_t by_class[_ERRCLASS_MAX];
 	uint64_t suppressed; /* sum of SDEV_ERROR_SUPPRESSED: events the kernel dropped */
@@ -31,15 +31,24 @@ typedef struct LuErrors {
 	bool have_last; /* last holds an event (counters carry no details) */
 	uint64_t last_usec;
 	uint64_t *ring; /* times of the last threshold.count errors of the class,
-	                 * allocated with the first such error: most LUs never have one */
+	                 * allocated with the first such error */
 	unsigned ring_next, ring_used;
-	/* Stock kernel: no events, the kernel's counters polled instead. */
-	bool polled;
-	uint64_t ioerr_cnt, iotmo_cnt;   /* last values read */
-	uint64_t ioerr_seen, iotmo_seen; /* growth since lund started watching */
-	/* Patched kernel, counters chosen: the kernel's errors/<class>, polled. */
-	bool counters;
-	uint32_t kcount[_ERRCLASS_MAX]; /* last values read (the kernel's are 32-bit) */
+	uint64_t ioerr_seen, iotmo_seen; /* stock kernel: growth since lund started watching */
+} LuErrorStats;
+
+/* One LU with error events or polled counters: what polling needs, the rest in @stats. */
+typedef struct LuErrors {
+	struct LuErrors *next, *prev;
+	LuErrorStats *stats; /* NULL until the first error */
+	/* Patched kernel, counters chosen: the last values read of the kernel's errors/<class>
+	 * (_ERRCLASS_MAX of them, 32-bit in the kernel); NULL otherwise. */
+	uint32_t *kcount;
+	/* Stock kernel: no events, ioerr_cnt/iotmo_cnt polled instead; the last values read
+	 * (32-bit atomics in the kernel). */
+	uint32_t ioerr_cnt, iotmo_cnt;
+	bool polled : 1;
+	bool counters : 1;
+	char hctl[];
 } LuErrors;
 
 struct ErrorTracker {
@@ -48,7 +57,7 @@ struct ErrorTracker {
 	ErrorRescanFn rescan;
 	void *userdata;
 	LuErrors *lus;
-	void *index; /* tsearch() of the same LuErrors by H:C:T:L */
+	void *index; /* tsearch() of the same LuErrors' hctl */
 	bool said_missing;
 	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
@@ -123,10 +132,20 @@ static LuErrors *lu_errors_free(LuErrors *e)
 {
 	if (!e)
 		return NULL;
-	free(e->hctl);
-	free(e->ring);
+	if (e->stats)
+		free(e->stats->ring);
+	free(e->stats);
+	free(e->kcount);
 	free(e);
 	return NULL;
+}
+
+/* @e's stats, made with its first error; NULL when out of memory. */
+static LuErrorStats *lu_errors_stats(LuErrors *e)
+{
+	if (!e->stats)
+		e->stats = calloc(1, sizeof(*e->stats));
+	return e->stats;
 }
 
 static void index_node_keep(void *p)
@@ -149,18 +168,23 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 	return NULL;
 }
 
-static int lu_errors_cmp(const void *a, const void *b)
+/* The index holds each entry's hctl, so a bare H:C:T:L string is a key. */
+static int hctl_cmp(const void *a, const void *b)
 {
-	return strcmp(((const LuErrors *)a)->hctl, ((const LuErrors *)b)->hctl);
+	return strcmp(a, b);
+}
+
+static LuErrors *lu_errors_of_hctl(const char *hctl)
+{
+	return (LuErrors *)(void *)(hctl - offsetof(LuErrors, hctl));
 }
 
 /* Found in O(log n): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-	LuErrors key = { .hctl = (char *)hctl }, **found;
+	char **found = tfind(hctl, &t->index, hctl_cmp);
 
-	found = tfind(&key, &t->index, lu_errors_cmp);
-	return found ? *found : NULL;
+	return found ? lu_errors_of_hctl(*found) : NULL;
 }
 
 static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
@@ -169,11 +193,11 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
 
 	if (e)
 		return e;
-	e = calloc(1, sizeof(*e));
+	e = calloc(1, sizeof(*e) + strlen(hctl) + 1);
 	if (!e)
 		return NULL;
-	e->hctl = strdup(hctl);
-	if (!e->hctl || !tsearch(e, &t->index, lu_errors_cmp))
+	strcpy(e->hctl, hctl);
+	if (!tsearch(e->hctl, &t->index, hctl_cmp))
 		return lu_errors_free(e);
 	e->next = t->lus;
 	if (e->next)
@@ -195,7 +219,7 @@ void error_tracker_forget(ErrorTracker *t, const char *hctl)
 		t->n_watched--;
 	if (t->poll_at == e)
 		t->poll_at = e->next;
-	tdelete(e, &t->index, lu_errors_cmp);
+	tdelete(e->hctl, &t->index, hctl_cmp);
 	if (e->prev)
 		e->prev->next = e->next;
 	else
@@ -207,7 +231,7 @@ void error_tracker_forget(ErrorTracker *t, const char *hctl)
 
 /* Record one error of the threshold's class; 1 when the last count of them fall within the
  * window, else 0, or -ENOMEM. The ring is cleared after a crossing so one burst acts once. */
-static int threshold_hit(const ErrorThreshold *th, LuErrors *e, uint64_t now)
+static int threshold_hit(const ErrorThreshold *th, LuErrorStats *e, uint64_t now)
 {
 	uint64_t oldest;
 
@@ -237,7 +261,7 @@ static int threshold_act(ErrorTracker *t, LuErrors *e, const LogDevice *dev)
 	_cleanup_free_ char *state = NULL;
 	int r = 0;
 
-	e->actions++;
+	e->stats->actions++;
 	switch (th->action) {
 	case ERROR_ACTION_OFFLINE:
 		if (asprintf(&state, "sys/bus/scsi/devices/%s/state", e->hctl) < 0)
@@ -271,6 +295,7 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
                          const char *const *props, size_t n, uint64_t now_usec)
 {
 	LuErrors *e;
+	LuErrorStats *st;
 	ErrEvent ev;
 	int r;
 
@@ -282,18 +307,21 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 	e = lu_errors_get(t, hctl);
 	if (!e)
 		return -ENOMEM;
+	st = lu_errors_stats(e);
+	if (!st)
+		return -ENOMEM;
 	if (r < 0) {
-		e->malformed++;
+		st->malformed++;
 		log_full(LOG_WARNING, r, dev, NULL, "Malformed SDEV_ERROR uevent, ignoring: %m");
 		return r;
 	}
 
-	e->total++;
-	e->by_class[ev.class]++;
-	e->suppressed += ev.suppressed;
-	e->last = ev;
-	e->have_last = true;
-	e->last_usec = now_usec;
+	st->total++;
+	st->by_class[ev.class]++;
+	st->suppressed += ev.suppressed;
+	st->last = ev;
+	st->have_last = true;
+	st->last_usec = now_usec;
 
 	/* The same as journal fields, for journalctl LUND_ERROR_CLASS=transport and the like.
 	 * Each buffer holds its key and the longest decimal of its type. */
@@ -331,7 +359,7 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 		         ev.suppressed);
 
 	if (ev.class == t->threshold.class) {
-		r = threshold_hit(&t->threshold, e, now_usec);
+		r = threshold_hit(&t->threshold, st, now_usec);
 		if (r < 0)
 			log_full(LOG_WARNING, r, dev, NULL,
 			         "Cannot count errors towards the threshold, ignoring: %m");
@@ -407,6 +435,9 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		if (!e)
 			return -ENOMEM;
 		if (!e->counters) {
+			e->kcount = calloc(_ERRCLASS_MAX, sizeof(*e->kcount));
+			if (!e->kcount)
+				return -ENOMEM;
 			if (!e->polled)
 				t->n_watched++;
 			e->counters = true;
@@ -437,22 +468,22 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		if (!e)
 			return -ENOMEM;
 		e->polled = true;
-		e->ioerr_cnt = ioerr;
-		e->iotmo_cnt = iotmo;
+		e->ioerr_cnt = (uint32_t)ioerr;
+		e->iotmo_cnt = (uint32_t)iotmo;
 		t->n_watched++;
 		return 0;
 	}
 	return r < 0 ? r : 1;
 }
 
-/* Count @n errors of @class towards the threshold; act at most once. */
+/* Count @n errors of @class towards the threshold; act at most once. @e has its stats. */
 static void threshold_count(ErrorTracker *t, LuErrors *e, ErrClass class, uint64_t n,
                             const LogDevice *dev, uint64_t now_usec)
 {
 	if (class != t->threshold.class)
 		return;
 	for (uint64_t i = 0; i < n; i++) {
-		int k = threshold_hit(&t->threshold, e, now_usec);
+		int k = threshold_hit(&t->threshold, e->stats, now_usec);
 
 		if (k > 0)
 			(void)threshold_act(t, e, dev);
@@ -475,14 +506,18 @@ static int poll_kernel_counts(ErrorTracker *t, LuErrors *e, uint64_t now_usec)
 		char f_class[32];
 		const char *extra[] = { f_class, NULL };
 		LogDevice dev = { .hctl = e->hctl, .extra = extra };
+		LuErrorStats *st;
 
-		e->kcount[c] = (uint32_t)now[c];
 		if (d == 0)
 			continue;
+		st = lu_errors_stats(e);
+		if (!st)
+			continue; /* counted by the next poll */
+		e->kcount[c] = (uint32_t)now[c];
 		grew = true;
-		e->total += d;
-		e->by_class[c] += d;
-		e->last_usec = now_usec;
+		st->total += d;
+		st->by_class[c] += d;
+		st->last_usec = now_usec;
 		(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
 		               errclass_to_string(c));
 		log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
@@ -509,6 +544,7 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 	for (e = t->poll_at; e && n < max; e = t->poll_at) {
 		LogDevice dev = { .hctl = e->hctl };
 		uint64_t ioerr, iotmo, dio, dtmo;
+		LuErrorStats *st;
 
 		/* The cursor moves on first: error_tracker_forget() keeps it valid. */
 		t->poll_at = e->next;
@@ -525,19 +561,22 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 		/* The counters are 32-bit atomics in the kernel and wrap. */
 		dio = (ioerr - e->ioerr_cnt) & UINT32_MAX;
 		dtmo = (iotmo - e->iotmo_cnt) & UINT32_MAX;
-		e->ioerr_cnt = ioerr;
-		e->iotmo_cnt = iotmo;
 		if (dio == 0 && dtmo == 0)
 			continue;
+		st = lu_errors_stats(e);
+		if (!st)
+			continue; /* counted by the next poll */
+		e->ioerr_cnt = (uint32_t)ioerr;
+		e->iotmo_cnt = (uint32_t)iotmo;
 		grew++;
-		e->ioerr_seen += dio;
-		e->iotmo_seen += dtmo;
-		e->last_usec = now_usec;
+		st->ioerr_seen += dio;
+		st->iotmo_seen += dtmo;
+		st->last_usec = now_usec;
 		log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
 		         "Commands failed: ioerr_cnt +%" PRIu64 ", iotmo_cnt +%" PRIu64
 		         " (stock kernel: no error class)",
 		         dio, dtmo);
-		e->by_class[ERRCLASS_TIMEOUT] += dtmo;
+		st->by_class[ERRCLASS_TIMEOUT] += dtmo;
 		threshold_count(t, e, ERRCLASS_TIMEOUT, dtmo, &dev, now_usec);
 	}
 	*ret_done = !t->poll_at;
@@ -623,10 +662,12 @@ static json_object *kernel_classes_json(ErrorTracker *t, const char *hctl)
 json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 {
 	LuErrors *e = t ? lu_errors_find(t, hctl) : NULL;
+	const LuErrorStats *st = e ? e->stats : NULL;
 	json_object *o, *classes;
 
 	/* LUs watched by polling have an entry from the start: only those with errors count */
-	if (!e || (e->total == 0 && e->malformed == 0 && e->ioerr_seen == 0 && e->iotmo_seen == 0))
+	if (!st ||
+	    (st->total == 0 && st->malformed == 0 && st->ioerr_seen == 0 && st->iotmo_seen == 0))
 		return NULL;
 	o = json_object_new_object();
 	classes = json_object_new_object();
@@ -635,15 +676,15 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 		json_object_put(classes);
 		return NULL;
 	}
-	json_object_object_add(o, "total", json_object_new_uint64(e->total));
+	json_object_object_add(o, "total", json_object_new_uint64(st->total));
 	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
-		if (e->by_class[c])
+		if (st->by_class[c])
 			json_object_object_add(classes, errclass_to_string(c),
-			                       json_object_new_uint64(e->by_class[c]));
+			                       json_object_new_uint64(st->by_class[c]));
 	json_object_object_add(o, "classes", classes);
-	json_object_object_add(o, "suppressed", json_object_new_uint64(e->suppressed));
-	json_object_object_add(o, "malformed", json_object_new_uint64(e->malformed));
-	json_object_object_add(o, "threshold_actions", json_object_new_uint64(e->actions));
+	json_object_object_add(o, "suppressed", json_object_new_uint64(st->suppressed));
+	json_object_object_add(o, "malformed", json_object_new_uint64(st->malformed));
+	json_object_object_add(o, "threshold_actions", json_object_new_uint64(st->actions));
 	json_object_object_add(o, "polled", json_object_new_boolean(e->polled));
 	json_object_object_add(o, "source",
 	                       json_object_new_string(e->counters ? "counters"
@@ -654,22 +695,23 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 		json_object_object_add(o, "kernel_classes", kc);
 	if (e->polled) {
 		json_object_object_add(o, "ioerr_cnt_growth",
-		                       json_object_new_uint64(e->ioerr_seen));
+		                       json_object_new_uint64(st->ioerr_seen));
 		json_object_object_add(o, "iotmo_cnt_growth",
-		                       json_object_new_uint64(e->iotmo_seen));
+		                       json_object_new_uint64(st->iotmo_seen));
 	}
-	if (e->have_last) {
+	if (st->have_last) {
 		json_object *l = json_object_new_object();
 
 		if (l) {
-			const char *c = errclass_to_string(e->last.class);
+			const char *c = errclass_to_string(st->last.class);
 
 			json_object_object_add(l, "class", json_object_new_string(c));
-			json_object_object_add(l, "sk", json_object_new_int(e->last.sk));
-			json_object_object_add(l, "asc", json_object_new_int(e->last.asc));
-			json_object_object_add(l, "ascq", json_object_new_int(e->last.ascq));
-			json_object_object_add(l, "sector", json_object_new_uint64(e->last.sector));
-			json_object_object_add(l, "errno", json_object_new_int(e->last.error));
+			json_object_object_add(l, "sk", json_object_new_int(st->last.sk));
+			json_object_object_add(l, "asc", json_object_new_int(st->last.asc));
+			json_object_object_add(l, "ascq", json_object_new_int(st->last.ascq));
+			json_object_object_add(l, "sector",
+			                       json_object_new_uint64(st->last.sector));
+			json_object_object_add(l, "errno", json_object_new_int(st->last.error));
 			json_object_object_add(o, "last", l);
 		}
 	}

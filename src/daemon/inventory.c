@@ -576,6 +576,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	ProbeFlags flags = inv->probe_flags;
+	bool no_node = false;
 	int r;
 
 	/* Without a node no command can be sent: identifying it never waits for a device. */
@@ -591,7 +592,8 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 	lu_naming_done(&lu->naming);
 	lu->probe_commands = pd.commands;
 	lu->naming_error = names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level,
-	                                    lu_is_cdrom(lu), &lu->naming, &lu->probe_no_node);
+	                                    lu_is_cdrom(lu), &lu->naming, &no_node);
+	lu->probe_no_node = no_node;
 	lu->naming_pending = false;
 	return true;
 }

@@ -45,8 +45,6 @@ struct Lu {
 	uint64_t lun;
 	char *hctl;
 	char *syspath; /* relative to the root */
-	int type;      /* peripheral device type, -1 unknown */
-	unsigned scsi_level;
 	/* sysfs strings, trailing blanks removed; one copy of each in the inventory, shared by
 	 * every LU that has it (daemon/strpool.h) */
 	const char *vendor, *model, *revision;
@@ -54,21 +52,24 @@ struct Lu {
 	/* Nodes, relative to dev/ ("sda", "sr0", "st0", "nst0", "sg0", "bsg/0:0:0:0"). */
 	char *block, *tape, *tape_nr, *sg, *bsg;
 	LuPartition *partitions;
-	size_t n_partitions;
 	LuNaming naming;
-	int naming_error;        /* why naming failed, 0 on success */
-	unsigned probe_commands; /* SCSI commands the last probe needed */
-	bool probe_no_node;      /* a page was neither cached nor readable: no node to ask yet */
 	void *userdata;          /* the owner's per-LU state */
-	unsigned generation;     /* last resync that saw it */
-	/* Its identification needs SCSI commands and runs off the loop (InventoryHooks.identify):
-	 * until it ends the LU has no names, or only those it had before a re-probe that cannot
-	 * change its identity. */
-	bool naming_pending;
 	uint64_t identify_token; /* the running identification's; others' results are dropped */
 	/* The dm-multipath map holding @block ("dm-3") and its dm uuid ("mpath-<wwid>"), NULL
 	 * when none does: kept by the owner (io/mpath.h), freed with the LU. */
 	char *mpath, *mpath_uuid;
+	/* The numbers and flags last, packed (one Lu per LU: 4096 of them and more). */
+	int type; /* peripheral device type, -1 unknown */
+	unsigned scsi_level;
+	unsigned n_partitions;
+	int naming_error;        /* why naming failed, 0 on success */
+	unsigned probe_commands; /* SCSI commands the last probe needed */
+	unsigned generation;     /* last resync that saw it */
+	bool probe_no_node : 1;  /* a page was neither cached nor readable: no node to ask yet */
+	/* Its identification needs SCSI commands and runs off the loop (InventoryHooks.identify):
+	 * until it ends the LU has no names, or only those it had before a re-probe that cannot
+	 * change its identity. */
+	bool naming_pending : 1;
 };
 
 struct Target {

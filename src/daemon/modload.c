@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,10 +17,51 @@
 #if HAVE_KMOD
 #include <libkmod.h>
 
+/*
+ * libkmod is dlopen()ed when the first LU needs a driver loaded, not linked: where udevd runs
+ * (nearly everywhere) lund never loads a module, and libkmod brings libcrypto, whose pages
+ * (1.4 MiB resident, 0.4 MiB of it private relocations and data) were most of what lund
+ * mapped besides its own heap. The functions used, resolved by name from LUND_KMOD_SONAME
+ * (the soname of the libkmod built against, src/daemon/meson.build).
+ */
+#define KMOD_FNS(X)                        \
+	X(kmod_new)                        \
+	X(kmod_unref)                      \
+	X(kmod_load_resources)             \
+	X(kmod_list_next)                  \
+	X(kmod_module_new_from_lookup)     \
+	X(kmod_module_get_module)          \
+	X(kmod_module_get_initstate)       \
+	X(kmod_module_get_name)            \
+	X(kmod_module_probe_insert_module) \
+	X(kmod_module_unref)               \
+	X(kmod_module_unref_list)
+
+typedef struct KmodFns {
+#define KMOD_FN_FIELD(f) __typeof__(f) *f;
+	KMOD_FNS(KMOD_FN_FIELD)
+#undef KMOD_FN_FIELD
+} KmodFns;
+
+/* The soname, for whoever copies lund with its libraries (tests/vm/mkinitramfs.sh reads it
+ * with `readelf -p .lund.dlopen`): ldd cannot see it. */
+__attribute__((section(".lund.dlopen"), used)) static const char dlopen_soname[] = LUND_KMOD_SONAME;
+
+static const char *const kmod_fn_names[] = {
+#define KMOD_FN_NAME(f) #f,
+	KMOD_FNS(KMOD_FN_NAME)
+#undef KMOD_FN_NAME
+};
+
 struct ModLoader {
 	int rootfd;
 	ModLoadMode mode;
+	/* Set up on first use (modload_lu(), which runs in one thread at a time: the manager's
+	 * module-loading worker, or the loop when it has none). */
+	void *dl;
+	KmodFns kmod;
 	struct kmod_ctx *ctx;
+	int setup_error; /* why libkmod could not be set up (said once), 0 if it was or untried */
 };
 
 int modload_new(int rootfd, ModLoadMode mode, ModLoader **ret)
@@ -34,13 +76,6 @@ int modload_new(int rootfd, ModLoadMode mode, ModLoader **ret)
 		return -ENOMEM;
 	ml->rootfd = rootfd;
 	ml->mode = mode;
-	ml->ctx = kmod_new(NULL, NULL);
-	if (!ml->ctx) {
-		free(ml);
-		return -ENOMEM;
-	}
-	/* Resources are loaded lazily otherwise; do it once, here, not per device. */
-	(void)kmod_load_resources(ml->ctx);
 	*ret = ml;
 	return 0;
 }
@@ -49,9 +84,53 @@ ModLoader *modload_free(ModLoader *ml)
 {
 	if (!ml)
 		return NULL;
-	kmod_unref(ml->ctx);
+	if (ml->ctx)
+		ml->kmod.kmod_unref(ml->ctx);
+	if (ml->dl)
+		(void)dlclose(ml->dl);
 	free(ml);
 	return NULL;
+}
+
+int modload_prepare(ModLoader *ml)
+{
+	void **fns;
+
+	_Static_assert(sizeof(KmodFns) == ELEMENTSOF(kmod_fn_names) * sizeof(void *),
+	               "one pointer per function");
+	if (!ml)
+		return -EOPNOTSUPP;
+	if (ml->ctx)
+		return 0;
+	fns = (void **)&ml->kmod;
+	if (ml->setup_error < 0)
+		return ml->setup_error;
+
+	/* RTLD_LOCAL: its symbols, and libcrypto's, stay out of the global scope. */
+	ml->dl = dlopen(LUND_KMOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!ml->dl) {
+		log_warning("Cannot load %s, no driver will be loaded: %s", LUND_KMOD_SONAME,
+		            dlerror());
+		return ml->setup_error = -ELIBACC;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(kmod_fn_names); i++) {
+		/* POSIX: a function pointer converts to and from the void * dlsym() returns. */
+		fns[i] = dlsym(ml->dl, kmod_fn_names[i]);
+		if (!fns[i]) {
+			log_warning("%s has no %s, no driver will be loaded", LUND_KMOD_SONAME,
+			            kmod_fn_names[i]);
+			(void)dlclose(TAKE_PTR(ml->dl));
+			return ml->setup_error = -ELIBBAD;
+		}
+	}
+	ml->ctx = ml->kmod.kmod_new(NULL, NULL);
+	if (!ml->ctx) {
+		log_warning("Cannot set up libkmod, no driver will be loaded");
+		return ml->setup_error = -ENOMEM;
+	}
+	/* Resources are loaded lazily otherwise; do it once, here, not per device. */
+	(void)ml->kmod.kmod_load_resources(ml->ctx);
+	return 0;
 }
 
 bool modload_active(ModLoader *ml)
@@ -68,42 +147,42 @@ bool modload_active(ModLoader *ml)
 static int load_alias(ModLoader *ml, const char *hctl, const char *alias)
 {
 	LogDevice dev = { .hctl = hctl };
-	struct kmod_list *list = NULL, *l;
+	const KmodFns *k = &ml->kmod;
+	struct kmod_list *list = NULL;
 	int r, n = 0;
 
-	r = kmod_module_new_from_lookup(ml->ctx, alias, &list);
+	r = k->kmod_module_new_from_lookup(ml->ctx, alias, &list);
 	if (r < 0)
 		return log_device_warning_errno(&dev, r, "Failed to look up modules for \"%s\": %m",
 		                                alias);
 	if (!list)
 		log_device_full(LOG_DEBUG, 0, &dev, "No module for \"%s\"", alias);
-	kmod_list_foreach(l, list)
-	{
-		struct kmod_module *mod = kmod_module_get_module(l);
-		int state = kmod_module_get_initstate(mod);
+	for (struct kmod_list *l = list; l; l = k->kmod_list_next(list, l)) {
+		struct kmod_module *mod = k->kmod_module_get_module(l);
+		int state = k->kmod_module_get_initstate(mod);
 
 		if (state == KMOD_MODULE_LIVE || state == KMOD_MODULE_BUILTIN ||
 		    state == KMOD_MODULE_COMING) {
-			kmod_module_unref(mod);
+			k->kmod_module_unref(mod);
 			continue;
 		}
-		r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL,
-		                                    NULL, NULL);
+		r = k->kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL,
+		                                       NULL, NULL);
 		if (r == 0 || r == -EEXIST) {
 			if (r == 0) {
 				log_device_info(&dev, "Loaded module %s for \"%s\"",
-				                kmod_module_get_name(mod), alias);
+				                k->kmod_module_get_name(mod), alias);
 				n++;
 			}
 		} else if (r == KMOD_PROBE_APPLY_BLACKLIST)
 			log_device_full(LOG_DEBUG, 0, &dev, "Module %s is blacklisted",
-			                kmod_module_get_name(mod));
+			                k->kmod_module_get_name(mod));
 		else
 			log_device_warning_errno(&dev, r, "Failed to load module %s: %m",
-			                         kmod_module_get_name(mod));
-		kmod_module_unref(mod);
+			                         k->kmod_module_get_name(mod));
+		k->kmod_module_unref(mod);
 	}
-	kmod_module_unref_list(list);
+	k->kmod_module_unref_list(list);
 	return n;
 }
 
@@ -116,6 +195,9 @@ int modload_lu(ModLoader *ml, const char *hctl, const char *syspath, const char 
 
 	if (!modload_active(ml))
 		return 0;
+	r = modload_prepare(ml);
+	if (r < 0)
+		return r;
 	if (!modalias) {
 		if (asprintf(&path, "%s/modalias", syspath) < 0)
 			return -ENOMEM;
@@ -155,6 +237,11 @@ int modload_new(int rootfd, ModLoadMode mode, ModLoader **ret)
 ModLoader *modload_free(ModLoader *ml)
 {
 	return NULL;
+}
+
+int modload_prepare(ModLoader *ml)
+{
+	return -EOPNOTSUPP;
 }
 
 bool modload_active(ModLoader *ml)

@@ -24,6 +24,14 @@ typedef enum ModLoadMode {
 int modload_new(int rootfd, ModLoadMode mode, ModLoader **ret);
 ModLoader *modload_free(ModLoader *ml);
 
+/*
+ * modload_prepare() - load libkmod and set up its context now; modload_lu() does it when it first
+ * has a driver to load: libkmod is dlopen()ed, not linked, so that lund maps neither it nor
+ * libcrypto where udevd loads the drivers. Returns 0, -EOPNOTSUPP for NULL (not loading), or
+ * -errno (logged the first time; modload_lu() then loads nothing).
+ */
+int modload_prepare(ModLoader *ml);
+
 /* Is loading on right now (AUTO: udevd absent)? */
 bool modload_active(ModLoader *ml);
 

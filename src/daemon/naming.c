@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <limits.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +18,7 @@ void lu_naming_done(LuNaming *n)
 {
 	if (!n)
 		return;
-	free(n->serial);
-	free(n->wwn);
-	for (size_t i = 0; i < n->n_names; i++)
-		free(n->names[i]);
-	free(n->names);
-	free(n->id_path);
-	free(n->id_path_ata_compat);
 	free(n->scsi_pages);
-	free(n->lu_key);
-	free(n->port_key);
 	*n = (LuNaming){};
 }
 
@@ -73,21 +66,27 @@ static size_t scsi_page_keep(const ProbeData *pd, size_t k)
 	return MIN(pd->len[scsi_id_pages[k]], max);
 }
 
-static int naming_keep_pages(LuNaming *n, const ProbeData *pd, bool pg00_infer)
+/* The size of LuNaming.scsi_pages for @pd. */
+static size_t naming_pages_size(const ProbeData *pd)
 {
-	size_t size = 1 + ELEMENTSOF(scsi_id_pages), pos;
-	uint8_t *b;
+	size_t size = 1 + ELEMENTSOF(scsi_id_pages);
 
 	_Static_assert(IDENT_SCSI_ID_BUF_LEN < SCSI_PAGE_ABSENT, "a length byte holds a page");
+	_Static_assert(1 + ELEMENTSOF(scsi_id_pages) * (1 + IDENT_SCSI_ID_BUF_LEN) <= USHRT_MAX,
+	               "LuNaming.scsi_pages_size holds the size");
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++)
 		if (pd->buf[scsi_id_pages[k]])
 			size += scsi_page_keep(pd, k);
-	b = malloc(size);
-	if (!b)
-		return -ENOMEM;
+	return size;
+}
+
+/* LuNaming.scsi_pages into @b (naming_pages_size() bytes). */
+static void naming_keep_pages(uint8_t *b, const ProbeData *pd, bool pg00_infer)
+{
+	size_t pos = 1;
+
 	b[0] = (pg00_infer ? SCSI_PAGES_PG00_INFER : 0) |
 	       (pd->buf[PROBE_PG89] ? SCSI_PAGES_PG89 : 0);
-	pos = 1;
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
 		const uint8_t *page = pd->buf[scsi_id_pages[k]];
 		size_t len = scsi_page_keep(pd, k);
@@ -100,9 +99,57 @@ static int naming_keep_pages(LuNaming *n, const ProbeData *pd, bool pg00_infer)
 		memcpy(b + pos, page, len);
 		pos += len;
 	}
-	n->scsi_pages = b;
-	n->scsi_pages_size = size;
-	return 0;
+}
+
+/*
+ * The strings of LuNaming's block. A string that ends one placed before it is not copied but
+ * pointed into that one: the serial ends its "scsi-<serial>" name and the WWN its
+ * "wwn-<wwn>" name whenever escaping left them alone, which is most devices.
+ */
+enum { PACK_MAX = NAMES_MAX + 6 };
+
+typedef struct Pack {
+	const char *src[PACK_MAX];
+	char **dst[PACK_MAX];
+	size_t len[PACK_MAX];
+	int in[PACK_MAX]; /* the string this one ends, -1: copied */
+	size_t n;
+	size_t size; /* bytes the copies take */
+} Pack;
+
+static void pack_add(Pack *p, const char *s, char **dst)
+{
+	size_t i = p->n++, len;
+
+	assert(i < PACK_MAX);
+	p->src[i] = s;
+	p->dst[i] = dst;
+	p->in[i] = -1;
+	if (!s)
+		return;
+	len = p->len[i] = strlen(s);
+	for (size_t j = 0; j < i; j++)
+		if (p->src[j] && p->in[j] < 0 && p->len[j] >= len &&
+		    memcmp(p->src[j] + p->len[j] - len, s, len) == 0) {
+			p->in[i] = (int)j;
+			return;
+		}
+	p->size += len + 1;
+}
+
+/* Copy the strings to @pos (p->size bytes) and set each destination. */
+static void pack_put(const Pack *p, char *pos)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (!p->src[i])
+			*p->dst[i] = NULL;
+		else if (p->in[i] >= 0)
+			*p->dst[i] = *p->dst[p->in[i]] + p->len[p->in[i]] - p->len[i];
+		else {
+			*p->dst[i] = memcpy(pos, p->src[i], p->len[i] + 1);
+			pos += p->len[i] + 1;
+		}
+	}
 }
 
 void lu_scsi_id_done(LuScsiId *s)
@@ -223,11 +270,16 @@ int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1])
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
                      bool is_cdrom, LuNaming *ret)
 {
-	_cleanup_(lu_naming_done) LuNaming n = {};
 	_cleanup_(identity_done) Identity ident = {};
+	_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
 	/* The inventory rebuilds scsi_id's lines when a client asks (lu_naming_scsi_id()). */
 	const IdentifyOptions opts = { .no_lines = true };
+	LuNaming n = {};
+	char *name_at[NAMES_MAX];
+	Pack pack = {};
+	size_t n_names, size, pages_size, pad;
 	const char *bus;
+	char *pos;
 	int r;
 
 	assert_return(pd && ret, -EINVAL);
@@ -237,41 +289,50 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 		return r;
 
 	if (pd->buf[PROBE_PG83]) {
-		r = lupath_keys(pd->buf[PROBE_PG83], pd->len[PROBE_PG83], &n.lu_key, &n.port_key);
+		r = lupath_keys(pd->buf[PROBE_PG83], pd->len[PROBE_PG83], &lu_key, &port_key);
 		/* A malformed page proves nothing: no keys, so never a path of another LU. */
 		if (r == -ENOMEM)
 			return r;
 	}
 
+	/* Every string and the pages in one allocation, which starts with the pages (what
+	 * lu_naming_done() frees), then the names array at a pointer's alignment. */
+	n_names = ident.names->n;
+	pages_size = naming_pages_size(pd);
+	pad = (alignof(char *) - pages_size % alignof(char *)) % alignof(char *);
+	/* The names first: the serial and the WWN end them. */
+	for (size_t i = 0; i < n_names; i++)
+		pack_add(&pack, ident.names->name[i], &name_at[i]);
+	pack_add(&pack, ident.serial, &n.serial);
+	pack_add(&pack, ident.wwn, &n.wwn);
+	pack_add(&pack, ident.path.path, &n.id_path);
+	pack_add(&pack, ident.path.ata_compat, &n.id_path_ata_compat);
+	pack_add(&pack, lu_key, &n.lu_key);
+	pack_add(&pack, port_key, &n.port_key);
+	size = pages_size + pad + n_names * sizeof(char *) + pack.size;
+	n.scsi_pages = malloc(size);
+	if (!n.scsi_pages)
+		return -ENOMEM;
+	n.scsi_pages_size = (unsigned short)pages_size;
+	naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
+	pos = (char *)n.scsi_pages + pages_size + pad;
+	if (n_names > 0) {
+		n.names = (char **)(void *)pos;
+		n.n_names = (unsigned)n_names;
+		pos += n_names * sizeof(char *);
+	}
+	pack_put(&pack, pos);
+	for (size_t i = 0; i < n_names; i++)
+		n.names[i] = name_at[i];
+	assert(pos + pack.size == (char *)n.scsi_pages + size);
+
 	bus = names_bus_name(ident.bus);
 	n.bus = isempty(bus) ? NULL : bus;
-	n.serial = TAKE_PTR(ident.serial);
-	n.wwn = TAKE_PTR(ident.wwn);
-
-	if (ident.names->n > 0) {
-		n.names = calloc(ident.names->n, sizeof(char *));
-		if (!n.names)
-			return -ENOMEM;
-		for (size_t i = 0; i < ident.names->n; i++) {
-			n.names[i] = strdup(ident.names->name[i]);
-			if (!n.names[i])
-				return -ENOMEM;
-			n.n_names++;
-		}
-	}
-
-	n.id_path = TAKE_PTR(ident.path.path);
-	n.id_path_ata_compat = TAKE_PTR(ident.path.ata_compat);
 	n.path_virtual = ident.path.virtual_dev;
 	n.have_usb_ids = ident.udev->have_usb_ids;
 	n.usb_vendor = (unsigned short)ident.udev->usb_vendor;
 	n.usb_product = (unsigned short)ident.udev->usb_product;
 
-	r = naming_keep_pages(&n, pd, ident.pg00_inferred);
-	if (r < 0)
-		return r;
-
 	*ret = n;
-	n = (LuNaming){};
 	return 0;
 }

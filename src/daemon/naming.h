@@ -21,24 +21,26 @@ typedef struct LuNaming {
 	char *wwn;       /* ID_WWN_WITH_EXTENSION as "0x...", or NULL */
 	const char *bus; /* "scsi" or "ata" (static, names_bus_name()) */
 	char **names;    /* base link names ("scsi-...", "wwn-0x..."), @n_names of them */
-	size_t n_names;
 	/* udev's path_id (engine/pathid.h): ID_PATH and ID_PATH_ATA_COMPAT, NULL when unset;
 	 * @path_virtual: below devices/virtual/, where udev's rules make no disk/by-path name. */
 	char *id_path, *id_path_ata_compat;
-	bool path_virtual;
 	/* scsi_id's view, as `lunctl list` shows it, kept as the part of the pages it is made of
 	 * (@scsi_pages_size bytes, lu_naming_scsi_id() rebuilds it when a client asks): the first
 	 * 36 bytes of the INQUIRY data and the first 254 of pages 0x00, 0x80 and 0x83, which is
-	 * all scsi_id reads of them. NULL when naming failed. */
+	 * all scsi_id reads of them. NULL when naming failed. lu_compute_names() puts every
+	 * string and array here in one allocation, which starts with these bytes: the one
+	 * lu_naming_done() frees. */
 	uint8_t *scsi_pages;
-	size_t scsi_pages_size;
 	/* Page 0x83's LU and target-port designators (core/lupath.h: lupath_keys()), which tell
 	 * paths to one LU from clones; NULL without a usable page 0x83. */
 	char *lu_key, *port_key;
+	unsigned n_names;
+	unsigned short scsi_pages_size;
 	/* The USB device above the LU (idVendor, idProduct), for the hwdb's lund:usb: match
 	 * (lund.hwdb(7)); @have_usb_ids false when there is none. */
-	bool have_usb_ids;
 	unsigned short usb_vendor, usb_product;
+	bool have_usb_ids : 1;
+	bool path_virtual : 1;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);

@@ -31,6 +31,7 @@ static struct {
 	const char *fail;    /* writes of this name fail with fail_error */
 	int fail_error;
 	unsigned adds, removes, reconciles, collisions, failures, aliases_dropped;
+	char known[64];        /* the @known of the last write ("" for NULL) */
 	const Lu *last_winner; /* of the last collision report */
 } store;
 
@@ -78,6 +79,7 @@ static int op_add(void *userdata, unsigned set, const char *name, const char *ta
 {
 	ck_assert_ptr_nonnull(lu);
 	store.adds++;
+	snprintf(store.known, sizeof(store.known), "%s", known ?: "");
 	return store_add(set, name, target);
 }
 
@@ -113,6 +115,7 @@ static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size
 			i++;
 	}
 	for (size_t k = 0; k < n; k++) {
+		snprintf(store.known, sizeof(store.known), "%s", want[k].known ?: "");
 		ret_results[k] = store_add(set, want[k].name, want[k].target);
 		if (ret_results[k] < 0 && ret == 0)
 			ret = ret_results[k];
@@ -521,6 +524,38 @@ START_TEST(test_deferred)
 }
 END_TEST
 
+/* The link made for a claim's first owner keeps its target after that owner went and another
+ * took its place in the claim (claims.c keeps the two in one allocation), until rewritten. */
+START_TEST(test_linked_outlives_owner)
+{
+	Claim *c;
+
+	want_one(&lus[0], "wwn-0x5000");
+	c = claims_find(cl, 0, "wwn-0x5000");
+	ck_assert_str_eq(c->linked, "../../sda");
+	claims_defer(cl, true);
+	want_one(&lus[1], "wwn-0x5000"); /* another path */
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	want_one(&lus[2], "wwn-0x5000");
+	ck_assert_ptr_eq(claims_find(cl, 0, "wwn-0x5000"), c);
+	/* Deferred: nothing was written, the link still points where it did. */
+	ck_assert_str_eq(c->linked, "../../sda");
+	ck_assert_str_eq(claim_target(c, &lus[1]), "../../sdb");
+	ck_assert_str_eq(claim_target(c, &lus[2]), "../../sdc");
+	claims_defer(cl, false);
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_str_eq(store.known, "../../sda");
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sdb");
+	ck_assert_str_eq(c->linked, "../../sdb");
+
+	/* The last owner goes: the link with it. */
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert_ptr_null(link_of(0, "wwn-0x5000"));
+	ck_assert_uint_eq(claims_n(cl), 0);
+}
+END_TEST
+
 /* A link write that failed is reported, left unlinked, and retried by the next reconcile. */
 START_TEST(test_retry)
 {
@@ -850,6 +885,7 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_same_target);
 	CHECK_ADD_LOOP(tc, test_map_handover, orders);
 	tcase_add_test(tc, test_deferred);
+	tcase_add_test(tc, test_linked_outlives_owner);
 	tcase_add_test(tc, test_retry);
 	tcase_add_test(tc, test_foreign);
 	tcase_add_loop_test(tc, test_alias_vs_current, 0, 2);

@@ -183,6 +183,16 @@ START_TEST(test_initial)
 		ck_assert_uint_eq(np, sid.n_props);
 		ck_assert(scsi && serial);
 	}
+	/* The IDs and names kept (naming.c packs them into one block, the IDs inside the names
+	 * they end). */
+	ck_assert_str_eq(lu->naming.serial, "35001405f12345678");
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345678");
+	ck_assert_uint_eq(lu->naming.n_names, 2);
+	ck_assert_str_eq(lu->naming.names[0], "scsi-35001405f12345678");
+	ck_assert_str_eq(lu->naming.names[1], "wwn-0x5001405f12345678");
+	ck_assert_ptr_eq(lu->naming.serial, lu->naming.names[0] + strlen("scsi-"));
+	ck_assert_ptr_eq(lu->naming.wwn, lu->naming.names[1] + strlen("wwn-"));
+	ck_assert_ptr_nonnull(lu->naming.lu_key);
 
 	lu = inventory_find(inv, "0:0:1:0");
 	ck_assert_str_eq(lu->tape, "st0");
