@@ -77,10 +77,15 @@ else:
         if t not in names:
             continue
         k = [int(r['kernel_ms']) for r in rows[t]]
-        line = f"  {what}: names / kernel in the same round (medians) {med(names[t])/med(k):.2f}x"
+        print(f"  {what}: names / kernel in the same round (medians) {med(names[t])/med(k):.2f}x; rounds: "
+              + ", ".join(f"{b/a:.2f}" for a, b in zip(k, names[t])))
         if kern:
-            line += f", names / kernel alone (medians) {med(names[t])/med(kern):.2f}x"
-        print(line + " (target <= 1.2x); rounds: " + ", ".join(f"{b/a:.2f}" for a, b in zip(k, names[t])))
+            # the rounds paired by number: the host's load drifts, a round's three tools are
+            # the closest in time
+            alone = {r['round']: int(r['kernel_ms']) for r in rows['kernel']}
+            pairs = [(alone[r['round']], int(r['names_ms'])) for r in rows[t] if r['round'] in alone]
+            print(f"  {what}: names / kernel alone (medians) {med(names[t])/med(kern):.2f}x (target <= 1.2x); rounds: "
+                  + ", ".join(f"{b/a:.2f}" for a, b in pairs))
     if 'udev' in names and 'lund' in names:
         print(f"  udevd + scsi_id / lund, time until every name exists (medians): "
               f"{med(names['udev']) / med(names['lund']):.2f}x")

@@ -13,7 +13,7 @@
 #   lund:   udevd stopped, lund --manage-disk-links: the same two names in /dev/disk/by-id and
 #           lund's own two in /dev/scsi/by-id for every LU.
 # Rounds alternate kernel, udev, lund, then lund, udev, kernel (LUND_BENCH_ROUNDS, default 2;
-# udevd only in the first LUND_BENCH_UDEV_ROUNDS). Each naming round is checked: every LU has both names, pointing to
+# udevd only in the first LUND_BENCH_UDEV_ROUNDS; LUND_BENCH_TOOLS chooses among the three). Each naming round is checked: every LU has both names, pointing to
 # its own disk, and udev's and lund's names are the same for the same LU (H:C:T:L). Between
 # rounds the naming process stops first (udevd handling 512 removals costs more guest time
 # than the round it timed), then the LUNs are unexported and the names removed, so the
@@ -28,6 +28,7 @@
 N=${LUND_BENCH_LUS:-512}
 ROUNDS=${LUND_BENCH_ROUNDS:-2}
 UDEV_ROUNDS=${LUND_BENCH_UDEV_ROUNDS:-$ROUNDS}
+TOOLS=" ${LUND_BENCH_TOOLS:-kernel udev lund} "
 # each wait's limit (the harness's LUND_VM_TIMEOUT_SCALE stretches the VM's limit, not this)
 LIMIT=${LUND_BENCH_WAIT:-1500}
 . /vm/guest/bench-lib.sh
@@ -39,6 +40,7 @@ NAMES='/dev/disk/by-id/@(scsi-36001405*|wwn-0x6001405*)'
 # lund's own names of the disks (the -sg ones point to the sg node)
 LUND_NAMES='/dev/scsi/by-id/@(scsi-36001405|wwn-0x6001405)!(*-sg)'
 cpu_ms() { local st; read -r -a st </proc/$1/stat; echo $(((st[13] + st[14]) * 10)); }
+sys_ms() { local st; read -r -a st </proc/$1/stat; echo $((st[14] * 10)); }
 
 modprobe -a sd_mod sg
 lio_up
@@ -88,8 +90,8 @@ check_names() {
 }
 
 round() {
-	local tool=$1 r=$2 t0 tk tn cpu0 cpuk
-	[ "$tool" != lund ] || cpu0=$(cpu_ms $lp)
+	local tool=$1 r=$2 t0 tk tn cpu0 cpuk sys0
+	[ "$tool" != lund ] || { cpu0=$(cpu_ms $lp); sys0=$(sys_ms $lp); }
 	t0=$(vm_uptime_ms)
 	lio_export_ramdisks $N
 	wait_count "$tool round $r, disks" $N "$DISKS" || vm_fail "$tool round $r: $n of $N disks"
@@ -108,7 +110,7 @@ round() {
 	vm_result "tool=$tool round=$r lus=$N kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$n"
 	lag "$tool" $t0 /dev/disk/by-id
 	if [ "$tool" = lund ]; then
-		vm_result "round=$r lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
+		vm_result "round=$r lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $lp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
 	fi
 	check_names "$tool" "$r"
 }
@@ -120,11 +122,12 @@ unexport() {
 }
 
 kernel_round() {
+	[[ $TOOLS == *" kernel "* ]] || return 0
 	round kernel $1
 	unexport
 }
 udev_round() {
-	[ $1 -le $UDEV_ROUNDS ] || return 0
+	[[ $TOOLS == *" udev "* ]] && [ $1 -le $UDEV_ROUNDS ] || return 0
 	/lib/systemd/systemd-udevd --daemon --resolve-names=never
 	round udev $1
 	udevadm control --exit
@@ -132,6 +135,7 @@ udev_round() {
 	unexport
 }
 lund_round() {
+	[[ $TOOLS == *" lund "* ]] || return 0
 	rm -rf /run/lund
 	lund --run-dir /run/lund --load-modules never --udev-links never --manage-disk-links \
 		>/tmp/lund.$1.log 2>&1 &
@@ -157,7 +161,7 @@ while [ $r -le $ROUNDS ]; do
 		lund_round $r; udev_round $r; kernel_round $r
 	fi
 	# udev's and lund's names for the same LUs
-	if [ -e /tmp/names.udev.$r ]; then
+	if [ -e /tmp/names.udev.$r ] && [ -e /tmp/names.lund.$r ]; then
 		if cmp -s /tmp/names.udev.$r /tmp/names.lund.$r; then
 			vm_result "round=$r names_equal=1 names_compared=$(wc -l </tmp/names.lund.$r)"
 		else
