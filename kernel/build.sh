@@ -9,7 +9,8 @@
 #  3. applies kernel/series to a pristine copy of the SCSI sources (git apply --check first)
 #     and runs scripts/checkpatch.pl --strict on every patch;
 #  4. builds the SCSI modules the VM loads (scsi_mod scsi_common sd_mod sr_mod sg st ch
-#     scsi_debug virtio_scsi) and every other module holding a C file the series changes
+#     scsi_debug virtio_scsi, and the iSCSI initiator: scsi_transport_iscsi libiscsi
+#     libiscsi_tcp iscsi_tcp) and every other module holding a C file the series changes
 #     (from its diffstat: scsi_transport_fc) out of tree against the headers, from the patched
 #     sources, into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY
 #     takes), with the test fixtures of kernel/fixtures/ (scsi_debug fault injection, not part
@@ -171,7 +172,11 @@ prepare_tree() {
 }
 
 # The modules the VM loads, plus (below) every module that holds a C file the series changes.
+# The iSCSI initiator links against scsi_mod, whose symbol CRCs the series changes, so the
+# patched VM needs it from the same tree (an iSCSI session to LIO in the guest is the software
+# transport that takes devices transport-offline).
 MODS="scsi_mod scsi_common sd_mod sr_mod sg st ch scsi_debug virtio_scsi"
+MODS="$MODS scsi_transport_iscsi libiscsi libiscsi_tcp iscsi_tcp"
 # C files (drivers/scsi/<name>.c) the series changes, from its diffstat
 mapfile -t CHANGED_C < <(sed -n 's|^+++ b/drivers/scsi/\(.*\)\.c$|\1|p' "${PATCHES[@]/#/$SDIR/}" |
 	sort -u)
