@@ -138,6 +138,17 @@ vm_result iscsi.events=$(wc -l </tmp/sdev_state) \
 	iscsi.lund_state="$(lstates)" \
 	iscsi.lund_logged=$(grep -c 'state running -> transport-offline (uevent), names kept' "$LUND_LOG.new")
 vm_log "iscsi: SDEV_STATE events: $(xargs </tmp/sdev_state)"
+vm_assert_eq transport-offline "$(istates)" "iscsi: replacement timeout expired: LUs transport-offline"
+if [ "$patched" = 1 ]; then
+	vm_assert_eq "$(echo $ILUS | tr ' ' '\n' | sed 's/$/ transport-offline/')" \
+		"$(sort /tmp/sdev_state)" "iscsi: one SDEV_STATE=transport-offline event per LU"
+	vm_assert_eq transport-offline "$(lstates)" "iscsi: lunctl list shows them transport-offline"
+	vm_assert_eq 2 "$(grep -c 'state running -> transport-offline (uevent), names kept' "$LUND_LOG.new")" \
+		"iscsi: lund logged each once"
+else
+	vm_assert_eq 0 "$(wc -l </tmp/sdev_state)" "iscsi: stock kernel: no SDEV_STATE event"
+	vm_assert_eq running "$(lstates)" "iscsi: stock kernel: lund's view unchanged"
+fi
 vm_assert_eq "$(cat /tmp/inames.before)" "$(inames)" "iscsi: transport-offline, the LUs keep their names"
 vm_assert_eq "$(cat /tmp/ilinks.before)" "$(ilinks)" "iscsi: and their links"
 echo 1 >"$LIO_TPG/enable"
@@ -153,6 +164,8 @@ vm_result iscsi.lund_state_back="$(lstates)" iscsi.events_in_all=$(wc -l </tmp/s
 	iscsi.names_kept=$( [ "$(cat /tmp/inames.before)" = "$(inames)" ] &&
 		[ "$(cat /tmp/ilinks.before)" = "$(ilinks)" ] && echo yes || echo no)
 vm_assert_eq "$ILUS" "$(lio_lus | xargs)" "iscsi: no LU removed or added"
+vm_assert_eq running "$(istates)" "iscsi: portal back: the LUs run again"
+vm_assert_eq running "$(lstates)" "iscsi: lund sees them running again"
 cat /tmp/imon.out >&2
 kill "$IMON_PID" 2>/dev/null || true
 lund_stop
