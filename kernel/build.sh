@@ -9,7 +9,8 @@
 #  3. applies kernel/series to a pristine copy of the SCSI sources (git apply --check first)
 #     and runs scripts/checkpatch.pl --strict on every patch;
 #  4. builds the SCSI modules the VM loads (scsi_mod scsi_common sd_mod sr_mod sg st ch
-#     scsi_debug virtio_scsi) and every other module holding a C file the series changes
+#     scsi_debug virtio_scsi, and the iSCSI initiator: scsi_transport_iscsi libiscsi
+#     libiscsi_tcp iscsi_tcp) and every other module holding a C file the series changes
 #     (from its diffstat: scsi_transport_fc) out of tree against the headers, from the patched
 #     sources, into .cache/kernel/<version>/modules/ (the directory LUND_VM_MODULES_OVERLAY
 #     takes), with the test fixtures of kernel/fixtures/ (scsi_debug fault injection, not part
@@ -17,7 +18,9 @@
 #  5. with --bisect, builds the pristine tree (whose module CRCs must equal Debian's
 #     Module.symvers) and then every prefix of the series in the same tree, incrementally
 #     (make recompiles what each patch touches), with W=1: each prefix must add no warning;
-#     the fixtures go on last and that build is the one installed.
+#     the fixtures go on last and that build is the one installed. A stamp per prefix, keyed
+#     on the patches applied so far and the modules built, lets an interrupted --bisect run
+#     continue where it stopped (the tree is kept until the fixtures' build is installed).
 #
 # usage: kernel/build.sh [--kernel 6.1|6.12] [--bisect] [--stock] [--quiet]
 #   --kernel  the kernel line: 6.1 (default: Debian 12's linux-image-amd64, linux-source-6.1 and
@@ -171,7 +174,11 @@ prepare_tree() {
 }
 
 # The modules the VM loads, plus (below) every module that holds a C file the series changes.
+# The iSCSI initiator links against scsi_mod, whose symbol CRCs the series changes, so the
+# patched VM needs it from the same tree (an iSCSI session to LIO in the guest is the software
+# transport that takes devices transport-offline).
 MODS="scsi_mod scsi_common sd_mod sr_mod sg st ch scsi_debug virtio_scsi"
+MODS="$MODS scsi_transport_iscsi libiscsi libiscsi_tcp iscsi_tcp"
 # C files (drivers/scsi/<name>.c) the series changes, from its diffstat
 mapfile -t CHANGED_C < <(sed -n 's|^+++ b/drivers/scsi/\(.*\)\.c$|\1|p' "${PATCHES[@]/#/$SDIR/}" |
 	sort -u)
@@ -283,21 +290,68 @@ warnings() {
 # One tree, the patches applied in order; after each, only the files that differ are copied
 # into the build directory, so make recompiles what the patch touched (and what includes a
 # header it touched) and relinks those modules. W=1 throughout: a prefix must not add a
-# warning to those of the prefix before it (the pristine tree has some of its own).
+# warning to those of the prefixes before it (the pristine tree has some of its own).
+#
+# Resuming: applied-N and built-N in the tree hold prefix_key N (the patches up to N, the
+# modules built, the kernel) once patch N is applied and once prefix N built cleanly. A run
+# whose keys match continues after the last prefix built; one stopped during a build deletes
+# the objects that build wrote (newer than applied-N) so they are compiled again, with their
+# warnings. Any other difference (a patch or the module list changed) starts from scratch.
+
+# prefix_key N: what prefix N of the bisect tree is
+prefix_key() {
+	local i
+	{
+		echo "$kver $BUILT_MODS"
+		for ((i = 0; i < $1; i++)); do cat "$SDIR/${PATCHES[i]}"; done
+	} | sha256sum | cut -d' ' -f1
+}
+# stamp_ok NAME N: the stamp exists and is for prefix N as the series is now
+stamp_ok() { [ -e "$B/$1-$2" ] && [ "$(cat "$B/$1-$2")" = "$(prefix_key "$2")" ]; }
+
 if [ -n "$bisect" ]; then
 	B=$V/bisect
-	prepare_tree "$B" 0
-	rm -rf "$B/build"; mkdir -p "$B/build"
-	sync_build "$B"
+	write_kbuild "$V" # sets BUILT_MODS for prefix_key; rewritten into the tree below
+	rm -f "$V/Kbuild"
+	# last: the last prefix whose patch the tree holds as the series is now (-1: none)
+	last=-1 resumed=
+	if stamp_ok applied 0 && [ -d "$B/build" ]; then
+		last=0
+		while [ "$last" -lt "${#PATCHES[@]}" ] && stamp_ok applied $((last + 1)); do
+			last=$((last + 1))
+		done
+		# the tree holds a later patch that is not the series' any more: start again
+		[ -e "$B/applied-$((last + 1))" ] && last=-1
+	fi
+	if [ "$last" -ge 0 ]; then
+		if stamp_ok built "$last"; then
+			start=$((last + 1))
+		else
+			# stopped during this prefix's build: what it compiled is compiled again
+			start=$last resumed=" (resumed)"
+			find "$B/build" \( -name '*.o' -o -name '*.ko' \) -newer "$B/applied-$start" -delete
+		fi
+		log "bisect: resuming at prefix $start of ${#PATCHES[@]}: the tree in $B has" \
+			"prefixes 0-$((start - 1)) built"
+	else
+		start=0
+		prepare_tree "$B" 0
+		rm -rf "$B/build"; mkdir -p "$B/build"
+		sync_build "$B"
+		prefix_key 0 >"$B/applied-0"
+	fi
 	write_kbuild "$B/build"
 	log "bisect: modules built at every prefix:$BUILT_MODS"
-	for ((n = 0; n <= ${#PATCHES[@]}; n++)); do
+	for ((n = start; n <= ${#PATCHES[@]}; n++)); do
 		t=$(date +%s.%N)
 		if [ "$n" -gt 0 ]; then
 			p=${PATCHES[n-1]}
-			(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply --check "$SDIR/$p") ||
-				die "$p does not apply (after $((n - 1)) patches)"
-			(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply "$SDIR/$p")
+			if ! stamp_ok applied "$n"; then
+				(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply --check "$SDIR/$p") ||
+					die "$p does not apply (after $((n - 1)) patches)"
+				(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply "$SDIR/$p")
+				prefix_key "$n" >"$B/applied-$n"
+			fi
 			sync_build "$B"
 		fi
 		make_modules "$B" W=1 || die "build failed with $n patches"
@@ -314,11 +368,16 @@ if [ -n "$bisect" ]; then
 				"$B/ko-0/Module.symvers" "$HDR/Module.symvers" | head -n5)
 			[ -z "$bad" ] || die "unpatched build differs from Debian's Module.symvers: $bad"
 			rm -rf "$B/ko-0"
-			log "prefix 0 (unpatched): built in $(elapsed "$t")s, CRCs match Debian's" \
+			prefix_key 0 >"$B/built-0"
+			log "prefix 0 (unpatched): built in $(elapsed "$t")s$resumed, CRCs match Debian's" \
 				"Module.symvers; W=1 warnings: $nw"
+			resumed=
 			continue
 		fi
-		new=$(comm -13 "$B/warnings-$((n - 1))" "$B/warnings-$n")
+		# a warning is new if no prefix before this one had it (each log holds the warnings
+		# of the files that prefix recompiled)
+		for ((i = 0; i < n; i++)); do cat "$B/warnings-$i"; done | sort -u >"$B/warnings-known"
+		new=$(comm -13 "$B/warnings-known" "$B/warnings-$n")
 		if [ -n "$new" ]; then
 			echo "$new" >&2
 			die "prefix $n ($p) adds W=1 warnings"
@@ -327,8 +386,10 @@ if [ -n "$bisect" ]; then
 		for c in $(sed -n 's|^+++ b/drivers/scsi/\([^/]*\)\.c$|\1|p' "$SDIR/$p"); do
 			case " $compiled " in *" $c "*) ;; *) die "prefix $n: $c.c changed but not recompiled" ;; esac
 		done
-		log "prefix $n ($p): applies, builds in $(elapsed "$t")s; compiled: ${compiled:-nothing};" \
+		prefix_key "$n" >"$B/built-$n"
+		log "prefix $n ($p): applies, builds in $(elapsed "$t")s$resumed; compiled: ${compiled:-nothing};" \
 			"relinked: ${linked:-nothing}; W=1 warnings: $nw (none new)"
+		resumed=
 	done
 fi
 
@@ -344,14 +405,21 @@ fi
 t=$(date +%s.%N)
 if [ -n "$bisect" ]; then
 	# the bisect tree holds the whole series: add the fixtures and rebuild what they touch
-	for f in "$SDIR"/fixtures/*.patch; do
-		(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply "$f") ||
-			die "fixture ${f##*/} does not apply"
-	done
+	fkey=$( { prefix_key "${#PATCHES[@]}"; cat "$SDIR"/fixtures/*.patch; } | sha256sum)
+	if [ ! -e "$B/applied-fixtures" ] || [ "$(cat "$B/applied-fixtures")" != "$fkey" ]; then
+		for f in "$SDIR"/fixtures/*.patch; do
+			(cd "$B" && GIT_CEILING_DIRECTORIES=${B%/*} git apply "$f") ||
+				die "fixture ${f##*/} does not apply"
+		done
+		echo "$fkey" >"$B/applied-fixtures"
+	else
+		find "$B/build" \( -name '*.o' -o -name '*.ko' \) -newer "$B/applied-fixtures" -delete
+	fi
 	sync_build "$B"
 	make_modules "$B" W=1 || die "build of the patched modules failed"
 	warnings "$B/build/make.log" >"$B/warnings-fixtures"
-	new=$(comm -13 "$B/warnings-${#PATCHES[@]}" "$B/warnings-fixtures")
+	cat "$B"/warnings-[0-9]* | sort -u >"$B/warnings-known"
+	new=$(comm -13 "$B/warnings-known" "$B/warnings-fixtures")
 	[ -z "$new" ] || { echo "$new" >&2; die "the fixtures add W=1 warnings"; }
 	copy_modules "$B" "$V/modules"
 	rm -rf "$B"

@@ -1,12 +1,13 @@
 #!/bin/bash
 # kernel/test.sh: build the patchset (kernel/build.sh) and run the VM scenarios kernel-stock
 # (Debian's modules) and kernel-patched (the patched ones) side by side, then kernel-udev-stock
-# and kernel-udev-patched (udevd running: the events and re-probes a failing command causes), then print the
-# stock-vs-patched table and check the patched figures; then lund's lund-errpolicy-stock and
-# lund-errpolicy-patched (`lunctl policy`) the same way.  Exit 77 (skip) without QEMU.
+# and kernel-udev-patched (udevd running: the events and re-probes a failing command causes), then
+# lund's lund-errpolicy-stock and lund-errpolicy-patched (`lunctl policy`, the device state
+# events, an iSCSI session lost: transport-offline), then print the stock-vs-patched table and
+# check the figures.  Exit 77 (skip) without QEMU.
 # With --kernel 6.12: the series rebased on 6.12 (kernel/6.12/), built against Debian's 6.12
-# headers and booted on Debian's linux-image-6.12-amd64: the kernel-stock/kernel-patched pair
-# and its table only (the udev and lund pairs use the 6.1 root images).
+# headers and booted on Debian's linux-image-6.12-amd64: the kernel-stock/kernel-patched and
+# lund-errpolicy pairs and their table (the udev pair needs the 6.1 root image).
 # usage: kernel/test.sh [--kernel 6.1|6.12] [--bisect]
 set -euo pipefail
 KDIR=$(cd "$(dirname "$0")" && pwd)
@@ -41,8 +42,20 @@ LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-patched >"$
 wait $p1 || rc=1
 wait $p2 || rc=1
 cat "$res/stock.log" "$res/patched.log"
+# lund's side: `lunctl policy`, the device going offline and an iSCSI session lost until its LUs
+# are transport-offline (iscsi.* rows of the table), on both kernels (binaries from
+# tests/vm/run's build directory, $LUND_VM_BUILD or build-vm, rebuilt first: lunctl policy must
+# be in it), one VM after the other (~50 s and ~60 s)
+errpolicy() {
+	"$REPO/tests/vm/run" lund-errpolicy-stock >"$res/errpolicy-stock.log" 2>&1 || rc=1
+	LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build lund-errpolicy-patched \
+		>"$res/errpolicy-patched.log" 2>&1 || rc=1
+	cat "$res/errpolicy-stock.log" "$res/errpolicy-patched.log"
+}
 if [ "$line" != 6.1 ]; then
-	python3 "$KDIR/table.py" --faults-only "$res/stock.txt" "$res/patched.txt" || rc=1
+	errpolicy
+	python3 "$KDIR/table.py" --faults-only "$res/stock.txt,$res/iscsi-stock.txt" \
+		"$res/patched.txt,$res/iscsi-patched.txt" || rc=1
 	t2=$(date +%s)
 	echo "kernel/test.sh: $line: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
 	exit $rc
@@ -54,15 +67,9 @@ LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-udev-patche
 wait $p1 || rc=1
 wait $p2 || rc=1
 cat "$res/udev-stock.log" "$res/udev-patched.log"
-python3 "$KDIR/table.py" "$res/stock.txt,$res/udev-stock.txt" \
-	"$res/patched.txt,$res/udev-patched.txt" || rc=1
-# lund's side: `lunctl policy` on both kernels (binaries from tests/vm/run's build directory,
-# $LUND_VM_BUILD or build-vm, rebuilt first: lunctl policy must be in it), one VM after the
-# other (~20 s and ~30 s)
-"$REPO/tests/vm/run" lund-errpolicy-stock >"$res/errpolicy-stock.log" 2>&1 || rc=1
-LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build lund-errpolicy-patched \
-	>"$res/errpolicy-patched.log" 2>&1 || rc=1
-cat "$res/errpolicy-stock.log" "$res/errpolicy-patched.log"
+errpolicy
+python3 "$KDIR/table.py" "$res/stock.txt,$res/udev-stock.txt,$res/iscsi-stock.txt" \
+	"$res/patched.txt,$res/udev-patched.txt,$res/iscsi-patched.txt" || rc=1
 t2=$(date +%s)
 echo "kernel/test.sh: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
 exit $rc

@@ -81,6 +81,102 @@ cat /tmp/mon.out >&2
 kill "$MON_PID" 2>/dev/null || true
 lund_stop
 
+# --- an iSCSI session lost longer than its replacement timeout: transport-offline ------------
+# LIO's iSCSI target on loopback, two ramdisk LUs, logged in through iscsid with a replacement
+# timeout of 3 s; the portal group disabled: the session fails, the LUs are blocked, and when
+# the timeout expires the iSCSI transport class takes them to transport-offline through
+# scsi_internal_device_unblock_nowait(). Then enabled again: iscsid logs in, the LUs run.
+# Patched: one SDEV_STATE=transport-offline uevent per LU (kernel/ patch 7), lund shows both
+# transport-offline, keeps their names and sees them running again. Stock: the same states,
+# no event, lund's view stays running. Results iscsi.* go into kernel/test.sh's table.
+# (Not lio_up: it loads tcm_loop, which the patched scsi_mod's CRCs would refuse.)
+. /vm/guest/lio-lib.sh
+modprobe -a configfs target_core_mod
+grep -qs ' /sys/kernel/config ' /proc/mounts || mount -t configfs none /sys/kernel/config
+lio_ramdisks 2
+lio_iscsi_target
+lio_export_ramdisks 2
+lio_map 0; lio_map 1
+LIO_REPLACEMENT_TMO=3 lio_iscsid_login
+vm_wait_until 30 lio_nlus_is 2 || vm_fail "iscsi: 2 LUs expected after the login, have $(lio_nlus)"
+IH=$(lio_host)
+ILUS=$(lio_lus | xargs)
+S=$(ls -d /sys/class/iscsi_session/session* | head -n1)
+vm_assert_eq 3 "$(cat "$S/recovery_tmo")" "iscsi: the session's replacement timeout is 3 s"
+: >/tmp/sdev_state
+uevent sh -c '[ -n "$SDEV_STATE" ] && echo "${DEVPATH##*/} $SDEV_STATE" >>/tmp/sdev_state' &
+SST_PID=$!
+lund_start
+# istates: the kernel's states of the iSCSI LUs, distinct, joined by "+"; lstates: lund's
+# (lunctl list)
+joined() { sort -u | xargs | tr ' ' +; }
+istates() { for l in $ILUS; do cat "/sys/bus/scsi/devices/$l/state"; done | joined; }
+lstates() { lunctl list -n -r -o HCTL,STATE | grep "^$IH:" | cut -d' ' -f2 | joined; }
+inames() { lunctl list -n -r -o HCTL,NAMES | grep "^$IH:" || true; }
+ilinks() { for l in /dev/scsi/by-id/*; do echo "${l##*/} $(readlink "$l")"; done; }
+vm_wait_until 30 sh -c "[ \$(lunctl list -n -r -o HCTL | grep -c '^$IH:') -eq 2 ]" || true
+vm_assert_eq running "$(lstates)" "iscsi: lund has both LUs, running"
+inames >/tmp/inames.before; ilinks >/tmp/ilinks.before
+vm_assert "iscsi: lund named both LUs" [ "$(wc -l </tmp/inames.before)" -eq 2 ]
+lunctl monitor --event lu-state >/tmp/imon.out 2>&1 &
+IMON_PID=$!
+sleep 0.5
+echo 0 >"$LIO_TPG/enable"
+t_off=$(date +%s)
+vm_wait_until 30 sh -c "for l in $ILUS; do grep -qx transport-offline /sys/bus/scsi/devices/\$l/state || exit 1; done" || true
+vm_result iscsi.lus=$(echo $ILUS | wc -w) iscsi.state="$(istates)" \
+	iscsi.offline_secs=$(( $(date +%s) - t_off ))
+if [ "$patched" = 1 ]; then
+	vm_wait_until 5 sh -c '[ $(wc -l </tmp/sdev_state) -ge 2 ]' || true
+	vm_wait_until 5 sh -c "[ \"\$(lunctl list -n -r -o HCTL,STATE | grep '^$IH:' | cut -d' ' -f2 | sort -u | xargs)\" = transport-offline ]" || true
+else
+	sleep 3
+fi
+vm_result iscsi.events=$(wc -l </tmp/sdev_state) \
+	iscsi.event_lus=$(cut -d' ' -f1 /tmp/sdev_state | sort -u | wc -l) \
+	iscsi.sdev_state="$(cut -d' ' -f2 /tmp/sdev_state | joined)" \
+	iscsi.lund_state="$(lstates)" \
+	iscsi.lund_logged=$(grep -c 'state running -> transport-offline (uevent), names kept' "$LUND_LOG.new")
+vm_log "iscsi: SDEV_STATE events: $(xargs </tmp/sdev_state)"
+vm_assert_eq transport-offline "$(istates)" "iscsi: replacement timeout expired: LUs transport-offline"
+if [ "$patched" = 1 ]; then
+	vm_assert_eq "$(echo $ILUS | tr ' ' '\n' | sed 's/$/ transport-offline/')" \
+		"$(sort /tmp/sdev_state)" "iscsi: one SDEV_STATE=transport-offline event per LU"
+	vm_assert_eq transport-offline "$(lstates)" "iscsi: lunctl list shows them transport-offline"
+	vm_assert_eq 2 "$(grep -c 'state running -> transport-offline (uevent), names kept' "$LUND_LOG.new")" \
+		"iscsi: lund logged each once"
+else
+	vm_assert_eq 0 "$(wc -l </tmp/sdev_state)" "iscsi: stock kernel: no SDEV_STATE event"
+	vm_assert_eq running "$(lstates)" "iscsi: stock kernel: lund's view unchanged"
+fi
+vm_assert_eq "$(cat /tmp/inames.before)" "$(inames)" "iscsi: transport-offline, the LUs keep their names"
+vm_assert_eq "$(cat /tmp/ilinks.before)" "$(ilinks)" "iscsi: and their links"
+echo 1 >"$LIO_TPG/enable"
+t_on=$(date +%s)
+vm_wait_until 60 grep -q LOGGED_IN "$S/state" || true
+vm_wait_until 20 sh -c "[ \"\$(for l in $ILUS; do cat /sys/bus/scsi/devices/\$l/state; done | sort -u | xargs)\" = running ]" || true
+vm_result iscsi.state_back="$(istates)" iscsi.back_secs=$(( $(date +%s) - t_on ))
+# lund re-reads the state of LUs not running every 2 s (no event says they came back)
+[ "$patched" = 1 ] && { vm_wait_until 10 sh -c "[ \"\$(lunctl list -n -r -o HCTL,STATE | grep '^$IH:' | cut -d' ' -f2 | sort -u | xargs)\" = running ]" || true; }
+sleep 0.5
+vm_result iscsi.lund_state_back="$(lstates)" iscsi.events_in_all=$(wc -l </tmp/sdev_state) \
+	iscsi.monitor_events=$(grep -c 'lu-state' /tmp/imon.out) \
+	iscsi.names_kept=$( [ "$(cat /tmp/inames.before)" = "$(inames)" ] &&
+		[ "$(cat /tmp/ilinks.before)" = "$(ilinks)" ] && echo yes || echo no)
+vm_assert_eq "$ILUS" "$(lio_lus | xargs)" "iscsi: no LU removed or added"
+vm_assert_eq running "$(istates)" "iscsi: portal back: the LUs run again"
+vm_assert_eq running "$(lstates)" "iscsi: lund sees them running again"
+cat /tmp/imon.out >&2
+kill "$IMON_PID" 2>/dev/null || true
+lund_stop
+# a logout of the running session removes the LUs without taking them offline: no event
+n0=$(wc -l </tmp/sdev_state)
+iscsiadm -m node -T "$LIO_IQN" --logout >/dev/null 2>&1 || true
+vm_wait_until 10 lio_nlus_is 0 || true
+sleep 0.5
+vm_result iscsi.logout_lus=$(lio_nlus) iscsi.logout_events=$(( $(wc -l </tmp/sdev_state) - n0 ))
+kill "$SST_PID" 2>/dev/null || true
+
 if [ "$patched" = 0 ]; then
 	# --- stock: the patchset's knobs are reported missing, once --------------------------
 	vm_assert_eq 1 "$notes" "one note naming the missing knobs"
