@@ -13,17 +13,9 @@
 set -u
 REPLAY=$1
 . "$(dirname "$0")/lib.sh"
-TMP=$(mktemp -d /tmp/alias.XXXXXX)
-PIDS=()
-cleanup() {
-        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-        rm -rf "$TMP" "${TREE:-/nonexistent}"
-}
-trap cleanup EXIT
+links_scratch alias
 
-TREE=$("$REPLAY" --lus 2 --keep 2>/dev/null | sed -n 's/^tree kept: //p')
-[ -d "$TREE/sys" ] || { echo "FAIL: no tree from $REPLAY"; exit 1; }
-rm -rf "$TREE/dev/scsi" "$TREE/run"
+links_tree "$REPLAY" 2
 mkdir -p "$TREE/dev/scsi/by-id" "$TREE/var/lib/lund"
 RUN=$TMP/run
 mkdir -p "$RUN"

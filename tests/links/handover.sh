@@ -11,13 +11,7 @@
 set -u
 REPLAY=$1
 . "$(dirname "$0")/lib.sh"
-TMP=$(mktemp -d /tmp/handover.XXXXXX)
-PIDS=()
-cleanup() {
-        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-        rm -rf "$TMP" "${TREE:-/nonexistent}"
-}
-trap cleanup EXIT
+links_scratch handover
 start_lund() { # LOG
         "$LUND" --root "$TREE" --run-dir "$RUN" --no-monitor --sysfs-only --scan never \
                 --load-modules never --log-level info 2> "$1" &
@@ -28,9 +22,7 @@ start_lund() { # LOG
 # name -> target of every link, one per line, sorted
 links() { (cd "$TREE/dev/scsi/by-id" && for l in *; do echo "$l -> $(readlink "$l")"; done); }
 
-TREE=$("$REPLAY" --lus 8 --keep 2>/dev/null | sed -n 's/^tree kept: //p')
-[ -d "$TREE/sys" ] || { echo "FAIL: no tree from $REPLAY"; exit 1; }
-rm -rf "$TREE/dev/scsi" "$TREE/run"
+links_tree "$REPLAY" 8
 mkdir -p "$TREE/dev/scsi/by-id"
 RUN=$TMP/run
 mkdir -p "$RUN"

@@ -41,3 +41,23 @@ wait_lund_ready() { # LOG
         done
         echo "FAIL: lund did not start"; tail "$1"; exit 1
 }
+
+# links_scratch NAME: a scratch directory $TMP; on exit the pids in PIDS are killed and $TMP
+# and the tree ($TREE) removed.
+links_scratch() {
+        TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+        PIDS=()
+        trap links_cleanup EXIT
+}
+links_cleanup() {
+        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+        rm -rf "$TMP" "${TREE:-/nonexistent}"
+}
+
+# links_tree REPLAY N: a fake tree of N LUs from uevent-replay in $TREE, without the links and
+# run directory it ran with (each test makes its own).
+links_tree() {
+        TREE=$("$1" --lus "$2" --keep 2>/dev/null | sed -n 's/^tree kept: //p')
+        [ -d "$TREE/sys" ] || { echo "FAIL: no tree from $1"; exit 1; }
+        rm -rf "$TREE/dev/scsi" "$TREE/run"
+}

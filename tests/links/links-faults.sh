@@ -59,9 +59,7 @@ links_resolve() {
         return $bad
 }
 
-TREE=$("$REPLAY" --lus 8 --keep 2>/dev/null | sed -n 's/^tree kept: //p')
-[ -d "$TREE/sys" ] || { echo "FAIL: no tree from $REPLAY"; exit 1; }
-rm -rf "$TREE/dev/scsi" "$TREE/run"
+links_tree "$REPLAY" 8
 mkdir -p "$TREE/dev/scsi/by-id"
 RUN=$TMP/run
 mkdir -p "$RUN"

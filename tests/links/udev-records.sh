@@ -14,13 +14,7 @@
 set -u
 REPLAY=$1
 . "$(dirname "$0")/lib.sh"
-TMP=$(mktemp -d /tmp/udev-records.XXXXXX)
-PIDS=()
-cleanup() {
-        for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-        rm -rf "$TMP" "${TREE:-/nonexistent}"
-}
-trap cleanup EXIT
+links_scratch udev-records
 start_lund() { # LOG MODE
         "$LUND" --root "$TREE" --run-dir "$RUN" --no-monitor --sysfs-only --scan never \
                 --load-modules never --udev-links "$2" --log-level info 2> "$1" &
@@ -53,9 +47,7 @@ uevents() {
         echo "$n"
 }
 
-TREE=$("$REPLAY" --lus 4 --keep 2>/dev/null | sed -n 's/^tree kept: //p')
-[ -d "$TREE/sys" ] || { echo "FAIL: no tree from $REPLAY"; exit 1; }
-rm -rf "$TREE/dev/scsi" "$TREE/run"
+links_tree "$REPLAY" 4
 mkdir -p "$TREE/dev/scsi/by-id"
 RUN=$TMP/run
 mkdir -p "$RUN"

@@ -1,10 +1,11 @@
-"""A compiled hwdb for the busybox guests, which have no systemd-hwdb."""
+"""A compiled hwdb for the busybox guests, which have no systemd-hwdb, and tests/daemon's
+daemon-loop.py."""
 import struct
 
 
 def hwdb_bin(prefix, key, value):
     """A compiled hwdb (systemd's hwdb-internal.h layout) of one record: "PREFIX*" with the
-    property KEY=VALUE (tests/daemon/daemon-loop.py builds the same)."""
+    property KEY=VALUE, as tests/unit/check-namerule.c builds it."""
     strings = bytearray()
 
     def string(t):
