@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,20 @@ typedef struct Fake {
 } Fake;
 
 static Fake fake;
+
+/* The scan probes targets from its worker threads, each calling into the fake: one at a time,
+ * as the kernel serialises a host's scans (shost->scan_mutex). Without it two threads' writes
+ * could land in one slot of fake.writes and one scan would go unrecorded. */
+static pthread_mutex_t fake_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void fake_unlockp(pthread_mutex_t **m)
+{
+	if (*m)
+		pthread_mutex_unlock(*m);
+}
+#define FAKE_LOCKED                                                      \
+	_cleanup_(fake_unlockp) _unused_ pthread_mutex_t *fake_locked_ = \
+	        (pthread_mutex_lock(&fake_mutex), &fake_mutex)
 static unsigned next_disk;
 static unsigned events;
 
@@ -205,6 +220,7 @@ static const char *block_of(const char *hctl)
 static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
                             uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
 {
+	FAKE_LOCKED;
 	FakeTarget *t = target(lu->host, lu->channel, lu->target);
 	uint8_t *buf = calloc(1, 8 + 8 * (MAX_LUS + 1));
 	size_t n = 0;
@@ -248,6 +264,7 @@ static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout
 static int fake_inquiry(void *ud, int fd, const ScanLu *lu, int page, size_t alloc,
                         unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
 {
+	FAKE_LOCKED;
 	const FakeLu *w = on_wire(lu->host, lu->channel, lu->target, lu->lun);
 	uint8_t data[64] = {};
 	size_t n;
@@ -279,6 +296,7 @@ static int fake_inquiry(void *ud, int fd, const ScanLu *lu, int page, size_t all
 static int fake_read_capacity(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
                               uint64_t *ret, unsigned *commands)
 {
+	FAKE_LOCKED;
 	(*commands)++;
 	for (size_t i = 0; i < fake.n_lus; i++) {
 		const FakeLu *x = &fake.lus[i];
@@ -314,6 +332,7 @@ static void kernel_scan(unsigned h, const char *value)
 
 static int fake_write_attr(void *ud, int fd, const char *path, const char *value)
 {
+	FAKE_LOCKED;
 	unsigned h;
 	char hctl[64];
 	int n;
@@ -356,6 +375,7 @@ static int fake_write_attr(void *ud, int fd, const char *path, const char *value
 
 static int fake_open_exclusive(void *ud, int fd, const char *devname)
 {
+	FAKE_LOCKED;
 	for (size_t i = 0; i < fake.n_busy; i++)
 		if (streq(fake.busy[i], devname))
 			return -EBUSY;
@@ -378,6 +398,7 @@ static void count_events(void *ud, const ScanEvent *ev)
 static int fake_quirk(void *ud, int type, const char *vendor, const char *model,
                       const char *revision, ScanQuirk *ret)
 {
+	FAKE_LOCKED;
 	fake.quirk_calls++;
 	fake.quirk_type = type;
 	xsnprintf(fake.quirk_vendor, "%s", vendor);
