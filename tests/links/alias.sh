@@ -109,10 +109,6 @@ check "--diff says so" grep -qx "no changes pending" "$TMP/diff3.out"
 (cd "$BYID" && ls) > "$TMP/links.after"
 check "exactly the current names are linked ($(wc -l < "$TMP/links.after"))" \
         [ "$(wc -l < "$TMP/links.after")" = 8 ]
-check "lund is still running" kill -0 "$LUND_PID"
-kill -TERM "$LUND_PID"
-wait "$LUND_PID"
-check "lund exits 0 ($?)" [ $? = 0 ]
+links_stop_lund
 
-echo "$([ $fail = 0 ] && echo PASS || echo FAIL): $checks checks"
-exit $fail
+links_done

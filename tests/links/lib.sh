@@ -61,3 +61,17 @@ links_tree() {
         [ -d "$TREE/sys" ] || { echo "FAIL: no tree from $1"; exit 1; }
         rm -rf "$TREE/dev/scsi" "$TREE/run"
 }
+
+# links_stop_lund: the lund of $LUND_PID still runs and exits 0 on SIGTERM (two checks).
+links_stop_lund() {
+        check "lund is still running" kill -0 "$LUND_PID"
+        kill -TERM "$LUND_PID"
+        wait "$LUND_PID"
+        check "lund exits 0 ($?)" [ $? = 0 ]
+}
+
+# links_done: the test's summary line; exits 1 when a check failed.
+links_done() {
+        echo "$([ $fail = 0 ] && echo PASS || echo FAIL): $checks checks"
+        exit $fail
+}

@@ -178,10 +178,6 @@ check "--diff exits 0 after the accept ($?)" [ $? = 0 ]
 (cd "$BYID" && ls) > "$TMP/links.after"
 check "exactly the new names are linked ($(wc -l < "$TMP/links.after"))" \
         [ "$(wc -l < "$TMP/links.after")" = 4 ]
-check "lund is still running" kill -0 "$LUND_PID"
-kill -TERM "$LUND_PID"
-wait "$LUND_PID"
-check "lund exits 0 ($?)" [ $? = 0 ]
+links_stop_lund
 
-echo "$([ $fail = 0 ] && echo PASS || echo FAIL): $checks checks"
-exit $fail
+links_done
