@@ -45,3 +45,25 @@ mpath_map_of() {
 		[ -e "$h" ] && { echo "${h##*/}"; return 0; }
 	done
 }
+
+# mpath_same_map NODE1 NODE2: both block devices are held by one dm map.
+mpath_same_map() {
+	[ -n "$(mpath_map_of "$1")" ] && [ "$(mpath_map_of "$1")" = "$(mpath_map_of "$2")" ]
+}
+
+# mpath_wait_map NODE1 NODE2: fail the scenario unless multipathd puts both in one map in 120 s.
+mpath_wait_map() {
+	vm_wait_until 120 mpath_same_map "$1" "$2" ||
+		{ vm_fail "multipathd made no map of $1 and $2 in 120 s"; tail -n 20 /tmp/multipathd.log; }
+}
+
+# mpath_assert_lund_serial WWID H:C:T:L...: lund names each path's LU by WWID.
+mpath_assert_lund_serial() {
+	local wwid=$1 h s
+	shift
+	for h in "$@"; do
+		s=$(lunctl names "$h" | awk '$1 == "serial" { print $2 }')
+		vm_assert_eq "$wwid" "$s" "lund's serial of $h"
+	done
+}
+

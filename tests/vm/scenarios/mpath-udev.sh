@@ -57,17 +57,13 @@ vm_wait_until 90 names_at "$D1" ||
 lunctl names --paths >/tmp/paths.txt || vm_fail "lunctl names --paths failed"
 vm_assert "one identity through $H1 and $H2" grep -q "^one LU through.*$H1.*names at $H1" /tmp/paths.txt
 grep -q "owned by dm-multipath" /tmp/paths.txt && vm_fail "a map is named before multipathd runs"
-for h in "$H1" "$H2"; do
-	s=$(lunctl names "$h" | awk '$1 == "serial" { print $2 }')
-	vm_assert_eq "$WWID" "$s" "lund's serial of $h"
-done
+mpath_assert_lund_serial "$WWID" "$H1" "$H2"
 vm_result "paths=$H1,$H2 names_at=$D1"
 
 # --- multipathd takes both paths -------------------------------------------------------------
 t0=$(vm_uptime_ms)
 mpath_up "$WWID"
-map_ready() { [ -n "$(mpath_map_of "$D1")" ] && [ "$(mpath_map_of "$D1")" = "$(mpath_map_of "$D2")" ]; }
-vm_wait_until 120 map_ready || { vm_fail "multipathd made no map of $D1 and $D2 in 120 s"; tail -n 20 /tmp/multipathd.log; }
+mpath_wait_map "$D1" "$D2"
 DM=$(mpath_map_of "$D1")
 vm_assert_eq "mpath-$WWID" "$(cat /sys/block/$DM/dm/uuid 2>/dev/null)" "dm uuid of $DM"
 vm_wait_until 90 names_at "$DM" ||
