@@ -16,15 +16,7 @@
 set -u
 export LC_ALL=C
 HELPER=${1:?helper} MOCK=${2:?mock .so} VPD=$(realpath "${3:?vpd fixture dir}") CAPTURED=$(realpath "${4:?captured dir}")
-SCSI_ID=${SCSI_ID:-}
-for c in /lib/udev/scsi_id /usr/lib/udev/scsi_id; do
-        [ -z "$SCSI_ID" ] && [ -x "$c" ] && SCSI_ID=$c
-done
-if [ -z "$SCSI_ID" ] && root=$("$(dirname "$0")/../vm/udev-pkg.sh" 2>/dev/null); then
-        [ -x "$root/lib/udev/scsi_id" ] && SCSI_ID=$root/lib/udev/scsi_id
-fi
-[ -n "$SCSI_ID" ] || { echo "SKIP: no scsi_id (set SCSI_ID=)"; exit 77; }
-echo "scsi_id: $SCSI_ID"
+. "$(dirname "$0")/scsi-id-find.sh"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

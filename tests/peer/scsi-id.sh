@@ -18,16 +18,7 @@ export LC_ALL=C
 DECODE=${1:?decode program}
 DIR=${2:?fixture dir}
 MOCK=${3:?mock .so}
-SCSI_ID=${SCSI_ID:-}
-for c in /lib/udev/scsi_id /usr/lib/udev/scsi_id; do
-        [ -z "$SCSI_ID" ] && [ -x "$c" ] && SCSI_ID=$c
-done
-# Not installed: Debian's udev package, extracted into the VM cache (the VM tests use it too).
-if [ -z "$SCSI_ID" ] && root=$("$(dirname "$0")/../vm/udev-pkg.sh" 2>/dev/null); then
-        [ -x "$root/lib/udev/scsi_id" ] && SCSI_ID=$root/lib/udev/scsi_id
-fi
-[ -n "$SCSI_ID" ] || { echo "SKIP: no scsi_id (set SCSI_ID=)"; exit 77; }
-echo "scsi_id: $SCSI_ID"
+. "$(dirname "$0")/scsi-id-find.sh"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
