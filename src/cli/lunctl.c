@@ -63,11 +63,11 @@ int lunctl_open_root(const Options *o, int *ret)
 	return EXIT_OK;
 }
 
-static int resolve_in(int rootfd, const char *arg, LuRef *ret)
+static int resolve_in(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret)
 {
 	int r;
 
-	r = probe_resolve(rootfd, arg, ret);
+	r = probe_resolve_full(rootfd, arg, flags, ret);
 	if (r == -EINVAL && !strchr(arg, '/')) {
 		/* A bare node name ("sda", "sg2"), as the kernel's messages print it. */
 		_cleanup_free_ char *node = NULL;
@@ -76,7 +76,7 @@ static int resolve_in(int rootfd, const char *arg, LuRef *ret)
 			log_error_errno(-ENOMEM, "Out of memory");
 			return EXIT_DEVICE;
 		}
-		r = probe_resolve(rootfd, node, ret);
+		r = probe_resolve_full(rootfd, node, flags, ret);
 		if (r == -ENOENT)
 			r = -EINVAL;
 	}
@@ -97,13 +97,19 @@ static int resolve_in(int rootfd, const char *arg, LuRef *ret)
 
 int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret)
 {
+	return lunctl_resolve_full(o, arg, 0, ret_rootfd, ret);
+}
+
+int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
+                        LuRef *ret)
+{
 	_cleanup_close_ int rootfd = -EBADF;
 	int r;
 
 	r = lunctl_open_root(o, &rootfd);
 	if (r != EXIT_OK)
 		return r;
-	r = resolve_in(rootfd, arg, ret);
+	r = resolve_in(rootfd, arg, flags, ret);
 	if (r != EXIT_OK)
 		return r;
 	*ret_rootfd = TAKE_FD(rootfd);

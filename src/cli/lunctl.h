@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "namerule.h"
+#include "probe.h"
 
 /* Exit codes, documented in lunctl(8). */
 enum {
@@ -47,6 +48,9 @@ int lunctl_open_root(const Options *o, int *ret);
  * @ret_rootfd and @ret filled, or the exit code to return (nothing to close then).
  */
 int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret);
+/* lunctl_resolve_full() - lunctl_resolve() as @flags ask (probe_resolve_full()). */
+int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
+                        LuRef *ret);
 
 /*
  * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help

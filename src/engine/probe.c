@@ -54,6 +54,7 @@ void lu_ref_done(LuRef *lu)
 	free(lu->sg);
 	free(lu->block);
 	free(lu->tape);
+	free(lu->devpath);
 	*lu = (LuRef){};
 }
 
@@ -121,23 +122,111 @@ static int hctl_from_syspath(int rootfd, const char *rel, char **ret)
 	return 0;
 }
 
-static int hctl_from_devnode(int rootfd, const char *rel, char **ret)
+/*
+ * The LU behind the sys/dev link @devlink of a block or sg node, from the link's target alone:
+ * the kernel makes it "../../devices/<parents>/<H:C:T:L>/<class>/<node>[/<partition>]", class
+ * "block" (sd, sr; a partition one level further down) or "scsi_generic". One readlink()
+ * where following the node's "device" link and listing the LU's class directories take a
+ * dozen system calls. Sets @lu's hctl, devpath and block or sg; -ENOENT when the link does
+ * not exist, -EAGAIN when its target has any other shape (the caller then goes the general
+ * way), -ENOMEM.
+ */
+static int lu_from_devlink(int rootfd, const char *devlink, LuRef *lu)
 {
-	_cleanup_free_ char *sys = NULL;
+	static const char prefix[] = "../../devices/";
+	char target[PATH_MAX], *comp[PATH_MAX / 2], *save = NULL;
+	_cleanup_free_ char *devpath = NULL, *hctl = NULL, *node = NULL;
+	size_t n = 0, len = strlen("sys");
+	bool block;
+	ssize_t k;
+
+	k = readlinkat(rootfd, devlink, target, sizeof(target));
+	if (k < 0)
+		return errno == ENOENT ? -ENOENT : -EAGAIN;
+	if ((size_t)k >= sizeof(target))
+		return -EAGAIN;
+	target[k] = 0;
+	if (!strneq(target, prefix, strlen(prefix)))
+		return -EAGAIN;
+	for (char *c = strtok_r(target, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (n >= ELEMENTSOF(comp))
+			return -EAGAIN;
+		comp[n++] = c;
+	}
+	/* ".." ".." "devices" <parent>... <H:C:T:L> <class> <node> [<partition>] */
+	for (size_t i = 2; i < n; i++)
+		if (streq(comp[i], ".") || streq(comp[i], ".."))
+			return -EAGAIN;
+	if (n >= 8 && streq(comp[n - 3], "block") && is_hctl(comp[n - 4]))
+		n--; /* a partition: its disk is the node */
+	if (n < 7 || !is_hctl(comp[n - 3]))
+		return -EAGAIN;
+	block = streq(comp[n - 2], "block");
+	if (!block && !streq(comp[n - 2], "scsi_generic"))
+		return -EAGAIN;
+
+	/* "sys/devices/.../<H:C:T:L>" below the root: sys/dev/<block|char> is two levels below
+	 * sys, so the target's "../.." is sys. */
+	for (size_t i = 2; i <= n - 3; i++)
+		len += 1 + strlen(comp[i]);
+	devpath = malloc(len + 1);
+	if (!devpath)
+		return -ENOMEM;
+	strcpy(devpath, "sys");
+	for (size_t i = 2; i <= n - 3; i++) {
+		strcat(devpath, "/");
+		strcat(devpath, comp[i]);
+	}
+	if (!(hctl = strdup(comp[n - 3])) || !(node = strdup(comp[n - 1])))
+		return -ENOMEM;
+	lu->hctl = TAKE_PTR(hctl);
+	lu->devpath = TAKE_PTR(devpath);
+	if (block)
+		lu->block = TAKE_PTR(node);
+	else
+		lu->sg = TAKE_PTR(node);
+	return 0;
+}
+
+/* "sys/dev/block/M:m" or "sys/dev/char/M:m": a node's link, no more. */
+static bool is_devlink(const char *rel)
+{
+	const char *p;
+
+	if (strneq(rel, "sys/dev/block/", strlen("sys/dev/block/")))
+		p = rel + strlen("sys/dev/block/");
+	else if (strneq(rel, "sys/dev/char/", strlen("sys/dev/char/")))
+		p = rel + strlen("sys/dev/char/");
+	else
+		return false;
+	return !isempty(p) && !strchr(p, '/') && strchr(p, ':');
+}
+
+static int lu_from_devnode(int rootfd, const char *rel, LuRef *lu)
+{
+	char sys[sizeof("sys/dev/block/4294967295:4294967295")];
 	struct stat st;
+	int r;
 
 	if (fstatat(rootfd, rel, &st, 0) < 0)
 		return -errno;
 	if (!S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
 		return -ENODEV;
 
-	if (asprintf(&sys, "sys/dev/%s/%u:%u", S_ISBLK(st.st_mode) ? "block" : "char",
-	             major(st.st_rdev), minor(st.st_rdev)) < 0)
-		return -ENOMEM;
-	return hctl_from_syspath(rootfd, sys, ret);
+	snprintf(sys, sizeof(sys), "sys/dev/%s/%u:%u", S_ISBLK(st.st_mode) ? "block" : "char",
+	         major(st.st_rdev), minor(st.st_rdev));
+	r = lu_from_devlink(rootfd, sys, lu);
+	if (r != -EAGAIN)
+		return r;
+	return hctl_from_syspath(rootfd, sys, &lu->hctl);
 }
 
 int probe_resolve(int rootfd, const char *arg, LuRef *ret)
+{
+	return probe_resolve_full(rootfd, arg, 0, ret);
+}
+
+int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret)
 {
 	_cleanup_(lu_ref_done) LuRef lu = {};
 	const char *rel;
@@ -154,10 +243,14 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 		rel = arg + strspn(arg, "/");
 		if (isempty(rel))
 			return -EINVAL;
-		if (strncmp(rel, "sys/", 4) == 0)
+		if (is_devlink(rel)) {
+			r = lu_from_devlink(rootfd, rel, &lu);
+			if (r == -EAGAIN)
+				r = hctl_from_syspath(rootfd, rel, &lu.hctl);
+		} else if (strncmp(rel, "sys/", 4) == 0)
 			r = hctl_from_syspath(rootfd, rel, &lu.hctl);
 		else
-			r = hctl_from_devnode(rootfd, rel, &lu.hctl);
+			r = lu_from_devnode(rootfd, rel, &lu);
 		if (r < 0)
 			return r;
 	} else
@@ -172,22 +265,34 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 	if (faccessat(rootfd, lu.syspath, F_OK, 0) < 0)
 		return errno == ENOENT ? -ENOENT : -errno;
 
-	/* Nodes are optional: sg may not be loaded, and most LU types have no block device. */
+	/* Nodes are optional: sg may not be loaded, and most LU types have no block device. One
+	 * upper-level driver binds a SCSI device (sd, sr, st, ...; sg is a class interface beside
+	 * it), so an LU with a block node has no tape node. */
 	{
 		_cleanup_free_ char *p = NULL;
 
-		if (!(p = strjoin(lu.syspath, "/scsi_generic")))
-			return -ENOMEM;
-		(void)sysfs_first_entry(rootfd, p, "sg", &lu.sg);
-		free(p);
-		if (!(p = strjoin(lu.syspath, "/block")))
-			return -ENOMEM;
-		(void)sysfs_first_entry(rootfd, p, NULL, &lu.block);
-		free(p);
-		if (!(p = strjoin(lu.syspath, "/scsi_tape")))
-			return -ENOMEM;
-		(void)sysfs_first_entry(rootfd, p, "st", &lu.tape);
-		p = mfree(p);
+		if (lu.sg)
+			;
+		else if (flags & PROBE_RESOLVE_SG_LAZY)
+			lu.sg_lazy = true;
+		else {
+			if (!(p = strjoin(lu.syspath, "/scsi_generic")))
+				return -ENOMEM;
+			(void)sysfs_first_entry(rootfd, p, "sg", &lu.sg);
+			p = mfree(p);
+		}
+		if (!lu.block) {
+			if (!(p = strjoin(lu.syspath, "/block")))
+				return -ENOMEM;
+			(void)sysfs_first_entry(rootfd, p, NULL, &lu.block);
+			p = mfree(p);
+		}
+		if (!lu.block) {
+			if (!(p = strjoin(lu.syspath, "/scsi_tape")))
+				return -ENOMEM;
+			(void)sysfs_first_entry(rootfd, p, "st", &lu.tape);
+			p = mfree(p);
+		}
 	}
 
 	*ret = lu;
@@ -197,9 +302,16 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 
 static int open_node(int rootfd, const LuRef *lu)
 {
-	const char *node = lu->sg ?: lu->block ?: lu->tape;
-	_cleanup_free_ char *p = NULL;
+	_cleanup_free_ char *p = NULL, *sg = NULL;
+	const char *node;
 
+	if (!lu->sg && lu->sg_lazy) {
+		if (!(p = strjoin(lu->syspath, "/scsi_generic")))
+			return -ENOMEM;
+		(void)sysfs_first_entry(rootfd, p, "sg", &sg);
+		p = mfree(p);
+	}
+	node = lu->sg ?: sg ?: lu->block ?: lu->tape;
 	if (!node)
 		return -ENODEV;
 	if (!(p = strjoin("dev/", node)))

@@ -21,9 +21,19 @@ typedef struct LuRef {
 	char *sg;      /* "sg3", or NULL when sg is not bound */
 	char *block;   /* "sda" / "sr0", or NULL */
 	char *tape;    /* "st0", or NULL */
+	/* The SCSI device's directory, "sys/devices/...", when probe_resolve_full() learnt it on
+	 * the way (a device node's sys/dev link names it); NULL otherwise. */
+	char *devpath;
+	bool sg_lazy; /* sg not looked up yet (PROBE_RESOLVE_SG_LAZY): @sg NULL says nothing */
 } LuRef;
 
 void lu_ref_done(LuRef *lu);
+
+typedef enum ProbeResolveFlags {
+	/* Look the sg node up only when a command needs it (probe_read()): for outputs that
+	 * print no node names, a directory listing saved. */
+	PROBE_RESOLVE_SG_LAZY = 1 << 0,
+} ProbeResolveFlags;
 
 /*
  * probe_resolve() - find the LU behind @arg: /dev/sdX (a partition resolves to its disk),
@@ -32,6 +42,8 @@ void lu_ref_done(LuRef *lu);
  * -EINVAL (not a form we know).
  */
 int probe_resolve(int rootfd, const char *arg, LuRef *ret);
+/* probe_resolve_full() - probe_resolve() as @flags ask. */
+int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret);
 
 typedef enum ProbePage {
 	PROBE_INQUIRY,
