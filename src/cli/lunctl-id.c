@@ -150,14 +150,16 @@ static int print_json(const LuRef *lu, const Identity *ident)
 	return output_json(stdout, root);
 }
 
-int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret)
+/* lunctl_identify() with @opts (its flags added to those of @o), @lu resolved as @resolve
+ * asks. */
+static int identify_with(const Options *o, const char *arg, ProbeResolveFlags resolve,
+                         IdentifyOptions opts, LuRef *ret_lu, Identity *ret)
 {
 	_cleanup_(lu_ref_done) LuRef lu = {};
 	_cleanup_close_ int rootfd = -EBADF;
-	IdentifyOptions opts = {};
 	int r;
 
-	r = lunctl_resolve(o, arg, &rootfd, &lu);
+	r = lunctl_resolve_full(o, arg, resolve, &rootfd, &lu);
 	if (r != EXIT_OK)
 		return r;
 
@@ -176,6 +178,11 @@ int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *
 	*ret_lu = lu;
 	lu = (LuRef){};
 	return EXIT_OK;
+}
+
+int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret)
+{
+	return identify_with(o, arg, 0, (IdentifyOptions){}, ret_lu, ret);
 }
 
 /* "nodes": {"block": ..., "tape": ..., "sg": ...}, the nodes @lu has. */
@@ -229,7 +236,15 @@ int verb_id(int argc, char *argv[], Options *o)
 	}
 	arg = argv[optind];
 
-	r = lunctl_identify(o, arg, &lu, &ident);
+	/* The export prints the lines and ID_PATH only: no node names (sg is looked up only if a
+	 * command needs it), no by-id names, so none of what only they read (the udev context),
+	 * and no block limits page. */
+	r = identify_with(o, arg, o->output == OUTPUT_EXPORT ? PROBE_RESOLVE_SG_LAZY : 0,
+	                  (IdentifyOptions){
+	                          .flags = o->output == OUTPUT_EXPORT ? PROBE_IDENTITY_ONLY : 0,
+	                          .no_names = o->output == OUTPUT_EXPORT,
+	                  },
+	                  &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
 

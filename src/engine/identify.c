@@ -176,7 +176,7 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 	i.names = i.buffers->names;
 	if (opts && opts->udev)
 		*i.udev = *opts->udev;
-	else {
+	else if (!opts || !opts->no_names) {
 		r = udevctx_read(rootfd, lu, i.udev);
 		if (r < 0)
 			return r;
@@ -210,15 +210,17 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 	if (r < 0)
 		return r;
 
-	r = identity_set_base(&i);
-	if (r < 0)
-		return r;
+	if (!opts || !opts->no_names) {
+		r = identity_set_base(&i);
+		if (r < 0)
+			return r;
 
-	/* A name refused for safety is left out; the identity and the lines stand. */
-	r = udevctx_names(i.udev, lu, i.id, i.names);
-	if (r == -ENOMEM)
-		return r;
-	i.names_error = r < 0 ? r : 0;
+		/* A name refused for safety is left out; the identity and the lines stand. */
+		r = udevctx_names(i.udev, lu, i.id, i.names);
+		if (r == -ENOMEM)
+			return r;
+		i.names_error = r < 0 ? r : 0;
+	}
 
 	r = opts && opts->no_lines ? 0 : export_ident(i.id, EXPORT_UDEV, collect_line, &i);
 	if (r < 0)

@@ -37,6 +37,8 @@ typedef struct IdentifyOptions {
 	                       * sysfs below the root (udevctx_read()) */
 	bool udev_lines_only; /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
 	bool no_lines;        /* no export lines at all (Identity.lines stays empty) */
+	bool no_names;        /* no by-id names (Identity.names empty, .serial/.wwn NULL): the
+	                       * udev context (@udev) is then neither needed nor read */
 } IdentifyOptions;
 
 typedef struct IdentifyBuffers IdentifyBuffers;

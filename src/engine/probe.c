@@ -383,6 +383,8 @@ int probe_read(int rootfd, const LuRef *lu, ProbeFlags flags, ProbeData *ret)
 	for (ProbePage p = 0; p < _PROBE_PAGE_MAX; p++) {
 		int r = -ENOENT;
 
+		if (p == PROBE_PGB0 && (flags & PROBE_IDENTITY_ONLY))
+			continue;
 		if (p > PROBE_PG00 && have_supported &&
 		    !vpd_supported_has(&supported, probe_pages[p].page)) {
 			d.error[p] = -EOPNOTSUPP;

@@ -77,8 +77,10 @@ typedef struct ProbeData {
 void probe_data_done(ProbeData *d);
 
 typedef enum ProbeFlags {
-	PROBE_SYSFS_ONLY = 1 << 0, /* never send a command */
-	PROBE_SGIO_ONLY = 1 << 1,  /* ignore the kernel's cache (compare, or stale cache) */
+	PROBE_SYSFS_ONLY = 1 << 0,    /* never send a command */
+	PROBE_SGIO_ONLY = 1 << 1,     /* ignore the kernel's cache (compare, or stale cache) */
+	PROBE_IDENTITY_ONLY = 1 << 2, /* only the pages an identity is computed from: not the
+	                               * block limits page (PROBE_PGB0 stays absent, error 0) */
 } ProbeFlags;
 
 /*

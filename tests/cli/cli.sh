@@ -237,6 +237,7 @@ for d in "$FIX"/captured/*/; do
         cp "$s"/* "$all/"
         sed -n 's/^address: .*type=\([0-9]*\).*/\1/p' "$d/info" > "$all/type"
         expect_rc 0 "${d##*/}: id --sysfs-only --export" "$LUNCTL" --root "$root" --sysfs-only id --export "$hctl"
+        cp "$TMP/out" "$TMP/export"
         grep '^ID_' "$TMP/out" > "$TMP/id"
         checks=$((checks + 1))
         if ! diff -u "$d/scsi_id.export" "$TMP/id"; then
@@ -246,6 +247,14 @@ for d in "$FIX"/captured/*/; do
         expect_rc 0 "${d##*/}: id --json" "$LUNCTL" --root "$root" --sysfs-only id --json "$hctl"
         checks=$((checks + 1))
         grep -q '"scsi_commands": 0' "$TMP/out" || { echo "FAIL: ${d##*/}: commands sent"; fail=1; }
+        # --export reads only what its lines need (no names, no node listing): the same
+        # properties as --json, which reads everything
+        checks=$((checks + 1))
+        python3 -c 'import json, sys
+props = json.load(open(sys.argv[1]))["properties"]
+lines = [l.split("=", 1) for l in open(sys.argv[2]).read().splitlines()]
+assert [k for k, _ in lines] == list(props) and all(props[k] == v for k, v in lines), (props, lines)' \
+                "$TMP/out" "$TMP/export" || { echo "FAIL: ${d##*/}: --export and --json properties differ"; fail=1; }
         # names --why (checked after the loop): every name explained by a rule, the designator
         # ID_SERIAL came from marked used exactly when scsi_id took it from page 0x83
         expect_rc 0 "${d##*/}: names --why --json" "$LUNCTL" --root "$root" --sysfs-only names --why --json "$hctl"
