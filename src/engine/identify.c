@@ -183,7 +183,9 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 	}
 
 	/* path_id reads sysfs only; a device path that cannot be walked just has no ID_PATH. */
-	r = lu->syspath ? pathid_read(rootfd, lu->syspath, &i.path) : 0;
+	r = lu->devpath   ? pathid_read_dev(rootfd, lu->devpath, &i.path)
+	    : lu->syspath ? pathid_read(rootfd, lu->syspath, &i.path)
+	                  : 0;
 	if (r == -ENOMEM)
 		return r;
 

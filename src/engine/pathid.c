@@ -191,16 +191,80 @@ static const char *dev_sysnum(const char *dev)
 	return *p ? p : NULL;
 }
 
-static bool dev_is_device(int rootfd, const char *dev)
-{
-	_cleanup_free_ char *u = join(dev, "uevent");
+/*
+ * What one walk learnt about a directory: path_id asks the same ancestors for their subsystem,
+ * devtype and whether they are devices several times over (skip_subsystem(), the handlers'
+ * parent searches); each file is read once per walk.
+ */
+typedef struct DevCache {
+	char *path;
+	signed char device; /* has a uevent file; -1: not looked at yet */
+	bool subsystem_read, devtype_read;
+	char *subsystem, *devtype; /* NULL: none */
+} DevCache;
 
-	return u && faccessat(rootfd, u, F_OK, 0) >= 0;
+/* More directories than any device path has levels; past them reads are just not cached. */
+#define WALK_CACHE_MAX 32
+
+typedef struct Walk {
+	int rootfd;
+	char *path;   /* ID_PATH so far */
+	char *compat; /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
+	bool supported_transport, supported_parent;
+	int error; /* -ENOMEM once anything failed to allocate */
+	DevCache cache[WALK_CACHE_MAX];
+	size_t n_cache;
+} Walk;
+
+static void walk_cache_done(Walk *w)
+{
+	for (size_t i = 0; i < w->n_cache; i++) {
+		free(w->cache[i].path);
+		free(w->cache[i].subsystem);
+		free(w->cache[i].devtype);
+	}
+	w->n_cache = 0;
+}
+
+/* @dev's cache entry, a new one when there is none; NULL when the cache is full or out of
+ * memory (then the caller reads uncached). */
+static DevCache *dev_cache(Walk *w, const char *dev)
+{
+	DevCache *c;
+
+	for (size_t i = 0; i < w->n_cache; i++)
+		if (streq(w->cache[i].path, dev))
+			return &w->cache[i];
+	if (w->n_cache >= WALK_CACHE_MAX)
+		return NULL;
+	c = &w->cache[w->n_cache];
+	*c = (DevCache){ .path = strdup(dev), .device = -1 };
+	if (!c->path) {
+		w->error = -ENOMEM;
+		return NULL;
+	}
+	w->n_cache++;
+	return c;
+}
+
+static bool dev_is_device(Walk *w, const char *dev)
+{
+	DevCache *c = dev_cache(w, dev);
+	_cleanup_free_ char *u = NULL;
+	bool is;
+
+	if (c && c->device >= 0)
+		return c->device;
+	u = join(dev, "uevent");
+	is = u && faccessat(w->rootfd, u, F_OK, 0) >= 0;
+	if (c && u)
+		c->device = is;
+	return is;
 }
 
 /* The nearest ancestor directory of @dev that is a device, below sys/devices/; NULL for none
  * (sd_device_get_parent()). */
-static char *dev_parent(int rootfd, const char *dev)
+static char *dev_parent(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *p = strdup(dev);
 
@@ -214,13 +278,13 @@ static char *dev_parent(int rootfd, const char *dev)
 		*s = 0;
 		if (!strneq(p, "sys/devices/", strlen("sys/devices/")))
 			return NULL;
-		if (dev_is_device(rootfd, p))
+		if (dev_is_device(w, p))
 			return TAKE_PTR(p);
 	}
 }
 
 /* The name of @dev's subsystem (the "subsystem" link's last component), NULL for none. */
-static char *dev_subsystem(int rootfd, const char *dev)
+static char *dev_subsystem_read(int rootfd, const char *dev)
 {
 	_cleanup_free_ char *l = join(dev, "subsystem");
 	char *s = NULL;
@@ -230,15 +294,31 @@ static char *dev_subsystem(int rootfd, const char *dev)
 	return s;
 }
 
-static bool dev_in_subsystem(int rootfd, const char *dev, const char *subsystem)
+/* The same, cached: the walk's copy (do not free), NULL for none. */
+static const char *dev_subsystem(Walk *w, const char *dev, char **ret_uncached)
 {
-	_cleanup_free_ char *s = dev_subsystem(rootfd, dev);
+	DevCache *c = dev_cache(w, dev);
+
+	*ret_uncached = NULL;
+	if (!c)
+		return (*ret_uncached = dev_subsystem_read(w->rootfd, dev));
+	if (!c->subsystem_read) {
+		c->subsystem = dev_subsystem_read(w->rootfd, dev);
+		c->subsystem_read = true;
+	}
+	return c->subsystem;
+}
+
+static bool dev_in_subsystem(Walk *w, const char *dev, const char *subsystem)
+{
+	_cleanup_free_ char *uncached = NULL;
+	const char *s = dev_subsystem(w, dev, &uncached);
 
 	return s && streq(s, subsystem);
 }
 
 /* DEVTYPE= of @dev's uevent file, NULL for none. */
-static char *dev_devtype(int rootfd, const char *dev)
+static char *dev_devtype_read(int rootfd, const char *dev)
 {
 	_cleanup_free_ char *u = join(dev, "uevent");
 	_cleanup_free_ uint8_t *buf = NULL;
@@ -258,26 +338,34 @@ static char *dev_devtype(int rootfd, const char *dev)
 	return NULL;
 }
 
-static bool dev_is_devtype(int rootfd, const char *dev, const char *devtype)
+static bool dev_is_devtype(Walk *w, const char *dev, const char *devtype)
 {
-	_cleanup_free_ char *t = dev_devtype(rootfd, dev);
+	DevCache *c = dev_cache(w, dev);
+	_cleanup_free_ char *uncached = NULL;
+	const char *t;
 
+	if (c) {
+		if (!c->devtype_read) {
+			c->devtype = dev_devtype_read(w->rootfd, dev);
+			c->devtype_read = true;
+		}
+		t = c->devtype;
+	} else
+		t = uncached = dev_devtype_read(w->rootfd, dev);
 	return t && streq(t, devtype);
 }
 
 /* The first ancestor of @dev (not @dev) in @subsystem with @devtype; NULL for none. */
-static char *dev_parent_with(int rootfd, const char *dev, const char *subsystem,
-                             const char *devtype)
+static char *dev_parent_with(Walk *w, const char *dev, const char *subsystem, const char *devtype)
 {
-	_cleanup_free_ char *cur = dev_parent(rootfd, dev);
+	_cleanup_free_ char *cur = dev_parent(w, dev);
 
 	while (cur) {
 		char *next;
 
-		if (dev_in_subsystem(rootfd, cur, subsystem) &&
-		    dev_is_devtype(rootfd, cur, devtype))
+		if (dev_in_subsystem(w, cur, subsystem) && dev_is_devtype(w, cur, devtype))
 			return TAKE_PTR(cur);
-		next = dev_parent(rootfd, cur);
+		next = dev_parent(w, cur);
 		free(cur);
 		cur = next;
 	}
@@ -304,32 +392,24 @@ static char *dev_from_subsystem(int rootfd, const char *subsystem, const char *s
 }
 
 /* The last of @dev and its ancestors that are all in @subsystem (path_id's skip_subsystem()). */
-static char *skip_subsystem(int rootfd, const char *dev, const char *subsystem)
+static char *skip_subsystem(Walk *w, const char *dev, const char *subsystem)
 {
 	_cleanup_free_ char *last = strdup(dev), *cur = NULL;
 
 	if (!last)
 		return NULL;
-	if (!dev_in_subsystem(rootfd, last, subsystem))
+	if (!dev_in_subsystem(w, last, subsystem))
 		return TAKE_PTR(last);
-	cur = dev_parent(rootfd, last);
-	while (cur && dev_in_subsystem(rootfd, cur, subsystem)) {
+	cur = dev_parent(w, last);
+	while (cur && dev_in_subsystem(w, cur, subsystem)) {
 		free(last);
 		last = TAKE_PTR(cur);
-		cur = dev_parent(rootfd, last);
+		cur = dev_parent(w, last);
 	}
 	return TAKE_PTR(last);
 }
 
 /* ---- the walk ---- */
-
-typedef struct Walk {
-	int rootfd;
-	char *path;   /* ID_PATH so far */
-	char *compat; /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
-	bool supported_transport, supported_parent;
-	int error; /* -ENOMEM once anything failed to allocate */
-} Walk;
 
 /* Puts @fmt's text and a '-' in front of *@s (or makes it *@s). */
 _printf_(3, 4) static void prepend(Walk *w, char **s, const char *fmt, ...)
@@ -380,7 +460,7 @@ static char *class_attr(int rootfd, const char *subsystem, const char *sysname, 
 
 static char *handle_fc(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *target = dev_parent_with(w->rootfd, dev, "scsi", "scsi_target");
+	_cleanup_free_ char *target = dev_parent_with(w, dev, "scsi", "scsi_target");
 	_cleanup_free_ char *port = NULL;
 	char lun[32];
 
@@ -396,15 +476,15 @@ static char *handle_fc(Walk *w, const char *dev)
 
 static char *handle_sas(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *target = dev_parent_with(w->rootfd, dev, "scsi", "scsi_target");
+	_cleanup_free_ char *target = dev_parent_with(w, dev, "scsi", "scsi_target");
 	_cleanup_free_ char *end_dev = NULL, *port = NULL, *phys = NULL, *phy = NULL;
 	_cleanup_free_ char *above = NULL, *exp_addr = NULL;
 	char lun[32];
 
 	if (!target)
 		return NULL;
-	end_dev = dev_parent(w->rootfd, target);
-	if (!end_dev || !(port = dev_parent(w->rootfd, end_dev)))
+	end_dev = dev_parent(w, target);
+	if (!end_dev || !(port = dev_parent(w, end_dev)))
 		return NULL;
 	{
 		_cleanup_free_ char *sasdev =
@@ -429,7 +509,7 @@ static char *handle_sas(Walk *w, const char *dev)
 		return strdup(dev);
 	}
 	phy = class_attr(w->rootfd, "sas_device", dev_sysname(end_dev), "phy_identifier");
-	above = dev_parent(w->rootfd, port);
+	above = dev_parent(w, port);
 	if (!phy || !above)
 		return NULL;
 	/* The port hangs off the HBA, or off an expander whose address is then part of the name. */
@@ -459,7 +539,7 @@ static char *handle_iscsi(Walk *w, const char *dev)
 
 	/* The nearest ancestor named "session*" is the session. */
 	while (session) {
-		char *up = dev_parent(w->rootfd, session);
+		char *up = dev_parent(w, session);
 
 		free(session);
 		session = up;
@@ -488,8 +568,8 @@ static char *handle_ata(Walk *w, const char *dev)
 
 	if (sscanf(dev_sysname(dev), "%u:%u:%u:%u", &h, &bus, &target, &lun) != 4)
 		return NULL;
-	host = dev_parent_with(w->rootfd, dev, "scsi", "scsi_host");
-	if (!host || !(port_dev = dev_parent(w->rootfd, host)))
+	host = dev_parent_with(w, dev, "scsi", "scsi_host");
+	if (!host || !(port_dev = dev_parent(w, host)))
 		return NULL;
 	port_no = class_attr(w->rootfd, "ata_port", dev_sysname(port_dev), "port_no");
 	if (!port_no)
@@ -544,7 +624,7 @@ static long lowest_host(int rootfd, const char *dir)
 
 static char *handle_default(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *host = dev_parent_with(w->rootfd, dev, "scsi", "scsi_host");
+	_cleanup_free_ char *host = dev_parent_with(w, dev, "scsi", "scsi_host");
 	_cleanup_free_ char *dir = NULL;
 	long long hctl[4];
 	long base;
@@ -576,12 +656,12 @@ static char *handle_default(Walk *w, const char *dev)
  * length path_id expects (37 or 38, by the spelling of the bus). */
 static char *handle_hyperv(Walk *w, const char *dev, size_t len)
 {
-	_cleanup_free_ char *host = dev_parent_with(w->rootfd, dev, "scsi", "scsi_host");
+	_cleanup_free_ char *host = dev_parent_with(w, dev, "scsi", "scsi_host");
 	_cleanup_free_ char *vmbus = NULL, *guid = NULL;
 	char out[40], lun[32];
 	size_t k = 0;
 
-	if (!host || !(vmbus = dev_parent(w->rootfd, host)))
+	if (!host || !(vmbus = dev_parent(w, host)))
 		return NULL;
 	guid = sysfs_attr_string(w->rootfd, vmbus, "device_id");
 	if (!guid || strlen(guid) < len || guid[0] != '{' || guid[len - 1] != '}')
@@ -599,14 +679,14 @@ static char *handle_scsi(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *fw = NULL;
 
-	if (!dev_is_devtype(w->rootfd, dev, "scsi_device"))
+	if (!dev_is_devtype(w, dev, "scsi_device"))
 		return strdup(dev);
 
 	fw = sysfs_attr_string(w->rootfd, dev, "ieee1394_id");
 	if (fw) {
 		prepend(w, &w->path, "ieee1394-0x%s", fw);
 		w->supported_parent = true;
-		return skip_subsystem(w->rootfd, dev, "scsi");
+		return skip_subsystem(w, dev, "scsi");
 	}
 	/* The transport shows in the device path only: sysfs has no subsystem for it. */
 	if (strstr(dev, "/rport-")) {
@@ -634,8 +714,7 @@ static char *handle_usb(Walk *w, const char *dev)
 {
 	const char *port;
 
-	if (!dev_is_devtype(w->rootfd, dev, "usb_interface") &&
-	    !dev_is_devtype(w->rootfd, dev, "usb_device"))
+	if (!dev_is_devtype(w, dev, "usb_interface") && !dev_is_devtype(w, dev, "usb_device"))
 		return strdup(dev);
 	port = strchr(dev_sysname(dev), '-');
 	if (!port)
@@ -643,7 +722,7 @@ static char *handle_usb(Walk *w, const char *dev)
 	/* The bus number may change from boot to boot; the port path below the root hub does
 	 * not, so "0" stands for the bus. */
 	prepend(w, &w->path, "usb-0:%s", port + 1);
-	return skip_subsystem(w->rootfd, dev, "usb");
+	return skip_subsystem(w, dev, "usb");
 }
 
 static char *handle_bcma(Walk *w, const char *dev)
@@ -670,7 +749,8 @@ static const struct {
 /* One step of the walk: @dev's component; returns the device to continue above or NULL. */
 static char *walk_step(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *subsystem = dev_subsystem(w->rootfd, dev);
+	_cleanup_free_ char *uncached = NULL;
+	const char *subsystem = dev_subsystem(w, dev, &uncached);
 	const char *num;
 
 	if (!subsystem)
@@ -689,14 +769,14 @@ static char *walk_step(Walk *w, const char *dev)
 	}
 	if (streq(subsystem, "virtio")) {
 		w->supported_transport = true;
-		return skip_subsystem(w->rootfd, dev, "virtio");
+		return skip_subsystem(w, dev, "virtio");
 	}
 	if (streq(subsystem, "serio") || streq(subsystem, "spi")) {
 		num = dev_sysnum(dev);
 		if (!num)
 			return strdup(dev);
 		prepend(w, &w->path, "%s-%s", streq(subsystem, "spi") ? "cs" : "serio", num);
-		return skip_subsystem(w->rootfd, dev, subsystem);
+		return skip_subsystem(w, dev, subsystem);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(named_parents); i++) {
 		if (!streq(subsystem, named_parents[i].subsystem))
@@ -707,23 +787,18 @@ static char *walk_step(Walk *w, const char *dev)
 		w->supported_parent = true;
 		if (named_parents[i].transport)
 			w->supported_transport = true;
-		return skip_subsystem(w->rootfd, dev, subsystem);
+		return skip_subsystem(w, dev, subsystem);
 	}
 	return strdup(dev);
 }
 
-int pathid_read(int rootfd, const char *syspath, PathId *ret)
+/* The walk from @dev, the device's directory below the root ("sys/devices/..."). */
+static int pathid_walk(int rootfd, const char *dev, PathId *ret)
 {
-	_cleanup_free_ char *dev = NULL, *cur = NULL, *tag = NULL;
+	_cleanup_free_ char *cur = NULL, *tag = NULL;
 	Walk w = { .rootfd = rootfd };
 	PathId p = {};
-	int r;
 
-	assert_return(syspath && ret, -EINVAL);
-
-	r = pathid_resolve(rootfd, syspath, &dev);
-	if (r < 0)
-		return r;
 	p.virtual_dev = strneq(dev, "sys/devices/virtual/", strlen("sys/devices/virtual/"));
 
 	cur = strdup(dev);
@@ -731,8 +806,9 @@ int pathid_read(int rootfd, const char *syspath, PathId *ret)
 		_cleanup_free_ char *above = walk_step(&w, cur);
 
 		free(cur);
-		cur = above ? dev_parent(rootfd, above) : NULL;
+		cur = above ? dev_parent(&w, above) : NULL;
 	}
+	walk_cache_done(&w);
 	if (w.error < 0) {
 		free(w.path);
 		free(w.compat);
@@ -757,4 +833,25 @@ int pathid_read(int rootfd, const char *syspath, PathId *ret)
 	p.ata_compat = w.compat;
 	*ret = p;
 	return 0;
+}
+
+int pathid_read(int rootfd, const char *syspath, PathId *ret)
+{
+	_cleanup_free_ char *dev = NULL;
+	int r;
+
+	assert_return(syspath && ret, -EINVAL);
+
+	r = pathid_resolve(rootfd, syspath, &dev);
+	if (r < 0)
+		return r;
+	return pathid_walk(rootfd, dev, ret);
+}
+
+int pathid_read_dev(int rootfd, const char *devpath, PathId *ret)
+{
+	assert_return(devpath && ret, -EINVAL);
+	assert_return(strneq(devpath, "sys/devices/", strlen("sys/devices/")), -EINVAL);
+
+	return pathid_walk(rootfd, devpath, ret);
 }

@@ -41,6 +41,10 @@ void pathid_done(PathId *p);
  * not exist, -ELOOP, -ENOMEM.
  */
 int pathid_read(int rootfd, const char *syspath, PathId *ret);
+/* pathid_read_dev() - the same for the device directory @devpath ("sys/devices/...", no
+ * symlink in it: resolved already, as probe_resolve_full() finds it). -EINVAL for any other
+ * path, -ENOMEM. */
+int pathid_read_dev(int rootfd, const char *devpath, PathId *ret);
 
 /* pathid_resolve() - @path below @rootfd with every symlink resolved inside the root, as a
  * path below it ("sys/devices/..."): 0, -ENOENT, -ELOOP, -ENOMEM. */

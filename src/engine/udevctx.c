@@ -261,7 +261,12 @@ int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 	if (lu->block && strjoin_buf(p, sizeof(p), "sys/block/", lu->block, "/removable"))
 		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
 
-	r = scsi_devpath(rootfd, lu, &devpath);
+	/* probe_resolve_full() may have found the device's directory already */
+	if (lu->devpath) {
+		devpath = strdup(lu->devpath);
+		r = devpath ? 0 : -ENOMEM;
+	} else
+		r = scsi_devpath(rootfd, lu, &devpath);
 	if (r == -ENOMEM)
 		return r;
 	if (r >= 0) {

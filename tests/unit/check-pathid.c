@@ -369,6 +369,29 @@ START_TEST(test_pathid)
 }
 END_TEST
 
+/* The walk from the device's directory (pathid_read_dev(): what a device node's sys/dev link
+ * names) gives what the walk from the bus link gives. */
+START_TEST(test_pathid_dev)
+{
+	const Case *c = &cases[_i];
+	_cleanup_(pathid_done) PathId p = {}, q = {};
+	_cleanup_free_ char *dev = NULL;
+
+	build(c->tree);
+	ck_assert_int_eq(pathid_resolve(tree.fd, c->lu, &dev), 0);
+	ck_assert_msg(strneq(dev, "sys/devices/", strlen("sys/devices/")), "%s: %s", c->name, dev);
+	ck_assert_int_eq(pathid_read(tree.fd, c->lu, &p), 0);
+	ck_assert_int_eq(pathid_read_dev(tree.fd, dev, &q), 0);
+	ck_assert_msg(streq_ptr(p.path, q.path) && streq_ptr(p.tag, q.tag) &&
+	                      streq_ptr(p.ata_compat, q.ata_compat) &&
+	                      p.virtual_dev == q.virtual_dev,
+	              "%s: %s / %s", c->name, p.path ?: "(none)", q.path ?: "(none)");
+	/* only a device directory, never a link to resolve */
+	if (!strneq(c->lu, "sys/devices/", strlen("sys/devices/")))
+		ck_assert_int_eq(pathid_read_dev(tree.fd, c->lu, &q), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_virtual_flag)
 {
 	_cleanup_(pathid_done) PathId p = {}, q = {};
@@ -527,6 +550,7 @@ static Suite *pathid_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	CHECK_ADD_LOOP(tc, test_pathid, cases);
+	CHECK_ADD_LOOP(tc, test_pathid_dev, cases);
 	tcase_add_test(tc, test_virtual_flag);
 	tcase_add_test(tc, test_broken_trees);
 	tcase_add_test(tc, test_resolve_same_as_walk);
