@@ -104,6 +104,23 @@ static bool usb_hex16(const char *s, unsigned *ret)
 	return true;
 }
 
+/*
+ * Whether @devpath lies below a USB root hub: the USB core names every root hub "usb<busnum>"
+ * (usb_alloc_dev()) and every USB device and interface sits below its root hub, so a path
+ * without such a component has no USB interface above it and needs no probing.
+ */
+static bool below_usb_root(const char *devpath)
+{
+	for (const char *p = devpath; (p = strstr(p, "/usb")); p++) {
+		const char *d = p + strlen("/usb");
+		size_t n = strspn(d, "0123456789");
+
+		if (n > 0 && d[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 /* usb_id's inputs: the closest usb_interface above the LU, and the usb_device above that. */
 static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c)
 {
@@ -116,6 +133,8 @@ static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c
 
 	if (!dir)
 		return -ENOMEM;
+	if (!below_usb_root(devpath))
+		return 0;
 	/* Walk up from the SCSI device; an interface has bInterfaceClass, its parent device
 	 * idVendor. Stop at sys/devices. */
 	for (;;) {
