@@ -3,7 +3,8 @@
 # One scsi_debug host with 1024 LUs of which 64 newly mapped; the time until every new LU has
 # its block device, for the kernel's own wildcard scan (echo "- - -" > scan), `lunctl rescan`
 # (seven rounds each, alternating; min/median/max, medians compared) and `rescan-scsi-bus.sh -a`, and the SCSI
-# commands per new LU (sdevs' iorequest_cnt). Prints the ratios. Not a test: nothing here asserts a time.
+# commands per new LU (sdevs' iorequest_cnt), and lunctl's fixed cost (a rescan with nothing new,
+# its start alone). Prints the ratios. Not a test: nothing here asserts a time.
 #
 # usage: bench/scan.sh [BUILD_DIR]     (default: $LUND_VM_BUILD or build-vm)
 # rescan-scsi-bus.sh is capped at 900 s in the guest; a capped run prints its ratio as a lower
@@ -41,8 +42,21 @@ tr -d '\r' <"$res" | awk '
 			printf "%-15s %8s %8s %8s\n", "ms", "min", "median", "max"
 			printf "%-15s %8d %8d %8d\n", "kernel scan", stat("kernel", 1), k, stat("kernel", 3)
 			printf "%-15s %8d %8d %8d\n", "lunctl rescan", stat("lund", 1), l, stat("lund", 3)
+			printf "%-15s %8d %8d %8d\n", "  nothing new", stat("idle", 1), stat("idle", 2), stat("idle", 3)
+			printf "%-15s %8d %8d %8d\n", "  start alone", stat("start", 1), stat("start", 2), stat("start", 3)
 			printf "lunctl rescan / kernel scan (medians): %.2f (target <= 1.15: %s)\n", l / k,
 			       l / k <= 1.15 ? "met" : "not met"
+			# each round against the kernel scan just before it, the median of those
+			n = 0
+			for (i = 1; i <= 9; i++)
+				if (("kernel" i ".ms") in r && ("lund" i ".ms") in r && r["kernel" i ".ms"] > 0)
+					q[++n] = r["lund" i ".ms"] / r["kernel" i ".ms"]
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
+			if (n > 0)
+				printf "paired rounds, median of lunctl/kernel: %.2f\n",
+				       n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
+			printf "lunctl above the kernel (medians): %d ms; its cost with nothing new: %d ms, of it %d ms its start\n",
+			       l - k, stat("idle", 2), stat("start", 2)
 			# timeout(1) exits 124; busybox'"'"'s timeout, killed by its TERM, 143
 			capped = r["rsb.rc"] == 124 || r["rsb.rc"] == 143
 			if (r["rsb.ms"] > 0)

@@ -186,17 +186,26 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 	return 0;
 }
 
-int scan_lu_details(int rootfd, ScanLu *lu)
+void scan_lu_node(int rootfd, ScanLu *lu, bool want_type)
 {
 	char path[PATH_MAX];
 	uint64_t type;
 
-	scan_pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/type", lu->hctl);
-	if (sysfs_read_u64(rootfd, path, &type) >= 0 && type <= 0x1f)
-		lu->type = (int)type;
+	if (want_type) {
+		scan_pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/type", lu->hctl);
+		if (sysfs_read_u64(rootfd, path, &type) >= 0 && type <= 0x1f)
+			lu->type = (int)type;
+	}
 	scan_pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/scsi_generic", lu->hctl);
 	if (!lu->sg)
 		(void)sysfs_first_entry(rootfd, path, NULL, &lu->sg);
+}
+
+int scan_lu_details(int rootfd, ScanLu *lu)
+{
+	char path[PATH_MAX];
+
+	scan_lu_node(rootfd, lu, true);
 	scan_pathfmt(path, sizeof(path), "sys/bus/scsi/devices/%s/block", lu->hctl);
 	if (!lu->block)
 		(void)sysfs_first_entry(rootfd, path, NULL, &lu->block);

@@ -31,7 +31,8 @@ int scan_push_job_locked(Scan *s, Job j)
 		}
 	}
 	s->queue[s->q_head + s->q_len++] = j;
-	pthread_cond_broadcast(&s->cond);
+	/* one job, one idle worker: waking them all for it only has them queue on the lock */
+	pthread_cond_signal(&s->cond);
 	return 0;
 }
 
@@ -65,7 +66,10 @@ static void *worker(void *arg)
 
 		pthread_mutex_lock(&s->lock);
 		s->running--;
-		pthread_cond_broadcast(&s->cond);
+		/* The idle workers wait for a job or for the end: no job queued and none
+		 * running, when no job can queue another. */
+		if (s->q_len == 0 && s->running == 0)
+			pthread_cond_broadcast(&s->cond);
 	}
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);

@@ -111,6 +111,9 @@ void scan_lus_free(ScanLu *v, size_t n);
 int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, ScanLu **ret,
                   size_t *ret_n);
 int scan_lu_details(int rootfd, ScanLu *lu);
+/* What sending a command to @lu needs: its sg node and, with @want_type, its peripheral
+ * device type (scan_lu_details() reads these and its block device). */
+void scan_lu_node(int rootfd, ScanLu *lu, bool want_type);
 bool scan_lu_exists(int rootfd, unsigned h, unsigned c, unsigned t, uint64_t l);
 int scan_list_hosts(Scan *s);
 void scan_probe_action(ScanAction *a, unsigned host, const char *c, const char *t, const char *l,

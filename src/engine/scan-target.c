@@ -671,7 +671,9 @@ void scan_run_target(Scan *s, TargetJob *tj)
 			t->error = a.error;
 		goto done;
 	}
-	scan_lu_details(s->rootfd, via);
+	/* REPORT LUNS needs the LU's node and a scan quirk its type; the checks that use its
+	 * block device read it themselves (scan_lu_details()). */
+	scan_lu_node(s->rootfd, via, s->pol.quirk != NULL);
 	snprintf(t->via, sizeof(t->via), "%s", via->hctl);
 
 	{

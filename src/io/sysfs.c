@@ -282,34 +282,56 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 	return 0;
 }
 
+/*
+ * The directories listed per LU (scsi_generic/, block/, bsg/, scsi_tape/) hold one or a few
+ * entries: read with getdents64(2) into the stack, an open, two reads and a close, where
+ * opendir()/readdir() also make an fstat() and two fcntl()s.
+ */
 int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret)
 {
-	_cleanup_(closedirp) DIR *d = NULL;
-	_cleanup_free_ char *best = NULL;
-	int r;
+	_cleanup_close_ int fd = -EBADF;
+	char best[NAME_MAX + 1] = "";
+	size_t plen = prefix ? strlen(prefix) : 0;
+	union {
+		struct dirent64 de;
+		uint8_t raw[4096];
+	} buf;
 
 	assert_return(ret, -EINVAL);
+	assert_return(path && path[0] != '/', -EINVAL);
 
-	r = sysfs_opendir(dirfd, path, &d);
-	if (r < 0)
-		return r;
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = getdents64(fd, buf.raw, sizeof(buf.raw));
 
-	for (struct dirent *de; (de = readdir(d));) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (prefix && strncmp(de->d_name, prefix, strlen(prefix)) != 0)
-			continue;
-		if (best && strcmp(de->d_name, best) >= 0)
-			continue;
-		free(best);
-		best = strdup(de->d_name);
-		if (!best)
-			return -ENOMEM;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.raw + off);
+			const char *name = de->d_name;
+
+			if (de->d_reclen == 0 || de->d_reclen > n - off)
+				return -EIO; /* not what getdents64(2) returns */
+			off += de->d_reclen;
+			if (name[0] == '.')
+				continue;
+			if (plen && strncmp(name, prefix, plen) != 0)
+				continue;
+			if (best[0] && strcmp(name, best) >= 0)
+				continue;
+			if (strlen(name) >= sizeof(best))
+				continue;
+			strcpy(best, name);
+		}
 	}
-	if (!best)
+	if (!best[0])
 		return -ENOENT;
-	*ret = TAKE_PTR(best);
-	return 0;
+	*ret = strdup(best);
+	return *ret ? 0 : -ENOMEM;
 }
 
 int sysfs_link_basename(int dirfd, const char *path, char **ret)
