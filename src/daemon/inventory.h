@@ -43,8 +43,8 @@ struct Lu {
 	Target *target;
 	Lu *next;
 	uint64_t lun;
-	char *hctl;
-	char *syspath; /* relative to the root */
+	char *hctl;    /* in the Lu's own allocation */
+	char *syspath; /* relative to the root; the nodes below share its allocation */
 	/* sysfs strings, trailing blanks removed; one copy of each in the inventory, shared by
 	 * every LU that has it (daemon/strpool.h) */
 	const char *vendor, *model, *revision;
