@@ -461,6 +461,8 @@ static int read_partitions(int rootfd, const char *syspath, const char *block, L
 		if (sysfs_attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 ||
 		    num > UINT32_MAX)
 			continue;
+		if (lu->n_partitions == UINT16_MAX)
+			return -E2BIG;
 		np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
 		if (!np)
 			return -ENOMEM;
@@ -625,7 +627,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 	} else
 		r = probe_read(inv->rootfd, ref, flags, &pd);
 	lu_naming_done(&lu->naming);
-	lu->probe_commands = pd.commands;
+	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
 	lu->naming_error = names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level,
 	                                    lu_is_cdrom(lu), &lu->naming, &no_node);
 	lu->probe_no_node = no_node;
@@ -751,7 +753,7 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		lu->naming = job->naming;
 		job->naming = (LuNaming){};
 		lu->naming_error = job->error;
-		lu->probe_commands = job->commands;
+		lu->probe_commands = (uint16_t)MIN(job->commands, (unsigned)UINT16_MAX);
 		lu->probe_no_node = job->no_node;
 	}
 	changed = old_error != lu->naming_error || !lu_naming_equal(&old, &lu->naming);
@@ -1074,6 +1076,8 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 		return r;
 	if (r < 0 || num == 0 || num > UINT32_MAX)
 		return 0; /* not what the event said: let a full read decide */
+	if (lu->n_partitions == UINT16_MAX)
+		return -E2BIG;
 	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
