@@ -1150,18 +1150,19 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
 		if (!streq(*slot, name))
 			return 0;
 		name = NULL;
-		if (slot == &lu->block) {
-			for (size_t i = 0; i < lu->n_partitions; i++)
-				free(lu->partitions[i].node);
-			lu->partitions = mfree(lu->partitions);
-			lu->n_partitions = 0;
-		}
 	}
 	r = lu_set_strings(lu, lu->syspath, slot == &lu->sg ? name : lu->sg,
 	                   slot == &lu->block ? name : lu->block, lu->tape,
 	                   slot == &lu->bsg ? name : lu->bsg);
 	if (r < 0)
 		return r;
+	if (!lu->block) {
+		/* The disk went, and its partitions with it. */
+		for (size_t i = 0; i < lu->n_partitions; i++)
+			free(lu->partitions[i].node);
+		lu->partitions = mfree(lu->partitions);
+		lu->n_partitions = 0;
+	}
 	lu_nodes_changed(inv, lu);
 	return 1;
 }
