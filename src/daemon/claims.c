@@ -43,8 +43,7 @@ int lu_cmp(const Lu *a, const Lu *b)
 
 bool lu_same_lu(const Lu *a, const Lu *b)
 {
-	return lupath_relation(a->naming.lu_key, a->naming.port_key, b->naming.lu_key,
-	                       b->naming.port_key) == LU_RELATION_PATHS;
+	return lu_naming_relation(&a->naming, &b->naming) == LU_RELATION_PATHS;
 }
 
 static bool lu_running(const Lu *lu)

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +47,7 @@ typedef struct LuErrors {
 	uint32_t ioerr_cnt, iotmo_cnt;
 	bool polled : 1;
 	bool counters : 1;
+	uint32_t hash; /* of @hctl: its place in ErrorTracker.slots */
 	char hctl[];
 } LuErrors;
 
@@ -57,7 +57,11 @@ struct ErrorTracker {
 	ErrorRescanFn rescan;
 	void *userdata;
 	LuErrors *lus;
-	void *index; /* tsearch() of the same LuErrors' hctl */
+	/* The same LuErrors by hctl: open addressing with linear probing, a power of two slots
+	 * at most 3/4 full (NULL: empty); 8 bytes or so an entry, where a tsearch() node took
+	 * 32 with its malloc header. */
+	LuErrors **slots;
+	size_t n_slots, n_index;
 	bool said_missing;
 	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
@@ -148,16 +152,12 @@ static LuErrorStats *lu_errors_stats(LuErrors *e)
 	return e->stats;
 }
 
-static void index_node_keep(void *p)
-{
-}
-
 ErrorTracker *error_tracker_free(ErrorTracker *t)
 {
 	if (!t)
 		return NULL;
 	sd_event_source_disable_unref(t->poll_source);
-	tdestroy(t->index, index_node_keep);
+	free(t->slots);
 	while (t->lus) {
 		LuErrors *e = t->lus;
 
@@ -168,23 +168,89 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 	return NULL;
 }
 
-/* The index holds each entry's hctl, so a bare H:C:T:L string is a key. */
-static int hctl_cmp(const void *a, const void *b)
+/* FNV-1a. */
+static uint32_t hctl_hash(const char *hctl)
 {
-	return strcmp(a, b);
+	uint32_t h = 2166136261U;
+
+	for (const unsigned char *p = (const unsigned char *)hctl; *p; p++)
+		h = (h ^ *p) * 16777619U;
+	return h;
 }
 
-static LuErrors *lu_errors_of_hctl(const char *hctl)
-{
-	return (LuErrors *)(void *)(hctl - offsetof(LuErrors, hctl));
-}
-
-/* Found in O(log n): every LU added and removed looks itself up. */
+/* Found in O(1): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-	char **found = tfind(hctl, &t->index, hctl_cmp);
+	size_t mask = t->n_slots - 1;
+	uint32_t h;
 
-	return found ? lu_errors_of_hctl(*found) : NULL;
+	if (!t->n_slots)
+		return NULL;
+	h = hctl_hash(hctl);
+	for (size_t i = h & mask; t->slots[i]; i = (i + 1) & mask)
+		if (t->slots[i]->hash == h && streq(t->slots[i]->hctl, hctl))
+			return t->slots[i];
+	return NULL;
+}
+
+static void index_put(LuErrors **slots, size_t n_slots, LuErrors *e)
+{
+	size_t i = e->hash & (n_slots - 1);
+
+	while (slots[i])
+		i = (i + 1) & (n_slots - 1);
+	slots[i] = e;
+}
+
+/* Rehash into @n_slots slots (a power of two, more than t->n_index). */
+static int index_resize(ErrorTracker *t, size_t n_slots)
+{
+	LuErrors **slots = calloc(n_slots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_slots; i++)
+		if (t->slots[i])
+			index_put(slots, n_slots, t->slots[i]);
+	free(t->slots);
+	t->slots = slots;
+	t->n_slots = n_slots;
+	return 0;
+}
+
+static int index_insert(ErrorTracker *t, LuErrors *e)
+{
+	/* Grown at 3/4 full; a failed growth is fine while a slot stays free. */
+	if ((t->n_index + 1) * 4 > t->n_slots * 3 &&
+	    index_resize(t, t->n_slots ? t->n_slots * 2 : 16) < 0 && t->n_index + 1 >= t->n_slots)
+		return -ENOMEM;
+	index_put(t->slots, t->n_slots, e);
+	t->n_index++;
+	return 0;
+}
+
+/* Take @e out of the index, moving back the entries of its probe run that would no longer be
+ * found (backward-shift deletion: no tombstones). */
+static void index_delete(ErrorTracker *t, LuErrors *e)
+{
+	size_t mask = t->n_slots - 1, i = e->hash & mask;
+
+	while (t->slots[i] != e)
+		i = (i + 1) & mask;
+	for (size_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
+		size_t k = t->slots[j]->hash & mask;
+
+		/* Stays when its home slot @k lies cyclically in (i, j]. */
+		if (i <= j ? i < k && k <= j : i < k || k <= j)
+			continue;
+		t->slots[i] = t->slots[j];
+		i = j;
+	}
+	t->slots[i] = NULL;
+	t->n_index--;
+	/* Shrunk when an eighth full, so a host that went away gives its memory back. */
+	if (t->n_slots > 16 && t->n_index * 8 < t->n_slots)
+		(void)index_resize(t, t->n_slots / 2);
 }
 
 static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
@@ -197,7 +263,8 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
 	if (!e)
 		return NULL;
 	strcpy(e->hctl, hctl);
-	if (!tsearch(e->hctl, &t->index, hctl_cmp))
+	e->hash = hctl_hash(hctl);
+	if (index_insert(t, e) < 0)
 		return lu_errors_free(e);
 	e->next = t->lus;
 	if (e->next)
@@ -219,7 +286,7 @@ void error_tracker_forget(ErrorTracker *t, const char *hctl)
 		t->n_watched--;
 	if (t->poll_at == e)
 		t->poll_at = e->next;
-	tdelete(e->hctl, &t->index, hctl_cmp);
+	index_delete(t, e);
 	if (e->prev)
 		e->prev->next = e->next;
 	else

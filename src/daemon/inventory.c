@@ -118,16 +118,11 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 
 static void lu_clear_fields(Inventory *inv, Lu *lu)
 {
-	free(lu->syspath);
+	free(lu->syspath); /* and the nodes with it (lu_read()) */
 	strpool_put(inv->strings, lu->vendor);
 	strpool_put(inv->strings, lu->model);
 	strpool_put(inv->strings, lu->revision);
 	strpool_put(inv->strings, lu->state);
-	free(lu->block);
-	free(lu->tape);
-	free(lu->tape_nr);
-	free(lu->sg);
-	free(lu->bsg);
 	for (size_t i = 0; i < lu->n_partitions; i++)
 		free(lu->partitions[i].node);
 	free(lu->partitions);
@@ -141,7 +136,6 @@ static Lu *lu_free(Inventory *inv, Lu *lu)
 	lu_clear_fields(inv, lu);
 	free(lu->mpath);
 	free(lu->mpath_uuid);
-	free(lu->hctl);
 	free(lu);
 	return NULL;
 }
@@ -467,6 +461,8 @@ static int read_partitions(int rootfd, const char *syspath, const char *block, L
 		if (sysfs_attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 ||
 		    num > UINT32_MAX)
 			continue;
+		if (lu->n_partitions == UINT16_MAX)
+			return -E2BIG;
 		np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
 		if (!np)
 			return -ENOMEM;
@@ -482,6 +478,54 @@ static int read_partitions(int rootfd, const char *syspath, const char *block, L
 	return 0;
 }
 
+/* @prefix and @s copied to @p, which moves past them; NULL stays NULL. */
+static char *strings_put(char **p, const char *prefix, const char *s)
+{
+	char *r = *p;
+
+	if (!s)
+		return NULL;
+	*p = stpcpy(stpcpy(*p, prefix), s) + 1;
+	return r;
+}
+
+/*
+ * Set @lu's syspath and nodes (@bsg with its "bsg/"), all in one allocation, @syspath's:
+ * thousands of LUs, and each string a malloc chunk of 32 bytes or more on its own. st names its
+ * non-rewinding node after the rewinding one: st0 / nst0. The arguments may point into the
+ * strings they replace.
+ */
+static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const char *block,
+                          const char *tape, const char *bsg)
+{
+	size_t n = strlen(syspath) + 1 + (sg ? strlen(sg) + 1 : 0) +
+	           (block ? strlen(block) + 1 : 0) + (tape ? 2 * strlen(tape) + 3 : 0) +
+	           (bsg ? strlen(bsg) + 1 : 0);
+	_cleanup_free_ char *tmp = malloc(n);
+	char *v[5], *p = tmp, *q;
+
+	if (!tmp)
+		return -ENOMEM;
+	(void)strings_put(&p, "", syspath); /* first: the allocation's start */
+	v[0] = strings_put(&p, "", sg);
+	v[1] = strings_put(&p, "", block);
+	v[2] = strings_put(&p, "", tape);
+	v[3] = strings_put(&p, "n", tape);
+	v[4] = strings_put(&p, "", bsg);
+	/* Grown or shrunk in place where malloc can: node events come one by one. */
+	q = realloc(lu->syspath, n);
+	if (!q)
+		return -ENOMEM;
+	memcpy(q, tmp, n);
+	lu->syspath = q;
+	lu->sg = v[0] ? q + (v[0] - tmp) : NULL;
+	lu->block = v[1] ? q + (v[1] - tmp) : NULL;
+	lu->tape = v[2] ? q + (v[2] - tmp) : NULL;
+	lu->tape_nr = v[3] ? q + (v[3] - tmp) : NULL;
+	lu->bsg = v[4] ? q + (v[4] - tmp) : NULL;
+	return 0;
+}
+
 /* Fill @lu (a fresh one, only hctl/lun set) from sysfs. -ENOENT when the LU is gone. */
 static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 {
@@ -493,9 +537,20 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	if (r < 0)
 		return r;
 
-	lu->syspath = strdup(ref->syspath);
-	if (!lu->syspath)
+	if (asprintf(&bsgdir, "%s/bsg", ref->syspath) < 0)
 		return -ENOMEM;
+	if (sysfs_first_entry(inv->rootfd, bsgdir, NULL, &bsg) >= 0) {
+		free(bsgdir);
+		if (asprintf(&bsgdir, "bsg/%s", bsg) < 0) {
+			bsgdir = NULL;
+			return -ENOMEM;
+		}
+	} else
+		bsgdir = mfree(bsgdir);
+	r = lu_set_strings(lu, ref->syspath, ref->sg, ref->block, ref->tape, bsgdir);
+	if (r < 0)
+		return r;
+
 	lu->type = sysfs_attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v
 	                                                                                   : -1;
 	lu->scsi_level =
@@ -507,24 +562,6 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	lu->revision = attr_shared(inv, ref->syspath, "rev");
 	lu->state = attr_shared(inv, ref->syspath, "state");
 
-	/* Nodes; the engine resolved sg, block and tape. */
-	lu->sg = ref->sg ? strdup(ref->sg) : NULL;
-	lu->block = ref->block ? strdup(ref->block) : NULL;
-	lu->tape = ref->tape ? strdup(ref->tape) : NULL;
-	if ((ref->sg && !lu->sg) || (ref->block && !lu->block) || (ref->tape && !lu->tape))
-		return -ENOMEM;
-	/* st names its non-rewinding node after the rewinding one: st0 / nst0. */
-	if (lu->tape && asprintf(&lu->tape_nr, "n%s", lu->tape) < 0) {
-		lu->tape_nr = NULL;
-		return -ENOMEM;
-	}
-	if (asprintf(&bsgdir, "%s/bsg", ref->syspath) < 0)
-		return -ENOMEM;
-	if (sysfs_first_entry(inv->rootfd, bsgdir, NULL, &bsg) >= 0 &&
-	    asprintf(&lu->bsg, "bsg/%s", bsg) < 0) {
-		lu->bsg = NULL;
-		return -ENOMEM;
-	}
 	if (lu->block) {
 		r = read_partitions(inv->rootfd, ref->syspath, lu->block, lu);
 		if (r < 0)
@@ -590,7 +627,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 	} else
 		r = probe_read(inv->rootfd, ref, flags, &pd);
 	lu_naming_done(&lu->naming);
-	lu->probe_commands = pd.commands;
+	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
 	lu->naming_error = names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level,
 	                                    lu_is_cdrom(lu), &lu->naming, &no_node);
 	lu->probe_no_node = no_node;
@@ -716,7 +753,7 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		lu->naming = job->naming;
 		job->naming = (LuNaming){};
 		lu->naming_error = job->error;
-		lu->probe_commands = job->commands;
+		lu->probe_commands = (uint16_t)MIN(job->commands, (unsigned)UINT16_MAX);
 		lu->probe_no_node = job->no_node;
 	}
 	changed = old_error != lu->naming_error || !lu_naming_equal(&old, &lu->naming);
@@ -772,15 +809,12 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 
 	old = find_lu(inv, h, c, t, l);
 
-	lu = calloc(1, sizeof(*lu));
+	/* The H:C:T:L in the Lu's own allocation: it lasts as long as the LU. */
+	lu = calloc(1, sizeof(*lu) + strlen(hctl) + 1);
 	if (!lu)
 		return -ENOMEM;
 	lu->lun = l;
-	lu->hctl = strdup(hctl);
-	if (!lu->hctl) {
-		lu_free(inv, lu);
-		return -ENOMEM;
-	}
+	lu->hctl = strcpy((char *)(lu + 1), hctl);
 
 	r = lu_read(inv, lu, &ref);
 	if (r == -ENOENT || r == -ENODEV) {
@@ -860,7 +894,6 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 		old->userdata = tmp.userdata;
 		old->mpath = tmp.mpath;
 		old->mpath_uuid = tmp.mpath_uuid;
-		free(lu->hctl);
 		free(lu);
 		if (what && inv->hooks.lu_changed)
 			inv->hooks.lu_changed(inv, old, what, inv->userdata);
@@ -1043,6 +1076,8 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 		return r;
 	if (r < 0 || num == 0 || num > UINT32_MAX)
 		return 0; /* not what the event said: let a full read decide */
+	if (lu->n_partitions == UINT16_MAX)
+		return -E2BIG;
 	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
@@ -1073,6 +1108,7 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
 	_cleanup_free_ char *bsg = NULL;
 	const char *name = base;
 	char **slot;
+	int r;
 
 	if (!add && !action_is(ev, "remove"))
 		return 0; /* change, move: read it all */
@@ -1108,21 +1144,24 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
 		/* Identification failed for want of a node to ask: a full read re-probes. */
 		if (lu->naming_error < 0 || lu->probe_no_node)
 			return 0;
-		*slot = strdup(name);
-		if (!*slot)
-			return -ENOMEM;
 	} else {
 		if (!*slot)
 			return 1;
 		if (!streq(*slot, name))
 			return 0;
-		*slot = mfree(*slot);
-		if (slot == &lu->block) {
-			for (size_t i = 0; i < lu->n_partitions; i++)
-				free(lu->partitions[i].node);
-			lu->partitions = mfree(lu->partitions);
-			lu->n_partitions = 0;
-		}
+		name = NULL;
+	}
+	r = lu_set_strings(lu, lu->syspath, slot == &lu->sg ? name : lu->sg,
+	                   slot == &lu->block ? name : lu->block, lu->tape,
+	                   slot == &lu->bsg ? name : lu->bsg);
+	if (r < 0)
+		return r;
+	if (!lu->block) {
+		/* The disk went, and its partitions with it. */
+		for (size_t i = 0; i < lu->n_partitions; i++)
+			free(lu->partitions[i].node);
+		lu->partitions = mfree(lu->partitions);
+		lu->n_partitions = 0;
 	}
 	lu_nodes_changed(inv, lu);
 	return 1;

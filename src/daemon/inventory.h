@@ -43,8 +43,8 @@ struct Lu {
 	Target *target;
 	Lu *next;
 	uint64_t lun;
-	char *hctl;
-	char *syspath; /* relative to the root */
+	char *hctl;    /* in the Lu's own allocation */
+	char *syspath; /* relative to the root; the nodes below share its allocation */
 	/* sysfs strings, trailing blanks removed; one copy of each in the inventory, shared by
 	 * every LU that has it (daemon/strpool.h) */
 	const char *vendor, *model, *revision;
@@ -59,12 +59,12 @@ struct Lu {
 	 * when none does: kept by the owner (io/mpath.h), freed with the LU. */
 	char *mpath, *mpath_uuid;
 	/* The numbers and flags last, packed (one Lu per LU: 4096 of them and more). */
-	int type; /* peripheral device type, -1 unknown */
 	unsigned scsi_level;
-	unsigned n_partitions;
-	int naming_error;        /* why naming failed, 0 on success */
-	unsigned probe_commands; /* SCSI commands the last probe needed */
 	unsigned generation;     /* last resync that saw it */
+	int16_t naming_error;    /* why naming failed (-errno), 0 on success */
+	uint16_t n_partitions;   /* the kernel makes at most 255 (DISK_MAX_PARTS) */
+	uint16_t probe_commands; /* SCSI commands the last probe needed (at most UINT16_MAX) */
+	int8_t type;             /* peripheral device type (5 bits), -1 unknown */
 	bool probe_no_node : 1;  /* a page was neither cached nor readable: no node to ask yet */
 	/* Its identification needs SCSI commands and runs off the loop (InventoryHooks.identify):
 	 * until it ends the LU has no names, or only those it had before a re-probe that cannot

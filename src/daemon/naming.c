@@ -28,9 +28,10 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	    !streq_ptr(a->bus, b->bus) || a->n_names != b->n_names ||
 	    !streq_ptr(a->id_path, b->id_path) ||
 	    !streq_ptr(a->id_path_ata_compat, b->id_path_ata_compat) ||
-	    a->path_virtual != b->path_virtual || !streq_ptr(a->lu_key, b->lu_key) ||
-	    !streq_ptr(a->port_key, b->port_key) || a->have_usb_ids != b->have_usb_ids ||
-	    a->usb_vendor != b->usb_vendor || a->usb_product != b->usb_product)
+	    a->path_virtual != b->path_virtual || a->keys_in_pages != b->keys_in_pages ||
+	    !streq_ptr(a->lu_key, b->lu_key) || !streq_ptr(a->port_key, b->port_key) ||
+	    a->have_usb_ids != b->have_usb_ids || a->usb_vendor != b->usb_vendor ||
+	    a->usb_product != b->usb_product)
 		return false;
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
@@ -227,6 +228,41 @@ static int scsi_pages_input(const LuNaming *n, ScsiIdentInput *ret)
 	return 0;
 }
 
+int lu_naming_path_keys(const LuNaming *n, char **ret_lu, char **ret_port)
+{
+	_cleanup_free_ char *lu = NULL, *port = NULL;
+	ScsiIdentInput in;
+	int r;
+
+	assert_return(n && ret_lu && ret_port, -EINVAL);
+
+	if (!n->keys_in_pages) {
+		if ((n->lu_key && !(lu = strdup(n->lu_key))) ||
+		    (n->port_key && !(port = strdup(n->port_key))))
+			return -ENOMEM;
+	} else if (scsi_pages_input(n, &in) >= 0 && in.pg83) {
+		r = lupath_keys(in.pg83, in.pg83_len, &lu, &port);
+		/* A malformed page proves nothing: no keys, as lu_compute_names() decided. */
+		if (r == -ENOMEM)
+			return r;
+	}
+	*ret_lu = TAKE_PTR(lu);
+	*ret_port = TAKE_PTR(port);
+	return 0;
+}
+
+LuRelation lu_naming_relation(const LuNaming *a, const LuNaming *b)
+{
+	_cleanup_free_ char *lu_a = NULL, *port_a = NULL, *lu_b = NULL, *port_b = NULL;
+
+	if (!a->keys_in_pages && !b->keys_in_pages)
+		return lupath_relation(a->lu_key, a->port_key, b->lu_key, b->port_key);
+	if (lu_naming_path_keys(a, &lu_a, &port_a) < 0 ||
+	    lu_naming_path_keys(b, &lu_b, &port_b) < 0)
+		return LU_RELATION_CLONES;
+	return lupath_relation(lu_a, port_a, lu_b, port_b);
+}
+
 int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
 {
 	_cleanup_(lu_scsi_id_done) LuScsiId s = {};
@@ -288,7 +324,10 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	if (r < 0)
 		return r;
 
-	if (pd->buf[PROBE_PG83]) {
+	/* Page 0x83 kept whole: its keys are derived from it when needed (a few hundred
+	 * bytes of hex per LU otherwise, for the rare name two LUs want). */
+	n.keys_in_pages = pd->buf[PROBE_PG83] && pd->len[PROBE_PG83] <= IDENT_SCSI_ID_BUF_LEN;
+	if (pd->buf[PROBE_PG83] && !n.keys_in_pages) {
 		r = lupath_keys(pd->buf[PROBE_PG83], pd->len[PROBE_PG83], &lu_key, &port_key);
 		/* A malformed page proves nothing: no keys, so never a path of another LU. */
 		if (r == -ENOMEM)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ident.h"
+#include "lupath.h"
 #include "probe.h"
 
 typedef struct LuNaming {
@@ -32,7 +33,10 @@ typedef struct LuNaming {
 	 * lu_naming_done() frees. */
 	uint8_t *scsi_pages;
 	/* Page 0x83's LU and target-port designators (core/lupath.h: lupath_keys()), which tell
-	 * paths to one LU from clones; NULL without a usable page 0x83. */
+	 * paths to one LU from clones; NULL without a usable page 0x83. Kept only when
+	 * @scsi_pages holds less than the whole page; when it holds it all (@keys_in_pages),
+	 * lu_naming_relation() derives them from it, only ever needed when two LUs want one
+	 * name. */
 	char *lu_key, *port_key;
 	unsigned n_names;
 	unsigned short scsi_pages_size;
@@ -41,6 +45,7 @@ typedef struct LuNaming {
 	unsigned short usb_vendor, usb_product;
 	bool have_usb_ids : 1;
 	bool path_virtual : 1;
+	bool keys_in_pages : 1;
 } LuNaming;
 
 void lu_naming_done(LuNaming *n);
@@ -66,6 +71,14 @@ const char *lu_scsi_id_next_prop(const LuScsiId *s, const char *prev);
  * name_rule_unit_serial(), from the pages @n keeps). Returns its length, -ENODATA when @n has no
  * pages or page 0x80 gives no serial of its own, -EINVAL, -ENOMEM. */
 int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1]);
+
+/* lu_naming_path_keys() - @n's page 0x83 keys (lupath_keys()), each NULL without a usable
+ * page 0x83, allocated. Returns 0 or -ENOMEM. */
+int lu_naming_path_keys(const LuNaming *n, char **ret_lu, char **ret_port);
+
+/* lu_naming_relation() - paths or clones (core/lupath.h: lupath_relation()) by @a's and @b's
+ * page 0x83 keys; clones when out of memory for the keys, as without a usable page 0x83. */
+LuRelation lu_naming_relation(const LuNaming *a, const LuNaming *b);
 
 /* Same IDs, names and scsi_id view. */
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);

@@ -295,6 +295,46 @@ START_TEST(test_many_lus)
 }
 END_TEST
 
+/* The index by H:C:T:L at 3/4 full, the most before it grows: long probe runs, then entries
+ * taken out of them in every position (each removal moves back the entries behind it that
+ * would otherwise be lost), and shrinking. Every entry left is found, every other is not. */
+START_TEST(test_index)
+{
+	enum { N = 96 }; /* 3/4 of 128 slots */
+	ErrorTracker *tr;
+	json_object *o, *v;
+	char hctl[32];
+
+	ck_assert_int_eq(error_tracker_new(-EBADF, NULL, NULL, NULL, &tr), 0);
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(hctl, sizeof(hctl), "4:%u:%u:%u", i % 3, i / 24, i % 8);
+		ck_assert_int_eq(error_tracker_handle(tr, hctl, NULL, ev_transport,
+		                                      ELEMENTSOF(ev_transport), 1),
+		                 1);
+	}
+	for (unsigned round = 0; round < 3; round++) {
+		for (unsigned i = 0; i < N; i++)
+			if (i % 3 == round && (round < 2 || i % 2)) {
+				snprintf(hctl, sizeof(hctl), "4:%u:%u:%u", i % 3, i / 24, i % 8);
+				error_tracker_forget(tr, hctl);
+			}
+		for (unsigned i = 0; i < N; i++) {
+			bool gone = i % 3 < round || (i % 3 == round && (round < 2 || i % 2));
+
+			snprintf(hctl, sizeof(hctl), "4:%u:%u:%u", i % 3, i / 24, i % 8);
+			o = error_tracker_lu_json(tr, hctl);
+			ck_assert_msg(!o == gone, "%s %s", hctl, gone ? "kept" : "forgotten");
+			json_object_put(o);
+		}
+	}
+	o = error_tracker_json(tr);
+	ck_assert(json_object_object_get_ex(o, "lus", &v));
+	ck_assert_int_eq(json_object_object_length(v), N / 3 / 2);
+	json_object_put(o);
+	error_tracker_free(tr);
+}
+END_TEST
+
 static void put(const char *attr, const char *v)
 {
 	char rel[PATH_MAX], line[64];
@@ -535,6 +575,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_kernel_classes);
 	tcase_add_test(tc, test_rescan_and_enable);
 	tcase_add_test(tc, test_many_lus);
+	tcase_add_test(tc, test_index);
 	tcase_add_test(tc, test_poll);
 	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_counters);

@@ -192,7 +192,16 @@ START_TEST(test_initial)
 	ck_assert_str_eq(lu->naming.names[1], "wwn-0x5001405f12345678");
 	ck_assert_ptr_eq(lu->naming.serial, lu->naming.names[0] + strlen("scsi-"));
 	ck_assert_ptr_eq(lu->naming.wwn, lu->naming.names[1] + strlen("wwn-"));
-	ck_assert_ptr_nonnull(lu->naming.lu_key);
+	/* Page 0x83 kept whole: its path keys come from it, none stored. */
+	ck_assert(lu->naming.keys_in_pages);
+	ck_assert_ptr_null(lu->naming.lu_key);
+	{
+		_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
+
+		ck_assert_int_eq(lu_naming_path_keys(&lu->naming, &lu_key, &port_key), 0);
+		ck_assert_str_eq(lu_key, "0103:5001405f12345678");
+		ck_assert_str_eq(port_key, "");
+	}
 
 	lu = inventory_find(inv, "0:0:1:0");
 	ck_assert_str_eq(lu->tape, "st0");
@@ -376,6 +385,93 @@ static const UeventCase uevent_cases[] = {
 
 /* lund.hwdb's unit-serial name from the pages the inventory keeps per LU: scsi_id --page=0x80's
  * ID_SERIAL, not the identity's NAA; no page 0x80 no name. */
+/* Page 0x83 of one LU (NAA 0x5001405f12345678) through relative target port @port, padded
+ * past what LuNaming keeps of it by a target device designator of @pad bytes. */
+static void put_pg83_port(const char *hctl, uint8_t port, uint8_t pad)
+{
+	static const uint8_t naa[] = { 0x01, 0x03, 0x00, 0x08, 0x50, 0x01,
+		                       0x40, 0x5f, 0x12, 0x34, 0x56, 0x78 };
+	uint8_t page[4 + sizeof(naa) + 8 + 4 + UINT8_MAX];
+	char p[PATH_MAX];
+	size_t n = 4;
+
+	memcpy(page + n, naa, sizeof(naa));
+	n += sizeof(naa);
+	memcpy(page + n, (const uint8_t[]){ 0x01, 0x14, 0x00, 0x04, 0, 0, 0, port }, 8);
+	n += 8;
+	if (pad) {
+		memcpy(page + n, (const uint8_t[]){ 0x02, 0x21, 0x00, pad }, 4);
+		memset(page + n + 4, 'A', pad);
+		n += 4 + pad;
+	}
+	page[0] = 0x00;
+	page[1] = 0x83;
+	page[2] = (uint8_t)((n - 4) >> 8);
+	page[3] = (uint8_t)(n - 4);
+	xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
+	check_tree_put(&tree, p, page, n);
+}
+
+/* Paths and clones tell apart alike whether the keys are derived from the kept page 0x83 or
+ * kept themselves (a page longer than LuNaming keeps). */
+START_TEST(test_path_keys)
+{
+	static const struct {
+		const char *hctl;
+		uint8_t port, pad;
+	} lus[] = {
+		{ "3:0:0:0", 1, 0 },   { "3:0:1:0", 2, 0 },   { "3:0:2:0", 1, 0 },
+		{ "3:0:3:0", 2, 250 }, { "3:0:4:0", 1, 250 },
+	};
+	/* Each pair's relation: the same LU through another port is a path, through the
+	 * same port a clone. */
+	static const struct {
+		unsigned a, b;
+		LuRelation rel;
+	} pairs[] = {
+		{ 0, 1, LU_RELATION_PATHS },  { 0, 2, LU_RELATION_CLONES },
+		{ 0, 3, LU_RELATION_PATHS },  { 0, 4, LU_RELATION_CLONES },
+		{ 3, 4, LU_RELATION_PATHS },  { 4, 1, LU_RELATION_PATHS },
+		{ 3, 1, LU_RELATION_CLONES },
+	};
+	Inventory *inv = NULL;
+	const Lu *lu[ELEMENTSOF(lus)];
+
+	for (size_t i = 0; i < ELEMENTSOF(lus); i++) {
+		char sg[16];
+
+		xsnprintf(sg, "sg%zu", 10 + i);
+		put_lu(lus[i].hctl, 0, NULL, sg);
+		put_pg83_port(lus[i].hctl, lus[i].port, lus[i].pad);
+	}
+	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, NULL, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	for (size_t i = 0; i < ELEMENTSOF(lus); i++) {
+		_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
+		char port[32];
+
+		lu[i] = inventory_find(inv, lus[i].hctl);
+		ck_assert_ptr_nonnull(lu[i]);
+		ck_assert_int_eq(lu[i]->naming_error, 0);
+		ck_assert(lu[i]->naming.keys_in_pages == (lus[i].pad == 0));
+		ck_assert(!lu[i]->naming.lu_key == (lus[i].pad == 0));
+		ck_assert_int_eq(lu_naming_path_keys(&lu[i]->naming, &lu_key, &port_key), 0);
+		ck_assert_str_eq(lu_key, "0103:5001405f12345678");
+		xsnprintf(port, "0114:0000000%u", lus[i].port);
+		ck_assert_str_eq(port_key, port);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(pairs); i++) {
+		ck_assert_int_eq(
+		        lu_naming_relation(&lu[pairs[i].a]->naming, &lu[pairs[i].b]->naming),
+		        pairs[i].rel);
+		ck_assert_int_eq(
+		        lu_naming_relation(&lu[pairs[i].b]->naming, &lu[pairs[i].a]->naming),
+		        pairs[i].rel);
+	}
+	inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_unit_serial)
 {
 	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
@@ -802,6 +898,7 @@ static Suite *inventory_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
 	tcase_add_test(tc, test_unit_serial);
+	tcase_add_test(tc, test_path_keys);
 	CHECK_ADD_LOOP(tc, test_uevent, uevent_cases);
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
