@@ -52,7 +52,8 @@ for r in rows:
     if 'lund_cpu_ms' in e:
         print(f"lund {r['lus']}: {int(e['lund_cpu_ms'])/1000:.1f} s CPU for the round "
               f"({int(e.get('lund_cpu_kernel_ms', 0))/1000:.1f} s of it while the kernel added the "
-              f"disks), RSS {int(e.get('lund_rss_kb', 0))/1024:.1f} MiB, {e.get('lund_resyncs', '?')} resyncs")
+              f"disks; system time {int(e.get('lund_sys_ms', 0))/1000:.1f} s), RSS "
+              f"{int(e.get('lund_rss_kb', 0))/1024:.1f} MiB, {e.get('lund_resyncs', '?')} resyncs")
 u = [r for r in rows if r['tool'] == 'udev']
 l = [r for r in rows if r['tool'] == 'lund' and u and r['lus'] == u[0]['lus']]
 if u and l:
