@@ -3,22 +3,32 @@
 # Cold-start naming of 1024 (or 4096) scsi_debug LUs in one VM: udevd + scsi_id against lund,
 # each timed from adding the host until every disk has its by-id names, next to the kernel's
 # own time to create the disks. A benchmark: it prints ratios, never asserts.
-#   bench/daemon.sh [1024|4096]     (LUND_VM_BUILD / LUND_VM_CACHE as for tests/vm/run)
+#   bench/daemon.sh [1024|4096] [--bin PATH]...  (LUND_VM_BUILD / LUND_VM_CACHE as for tests/vm/run)
+# Builds against each other in one VM: LUND_BENCH_LUNDS="lund-main lund" LUND_BENCH_ROUNDS=4
+# bench/daemon.sh 1024 --bin /path/to/lund-main (any --bin puts the build's lund and lunctl in
+# the guest as well); LUND_BENCH_TOOLS=lund skips udevd's round.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 case ${1:-1024} in
 1024) body=daemon ;;
 4096) body=daemon-4096 ;;
-*) echo "usage: bench/daemon.sh [1024|4096]" >&2; exit 2 ;;
+*) echo "usage: bench/daemon.sh [1024|4096] [--bin PATH]..." >&2; exit 2 ;;
 esac
+shift || true
+bins=()
+while [ $# -ge 2 ] && [ "$1" = --bin ]; do bins+=(--bin "$(realpath "$2")"); shift 2; done
+if [ ${#bins[@]} -gt 0 ]; then
+	b=$(realpath "${LUND_VM_BUILD:-build-vm}")
+	bins+=(--bin "$b/src/daemon/lund" --bin "$b/src/cli/lunctl")
+fi
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-tests/vm/run --keep bench/$body >/dev/null || true
+tests/vm/run --keep "${bins[@]}" bench/$body >/dev/null || true
 res=${LUND_VM_CACHE:-.cache/vm}/results/bench/$body/results.log
 python3 - "$res" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import re, sys
 print(f"host load average before {sys.argv[2]}, after {sys.argv[3]}")
-rows, extra = [], {}
+rows = []
 try:
     lines = open(sys.argv[1]).read().replace('\r', '').splitlines()
 except OSError:
@@ -29,32 +39,49 @@ for line in lines:
     if not line.startswith('RESULT '):
         continue
     d = dict(f.split('=', 1) for f in line.split()[1:] if '=' in f)
-    if line.startswith('RESULT lag ') and rows:
-        # the delays of the round just reported
-        extra.setdefault((rows[-1]['tool'], int(rows[-1]['lus'])), {}).update(d)
+    if line.startswith('RESULT lag ') or ('tool' not in d and 'lus' in d):
+        # the delays, lund's CPU time and counters of the round just reported
+        if rows:
+            rows[-1].setdefault('extra', {}).update(d)
     elif 'tool' in d:
         rows.append(d)
-    elif 'lus' in d:
-        extra.setdefault(('lund', int(d['lus'])), {}).update(d)
 if not rows:
     sys.exit("bench: no results (see the console log next to " + sys.argv[1] + ")")
-print(f"{'tool':<6} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}")
+print(f"{'tool':<9} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}")
 for r in rows:
     lus, kms, nms = int(r['lus']), int(r['kernel_ms']), int(r['names_ms'])
-    print(f"{r['tool']:<6} {lus:>5} {kms/1000:>9.1f} {nms/1000:>8.1f} {nms/max(kms,1):>12.2f}x {r['names']:>6}")
+    print(f"{r['tool']:<9} {lus:>5} {kms/1000:>9.1f} {nms/1000:>8.1f} {nms/max(kms,1):>12.2f}x {r['names']:>6}")
 for r in rows:
-    e = extra.get((r['tool'], int(r['lus'])), {})
+    e = r.get('extra', {})
     if 'lag_med_ms' in e:
         print(f"{r['tool']} {r['lus']}: node to link per disk: median {int(e['lag_med_ms'])/1000:.1f} s, "
               f"90% {int(e['lag_p90_ms'])/1000:.1f} s, max {int(e['lag_max_ms'])/1000:.1f} s; last node "
               f"{int(e['last_node_ms'])/1000:.1f} s, last link {int(e['last_link_ms'])/1000:.1f} s, "
               f"{e['links_after_last_node']} of {e['links']} links after the last node")
     if 'lund_cpu_ms' in e:
-        print(f"lund {r['lus']}: {int(e['lund_cpu_ms'])/1000:.1f} s CPU for the round "
+        print(f"{r['tool']} {r['lus']}: {int(e['lund_cpu_ms'])/1000:.1f} s CPU for the round "
               f"({int(e.get('lund_cpu_kernel_ms', 0))/1000:.1f} s of it while the kernel added the "
-              f"disks), RSS {int(e.get('lund_rss_kb', 0))/1024:.1f} MiB, {e.get('lund_resyncs', '?')} resyncs")
+              f"disks; system time {int(e.get('lund_sys_ms', 0))/1000:.1f} s), RSS "
+              f"{int(e.get('lund_rss_kb', 0))/1024:.1f} MiB, {e.get('lund_resyncs', '?')} resyncs")
+# several rounds of several builds (LUND_BENCH_LUNDS): min/median/max of names/kernel and of
+# lund's CPU per kernel second, by build and size
+groups = {}
+for r in rows:
+    if r['tool'] == 'udev':
+        continue
+    e = r.get('extra', {})
+    g = groups.setdefault((r['tool'], r['lus']), [])
+    g.append((int(r['names_ms']) / max(int(r['kernel_ms']), 1),
+              int(e.get('lund_cpu_ms', 0)) / max(int(r['kernel_ms']), 1)))
+if any(len(g) > 1 for g in groups.values()):
+    print("build     LUs   rounds  names/kernel min/median/max   lund CPU/kernel min/median/max")
+    for (tool, lus), g in groups.items():
+        a = sorted(x[0] for x in g)
+        c = sorted(x[1] for x in g)
+        print(f"{tool:<9} {lus:>5} {len(g):>6}  {a[0]:.2f} / {a[len(a)//2]:.2f} / {a[-1]:.2f}x"
+              f"              {c[0]:.2f} / {c[len(c)//2]:.2f} / {c[-1]:.2f}")
 u = [r for r in rows if r['tool'] == 'udev']
-l = [r for r in rows if r['tool'] == 'lund' and u and r['lus'] == u[0]['lus']]
+l = [r for r in rows if r['tool'] != 'udev' and u and r['lus'] == u[0]['lus']]
 if u and l:
     print(f"udevd+scsi_id / lund, time until every name exists: "
           f"{int(u[0]['names_ms'])/max(int(l[0]['names_ms']),1):.2f}x")

@@ -543,18 +543,19 @@ static int link_replace(Links *l, int dfd, const char *name, const char *old, co
 	return 0;
 }
 
+/* A symlink at the free name @name: symlinkat(2) makes the entry whole, target and all, or not
+ * at all, and never replaces one (EEXIST), which is what a temporary link renamed with
+ * RENAME_NOREPLACE gives, in one call instead of three. */
+static int symlink_new(Links *l, int dfd, const char *target, const char *name)
+{
+	if (l->symlink_fn)
+		return l->symlink_fn(target, dfd, name);
+	return symlinkat(target, dfd, name) >= 0 ? 0 : -errno;
+}
+
 static int link_create(Links *l, int dfd, const char *name, const char *target)
 {
-	char tmp[sizeof(LINKS_TMP_PREFIX) + 16];
-	int r;
-
-	r = symlink_tmp(l, dfd, target, tmp);
-	if (r < 0)
-		return r;
-	r = rename_noreplace(dfd, tmp, name);
-	if (r < 0)
-		(void)unlinkat(dfd, tmp, 0);
-	return r;
+	return symlink_new(l, dfd, target, name);
 }
 
 /*
@@ -611,17 +612,19 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	_cleanup_free_ char *rec = NULL, *cur = NULL, *both = NULL;
 	int r;
 
-	r = record_read(l, rfd, name, &rec);
-	if (r < 0 && r != -ENOENT)
-		return r;
-
 	r = read_link(dfd, name, &cur);
 	if (r == -ENOENT) {
-		if (!rec || !streq(rec, target)) {
-			r = record_write(l, rfd, name, target);
-			if (r < 0)
+		/* A free name, the common case: the record is made where there is none, in one
+		 * call; only one that exists is read (and rewritten when it says otherwise). */
+		r = symlink_new(l, rfd, target, name);
+		if (r == -EEXIST) {
+			r = record_read(l, rfd, name, &rec);
+			if (r < 0 && r != -ENOENT)
 				return r;
+			r = rec && streq(rec, target) ? 0 : record_write(l, rfd, name, target);
 		}
+		if (r < 0)
+			return r;
 		r = link_create(l, dfd, name, target);
 		if (r == -EEXIST) {
 			/* Someone created the name between our check and now. */
@@ -636,6 +639,12 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	}
 	if (r < 0 && r != -EINVAL)
 		return r;
+	{
+		int k = record_read(l, rfd, name, &rec);
+
+		if (k < 0 && k != -ENOENT)
+			return k;
+	}
 
 	if (r == -EINVAL || !owned(rec, known, cur)) {
 		/* Not a symlink, or not one lund made. */

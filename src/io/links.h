@@ -15,10 +15,12 @@
  * then on, so it is removed with its device like any other. A record entry that cannot be a
  * record (not a symlink, a bad name) is reported and removed, never an error forever.
  *
- * Atomicity: a link is created as a uniquely named temporary symlink in the same directory
- * (".#lund.<hex>") that is then renamed over the name: renameat2(RENAME_NOREPLACE) when the name
- * is free, renameat2(RENAME_EXCHANGE) when it holds lund's old link (the exchanged-out entry is
- * checked and the exchange undone if someone replaced the link meanwhile). Removal first renames
+ * Atomicity: at a free name a link (and a record) is made by symlinkat(2) itself, which creates
+ * the entry whole or not at all and fails rather than replace anything. Over lund's old link a
+ * new one is made as a uniquely named temporary symlink in the same directory (".#lund.<hex>")
+ * swapped in with renameat2(RENAME_EXCHANGE) (the exchanged-out entry is checked and the
+ * exchange undone if someone replaced the link meanwhile); a record is rewritten the same way,
+ * a temporary renamed over it. Removal first renames
  * the link aside, checks it, then unlinks it. The record is written before a link is created and
  * removed after it is gone, so a crash leaves at worst a record without a link (fixed at the next
  * reconcile) or a temporary file (removed at the next reconcile), never an unrecorded link.

@@ -605,6 +605,58 @@ START_TEST(test_full)
 }
 END_TEST
 
+/* Every symlink the writer makes, counted and passed on to symlinkat(2). */
+static unsigned n_symlinks, n_symlinks_tmp;
+
+static int counting_symlink(const char *target, int dfd, const char *name)
+{
+	n_symlinks++;
+	if (strneq(name, ".#lund.", 7))
+		n_symlinks_tmp++;
+	return symlinkat(target, dfd, name) >= 0 ? 0 : -errno;
+}
+
+/* A link at a free name (every name of a cold start, every LU that appears) costs one symlink
+ * for its record and one for itself, each made at its final name: symlinkat(2) is as atomic
+ * and as exclusive as a temporary renamed with RENAME_NOREPLACE, in one call. A record left by
+ * an interrupted run is read and rewritten as before, and what is there stays foreign. */
+START_TEST(test_create_direct)
+{
+	Links *l = new_links();
+
+	links_set_symlink_fn(l, counting_symlink);
+	n_symlinks = n_symlinks_tmp = 0;
+	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
+	ck_assert_uint_eq(n_symlinks, 2);
+	ck_assert_uint_eq(n_symlinks_tmp, 0);
+	check_entry(&(Expect){ LINK_DIR, "a", SYMLINK, "../../sda" });
+	check_entry(&(Expect){ RECORD_DIR, "a", SYMLINK, "../../sda" });
+
+	/* a record without its link, pointing elsewhere (a crash between the two) */
+	put_symlink(RECORD_DIR, "b", "../../sdx\n../../sdy");
+	n_symlinks = n_symlinks_tmp = 0;
+	ck_assert_int_eq(links_add(l, "b", "../../sdb", NULL), LINKS_ADD_CREATED);
+	ck_assert_uint_eq(n_symlinks_tmp, 1); /* the record rewritten, atomically */
+	check_entry(&(Expect){ LINK_DIR, "b", SYMLINK, "../../sdb" });
+	check_entry(&(Expect){ RECORD_DIR, "b", SYMLINK, "../../sdb" });
+
+	/* a record that is no record: repaired, then made */
+	put_file(RECORD_DIR, "c", "junk");
+	ck_assert_int_eq(links_add(l, "c", "../../sdc", NULL), LINKS_ADD_CREATED);
+	check_entry(&(Expect){ RECORD_DIR, "c", SYMLINK, "../../sdc" });
+
+	/* the name taken by someone else: left alone */
+	put_symlink(LINK_DIR, "d", "../../sdz");
+	ck_assert_int_eq(links_add(l, "d", "../../sdd", NULL), -EEXIST);
+	check_entry(&(Expect){ LINK_DIR, "d", SYMLINK, "../../sdz" });
+	check_entry(&(Expect){ RECORD_DIR, "d", ABSENT });
+	links_set_symlink_fn(l, NULL);
+	ck_assert_uint_eq(count_tmp(LINK_DIR), 0);
+	ck_assert_uint_eq(count_tmp(RECORD_DIR), 0);
+	links_free(l);
+}
+END_TEST
+
 /* A symlinked directory component is never followed. */
 START_TEST(test_dir_symlink)
 {
@@ -689,6 +741,7 @@ static Suite *links_suite(void)
 	tcase_add_test(tc, test_adopt);
 	tcase_add_test(tc, test_known);
 	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_create_direct);
 	tcase_add_test(tc, test_report);
 	suite_add_tcase(s, tc);
 	return s;

@@ -29,6 +29,7 @@ now() { vm_uptime_ms; }
 LUND_NAMES='/dev/scsi/by-id/@(scsi-3|wwn-)!(*-sg)'
 lund_names() { ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' \(scsi-3\|wwn-\)[^ ]* -> \.\./\.\./sd'; }
 cpu_ms() { local st; read -r -a st </proc/$1/stat; echo $(((st[13] + st[14]) * 10)); }
+sys_ms() { local st; read -r -a st </proc/$1/stat; echo $((st[14] * 10)); }
 
 modprobe -a sd_mod sg
 modprobe scsi_debug $ARGS
@@ -59,15 +60,30 @@ if count_ge 1 '/sys/block/sd*'; then
 	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	until ! count_ge 1 '/sys/block/sd*'; do nap; done
 fi
-lund --run-dir /run/lund --load-modules never >/tmp/lund.log 2>&1 &
-lp=$!
-vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
+# LUND_BENCH_TRACE=1 (a profile, not a timing: ptrace slows every system call): lund runs under
+# strace (tests/vm/run --bin /usr/bin/strace), every thread's calls written to the 9p output
+# directory (out/lund.trace), a count per call printed at the end
+# lund_start BINARY: lund (or another build of it put into /usr/local/bin with --bin) started
+lund_start() {
+	if [ "${LUND_BENCH_TRACE:-}" = 1 ]; then
+		strace -f -tt -qq -o "$VM_OUT/lund.trace" "$1" --run-dir /run/lund \
+			--load-modules never >/tmp/lund.log 2>&1 &
+		vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
+		lp=$(pidof "$1")
+	else
+		"$1" --run-dir /run/lund --load-modules never >/tmp/lund.log 2>&1 &
+		lp=$!
+	fi
+	vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
+	LUND_TAG=$1
+}
 # lund_round LUS: a host with LUS LUs (LUS/256 targets) added while lund runs, then taken away
 lund_round() {
-	local t=$((($1 + 255) / 256)) t0 tk tn cpu0 cpuk end
+	local t=$((($1 + 255) / 256)) t0 tk tn cpu0 cpuk sys0 end
 	echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
 	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
 	cpu0=$(cpu_ms $lp)
+	sys0=$(sys_ms $lp)
 	t0=$(now)
 	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	wait_count "lund round, disks" $1 '/sys/block/sd*' || true
@@ -81,16 +97,35 @@ lund_round() {
 		nap
 	done
 	tn=$(now)
-	vm_result "tool=lund lus=$1 kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$(lund_names)"
-	lag lund $t0 /dev/scsi/by-id
+	vm_result "tool=$LUND_TAG lus=$1 kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$(lund_names)"
+	lag $LUND_TAG $t0 /dev/scsi/by-id
 	# where lund's time went: its CPU time (user+system) while the kernel added the disks and
 	# in all, and memory with the LUs named
-	vm_result "lus=$1 lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
+	vm_result "lus=$1 lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $lp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
 	lunctl status | sed -n '/^Resyncs/,/^Uevents/p'
 	vm_result "lus=$1 lund_resyncs=$(grep -c 'Resynchronising' /tmp/lund.log) lund_log_lines=$(wc -l </tmp/lund.log)"
 	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	until ! count_ge 1 '/sys/block/sd*'; do nap; done
 }
+# LUND_BENCH_LUNDS="lund-main lund" (each put into the guest with --bin) and
+# LUND_BENCH_ROUNDS=N: the builds take turns, a fresh process each round, in forward order in
+# odd rounds and backward in even ones, so a change of the host's load weighs on each alike
+if [ -n "${LUND_BENCH_LUNDS:-}" ]; then
+	for r in $(seq 1 "${LUND_BENCH_ROUNDS:-1}"); do
+		order=$LUND_BENCH_LUNDS
+		[ $((r % 2)) = 1 ] || order=$(echo $LUND_BENCH_LUNDS | tr ' ' '\n' | tac | tr '\n' ' ')
+		for bin in $order; do
+			lund_start $bin
+			vm_log "round $r: $bin"
+			for lus in $LUND_SIZES; do lund_round $lus; done
+			kill $lp 2>/dev/null || true
+			wait $lp 2>/dev/null || true
+		done
+	done
+	vm_done
+fi
+lund_start lund
 for lus in $LUND_SIZES; do lund_round $lus; done
 kill $lp 2>/dev/null || true
+[ "${LUND_BENCH_TRACE:-}" != 1 ] || { sleep 2; wc -l "$VM_OUT/lund.trace"; }
 vm_done

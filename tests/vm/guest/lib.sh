@@ -270,6 +270,17 @@ vm_run_scenario() {
 	vm_exit $_rc
 }
 
+# A benchmark body's knobs from the host's environment (tests/vm/run: vm.bench.NAME=VALUE, a
+# comma for each space); what the body sets itself comes after this and wins
+for _a in $(cat /proc/cmdline 2>/dev/null); do
+	case $_a in
+	vm.bench.LUND_BENCH_*=*)
+		_a=${_a#vm.bench.}
+		export "${_a%%=*}=$(echo "${_a#*=}" | tr , ' ')"
+		;;
+	esac
+done
+
 SAN_SOURCED=1 . /vm/san.sh
 # `# vm-topology: none`: no QEMU devices of the SAN, only scsi_debug's LUs when san_up (or the
 # systemd-root flavour's stage 1) loads it
