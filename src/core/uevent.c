@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,78 +165,4 @@ int uevent_sdev_state_parse(const char *s, UeventSdevState *ret)
 			return 0;
 		}
 	return -EBADMSG;
-}
-
-/* SEQNUM=: decimal, no sign, no leading or trailing bytes, above 0, fits 64 bits. */
-static int seqnum_parse(const char *s, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EBADMSG;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -EBADMSG;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (v == 0)
-		return -EBADMSG;
-	*ret = v;
-	return 0;
-}
-
-int uevent_parse(const char *buf, size_t len, const char **props, size_t n_props_max, Uevent *ev)
-{
-	static const struct {
-		const char *key;
-		size_t len;
-		size_t off;
-	} keys[] = {
-#define K(k, f) { k "=", sizeof(k), offsetof(Uevent, f) }
-		K("ACTION", action),     K("SUBSYSTEM", subsystem),
-		K("DEVTYPE", devtype),   K("DEVPATH", devpath),
-		K("SDEV_UA", sdev_ua),   K("SYNTH_ARG_LUND", synth_lund),
-		K("MODALIAS", modalias), K("SDEV_STATE", sdev_state),
-#undef K
-	};
-	const char *end = buf + len, *p, *seqnum = NULL;
-	bool error = false;
-	size_t n = 0;
-
-	if (!buf || !ev || len == 0 || buf[len - 1] != 0)
-		return -EBADMSG;
-	*ev = (Uevent){};
-	/* the header: "ACTION@DEVPATH" */
-	p = buf + strlen(buf) + 1;
-	if (!strstr(buf, "@/") || p >= end)
-		return -EBADMSG;
-	for (const char *e = p; e < end; e += strlen(e) + 1) {
-		const char *eq = strchr(e, '=');
-
-		if (!eq || eq == e)
-			return -EBADMSG;
-		if (strneq(e, "SEQNUM=", 7))
-			seqnum = e + 7;
-		else if (strneq(e, "SYNTH_UUID=", 11))
-			ev->synthetic = true;
-		else if (strneq(e, "SDEV_ERROR=", 11))
-			error = true;
-		else
-			for (size_t k = 0; k < ELEMENTSOF(keys); k++)
-				if ((size_t)(eq - e) + 1 == keys[k].len &&
-				    memcmp(e, keys[k].key, keys[k].len) == 0) {
-					*(const char **)((char *)ev + keys[k].off) = eq + 1;
-					break;
-				}
-	}
-	if (!ev->action || !ev->devpath || !ev->subsystem || !seqnum ||
-	    seqnum_parse(seqnum, &ev->seqnum) < 0)
-		return -EBADMSG;
-	if (error && props) {
-		for (const char *e = p; e < end && n < n_props_max; e += strlen(e) + 1)
-			props[n++] = e;
-		ev->props = props;
-		ev->n_props = n;
-	}
-	return 0;
 }

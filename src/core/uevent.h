@@ -81,19 +81,6 @@ int uevent_devpath_hctl(const char *devpath, char **ret);
  */
 const char *uevent_devpath_dm(const char *devpath);
 
-/*
- * uevent_parse() - @ev from one kernel uevent as the kernel's netlink socket delivers it: a
- * header "ACTION@DEVPATH", then KEY=VALUE entries, each ending in a NUL byte; @len bytes of
- * @buf, the last of them NUL. The strings point into @buf (the header is not used: the entries
- * carry the same). @props, room for @n_props_max entries, receives every KEY=VALUE of a message
- * that carries SDEV_ERROR, up to @n_props_max (ev->props, ev->n_props; NULL: none kept); the
- * caller sees more than it allows as n_props == @n_props_max.
- * Returns 0; -EBADMSG when the header is not "...@/...", an entry has no '=', the last byte is
- * not NUL, or ACTION, DEVPATH, SUBSYSTEM or a SEQNUM (decimal, above 0) is missing, as libudev
- * rejects such a message.
- */
-int uevent_parse(const char *buf, size_t len, const char **props, size_t n_props_max, Uevent *ev);
-
 /* The states SDEV_STATE= names: the kernel's own names of them, as sysfs "state" shows them. */
 typedef enum UeventSdevState {
 	UEVENT_SDEV_OFFLINE,           /* "offline": error recovery gave up, or user space */

@@ -2,12 +2,11 @@
 #pragma once
 
 /*
- * Kernel uevents from the *kernel* netlink group, so lund sees devices with or without udevd:
- * read off the socket several at a time (recvmmsg(2)), only the kernel's (port 0, root's
- * credentials) and parsed in place (uevent_parse()), as libudev's monitor would check and parse
- * them, without its per-message peek, allocations and property lists. Subsystem filtering is
- * done here, after the sequence number was looked at: a gap in SEQNUM is a lost message. A lost
- * message (ENOBUFS on the socket, or a SEQNUM gap) asks the owner to resynchronise from sysfs.
+ * Kernel uevents through libudev's monitor on the *kernel* netlink group, so lund sees devices
+ * with or without udevd. Subsystem filtering is done here, after the sequence number was looked
+ * at, not in libudev: libudev drops filtered kernel messages before the caller sees them, and a
+ * gap in SEQNUM would then be indistinguishable from a lost message. A lost message (ENOBUFS on
+ * the socket, or a SEQNUM gap) asks the owner to resynchronise from sysfs.
  */
 
 #include <stddef.h>

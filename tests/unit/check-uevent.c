@@ -171,103 +171,6 @@ START_TEST(test_sdev_state_names)
 }
 END_TEST
 
-/* A message as the kernel's netlink socket delivers it: @s with its NULs, its length. */
-#define MSG(s) s, sizeof(s) - 1
-
-static const struct {
-	const char *buf;
-	size_t len;
-	int ret;
-	const char *action, *subsystem, *devtype, *devpath, *sdev_ua;
-	uint64_t seqnum;
-	bool synthetic;
-	size_t n_props;
-} parse_cases[] = {
-	/* scsi_debug's LU, as `udevadm monitor -k -p` printed it in the bench VM */
-	{ MSG("add@/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:5\0ACTION=add\0"
-	      "DEVPATH=/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:5\0SUBSYSTEM=scsi\0"
-	      "DEVTYPE=scsi_device\0MODALIAS=scsi:t-0x00\0SEQNUM=1234\0"),
-	  0, "add", "scsi", "scsi_device", "/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:5",
-	  NULL, 1234 },
-	{ MSG("change@/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:5\0ACTION=change\0"
-	      "DEVPATH=/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:5\0SUBSYSTEM=scsi\0"
-	      "DEVTYPE=scsi_device\0SDEV_UA=POWER_ON_RESET_OCCURRED\0SEQNUM="
-	      "18446744073709551615\0"),
-	  0, "change", "scsi", "scsi_device",
-	  "/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:5", "POWER_ON_RESET_OCCURRED",
-	  UINT64_MAX },
-	/* udevadm trigger: SYNTH_UUID; a later entry wins, as in libudev */
-	{ MSG("add@/devices/virtual/bsg/2:0:0:5\0ACTION=add\0DEVPATH=/x\0DEVPATH=/devices/virtual/"
-	      "bsg/2:0:0:5\0SUBSYSTEM=bsg\0SYNTH_UUID=0\0SEQNUM=7\0"),
-	  0, "add", "bsg", NULL, "/devices/virtual/bsg/2:0:0:5", NULL, 7, true },
-	/* an error event: every entry handed over, at most as many as there is room for */
-	{ MSG("change@/devices/x/2:0:0:0\0ACTION=change\0DEVPATH=/devices/x/2:0:0:0\0"
-	      "SUBSYSTEM=scsi\0SDEV_ERROR=1\0SDEV_ERROR_CLASS=medium\0SEQNUM=9\0"),
-	  0, "change", "scsi", NULL, "/devices/x/2:0:0:0", NULL, 9, false, 6 },
-	/* what libudev refuses */
-	{ MSG("libudev\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=1\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=1"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=0\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=+1\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=1 \0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=18446744073709551616\0"),
-	  -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SEQNUM=1\0"), -EBADMSG },
-	{ MSG("add@/d\0DEVPATH=/d\0SUBSYSTEM=scsi\0SEQNUM=1\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0SUBSYSTEM=scsi\0SEQNUM=1\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0SUBSYSTEM=scsi\0junk\0SEQNUM=1\0"), -EBADMSG },
-	{ MSG("add@/d\0ACTION=add\0DEVPATH=/d\0=x\0SUBSYSTEM=scsi\0SEQNUM=1\0"), -EBADMSG },
-	{ MSG("add@/d\0"), -EBADMSG },
-	{ MSG("\0"), -EBADMSG },
-	{ "", 0, -EBADMSG },
-};
-
-START_TEST(test_parse)
-{
-	const char *props[6];
-	char *buf = malloc(parse_cases[_i].len + 1); /* the message's own bytes, ASan bounded */
-	Uevent ev = {};
-
-	ck_assert_ptr_nonnull(buf);
-	memcpy(buf, parse_cases[_i].buf, parse_cases[_i].len);
-	ck_assert_int_eq(uevent_parse(buf, parse_cases[_i].len, props, ELEMENTSOF(props), &ev),
-	                 parse_cases[_i].ret);
-	if (parse_cases[_i].ret == 0) {
-		ck_assert_str_eq(ev.action, parse_cases[_i].action);
-		ck_assert_str_eq(ev.subsystem, parse_cases[_i].subsystem);
-		ck_assert_pstr_eq(ev.devtype, parse_cases[_i].devtype);
-		ck_assert_str_eq(ev.devpath, parse_cases[_i].devpath);
-		ck_assert_pstr_eq(ev.sdev_ua, parse_cases[_i].sdev_ua);
-		ck_assert_uint_eq(ev.seqnum, parse_cases[_i].seqnum);
-		ck_assert_int_eq(ev.synthetic, parse_cases[_i].synthetic);
-		ck_assert_uint_eq(ev.n_props, parse_cases[_i].n_props);
-		if (ev.n_props) {
-			ck_assert_str_eq(ev.props[0], "ACTION=change");
-			ck_assert_str_eq(ev.props[ev.n_props - 1], "SEQNUM=9");
-		}
-	}
-	free(buf);
-}
-END_TEST
-
-/* The properties only where room is given; more than the room: as many as it holds. */
-START_TEST(test_parse_props_room)
-{
-	static const char m[] = "change@/d\0ACTION=change\0DEVPATH=/d\0SUBSYSTEM=scsi\0"
-	                        "SDEV_ERROR=1\0SEQNUM=3\0";
-	const char *props[2];
-	Uevent ev;
-
-	ck_assert_int_eq(uevent_parse(m, sizeof(m) - 1, NULL, 0, &ev), 0);
-	ck_assert_ptr_null(ev.props);
-	ck_assert_uint_eq(ev.n_props, 0);
-	ck_assert_int_eq(uevent_parse(m, sizeof(m) - 1, props, ELEMENTSOF(props), &ev), 0);
-	ck_assert_uint_eq(ev.n_props, 2);
-	ck_assert_str_eq(ev.props[1], "DEVPATH=/d");
-}
-END_TEST
-
 static Suite *uevent_suite(void)
 {
 	Suite *s = suite_create("uevent");
@@ -279,8 +182,6 @@ static Suite *uevent_suite(void)
 	CHECK_ADD_LOOP(tc, test_devpath_dm, dm_cases);
 	CHECK_ADD_LOOP(tc, test_sdev_state, sdev_state_cases);
 	tcase_add_test(tc, test_sdev_state_names);
-	CHECK_ADD_LOOP(tc, test_parse, parse_cases);
-	tcase_add_test(tc, test_parse_props_room);
 	suite_add_tcase(s, tc);
 	return s;
 }
