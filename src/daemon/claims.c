@@ -9,6 +9,7 @@
 #include "claims.h"
 #include "lupath.h"
 #include "macro.h"
+#include "ptrtable.h"
 
 /* A link this object made whose claim went while deferred: removed by the next reconcile,
  * which cannot find it by its record if the record was lost. */
@@ -22,12 +23,9 @@ typedef struct Orphan {
 struct Claims {
 	const ClaimsOps *ops;
 	void *userdata;
-	/* Every Claim, by set and name: open addressing with linear probing, a power of two
-	 * slots at most 3/4 full (NULL: empty). 8 bytes or so per claim, where a tsearch() node
-	 * took 32 with its malloc header. */
-	Claim **slots;
-	size_t n_slots;
-	size_t n;
+	/* Every Claim, by set and name (ptrtable.h: 8 bytes or so per claim, where a tsearch()
+	 * node took 32 with its malloc header). */
+	PtrTable table;
 	bool deferred;
 	Orphan *orphans;
 	size_t n_failed; /* claims whose last write failed */
@@ -58,6 +56,11 @@ static int claim_cmp(const Claim *x, const Claim *y)
 	return strcmp(x->name, y->name);
 }
 
+static uint32_t claim_hash_of(const void *c)
+{
+	return ((const Claim *)c)->hash;
+}
+
 int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 {
 	Claims *cl;
@@ -70,6 +73,7 @@ int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 		return -ENOMEM;
 	cl->ops = ops;
 	cl->userdata = userdata;
+	cl->table = PTRTABLE_INIT(claim_hash_of);
 	*ret = cl;
 	return 0;
 }
@@ -184,10 +188,10 @@ Claims *claims_free(Claims *cl)
 {
 	if (!cl)
 		return NULL;
-	for (size_t i = 0; i < cl->n_slots; i++)
-		if (cl->slots[i])
-			claim_free_node(cl->slots[i]);
-	free(cl->slots);
+	for (size_t i = 0; i < cl->table.n_slots; i++)
+		if (cl->table.slots[i])
+			claim_free_node(cl->table.slots[i]);
+	ptrtable_done(&cl->table);
 	while (cl->orphans) {
 		Orphan *o = cl->orphans;
 
@@ -206,7 +210,7 @@ void claims_forget(Lu *lu)
 
 size_t claims_n(const Claims *cl)
 {
-	return cl ? cl->n : 0;
+	return cl ? cl->table.n : 0;
 }
 
 void claims_defer(Claims *cl, bool defer)
@@ -231,77 +235,16 @@ static uint32_t claim_hash(unsigned set, const char *name)
 
 Claim *claims_find(const Claims *cl, unsigned set, const char *name)
 {
-	size_t mask = cl->n_slots - 1;
-	uint32_t h;
+	uint32_t h = claim_hash(set, name);
 
-	if (!cl->n_slots)
-		return NULL;
-	h = claim_hash(set, name);
-	for (size_t i = h & mask; cl->slots[i]; i = (i + 1) & mask)
-		if (cl->slots[i]->hash == h && cl->slots[i]->set == set &&
-		    streq(cl->slots[i]->name, name))
-			return cl->slots[i];
-	return NULL;
-}
+	for (size_t i = ptrtable_home(&cl->table, h); ptrtable_at(&cl->table, i);
+	     i = ptrtable_next(&cl->table, i)) {
+		Claim *c = ptrtable_at(&cl->table, i);
 
-static void slots_put(Claim **slots, size_t n_slots, Claim *c)
-{
-	size_t i = c->hash & (n_slots - 1);
-
-	while (slots[i])
-		i = (i + 1) & (n_slots - 1);
-	slots[i] = c;
-}
-
-/* Rehash into @n_slots slots (a power of two, more than cl->n). */
-static int slots_resize(Claims *cl, size_t n_slots)
-{
-	Claim **slots = calloc(n_slots, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < cl->n_slots; i++)
-		if (cl->slots[i])
-			slots_put(slots, n_slots, cl->slots[i]);
-	free(cl->slots);
-	cl->slots = slots;
-	cl->n_slots = n_slots;
-	return 0;
-}
-
-static int slots_insert(Claims *cl, Claim *c)
-{
-	/* Grown at 3/4 full; a failed growth is fine while a slot stays free. */
-	if ((cl->n + 1) * 4 > cl->n_slots * 3 &&
-	    slots_resize(cl, cl->n_slots ? cl->n_slots * 2 : 16) < 0 && cl->n + 1 >= cl->n_slots)
-		return -ENOMEM;
-	slots_put(cl->slots, cl->n_slots, c);
-	cl->n++;
-	return 0;
-}
-
-/* Take @c out of the table, moving back the entries of its probe run that would no longer
- * be found (backward-shift deletion: no tombstones). */
-static void slots_delete(Claims *cl, Claim *c)
-{
-	size_t mask = cl->n_slots - 1, i = c->hash & mask;
-
-	while (cl->slots[i] != c)
-		i = (i + 1) & mask;
-	for (size_t j = (i + 1) & mask; cl->slots[j]; j = (j + 1) & mask) {
-		size_t k = cl->slots[j]->hash & mask;
-
-		/* Stays when its home slot @k lies cyclically in (i, j]. */
-		if (i <= j ? i < k && k <= j : i < k || k <= j)
-			continue;
-		cl->slots[i] = cl->slots[j];
-		i = j;
+		if (c->hash == h && c->set == set && streq(c->name, name))
+			return c;
 	}
-	cl->slots[i] = NULL;
-	cl->n--;
-	/* Shrunk when an eighth full, so a host that went away gives its memory back. */
-	if (cl->n_slots > 16 && cl->n * 8 < cl->n_slots)
-		(void)slots_resize(cl, cl->n_slots / 2);
+	return NULL;
 }
 
 static int claim_ptr_cmp(const void *a, const void *b)
@@ -310,14 +253,17 @@ static int claim_ptr_cmp(const void *a, const void *b)
 }
 
 /* The claims of set @set (every set: -1), ordered by set, then name, into @v (room for
- * cl->n); returns how many. */
+ * cl->table.n); returns how many. */
 static size_t claims_sorted(const Claims *cl, unsigned set, Claim **v)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < cl->n_slots; i++)
-		if (cl->slots[i] && (set == UINT_MAX || cl->slots[i]->set == set))
-			v[n++] = cl->slots[i];
+	for (size_t i = 0; i < cl->table.n_slots; i++) {
+		Claim *c = cl->table.slots[i];
+
+		if (c && (set == UINT_MAX || c->set == set))
+			v[n++] = c;
+	}
 	qsort(v, n, sizeof(*v), claim_ptr_cmp);
 	return n;
 }
@@ -342,7 +288,7 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 	c->room = room;
 	c->hash = claim_hash(set, name);
 	c->name = strcpy(builtin_target(c) + room, name);
-	if (slots_insert(cl, c) < 0) {
+	if (ptrtable_insert(&cl->table, c) < 0) {
 		free(c);
 		return NULL;
 	}
@@ -351,7 +297,7 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 
 static void claim_drop(Claims *cl, Claim *c)
 {
-	slots_delete(cl, c);
+	ptrtable_delete(&cl->table, c);
 	if (c->error < 0)
 		cl->n_failed--;
 	linked_clear(c);
@@ -699,9 +645,9 @@ int claims_reconcile(Claims *cl, unsigned set)
 
 	assert_return(cl, -EINVAL);
 
-	v = calloc(cl->n + 1, sizeof(*v));
-	claims = calloc(cl->n + 1, sizeof(*claims));
-	results = calloc(cl->n + 1, sizeof(*results));
+	v = calloc(cl->table.n + 1, sizeof(*v));
+	claims = calloc(cl->table.n + 1, sizeof(*claims));
+	results = calloc(cl->table.n + 1, sizeof(*results));
 	if (!v || !claims || !results)
 		return -ENOMEM;
 	/* Links made for claims that went while deferred: removed unless claimed again. */
@@ -755,12 +701,12 @@ void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata)
 
 	if (!cl)
 		return;
-	v = malloc((cl->n + 1) * sizeof(*v));
+	v = malloc((cl->table.n + 1) * sizeof(*v));
 	if (!v) {
 		/* Out of memory for the order: every claim all the same, in table order. */
-		for (size_t i = 0; i < cl->n_slots; i++)
-			if (cl->slots[i])
-				fn(cl->slots[i], userdata);
+		for (size_t i = 0; i < cl->table.n_slots; i++)
+			if (cl->table.slots[i])
+				fn(cl->table.slots[i], userdata);
 		return;
 	}
 	n = claims_sorted(cl, UINT_MAX, v);

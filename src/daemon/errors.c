@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "errpolicy.h"
 #include "macro.h"
+#include "ptrtable.h"
 #include "sysfs.h"
 
 /* journalctl MESSAGE_ID=... finds every command failure and every threshold crossing. */
@@ -47,7 +48,7 @@ typedef struct LuErrors {
 	uint32_t ioerr_cnt, iotmo_cnt;
 	bool polled : 1;
 	bool counters : 1;
-	uint32_t hash; /* of @hctl: its place in ErrorTracker.slots */
+	uint32_t hash; /* of @hctl: its place in ErrorTracker.index */
 	char hctl[];
 } LuErrors;
 
@@ -57,11 +58,9 @@ struct ErrorTracker {
 	ErrorRescanFn rescan;
 	void *userdata;
 	LuErrors *lus;
-	/* The same LuErrors by hctl: open addressing with linear probing, a power of two slots
-	 * at most 3/4 full (NULL: empty); 8 bytes or so an entry, where a tsearch() node took
-	 * 32 with its malloc header. */
-	LuErrors **slots;
-	size_t n_slots, n_index;
+	/* The same LuErrors by hctl (ptrtable.h: 8 bytes or so an entry, where a tsearch()
+	 * node took 32 with its malloc header). */
+	PtrTable index;
 	bool said_missing;
 	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
@@ -114,6 +113,11 @@ int error_threshold_parse(const char *s, ErrorThreshold *ret)
 	return 0;
 }
 
+static uint32_t lu_errors_hash(const void *e)
+{
+	return ((const LuErrors *)e)->hash;
+}
+
 int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn rescan,
                       void *userdata, ErrorTracker **ret)
 {
@@ -128,6 +132,7 @@ int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn
 	t->threshold = threshold ? *threshold : ERROR_THRESHOLD_DEFAULT;
 	t->rescan = rescan;
 	t->userdata = userdata;
+	t->index = PTRTABLE_INIT(lu_errors_hash);
 	*ret = t;
 	return 0;
 }
@@ -157,7 +162,7 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 	if (!t)
 		return NULL;
 	sd_event_source_disable_unref(t->poll_source);
-	free(t->slots);
+	ptrtable_done(&t->index);
 	while (t->lus) {
 		LuErrors *e = t->lus;
 
@@ -181,76 +186,16 @@ static uint32_t hctl_hash(const char *hctl)
 /* Found in O(1): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-	size_t mask = t->n_slots - 1;
-	uint32_t h;
+	uint32_t h = hctl_hash(hctl);
 
-	if (!t->n_slots)
-		return NULL;
-	h = hctl_hash(hctl);
-	for (size_t i = h & mask; t->slots[i]; i = (i + 1) & mask)
-		if (t->slots[i]->hash == h && streq(t->slots[i]->hctl, hctl))
-			return t->slots[i];
-	return NULL;
-}
+	for (size_t i = ptrtable_home(&t->index, h); ptrtable_at(&t->index, i);
+	     i = ptrtable_next(&t->index, i)) {
+		LuErrors *e = ptrtable_at(&t->index, i);
 
-static void index_put(LuErrors **slots, size_t n_slots, LuErrors *e)
-{
-	size_t i = e->hash & (n_slots - 1);
-
-	while (slots[i])
-		i = (i + 1) & (n_slots - 1);
-	slots[i] = e;
-}
-
-/* Rehash into @n_slots slots (a power of two, more than t->n_index). */
-static int index_resize(ErrorTracker *t, size_t n_slots)
-{
-	LuErrors **slots = calloc(n_slots, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n_slots; i++)
-		if (t->slots[i])
-			index_put(slots, n_slots, t->slots[i]);
-	free(t->slots);
-	t->slots = slots;
-	t->n_slots = n_slots;
-	return 0;
-}
-
-static int index_insert(ErrorTracker *t, LuErrors *e)
-{
-	/* Grown at 3/4 full; a failed growth is fine while a slot stays free. */
-	if ((t->n_index + 1) * 4 > t->n_slots * 3 &&
-	    index_resize(t, t->n_slots ? t->n_slots * 2 : 16) < 0 && t->n_index + 1 >= t->n_slots)
-		return -ENOMEM;
-	index_put(t->slots, t->n_slots, e);
-	t->n_index++;
-	return 0;
-}
-
-/* Take @e out of the index, moving back the entries of its probe run that would no longer be
- * found (backward-shift deletion: no tombstones). */
-static void index_delete(ErrorTracker *t, LuErrors *e)
-{
-	size_t mask = t->n_slots - 1, i = e->hash & mask;
-
-	while (t->slots[i] != e)
-		i = (i + 1) & mask;
-	for (size_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
-		size_t k = t->slots[j]->hash & mask;
-
-		/* Stays when its home slot @k lies cyclically in (i, j]. */
-		if (i <= j ? i < k && k <= j : i < k || k <= j)
-			continue;
-		t->slots[i] = t->slots[j];
-		i = j;
+		if (e->hash == h && streq(e->hctl, hctl))
+			return e;
 	}
-	t->slots[i] = NULL;
-	t->n_index--;
-	/* Shrunk when an eighth full, so a host that went away gives its memory back. */
-	if (t->n_slots > 16 && t->n_index * 8 < t->n_slots)
-		(void)index_resize(t, t->n_slots / 2);
+	return NULL;
 }
 
 static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
@@ -264,7 +209,7 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
 		return NULL;
 	strcpy(e->hctl, hctl);
 	e->hash = hctl_hash(hctl);
-	if (index_insert(t, e) < 0)
+	if (ptrtable_insert(&t->index, e) < 0)
 		return lu_errors_free(e);
 	e->next = t->lus;
 	if (e->next)
@@ -286,7 +231,7 @@ void error_tracker_forget(ErrorTracker *t, const char *hctl)
 		t->n_watched--;
 	if (t->poll_at == e)
 		t->poll_at = e->next;
-	index_delete(t, e);
+	ptrtable_delete(&t->index, e);
 	if (e->prev)
 		e->prev->next = e->next;
 	else
