@@ -338,20 +338,26 @@ static char *dev_devtype_read(int rootfd, const char *dev)
 	return NULL;
 }
 
-static bool dev_is_devtype(Walk *w, const char *dev, const char *devtype)
+/* The same, cached as dev_subsystem() is. */
+static const char *dev_devtype(Walk *w, const char *dev, char **ret_uncached)
 {
 	DevCache *c = dev_cache(w, dev);
-	_cleanup_free_ char *uncached = NULL;
-	const char *t;
 
-	if (c) {
-		if (!c->devtype_read) {
-			c->devtype = dev_devtype_read(w->rootfd, dev);
-			c->devtype_read = true;
-		}
-		t = c->devtype;
-	} else
-		t = uncached = dev_devtype_read(w->rootfd, dev);
+	*ret_uncached = NULL;
+	if (!c)
+		return (*ret_uncached = dev_devtype_read(w->rootfd, dev));
+	if (!c->devtype_read) {
+		c->devtype = dev_devtype_read(w->rootfd, dev);
+		c->devtype_read = true;
+	}
+	return c->devtype;
+}
+
+static bool dev_is_devtype(Walk *w, const char *dev, const char *devtype)
+{
+	_cleanup_free_ char *uncached = NULL;
+	const char *t = dev_devtype(w, dev, &uncached);
+
 	return t && streq(t, devtype);
 }
 
