@@ -553,11 +553,6 @@ static int symlink_new(Links *l, int dfd, const char *target, const char *name)
 	return symlinkat(target, dfd, name) >= 0 ? 0 : -errno;
 }
 
-static int link_create(Links *l, int dfd, const char *name, const char *target)
-{
-	return symlink_new(l, dfd, target, name);
-}
-
 /*
  * Remove lund's link @name (@rec its record, may be NULL; @known as for links_add()). It is
  * first moved aside, so what is unlinked is exactly what was checked. Returns 1 when removed,
@@ -625,7 +620,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 		}
 		if (r < 0)
 			return r;
-		r = link_create(l, dfd, name, target);
+		r = symlink_new(l, dfd, target, name);
 		if (r == -EEXIST) {
 			/* Someone created the name between our check and now. */
 			(void)record_drop(rfd, name);
