@@ -124,17 +124,18 @@ static bool below_usb_root(const char *devpath)
 /* usb_id's inputs: the closest usb_interface above the LU, and the usb_device above that. */
 static int read_usb(int rootfd, const LuRef *lu, const char *devpath, UdevCtx *c)
 {
-	_cleanup_free_ char *dir = strdup(devpath);
+	_cleanup_free_ char *dir = NULL;
 	_cleanup_free_ char *if_class = NULL, *if_subclass = NULL, *vendor = NULL, *model = NULL,
 	                    *id_vendor = NULL, *id_product = NULL, *manufacturer = NULL,
 	                    *product = NULL, *serial = NULL;
 	char *slash;
 	UsbIdInput in = {};
 
-	if (!dir)
-		return -ENOMEM;
 	if (!below_usb_root(devpath))
 		return 0;
+	dir = strdup(devpath);
+	if (!dir)
+		return -ENOMEM;
 	/* Walk up from the SCSI device; an interface has bInterfaceClass, its parent device
 	 * idVendor. Stop at sys/devices. */
 	for (;;) {
