@@ -665,8 +665,10 @@ def case_clones(tmp):
             f.write(hwdb_bin('lund:usb:v46F4p0001', 'LUND_NAME_IDENTITY', 'serial-path'))
         r = request(lund.run_dir, {'cmd': 'reload'}, 30)
         check(r.get('ok') is True, 'the reload with the hwdb entry is answered ok: %s' % r)
+        # the reload's flush writes the four links one by one: wait for all of them
         for _ in range(100):
-            if link('scsi/by-id', own['sdc']):
+            if all(link('scsi/by-id', n) and link('scsi/by-id', n + '-sg')
+                   for n in own.values()):
                 break
             time.sleep(0.1)
         for node, name in own.items():
