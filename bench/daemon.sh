@@ -24,7 +24,7 @@ if [ ${#bins[@]} -gt 0 ]; then
 fi
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 tests/vm/run --keep "${bins[@]}" bench/$body >/dev/null || true
-res=${LUND_VM_CACHE:-.cache/vm}/results/bench/$body/results.log
+res=${LUND_VM_RESULTS:-${LUND_VM_CACHE:-.cache/vm}/results}/bench/$body/results.log
 python3 - "$res" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import re, sys
 print(f"host load average before {sys.argv[2]}, after {sys.argv[3]}")

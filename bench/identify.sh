@@ -6,7 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-res=${LUND_VM_CACHE:-.cache/vm}/results/bench/identify/results.log
+res=${LUND_VM_RESULTS:-${LUND_VM_CACHE:-.cache/vm}/results}/bench/identify/results.log
 rm -f "$res" # a failed run must not print the last run's figures
 tests/vm/run --keep bench/identify >/dev/null || true
 python3 - "$res" <<'PY'

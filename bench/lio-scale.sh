@@ -17,7 +17,7 @@ set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${LUND_VM_BUILD:-$repo/build-vm}}
 parts=${LUND_BENCH_PARTS:-scale naming}
-results=${LUND_VM_CACHE:-$repo/.cache/vm}/results/bench
+results=${LUND_VM_RESULTS:-${LUND_VM_CACHE:-$repo/.cache/vm}/results}/bench
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 summary() {

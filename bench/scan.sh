@@ -12,7 +12,7 @@
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${LUND_VM_BUILD:-$repo/build-vm}}
-res=${LUND_VM_CACHE:-$repo/.cache/vm}/results/bench/scan/results.log
+res=${LUND_VM_RESULTS:-${LUND_VM_CACHE:-$repo/.cache/vm}/results}/bench/scan/results.log
 rm -f "$res" # a failed run must not print the last run's figures
 "$repo/tests/vm/run" --build "$build" --keep bench/scan >/dev/null || true
 [ -s "$res" ] || { echo "bench/scan.sh: no results ($res)" >&2; exit 1; }
