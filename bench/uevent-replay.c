@@ -426,6 +426,36 @@ static void print_smaps(void)
 			       regions[i].name);
 }
 
+static const char usage[] =
+        "usage: uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] "
+        "[--check]\n"
+        "                     [--storm] [--smaps] [--cold]\n"
+        "Replays the uevents of N scsi_debug-like LUs (default 1024, on T targets, default 4)\n"
+        "against lund's manager on a fake sysfs tree and prints instructions and memory figures.\n"
+        "  --remove      the LUs go away again afterwards\n"
+        "  --disk-links  also write /dev/disk/by-id links\n"
+        "  --keep        keep the temporary tree\n"
+        "  --check       after each LU, its by-id links must name its disk and sg node\n"
+        "  --storm       the loop never drains between LUs (links written in batches)\n"
+        "  --smaps       print resident pages by mapping after the LUs are added\n"
+        "  --cold        the LUs exist before the start (found by the start-up resync)\n";
+
+/* A count in 1..1048576: a typo must not become 0 LUs or a wrapped number. */
+static int parse_count(const char *s, unsigned *ret)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v == 0 || v > 1048576) {
+		fprintf(stderr, "uevent-replay: '%s' is not a count from 1 to 1048576\n", s);
+		return -EINVAL;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	enum {
@@ -438,6 +468,7 @@ int main(int argc, char *argv[])
 		OPT_STORM,
 		OPT_SMAPS,
 		OPT_COLD,
+		OPT_HELP,
 	};
 	static const struct option options[] = {
 		{ "lus", required_argument, NULL, OPT_LUS },
@@ -449,6 +480,7 @@ int main(int argc, char *argv[])
 		{ "storm", no_argument, NULL, OPT_STORM },
 		{ "smaps", no_argument, NULL, OPT_SMAPS },
 		{ "cold", no_argument, NULL, OPT_COLD },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{}
 	};
 	unsigned n = 1024, targets = 4, per_target;
@@ -464,10 +496,12 @@ int main(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
 		switch (c) {
 		case OPT_LUS:
-			n = (unsigned)strtoul(optarg, NULL, 10);
+			if (parse_count(optarg, &n) < 0)
+				return EXIT_FAILURE;
 			break;
 		case OPT_TARGETS:
-			targets = (unsigned)strtoul(optarg, NULL, 10);
+			if (parse_count(optarg, &targets) < 0)
+				return EXIT_FAILURE;
 			break;
 		case OPT_REMOVE:
 			remove = true;
@@ -490,7 +524,11 @@ int main(int argc, char *argv[])
 		case OPT_COLD:
 			cold = true;
 			break;
+		case OPT_HELP:
+			fputs(usage, stdout);
+			return EXIT_SUCCESS;
 		default:
+			fputs(usage, stderr);
 			return EXIT_FAILURE;
 		}
 	if (targets == 0)
