@@ -56,9 +56,13 @@ static int claim_cmp(const Claim *x, const Claim *y)
 	return strcmp(x->name, y->name);
 }
 
-static uint32_t claim_hash_of(const void *c)
+static uint32_t claim_hash(unsigned set, const char *name);
+
+static uint32_t claim_hash_of(const void *p)
 {
-	return ((const Claim *)c)->hash;
+	const Claim *c = p;
+
+	return claim_hash(c->set, c->name);
 }
 
 int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
@@ -79,23 +83,23 @@ int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 }
 
 /*
- * A claim's allocation: the Claim, then its built-in owner (ClaimOwner with a target of
- * Claim.room bytes), then the name. The first owner fits there when its target is no longer
- * than Claim.room; the link made for it, which has the same target nearly always, points at
- * the owner's target rather than at a copy. The target's bytes stay while the built-in owner
- * is free again (a link outlives its owner until removed), and are copied out before another
- * owner takes its place.
+ * A claim's allocation: the Claim with its name, then, aligned, its built-in owner (ClaimOwner
+ * with a target of Claim.room bytes, at Claim.owner_at * 8 bytes; none when 0). The first
+ * owner fits there when its target is shorter than Claim.room; the link made for it, which has
+ * the same target nearly always, points at the owner's target rather than at a copy. The
+ * target's bytes stay while the built-in owner is free again (a link outlives its owner until
+ * removed), and are copied out before another owner takes its place.
  */
-static_assert(sizeof(Claim) % alignof(ClaimOwner) == 0, "the built-in owner is aligned");
+static_assert(alignof(ClaimOwner) <= 8, "the built-in owner is aligned");
 
 static ClaimOwner *builtin_owner(Claim *c)
 {
-	return (ClaimOwner *)(void *)(c + 1);
+	return c->owner_at ? (ClaimOwner *)(void *)((char *)c + c->owner_at * 8) : NULL;
 }
 
 static char *builtin_target(Claim *c)
 {
-	return builtin_owner(c)->target;
+	return c->owner_at ? builtin_owner(c)->target : NULL;
 }
 
 static void owner_free(Claim *c, ClaimOwner *o)
@@ -241,7 +245,7 @@ Claim *claims_find(const Claims *cl, unsigned set, const char *name)
 	     i = ptrtable_next(&cl->table, i)) {
 		Claim *c = ptrtable_at(&cl->table, i);
 
-		if (c->hash == h && c->set == set && streq(c->name, name))
+		if (c->set == set && streq(c->name, name))
 			return c;
 	}
 	return NULL;
@@ -272,22 +276,26 @@ static size_t claims_sorted(const Claims *cl, unsigned set, Claim **v)
 static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t target_len)
 {
 	Claim *c = claims_find(cl, set, name);
-	size_t room;
+	size_t at, fixed, room = target_len + 1;
 
 	if (c)
 		return c;
-	/* Rounded up: the built-in owner's size stays aligned, and a target one letter longer
-	 * (sdz, sdaa) still fits. */
-	room = (target_len + 1 + 7) & ~(size_t)7;
-	if (room > USHRT_MAX)
-		room = 0;
-	c = calloc(1, sizeof(*c) + offsetof(ClaimOwner, target) + room + strlen(name) + 1);
+	at = (offsetof(Claim, name) + strlen(name) + 1 + 7) & ~(size_t)7;
+	fixed = at + offsetof(ClaimOwner, target);
+	if (room > UINT8_MAX || at / 8 > UINT8_MAX)
+		/* No built-in owner: the owner is an allocation of its own. */
+		at = fixed = room = 0;
+	else
+		/* Up to the end of malloc's chunk (16-B steps, an 8-B header): a target a letter
+		 * longer (sdz, sdaa) still fits, at no cost. */
+		room = MIN(((fixed + room + 8 + 15) & ~(size_t)15) - 8 - fixed, (size_t)UINT8_MAX);
+	c = calloc(1, MAX(fixed + room, offsetof(Claim, name) + strlen(name) + 1));
 	if (!c)
 		return NULL;
 	c->set = set;
+	c->owner_at = at / 8;
 	c->room = room;
-	c->hash = claim_hash(set, name);
-	c->name = strcpy(builtin_target(c) + room, name);
+	strcpy(c->name, name);
 	if (ptrtable_insert(&cl->table, c) < 0) {
 		free(c);
 		return NULL;
@@ -310,7 +318,8 @@ static void claim_written(Claims *cl, Claim *c, const char *target, int r)
 	if (c->error < 0)
 		cl->n_failed--;
 	c->foreign = r == -EEXIST;
-	c->error = r < 0 && r != -EEXIST ? r : 0;
+	/* -errno; anything outside Claim.error's range is no errno, kept as an I/O error. */
+	c->error = r < 0 && r != -EEXIST ? (r >= INT16_MIN ? r : -EIO) : 0;
 	if (c->error < 0)
 		cl->n_failed++;
 	if (r >= 0 || r == -EEXIST) {
@@ -561,6 +570,8 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 	int ret = 0;
 
 	assert_return(cl && lu, -EINVAL);
+	for (size_t i = 0; i < n; i++)
+		assert_return(want[i].set <= UINT8_MAX, -EINVAL);
 
 	while (old && old[n_old])
 		n_old++;
@@ -635,6 +646,27 @@ static bool collect_claim(Claims *cl, Claim *c, LinkSpec *v)
 	return true;
 }
 
+/* Report the failed removal of orphan @o's link as a claim's: one made up for the call. */
+static void orphan_failed(Claims *cl, const Orphan *o, int r)
+{
+	union {
+		Claim c;
+		char bytes[offsetof(Claim, name) + NAME_MAX + 1];
+	} stack;
+	size_t size = offsetof(Claim, name) + strlen(o->name) + 1;
+	_cleanup_free_ Claim *heap = NULL;
+	Claim *tmp = &stack.c;
+
+	if (size > sizeof(stack)) {
+		tmp = heap = malloc(size);
+		if (!tmp)
+			return; /* no memory to report it: the removal is retried all the same */
+	}
+	*tmp = (Claim){ .set = o->set };
+	strcpy(tmp->name, o->name);
+	cl->ops->failed(cl->userdata, tmp, NULL, r, NULL);
+}
+
 int claims_reconcile(Claims *cl, unsigned set)
 {
 	_cleanup_free_ LinkSpec *v = NULL;
@@ -665,11 +697,8 @@ int claims_reconcile(Claims *cl, unsigned set)
 			linked_adopt(c, TAKE_PTR(o->known));
 		else if (!c) {
 			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
-			if (r < 0 && cl->ops->failed) {
-				Claim tmp = { .set = set, .name = o->name };
-
-				cl->ops->failed(cl->userdata, &tmp, NULL, r, NULL);
-			}
+			if (r < 0 && cl->ops->failed)
+				orphan_failed(cl, o, r);
 		}
 		free(o->known);
 		free(o);

@@ -51,22 +51,25 @@ typedef struct ClaimOwner {
 
 /* Read-only outside claims.c. */
 typedef struct Claim {
-	unsigned set;
-	int error; /* the last write's failure (-errno, not -EEXIST), 0 if none */
-	char *name;
 	ClaimOwner *owners;
 	Lu *winner;           /* whose target the link has, NULL if none was made */
 	char *linked;         /* the target of the link this object made, NULL if none */
+	int16_t error;        /* the last write's failure (-errno, not -EEXIST), 0 if none */
+	uint8_t set;          /* link sets are few (claims_update() takes < 256) */
 	bool foreign : 1;     /* a file lund did not make holds the name */
 	bool collision : 1;   /* owners disagree on the target */
 	bool quarantined : 1; /* a collision of clones: nobody gets the name */
 	bool superseded : 1;  /* alias owners left out: an LU wants the name as a current name */
-	/* claims.c's own: the claim's allocation holds one owner with a target of up to @room
-	 * bytes, which @linked points at while they are the same, so that the common claim (one
-	 * owner, its link made) is a single allocation; @hash places it in the table of claims. */
+	/* claims.c's own: the claim's allocation holds, after the name, one owner with a target
+	 * of up to @room bytes (at @owner_at * 8 bytes from the claim; 0: none), which @linked
+	 * points at while they are the same, so that the common claim (one owner, its link made)
+	 * is a single allocation. Its hash is not kept: computed again from the name when the
+	 * table of claims moves it (the claim is then 16 B smaller: a 112-B malloc chunk for a
+	 * by-id name and its -sg twin, where 128 and 144 were). */
 	bool owner_busy : 1; /* the built-in owner is in the list */
-	unsigned short room;
-	uint32_t hash;
+	uint8_t owner_at;
+	uint8_t room;
+	char name[];
 } Claim;
 
 /* What an LU wants: @name in link set @set, pointing at @target. */

@@ -870,6 +870,68 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* Strings the claim's built-in owner has no room for: a name past what its offset can say, a
+ * target past its room. The claim holds them all the same, hands the name to another path,
+ * and reports under that name the failed removal of the link it left while deferred (a name
+ * longer than NAME_MAX, as the claim's own). */
+START_TEST(test_long_strings)
+{
+	static char name[3000], target[400];
+	ClaimWant w0 = { 0, name, target }, w1 = { 0, name, "../../sdb" };
+	Claim *c;
+
+	memset(name, 'n', sizeof(name) - 1);
+	memset(target, 't', sizeof(target) - 1);
+	ck_assert_int_eq(claims_update(cl, &lus[0], &w0, 1), 0);
+	c = claims_find(cl, 0, name);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->name, name);
+	ck_assert_str_eq(claim_target(c, &lus[0]), target);
+	ck_assert_str_eq(c->linked, target);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+
+	ck_assert_int_eq(claims_update(cl, &lus[1], &w1, 1), 0);
+	ck_assert(c->collision);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_ptr_eq(claims_find(cl, 0, name), c);
+	ck_assert_ptr_eq(c->winner, &lus[1]);
+	ck_assert_str_eq(c->linked, "../../sdb");
+
+	claims_defer(cl, true);
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	claims_defer(cl, false);
+	store.fail = name;
+	store.fail_error = -EIO;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_uint_eq(store.failures, 1);
+}
+END_TEST
+
+/* A write's failure that is no errno (outside what a claim keeps) is kept as -EIO, not cut
+ * to some other number. */
+START_TEST(test_error_range)
+{
+	Claim *c;
+
+	store.fail = "wwn-0x5000";
+	store.fail_error = -70000;
+	want_one(&lus[0], "wwn-0x5000");
+	c = claims_find(cl, 0, "wwn-0x5000");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->error, -EIO);
+	ck_assert_uint_eq(claims_failed(cl), 1);
+	store.fail_error = -EACCES;
+	ck_assert_int_eq(claims_refresh(cl, &lus[0]), 0);
+	ck_assert_int_eq(c->error, -EACCES);
+	store.fail = NULL;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_int_eq(c->error, 0);
+	ck_assert_uint_eq(claims_failed(cl), 0);
+}
+END_TEST
+
 static Suite *claims_suite(void)
 {
 	Suite *s = suite_create("claims");
@@ -894,6 +956,8 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_alias_clones);
 	tcase_add_test(tc, test_alias_accept);
 	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_long_strings);
+	tcase_add_test(tc, test_error_range);
 	suite_add_tcase(s, tc);
 	return s;
 }
