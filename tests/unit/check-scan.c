@@ -524,6 +524,53 @@ START_TEST(test_dry_run)
 }
 END_TEST
 
+/* Many LUs on several channels and targets, instantiated in no particular order (sysfs lists
+ * them in the order of its name hashes): the listing sorts them and gives each target job
+ * its own LUs, so nothing present is taken for missing or stale, and one LUN the wire has and
+ * the kernel lacks is added, one the wire lost is kept. */
+START_TEST(test_many_lus_any_order)
+{
+	static const unsigned ct[][2] = {
+		{ 1, 3 }, { 0, 3 }, { 1, 0 }, { 0, 1 }, { 0, 0 }, { 1, 1 }
+	};
+	static const uint64_t luns[] = { 0, 1, 2, 10, 16684, 100, 7, 255, 3 };
+	const size_t n = ELEMENTSOF(ct) * ELEMENTSOF(luns);
+	ScanResult r = {};
+
+	host(0, "fake");
+	for (size_t i = 0; i < ELEMENTSOF(ct); i++)
+		for (size_t k = 0; k < ELEMENTSOF(luns); k++)
+			wire(0, ct[i][0], ct[i][1], luns[k]);
+	wire(0, 0, 1, 42); /* reported, not instantiated */
+	/* every LU on the wire but the last one, in a scrambled order (7 is prime to n) */
+	for (size_t i = 0; i < n; i++) {
+		const FakeLu *w = &fake.lus[(i * 7) % n];
+
+		instantiate(w->h, w->c, w->t, w->l);
+	}
+	instantiate(0, 1, 0, 5); /* not on the wire */
+	run(SCAN_ADD, NULL, &r);
+
+	ck_assert_uint_eq(r.n_targets, ELEMENTSOF(ct));
+	ck_assert_uint_eq(r.commands, ELEMENTSOF(ct)); /* one REPORT LUNS per target */
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 42"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:1:42"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:1:0:5"));
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	ck_assert_uint_eq(r.hosts[0].kept, 1);
+	ck_assert_uint_eq(r.hosts[0].unchanged, n);
+	ck_assert_uint_eq(r.failed, 0);
+	/* the targets' LUs were in order: the REPORT LUNS LU of each is its LUN 0 */
+	for (size_t i = 0; i < r.n_targets; i++) {
+		char via[64];
+
+		xsnprintf(via, "%s:0", r.targets[i].hctl);
+		ck_assert_str_eq(r.targets[i].via, via);
+	}
+	scan_result_done(&r);
+}
+END_TEST
+
 /* A target ID or a channel without the rest (lunctl rescan --ids/--channels): the probe asks
  * for just those ("- 2 0", "1 - 0"), once each, never for every target of the host. */
 START_TEST(test_add_selected_ids)
@@ -1261,6 +1308,7 @@ static Suite *scan_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_dry_run);
+	tcase_add_test(tc, test_many_lus_any_order);
 	tcase_add_test(tc, test_add_selected_ids);
 	tcase_add_test(tc, test_remove);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
