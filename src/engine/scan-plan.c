@@ -596,7 +596,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 	 */
 	if (s->flags & SCAN_ADD) {
 		bool whole = ts.unresolved || ts.n == 0;
-		bool sel_target = false;
+		bool sel_target = false, probed = false;
 		ScanAction a;
 
 		/* Selectors naming a channel or a target (H:C:T, H:-:T for a target ID on any
@@ -635,6 +635,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 				scan_probe_action(&a, host->host, c, t, "0",
 				                  "selected target has no LU");
 				(void)scan_apply(s, &a);
+				probed |= a.applied;
 				if (a.error < 0)
 					host->error = a.error;
 			}
@@ -642,6 +643,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 			scan_probe_action(&a, host->host, "-", "-", "0",
 			                  "find targets: LUN 0 of every target the host allows");
 			(void)scan_apply(s, &a);
+			probed |= a.applied;
 			if (a.error < 0)
 				host->error = a.error;
 		} else {
@@ -657,11 +659,14 @@ void scan_run_host(Scan *s, ScanHost *host)
 				snprintf(why, sizeof(why), "%s target without LU", ts.v[i].source);
 				scan_probe_action(&a, host->host, c, t, "0", why);
 				(void)scan_apply(s, &a);
+				probed |= a.applied;
 				if (a.error < 0)
 					host->error = a.error;
 			}
 		}
-		if (!(s->flags & SCAN_DRY_RUN)) {
+		/* Only a target probe the kernel took can have added an LU: without one,
+		 * listing a thousand LUs again would find the same ones. */
+		if (probed) {
 			ScanLu *before = lus;
 			size_t n_before = n_lus;
 
