@@ -129,6 +129,13 @@ if [ "${LUND_BENCH_PARTS:-}" = 1 ]; then
 		ten nohost$_r lunctl rescan 99
 		ten probe0_$_r probe0
 	done
+	# the pieces of a target job and of the host's listing, from the shell
+	opensg() { : </dev/sg0; }
+	openbsg() { : <"/dev/bsg/$h:0:0:0"; }
+	ten opensg opensg
+	ten openbsg openbsg
+	ten lsroot ls /sys/class/scsi_host
+	ten lsdevices ls -f /sys/bus/scsi/devices
 	tensys start.sys lunctl --version
 	tensys idle.sys lunctl rescan "$h"
 	tensys onetarget.sys lunctl rescan "$h:0:0"
