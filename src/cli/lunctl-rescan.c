@@ -400,7 +400,7 @@ static void help(void)
 	       " -n, --dry-run        print the plan, change nothing\n"
 	       " -J, --json           print JSON\n"
 	       "     --timeout <sec>  per SCSI command lunctl sends (default 10)\n"
-	       "     --jobs <n>       hosts/targets scanned in parallel (default 8)\n"
+	       "     --jobs <n>       hosts/targets scanned in parallel, at most (default 8)\n"
 	       "     --max-lun <n>    sequential probing: LUNs below <n> (default 8) for devices\n"
 	       "                      without REPORT LUNS; a LUND_SCAN_MAX_LUN quirk wins\n"
 	       "     --direct         scan from this process even when lund runs\n"

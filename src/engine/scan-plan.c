@@ -139,6 +139,89 @@ static int lu_cmp(const void *a, const void *b)
                CMP(x->target, y->target) ?: CMP(x->lun, y->lun);
 }
 
+/* The sort key of a listed LU and where it is in the listing: sorting these instead of the
+ * ScanLu themselves (100 bytes each) is what keeps a listing of a thousand LUs cheap. */
+typedef struct LuKey {
+	uint64_t lun;
+	unsigned channel, target;
+	size_t index;
+} LuKey;
+
+static bool lu_key_less(const LuKey *x, const LuKey *y)
+{
+	if (x->channel != y->channel)
+		return x->channel < y->channel;
+	if (x->target != y->target)
+		return x->target < y->target;
+	return x->lun < y->lun;
+}
+
+/* Bottom-up merge sort with the comparison inline: qsort()'s call per comparison and its
+ * generic copies were most of the cost of sorting a thousand keys. Stable. */
+static void lu_keys_sort(LuKey *v, LuKey *tmp, size_t n)
+{
+	LuKey *from = v, *to = tmp;
+
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				to[k++] = lu_key_less(&from[j], &from[i]) ? from[j++] : from[i++];
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		{
+			LuKey *x = from;
+
+			from = to;
+			to = x;
+		}
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+}
+
+/* Whether @name, which hctl_parse() accepted, is the form the kernel gives an LU ("%u:%u:%u:%llu",
+ * no leading zeros), i.e. what the H:C:T:L would be printed as. */
+static bool hctl_is_canonical(const char *name, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++)
+		if (name[i] == '0' && (i == 0 || name[i - 1] == ':') && name[i + 1] != ':')
+			return false;
+	return true;
+}
+
+/* Sort @v (all of one host) by address, through their keys. */
+static int lus_sort(ScanLu *v, size_t n)
+{
+	_cleanup_free_ LuKey *keys = NULL;
+	_cleanup_free_ ScanLu *sorted = NULL;
+	bool in_order = true;
+
+	for (size_t i = 1; i < n && in_order; i++)
+		in_order = lu_cmp(&v[i - 1], &v[i]) <= 0;
+	if (in_order)
+		return 0;
+	/* (every element is written before it is read: no need to zero them) */
+	keys = reallocarray(NULL, 2 * n, sizeof(*keys)); /* the keys, the merge's buffer */
+	sorted = reallocarray(NULL, n, sizeof(*sorted));
+	if (!keys || !sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (LuKey){
+			.lun = v[i].lun, .channel = v[i].channel, .target = v[i].target, .index = i
+		};
+	lu_keys_sort(keys, keys + n, n);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = v[keys[i].index];
+	memcpy(v, sorted, n * sizeof(*v));
+	return 0;
+}
+
 /* The LUs the kernel has instantiated on @host (and @channel/@target unless SCAN_ANY),
  * sorted; only the address is filled in (scan_lu_details() reads the rest). */
 int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, ScanLu **ret,
@@ -160,6 +243,7 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 	for (struct dirent *de; (de = readdir(d));) {
 		unsigned h, c, t;
 		uint64_t l;
+		size_t len;
 
 		if (hctl_parse(de->d_name, &h, &c, &t, &l) < 0 || h != host)
 			continue;
@@ -176,11 +260,20 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 			cap = cap ? cap * 2 : 16;
 		}
 		v[n] = (ScanLu){ .host = h, .channel = c, .target = t, .lun = l, .type = -1 };
-		snprintf(v[n].hctl, sizeof(v[n].hctl), "%u:%u:%u:%" PRIu64, h, c, t, l);
+		/* The entry's name is the H:C:T:L already (a thousand snprintf()s were most of
+		 * a listing's cost); a name in another form is printed as the kernel would. */
+		len = strlen(de->d_name);
+		if (len < sizeof(v[n].hctl) && hctl_is_canonical(de->d_name, len))
+			memcpy(v[n].hctl, de->d_name, len + 1);
+		else
+			snprintf(v[n].hctl, sizeof(v[n].hctl), "%u:%u:%u:%" PRIu64, h, c, t, l);
 		n++;
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), lu_cmp);
+	r = lus_sort(v, n);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
 	*ret = v;
 	*ret_n = n;
 	return 0;
@@ -503,7 +596,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 	 */
 	if (s->flags & SCAN_ADD) {
 		bool whole = ts.unresolved || ts.n == 0;
-		bool sel_target = false;
+		bool sel_target = false, probed = false;
 		ScanAction a;
 
 		/* Selectors naming a channel or a target (H:C:T, H:-:T for a target ID on any
@@ -542,6 +635,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 				scan_probe_action(&a, host->host, c, t, "0",
 				                  "selected target has no LU");
 				(void)scan_apply(s, &a);
+				probed |= a.applied;
 				if (a.error < 0)
 					host->error = a.error;
 			}
@@ -549,6 +643,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 			scan_probe_action(&a, host->host, "-", "-", "0",
 			                  "find targets: LUN 0 of every target the host allows");
 			(void)scan_apply(s, &a);
+			probed |= a.applied;
 			if (a.error < 0)
 				host->error = a.error;
 		} else {
@@ -564,11 +659,14 @@ void scan_run_host(Scan *s, ScanHost *host)
 				snprintf(why, sizeof(why), "%s target without LU", ts.v[i].source);
 				scan_probe_action(&a, host->host, c, t, "0", why);
 				(void)scan_apply(s, &a);
+				probed |= a.applied;
 				if (a.error < 0)
 					host->error = a.error;
 			}
 		}
-		if (!(s->flags & SCAN_DRY_RUN)) {
+		/* Only a target probe the kernel took can have added an LU: without one,
+		 * listing a thousand LUs again would find the same ones. */
+		if (probed) {
 			ScanLu *before = lus;
 			size_t n_before = n_lus;
 
@@ -624,11 +722,17 @@ void scan_run_host(Scan *s, ScanHost *host)
 		                   SCAN_ANY))
 			(void)queue_target_locked(s, host->host, ts.v[i].channel, ts.v[i].target,
 			                          ts.v[i].source, lus, n_lus);
-	for (size_t i = 0; i < n_lus; i++)
+	/* sorted by address: one target's LUs are adjacent, a job per run of them */
+	for (size_t i = 0, k; i < n_lus; i = k) {
+		for (k = i + 1; k < n_lus && lus[k].channel == lus[i].channel &&
+		                lus[k].target == lus[i].target;
+		     k++)
+			;
 		if (scan_sel_match(s->sel, s->n_sel, host->host, lus[i].channel, lus[i].target,
 		                   SCAN_ANY))
 			(void)queue_target_locked(s, host->host, lus[i].channel, lus[i].target,
-			                          "sysfs", lus, n_lus);
+			                          "sysfs", lus + i, k - i);
+	}
 	pthread_mutex_unlock(&s->lock);
 	scan_lus_free(lus, n_lus);
 	free(ts.v);

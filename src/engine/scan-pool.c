@@ -4,12 +4,19 @@
  * The worker pool: host jobs and the target jobs they queue, run by up to pol.max_workers
  * threads. The queue is a FIFO under Scan.lock; the pool is done when the queue is empty and no
  * worker is running a job (a running job may still queue more).
+ *
+ * The pool starts with one worker and grows by one every SCAN_POOL_GROW_MS while jobs wait and
+ * every worker is busy: a target answers REPORT LUNS in well under a millisecond, and then one
+ * thread drains the queue before a second would have started (eight threads started up front
+ * were a sixth of lunctl rescan's own time on a 1-vCPU guest); a slow or dead target (up to its
+ * command timeout) has the pool at its full width within 8 * SCAN_POOL_GROW_MS.
  */
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "macro.h"
 #include "scan-private.h"
@@ -34,6 +41,13 @@ int scan_push_job_locked(Scan *s, Job j)
 	/* one job, one idle worker: waking them all for it only has them queue on the lock */
 	pthread_cond_signal(&s->cond);
 	return 0;
+}
+
+#define SCAN_POOL_GROW_MS 10u
+
+static bool pool_done_locked(const Scan *s)
+{
+	return s->q_len == 0 && s->running == 0;
 }
 
 static void *worker(void *arg)
@@ -68,12 +82,23 @@ static void *worker(void *arg)
 		s->running--;
 		/* The idle workers wait for a job or for the end: no job queued and none
 		 * running, when no job can queue another. */
-		if (s->q_len == 0 && s->running == 0)
+		if (pool_done_locked(s)) {
 			pthread_cond_broadcast(&s->cond);
+			pthread_cond_signal(&s->pool_cond);
+		}
 	}
 	pthread_cond_broadcast(&s->cond);
+	pthread_cond_signal(&s->pool_cond);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
+}
+
+static void deadline_after_ms(struct timespec *ts, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_nsec += (long)ms * 1000000L;
+	ts->tv_sec += ts->tv_nsec / 1000000000L;
+	ts->tv_nsec %= 1000000000L;
 }
 
 int scan_pool_run(Scan *s)
@@ -84,13 +109,27 @@ int scan_pool_run(Scan *s)
 	threads = calloc(s->pol.max_workers, sizeof(*threads));
 	if (!threads)
 		return -ENOMEM;
-	for (unsigned i = 0; i < s->pol.max_workers; i++) {
-		if (pthread_create(&threads[n_threads], NULL, worker, s) != 0)
+
+	pthread_mutex_lock(&s->lock);
+	while (!pool_done_locked(s)) {
+		struct timespec deadline;
+
+		/* One more worker when none is idle, and none while one is: a worker that
+		 * has not yet taken its job counts as idle. */
+		if (s->q_len > 0 && s->running >= n_threads && n_threads < s->pol.max_workers) {
+			if (pthread_create(&threads[n_threads], NULL, worker, s) == 0)
+				n_threads++;
+			else if (n_threads == 0)
+				break; /* no thread at all: run the jobs here, below */
+		}
+		if (n_threads == 0)
 			break;
-		n_threads++;
+		deadline_after_ms(&deadline, SCAN_POOL_GROW_MS);
+		(void)pthread_cond_timedwait(&s->pool_cond, &s->lock, &deadline);
 	}
+	pthread_mutex_unlock(&s->lock);
 	if (n_threads == 0)
-		worker(s); /* no thread at all: do it here, one job at a time */
+		worker(s); /* one job at a time, in this thread */
 	for (unsigned i = 0; i < n_threads; i++)
 		pthread_join(threads[i], NULL);
 	return 0;

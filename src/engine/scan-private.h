@@ -56,7 +56,8 @@ typedef struct Scan {
 	int rootfd;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;      /* a job queued, or the pool done: for the workers */
+	pthread_cond_t pool_cond; /* the pool done (CLOCK_MONOTONIC): for scan_pool_run() */
 
 	ScanHost *hosts;
 	size_t n_hosts;

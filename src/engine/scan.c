@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "macro.h"
 #include "scan-private.h"
@@ -214,12 +215,23 @@ int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, Scan
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 	};
+	pthread_condattr_t ca;
 	ScanResult res = {};
 	int r;
 
 	assert_return(ctx && ctx->rootfd >= 0, -EINVAL);
 	assert_return(n_sel == 0 || sel, -EINVAL);
 	assert_return(ret, -EINVAL);
+
+	/* scan_pool_run() waits for the end with a timeout that must not jump with the
+	 * wall clock */
+	if (pthread_condattr_init(&ca) != 0)
+		return -ENOMEM;
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	r = pthread_cond_init(&s.pool_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (r != 0)
+		return -r;
 
 	s.rootfd = ctx->rootfd;
 	s.io = ctx->io ?: &scan_io_default;
@@ -337,5 +349,6 @@ out:
 	scan_result_done(&res);
 	pthread_mutex_destroy(&s.lock);
 	pthread_cond_destroy(&s.cond);
+	pthread_cond_destroy(&s.pool_cond);
 	return r;
 }

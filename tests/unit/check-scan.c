@@ -64,6 +64,10 @@ typedef struct Fake {
 	int quirk_type;    /* what the callback was asked, for the assertions */
 	char quirk_vendor[32], quirk_model[32], quirk_rev[32];
 	unsigned quirk_calls;
+	unsigned probe_tasks;     /* threads of this process when the target probe was written */
+	unsigned report_delay_ms; /* each REPORT LUNS takes this long, outside the fake's lock */
+	unsigned report_busy;     /* REPORT LUNS under way at once, and the most seen */
+	unsigned report_busy_max;
 } Fake;
 
 static Fake fake;
@@ -83,6 +87,19 @@ static void fake_unlockp(pthread_mutex_t **m)
 	        (pthread_mutex_lock(&fake_mutex), &fake_mutex)
 static unsigned next_disk;
 static unsigned events;
+
+/* The threads of this process: the entries of /proc/self/task. */
+static unsigned count_tasks(void)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/proc/self/task");
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			n++;
+	return n;
+}
 
 static void setup(void)
 {
@@ -217,8 +234,8 @@ static const char *block_of(const char *hctl)
 
 /* ---- the injected I/O ------------------------------------------------------------------- */
 
-static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
-                            uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
+static int fake_report_luns_locked(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
+                                   uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
 {
 	FAKE_LOCKED;
 	FakeTarget *t = target(lu->host, lu->channel, lu->target);
@@ -258,6 +275,25 @@ static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout
 	*ret_buf = buf;
 	*ret_len = 8 + 8 * n;
 	return 0;
+}
+
+/* A slow target: the delay outside the fake's lock, so that REPORT LUNS of several targets can
+ * be under way at once, as on a real host; the most at once is recorded. */
+static int fake_report_luns(void *ud, int fd, const ScanLu *lu, unsigned timeout_ms,
+                            uint8_t **ret_buf, size_t *ret_len, unsigned *commands)
+{
+	if (fake.report_delay_ms > 0) {
+		unsigned busy = __atomic_add_fetch(&fake.report_busy, 1, __ATOMIC_SEQ_CST);
+		unsigned max = __atomic_load_n(&fake.report_busy_max, __ATOMIC_SEQ_CST);
+
+		while (busy > max &&
+		       !__atomic_compare_exchange_n(&fake.report_busy_max, &max, busy, false,
+		                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
+		usleep(fake.report_delay_ms * 1000);
+		__atomic_sub_fetch(&fake.report_busy, 1, __ATOMIC_SEQ_CST);
+	}
+	return fake_report_luns_locked(ud, fd, lu, timeout_ms, ret_buf, ret_len, commands);
 }
 
 /* INQUIRY: standard data with the LU's model, VPD page 0x83 from its NAA; no page 0x80. */
@@ -340,6 +376,8 @@ static int fake_write_attr(void *ud, int fd, const char *path, const char *value
 	ck_assert_uint_lt(fake.n_writes, ELEMENTSOF(fake.writes));
 	xsnprintf(fake.writes[fake.n_writes], "%s=%s", path, value);
 	fake.n_writes++;
+	if (streq(value, "- - 0"))
+		fake.probe_tasks = count_tasks();
 	if (sscanf(path, "sys/class/scsi_host/host%u/scan%n", &h, &n) == 1 && path[n] == 0) {
 		kernel_scan(h, value);
 		return 0;
@@ -520,6 +558,81 @@ START_TEST(test_dry_run)
 	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
 	ck_assert_uint_eq(r.hosts[0].added, 1);
 	ck_assert_uint_eq(r.hosts[0].removed, 1);
+	scan_result_done(&r);
+}
+END_TEST
+
+/* Many LUs on several channels and targets, instantiated in no particular order (sysfs lists
+ * them in the order of its name hashes): the listing sorts them and gives each target job
+ * its own LUs, so nothing present is taken for missing or stale, and one LUN the wire has and
+ * the kernel lacks is added, one the wire lost is kept. */
+START_TEST(test_many_lus_any_order)
+{
+	static const unsigned ct[][2] = {
+		{ 1, 3 }, { 0, 3 }, { 1, 0 }, { 0, 1 }, { 0, 0 }, { 1, 1 }
+	};
+	static const uint64_t luns[] = { 0, 1, 2, 10, 16684, 100, 7, 255, 3 };
+	const size_t n = ELEMENTSOF(ct) * ELEMENTSOF(luns);
+	ScanResult r = {};
+
+	host(0, "fake");
+	for (size_t i = 0; i < ELEMENTSOF(ct); i++)
+		for (size_t k = 0; k < ELEMENTSOF(luns); k++)
+			wire(0, ct[i][0], ct[i][1], luns[k]);
+	wire(0, 0, 1, 42); /* reported, not instantiated */
+	/* every LU on the wire but the last one, in a scrambled order (7 is prime to n) */
+	for (size_t i = 0; i < n; i++) {
+		const FakeLu *w = &fake.lus[(i * 7) % n];
+
+		instantiate(w->h, w->c, w->t, w->l);
+	}
+	instantiate(0, 1, 0, 5); /* not on the wire */
+	run(SCAN_ADD, NULL, &r);
+
+	ck_assert_uint_eq(r.n_targets, ELEMENTSOF(ct));
+	ck_assert_uint_eq(r.commands, ELEMENTSOF(ct)); /* one REPORT LUNS per target */
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 42"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "0:0:1:42"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:1:0:5"));
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	ck_assert_uint_eq(r.hosts[0].kept, 1);
+	ck_assert_uint_eq(r.hosts[0].unchanged, n);
+	ck_assert_uint_eq(r.failed, 0);
+	/* the targets' LUs were in order: the REPORT LUNS LU of each is its LUN 0 */
+	for (size_t i = 0; i < r.n_targets; i++) {
+		char via[64];
+
+		xsnprintf(via, "%s:0", r.targets[i].hctl);
+		ck_assert_str_eq(r.targets[i].via, via);
+	}
+	scan_result_done(&r);
+}
+END_TEST
+
+/* The pool starts with one worker: while the host's job runs (its target probe), no other
+ * thread exists; targets that answer slowly have it grow to run them side by side. */
+START_TEST(test_pool_grows_when_needed)
+{
+	ScanResult r = {};
+
+	basic_world();
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	ck_assert_uint_eq(fake.probe_tasks, 2); /* this thread and one worker */
+	ck_assert_uint_eq(r.failed, 0);
+	scan_result_done(&r);
+
+	/* six targets taking 100 ms each: run() allows four workers */
+	for (unsigned t = 2; t < 6; t++) {
+		wire(0, 0, t, 0);
+		instantiate(0, 0, t, 0);
+	}
+	fake.report_delay_ms = 100;
+	run(SCAN_ADD, NULL, &r);
+	ck_assert_uint_eq(r.n_targets, 6);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_uint_ge(fake.report_busy_max, 2);
+	ck_assert_uint_le(fake.report_busy_max, 4);
 	scan_result_done(&r);
 }
 END_TEST
@@ -1261,6 +1374,8 @@ static Suite *scan_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_dry_run);
+	tcase_add_test(tc, test_many_lus_any_order);
+	tcase_add_test(tc, test_pool_grows_when_needed);
 	tcase_add_test(tc, test_add_selected_ids);
 	tcase_add_test(tc, test_remove);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);

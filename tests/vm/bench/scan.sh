@@ -83,6 +83,76 @@ fixed() {     # NAME COMMAND...
 	"$@" >/dev/null 2>&1
 	now_ms; vm_result "$_n.ms=$((NOW - _t0))"
 }
+# LUND_BENCH_TRACE=1 (a profile, not a timing: ptrace slows every system call; strace from
+# --bin /usr/bin/strace): lunctl rescan under strace -f -tt -T with nothing new (idle.trace) and
+# with the 64 new LUs (new.trace), and a strace -c -f of each (*.count).
+# LUND_BENCH_PARTS=1: lunctl's fixed cost taken apart, ten runs of each variant with nothing
+# new (its start, the rescan, with --jobs 1, -J, --dry-run, and the target probe "- - 0" lunctl
+# writes, from the shell), then rounds with new LUs: the kernel's scan, lunctl, and one
+# "C T -" per target from the shell (what lunctl asks of the kernel).
+if [ "${LUND_BENCH_TRACE:-}" = 1 ]; then
+	command -v strace >/dev/null || { vm_fail "no strace (--bin /usr/bin/strace)"; vm_done; }
+	lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
+	echo 60 >$SD/max_luns
+	strace -f -tt -T -o "$VM_OUT/idle.trace" lunctl rescan "$h" >/dev/null 2>&1 || :
+	strace -c -f -o "$VM_OUT/idle.count" lunctl rescan "$h" >/dev/null 2>&1 || :
+	echo 64 >$SD/max_luns
+	run traced strace -f -tt -T -o "$VM_OUT/new.trace" lunctl rescan "$h"
+	run counted strace -c -f -o "$VM_OUT/new.count" lunctl rescan "$h"
+	vm_done
+fi
+if [ "${LUND_BENCH_PARTS:-}" = 1 ]; then
+	lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
+	echo 60 >$SD/max_luns
+	ten() { # NAME COMMAND...: ten runs, the mean in ms
+		_n=$1; shift
+		now_ms; _t0=$NOW
+		for _i in 0 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null 2>&1 || :; done
+		now_ms; vm_result "$_n.ms=$(( (NOW - _t0) / 10 ))"
+	}
+	probe0() { echo "- - 0" >/sys/class/scsi_host/host$h/scan; }
+	# user and system time of ten runs (busybox time: "real", "user", "sys" lines)
+	tensys() { # NAME COMMAND...
+		_n=$1; shift
+		time sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null 2>&1; done' sh "$@" \
+			2>/tmp/time.out || :
+		vm_result "$_n.time=$(tr -s ' \n' ',' </tmp/time.out)"
+	}
+	for _r in 1 2; do
+		ten start$_r lunctl --version
+		ten idle$_r lunctl rescan "$h"
+		ten jobs1_$_r lunctl rescan --jobs 1 "$h"
+		ten json$_r lunctl rescan -J "$h"
+		ten dry$_r lunctl rescan --dry-run "$h"
+		ten dryjobs1_$_r lunctl rescan --dry-run --jobs 1 "$h"
+		ten onetarget$_r lunctl rescan "$h:0:0"
+		ten nohost$_r lunctl rescan 99
+		ten probe0_$_r probe0
+	done
+	# the pieces of a target job and of the host's listing, from the shell
+	opensg() { : </dev/sg0; }
+	openbsg() { : <"/dev/bsg/$h:0:0:0"; }
+	ten opensg opensg
+	ten openbsg openbsg
+	ten lsroot ls /sys/class/scsi_host
+	ten lsdevices ls -f /sys/bus/scsi/devices
+	tensys start.sys lunctl --version
+	tensys idle.sys lunctl rescan "$h"
+	tensys onetarget.sys lunctl rescan "$h:0:0"
+	echo 64 >$SD/max_luns
+	targets() {
+		for _d in /sys/class/scsi_device/$h:*:*:0; do
+			_t=${_d##*/}; _t=${_t%:0}; _t=${_t#*:}
+			echo "${_t%%:*} ${_t#*:} -" >/sys/class/scsi_host/host$h/scan
+		done
+	}
+	for _r in 1 2 3; do
+		run kernel$_r kernel_scan
+		run lund$_r lunctl rescan "$h"
+		run targets$_r targets
+	done
+	vm_done
+fi
 # Alternating rounds on the same state: bench/scan.sh compares medians, since one TCG guest
 # on a shared machine varies by tens of percent from one run to the next.
 # lunctl and the libraries it loads read once before the rounds, as on any host that ran it
