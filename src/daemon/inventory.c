@@ -479,42 +479,52 @@ static int cmp_partition(const void *a, const void *b)
 	return x->number < y->number ? -1 : x->number > y->number;
 }
 
-/* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute. */
+typedef struct PartitionsRead {
+	int rootfd;
+	const char *dir; /* the disk's directory */
+	Lu *lu;
+} PartitionsRead;
+
+static int partition_entry(const char *name, void *userdata)
+{
+	PartitionsRead *pr = userdata;
+	_cleanup_free_ char *p = NULL;
+	Lu *lu = pr->lu;
+	LuPartition *np;
+	uint64_t num;
+
+	if (asprintf(&p, "%s/%s", pr->dir, name) < 0)
+		return -ENOMEM;
+	if (sysfs_attr_u64(pr->rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
+		return 0;
+	if (lu->n_partitions == UINT16_MAX)
+		return -E2BIG;
+	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	lu->partitions = np;
+	np[lu->n_partitions].node = strdup(name);
+	if (!np[lu->n_partitions].node)
+		return -ENOMEM;
+	np[lu->n_partitions].number = (unsigned)num;
+	lu->n_partitions++;
+	return 0;
+}
+
+/* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute
+ * (a disk's directory has some thirty entries: listed with getdents64, no DIR). */
 static int read_partitions(int rootfd, const char *syspath, const char *block, Lu *lu)
 {
 	_cleanup_free_ char *dir = NULL;
-	_cleanup_(closedirp) DIR *d = NULL;
+	PartitionsRead pr = { .rootfd = rootfd, .lu = lu };
 	int r;
 
 	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
 		return -ENOMEM;
-	r = sysfs_opendir(rootfd, dir, &d);
+	pr.dir = dir;
+	r = sysfs_for_each_entry(rootfd, dir, block, partition_entry, &pr);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r;
-	for (struct dirent *de; (de = readdir(d));) {
-		_cleanup_free_ char *p = NULL;
-		LuPartition *np;
-		uint64_t num;
-
-		if (!strneq(de->d_name, block, strlen(block)))
-			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-			return -ENOMEM;
-		if (sysfs_attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 ||
-		    num > UINT32_MAX)
-			continue;
-		if (lu->n_partitions == UINT16_MAX)
-			return -E2BIG;
-		np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		lu->partitions = np;
-		np[lu->n_partitions].node = strdup(de->d_name);
-		if (!np[lu->n_partitions].node)
-			return -ENOMEM;
-		np[lu->n_partitions].number = (unsigned)num;
-		lu->n_partitions++;
-	}
 	if (lu->n_partitions > 1)
 		qsort(lu->partitions, lu->n_partitions, sizeof(*lu->partitions), cmp_partition);
 	return 0;
