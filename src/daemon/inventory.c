@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "inventory.h"
@@ -30,6 +31,10 @@ struct Inventory {
 	Lu **index;
 	size_t index_size;
 	StrPool *strings; /* Lu.vendor, .model, .revision, .state */
+	/* What identifying one LU reads that is the same for many: which udev rules files exist,
+	 * and path_id's walk above the LUs (hosts, targets, adapters). */
+	UdevRulesCache rules;
+	PathIdCache *paths;
 };
 
 static const char *const ua_table[_LU_UA_MAX] = {
@@ -107,8 +112,14 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 		free(inv);
 		return -ENOMEM;
 	}
+	if (pathid_cache_new(&inv->paths) < 0) {
+		strpool_free(inv->strings);
+		free(inv);
+		return -ENOMEM;
+	}
 	inv->rootfd = rootfd;
-	inv->probe_flags = probe_flags;
+	/* Names need no block limits page: never a command (nor a read) for it. */
+	inv->probe_flags = probe_flags | PROBE_IDENTITY_ONLY;
 	if (hooks)
 		inv->hooks = *hooks;
 	inv->userdata = userdata;
@@ -164,8 +175,39 @@ Inventory *inventory_free(Inventory *inv)
 	}
 	free(inv->index);
 	strpool_free(inv->strings);
+	pathid_cache_free(inv->paths);
 	free(inv);
 	return NULL;
+}
+
+void inventory_forget_caches(Inventory *inv)
+{
+	if (!inv)
+		return;
+	udevctx_rules_forget(&inv->rules);
+	pathid_cache_forget(inv->paths);
+}
+
+void inventory_note_uevent(Inventory *inv, const Uevent *ev)
+{
+	if (!inv || !ev || !ev->subsystem || !ev->action || streq(ev->action, "change"))
+		return;
+	/* A host or target came, went or moved: path_id's walks read their directories again
+	 * (pathid.h). The host's class device (scsi_host) comes with the host's. */
+	if ((streq(ev->subsystem, "scsi") && ev->devtype &&
+	     (streq(ev->devtype, "scsi_host") || streq(ev->devtype, "scsi_target"))) ||
+	    streq(ev->subsystem, "scsi_host"))
+		pathid_cache_forget(inv->paths);
+}
+
+/* The rules udev reads, from the inventory's cache (udevctx.h), on CLOCK_MONOTONIC. */
+static void inventory_rules(Inventory *inv, UdevRules *ret)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	udevctx_rules_cached(&inv->rules, inv->rootfd,
+	                     (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, ret);
 }
 
 int inventory_rootfd(const Inventory *inv)
@@ -437,42 +479,52 @@ static int cmp_partition(const void *a, const void *b)
 	return x->number < y->number ? -1 : x->number > y->number;
 }
 
-/* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute. */
+typedef struct PartitionsRead {
+	int rootfd;
+	const char *dir; /* the disk's directory */
+	Lu *lu;
+} PartitionsRead;
+
+static int partition_entry(const char *name, void *userdata)
+{
+	PartitionsRead *pr = userdata;
+	_cleanup_free_ char *p = NULL;
+	Lu *lu = pr->lu;
+	LuPartition *np;
+	uint64_t num;
+
+	if (asprintf(&p, "%s/%s", pr->dir, name) < 0)
+		return -ENOMEM;
+	if (sysfs_attr_u64(pr->rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
+		return 0;
+	if (lu->n_partitions == UINT16_MAX)
+		return -E2BIG;
+	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	lu->partitions = np;
+	np[lu->n_partitions].node = strdup(name);
+	if (!np[lu->n_partitions].node)
+		return -ENOMEM;
+	np[lu->n_partitions].number = (unsigned)num;
+	lu->n_partitions++;
+	return 0;
+}
+
+/* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute
+ * (a disk's directory has some thirty entries: listed with getdents64, no DIR). */
 static int read_partitions(int rootfd, const char *syspath, const char *block, Lu *lu)
 {
 	_cleanup_free_ char *dir = NULL;
-	_cleanup_(closedirp) DIR *d = NULL;
+	PartitionsRead pr = { .rootfd = rootfd, .lu = lu };
 	int r;
 
 	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
 		return -ENOMEM;
-	r = sysfs_opendir(rootfd, dir, &d);
+	pr.dir = dir;
+	r = sysfs_for_each_entry(rootfd, dir, block, partition_entry, &pr);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r;
-	for (struct dirent *de; (de = readdir(d));) {
-		_cleanup_free_ char *p = NULL;
-		LuPartition *np;
-		uint64_t num;
-
-		if (!strneq(de->d_name, block, strlen(block)))
-			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-			return -ENOMEM;
-		if (sysfs_attr_u64(rootfd, p, "partition", &num) < 0 || num == 0 ||
-		    num > UINT32_MAX)
-			continue;
-		if (lu->n_partitions == UINT16_MAX)
-			return -E2BIG;
-		np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		lu->partitions = np;
-		np[lu->n_partitions].node = strdup(de->d_name);
-		if (!np[lu->n_partitions].node)
-			return -ENOMEM;
-		np[lu->n_partitions].number = (unsigned)num;
-		lu->n_partitions++;
-	}
 	if (lu->n_partitions > 1)
 		qsort(lu->partitions, lu->n_partitions, sizeof(*lu->partitions), cmp_partition);
 	return 0;
@@ -577,6 +629,9 @@ struct LuIdentifyJob {
 	LuRef ref;
 	unsigned scsi_level;
 	bool is_cdrom;
+	/* The inventory's when the job was made. No PathIdCache: a job may outlive the
+	 * inventory (a device that does not answer). */
+	UdevRules rules;
 	/* the result, lu_identify_job_run()'s */
 	LuNaming naming;
 	int error;
@@ -591,14 +646,15 @@ static bool lu_is_cdrom(const Lu *lu)
 
 /* @lu's names from the pages in @pd (probe_read() returned @r). */
 static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, int r,
-                            unsigned scsi_level, bool is_cdrom, LuNaming *naming, bool *no_node)
+                            unsigned scsi_level, bool is_cdrom, const UdevRules *rules,
+                            PathIdCache *paths, LuNaming *naming, bool *no_node)
 {
 	*no_node = false;
 	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
 		if (pd->error[p] == -ENODEV)
 			*no_node = true;
 	if (r >= 0)
-		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, naming);
+		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, rules, paths, naming);
 	return r < 0 ? r : 0;
 }
 
@@ -614,6 +670,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	ProbeFlags flags = inv->probe_flags;
 	bool no_node = false;
+	UdevRules rules;
 	int r;
 
 	/* Without a node no command can be sent: identifying it never waits for a device. */
@@ -628,8 +685,10 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 		r = probe_read(inv->rootfd, ref, flags, &pd);
 	lu_naming_done(&lu->naming);
 	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
-	lu->naming_error = names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level,
-	                                    lu_is_cdrom(lu), &lu->naming, &no_node);
+	inventory_rules(inv, &rules);
+	lu->naming_error =
+	        names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level, lu_is_cdrom(lu), &rules,
+	                         inv->paths, &lu->naming, &no_node);
 	lu->probe_no_node = no_node;
 	lu->naming_pending = false;
 	return true;
@@ -666,8 +725,9 @@ void lu_identify_job_run(LuIdentifyJob *job)
 
 	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
 	job->commands = pd.commands;
-	job->error = names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level,
-	                              job->is_cdrom, &job->naming, &job->no_node);
+	job->error =
+	        names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
+	                         &job->rules, NULL, &job->naming, &job->no_node);
 }
 
 static int strdup_opt(const char *s, char **ret)
@@ -689,6 +749,7 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
 		.scsi_level = lu->scsi_level,
 		.is_cdrom = lu_is_cdrom(lu),
 	};
+	inventory_rules(inv, &job->rules);
 	if (hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
 	               &job->ref.lun) < 0 ||
 	    strdup_opt(lu->hctl, &job->ref.hctl) < 0 ||
@@ -921,6 +982,8 @@ int inventory_resync(Inventory *inv, bool reprobe)
 	r = 0;
 
 	inv->generation++;
+	/* Whatever was missed may have changed hosts, targets or rules. */
+	inventory_forget_caches(inv);
 	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
 	for (struct dirent *de; d && (de = readdir(d));) {
 		int k;
@@ -1308,6 +1371,7 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
 	assert_return(inv && ev, -EINVAL);
 
 	what = uevent_reactions(ev);
+	inventory_note_uevent(inv, ev);
 	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++)
 		if (what & (1u << i)) {
 			int r = inventory_react(inv, ev, i);

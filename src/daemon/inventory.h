@@ -163,6 +163,12 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 Inventory *inventory_free(Inventory *inv);
 
 int inventory_rootfd(const Inventory *inv);
+/* inventory_forget_caches() - what identification keeps across LUs (udev's rules files, path_id's
+ * walks above the LUs) read again from the next LU on: a reload, a resync. */
+void inventory_forget_caches(Inventory *inv);
+/* inventory_note_uevent() - every uevent before its reactions: a SCSI host or target that came
+ * or went makes path_id's walks read their ancestors again. */
+void inventory_note_uevent(Inventory *inv, const Uevent *ev);
 Host *inventory_hosts(const Inventory *inv);
 size_t inventory_n_lus(const Inventory *inv);
 

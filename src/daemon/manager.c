@@ -508,6 +508,7 @@ void manager_handle_uevent(Manager *m, const Uevent *ev)
 {
 	UeventReactions what = uevent_reactions(ev);
 
+	inventory_note_uevent(m->inventory, ev);
 	for (UeventReaction i = 0; what != 0 && i < _UEVENT_REACTION_MAX; i++) {
 		int r;
 
@@ -604,6 +605,8 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 	pthread_mutex_unlock(&m->scan_lock);
 	m->reload_pending = NULL;
 	m->reloads++;
+	/* udev's rules files may have changed with the configuration */
+	inventory_forget_caches(m->inventory);
 	(void)manager_control_setup(m, conf);
 
 	for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu)) {

@@ -304,12 +304,19 @@ int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1])
 }
 
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
-                     bool is_cdrom, LuNaming *ret)
+                     bool is_cdrom, const UdevRules *rules, PathIdCache *path_cache, LuNaming *ret)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
 	/* The inventory rebuilds scsi_id's lines when a client asks (lu_naming_scsi_id()). */
-	const IdentifyOptions opts = { .no_lines = true };
+	const IdentifyOptions opts = {
+		.no_lines = true,
+		.rules = rules,
+		.path_cache = path_cache,
+		/* the inventory's, read with the LU's other attributes */
+		.have_scsi_level = true,
+		.scsi_level = scsi_level,
+	};
 	LuNaming n = {};
 	char *name_at[NAMES_MAX];
 	Pack pack = {};

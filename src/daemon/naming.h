@@ -15,7 +15,9 @@
 
 #include "ident.h"
 #include "lupath.h"
+#include "pathid.h"
 #include "probe.h"
+#include "udevctx.h"
 
 typedef struct LuNaming {
 	char *serial;    /* ID_SERIAL, NULL when the device gives none */
@@ -87,10 +89,13 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
  * lu_compute_names() - IDs, export properties and base names of one LU from the pages @pd read
  * for @ref, through the identify path lunctl uses too (engine/identify.h: identify_pages()),
  * with what udev's rules read besides the pages from sysfs below @rootfd, so the names are
- * /dev/disk/by-id's. @scsi_level and @is_cdrom are read from sysfs there as udev's rules read
- * them; the arguments are kept for the inventory's call.
+ * /dev/disk/by-id's. @scsi_level is the LU's sysfs scsi_level as the caller read it just now
+ * (0 when unreadable), used as udev's rules read it, not read again; @is_cdrom is read from
+ * sysfs there, the argument kept for the inventory's call. @rules: which udev rules files exist,
+ * as the caller's cache says (NULL: looked at); @path_cache: path_id's walks kept across LUs
+ * (NULL: none).
  * Returns 0 (possibly with no names: a device without any identifier gets none), -ENODATA when
  * @pd has no INQUIRY data, -errno.
  */
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
-                     bool is_cdrom, LuNaming *ret);
+                     bool is_cdrom, const UdevRules *rules, PathIdCache *path_cache, LuNaming *ret);

@@ -159,6 +159,7 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
                    Identity *ret)
 {
 	_cleanup_(identity_done) Identity i = {};
+	PathIdCache *cache;
 	ScsiIdentInput in;
 	int r;
 
@@ -177,14 +178,22 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 	if (opts && opts->udev)
 		*i.udev = *opts->udev;
 	else if (!opts || !opts->no_names) {
-		r = udevctx_read(rootfd, lu, i.udev);
+		const UdevCtxKnown known = {
+			.rules = opts ? opts->rules : NULL,
+			.pages = pages,
+			.have_scsi_level = opts && opts->have_scsi_level,
+			.scsi_level = opts ? opts->scsi_level : 0,
+		};
+
+		r = udevctx_read_full(rootfd, lu, &known, i.udev);
 		if (r < 0)
 			return r;
 	}
 
 	/* path_id reads sysfs only; a device path that cannot be walked just has no ID_PATH. */
-	r = lu->devpath   ? pathid_read_dev(rootfd, lu->devpath, &i.path)
-	    : lu->syspath ? pathid_read(rootfd, lu->syspath, &i.path)
+	cache = opts ? opts->path_cache : NULL;
+	r = lu->devpath   ? pathid_read_dev_cached(rootfd, cache, lu->devpath, &i.path)
+	    : lu->syspath ? pathid_read_cached(rootfd, cache, lu->syspath, &i.path)
 	                  : 0;
 	if (r == -ENOMEM)
 		return r;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -206,18 +207,176 @@ typedef struct DevCache {
 /* More directories than any device path has levels; past them reads are just not cached. */
 #define WALK_CACHE_MAX 32
 
+/*
+ * What walks learnt about the directories above the devices they started from, kept across
+ * walks (PathIdCache): the LUs of one target share every ancestor. A directory's subsystem,
+ * devtype and being a device do not change while it exists; which hosts sit below it (the
+ * lowest "hostN", handle_default()) does, and so does everything when a host or target goes
+ * away and another takes its path: the owner forgets it all then (pathid_cache_forget()).
+ */
+typedef struct SharedDir {
+	char *path;
+	signed char device;
+	bool subsystem_read, devtype_read, lowest_host_read;
+	char *subsystem, *devtype;
+	long lowest_host;
+} SharedDir;
+
+/* Targets and hosts above the LUs; past them the cache starts again (a SAN's thousands of
+ * targets are read as they were before the cache). */
+#define PATHID_CACHE_MAX 64
+
+struct PathIdCache {
+	pthread_mutex_t lock; /* identification runs on the loop and on the identify threads */
+	SharedDir dirs[PATHID_CACHE_MAX];
+	size_t n_dirs;
+};
+
+static void shared_dir_done(SharedDir *d)
+{
+	free(d->path);
+	free(d->subsystem);
+	free(d->devtype);
+	*d = (SharedDir){};
+}
+
+int pathid_cache_new(PathIdCache **ret)
+{
+	PathIdCache *c;
+
+	assert_return(ret, -EINVAL);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	*ret = c;
+	return 0;
+}
+
+static void cache_clear_locked(PathIdCache *c)
+{
+	for (size_t i = 0; i < c->n_dirs; i++)
+		shared_dir_done(&c->dirs[i]);
+	c->n_dirs = 0;
+}
+
+void pathid_cache_forget(PathIdCache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	cache_clear_locked(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
+PathIdCache *pathid_cache_free(PathIdCache *c)
+{
+	if (!c)
+		return NULL;
+	cache_clear_locked(c);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	return NULL;
+}
+
+size_t pathid_cache_size(PathIdCache *c)
+{
+	size_t n;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	n = c->n_dirs;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+static SharedDir *shared_find_locked(PathIdCache *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_dirs; i++)
+		if (streq(c->dirs[i].path, path))
+			return &c->dirs[i];
+	return NULL;
+}
+
 typedef struct Walk {
 	int rootfd;
-	char *path;   /* ID_PATH so far */
-	char *compat; /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
+	PathIdCache *shared; /* NULL: nothing kept past the walk */
+	const char *start;   /* the device the walk started from: never shared */
+	char *path;          /* ID_PATH so far */
+	char *compat;        /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
 	bool supported_transport, supported_parent;
 	int error; /* -ENOMEM once anything failed to allocate */
 	DevCache cache[WALK_CACHE_MAX];
 	size_t n_cache;
 } Walk;
 
+/* The walk's entries for directories above its start into the shared cache; what they left
+ * unread stays unread there. */
+static void walk_cache_share(Walk *w)
+{
+	PathIdCache *c = w->shared;
+
+	if (!c || w->error < 0)
+		return;
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < w->n_cache; i++) {
+		DevCache *d = &w->cache[i];
+		SharedDir *s;
+
+		if (streq(d->path, w->start))
+			continue;
+		s = shared_find_locked(c, d->path);
+		if (!s) {
+			if (c->n_dirs >= PATHID_CACHE_MAX)
+				cache_clear_locked(c);
+			s = &c->dirs[c->n_dirs];
+			*s = (SharedDir){ .path = strdup(d->path), .device = -1 };
+			if (!s->path)
+				break;
+			c->n_dirs++;
+		}
+		if (s->device < 0)
+			s->device = d->device;
+		if (!s->subsystem_read && d->subsystem_read) {
+			s->subsystem = d->subsystem ? strdup(d->subsystem) : NULL;
+			s->subsystem_read = !d->subsystem || s->subsystem;
+		}
+		if (!s->devtype_read && d->devtype_read) {
+			s->devtype = d->devtype ? strdup(d->devtype) : NULL;
+			s->devtype_read = !d->devtype || s->devtype;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* A new walk entry for @d filled from the shared cache, when it knows the directory. */
+static void walk_cache_from_shared(Walk *w, DevCache *d)
+{
+	PathIdCache *c = w->shared;
+	SharedDir *s;
+
+	if (!c || streq(d->path, w->start))
+		return;
+	pthread_mutex_lock(&c->lock);
+	s = shared_find_locked(c, d->path);
+	if (s) {
+		d->device = s->device;
+		if (s->subsystem_read) {
+			d->subsystem = s->subsystem ? strdup(s->subsystem) : NULL;
+			d->subsystem_read = !s->subsystem || d->subsystem;
+		}
+		if (s->devtype_read) {
+			d->devtype = s->devtype ? strdup(s->devtype) : NULL;
+			d->devtype_read = !s->devtype || d->devtype;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 static void walk_cache_done(Walk *w)
 {
+	walk_cache_share(w);
 	for (size_t i = 0; i < w->n_cache; i++) {
 		free(w->cache[i].path);
 		free(w->cache[i].subsystem);
@@ -244,6 +403,7 @@ static DevCache *dev_cache(Walk *w, const char *dev)
 		return NULL;
 	}
 	w->n_cache++;
+	walk_cache_from_shared(w, c);
 	return c;
 }
 
@@ -628,6 +788,52 @@ static long lowest_host(int rootfd, const char *dir)
 	return lowest;
 }
 
+/* lowest_host(), kept in the shared cache: every LU of every target below @dir asks. */
+static long walk_lowest_host(Walk *w, const char *dir)
+{
+	PathIdCache *c = w->shared;
+	SharedDir *s;
+	long n;
+
+	if (c) {
+		char p[PATH_MAX];
+
+		pthread_mutex_lock(&c->lock);
+		s = shared_find_locked(c, dir);
+		n = s && s->lowest_host_read ? s->lowest_host : -2;
+		pthread_mutex_unlock(&c->lock);
+		/* The kernel numbers hosts upwards (scsi_host_alloc()): while the lowest is there,
+		 * no host added since is lower. One look instead of the listing, which also covers
+		 * a removal the owner has not heard of yet. */
+		if (n >= 0 && (size_t)snprintf(p, sizeof(p), "%s/host%ld", dir, n) < sizeof(p) &&
+		    faccessat(w->rootfd, p, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
+			return n;
+		if (n == -1)
+			return n;
+	}
+	n = lowest_host(w->rootfd, dir);
+	if (!c)
+		return n;
+	pthread_mutex_lock(&c->lock);
+	s = shared_find_locked(c, dir);
+	if (!s) {
+		if (c->n_dirs >= PATHID_CACHE_MAX)
+			cache_clear_locked(c);
+		s = &c->dirs[c->n_dirs];
+		*s = (SharedDir){ .path = strdup(dir), .device = -1 };
+		if (s->path)
+			c->n_dirs++;
+		else
+			s = NULL;
+	}
+	if (s) {
+		s->lowest_host = n;
+		s->lowest_host_read = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
 static char *handle_default(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *host = dev_parent_with(w, dev, "scsi", "scsi_host");
@@ -649,7 +855,7 @@ static char *handle_default(Walk *w, const char *dev)
 		return NULL;
 	*slash = 0;
 	/* The host number counted from the first host of the same parent (HBA). */
-	base = lowest_host(w->rootfd, dir);
+	base = walk_lowest_host(w, dir);
 	if (base < 0)
 		return TAKE_PTR(host);
 	/* path_id keeps these in ints */
@@ -799,10 +1005,10 @@ static char *walk_step(Walk *w, const char *dev)
 }
 
 /* The walk from @dev, the device's directory below the root ("sys/devices/..."). */
-static int pathid_walk(int rootfd, const char *dev, PathId *ret)
+static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId *ret)
 {
 	_cleanup_free_ char *cur = NULL, *tag = NULL;
-	Walk w = { .rootfd = rootfd };
+	Walk w = { .rootfd = rootfd, .shared = shared, .start = dev };
 	PathId p = {};
 
 	p.virtual_dev = strneq(dev, "sys/devices/virtual/", strlen("sys/devices/virtual/"));
@@ -841,7 +1047,7 @@ static int pathid_walk(int rootfd, const char *dev, PathId *ret)
 	return 0;
 }
 
-int pathid_read(int rootfd, const char *syspath, PathId *ret)
+int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, PathId *ret)
 {
 	_cleanup_free_ char *dev = NULL;
 	int r;
@@ -851,13 +1057,23 @@ int pathid_read(int rootfd, const char *syspath, PathId *ret)
 	r = pathid_resolve(rootfd, syspath, &dev);
 	if (r < 0)
 		return r;
-	return pathid_walk(rootfd, dev, ret);
+	return pathid_walk(rootfd, cache, dev, ret);
 }
 
-int pathid_read_dev(int rootfd, const char *devpath, PathId *ret)
+int pathid_read(int rootfd, const char *syspath, PathId *ret)
+{
+	return pathid_read_cached(rootfd, NULL, syspath, ret);
+}
+
+int pathid_read_dev_cached(int rootfd, PathIdCache *cache, const char *devpath, PathId *ret)
 {
 	assert_return(devpath && ret, -EINVAL);
 	assert_return(strneq(devpath, "sys/devices/", strlen("sys/devices/")), -EINVAL);
 
-	return pathid_walk(rootfd, devpath, ret);
+	return pathid_walk(rootfd, cache, devpath, ret);
+}
+
+int pathid_read_dev(int rootfd, const char *devpath, PathId *ret)
+{
+	return pathid_read_dev_cached(rootfd, NULL, devpath, ret);
 }

@@ -23,6 +23,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct PathId {
 	char *path;       /* ID_PATH; NULL when path_id sets none (then so are the others) */
@@ -45,6 +46,24 @@ int pathid_read(int rootfd, const char *syspath, PathId *ret);
  * symlink in it: resolved already, as probe_resolve_full() finds it). -EINVAL for any other
  * path, -ENOMEM. */
 int pathid_read_dev(int rootfd, const char *devpath, PathId *ret);
+
+/*
+ * PathIdCache - what the walks learnt about the directories above the devices they started
+ * from (targets, hosts, adapters: each file path_id reads of them, and the lowest host number
+ * below a directory), kept from one walk to the next: the LUs of a target share every
+ * ancestor. Thread-safe. Its owner calls pathid_cache_forget() whenever a SCSI host or target
+ * is added or removed (a host changes the lowest host number of its parent; a path that went
+ * away may come back as another device), and whenever it may have missed such an event.
+ */
+typedef struct PathIdCache PathIdCache;
+
+int pathid_cache_new(PathIdCache **ret);
+PathIdCache *pathid_cache_free(PathIdCache *c);
+void pathid_cache_forget(PathIdCache *c);
+size_t pathid_cache_size(PathIdCache *c); /* directories known, for tests */
+/* pathid_read() and pathid_read_dev() with @cache (NULL: none, as they are). */
+int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, PathId *ret);
+int pathid_read_dev_cached(int rootfd, PathIdCache *cache, const char *devpath, PathId *ret);
 
 /* pathid_resolve() - @path below @rootfd with every symlink resolved inside the root, as a
  * path below it ("sys/devices/..."): 0, -ENOENT, -ELOOP, -ENOMEM. */

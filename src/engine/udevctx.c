@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <assert.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -230,23 +231,24 @@ static void read_ata_identify(int rootfd, const LuRef *lu, const char *devpath, 
 		c->have_ata_identify = true;
 }
 
+/* udev's rules directories (v252 RULES_DIRS), as rules_installed() looks in them. */
+static const char *const rules_dirs[UDEVCTX_RULES_DIRS] = {
+	"etc/udev/rules.d",     "run/udev/rules.d", "usr/local/lib/udev/rules.d",
+	"usr/lib/udev/rules.d", "lib/udev/rules.d",
+};
+
 /*
  * udev reads rules from /etc, /run, /usr/local/lib, /usr/lib and /lib (v252 RULES_DIRS); the
  * first file of a name wins, and one that is empty or a link to /dev/null masks it.
  */
 static bool rules_installed(int rootfd, const char *name)
 {
-	static const char *const dirs[] = {
-		"etc/udev/rules.d",     "run/udev/rules.d", "usr/local/lib/udev/rules.d",
-		"usr/lib/udev/rules.d", "lib/udev/rules.d",
-	};
-
-	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+	for (size_t i = 0; i < UDEVCTX_RULES_DIRS; i++) {
 		char p[PATH_MAX], target[PATH_MAX];
 		struct stat st;
 		ssize_t k;
 
-		if (!strjoin_buf(p, sizeof(p), dirs[i], "/", name))
+		if (!strjoin_buf(p, sizeof(p), rules_dirs[i], "/", name))
 			return false;
 		if (fstatat(rootfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
@@ -265,8 +267,85 @@ static bool rules_installed(int rootfd, const char *name)
 	return false;
 }
 
+void udevctx_rules_read(int rootfd, UdevRules *ret)
+{
+	UdevRules r = {};
+
+	r.sg3_id = rules_installed(rootfd, "55-scsi-sg3_id.rules");
+	r.sg3_symlink = r.sg3_id && rules_installed(rootfd, "58-scsi-sg3_symlink.rules");
+	*ret = r;
+}
+
+/* What udevd looks at to decide whether its rules changed (v252 udev_rules_should_reload():
+ * the directories' modification times): here each directory's inode and times, zero when it
+ * does not exist. */
+static void rules_stamp(int rootfd, UdevRulesStamp stamp[static UDEVCTX_RULES_DIRS])
+{
+	for (size_t i = 0; i < UDEVCTX_RULES_DIRS; i++) {
+		struct stat st;
+
+		stamp[i] = (UdevRulesStamp){};
+		if (fstatat(rootfd, rules_dirs[i], &st, 0) < 0)
+			continue;
+		stamp[i] = (UdevRulesStamp){
+			.ino = st.st_ino,
+			.dev = st.st_dev,
+			.mtime_sec = st.st_mtim.tv_sec,
+			.mtime_nsec = st.st_mtim.tv_nsec,
+			.ctime_sec = st.st_ctim.tv_sec,
+			.ctime_nsec = st.st_ctim.tv_nsec,
+		};
+	}
+}
+
+void udevctx_rules_cached(UdevRulesCache *c, int rootfd, uint64_t now_usec, UdevRules *ret)
+{
+	UdevRulesStamp stamp[UDEVCTX_RULES_DIRS];
+
+	assert(c && ret);
+	if (c->valid && now_usec >= c->checked_usec &&
+	    now_usec - c->checked_usec < UDEVCTX_RULES_CHECK_USEC) {
+		*ret = c->rules;
+		return;
+	}
+	rules_stamp(rootfd, stamp);
+	c->checked_usec = now_usec;
+	if (!c->valid || memcmp(stamp, c->stamp, sizeof(stamp)) != 0) {
+		/* Looked at before reading the files: a change while they are read shows next
+		 * time. */
+		memcpy(c->stamp, stamp, sizeof(stamp));
+		udevctx_rules_read(rootfd, &c->rules);
+		c->valid = true;
+	}
+	*ret = c->rules;
+}
+
+void udevctx_rules_forget(UdevRulesCache *c)
+{
+	if (c)
+		c->valid = false;
+}
+
 int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 {
+	return udevctx_read_full(rootfd, lu, NULL, ret);
+}
+
+/* Whether the kernel's cached attribute @attr of @lu exists: @page read from sysfs says so
+ * without asking again. */
+static bool cached_attr_exists(int rootfd, const LuRef *lu, const ProbeData *pages, ProbePage page,
+                               const char *attr)
+{
+	if (pages && pages->source[page] == PROBE_SOURCE_SYSFS)
+		return true;
+	return attr_exists(rootfd, lu->syspath, attr);
+}
+
+int udevctx_read_full(int rootfd, const LuRef *lu, const UdevCtxKnown *known, UdevCtx *ret)
+{
+	const UdevRules *rules = known ? known->rules : NULL;
+	const ProbeData *pages = known ? known->pages : NULL;
+	UdevRules rr;
 	_cleanup_free_ char *devpath = NULL;
 	char p[PATH_MAX];
 	UdevCtx c = {};
@@ -275,8 +354,10 @@ int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 
 	assert_return(lu && lu->syspath && ret, -EINVAL);
 
-	if (strjoin_buf(p, sizeof(p), lu->syspath, "/scsi_level") &&
-	    sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
+	if (known && known->have_scsi_level)
+		c.scsi_level = known->scsi_level <= 0xff ? known->scsi_level : 0;
+	else if (strjoin_buf(p, sizeof(p), lu->syspath, "/scsi_level") &&
+	         sysfs_read_u64(rootfd, p, &v) >= 0 && v <= 0xff)
 		c.scsi_level = (unsigned)v;
 	if (lu->block && strjoin_buf(p, sizeof(p), "sys/block/", lu->block, "/removable"))
 		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
@@ -296,15 +377,18 @@ int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
 		read_ata_identify(rootfd, lu, devpath, &c);
 	}
 
-	c.sg3_id_rules = rules_installed(rootfd, "55-scsi-sg3_id.rules");
+	if (!rules) {
+		udevctx_rules_read(rootfd, &rr);
+		rules = &rr;
+	}
+	c.sg3_id_rules = rules->sg3_id;
 	if (c.sg3_id_rules) {
 		/* what that rule's sg_inq reads (udevctx_names()): nobody else asks */
-		c.sysfs_inquiry = attr_exists(rootfd, lu->syspath, "inquiry");
-		c.sysfs_pg80 = attr_exists(rootfd, lu->syspath, "vpd_pg80");
-		c.sysfs_pg83 = attr_exists(rootfd, lu->syspath, "vpd_pg83");
+		c.sysfs_inquiry = cached_attr_exists(rootfd, lu, pages, PROBE_INQUIRY, "inquiry");
+		c.sysfs_pg80 = cached_attr_exists(rootfd, lu, pages, PROBE_PG80, "vpd_pg80");
+		c.sysfs_pg83 = cached_attr_exists(rootfd, lu, pages, PROBE_PG83, "vpd_pg83");
 	}
-	c.sg3_symlink_rules =
-	        c.sg3_id_rules && rules_installed(rootfd, "58-scsi-sg3_symlink.rules");
+	c.sg3_symlink_rules = c.sg3_id_rules && rules->sg3_symlink;
 	*ret = c;
 	return 0;
 }

@@ -38,11 +38,59 @@ typedef struct UdevCtx {
 	                                             * only with sg3_id_rules) */
 } UdevCtx;
 
+/* Which of sg3-utils-udev's rules files udev reads (udevctx_rules_read(): a stat() or more of
+ * each name in each of udev's five rules directories). */
+typedef struct UdevRules {
+	bool sg3_id;      /* 55-scsi-sg3_id.rules installed and not masked */
+	bool sg3_symlink; /* 58-scsi-sg3_symlink.rules as well (only looked for with the first) */
+} UdevRules;
+
+void udevctx_rules_read(int rootfd, UdevRules *ret);
+
+#define UDEVCTX_RULES_DIRS 5
+/* udevd looks at its rules directories at most every 3 s (v252 manager's event loop) */
+#define UDEVCTX_RULES_CHECK_USEC (3 * UINT64_C(1000000))
+
+typedef struct UdevRulesStamp {
+	uint64_t ino, dev;
+	int64_t mtime_sec, ctime_sec;
+	long mtime_nsec, ctime_nsec;
+} UdevRulesStamp;
+
+/*
+ * UdevRulesCache - UdevRules read once and kept, for a process that identifies many LUs (lund),
+ * decided again as udevd decides to reload its rules: when one of the rules directories
+ * changed (an entry added, removed, renamed, a link made), looked at no more often than every
+ * UDEVCTX_RULES_CHECK_USEC. Zero-initialised; udevctx_rules_forget() makes the next call read
+ * the files whatever the directories say (a reload). Not thread-safe: its owner hands the
+ * UdevRules it got to other threads.
+ */
+typedef struct UdevRulesCache {
+	UdevRules rules;
+	UdevRulesStamp stamp[UDEVCTX_RULES_DIRS];
+	uint64_t checked_usec; /* when the directories were last looked at (@now_usec's clock) */
+	bool valid;
+} UdevRulesCache;
+
+void udevctx_rules_cached(UdevRulesCache *c, int rootfd, uint64_t now_usec, UdevRules *ret);
+void udevctx_rules_forget(UdevRulesCache *c);
+
 /*
  * udevctx_read() - gather the above for @lu. Missing attributes are not errors (they leave the
  * field at its default); returns 0, or -ENOMEM.
  */
 int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret);
+/* What the caller knows already, so that udevctx_read_full() does not read it again. */
+typedef struct UdevCtxKnown {
+	const UdevRules *rules; /* NULL: look at the rules files */
+	const ProbeData *pages; /* the pages read for the LU: one read from the kernel's cache
+	                         * proves its attribute exists */
+	bool have_scsi_level;   /* @scsi_level is the LU's sysfs scsi_level, read just now */
+	unsigned scsi_level;
+} UdevCtxKnown;
+
+/* udevctx_read_full() - udevctx_read() with what @known (NULL: nothing) says. */
+int udevctx_read_full(int rootfd, const LuRef *lu, const UdevCtxKnown *known, UdevCtx *ret);
 
 /*
  * udevctx_names() - the by-id names for the whole device of @lu, from @ctx, the probed @d and the

@@ -287,17 +287,17 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
  * entries: read with getdents64(2) into the stack, an open, two reads and a close, where
  * opendir()/readdir() also make an fstat() and two fcntl()s.
  */
-int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret)
+int sysfs_for_each_entry(int dirfd, const char *path, const char *prefix,
+                         int (*fn)(const char *name, void *userdata), void *userdata)
 {
 	_cleanup_close_ int fd = -EBADF;
-	char best[NAME_MAX + 1] = "";
 	size_t plen = prefix ? strlen(prefix) : 0;
 	union {
 		struct dirent64 de;
 		uint8_t raw[4096];
 	} buf;
 
-	assert_return(ret, -EINVAL);
+	assert_return(fn, -EINVAL);
 	assert_return(path && path[0] != '/', -EINVAL);
 
 	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -313,6 +313,7 @@ int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **re
 		for (ssize_t off = 0; off < n;) {
 			const struct dirent64 *de = (const struct dirent64 *)(buf.raw + off);
 			const char *name = de->d_name;
+			int r;
 
 			if (de->d_reclen == 0 || de->d_reclen > n - off)
 				return -EIO; /* not what getdents64(2) returns */
@@ -321,13 +322,34 @@ int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **re
 				continue;
 			if (plen && strncmp(name, prefix, plen) != 0)
 				continue;
-			if (best[0] && strcmp(name, best) >= 0)
-				continue;
-			if (strlen(name) >= sizeof(best))
-				continue;
-			strcpy(best, name);
+			r = fn(name, userdata);
+			if (r < 0)
+				return r;
 		}
 	}
+	return 0;
+}
+
+static int first_entry_fn(const char *name, void *userdata)
+{
+	char *best = userdata;
+
+	if ((!best[0] || strcmp(name, best) < 0) && strlen(name) <= NAME_MAX)
+		strcpy(best, name);
+	return 0;
+}
+
+int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret)
+{
+	char best[NAME_MAX + 1] = "";
+	int r;
+
+	assert_return(ret, -EINVAL);
+	assert_return(path && path[0] != '/', -EINVAL);
+
+	r = sysfs_for_each_entry(dirfd, path, prefix, first_entry_fn, best);
+	if (r < 0)
+		return r;
 	if (!best[0])
 		return -ENOENT;
 	*ret = strdup(best);

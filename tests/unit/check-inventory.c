@@ -782,6 +782,85 @@ START_TEST(test_identify_off_loop)
 }
 END_TEST
 
+/* A device directory @dev below sys/devices with its uevent (DEVTYPE) and subsystem link. */
+static void put_dev(const char *dev, const char *subsystem, const char *devtype)
+{
+	char p[PATH_MAX], q[PATH_MAX], rel[PATH_MAX] = "";
+
+	xsnprintf(p, "%s/uevent", dev);
+	xsnprintf(q, "DEVTYPE=%s\n", devtype ?: "");
+	check_tree_put_str(&tree, p, devtype ? q : "");
+	if (!subsystem)
+		return;
+	xsnprintf(q, "sys/bus/%s", subsystem);
+	check_tree_mkdirs(&tree, q);
+	for (const char *c = dev; *c; c++)
+		if (*c == '/')
+			strcat(rel, "../");
+	strcat(rel, "../");
+	xsnprintf(p, "%s/subsystem", dev);
+	xsnprintf(q, "%ssys/bus/%s", rel, subsystem);
+	ck_assert_int_eq(symlinkat(q, tree.fd, p), 0);
+}
+
+#define HBA "sys/devices/pci0000:00/0000:00:02.0"
+
+/* @parent_subsystem's HBA with host5, its target and LU 5:0:0:0, sys/bus/scsi/devices' link. */
+static void put_hba_lu(const char *hba_subsystem)
+{
+	put_dev("sys/devices/pci0000:00", NULL, NULL);
+	put_dev(HBA, hba_subsystem, NULL);
+	put_dev(HBA "/host5", "scsi", "scsi_host");
+	put_dev(HBA "/host5/target5:0:0", "scsi", "scsi_target");
+	put_dev(HBA "/host5/target5:0:0/5:0:0:0", "scsi", "scsi_device");
+	check_tree_mkdirs(&tree, "sys/bus/scsi/devices");
+	(void)unlinkat(tree.fd, "sys/bus/scsi/devices/5:0:0:0", 0);
+	ck_assert_int_eq(symlinkat("../../../devices/pci0000:00/0000:00:02.0/host5/target5:0:0/"
+	                           "5:0:0:0",
+	                           tree.fd, "sys/bus/scsi/devices/5:0:0:0"),
+	                 0);
+	put_lu("5:0:0:0", 0, "sdb", "sg5");
+	put_pg83_naa("5:0:0:0", 0x55);
+}
+
+/* path_id's walks kept across LUs (engine/pathid.h) are forgotten when a host or target goes:
+ * the LU that comes back on the same path below another adapter has that adapter's ID_PATH. */
+START_TEST(test_path_cache_forgotten)
+{
+	static const char *const gone[][3] = {
+		{ "scsi", "scsi_device",
+		  "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0" },
+		{ "scsi", "scsi_target", "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0" },
+		{ "scsi_host", NULL, "/devices/pci0000:00/0000:00:02.0/host5/scsi_host/host5" },
+		{ "scsi", "scsi_host", "/devices/pci0000:00/0000:00:02.0/host5" },
+	};
+	Uevent add = { "add", "scsi", "scsi_device", gone[0][2] };
+	Inventory *inv = new_inventory(false);
+	Lu *lu;
+
+	put_hba_lu("pci");
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_str_eq(lu->naming.id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
+
+	/* the HBA goes with its host; a platform device takes its path */
+	check_tree_rm(&tree, HBA);
+	for (size_t i = 0; i < ELEMENTSOF(gone); i++) {
+		Uevent ev = { "remove", gone[i][0], gone[i][1], gone[i][2] };
+
+		ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+	}
+	ck_assert_ptr_null(inventory_find(inv, "5:0:0:0"));
+	put_hba_lu("platform");
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_str_eq(lu->naming.id_path, "platform-0000:00:02.0-scsi-0:0:0:0");
+	inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_driver_events)
 {
 	Inventory *inv = new_inventory(false);
@@ -903,6 +982,7 @@ static Suite *inventory_suite(void)
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
 	tcase_add_test(tc, test_identify_off_loop);
+	tcase_add_test(tc, test_path_cache_forgotten);
 	tcase_add_test(tc, test_driver_events);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_ua_names);

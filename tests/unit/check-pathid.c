@@ -392,6 +392,70 @@ START_TEST(test_pathid_dev)
 }
 END_TEST
 
+/* With a cache kept across walks, every case twice: the second walk from what the first kept
+ * gives the same, and so does a walk from a neighbour's (the same target's LUs share it). */
+START_TEST(test_pathid_cached)
+{
+	const Case *c = &cases[_i];
+	PathIdCache *cache = NULL;
+
+	build(c->tree);
+	ck_assert_int_eq(pathid_cache_new(&cache), 0);
+	for (int round = 0; round < 2; round++) {
+		_cleanup_(pathid_done) PathId p = {};
+
+		ck_assert_msg(pathid_read_cached(tree.fd, cache, c->lu, &p) == 0, "%s", c->name);
+		ck_assert_msg(streq_ptr(p.path, c->path) && streq_ptr(p.tag, c->tag) &&
+		                      streq_ptr(p.ata_compat, c->compat),
+		              "%s, walk %d: ID_PATH %s, want %s", c->name, round + 1,
+		              p.path ?: "(none)", c->path ?: "(none)");
+	}
+	pathid_cache_free(cache);
+}
+END_TEST
+
+/* The cache's entries: the ancestors, never the device walked from; a host that went is not
+ * counted from (its listing is looked at again), and pathid_cache_forget() drops what a
+ * device that took another's path would otherwise inherit. */
+START_TEST(test_cache_stale)
+{
+	static const char *const platform_again[] = {
+		"D " PCI "/0000:00:1c.0/0000:01:00.0 platform",
+		"D " PCI "/0000:00:1c.0/0000:01:00.0/host6 scsi scsi_host",
+		"D " PCI "/0000:00:1c.0/0000:01:00.0/host6/target6:2:4 scsi scsi_target",
+		"D " PCI "/0000:00:1c.0/0000:01:00.0/host6/target6:2:4/6:2:4:0 scsi scsi_device",
+		NULL,
+	};
+	const char *lu = "sys/" PCI "/0000:00:1c.0/0000:01:00.0/host6/target6:2:4/6:2:4:0";
+	PathIdCache *cache = NULL;
+	PathId p = {};
+
+	build(rebase_tree);
+	ck_assert_int_eq(pathid_cache_new(&cache), 0);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, cache, lu, &p), 0);
+	ck_assert_str_eq(p.path, "pci-0000:01:00.0-scsi-1:2:4:0");
+	pathid_done(&p);
+	ck_assert_uint_gt(pathid_cache_size(cache), 0);
+
+	/* host5, the HBA's first, goes: host6 is counted from itself now, cache or not */
+	check_tree_rm(&tree, "sys/" PCI "/0000:00:1c.0/0000:01:00.0/host5");
+	ck_assert_int_eq(pathid_read_cached(tree.fd, cache, lu, &p), 0);
+	ck_assert_str_eq(p.path, "pci-0000:01:00.0-scsi-0:2:4:0");
+	pathid_done(&p);
+
+	/* the HBA goes and another device takes its path (a platform device here): forgotten,
+	 * the walk reads its new subsystem */
+	check_tree_rm(&tree, "sys/" PCI "/0000:00:1c.0/0000:01:00.0");
+	build(platform_again);
+	pathid_cache_forget(cache);
+	ck_assert_uint_eq(pathid_cache_size(cache), 0);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, cache, lu, &p), 0);
+	ck_assert_str_eq(p.path, "pci-0000:00:1c.0-platform-0000:01:00.0-scsi-0:2:4:0");
+	pathid_done(&p);
+	pathid_cache_free(cache);
+}
+END_TEST
+
 START_TEST(test_virtual_flag)
 {
 	_cleanup_(pathid_done) PathId p = {}, q = {};
@@ -551,6 +615,8 @@ static Suite *pathid_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	CHECK_ADD_LOOP(tc, test_pathid, cases);
 	CHECK_ADD_LOOP(tc, test_pathid_dev, cases);
+	CHECK_ADD_LOOP(tc, test_pathid_cached, cases);
+	tcase_add_test(tc, test_cache_stale);
 	tcase_add_test(tc, test_virtual_flag);
 	tcase_add_test(tc, test_broken_trees);
 	tcase_add_test(tc, test_resolve_same_as_walk);

@@ -83,6 +83,41 @@ START_TEST(test_first_entry_many)
 }
 END_TEST
 
+static int count_entry(const char *name, void *userdata)
+{
+	unsigned *n = userdata;
+
+	if (streq(name, "stop"))
+		return -ECANCELED;
+	(*n)++;
+	return 0;
+}
+
+/* Every entry with the prefix, none hidden; @fn's error ends the listing and is returned. */
+START_TEST(test_for_each_entry)
+{
+	char rel[PATH_MAX];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < 300; i++) {
+		xsnprintf(rel, "disk/sda%u/partition", i + 1);
+		check_tree_put_str(&tree, rel, "1\n");
+	}
+	check_tree_put_str(&tree, "disk/size", "8\n");
+	check_tree_put_str(&tree, "disk/.hidden", "");
+	ck_assert_int_eq(sysfs_for_each_entry(tree.fd, "disk", "sda", count_entry, &n), 0);
+	ck_assert_uint_eq(n, 300);
+	n = 0;
+	ck_assert_int_eq(sysfs_for_each_entry(tree.fd, "disk", NULL, count_entry, &n), 0);
+	ck_assert_uint_eq(n, 301);
+	check_tree_put_str(&tree, "disk/stop", "");
+	ck_assert_int_eq(sysfs_for_each_entry(tree.fd, "disk", NULL, count_entry, &n), -ECANCELED);
+	ck_assert_int_eq(sysfs_for_each_entry(tree.fd, "missing", NULL, count_entry, &n), -ENOENT);
+	ck_assert_int_eq(sysfs_for_each_entry(tree.fd, "disk/size", NULL, count_entry, &n),
+	                 -ENOTDIR);
+}
+END_TEST
+
 static Suite *sysfs_suite(void)
 {
 	Suite *s = suite_create("sysfs");
@@ -91,6 +126,7 @@ static Suite *sysfs_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_first_entry);
 	tcase_add_test(tc, test_first_entry_many);
+	tcase_add_test(tc, test_for_each_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }
