@@ -473,10 +473,27 @@ static const char *attr_shared(Inventory *inv, const char *syspath, const char *
 	return strpool_get(inv->strings, s);
 }
 
-static int cmp_partition(const void *a, const void *b)
+/* Add partition @node numbered @num to @lu's, kept ordered by number. */
+static int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
 {
-	const LuPartition *x = a, *y = b;
-	return x->number < y->number ? -1 : x->number > y->number;
+	LuPartition *np;
+	size_t i;
+
+	if (lu->n_partitions == UINT16_MAX)
+		return -E2BIG;
+	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	lu->partitions = np;
+	for (i = lu->n_partitions; i > 0 && np[i - 1].number > num; i--)
+		np[i] = np[i - 1];
+	np[i] = (LuPartition){ .node = strdup(node), .number = (unsigned)num };
+	if (!np[i].node) {
+		memmove(np + i, np + i + 1, (lu->n_partitions - i) * sizeof(*np));
+		return -ENOMEM;
+	}
+	lu->n_partitions++;
+	return 0;
 }
 
 typedef struct PartitionsRead {
@@ -489,26 +506,13 @@ static int partition_entry(const char *name, void *userdata)
 {
 	PartitionsRead *pr = userdata;
 	_cleanup_free_ char *p = NULL;
-	Lu *lu = pr->lu;
-	LuPartition *np;
 	uint64_t num;
 
 	if (asprintf(&p, "%s/%s", pr->dir, name) < 0)
 		return -ENOMEM;
 	if (sysfs_attr_u64(pr->rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
 		return 0;
-	if (lu->n_partitions == UINT16_MAX)
-		return -E2BIG;
-	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	lu->partitions = np;
-	np[lu->n_partitions].node = strdup(name);
-	if (!np[lu->n_partitions].node)
-		return -ENOMEM;
-	np[lu->n_partitions].number = (unsigned)num;
-	lu->n_partitions++;
-	return 0;
+	return lu_partition_insert(pr->lu, name, num);
 }
 
 /* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute
@@ -525,8 +529,6 @@ static int read_partitions(int rootfd, const char *syspath, const char *block, L
 	r = sysfs_for_each_entry(rootfd, dir, block, partition_entry, &pr);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r;
-	if (lu->n_partitions > 1)
-		qsort(lu->partitions, lu->n_partitions, sizeof(*lu->partitions), cmp_partition);
 	return 0;
 }
 
@@ -1108,7 +1110,6 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
                               const char *part)
 {
 	_cleanup_free_ char *p = NULL;
-	LuPartition *np;
 	uint64_t num;
 	size_t i;
 	int r;
@@ -1139,21 +1140,9 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 		return r;
 	if (r < 0 || num == 0 || num > UINT32_MAX)
 		return 0; /* not what the event said: let a full read decide */
-	if (lu->n_partitions == UINT16_MAX)
-		return -E2BIG;
-	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	lu->partitions = np;
-	/* Keep them ordered by number, as read_partitions() does. */
-	for (i = lu->n_partitions; i > 0 && np[i - 1].number > num; i--)
-		np[i] = np[i - 1];
-	np[i] = (LuPartition){ .node = strdup(part), .number = (unsigned)num };
-	if (!np[i].node) {
-		memmove(np + i, np + i + 1, (lu->n_partitions - i) * sizeof(*np));
-		return -ENOMEM;
-	}
-	lu->n_partitions++;
+	r = lu_partition_insert(lu, part, num);
+	if (r < 0)
+		return r;
 	lu_nodes_changed(inv, lu);
 	return 1;
 }
