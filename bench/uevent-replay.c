@@ -430,7 +430,9 @@ static const char usage[] =
         "usage: uevent-replay [--lus N] [--targets T] [--remove] [--disk-links] [--keep] "
         "[--check]\n"
         "                     [--storm] [--smaps] [--cold]\n"
-        "Replays the uevents of N scsi_debug-like LUs (default 1024, on T targets, default 4)\n"
+        "Replays the uevents of N scsi_debug-like LUs (default 1024, 0 for the process alone, on "
+        "T\n"
+        "targets, default 4)\n"
         "against lund's manager on a fake sysfs tree and prints instructions and memory figures.\n"
         "  --remove      the LUs go away again afterwards\n"
         "  --disk-links  also write /dev/disk/by-id links\n"
@@ -440,16 +442,16 @@ static const char usage[] =
         "  --smaps       print resident pages by mapping after the LUs are added\n"
         "  --cold        the LUs exist before the start (found by the start-up resync)\n";
 
-/* A count in 1..1048576: a typo must not become 0 LUs or a wrapped number. */
-static int parse_count(const char *s, unsigned *ret)
+/* A count from @min to 1048576: a typo must not become 0 LUs or a wrapped number. */
+static int parse_count(const char *s, unsigned min, unsigned *ret)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v == 0 || v > 1048576) {
-		fprintf(stderr, "uevent-replay: '%s' is not a count from 1 to 1048576\n", s);
+	if (errno || end == s || *end || *s == '-' || v < min || v > 1048576) {
+		fprintf(stderr, "uevent-replay: '%s' is not a count from %u to 1048576\n", s, min);
 		return -EINVAL;
 	}
 	*ret = (unsigned)v;
@@ -496,11 +498,11 @@ int main(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
 		switch (c) {
 		case OPT_LUS:
-			if (parse_count(optarg, &n) < 0)
+			if (parse_count(optarg, 0, &n) < 0)
 				return EXIT_FAILURE;
 			break;
 		case OPT_TARGETS:
-			if (parse_count(optarg, &targets) < 0)
+			if (parse_count(optarg, 1, &targets) < 0)
 				return EXIT_FAILURE;
 			break;
 		case OPT_REMOVE:
