@@ -299,6 +299,24 @@ static SharedDir *shared_find_locked(PathIdCache *c, const char *path)
 	return NULL;
 }
 
+/* @path's entry, a new one when there is none (the whole cache dropped when it is full);
+ * NULL when out of memory. */
+static SharedDir *shared_get_locked(PathIdCache *c, const char *path)
+{
+	SharedDir *s = shared_find_locked(c, path);
+
+	if (s)
+		return s;
+	if (c->n_dirs >= PATHID_CACHE_MAX)
+		cache_clear_locked(c);
+	s = &c->dirs[c->n_dirs];
+	*s = (SharedDir){ .path = strdup(path), .device = -1 };
+	if (!s->path)
+		return NULL;
+	c->n_dirs++;
+	return s;
+}
+
 typedef struct Walk {
 	int rootfd;
 	PathIdCache *shared; /* NULL: nothing kept past the walk */
@@ -326,16 +344,9 @@ static void walk_cache_share(Walk *w)
 
 		if (streq(d->path, w->start))
 			continue;
-		s = shared_find_locked(c, d->path);
-		if (!s) {
-			if (c->n_dirs >= PATHID_CACHE_MAX)
-				cache_clear_locked(c);
-			s = &c->dirs[c->n_dirs];
-			*s = (SharedDir){ .path = strdup(d->path), .device = -1 };
-			if (!s->path)
-				break;
-			c->n_dirs++;
-		}
+		s = shared_get_locked(c, d->path);
+		if (!s)
+			break;
 		if (s->device < 0)
 			s->device = d->device;
 		if (!s->subsystem_read && d->subsystem_read) {
@@ -815,17 +826,7 @@ static long walk_lowest_host(Walk *w, const char *dir)
 	if (!c)
 		return n;
 	pthread_mutex_lock(&c->lock);
-	s = shared_find_locked(c, dir);
-	if (!s) {
-		if (c->n_dirs >= PATHID_CACHE_MAX)
-			cache_clear_locked(c);
-		s = &c->dirs[c->n_dirs];
-		*s = (SharedDir){ .path = strdup(dir), .device = -1 };
-		if (s->path)
-			c->n_dirs++;
-		else
-			s = NULL;
-	}
+	s = shared_get_locked(c, dir);
 	if (s) {
 		s->lowest_host = n;
 		s->lowest_host_read = true;
