@@ -607,10 +607,27 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	_cleanup_free_ char *rec = NULL, *cur = NULL, *both = NULL;
 	int r;
 
+	/* A free name with no record, the common case (every name of a cold start, every LU that
+	 * appears): the record and the link, each made whole at its final name, two calls. When
+	 * the name is taken, the record made for it is dropped again before anything looks at
+	 * what holds the name: a record says the link is lund's, and this one is not (yet). Any
+	 * other outcome takes the path below, which looks first. */
+	r = symlink_new(l, rfd, target, name);
+	if (r >= 0) {
+		r = symlink_new(l, dfd, target, name);
+		if (r >= 0) {
+			report(l, LINK_CREATED, name, target, 0);
+			return LINKS_ADD_CREATED;
+		}
+		r = record_drop(rfd, name);
+		if (r < 0)
+			return r;
+	}
+
 	r = read_link(dfd, name, &cur);
 	if (r == -ENOENT) {
-		/* A free name, the common case: the record is made where there is none, in one
-		 * call; only one that exists is read (and rewritten when it says otherwise). */
+		/* A free name: the record is made where there is none, in one call; only one
+		 * that exists is read (and rewritten when it says otherwise). */
 		r = symlink_new(l, rfd, target, name);
 		if (r == -EEXIST) {
 			r = record_read(l, rfd, name, &rec);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "check-util.h"
@@ -607,6 +608,15 @@ END_TEST
 
 /* Every symlink the writer makes, counted and passed on to symlinkat(2). */
 static unsigned n_symlinks, n_symlinks_tmp;
+static unsigned n_readlinks;
+
+/* Every readlinkat(2) of the test program, links.c's included, counted: a definition in the
+ * program comes before the C library's. */
+ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
+{
+	n_readlinks++;
+	return syscall(SYS_readlinkat, dfd, path, buf, size);
+}
 
 static int counting_symlink(const char *target, int dfd, const char *name)
 {
@@ -617,18 +627,20 @@ static int counting_symlink(const char *target, int dfd, const char *name)
 }
 
 /* A link at a free name (every name of a cold start, every LU that appears) costs one symlink
- * for its record and one for itself, each made at its final name: symlinkat(2) is as atomic
- * and as exclusive as a temporary renamed with RENAME_NOREPLACE, in one call. A record left by
- * an interrupted run is read and rewritten as before, and what is there stays foreign. */
+ * for its record and one for itself, each made at its final name, and nothing else:
+ * symlinkat(2) is as atomic and as exclusive as a temporary renamed with RENAME_NOREPLACE, and
+ * its EEXIST says the name is taken, so nothing is read first. A record left by an interrupted
+ * run is read and rewritten as before, and what is there stays foreign, without a record. */
 START_TEST(test_create_direct)
 {
 	Links *l = new_links();
 
 	links_set_symlink_fn(l, counting_symlink);
-	n_symlinks = n_symlinks_tmp = 0;
+	n_symlinks = n_symlinks_tmp = n_readlinks = 0;
 	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), LINKS_ADD_CREATED);
 	ck_assert_uint_eq(n_symlinks, 2);
 	ck_assert_uint_eq(n_symlinks_tmp, 0);
+	ck_assert_uint_eq(n_readlinks, 0);
 	check_entry(&(Expect){ LINK_DIR, "a", SYMLINK, "../../sda" });
 	check_entry(&(Expect){ RECORD_DIR, "a", SYMLINK, "../../sda" });
 
