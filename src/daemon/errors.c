@@ -62,6 +62,10 @@ struct ErrorTracker {
 	 * node took 32 with its malloc header). */
 	PtrTable index;
 	bool said_missing;
+	/* An LU had neither the patchset's errors/<class> nor evt_error: the kernel lacks it,
+	 * so the LUs after it are not asked again (two failed opens each) until
+	 * error_tracker_kernel_may_change(). */
+	bool kernel_lacks;
 	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
 	uint64_t poll_interval;
@@ -216,6 +220,12 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
 		e->next->prev = e;
 	t->lus = e;
 	return e;
+}
+
+void error_tracker_kernel_may_change(ErrorTracker *t)
+{
+	if (t)
+		t->kernel_lacks = false;
 }
 
 void error_tracker_forget(ErrorTracker *t, const char *hctl)
@@ -435,13 +445,15 @@ static int read_kernel_counts(ErrorTracker *t, const char *hctl, uint64_t ret[_E
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 {
 	uint64_t counts[_ERRCLASS_MAX], ioerr, iotmo;
-	int r;
+	int k = -ENOENT, r;
 
 	assert_return(t && syspath && hctl, -EINVAL);
 
 	/* Counters first: an error event is a change uevent of the scsi_device, which udev's
 	 * 60-block.rules answers with a re-probe of the failing disk; the counters cost none. */
-	if (!t->events && read_kernel_counts(t, hctl, counts) >= 0) {
+	if (!t->events && !t->kernel_lacks)
+		k = read_kernel_counts(t, hctl, counts);
+	if (k >= 0) {
 		LuErrors *e = lu_errors_get(t, hctl);
 
 		if (!e)
@@ -459,9 +471,13 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		return 2;
 	}
 
-	r = errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
+	r = t->kernel_lacks ? -EOPNOTSUPP
+	                    : errpolicy_write(t->rootfd, syspath, hctl, ERRKNOB_EVT_ERROR, "1");
 	if (r == -EOPNOTSUPP) {
 		LuErrors *e;
+
+		if (k == -ENOENT)
+			t->kernel_lacks = true;
 
 		if (!t->said_missing)
 			log_notice("This kernel lacks the companion patchset's knobs (retry_limit, "

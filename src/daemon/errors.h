@@ -94,6 +94,11 @@ size_t error_tracker_n_watched(const ErrorTracker *t);
  * (error_tracker_poll_slice()), not at all while no LU has counters. */
 int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec);
 
+/* error_tracker_kernel_may_change() - the SCSI core may be another from now on (its last LU
+ * went away, so its module may have been replaced): what error_tracker_enable() found the
+ * kernel to lack is asked again of the next LU. */
+void error_tracker_kernel_may_change(ErrorTracker *t);
+
 /* error_tracker_forget() - the LU is gone. */
 void error_tracker_forget(ErrorTracker *t, const char *hctl);
 

@@ -122,6 +122,8 @@ static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
 
 	log_device_full(LOG_INFO, 0, &dev, "removed");
 	error_tracker_forget(m->errors, lu->hctl);
+	if (inventory_n_lus(inv) <= 1) /* this one, whether or not still counted */
+		error_tracker_kernel_may_change(m->errors);
 	manager_emit(m, "lu-removed", manager_event_hctl(lu));
 	manager_links_forget(m, lu);
 	manager_update_links(m, lu, true);

@@ -386,6 +386,45 @@ START_TEST(test_poll)
 }
 END_TEST
 
+/* A kernel without the patchset is found out once: the LUs after the first are not asked for
+ * errors/<class> and evt_error again (two failed opens each), until the SCSI core may have been
+ * replaced (its last LU went away); then the next LU is asked again. */
+START_TEST(test_kernel_lacks)
+{
+	ErrorThreshold t = { ERRCLASS_TIMEOUT, 3, 60, ERROR_ACTION_OFFLINE };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	char *s;
+
+	tree(false);
+	put("ioerr_cnt", "0x0");
+	put("iotmo_cnt", "0x0");
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 1);
+	error_tracker_forget(tr, "2:0:0:0");
+
+	/* not asked: the knob the next LU has is left alone, its counters polled */
+	put("evt_error", "0");
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 1);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "0");
+	free(s);
+	error_tracker_forget(tr, "2:0:0:0");
+
+	/* the core may be another now: asked again, events switched on */
+	error_tracker_kernel_may_change(tr);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 1);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "1");
+	free(s);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 static void put_counter(const char *hctl, const char *attr, const char *v)
 {
 	char rel[PATH_MAX];
@@ -577,6 +616,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_index);
 	tcase_add_test(tc, test_poll);
+	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
