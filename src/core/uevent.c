@@ -126,6 +126,31 @@ int uevent_devpath_hctl(const char *devpath, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
+bool uevent_lu_devpath(const char *devpath, char ret[static PATH_MAX])
+{
+	const char *last = NULL;
+	size_t n;
+
+	if (!devpath || !strneq(devpath, "/devices/", strlen("/devices/")))
+		return false;
+	n = strlen(devpath);
+	if (n + strlen("sys") >= PATH_MAX)
+		return false;
+	for (const char *p = devpath + 1; *p;) {
+		const char *e = strchrnul(p, '/');
+		size_t k = (size_t)(e - p);
+
+		if (k == 0 || (k == 1 && p[0] == '.') || (k == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		last = p;
+		p = *e ? e + 1 : e;
+	}
+	if (!last || hctl_parse(last, NULL, NULL, NULL, NULL) < 0)
+		return false;
+	memcpy(stpcpy(ret, "sys"), devpath, n + 1);
+	return true;
+}
+
 const char *uevent_devpath_dm(const char *devpath)
 {
 	static const char prefix[] = "/devices/virtual/block/dm-";

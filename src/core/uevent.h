@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,13 @@ int uevent_devpath_host(const char *devpath, unsigned *ret);
  * (hctl_parse()), as a new string. Returns 0, -ENOENT when there is none, or -ENOMEM.
  */
 int uevent_devpath_hctl(const char *devpath, char **ret);
+
+/*
+ * uevent_lu_devpath() - the directory of the scsi_device @devpath names, relative to the root
+ * ("sys/devices/.../H:C:T:L"), in @ret; false when @devpath is not one: not below /devices/, an
+ * empty, "." or ".." component, a last component that is no H:C:T:L, or too long.
+ */
+bool uevent_lu_devpath(const char *devpath, char ret[static PATH_MAX]);
 
 /*
  * uevent_devpath_dm() - the node of the device-mapper device @devpath names

@@ -856,7 +856,8 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
  * its identity changed); without, it has none meanwhile (the device said its identity data
  * changed).
  */
-static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
+static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, bool reprobe,
+                         bool keep_names)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
 	bool identify = false;
@@ -886,6 +887,8 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 			remove_lu(inv, old);
 		return 0;
 	}
+	if (r >= 0 && devpath && !ref.devpath && !(ref.devpath = strdup(devpath)))
+		r = -ENOMEM;
 	if (r < 0) {
 		lu_free(inv, lu);
 		return r;
@@ -964,6 +967,11 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 			lu_identify_submit(inv, old);
 	}
 	return 0;
+}
+
+static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
+{
+	return refresh_lu_at(inv, hctl, NULL, reprobe, keep_names);
 }
 
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
@@ -1279,7 +1287,16 @@ static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 			return r < 0 ? r : 0;
 	}
 	/* add, change (state, media), move, online, offline */
-	return inventory_refresh(inv, base, action_is(ev, "add"));
+	if (action_is(ev, "add")) {
+		char devpath[PATH_MAX];
+
+		/* The add uevent names the device's directory: identification need not resolve
+		 * sys/bus/scsi/devices/H:C:T:L again (5 system calls). */
+		return refresh_lu_at(inv, base,
+		                     uevent_lu_devpath(ev->devpath, devpath) ? devpath : NULL, true,
+		                     true);
+	}
+	return inventory_refresh(inv, base, false);
 }
 
 /* UEVENT_HOST_REMOVED: each LU gets its own remove event first; this catches any missed: re-read

@@ -8,11 +8,13 @@
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "check-util.h"
@@ -861,6 +863,57 @@ START_TEST(test_path_cache_forgotten)
 }
 END_TEST
 
+/* Resolutions of the LU's sys/bus/scsi/devices link, by hand (udevctx) or by the kernel
+ * (path_id: openat2() named through /proc/self/fd): this program's readlinkat() and readlink()
+ * come before the C library's. */
+static unsigned n_lu_resolved;
+
+ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
+{
+	if (streq(path, "sys/bus/scsi/devices/5:0:0:0"))
+		n_lu_resolved++;
+	return syscall(SYS_readlinkat, dfd, path, buf, size);
+}
+
+ssize_t readlink(const char *path, char *buf, size_t size)
+{
+	if (strneq(path, "/proc/self/fd/", strlen("/proc/self/fd/")))
+		n_lu_resolved++;
+	return syscall(SYS_readlinkat, AT_FDCWD, path, buf, size);
+}
+
+/* An LU's add uevent names its directory: identification takes it from there and resolves
+ * nothing, with the names that resolving gives. */
+START_TEST(test_add_devpath)
+{
+	Uevent add = { "add", "scsi", "scsi_device",
+		       "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0" };
+	Inventory *inv = new_inventory(false);
+	_cleanup_free_ char *id_path = NULL;
+	Lu *lu;
+
+	put_hba_lu("pci");
+	n_lu_resolved = 0;
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_uint_eq(n_lu_resolved, 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_int_eq(lu->naming_error, 0);
+	id_path = strdup(lu->naming.id_path);
+	ck_assert_str_eq(id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
+	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	ck_assert_ptr_null(inventory_find(inv, "5:0:0:0"));
+
+	/* without the uevent (a resync): resolved, the same names */
+	ck_assert_int_eq(inventory_refresh(inv, "5:0:0:0", true), 0);
+	ck_assert_uint_gt(n_lu_resolved, 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_str_eq(lu->naming.id_path, id_path);
+	inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_driver_events)
 {
 	Inventory *inv = new_inventory(false);
@@ -983,6 +1036,7 @@ static Suite *inventory_suite(void)
 	tcase_add_test(tc, test_node_event_reprobes);
 	tcase_add_test(tc, test_identify_off_loop);
 	tcase_add_test(tc, test_path_cache_forgotten);
+	tcase_add_test(tc, test_add_devpath);
 	tcase_add_test(tc, test_driver_events);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_ua_names);

@@ -6,6 +6,7 @@
  */
 
 #include <check.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,62 @@ START_TEST(test_devpath_dm)
 }
 END_TEST
 
+static const struct {
+	const char *devpath, *dir;
+} lu_devpath_cases[] = {
+	{ "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:1/0:0:1:3",
+	  "sys/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:1/0:0:1:3" },
+	{ "/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:16383",
+	  "sys/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:16383" },
+	/* a node's devpath, a target, nothing of a scsi_device */
+	{ "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:1/0:0:1:3/block/sdb", NULL },
+	{ "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:1", NULL },
+	{ "/devices/virtual/block/loop0", NULL },
+	/* not below /devices/, or components that are not plain names */
+	{ "/bus/scsi/devices/0:0:0:0", NULL },
+	{ "devices/x/0:0:0:0", NULL },
+	{ "/devices/x/../0:0:0:0", NULL },
+	{ "/devices/x/./0:0:0:0", NULL },
+	{ "/devices/x//0:0:0:0", NULL },
+	{ "/devices/0:0:0:0/", NULL },
+	{ "/devices/x/0:0:0:0x", NULL },
+	{ "/devices/", NULL },
+	{ "", NULL },
+	{ NULL, NULL },
+};
+
+START_TEST(test_lu_devpath)
+{
+	char dir[PATH_MAX];
+	bool ok = uevent_lu_devpath(lu_devpath_cases[_i].devpath, dir);
+
+	ck_assert_int_eq(ok, lu_devpath_cases[_i].dir != NULL);
+	if (ok)
+		ck_assert_str_eq(dir, lu_devpath_cases[_i].dir);
+}
+END_TEST
+
+/* "/devices/aaa.../1:2:3:4", @n bytes long */
+static void long_devpath(char *buf, size_t n)
+{
+	memset(buf, 'a', n);
+	memcpy(buf, "/devices/", strlen("/devices/"));
+	memcpy(buf + n - strlen("/1:2:3:4"), "/1:2:3:4", strlen("/1:2:3:4") + 1);
+}
+
+START_TEST(test_lu_devpath_long)
+{
+	char devpath[PATH_MAX + 16], dir[PATH_MAX];
+
+	/* "sys" and the devpath fill PATH_MAX with the NUL exactly; one byte more does not fit */
+	long_devpath(devpath, PATH_MAX - 1 - strlen("sys"));
+	ck_assert(uevent_lu_devpath(devpath, dir));
+	ck_assert_uint_eq(strlen(dir), PATH_MAX - 1);
+	long_devpath(devpath, PATH_MAX - strlen("sys"));
+	ck_assert(!uevent_lu_devpath(devpath, dir));
+}
+END_TEST
+
 /* SDEV_STATE= values: the kernel's two (kernel/ patch 7) and what a malformed event may carry */
 static const struct {
 	const char *value;
@@ -180,6 +237,8 @@ static Suite *uevent_suite(void)
 	tcase_add_test(tc, test_reaction_names);
 	CHECK_ADD_LOOP(tc, test_devpath, devpath_cases);
 	CHECK_ADD_LOOP(tc, test_devpath_dm, dm_cases);
+	CHECK_ADD_LOOP(tc, test_lu_devpath, lu_devpath_cases);
+	tcase_add_test(tc, test_lu_devpath_long);
 	CHECK_ADD_LOOP(tc, test_sdev_state, sdev_state_cases);
 	tcase_add_test(tc, test_sdev_state_names);
 	suite_add_tcase(s, tc);
