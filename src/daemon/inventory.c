@@ -1370,3 +1370,17 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
 		}
 	return ret;
 }
+
+LuSysfs lu_sysfs(const Lu *lu)
+{
+	const Inventory *inv = lu->target && lu->target->host ? lu->target->host->inventory : NULL;
+
+	return (LuSysfs){ .rootfd = inv ? inv->rootfd : -EBADF, .syspath = lu->syspath };
+}
+
+LuRelation lu_relation(const Lu *a, const Lu *b)
+{
+	LuSysfs at_a = lu_sysfs(a), at_b = lu_sysfs(b);
+
+	return lu_naming_relation(&a->naming, &at_a, &b->naming, &at_b);
+}

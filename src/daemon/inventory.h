@@ -237,4 +237,10 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev);
  * other type; NULL when that node does not exist (yet).
  */
 const char *lu_primary_node(const Lu *lu);
+
+/* lu_sysfs() - where @lu's naming reads its pages again (LuNaming.pages_in_sysfs): the
+ * inventory's root and the LU's sysfs directory; rootfd -EBADF for an LU in no inventory. */
+LuSysfs lu_sysfs(const Lu *lu);
+/* lu_relation() - lu_naming_relation() of @a's and @b's naming, each read again at its LU. */
+LuRelation lu_relation(const Lu *a, const Lu *b);
 const char *lu_type_name(int type);

@@ -161,6 +161,9 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	            *parts = json_object_new_array();
 	Claim *const *claims = claims_of(lu);
 	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
+	/* The pages read again from the kernel's cache when the LU keeps only their fingerprint:
+	 * pages that are not those it was named from show as none (no "id", no "properties"). */
+	LuSysfs at = lu_sysfs(lu);
 
 	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
@@ -211,7 +214,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	json_object_object_add(o, "names", names);
 	/* scsi_id's view, for `lunctl list`: the same strings and properties it computes
 	 * itself when no daemon answers. */
-	if (lu_naming_scsi_id(&lu->naming, &sid) >= 0) {
+	if (lu_naming_scsi_id(&lu->naming, &at, &sid) >= 0) {
 		json_object *id = json_object_new_object(), *props = json_object_new_object();
 
 		json_object_object_add(id, "type", json_str_or_null(sid.id->type));
