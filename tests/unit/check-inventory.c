@@ -207,8 +207,8 @@ START_TEST(test_initial)
 	}
 
 	lu = inventory_find(inv, "0:0:1:0");
-	ck_assert_str_eq(lu->tape, "st0");
-	ck_assert_str_eq(lu->tape_nr, "nst0");
+	ck_assert_str_eq(lu_tape(lu), "st0");
+	ck_assert_str_eq(lu_tape_nr(lu), "nst0");
 	ck_assert_str_eq(lu_primary_node(lu), "st0");
 
 	lu = inventory_find(inv, "2:0:0:3");
@@ -725,6 +725,55 @@ static void node_event(Inventory *inv, const char *action, const char *subsystem
 	ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
 }
 
+/* A tape's nodes, partitions and a dm-multipath map sit in a side allocation, made for the LUs
+ * that have one: the others' `Lu` a chunk size class smaller. What the owner noted there (the
+ * map) survives the LU being read again; what sysfs says (nodes, partitions) is read again. */
+START_TEST(test_rare_fields)
+{
+	Inventory *inv = new_inventory(false);
+	Lu *lu = inventory_find(inv, "0:0:0:0"), *tape = inventory_find(inv, "0:0:1:0");
+	LuRare *rare;
+
+	/* malloc's chunk: the request and its 8-byte header, rounded to 16; the H:C:T:L of a
+	 * 4-digit LUN on a 2-digit target after the `Lu`. */
+	ck_assert_uint_le((sizeof(Lu) + sizeof("0:0:12:1023") + 8 + 15) / 16 * 16, 256);
+	ck_assert_ptr_null(lu->rare);
+	ck_assert_ptr_null(inventory_find(inv, "2:0:0:3")->rare);
+	ck_assert_ptr_null(lu_mpath(lu));
+	ck_assert_uint_eq(lu_n_partitions(lu), 0);
+	ck_assert_ptr_nonnull(tape->rare);
+	ck_assert_str_eq(lu_tape(tape), "st0");
+	ck_assert_ptr_null(lu_mpath(tape));
+
+	rare = lu_rare_get(lu);
+	ck_assert_ptr_nonnull(rare);
+	ck_assert_ptr_eq(lu_rare_get(lu), rare);
+	rare->mpath = strdup("dm-3");
+	rare->mpath_uuid = strdup("mpath-35001405f12345678");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	ck_assert_ptr_eq(lu->rare, rare);
+	ck_assert_uint_eq(lu_n_partitions(lu), 1);
+	/* Read again from sysfs (a node it did not expect): partitions read, the map kept. */
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
+	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
+	ck_assert_uint_eq(lu_n_partitions(lu), 2);
+	ck_assert_str_eq(lu_partitions(lu)[1].node, "sda2");
+	ck_assert_str_eq(lu_mpath(lu), "dm-3");
+	ck_assert_str_eq(lu_mpath_uuid(lu), "mpath-35001405f12345678");
+	/* The tape read again keeps its nodes. */
+	ck_assert_int_eq(inventory_refresh(inv, "0:0:1:0", true), 0);
+	ck_assert_str_eq(lu_tape(tape), "st0");
+	ck_assert_str_eq(lu_tape_nr(tape), "nst0");
+	/* The disk goes: its partitions with it, the map the owner's to clear. */
+	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+	ck_assert_uint_eq(lu_n_partitions(lu), 0);
+	ck_assert_str_eq(lu_mpath(lu), "dm-3");
+	inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_node_events)
 {
 	Inventory *inv = new_inventory(false);
@@ -747,26 +796,26 @@ START_TEST(test_node_events)
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
 	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
 	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
-	ck_assert_uint_eq(lu->n_partitions, 2);
-	ck_assert_str_eq(lu->partitions[0].node, "sda1");
-	ck_assert_uint_eq(lu->partitions[0].number, 1);
-	ck_assert_str_eq(lu->partitions[1].node, "sda2");
+	ck_assert_uint_eq(lu_n_partitions(lu), 2);
+	ck_assert_str_eq(lu_partitions(lu)[0].node, "sda1");
+	ck_assert_uint_eq(lu_partitions(lu)[0].number, 1);
+	ck_assert_str_eq(lu_partitions(lu)[1].node, "sda2");
 	ck_assert_uint_eq(counts.nodes_changed, 4);
 	node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
-	ck_assert_uint_eq(lu->n_partitions, 1);
-	ck_assert_str_eq(lu->partitions[0].node, "sda2");
+	ck_assert_uint_eq(lu_n_partitions(lu), 1);
+	ck_assert_str_eq(lu_partitions(lu)[0].node, "sda2");
 
 	/* A node the inventory does not expect: the LU is read again from sysfs. */
 	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
 	ck_assert_str_eq(lu->block, "sda");
 	ck_assert_str_eq(lu->sg, "sg0");
-	ck_assert_uint_eq(lu->n_partitions, 2);
+	ck_assert_uint_eq(lu_n_partitions(lu), 2);
 	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
 
 	/* The disk goes, its partitions with it. */
 	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
 	ck_assert_ptr_null(lu->block);
-	ck_assert_uint_eq(lu->n_partitions, 0);
+	ck_assert_uint_eq(lu_n_partitions(lu), 0);
 	ck_assert_ptr_null(lu_primary_node(lu));
 	ck_assert_uint_eq(counts.nodes_changed, 7);
 	ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
@@ -1105,6 +1154,7 @@ static Suite *inventory_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
+	tcase_add_test(tc, test_rare_fields);
 	tcase_add_test(tc, test_unit_serial);
 	tcase_add_test(tc, test_path_keys);
 	tcase_add_test(tc, test_pages_reread);
