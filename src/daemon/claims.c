@@ -41,7 +41,7 @@ int lu_cmp(const Lu *a, const Lu *b)
 
 bool lu_same_lu(const Lu *a, const Lu *b)
 {
-	return lu_naming_relation(&a->naming, &b->naming) == LU_RELATION_PATHS;
+	return lu_relation(a, b) == LU_RELATION_PATHS;
 }
 
 static bool lu_running(const Lu *lu)

@@ -90,7 +90,7 @@ const char *lu_primary_node(const Lu *lu)
 	case LU_TYPE_CDROM:
 		return lu->block;
 	case LU_TYPE_TAPE:
-		return lu->tape;
+		return lu_tape(lu);
 	default:
 		return lu->sg;
 	}
@@ -127,6 +127,23 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 	return 0;
 }
 
+LuRare *lu_rare_get(Lu *lu)
+{
+	if (!lu->rare)
+		lu->rare = calloc(1, sizeof(*lu->rare));
+	return lu->rare;
+}
+
+static void lu_partitions_clear(Lu *lu)
+{
+	if (!lu->rare)
+		return;
+	for (size_t i = 0; i < lu->rare->n_partitions; i++)
+		free(lu->rare->partitions[i].node);
+	lu->rare->partitions = mfree(lu->rare->partitions);
+	lu->rare->n_partitions = 0;
+}
+
 static void lu_clear_fields(Inventory *inv, Lu *lu)
 {
 	free(lu->syspath); /* and the nodes with it (lu_read()) */
@@ -134,9 +151,11 @@ static void lu_clear_fields(Inventory *inv, Lu *lu)
 	strpool_put(inv->strings, lu->model);
 	strpool_put(inv->strings, lu->revision);
 	strpool_put(inv->strings, lu->state);
-	for (size_t i = 0; i < lu->n_partitions; i++)
-		free(lu->partitions[i].node);
-	free(lu->partitions);
+	if (lu->rare) {
+		/* The tape's nodes went with the syspath; the map is the owner's to clear. */
+		lu->rare->tape = lu->rare->tape_nr = NULL;
+		lu_partitions_clear(lu);
+	}
 	lu_naming_done(&lu->naming);
 }
 
@@ -145,8 +164,11 @@ static Lu *lu_free(Inventory *inv, Lu *lu)
 	if (!lu)
 		return NULL;
 	lu_clear_fields(inv, lu);
-	free(lu->mpath);
-	free(lu->mpath_uuid);
+	if (lu->rare) {
+		free(lu->rare->mpath);
+		free(lu->rare->mpath_uuid);
+		free(lu->rare);
+	}
 	free(lu);
 	return NULL;
 }
@@ -476,23 +498,26 @@ static const char *attr_shared(Inventory *inv, const char *syspath, const char *
 /* Add partition @node numbered @num to @lu's, kept ordered by number. */
 static int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
 {
+	LuRare *rare = lu_rare_get(lu);
 	LuPartition *np;
 	size_t i;
 
-	if (lu->n_partitions == UINT16_MAX)
+	if (!rare)
+		return -ENOMEM;
+	if (rare->n_partitions == UINT16_MAX)
 		return -E2BIG;
-	np = realloc(lu->partitions, (lu->n_partitions + 1) * sizeof(*np));
+	np = realloc(rare->partitions, (rare->n_partitions + 1) * sizeof(*np));
 	if (!np)
 		return -ENOMEM;
-	lu->partitions = np;
-	for (i = lu->n_partitions; i > 0 && np[i - 1].number > num; i--)
+	rare->partitions = np;
+	for (i = rare->n_partitions; i > 0 && np[i - 1].number > num; i--)
 		np[i] = np[i - 1];
 	np[i] = (LuPartition){ .node = strdup(node), .number = (unsigned)num };
 	if (!np[i].node) {
-		memmove(np + i, np + i + 1, (lu->n_partitions - i) * sizeof(*np));
+		memmove(np + i, np + i + 1, (rare->n_partitions - i) * sizeof(*np));
 		return -ENOMEM;
 	}
-	lu->n_partitions++;
+	rare->n_partitions++;
 	return 0;
 }
 
@@ -558,7 +583,7 @@ static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const cha
 	_cleanup_free_ char *tmp = malloc(n);
 	char *v[5], *p = tmp, *q;
 
-	if (!tmp)
+	if (!tmp || (tape && !lu_rare_get(lu)))
 		return -ENOMEM;
 	(void)strings_put(&p, "", syspath); /* first: the allocation's start */
 	v[0] = strings_put(&p, "", sg);
@@ -574,8 +599,10 @@ static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const cha
 	lu->syspath = q;
 	lu->sg = v[0] ? q + (v[0] - tmp) : NULL;
 	lu->block = v[1] ? q + (v[1] - tmp) : NULL;
-	lu->tape = v[2] ? q + (v[2] - tmp) : NULL;
-	lu->tape_nr = v[3] ? q + (v[3] - tmp) : NULL;
+	if (lu->rare) {
+		lu->rare->tape = v[2] ? q + (v[2] - tmp) : NULL;
+		lu->rare->tape_nr = v[3] ? q + (v[3] - tmp) : NULL;
+	}
 	lu->bsg = v[4] ? q + (v[4] - tmp) : NULL;
 	return 0;
 }
@@ -757,7 +784,7 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
 	    strdup_opt(lu->hctl, &job->ref.hctl) < 0 ||
 	    strdup_opt(lu->syspath, &job->ref.syspath) < 0 ||
 	    strdup_opt(lu->sg, &job->ref.sg) < 0 || strdup_opt(lu->block, &job->ref.block) < 0 ||
-	    strdup_opt(lu->tape, &job->ref.tape) < 0) {
+	    strdup_opt(lu_tape(lu), &job->ref.tape) < 0) {
 		lu_identify_job_free(job);
 		return NULL;
 	}
@@ -832,14 +859,14 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
 {
 	LuChange c = 0;
 
-	if (!streq_ptr(a->block, b->block) || !streq_ptr(a->tape, b->tape) ||
+	if (!streq_ptr(a->block, b->block) || !streq_ptr(lu_tape(a), lu_tape(b)) ||
 	    !streq_ptr(a->sg, b->sg) || !streq_ptr(a->bsg, b->bsg) ||
-	    a->n_partitions != b->n_partitions)
+	    lu_n_partitions(a) != lu_n_partitions(b))
 		c |= LU_CHANGE_NODES;
 	else
-		for (size_t i = 0; i < a->n_partitions; i++)
-			if (a->partitions[i].number != b->partitions[i].number ||
-			    !streq(a->partitions[i].node, b->partitions[i].node))
+		for (size_t i = 0; i < lu_n_partitions(a); i++)
+			if (lu_partitions(a)[i].number != lu_partitions(b)[i].number ||
+			    !streq(lu_partitions(a)[i].node, lu_partitions(b)[i].node))
 				c |= LU_CHANGE_NODES;
 	if (a->naming_error != b->naming_error || !lu_naming_equal(&a->naming, &b->naming))
 		c |= LU_CHANGE_NAMES;
@@ -958,8 +985,13 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		old->target = tmp.target;
 		old->next = tmp.next;
 		old->userdata = tmp.userdata;
-		old->mpath = tmp.mpath;
-		old->mpath_uuid = tmp.mpath_uuid;
+		/* The map is the owner's: kept (lu_clear_fields() left only it in tmp.rare). */
+		if (tmp.rare && old->rare) {
+			old->rare->mpath = tmp.rare->mpath;
+			old->rare->mpath_uuid = tmp.rare->mpath_uuid;
+			free(tmp.rare);
+		} else if (tmp.rare)
+			old->rare = tmp.rare;
 		free(lu);
 		if (what && inv->hooks.lu_changed)
 			inv->hooks.lu_changed(inv, old, what, inv->userdata);
@@ -1124,22 +1156,24 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 
 	if (!lu->block || strlen(lu->block) != disk_len || !strneq(lu->block, disk, disk_len))
 		return 0;
-	for (i = 0; i < lu->n_partitions; i++)
-		if (streq(lu->partitions[i].node, part))
+	for (i = 0; i < lu_n_partitions(lu); i++)
+		if (streq(lu_partitions(lu)[i].node, part))
 			break;
 
 	if (!add) {
-		if (i == lu->n_partitions)
+		LuRare *rare = lu->rare;
+
+		if (i == lu_n_partitions(lu))
 			return 1; /* never knew it: nothing changes */
-		free(lu->partitions[i].node);
-		memmove(lu->partitions + i, lu->partitions + i + 1,
-		        (lu->n_partitions - i - 1) * sizeof(*lu->partitions));
-		lu->n_partitions--;
+		free(rare->partitions[i].node);
+		memmove(rare->partitions + i, rare->partitions + i + 1,
+		        (rare->n_partitions - i - 1) * sizeof(*rare->partitions));
+		rare->n_partitions--;
 		lu_nodes_changed(inv, lu);
 		return 1;
 	}
 
-	if (i < lu->n_partitions)
+	if (i < lu_n_partitions(lu))
 		return 1;
 	if (asprintf(&p, "%s/block/%s/%s", lu->syspath, lu->block, part) < 0)
 		return -ENOMEM;
@@ -1212,17 +1246,12 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
 		name = NULL;
 	}
 	r = lu_set_strings(lu, lu->syspath, slot == &lu->sg ? name : lu->sg,
-	                   slot == &lu->block ? name : lu->block, lu->tape,
+	                   slot == &lu->block ? name : lu->block, lu_tape(lu),
 	                   slot == &lu->bsg ? name : lu->bsg);
 	if (r < 0)
 		return r;
-	if (!lu->block) {
-		/* The disk went, and its partitions with it. */
-		for (size_t i = 0; i < lu->n_partitions; i++)
-			free(lu->partitions[i].node);
-		lu->partitions = mfree(lu->partitions);
-		lu->n_partitions = 0;
-	}
+	if (!lu->block)
+		lu_partitions_clear(lu); /* the disk went, and its partitions with it */
 	lu_nodes_changed(inv, lu);
 	return 1;
 }
@@ -1386,4 +1415,18 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
 				ret = r;
 		}
 	return ret;
+}
+
+LuSysfs lu_sysfs(const Lu *lu)
+{
+	const Inventory *inv = lu->target && lu->target->host ? lu->target->host->inventory : NULL;
+
+	return (LuSysfs){ .rootfd = inv ? inv->rootfd : -EBADF, .syspath = lu->syspath };
+}
+
+LuRelation lu_relation(const Lu *a, const Lu *b)
+{
+	LuSysfs at_a = lu_sysfs(a), at_b = lu_sysfs(b);
+
+	return lu_naming_relation(&a->naming, &at_a, &b->naming, &at_b);
 }

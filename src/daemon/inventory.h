@@ -39,6 +39,18 @@ typedef struct LuPartition {
 	unsigned number;
 } LuPartition;
 
+/* An Lu's fields few LUs have, allocated with the first of them (lu_rare_get()) and kept until
+ * the LU goes: the `Lu` one malloc chunk size class smaller for every other LU. Read them
+ * through lu_tape() and the like. */
+typedef struct LuRare {
+	char *tape, *tape_nr; /* in the Lu's syspath allocation (Lu.syspath) */
+	LuPartition *partitions;
+	/* The dm-multipath map holding Lu.block ("dm-3") and its dm uuid ("mpath-<wwid>"), NULL
+	 * when none does: kept by the owner (io/mpath.h), freed with the LU. */
+	char *mpath, *mpath_uuid;
+	uint16_t n_partitions; /* the kernel makes at most 255 (DISK_MAX_PARTS) */
+} LuRare;
+
 struct Lu {
 	Target *target;
 	Lu *next;
@@ -49,20 +61,16 @@ struct Lu {
 	 * every LU that has it (daemon/strpool.h) */
 	const char *vendor, *model, *revision;
 	const char *state; /* sysfs "state": running, offline, ... */
-	/* Nodes, relative to dev/ ("sda", "sr0", "st0", "nst0", "sg0", "bsg/0:0:0:0"). */
-	char *block, *tape, *tape_nr, *sg, *bsg;
-	LuPartition *partitions;
+	/* Nodes, relative to dev/ ("sda", "sr0", "sg0", "bsg/0:0:0:0"); a tape's in @rare. */
+	char *block, *sg, *bsg;
+	LuRare *rare; /* NULL: no tape node, partition or dm-multipath map */
 	LuNaming naming;
 	void *userdata;          /* the owner's per-LU state */
 	uint64_t identify_token; /* the running identification's; others' results are dropped */
-	/* The dm-multipath map holding @block ("dm-3") and its dm uuid ("mpath-<wwid>"), NULL
-	 * when none does: kept by the owner (io/mpath.h), freed with the LU. */
-	char *mpath, *mpath_uuid;
 	/* The numbers and flags last, packed (one Lu per LU: 4096 of them and more). */
 	unsigned scsi_level;
 	unsigned generation;     /* last resync that saw it */
 	int16_t naming_error;    /* why naming failed (-errno), 0 on success */
-	uint16_t n_partitions;   /* the kernel makes at most 255 (DISK_MAX_PARTS) */
 	uint16_t probe_commands; /* SCSI commands the last probe needed (at most UINT16_MAX) */
 	int8_t type;             /* peripheral device type (5 bits), -1 unknown */
 	bool probe_no_node : 1;  /* a page was neither cached nor readable: no node to ask yet */
@@ -237,4 +245,39 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev);
  * other type; NULL when that node does not exist (yet).
  */
 const char *lu_primary_node(const Lu *lu);
+
+/* @lu's rare fields (LuRare), NULL or 0 when it has none. */
+static inline const char *lu_tape(const Lu *lu)
+{
+	return lu->rare ? lu->rare->tape : NULL;
+}
+static inline const char *lu_tape_nr(const Lu *lu)
+{
+	return lu->rare ? lu->rare->tape_nr : NULL;
+}
+static inline const char *lu_mpath(const Lu *lu)
+{
+	return lu->rare ? lu->rare->mpath : NULL;
+}
+static inline const char *lu_mpath_uuid(const Lu *lu)
+{
+	return lu->rare ? lu->rare->mpath_uuid : NULL;
+}
+static inline size_t lu_n_partitions(const Lu *lu)
+{
+	return lu->rare ? lu->rare->n_partitions : 0;
+}
+static inline const LuPartition *lu_partitions(const Lu *lu)
+{
+	return lu->rare ? lu->rare->partitions : NULL;
+}
+/* lu_rare_get() - @lu's LuRare, allocated (all unset) when it has none; NULL when out of
+ * memory. */
+LuRare *lu_rare_get(Lu *lu);
+
+/* lu_sysfs() - where @lu's naming reads its pages again (LuNaming.pages_in_sysfs): the
+ * inventory's root and the LU's sysfs directory; rootfd -EBADF for an LU in no inventory. */
+LuSysfs lu_sysfs(const Lu *lu);
+/* lu_relation() - lu_naming_relation() of @a's and @b's naming, each read again at its LU. */
+LuRelation lu_relation(const Lu *a, const Lu *b);
 const char *lu_type_name(int type);

@@ -117,13 +117,13 @@ static json_object *lu_multipath_to_json(const Lu *lu)
 	_cleanup_free_ char *name = NULL;
 	json_object *o;
 
-	if (!lu->mpath || !lu->mpath_uuid)
+	if (!lu_mpath(lu) || !lu_mpath_uuid(lu))
 		return NULL;
-	if (asprintf(&name, "dm-uuid-%s", lu->mpath_uuid) < 0)
+	if (asprintf(&name, "dm-uuid-%s", lu_mpath_uuid(lu)) < 0)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "node", json_object_new_string(lu->mpath));
-	json_object_object_add(o, "uuid", json_object_new_string(lu->mpath_uuid));
+	json_object_object_add(o, "node", json_object_new_string(lu_mpath(lu)));
+	json_object_object_add(o, "uuid", json_object_new_string(lu_mpath_uuid(lu)));
 	json_object_object_add(o, "name", json_object_new_string(name));
 	return o;
 }
@@ -161,6 +161,9 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	            *parts = json_object_new_array();
 	Claim *const *claims = claims_of(lu);
 	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
+	/* The pages read again from the kernel's cache when the LU keeps only their fingerprint:
+	 * pages that are not those it was named from show as none (no "id", no "properties"). */
+	LuSysfs at = lu_sysfs(lu);
 
 	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
@@ -184,21 +187,21 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 		}                                                                               \
 	} while (false)
 	NODE("block", lu->block);
-	NODE("tape", lu->tape);
-	NODE("tape_nr", lu->tape_nr);
+	NODE("tape", lu_tape(lu));
+	NODE("tape_nr", lu_tape_nr(lu));
 	NODE("sg", lu->sg);
 	NODE("bsg", lu->bsg);
 #undef NODE
 	json_object_object_add(o, "nodes", nodes);
-	for (size_t i = 0; i < lu->n_partitions; i++) {
+	for (size_t i = 0; i < lu_n_partitions(lu); i++) {
 		json_object *p = json_object_new_object();
 		_cleanup_free_ char *dev = NULL;
 
-		if (asprintf(&dev, "/dev/%s", lu->partitions[i].node) < 0)
+		if (asprintf(&dev, "/dev/%s", lu_partitions(lu)[i].node) < 0)
 			dev = NULL;
 		json_object_object_add(p, "node", json_str_or_null(dev));
 		json_object_object_add(p, "number",
-		                       json_object_new_int64(lu->partitions[i].number));
+		                       json_object_new_int64(lu_partitions(lu)[i].number));
 		json_object_array_add(parts, p);
 	}
 	json_object_object_add(o, "partitions", parts);
@@ -211,7 +214,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	json_object_object_add(o, "names", names);
 	/* scsi_id's view, for `lunctl list`: the same strings and properties it computes
 	 * itself when no daemon answers. */
-	if (lu_naming_scsi_id(&lu->naming, &sid) >= 0) {
+	if (lu_naming_scsi_id(&lu->naming, &at, &sid) >= 0) {
 		json_object *id = json_object_new_object(), *props = json_object_new_object();
 
 		json_object_object_add(id, "type", json_str_or_null(sid.id->type));
@@ -302,7 +305,7 @@ typedef struct StatusWalk {
 static json_object *paths_multipath_to_json(const Claim *c)
 {
 	for (ClaimOwner *x = c->owners; x; x = x->next)
-		if (x->lu->mpath)
+		if (lu_mpath(x->lu))
 			return lu_multipath_to_json(x->lu);
 	return NULL;
 }

@@ -212,7 +212,7 @@ static int lu_wanted_path_links(Manager *m, const Lu *lu, LinkWants *ret)
 		return r;
 	r = want_add(m, ret, LINKSET_SCSI_PATH, base, "", lu_primary_node(lu));
 	if (r >= 0 && lu->type == LU_TYPE_TAPE)
-		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-nst", lu->tape_nr);
+		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-nst", lu_tape_nr(lu));
 	if (r >= 0)
 		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-sg", lu->sg);
 
@@ -226,15 +226,15 @@ static int lu_wanted_path_links(Manager *m, const Lu *lu, LinkWants *ret)
 		if (r < 0 || !name)
 			continue;
 		r = want_add(m, ret, LINKSET_DISK_PATH, name, "", lu->block);
-		for (size_t p = 0; r >= 0 && p < lu->n_partitions; p++) {
+		for (size_t p = 0; r >= 0 && p < lu_n_partitions(lu); p++) {
 			_cleanup_free_ char *pname = NULL;
 			char suffix[32];
 
-			snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
+			snprintf(suffix, sizeof(suffix), "-part%u", lu_partitions(lu)[p].number);
 			r = path_name(values[v], suffix, &pname);
 			if (r >= 0 && pname)
 				r = want_add(m, ret, LINKSET_DISK_PATH, pname, "",
-				             lu->partitions[p].node);
+				             lu_partitions(lu)[p].node);
 		}
 	}
 	return r;
@@ -283,9 +283,11 @@ static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret
 	*ret_rule = (NameRule)r;
 	if (r == NAME_RULE_SERIAL_PATH)
 		r = names_serial_path(lu->naming.names[0], lu->naming.id_path, name);
-	else if (r == NAME_RULE_UNIT_SERIAL)
-		r = lu_naming_unit_serial(&lu->naming, name);
-	else
+	else if (r == NAME_RULE_UNIT_SERIAL) {
+		LuSysfs at = lu_sysfs(lu);
+
+		r = lu_naming_unit_serial(&lu->naming, &at, name);
+	} else
 		return 0;
 	if (r == -ENOMEM)
 		return r;
@@ -296,18 +298,18 @@ static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret
 }
 
 /* The /dev/scsi/by-id links of base name @b of @lu: on the dm-multipath map holding its disk
- * (lu->mpath) instead of the disk. */
+ * (lu_mpath(lu)) instead of the disk. */
 static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWants *ret)
 {
 	const char *primary = lu_primary_node(lu);
 	int r;
 
-	if (lu->mpath && streq_ptr(primary, lu->block))
-		primary = lu->mpath;
+	if (lu_mpath(lu) && streq_ptr(primary, lu->block))
+		primary = lu_mpath(lu);
 	r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
 
 	if (r >= 0 && lu->type == LU_TYPE_TAPE)
-		r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu->tape_nr);
+		r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu_tape_nr(lu));
 	if (r >= 0)
 		r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
 	return r;
@@ -315,7 +317,7 @@ static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWan
 
 /* The by-id links of one base name @b of @lu: /dev/scsi/by-id's unless @scsi is false (an LU
  * the hwdb's rule names has its own name there), and /dev/disk/by-id's. A disk that dm-multipath
- * holds (lu->mpath) has its by-id names on the map, as udev's 56-dm-mpath.rules gives them,
+ * holds (lu_mpath(lu)) has its by-id names on the map, as udev's 56-dm-mpath.rules gives them,
  * and no partition names: kpartx maps the partitions and udev names those (lund(8), PATHS). */
 static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi, LinkWants *ret)
 {
@@ -325,12 +327,12 @@ static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi
 	if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
 		return r;
 	/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
-	r = want_add(m, ret, LINKSET_DISK, b, "", lu->mpath ?: lu->block);
-	for (size_t p = 0; r >= 0 && !cdrom && !lu->mpath && p < lu->n_partitions; p++) {
+	r = want_add(m, ret, LINKSET_DISK, b, "", lu_mpath(lu) ?: lu->block);
+	for (size_t p = 0; r >= 0 && !cdrom && !lu_mpath(lu) && p < lu_n_partitions(lu); p++) {
 		char suffix[32];
 
-		snprintf(suffix, sizeof(suffix), "-part%u", lu->partitions[p].number);
-		r = want_add(m, ret, LINKSET_DISK, b, suffix, lu->partitions[p].node);
+		snprintf(suffix, sizeof(suffix), "-part%u", lu_partitions(lu)[p].number);
+		r = want_add(m, ret, LINKSET_DISK, b, suffix, lu_partitions(lu)[p].node);
 	}
 	return r;
 }
@@ -437,7 +439,7 @@ static bool prune_unrecorded(const char *name, const char *target, int dfd, void
 	PruneCtx *x = userdata;
 
 	for (Lu *lu = inventory_first_lu(x->m->inventory); lu; lu = inventory_next_lu(lu)) {
-		const char *nodes[] = { lu->block, lu->sg, lu->tape, lu->tape_nr, lu->bsg };
+		const char *nodes[] = { lu->block, lu->sg, lu_tape(lu), lu_tape_nr(lu), lu->bsg };
 
 		for (size_t i = 0; i < ELEMENTSOF(nodes); i++)
 			if (target_is_node(x->m, x->set, target, nodes[i]))

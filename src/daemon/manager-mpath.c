@@ -39,11 +39,11 @@ static void log_handover(Manager *m, const Lu *lu, const char *old, const char *
 	if (lu->block && asprintf(&node, "/dev/%s", lu->block) < 0)
 		node = NULL;
 	dev.devnode = node;
-	if (lu->mpath)
+	if (lu_mpath(lu))
 		log_full(LOG_NOTICE, 0, &dev, MESSAGE_MPATH_HANDOVER,
 		         "/dev/%s is a path of dm-multipath map /dev/%s (%s): its by-id names "
 		         "point at the map",
-		         lu->block, lu->mpath, lu->mpath_uuid);
+		         lu->block, lu_mpath(lu), lu_mpath_uuid(lu));
 	else
 		log_full(LOG_NOTICE, 0, &dev, MESSAGE_MPATH_HANDOVER,
 		         "/dev/%s is no longer held by dm-multipath map /dev/%s (%s): its by-id "
@@ -52,8 +52,8 @@ static void log_handover(Manager *m, const Lu *lu, const char *old, const char *
 	if (manager_want_events(m)) {
 		json_object *o = manager_event_hctl(lu);
 
-		json_object_object_add(o, "multipath", json_object_new_string(lu->mpath ?: old));
-		json_object_object_add(o, "held", json_object_new_boolean(lu->mpath != NULL));
+		json_object_object_add(o, "multipath", json_object_new_string(lu_mpath(lu) ?: old));
+		json_object_object_add(o, "held", json_object_new_boolean(lu_mpath(lu) != NULL));
 		manager_emit(m, "multipath", o);
 	}
 }
@@ -84,18 +84,29 @@ bool manager_mpath_update(Manager *m, Lu *lu)
 	_cleanup_free_ char *dm = NULL, *uuid = NULL, *old = NULL, *old_uuid = NULL;
 	int r = -ENOENT;
 
-	if (lu->block && (lu->mpath || dm_seen(m)))
+	if (lu->block && (lu_mpath(lu) || dm_seen(m)))
 		r = mpath_holder(m->rootfd, lu->block, &dm, &uuid);
 	if (r < 0 && r != -ENOENT && r != -EINVAL)
 		log_debug_errno(r, "%s: cannot read the holders of /dev/%s, ignoring: %m", lu->hctl,
 		                lu->block);
-	if (streq_ptr(dm, lu->mpath) && streq_ptr(uuid, lu->mpath_uuid))
+	if (streq_ptr(dm, lu_mpath(lu)) && streq_ptr(uuid, lu_mpath_uuid(lu)))
 		return false;
-	old = TAKE_PTR(lu->mpath);
-	old_uuid = TAKE_PTR(lu->mpath_uuid);
-	lu->mpath = TAKE_PTR(dm);
-	lu->mpath_uuid = TAKE_PTR(uuid);
-	if (lu->mpath || old)
+	/* Without memory for the LU's rare fields, no map: what it was before any. */
+	if (dm && !lu_rare_get(lu)) {
+		log_warning_errno(-ENOMEM, "%s: cannot note its dm-multipath map, ignoring: %m",
+		                  lu->hctl);
+		dm = mfree(dm);
+		uuid = mfree(uuid);
+		if (!lu_mpath(lu))
+			return false;
+	}
+	if (lu->rare) {
+		old = TAKE_PTR(lu->rare->mpath);
+		old_uuid = TAKE_PTR(lu->rare->mpath_uuid);
+		lu->rare->mpath = TAKE_PTR(dm);
+		lu->rare->mpath_uuid = TAKE_PTR(uuid);
+	}
+	if (lu_mpath(lu) || old)
 		log_handover(m, lu, old, old_uuid);
 	return true;
 }
@@ -138,7 +149,7 @@ int manager_react_holder(Manager *m, const Uevent *ev)
 		closedir(d);
 	}
 	for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
-		if (lu->block && (streq_ptr(lu->mpath, dm) || in_list(slaves, n, lu->block)) &&
+		if (lu->block && (streq_ptr(lu_mpath(lu), dm) || in_list(slaves, n, lu->block)) &&
 		    manager_mpath_update(m, lu)) {
 			manager_links_dirty(m, lu);
 			manager_status_dirty(m);

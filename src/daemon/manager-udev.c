@@ -172,7 +172,7 @@ static int node_key(Manager *m, const Lu *lu, const char *node, char *key)
 	bool block = false;
 	int r;
 
-	if (streq_ptr(node, lu->mpath)) {
+	if (streq_ptr(node, lu_mpath(lu))) {
 		/* The dm-multipath map holding the LU's disk (manager-mpath.c): not below the
 		 * LU's sysfs directory. */
 		if (asprintf(&path, "sys/class/block/%s/dev", node) < 0)
@@ -183,7 +183,7 @@ static int node_key(Manager *m, const Lu *lu, const char *node, char *key)
 		block = true;
 	} else if (streq_ptr(node, lu->sg))
 		class = "scsi_generic";
-	else if (streq_ptr(node, lu->tape) || streq_ptr(node, lu->tape_nr))
+	else if (streq_ptr(node, lu_tape(lu)) || streq_ptr(node, lu_tape_nr(lu)))
 		class = "scsi_tape";
 	else if (strneq(node, "bsg/", 4)) {
 		class = "bsg";

@@ -1034,7 +1034,7 @@ int manager_start(Manager *m)
 	 * arrive as uevents, like any other. */
 	if (modload_active(m->modload))
 		for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
-			if (!lu->sg || (!lu->block && !lu->tape))
+			if (!lu->sg || (!lu->block && !lu_tape(lu)))
 				manager_load_drivers(m, lu->hctl, lu->syspath, NULL);
 	m->resyncs = 0;
 

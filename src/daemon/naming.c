@@ -22,6 +22,8 @@ void lu_naming_done(LuNaming *n)
 	*n = (LuNaming){};
 }
 
+static uint64_t naming_pages_hash(const LuNaming *n);
+
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 {
 	if (!streq_ptr(a->serial, b->serial) || !streq_ptr(a->wwn, b->wwn) ||
@@ -36,10 +38,12 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
 			return false;
-	/* The same bytes give the same scsi_id view. */
-	return a->scsi_pages_size == b->scsi_pages_size &&
-	       (a->scsi_pages_size == 0 ||
-	        memcmp(a->scsi_pages, b->scsi_pages, a->scsi_pages_size) == 0);
+	/* The same bytes give the same scsi_id view; kept or a fingerprint, a hash of them. */
+	if (a->scsi_pages_size != b->scsi_pages_size || a->scsi_pages_size == 0)
+		return a->scsi_pages_size == b->scsi_pages_size;
+	if (!a->pages_in_sysfs && !b->pages_in_sysfs)
+		return memcmp(a->scsi_pages, b->scsi_pages, a->scsi_pages_size) == 0;
+	return naming_pages_hash(a) == naming_pages_hash(b);
 }
 
 /*
@@ -56,6 +60,8 @@ enum {
 
 /* SPC-6 6.7.2: vendor 8..15, product 16..31, revision 32..35; scsi_id reads no further. */
 #define SCSI_ID_INQUIRY_LEN 36
+/* The most LuNaming.scsi_pages can hold: the flags, four length bytes and pages. */
+#define NAMING_PAGES_MAX (1 + 4 * (1 + IDENT_SCSI_ID_BUF_LEN))
 
 static const ProbePage scsi_id_pages[] = { PROBE_INQUIRY, PROBE_PG00, PROBE_PG80, PROBE_PG83 };
 
@@ -73,8 +79,10 @@ static size_t naming_pages_size(const ProbeData *pd)
 	size_t size = 1 + ELEMENTSOF(scsi_id_pages);
 
 	_Static_assert(IDENT_SCSI_ID_BUF_LEN < SCSI_PAGE_ABSENT, "a length byte holds a page");
-	_Static_assert(1 + ELEMENTSOF(scsi_id_pages) * (1 + IDENT_SCSI_ID_BUF_LEN) <= USHRT_MAX,
-	               "LuNaming.scsi_pages_size holds the size");
+	_Static_assert(1 + ELEMENTSOF(scsi_id_pages) * (1 + IDENT_SCSI_ID_BUF_LEN) ==
+	                       NAMING_PAGES_MAX,
+	               "NAMING_PAGES_MAX is the most the pages take");
+	_Static_assert(NAMING_PAGES_MAX <= USHRT_MAX, "LuNaming.scsi_pages_size holds the size");
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++)
 		if (pd->buf[scsi_id_pages[k]])
 			size += scsi_page_keep(pd, k);
@@ -100,6 +108,83 @@ static void naming_keep_pages(uint8_t *b, const ProbeData *pd, bool pg00_infer)
 		memcpy(b + pos, page, len);
 		pos += len;
 	}
+}
+
+/* The fingerprint of LuNaming.scsi_pages' bytes (FNV-1a, 64 bits): what tells the pages read
+ * again from sysfs from those the LU was named from. */
+static uint64_t pages_hash(const uint8_t *b, size_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static uint64_t naming_pages_hash(const LuNaming *n)
+{
+	uint64_t h;
+
+	if (!n->pages_in_sysfs)
+		return pages_hash(n->scsi_pages, n->scsi_pages_size);
+	memcpy(&h, n->scsi_pages, sizeof(h));
+	return h;
+}
+
+/* Whether every page scsi_id's view is made of came from the kernel's sysfs cache (or was not
+ * there at all): then reading them again at the LU gives them back without a command. */
+static bool pages_from_sysfs(const ProbeData *pd)
+{
+	static const ProbePage read[] = { PROBE_INQUIRY, PROBE_PG00, PROBE_PG80, PROBE_PG83,
+		                          PROBE_PG89 };
+
+	for (size_t k = 0; k < ELEMENTSOF(read); k++)
+		if (pd->buf[read[k]] && pd->source[read[k]] != PROBE_SOURCE_SYSFS)
+			return false;
+	return pd->buf[PROBE_INQUIRY];
+}
+
+/*
+ * The bytes of @n's scsi_pages: @n's own, or when it keeps only their fingerprint, read again
+ * from the kernel's cache at @at into *@ret_buf (the caller frees it). -ENODATA without pages,
+ * -ESTALE when those read are not the bytes @n was named from (gone, changed: never another
+ * LU's data), -ENOMEM.
+ */
+static int naming_pages(const LuNaming *n, const LuSysfs *at, uint8_t **ret_buf,
+                        const uint8_t **ret_pages)
+{
+	_cleanup_(probe_data_done) ProbeData pd = {};
+	_cleanup_free_ uint8_t *b = NULL;
+	LuRef ref;
+	size_t size;
+	int r;
+
+	*ret_buf = NULL;
+	if (!n->scsi_pages || n->scsi_pages_size < 1 + ELEMENTSOF(scsi_id_pages))
+		return -ENODATA;
+	if (!n->pages_in_sysfs) {
+		*ret_pages = n->scsi_pages;
+		return 0;
+	}
+	if (!at || at->rootfd < 0 || !at->syspath)
+		return -ESTALE;
+	ref = (LuRef){ .syspath = (char *)at->syspath };
+	r = probe_read(at->rootfd, &ref, PROBE_SYSFS_ONLY | PROBE_IDENTITY_ONLY, &pd);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !pages_from_sysfs(&pd))
+		return -ESTALE;
+	size = naming_pages_size(&pd);
+	if (size != n->scsi_pages_size)
+		return -ESTALE;
+	b = malloc(size);
+	if (!b)
+		return -ENOMEM;
+	naming_keep_pages(b, &pd, n->pg00_infer);
+	if (pages_hash(b, size) != naming_pages_hash(n))
+		return -ESTALE;
+	*ret_pages = *ret_buf = TAKE_PTR(b);
+	return 0;
 }
 
 /*
@@ -187,17 +272,15 @@ static int collect_prop(const char *key, const char *value, void *userdata)
 	return 0;
 }
 
-/* The ScsiIdentInput scsi_id's view is computed from, pointing into @n's kept pages. */
-static int scsi_pages_input(const LuNaming *n, ScsiIdentInput *ret)
+/* The ScsiIdentInput scsi_id's view is computed from, pointing into @b: @n's pages as
+ * naming_pages() gave them. */
+static int scsi_pages_input(const LuNaming *n, const uint8_t *b, ScsiIdentInput *ret)
 {
 	/* Stands in for page 0x89 in a page 0x00 inferred; scsi_id's set reads nothing of it. */
 	static const uint8_t no_page[1];
 	const uint8_t *page[ELEMENTSOF(scsi_id_pages)] = {};
 	size_t len[ELEMENTSOF(scsi_id_pages)] = {}, pos = 1;
-	const uint8_t *b = n->scsi_pages;
 
-	if (!b || n->scsi_pages_size < 1 + ELEMENTSOF(scsi_id_pages))
-		return -ENODATA;
 	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
 		if (pos >= n->scsi_pages_size)
 			return -EBADMSG;
@@ -228,9 +311,11 @@ static int scsi_pages_input(const LuNaming *n, ScsiIdentInput *ret)
 	return 0;
 }
 
-int lu_naming_path_keys(const LuNaming *n, char **ret_lu, char **ret_port)
+int lu_naming_path_keys(const LuNaming *n, const LuSysfs *at, char **ret_lu, char **ret_port)
 {
 	_cleanup_free_ char *lu = NULL, *port = NULL;
+	_cleanup_free_ uint8_t *buf = NULL;
+	const uint8_t *pages;
 	ScsiIdentInput in;
 	int r;
 
@@ -240,37 +325,49 @@ int lu_naming_path_keys(const LuNaming *n, char **ret_lu, char **ret_port)
 		if ((n->lu_key && !(lu = strdup(n->lu_key))) ||
 		    (n->port_key && !(port = strdup(n->port_key))))
 			return -ENOMEM;
-	} else if (scsi_pages_input(n, &in) >= 0 && in.pg83) {
-		r = lupath_keys(in.pg83, in.pg83_len, &lu, &port);
-		/* A malformed page proves nothing: no keys, as lu_compute_names() decided. */
-		if (r == -ENOMEM)
+	} else {
+		r = naming_pages(n, at, &buf, &pages);
+		if (r == -ENOMEM || r == -ESTALE)
 			return r;
+		if (r >= 0 && scsi_pages_input(n, pages, &in) >= 0 && in.pg83) {
+			r = lupath_keys(in.pg83, in.pg83_len, &lu, &port);
+			/* A malformed page proves nothing: no keys, as lu_compute_names()
+			 * decided. */
+			if (r == -ENOMEM)
+				return r;
+		}
 	}
 	*ret_lu = TAKE_PTR(lu);
 	*ret_port = TAKE_PTR(port);
 	return 0;
 }
 
-LuRelation lu_naming_relation(const LuNaming *a, const LuNaming *b)
+LuRelation lu_naming_relation(const LuNaming *a, const LuSysfs *at_a, const LuNaming *b,
+                              const LuSysfs *at_b)
 {
 	_cleanup_free_ char *lu_a = NULL, *port_a = NULL, *lu_b = NULL, *port_b = NULL;
 
 	if (!a->keys_in_pages && !b->keys_in_pages)
 		return lupath_relation(a->lu_key, a->port_key, b->lu_key, b->port_key);
-	if (lu_naming_path_keys(a, &lu_a, &port_a) < 0 ||
-	    lu_naming_path_keys(b, &lu_b, &port_b) < 0)
+	if (lu_naming_path_keys(a, at_a, &lu_a, &port_a) < 0 ||
+	    lu_naming_path_keys(b, at_b, &lu_b, &port_b) < 0)
 		return LU_RELATION_CLONES;
 	return lupath_relation(lu_a, port_a, lu_b, port_b);
 }
 
-int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
+int lu_naming_scsi_id(const LuNaming *n, const LuSysfs *at, LuScsiId *ret)
 {
 	_cleanup_(lu_scsi_id_done) LuScsiId s = {};
+	_cleanup_free_ uint8_t *buf = NULL;
+	const uint8_t *pages;
 	ScsiIdentInput in;
 	int r;
 
 	assert_return(n && ret, -EINVAL);
-	r = scsi_pages_input(n, &in);
+	r = naming_pages(n, at, &buf, &pages);
+	if (r < 0)
+		return r;
+	r = scsi_pages_input(n, pages, &in);
 	if (r < 0)
 		return r;
 	/* A few KiB: never on the event loop's stack. */
@@ -290,14 +387,19 @@ int lu_naming_scsi_id(const LuNaming *n, LuScsiId *ret)
 	return 0;
 }
 
-int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1])
+int lu_naming_unit_serial(const LuNaming *n, const LuSysfs *at, char ret[static NAME_MAX + 1])
 {
+	_cleanup_free_ uint8_t *buf = NULL;
+	const uint8_t *pages;
 	ScsiIdentInput in;
 	int r;
 
 	assert_return(n && ret, -EINVAL);
 	/* The 254 bytes of page 0x80 kept are all scsi_id reads of it. */
-	r = scsi_pages_input(n, &in);
+	r = naming_pages(n, at, &buf, &pages);
+	if (r < 0)
+		return r;
+	r = scsi_pages_input(n, pages, &in);
 	if (r < 0)
 		return r;
 	return name_rule_unit_serial(&in, ret);
@@ -320,7 +422,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	LuNaming n = {};
 	char *name_at[NAMES_MAX];
 	Pack pack = {};
-	size_t n_names, size, pages_size, pad;
+	size_t n_names, size, pages_size, head, pad;
 	const char *bus;
 	char *pos;
 	int r;
@@ -345,7 +447,12 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	 * lu_naming_done() frees), then the names array at a pointer's alignment. */
 	n_names = ident.names->n;
 	pages_size = naming_pages_size(pd);
-	pad = (alignof(char *) - pages_size % alignof(char *)) % alignof(char *);
+	/* Pages the kernel caches are read again when needed (rarely): only their fingerprint
+	 * is kept. */
+	n.pages_in_sysfs = pages_from_sysfs(pd);
+	n.pg00_infer = ident.pg00_inferred;
+	head = n.pages_in_sysfs ? sizeof(uint64_t) : pages_size;
+	pad = (alignof(char *) - head % alignof(char *)) % alignof(char *);
 	/* The names first: the serial and the WWN end them. */
 	for (size_t i = 0; i < n_names; i++)
 		pack_add(&pack, ident.names->name[i], &name_at[i]);
@@ -355,13 +462,22 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	pack_add(&pack, ident.path.ata_compat, &n.id_path_ata_compat);
 	pack_add(&pack, lu_key, &n.lu_key);
 	pack_add(&pack, port_key, &n.port_key);
-	size = pages_size + pad + n_names * sizeof(char *) + pack.size;
+	size = head + pad + n_names * sizeof(char *) + pack.size;
 	n.scsi_pages = malloc(size);
 	if (!n.scsi_pages)
 		return -ENOMEM;
 	n.scsi_pages_size = (unsigned short)pages_size;
-	naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
-	pos = (char *)n.scsi_pages + pages_size + pad;
+	if (n.pages_in_sysfs) {
+		uint8_t pages[NAMING_PAGES_MAX];
+		uint64_t h;
+
+		assert(pages_size <= sizeof(pages));
+		naming_keep_pages(pages, pd, ident.pg00_inferred);
+		h = pages_hash(pages, pages_size);
+		memcpy(n.scsi_pages, &h, sizeof(h));
+	} else
+		naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
+	pos = (char *)n.scsi_pages + head + pad;
 	if (n_names > 0) {
 		n.names = (char **)(void *)pos;
 		n.n_names = (unsigned)n_names;

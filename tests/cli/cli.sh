@@ -596,6 +596,18 @@ else
         cp "$TMP/out" "$TMP/list-lund.json"
         check "lund's listing names its source" [ "$(json_source "$TMP/list-lund.json")" = lund ]
         check "lund served its inventory (with $gone)" grep -q "\"hctl\": \"$gone\"" "$TMP/list-lund.json"
+        # lund keeps only a fingerprint of the pages the kernel caches and reads them again for
+        # scsi_id's view: an LU whose pages are gone shows as one without pages, never stale
+        check "the LU gone shows no scsi_id view" python3 -c 'import json,sys; l=[x for x in json.load(open(sys.argv[1]))["logical_units"] if x["hctl"]==sys.argv[2]]; assert len(l)==1 and l[0].get("error")==-61 and "properties" not in l[0] and not l[0].get("names"), l' "$TMP/list-lund.json" "$gone"
+        # --root, --sysfs-only, --sgio-only: lunctl's own work even with lund running
+        expect_rc 0 "list --root with lund running" env LUND_RUN_DIR="$RUN" "$LUNCTL" --root "$ALL" --sysfs-only list --json
+        check "--root lists the tree, not lund" [ "$(json_source "$TMP/out")" = sysfs ]
+        check "--root lists the tree as it is now" not grep -q "\"hctl\": \"$gone\"" "$TMP/out"
+        mv "$TMP/gone" "$ALL/sys/bus/scsi/devices/$gone"
+        # the LU back as it was named: lund's listing is lunctl's own again, to the byte
+        expect_rc 0 "list --json served by lund, the LU back" env LUND_RUN_DIR="$RUN" "$LUNCTL" list --json
+        cp "$TMP/out" "$TMP/list-lund.json"
+        check "lund's listing names its source" [ "$(json_source "$TMP/list-lund.json")" = lund ]
         checks=$((checks + 1))
         if ! diff -u <(grep -v '^  "source"' "$TMP/list-sysfs.json") \
                      <(grep -v '^  "source"' "$TMP/list-lund.json"); then
@@ -605,11 +617,6 @@ else
         expect_rc 0 "list served by lund" env LUND_RUN_DIR="$RUN" "$LUNCTL" list
         checks=$((checks + 1))
         diff -u "$TMP/list-sysfs.txt" "$TMP/out" || { echo "FAIL: list table from lund differs from lunctl's own"; fail=1; }
-        # --root, --sysfs-only, --sgio-only: lunctl's own work even with lund running
-        expect_rc 0 "list --root with lund running" env LUND_RUN_DIR="$RUN" "$LUNCTL" --root "$ALL" --sysfs-only list --json
-        check "--root lists the tree, not lund" [ "$(json_source "$TMP/out")" = sysfs ]
-        check "--root lists the tree as it is now" not grep -q "\"hctl\": \"$gone\"" "$TMP/out"
-        mv "$TMP/gone" "$ALL/sys/bus/scsi/devices/$gone"
 
         # settle, resync, monitor filters, and the client's timeout against a lund that stopped
         expect_rc 0 "settle with lund idle" env LUND_RUN_DIR="$RUN" "$LUNCTL" settle --timeout 30 --json

@@ -171,7 +171,9 @@ START_TEST(test_initial)
 		bool scsi = false, serial = false;
 		size_t np = 0;
 
-		ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &sid), 0);
+		LuSysfs at = lu_sysfs(lu);
+
+		ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &sid), 0);
 		ck_assert_str_eq(sid.id->type, "disk");
 		ck_assert_str_eq(sid.id->vendor, "QEMU");
 		ck_assert_str_eq(sid.id->model, "QEMU_HARDDISK");
@@ -199,15 +201,16 @@ START_TEST(test_initial)
 	ck_assert_ptr_null(lu->naming.lu_key);
 	{
 		_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
+		LuSysfs at = lu_sysfs(lu);
 
-		ck_assert_int_eq(lu_naming_path_keys(&lu->naming, &lu_key, &port_key), 0);
+		ck_assert_int_eq(lu_naming_path_keys(&lu->naming, &at, &lu_key, &port_key), 0);
 		ck_assert_str_eq(lu_key, "0103:5001405f12345678");
 		ck_assert_str_eq(port_key, "");
 	}
 
 	lu = inventory_find(inv, "0:0:1:0");
-	ck_assert_str_eq(lu->tape, "st0");
-	ck_assert_str_eq(lu->tape_nr, "nst0");
+	ck_assert_str_eq(lu_tape(lu), "st0");
+	ck_assert_str_eq(lu_tape_nr(lu), "nst0");
 	ck_assert_str_eq(lu_primary_node(lu), "st0");
 
 	lu = inventory_find(inv, "2:0:0:3");
@@ -457,18 +460,16 @@ START_TEST(test_path_keys)
 		ck_assert_int_eq(lu[i]->naming_error, 0);
 		ck_assert(lu[i]->naming.keys_in_pages == (lus[i].pad == 0));
 		ck_assert(!lu[i]->naming.lu_key == (lus[i].pad == 0));
-		ck_assert_int_eq(lu_naming_path_keys(&lu[i]->naming, &lu_key, &port_key), 0);
+		LuSysfs at = lu_sysfs(lu[i]);
+
+		ck_assert_int_eq(lu_naming_path_keys(&lu[i]->naming, &at, &lu_key, &port_key), 0);
 		ck_assert_str_eq(lu_key, "0103:5001405f12345678");
 		xsnprintf(port, "0114:0000000%u", lus[i].port);
 		ck_assert_str_eq(port_key, port);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(pairs); i++) {
-		ck_assert_int_eq(
-		        lu_naming_relation(&lu[pairs[i].a]->naming, &lu[pairs[i].b]->naming),
-		        pairs[i].rel);
-		ck_assert_int_eq(
-		        lu_naming_relation(&lu[pairs[i].b]->naming, &lu[pairs[i].a]->naming),
-		        pairs[i].rel);
+		ck_assert_int_eq(lu_relation(lu[pairs[i].a], lu[pairs[i].b]), pairs[i].rel);
+		ck_assert_int_eq(lu_relation(lu[pairs[i].b], lu[pairs[i].a]), pairs[i].rel);
 	}
 	inventory_free(inv);
 }
@@ -480,6 +481,7 @@ START_TEST(test_unit_serial)
 		                        'N',  '-',  '0',  '0',  '0', '1', ' ' };
 	char name[NAME_MAX + 1];
 	Inventory *inv;
+	LuSysfs at;
 	Lu *lu;
 
 	check_tree_put(&tree, "sys/bus/scsi/devices/0:0:0:0/vpd_pg80", pg80, sizeof(pg80));
@@ -487,12 +489,139 @@ START_TEST(test_unit_serial)
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.names[0], "scsi-35001405f12345678");
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name),
+	at = lu_sysfs(lu);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name),
 	                 (int)strlen("scsi-SQEMU_QEMU_HARDDISK_USN-0001"));
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
 	lu = inventory_find(inv, "2:0:0:3");
 	ck_assert_ptr_nonnull(lu);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name), -ENODATA);
+	at = lu_sysfs(lu);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name), -ENODATA);
+	inventory_free(inv);
+}
+END_TEST
+
+/* @lu's scsi_id view as its properties, one "KEY=VALUE\n" after the other; NULL when it has
+ * none (the error in *@ret_r). */
+static char *scsi_id_text(const LuNaming *n, const LuSysfs *at, int *ret_r)
+{
+	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	*ret_r = lu_naming_scsi_id(n, at, &sid);
+	if (*ret_r < 0)
+		return NULL;
+	f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s|%s|%s|%s\n", sid.id->type, sid.id->vendor, sid.id->model,
+	        sid.id->have_serial ? sid.id->serial : "-");
+	for (const char *kv = lu_scsi_id_next_prop(&sid, NULL); kv;
+	     kv = lu_scsi_id_next_prop(&sid, kv))
+		fprintf(f, "%s\n", kv);
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
+/*
+ * Pages the kernel caches are not kept, only their fingerprint: read again from sysfs they give
+ * the view, the relation and the unit-serial name the kept pages give; read again after they
+ * changed or vanished, they give what an LU without pages gives (no view, clones, no name),
+ * never the pages of another LU.
+ */
+START_TEST(test_pages_reread)
+{
+	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
+		                        'N',  '-',  '0',  '0',  '0', '1', ' ' };
+	static const uint8_t pg80_other[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
+		                              'N',  '-',  '0',  '0',  '0', '2', ' ' };
+	_cleanup_(lu_naming_done) LuNaming kept = {};
+	_cleanup_(probe_data_done) ProbeData pd = {};
+	_cleanup_(lu_ref_done) LuRef ref = {};
+	_cleanup_free_ char *view = NULL, *view_kept = NULL, *again = NULL;
+	char name[NAME_MAX + 1], name_kept[NAME_MAX + 1];
+	Inventory *inv = NULL;
+	LuSysfs at, at1;
+	Lu *lu, *lu1;
+	int r;
+
+	put_lu("3:0:0:0", 0, NULL, "sg10");
+	put_pg83_port("3:0:0:0", 1, 0);
+	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg80", pg80, sizeof(pg80));
+	put_lu("3:0:1:0", 0, NULL, "sg11");
+	put_pg83_port("3:0:1:0", 2, 0);
+	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, NULL, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	lu = inventory_find(inv, "3:0:0:0");
+	lu1 = inventory_find(inv, "3:0:1:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_ptr_nonnull(lu1);
+	ck_assert(lu->naming.pages_in_sysfs);
+	ck_assert(lu1->naming.pages_in_sysfs);
+	at = lu_sysfs(lu);
+	at1 = lu_sysfs(lu1);
+
+	/* The same LU named from the same bytes as if a command had read them: kept. */
+	ck_assert_int_eq(probe_resolve(tree.fd, "3:0:0:0", &ref), 0);
+	ck_assert_int_eq(probe_read(tree.fd, &ref, PROBE_SYSFS_ONLY, &pd), 0);
+	for (ProbePage p = 0; p < _PROBE_PAGE_MAX; p++)
+		if (pd.buf[p])
+			pd.source[p] = PROBE_SOURCE_SGIO;
+	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, NULL, &kept), 0);
+	ck_assert(!kept.pages_in_sysfs);
+	ck_assert(lu_naming_equal(&kept, &lu->naming));
+	ck_assert(lu_naming_equal(&lu->naming, &kept));
+	ck_assert(!lu_naming_equal(&kept, &lu1->naming));
+
+	view = scsi_id_text(&lu->naming, &at, &r);
+	ck_assert_int_eq(r, 0);
+	view_kept = scsi_id_text(&kept, NULL, &r);
+	ck_assert_int_eq(r, 0);
+	ck_assert_str_eq(view, view_kept);
+	ck_assert_ptr_nonnull(strstr(view, "ID_SERIAL=35001405f12345678\n"));
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
+	ck_assert_int_eq(lu_naming_relation(&kept, NULL, &lu1->naming, &at1), LU_RELATION_PATHS);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name),
+	                 lu_naming_unit_serial(&kept, NULL, name_kept));
+	ck_assert_str_eq(name, name_kept);
+	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
+	/* No place to read them again: none. */
+	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, NULL, &(LuScsiId){}), -ESTALE);
+
+	/* Page 0x80 changed since the naming: no view, clones, no unit-serial name. */
+	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg80", pg80_other,
+	               sizeof(pg80_other));
+	ck_assert_ptr_null(scsi_id_text(&lu->naming, &at, &r));
+	ck_assert_int_eq(r, -ESTALE);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
+	ck_assert_int_eq(lu_relation(lu1, lu), LU_RELATION_CLONES);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name), -ESTALE);
+	/* The kept pages do not change with the files. */
+	ck_assert_int_eq(lu_naming_relation(&kept, NULL, &lu1->naming, &at1), LU_RELATION_PATHS);
+
+	/* Back as named: the same view again. */
+	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg80", pg80, sizeof(pg80));
+	again = scsi_id_text(&lu->naming, &at, &r);
+	ck_assert_int_eq(r, 0);
+	ck_assert_str_eq(again, view);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
+
+	/* Another LU's page 0x83 in its place (the same length): never that LU's data. */
+	put_pg83_port("3:0:0:0", 2, 0);
+	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &(LuScsiId){}), -ESTALE);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
+	put_pg83_port("3:0:0:0", 1, 0);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
+
+	/* Page 0x83 gone, then the whole LU. */
+	check_tree_rm(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg83");
+	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &(LuScsiId){}), -ESTALE);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
+	rm_lu("3:0:0:0");
+	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &(LuScsiId){}), -ESTALE);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name), -ESTALE);
 	inventory_free(inv);
 }
 END_TEST
@@ -598,6 +727,55 @@ static void node_event(Inventory *inv, const char *action, const char *subsystem
 	ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
 }
 
+/* A tape's nodes, partitions and a dm-multipath map sit in a side allocation, made for the LUs
+ * that have one: the others' `Lu` a chunk size class smaller. What the owner noted there (the
+ * map) survives the LU being read again; what sysfs says (nodes, partitions) is read again. */
+START_TEST(test_rare_fields)
+{
+	Inventory *inv = new_inventory(false);
+	Lu *lu = inventory_find(inv, "0:0:0:0"), *tape = inventory_find(inv, "0:0:1:0");
+	LuRare *rare;
+
+	/* malloc's chunk: the request and its 8-byte header, rounded to 16; the H:C:T:L of a
+	 * 4-digit LUN on a 2-digit target after the `Lu`. */
+	ck_assert_uint_le((sizeof(Lu) + sizeof("0:0:12:1023") + 8 + 15) / 16 * 16, 256);
+	ck_assert_ptr_null(lu->rare);
+	ck_assert_ptr_null(inventory_find(inv, "2:0:0:3")->rare);
+	ck_assert_ptr_null(lu_mpath(lu));
+	ck_assert_uint_eq(lu_n_partitions(lu), 0);
+	ck_assert_ptr_nonnull(tape->rare);
+	ck_assert_str_eq(lu_tape(tape), "st0");
+	ck_assert_ptr_null(lu_mpath(tape));
+
+	rare = lu_rare_get(lu);
+	ck_assert_ptr_nonnull(rare);
+	ck_assert_ptr_eq(lu_rare_get(lu), rare);
+	rare->mpath = strdup("dm-3");
+	rare->mpath_uuid = strdup("mpath-35001405f12345678");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
+	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	ck_assert_ptr_eq(lu->rare, rare);
+	ck_assert_uint_eq(lu_n_partitions(lu), 1);
+	/* Read again from sysfs (a node it did not expect): partitions read, the map kept. */
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
+	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
+	ck_assert_uint_eq(lu_n_partitions(lu), 2);
+	ck_assert_str_eq(lu_partitions(lu)[1].node, "sda2");
+	ck_assert_str_eq(lu_mpath(lu), "dm-3");
+	ck_assert_str_eq(lu_mpath_uuid(lu), "mpath-35001405f12345678");
+	/* The tape read again keeps its nodes. */
+	ck_assert_int_eq(inventory_refresh(inv, "0:0:1:0", true), 0);
+	ck_assert_str_eq(lu_tape(tape), "st0");
+	ck_assert_str_eq(lu_tape_nr(tape), "nst0");
+	/* The disk goes: its partitions with it, the map the owner's to clear. */
+	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+	ck_assert_uint_eq(lu_n_partitions(lu), 0);
+	ck_assert_str_eq(lu_mpath(lu), "dm-3");
+	inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_node_events)
 {
 	Inventory *inv = new_inventory(false);
@@ -620,26 +798,26 @@ START_TEST(test_node_events)
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
 	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
 	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
-	ck_assert_uint_eq(lu->n_partitions, 2);
-	ck_assert_str_eq(lu->partitions[0].node, "sda1");
-	ck_assert_uint_eq(lu->partitions[0].number, 1);
-	ck_assert_str_eq(lu->partitions[1].node, "sda2");
+	ck_assert_uint_eq(lu_n_partitions(lu), 2);
+	ck_assert_str_eq(lu_partitions(lu)[0].node, "sda1");
+	ck_assert_uint_eq(lu_partitions(lu)[0].number, 1);
+	ck_assert_str_eq(lu_partitions(lu)[1].node, "sda2");
 	ck_assert_uint_eq(counts.nodes_changed, 4);
 	node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
-	ck_assert_uint_eq(lu->n_partitions, 1);
-	ck_assert_str_eq(lu->partitions[0].node, "sda2");
+	ck_assert_uint_eq(lu_n_partitions(lu), 1);
+	ck_assert_str_eq(lu_partitions(lu)[0].node, "sda2");
 
 	/* A node the inventory does not expect: the LU is read again from sysfs. */
 	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
 	ck_assert_str_eq(lu->block, "sda");
 	ck_assert_str_eq(lu->sg, "sg0");
-	ck_assert_uint_eq(lu->n_partitions, 2);
+	ck_assert_uint_eq(lu_n_partitions(lu), 2);
 	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
 
 	/* The disk goes, its partitions with it. */
 	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
 	ck_assert_ptr_null(lu->block);
-	ck_assert_uint_eq(lu->n_partitions, 0);
+	ck_assert_uint_eq(lu_n_partitions(lu), 0);
 	ck_assert_ptr_null(lu_primary_node(lu));
 	ck_assert_uint_eq(counts.nodes_changed, 7);
 	ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
@@ -1029,8 +1207,10 @@ static Suite *inventory_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
+	tcase_add_test(tc, test_rare_fields);
 	tcase_add_test(tc, test_unit_serial);
 	tcase_add_test(tc, test_path_keys);
+	tcase_add_test(tc, test_pages_reread);
 	CHECK_ADD_LOOP(tc, test_uevent, uevent_cases);
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
