@@ -204,7 +204,8 @@ START_TEST(test_claim_release)
 		{ 0, "wwn-0x5000-sg", "../../sg0" },
 		{ 1, "wwn-0x5000", "../../sda" }, /* same name, another link set */
 	};
-	Claim *const *mine;
+	ClaimView views[ELEMENTSOF(want)];
+	const Claim *mine[ELEMENTSOF(want)];
 
 	ck_assert_int_eq(claims_update(cl, &lus[0], want, ELEMENTSOF(want)), 0);
 	ck_assert_uint_eq(claims_n(cl), 3);
@@ -212,17 +213,30 @@ START_TEST(test_claim_release)
 	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
 	ck_assert_str_eq(link_of(0, "wwn-0x5000-sg"), "../../sg0");
 	ck_assert_str_eq(link_of(1, "wwn-0x5000"), "../../sda");
-	mine = claims_of(&lus[0]);
-	ck_assert_ptr_nonnull(mine);
+	/* Each one LU's, linked: compact, made whole for the reader. */
+	ck_assert_uint_eq(claims_n_compact(cl), 3);
+	ck_assert_uint_eq(claims_n_of(&lus[0]), ELEMENTSOF(want));
 	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		mine[i] = claims_of(&lus[0], i, &views[i]);
 		ck_assert_ptr_nonnull(mine[i]);
+		ck_assert_uint_eq(mine[i]->set, want[i].set);
+		ck_assert_str_eq(mine[i]->name, want[i].name);
+		ck_assert_str_eq(mine[i]->linked, want[i].target);
+		ck_assert_str_eq(claims_target_of(&lus[0], i), want[i].target);
 		ck_assert_str_eq(claim_state(mine[i], &lus[0]), "linked");
 		ck_assert_ptr_eq(mine[i]->winner, &lus[0]);
+		ck_assert_ptr_nonnull(mine[i]->owners);
+		ck_assert_ptr_null(mine[i]->owners->next);
+		ck_assert(!claim_is_alias(mine[i], &lus[0]));
+		ck_assert(!mine[i]->collision && !mine[i]->foreign && mine[i]->error == 0);
 	}
-	ck_assert_ptr_null(mine[ELEMENTSOF(want)]);
-	ck_assert_ptr_eq(claims_find(cl, 1, "wwn-0x5000"), mine[2]);
 	ck_assert_str_eq(claim_target(mine[1], &lus[0]), "../../sg0");
 	ck_assert_ptr_null(claim_target(mine[1], &lus[1]));
+	/* Found, it is made a full claim, the same as the view says. */
+	ck_assert_str_eq(claims_find(cl, 1, "wwn-0x5000")->name, "wwn-0x5000");
+	ck_assert_ptr_eq(claims_find(cl, 1, "wwn-0x5000")->winner, &lus[0]);
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	ck_assert_ptr_eq(claims_of(&lus[0], 2, &views[2]), claims_find(cl, 1, "wwn-0x5000"));
 
 	/* Claiming the same again changes nothing and writes nothing. */
 	store.adds = 0;
@@ -246,7 +260,8 @@ START_TEST(test_claim_release)
 	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
 	ck_assert_uint_eq(claims_n(cl), 0);
 	ck_assert_uint_eq(store.n, 0);
-	ck_assert_ptr_null(claims_of(&lus[0]));
+	ck_assert_uint_eq(claims_n_of(&lus[0]), 0);
+	ck_assert_ptr_null(lus[0].userdata);
 	ck_assert_uint_eq(store.collisions, 0);
 	ck_assert_uint_eq(store.failures, 0);
 }
