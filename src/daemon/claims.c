@@ -60,6 +60,11 @@ static const char *const claim_suffixes[] = { "", "-sg", "-nst" };
  * claim's built-in owner (Claim.room is a byte) and ClaimView has room for it. */
 #define COMPACT_TARGET_MAX 254
 
+/* An LU's first wants, this many at most, may be compact (an LU wants a few names, a few
+ * hundred with every partition in two link sets): the pool's strings are found by a linear
+ * search, quadratic in the wants. */
+#define COMPACT_WANTS_MAX 256
+
 struct Claims {
 	const ClaimsOps *ops;
 	void *userdata;
@@ -481,14 +486,14 @@ static Claim *entry_fill(const LuClaim *e, void *mem, bool owner)
 	return c;
 }
 
-static const Claim *entry_view(const LuClaim *e, ClaimView *view, bool owner)
+static const Claim *entry_view(const LuClaim *e, ClaimView *view)
 {
 	static_assert(CLAIM_VIEW_SIZE >= ((offsetof(Claim, name) + NAME_MAX + 1 + 7) & ~(size_t)7) +
 	                                         offsetof(ClaimOwner, target) + COMPACT_TARGET_MAX +
 	                                         1,
 	              "a view holds any compact claim");
 	memset(view, 0, sizeof(*view));
-	return entry_fill(e, view->bytes, owner);
+	return entry_fill(e, view->bytes, true);
 }
 
 /* Make compact @e a full claim, in the table and in its LU's block; NULL when out of memory
@@ -561,7 +566,7 @@ const Claim *claims_of(const Lu *lu, size_t i, ClaimView *view)
 	const LuClaims *b = lu->userdata;
 
 	assert(b && i < b->n);
-	return b->v[i].compact ? entry_view(&b->v[i], view, true) : b->v[i].full;
+	return b->v[i].compact ? entry_view(&b->v[i], view) : b->v[i].full;
 }
 
 const char *claims_target_of(const Lu *lu, size_t i)
@@ -840,12 +845,13 @@ static void entry_remove(Claims *cl, LuClaim *e)
 		r = cl->ops->remove(cl->userdata, e->set, name, e->linked ? target : NULL, NULL);
 		if (r < 0 && cl->ops->failed) {
 			ClaimView view;
-			LuClaim gone = *e;
+			Claim *c;
 
 			/* As a full claim is at that point: no owner, no winner. */
-			gone.winner = false;
-			cl->ops->failed(cl->userdata, entry_view(&gone, &view, false), NULL, r,
-			                NULL);
+			memset(&view, 0, sizeof(view));
+			c = entry_fill(e, view.bytes, false);
+			c->winner = NULL;
+			cl->ops->failed(cl->userdata, c, NULL, r, NULL);
 		}
 	}
 	ptrtable_delete(&cl->table, entry_item(e));
@@ -1018,7 +1024,7 @@ static size_t pool_size(const ClaimWant *want, size_t n)
 {
 	size_t size = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < MIN(n, (size_t)COMPACT_WANTS_MAX); i++) {
 		size_t bl, tl;
 		unsigned suffix;
 
@@ -1068,7 +1074,8 @@ static LuClaims *block_new(const ClaimWant *want, size_t n)
 	pool = (char *)&b->v[n];
 	for (size_t i = 0; i < n; i++) {
 		b->v[i].index = i;
-		want_encode(&want[i], &b->v[i], pool, &size, max);
+		if (i < COMPACT_WANTS_MAX)
+			want_encode(&want[i], &b->v[i], pool, &size, max);
 	}
 	return b;
 }
@@ -1355,8 +1362,7 @@ void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata)
 			void *item = cl->table.slots[i];
 
 			if (item)
-				fn(item_compact(item) ? entry_view(item_entry(item), &view, true)
-				                      : item,
+				fn(item_compact(item) ? entry_view(item_entry(item), &view) : item,
 				   userdata);
 		}
 		return;
@@ -1364,6 +1370,6 @@ void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata)
 	for (ssize_t i = 0; i < n; i++) {
 		void *item = v[i].item;
 
-		fn(item_compact(item) ? entry_view(item_entry(item), &view, true) : item, userdata);
+		fn(item_compact(item) ? entry_view(item_entry(item), &view) : item, userdata);
 	}
 }
