@@ -29,9 +29,17 @@
  * ClaimsOps.alias_dropped() says so once; only when nobody wants the name as a current name do
  * the alias owners compete, by the same rule as current names.
  *
- * An LU's own claims are a NULL-terminated array in Lu.userdata, which belongs to this object.
+ * An LU's own claims are a block in Lu.userdata, which belongs to this object. The common claim,
+ * one LU that wants a current name and has its link, with no collision, no error and no foreign
+ * file, is kept there as a compact entry (16 B, its name and target in the block's pool of
+ * strings, shared by the names that differ by a suffix and by the link sets) rather than as a
+ * Claim: claims.c makes a full Claim of it (promotes it) on the first event that needs more (a
+ * second owner, an alias, a failed write, a foreign file). Readers see every claim as a Claim:
+ * a compact one is made whole in a ClaimView of the caller's (claims_of(), claims_foreach()).
  */
 
+#include <limits.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +79,15 @@ typedef struct Claim {
 	uint8_t room;
 	char name[];
 } Claim;
+
+/* Room for a compact claim made whole: the Claim, its name (at most NAME_MAX bytes), then its
+ * one owner with a target of at most 254 bytes (claims.c keeps longer ones as full claims). */
+#define CLAIM_VIEW_SIZE                                              \
+	(((offsetof(Claim, name) + NAME_MAX + 1 + 7) & ~(size_t)7) + \
+	 offsetof(ClaimOwner, target) + 256)
+typedef struct ClaimView {
+	alignas(8) char bytes[CLAIM_VIEW_SIZE];
+} ClaimView;
 
 /* What an LU wants: @name in link set @set, pointing at @target. */
 typedef struct ClaimWant {
@@ -136,13 +153,25 @@ int claims_reconcile(Claims *cl, unsigned set);
 /* claims_failed() - how many claims' last write failed (not counting foreign files). */
 size_t claims_failed(const Claims *cl);
 
-/* Every claim, ordered by set, then name (in no order when memory for sorting runs out). */
+/* Every claim, ordered by set, then name (in no order when memory for sorting runs out); a
+ * compact one as a view valid until @fn returns. */
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata);
 
-/* @lu's claims, NULL-terminated; NULL when it has none. */
-Claim *const *claims_of(const Lu *lu);
+/* How many claims @lu has. */
+size_t claims_n_of(const Lu *lu);
+/* @lu's @i-th claim (@i < claims_n_of()): the claim, or a compact one made whole in @view,
+ * valid until @lu's claims next change or @view is reused. */
+const Claim *claims_of(const Lu *lu, size_t i, ClaimView *view);
+/* The target @lu wants for its @i-th claim (claim_target() of it), valid until @lu's claims
+ * next change: unlike a view's, it may be kept while another view is made. */
+const char *claims_target_of(const Lu *lu, size_t i);
+/* How many claims are compact (the rest are full Claims). */
+size_t claims_n_compact(const Claims *cl);
 
-Claim *claims_find(const Claims *cl, unsigned set, const char *name);
+/* The claim on @name in set @set, NULL if none. A compact claim is made a full one (promoted),
+ * so the pointer stays valid while the claim exists, as a full claim does: for tests and
+ * tools, not for the daemon's paths, where that would cost the compact form its memory. */
+Claim *claims_find(Claims *cl, unsigned set, const char *name);
 
 /* The target @lu wants for @c's name, NULL if it is not an owner. */
 const char *claim_target(const Claim *c, const Lu *lu);

@@ -130,16 +130,18 @@ static json_object *lu_multipath_to_json(const Lu *lu)
 
 static json_object *lu_other_paths_to_json(const Lu *lu)
 {
-	Claim *const *claims = claims_of(lu);
 	json_object *a = NULL;
+	ClaimView view;
 
-	for (size_t i = 0; claims && claims[i]; i++) {
-		if (!claim_of_paths(claims[i]))
+	for (size_t i = 0; i < claims_n_of(lu); i++) {
+		const Claim *c = claims_of(lu, i, &view);
+
+		if (!claim_of_paths(c))
 			continue;
-		for (ClaimOwner *x = claims[i]->owners; x; x = x->next) {
+		for (ClaimOwner *x = c->owners; x; x = x->next) {
 			bool seen = false;
 
-			if (x->lu == lu || (x->alias && claims[i]->superseded))
+			if (x->lu == lu || (x->alias && c->superseded))
 				continue;
 			if (!a)
 				a = json_object_new_array();
@@ -159,11 +161,11 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
 	            *names = json_object_new_array(), *links = json_object_new_array(),
 	            *parts = json_object_new_array();
-	Claim *const *claims = claims_of(lu);
 	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
 	/* The pages read again from the kernel's cache when the LU keeps only their fingerprint:
 	 * pages that are not those it was named from show as none (no "id", no "properties"). */
 	LuSysfs at = lu_sysfs(lu);
+	ClaimView view;
 
 	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
 	json_object_object_add(o, "host", json_object_new_int64(lu->target->host->number));
@@ -244,8 +246,8 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	/* identification with SCSI commands under way: no names (or the previous ones) till then */
 	json_object_object_add(o, "identifying", json_object_new_boolean(lu->naming_pending));
 
-	for (size_t i = 0; claims && claims[i]; i++) {
-		const Claim *c = claims[i];
+	for (size_t i = 0; i < claims_n_of(lu); i++) {
+		const Claim *c = claims_of(lu, i, &view);
 		json_object *l = json_object_new_object();
 		_cleanup_free_ char *path = NULL;
 

@@ -219,11 +219,11 @@ static int cmp_str(const void *a, const void *b)
 /* What @lu wins in the udev sets, per node. */
 static int lu_node_wants(Manager *m, const Lu *lu, NodeWant *w, size_t *ret_n)
 {
-	Claim *const *cs = claims_of(lu);
 	size_t n = 0;
+	ClaimView view;
 
-	for (size_t i = 0; cs && cs[i]; i++) {
-		const Claim *c = cs[i];
+	for (size_t i = 0; i < claims_n_of(lu); i++) {
+		const Claim *c = claims_of(lu, i, &view);
 		const char *t, *node;
 		char *link = NULL;
 		size_t k;
@@ -231,7 +231,7 @@ static int lu_node_wants(Manager *m, const Lu *lu, NodeWant *w, size_t *ret_n)
 
 		if (c->winner != lu || !manager_udev_set(m, c->set) || c->foreign)
 			continue;
-		t = claim_target(c, lu);
+		t = claims_target_of(lu, i); /* not the view's: kept in @w */
 		if (!t)
 			continue;
 		node = target_node(t);

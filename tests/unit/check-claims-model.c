@@ -11,6 +11,12 @@
  * (same page 0x83 LU key, each its own port key); clones, whose names nobody gets, are
  * check-claims' cases.
  *
+ * Each LU's names come from its LuNaming (its base name, as the inventory's naming gives it) and
+ * the manager's suffixes, so most claims are compact (claims.h) and every promotion is exercised:
+ * a second path, a write that fails, a foreign file, a restart. A rename frees the naming the
+ * claims came from before the claims follow, as a re-probe replaces it. After every step each
+ * LU's claims, compact or full, are checked against what it wants.
+ *
  * The seeds are fixed so a failure reproduces; LUND_MODEL_SEED=<n> runs seed n instead, and
  * every failure names its seed and step.
  */
@@ -68,6 +74,12 @@ static Lu lus[N_LU] = {
 	{ .target = &targets[2], .lun = 0, .hctl = (char *)"1:0:0:0", PATH_OF("1:0:0:0") },
 	{ .target = &targets[2], .lun = 1, .hctl = (char *)"1:0:0:1", PATH_OF("1:0:0:1") },
 };
+
+/* Each LU's base names (LuNaming.names): one, "scsi-id<id>", allocated as the naming's are. */
+static char *base_names[N_LU][1];
+
+/* Claims seen compact, and seen full with one owner (promoted, or made full), over a run. */
+static unsigned n_seen_compact, n_seen_full;
 
 /* The world as the model knows it. */
 static struct {
@@ -135,17 +147,40 @@ static const ClaimsOps ops = {
 
 /* ---- the daemon's moves ---- */
 
+/* LU @i's naming for identity @id, replacing (freeing) the one it had, as a re-probe does. */
+static void set_naming(size_t i, unsigned id)
+{
+	char base[32];
+
+	name_of(id * 2, base);
+	free(base_names[i][0]);
+	base_names[i][0] = strdup(base);
+	ck_assert_ptr_nonnull(base_names[i][0]);
+	lus[i].naming.names = base_names[i];
+	lus[i].naming.n_names = 1;
+}
+
+static void naming_done(size_t i)
+{
+	base_names[i][0] = mfree(base_names[i][0]);
+	lus[i].naming.names = NULL;
+	lus[i].naming.n_names = 0;
+}
+
 static void claim_world(size_t i)
 {
-	char base[32], sg[32], t_sd[32], t_sg[32];
+	char sg[NAME_MAX + 1], t_sd[32], t_sg[32];
+	const char *base;
 	ClaimWant w[2];
 
 	if (!world[i].present) {
 		ck_assert_int_eq(claims_update(cl, &lus[i], NULL, 0), 0);
 		return;
 	}
-	name_of(world[i].id * 2, base);
-	name_of(world[i].id * 2 + 1, sg);
+	/* The manager's want_add(): the LU's base name and the suffixes of its nodes. */
+	ck_assert_uint_eq(lus[i].naming.n_names, 1);
+	base = lus[i].naming.names[0];
+	xsnprintf(sg, "%s-sg", base);
 	snprintf(t_sd, sizeof(t_sd), "../../sd%u", world[i].node);
 	snprintf(t_sg, sizeof(t_sg), "../../sg%u", world[i].node);
 	w[0] = (ClaimWant){ 0, base, t_sd };
@@ -226,14 +261,68 @@ static void count_failed(const Claim *c, void *userdata)
 		(*(size_t *)userdata)++;
 }
 
+/* LU @i's claims, as claims_of() shows them, are what it wants; a compact one (a view, a copy
+ * each time) is a claim of one owner, a current name, no collision, no error, no foreign file. */
+static void check_lu_claims(size_t i)
+{
+	Lu *lu = &lus[i];
+
+	if (!world[i].present) {
+		if (claims_n_of(lu) != 0)
+			model_fail("%s is gone, %zu claims left", lu->hctl, claims_n_of(lu));
+		return;
+	}
+	if (claims_n_of(lu) != 2)
+		model_fail("%s has %zu claims, wants 2", lu->hctl, claims_n_of(lu));
+	for (size_t k = 0; k < 2; k++) {
+		unsigned name_k = world[i].id * 2 + k;
+		char name[32], t[32];
+		ClaimView a, b;
+		const Claim *c = claims_of(lu, k, &a);
+
+		name_of(name_k, name);
+		ck_assert(wants(i, name_k, t));
+		if (c->set != 0 || !streq(c->name, name))
+			model_fail("%s's claim %zu is %u/%s, wants %s", lu->hctl, k, c->set,
+			           c->name, name);
+		if (!streq_ptr(claim_target(c, lu), t) || !streq(claims_target_of(lu, k), t))
+			model_fail("%s's %s has target %s, wants %s", lu->hctl, name,
+			           claim_target(c, lu) ?: "(none)", t);
+		if (claim_is_alias(c, lu))
+			model_fail("%s's %s is an alias", lu->hctl, name);
+		if (c == claims_of(lu, k, &b)) {
+			if (!c->owners->next)
+				n_seen_full++;
+			continue;
+		}
+		n_seen_compact++;
+		if (c->owners->lu != lu || c->owners->next || c->collision || c->quarantined ||
+		    c->superseded || c->foreign || c->error != 0 ||
+		    (c->winner && c->winner != lu) || (c->linked && !streq(c->linked, t)))
+			model_fail("%s's %s is compact but not a claim of one owner, linked",
+			           lu->hctl, name);
+	}
+}
+
+static void count_claims(const Claim *c, void *userdata)
+{
+	(*(size_t *)userdata)++;
+}
+
 static void check_invariant(bool converged)
 {
-	size_t n_failed = 0;
+	size_t n_failed = 0, n_claims = 0;
 
 	claims_foreach(cl, count_failed, &n_failed);
 	if (n_failed != claims_failed(cl))
 		model_fail("claims_failed() says %zu, %zu claims failed", claims_failed(cl),
 		           n_failed);
+	claims_foreach(cl, count_claims, &n_claims);
+	if (n_claims != claims_n(cl) || claims_n_compact(cl) > claims_n(cl))
+		model_fail("%zu claims listed, claims_n() %zu, %zu compact", n_claims, claims_n(cl),
+		           claims_n_compact(cl));
+	for (size_t i = 0; i < N_LU; i++)
+		check_lu_claims(i);
 
 	char p[PATH_MAX];
 	size_t n_entries = 0;
@@ -366,6 +455,7 @@ static void run_step(void)
 		world[i].id = rnd(N_IDS);
 		world[i].node = free_node(UINT_MAX);
 		world[i].present = true;
+		set_naming(i, world[i].id);
 		claim_world(i);
 		break;
 	case 2:
@@ -386,6 +476,7 @@ static void run_step(void)
 		if (!world[i].present)
 			return;
 		world[i].id = rnd(N_IDS);
+		set_naming(i, world[i].id); /* the old naming freed before the claims follow */
 		claim_world(i);
 		break;
 	case 5:
@@ -479,6 +570,7 @@ START_TEST(test_model)
 	records_trusted = true;
 	for (size_t i = 0; i < N_LU; i++)
 		lus[i].userdata = NULL;
+	n_seen_compact = n_seen_full = 0;
 	check_tree_new(&tree, "check-claims-model");
 	check_tree_mkdirs(&tree, LINK_DIR);
 	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &links), 0);
@@ -497,9 +589,17 @@ START_TEST(test_model)
 	resync(-1);
 	check_invariant(true);
 	ck_assert_uint_eq(claims_failed(cl), 0);
+	if (getenv("LUND_MODEL_TRACE"))
+		fprintf(stderr, "seed %u: claims seen compact %u times, full of one owner %u\n",
+		        seed, n_seen_compact, n_seen_full);
+	/* Both forms were there to check: the compact path and the promotions. */
+	ck_assert_uint_gt(n_seen_compact, 0);
+	ck_assert_uint_gt(n_seen_full, 0);
 
-	for (size_t i = 0; i < N_LU; i++)
+	for (size_t i = 0; i < N_LU; i++) {
 		claims_forget(&lus[i]);
+		naming_done(i);
+	}
 	cl = claims_free(cl);
 	links = links_free(links);
 	check_tree_remove(&tree);

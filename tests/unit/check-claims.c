@@ -33,6 +33,8 @@ static struct {
 	unsigned adds, removes, reconciles, collisions, failures, aliases_dropped;
 	char known[64];        /* the @known of the last write ("" for NULL) */
 	const Lu *last_winner; /* of the last collision report */
+	char failed_name[64];  /* of the last failure report */
+	const Lu *failed_winner;
 } store;
 
 static FakeLink *store_find(unsigned set, const char *name)
@@ -133,6 +135,8 @@ static void op_failed(void *userdata, const Claim *c, const char *target, int er
 {
 	ck_assert_int_lt(error, 0);
 	ck_assert_int_ne(error, -EEXIST);
+	snprintf(store.failed_name, sizeof(store.failed_name), "%s", c->name);
+	store.failed_winner = c->winner;
 	store.failures++;
 }
 
@@ -204,7 +208,8 @@ START_TEST(test_claim_release)
 		{ 0, "wwn-0x5000-sg", "../../sg0" },
 		{ 1, "wwn-0x5000", "../../sda" }, /* same name, another link set */
 	};
-	Claim *const *mine;
+	ClaimView views[ELEMENTSOF(want)];
+	const Claim *mine[ELEMENTSOF(want)];
 
 	ck_assert_int_eq(claims_update(cl, &lus[0], want, ELEMENTSOF(want)), 0);
 	ck_assert_uint_eq(claims_n(cl), 3);
@@ -212,17 +217,30 @@ START_TEST(test_claim_release)
 	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
 	ck_assert_str_eq(link_of(0, "wwn-0x5000-sg"), "../../sg0");
 	ck_assert_str_eq(link_of(1, "wwn-0x5000"), "../../sda");
-	mine = claims_of(&lus[0]);
-	ck_assert_ptr_nonnull(mine);
+	/* Each one LU's, linked: compact, made whole for the reader. */
+	ck_assert_uint_eq(claims_n_compact(cl), 3);
+	ck_assert_uint_eq(claims_n_of(&lus[0]), ELEMENTSOF(want));
 	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		mine[i] = claims_of(&lus[0], i, &views[i]);
 		ck_assert_ptr_nonnull(mine[i]);
+		ck_assert_uint_eq(mine[i]->set, want[i].set);
+		ck_assert_str_eq(mine[i]->name, want[i].name);
+		ck_assert_str_eq(mine[i]->linked, want[i].target);
+		ck_assert_str_eq(claims_target_of(&lus[0], i), want[i].target);
 		ck_assert_str_eq(claim_state(mine[i], &lus[0]), "linked");
 		ck_assert_ptr_eq(mine[i]->winner, &lus[0]);
+		ck_assert_ptr_nonnull(mine[i]->owners);
+		ck_assert_ptr_null(mine[i]->owners->next);
+		ck_assert(!claim_is_alias(mine[i], &lus[0]));
+		ck_assert(!mine[i]->collision && !mine[i]->foreign && mine[i]->error == 0);
 	}
-	ck_assert_ptr_null(mine[ELEMENTSOF(want)]);
-	ck_assert_ptr_eq(claims_find(cl, 1, "wwn-0x5000"), mine[2]);
 	ck_assert_str_eq(claim_target(mine[1], &lus[0]), "../../sg0");
 	ck_assert_ptr_null(claim_target(mine[1], &lus[1]));
+	/* Found, it is made a full claim, the same as the view says. */
+	ck_assert_str_eq(claims_find(cl, 1, "wwn-0x5000")->name, "wwn-0x5000");
+	ck_assert_ptr_eq(claims_find(cl, 1, "wwn-0x5000")->winner, &lus[0]);
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	ck_assert_ptr_eq(claims_of(&lus[0], 2, &views[2]), claims_find(cl, 1, "wwn-0x5000"));
 
 	/* Claiming the same again changes nothing and writes nothing. */
 	store.adds = 0;
@@ -246,7 +264,8 @@ START_TEST(test_claim_release)
 	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
 	ck_assert_uint_eq(claims_n(cl), 0);
 	ck_assert_uint_eq(store.n, 0);
-	ck_assert_ptr_null(claims_of(&lus[0]));
+	ck_assert_uint_eq(claims_n_of(&lus[0]), 0);
+	ck_assert_ptr_null(lus[0].userdata);
 	ck_assert_uint_eq(store.collisions, 0);
 	ck_assert_uint_eq(store.failures, 0);
 }
@@ -932,6 +951,341 @@ START_TEST(test_error_range)
 }
 END_TEST
 
+/* ---- compact claims (claims.h): promoted on the first event that needs a full claim ---- */
+
+/* @lu's @i-th claim, as its reader sees it (in @view when compact). */
+static const Claim *mine_at(Lu *lu, size_t i, ClaimView *view)
+{
+	ck_assert_uint_lt(i, claims_n_of(lu));
+	return claims_of(lu, i, view);
+}
+
+/* @lu wants base name @base and its -sg twin, on its disk and its sg node. */
+static void want_pair(Lu *lu, const char *base, const char *sd, const char *sg)
+{
+	char sgname[64];
+	ClaimWant w[2] = { { 0, base, sd }, { 0, sgname, sg } };
+
+	snprintf(sgname, sizeof(sgname), "%s-sg", base);
+	ck_assert_int_eq(claims_update(cl, lu, w, ELEMENTSOF(w)), 0);
+}
+
+/* Is @lu's @i-th claim a view (compact) rather than the claim itself? Two views of one compact
+ * claim are two copies; two of a full one are the same pointer. */
+static bool is_compact(Lu *lu, size_t i)
+{
+	ClaimView a, b;
+
+	return mine_at(lu, i, &a) != mine_at(lu, i, &b);
+}
+
+START_TEST(test_compact_second_owner)
+{
+	ClaimView v0, v1;
+	const Claim *c;
+
+	want_pair(&lus[1], "scsi-3600", "../../sdb", "../../sg1");
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	ck_assert(is_compact(&lus[1], 0) && is_compact(&lus[1], 1));
+	c = mine_at(&lus[1], 1, &v1);
+	ck_assert_str_eq(c->name, "scsi-3600-sg");
+	ck_assert_str_eq(c->linked, "../../sg1");
+
+	/* Another path wants the plain name: that claim is promoted, its link kept until the
+	 * collision rule gives it to the lower H:C:T:L, the new owner. */
+	want_one(&lus[0], "scsi-3600");
+	ck_assert_uint_eq(claims_n_compact(cl), 1);
+	ck_assert_uint_eq(claims_n(cl), 2);
+	ck_assert(!is_compact(&lus[1], 0));
+	ck_assert(is_compact(&lus[1], 1));
+	c = mine_at(&lus[1], 0, &v1);
+	ck_assert_ptr_eq(mine_at(&lus[0], 0, &v0), c);
+	ck_assert(c->collision);
+	ck_assert(!c->quarantined);
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(c->linked, "../../sda");
+	ck_assert_str_eq(link_of(0, "scsi-3600"), "../../sda");
+	ck_assert_str_eq(claim_target(c, &lus[1]), "../../sdb");
+	ck_assert_str_eq(claim_state(c, &lus[1]), "collision");
+	ck_assert_uint_eq(store.collisions, 1);
+
+	/* The winner goes: the other keeps the name, still a full claim, and its link. */
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	c = mine_at(&lus[1], 0, &v1);
+	ck_assert_ptr_eq(c->winner, &lus[1]);
+	ck_assert_str_eq(link_of(0, "scsi-3600"), "../../sdb");
+	ck_assert_str_eq(claim_state(c, &lus[1]), "linked");
+	ck_assert_str_eq(link_of(0, "scsi-3600-sg"), "../../sg1");
+
+	/* A clone wants the -sg name: promoted and quarantined, its link removed. */
+	lus[2].naming.lu_key = (char *)"0103:6000c50015ea71ac";
+	want_one(&lus[2], "scsi-3600-sg");
+	ck_assert_uint_eq(claims_n_compact(cl), 0);
+	c = mine_at(&lus[1], 1, &v1);
+	ck_assert(c->quarantined);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_ptr_null(link_of(0, "scsi-3600-sg"));
+	ck_assert_str_eq(claim_state(c, &lus[1]), "quarantined");
+
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_uint_eq(store.n, 0);
+}
+END_TEST
+
+/* A compact current name become an alias (a rename not yet accepted), and back. */
+START_TEST(test_compact_alias)
+{
+	ClaimView v;
+	const Claim *c;
+
+	want_one(&lus[0], "scsi-SOLD");
+	ck_assert_uint_eq(claims_n_compact(cl), 1);
+	store.adds = 0;
+	want_alias(&lus[0], "scsi-SOLD");
+	ck_assert_uint_eq(claims_n_compact(cl), 0);
+	c = mine_at(&lus[0], 0, &v);
+	ck_assert(claim_is_alias(c, &lus[0]));
+	ck_assert_ptr_eq(c->winner, &lus[0]);
+	ck_assert_str_eq(claim_state(c, &lus[0]), "linked");
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
+	ck_assert_uint_eq(store.adds, 0); /* the same link */
+
+	/* An alias is never compact, even a new one. */
+	want_alias(&lus[1], "scsi-SOTHER");
+	ck_assert(claim_is_alias(mine_at(&lus[1], 0, &v), &lus[1]));
+	ck_assert_uint_eq(claims_n_compact(cl), 0);
+
+	/* Back to a current name: the claim stays full (no demotion), its link as it was. */
+	want_one(&lus[0], "scsi-SOLD");
+	c = mine_at(&lus[0], 0, &v);
+	ck_assert(!claim_is_alias(c, &lus[0]));
+	ck_assert_str_eq(claim_state(c, &lus[0]), "linked");
+	ck_assert_str_eq(link_of(0, "scsi-SOLD"), "../../sda");
+}
+END_TEST
+
+/* Writes that fail, and foreign files, make full claims: when the link is first written, by a
+ * refresh, and by a reconcile; the removal of a compact claim's link that fails is reported
+ * with its name. */
+START_TEST(test_compact_write_faults)
+{
+	ClaimView v;
+	const Claim *c;
+
+	store.fail = "wwn-0x5000-sg";
+	store.fail_error = -EACCES;
+	want_pair(&lus[0], "wwn-0x5000", "../../sda", "../../sg0");
+	ck_assert_uint_eq(claims_n_compact(cl), 1);
+	ck_assert(is_compact(&lus[0], 0));
+	c = mine_at(&lus[0], 1, &v);
+	ck_assert(!is_compact(&lus[0], 1));
+	ck_assert_int_eq(c->error, -EACCES);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_str_eq(c->linked, "../../sg0"); /* the link may be there all the same */
+	ck_assert_uint_eq(claims_failed(cl), 1);
+	ck_assert_uint_eq(store.failures, 1);
+
+	/* A reconcile's failure: the compact claim is promoted with the error. */
+	store.fail = "wwn-0x5000";
+	ck_assert_int_eq(claims_reconcile(cl, 0), -EACCES);
+	ck_assert_uint_eq(claims_n_compact(cl), 0);
+	c = mine_at(&lus[0], 0, &v);
+	ck_assert_int_eq(c->error, -EACCES);
+	ck_assert_ptr_null(c->winner);
+	ck_assert_uint_eq(claims_failed(cl), 1);
+	store.fail = NULL;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_uint_eq(claims_failed(cl), 0);
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sda");
+	ck_assert_str_eq(link_of(0, "wwn-0x5000-sg"), "../../sg0");
+
+	/* A foreign file at a name another LU's compact claim is written to by a reconcile. */
+	want_pair(&lus[1], "wwn-0x6000", "../../sdb", "../../sg1");
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	store.foreign = "wwn-0x6000";
+	store_drop(store_find(0, "wwn-0x6000"));
+	ck_assert_int_eq(claims_reconcile(cl, 0), -EEXIST);
+	ck_assert_uint_eq(claims_n_compact(cl), 1);
+	c = mine_at(&lus[1], 0, &v);
+	ck_assert(c->foreign);
+	ck_assert_ptr_null(c->linked);
+	ck_assert_str_eq(claim_state(c, &lus[1]), "foreign");
+	ck_assert_uint_eq(claims_failed(cl), 0);
+
+	/* A compact claim's removal that fails: reported under its name, the claim gone. */
+	store.fail = "wwn-0x6000-sg";
+	store.failures = 0;
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_uint_eq(store.failures, 1);
+	ck_assert_str_eq(store.failed_name, "wwn-0x6000-sg");
+	ck_assert_ptr_null(store.failed_winner);
+	ck_assert_uint_eq(claims_n_compact(cl), 0);
+	ck_assert_ptr_null(claims_find(cl, 0, "wwn-0x6000-sg"));
+	ck_assert_uint_eq(claims_failed(cl), 0);
+}
+END_TEST
+
+/* The owner of a compact claim goes while deferred and its link stays for the next reconcile:
+ * another LU that wants the name with the same target takes the link over (still compact); with
+ * another target the claim is promoted with the old link, which the reconcile replaces. */
+START_TEST(test_compact_owner_leaves)
+{
+	ClaimView v;
+	const Claim *c;
+
+	want_one(&lus[0], "scsi-SA");
+	want_one(&lus[1], "scsi-SB");
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	claims_defer(cl, true);
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	{
+		ClaimWant a = { 0, "scsi-SA", "../../sda" }, b = { 0, "scsi-SB", "../../sdc" };
+
+		ck_assert_int_eq(claims_update(cl, &lus[2], &a, 1), 0);
+		ck_assert_int_eq(claims_update(cl, &lus[1], &b, 1), 0);
+	}
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	claims_defer(cl, false);
+	store.adds = store.removes = 0;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_uint_eq(store.removes, 0);
+	/* Same target: the old link is the claim's own, known as such, still compact. */
+	c = mine_at(&lus[2], 0, &v);
+	ck_assert(is_compact(&lus[2], 0));
+	ck_assert_str_eq(c->linked, "../../sda");
+	ck_assert_ptr_eq(c->winner, &lus[2]);
+	/* Another target: promoted with the old link, written over. */
+	ck_assert(!is_compact(&lus[1], 0));
+	c = mine_at(&lus[1], 0, &v);
+	ck_assert_str_eq(c->linked, "../../sdc");
+	ck_assert_str_eq(link_of(0, "scsi-SB"), "../../sdc");
+	ck_assert_str_eq(store.known, "../../sdb");
+
+	/* Not deferred, the owner goes and the link with it. */
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	ck_assert_ptr_null(link_of(0, "scsi-SA"));
+	ck_assert_uint_eq(claims_n(cl), 1);
+
+	/* Deferred, gone and not claimed again: the reconcile removes the link, passing it as
+	 * lund's. */
+	want_one(&lus[2], "scsi-SC");
+	claims_defer(cl, true);
+	ck_assert_int_eq(claims_update(cl, &lus[2], NULL, 0), 0);
+	claims_defer(cl, false);
+	ck_assert_str_eq(link_of(0, "scsi-SC"), "../../sdc");
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_null(link_of(0, "scsi-SC"));
+}
+END_TEST
+
+/* An LU's identity or nodes change (a re-probe, a rename): its compact claims follow, whatever
+ * the strings its wants were made from become afterwards. */
+START_TEST(test_compact_naming_change)
+{
+	char *base = strdup("scsi-SOLD"), *sd = strdup("../../sda");
+	ClaimView v;
+	const Claim *c;
+
+	ck_assert_ptr_nonnull(base);
+	ck_assert_ptr_nonnull(sd);
+	want_pair(&lus[0], base, sd, "../../sg0");
+	/* The naming they came from is freed, as a re-probe does: the claims hold their own. */
+	free(base);
+	free(sd);
+	ck_assert_uint_eq(claims_n_compact(cl), 2);
+	c = mine_at(&lus[0], 0, &v);
+	ck_assert_str_eq(c->name, "scsi-SOLD");
+	ck_assert_str_eq(claim_target(c, &lus[0]), "../../sda");
+
+	/* New identity, one name kept in another set: the old names' links go, the new come,
+	 * every one compact. */
+	{
+		ClaimWant w[] = {
+			{ 0, "scsi-SNEW", "../../sda" },
+			{ 0, "scsi-SNEW-sg", "../../sg0" },
+			{ 1, "scsi-SOLD", "../../sda" },
+		};
+
+		ck_assert_int_eq(claims_update(cl, &lus[0], w, ELEMENTSOF(w)), 0);
+		ck_assert_uint_eq(claims_n(cl), 3);
+		ck_assert_uint_eq(claims_n_compact(cl), 3);
+		ck_assert_ptr_null(link_of(0, "scsi-SOLD"));
+		ck_assert_ptr_null(link_of(0, "scsi-SOLD-sg"));
+		ck_assert_str_eq(link_of(0, "scsi-SNEW"), "../../sda");
+		ck_assert_str_eq(link_of(0, "scsi-SNEW-sg"), "../../sg0");
+		ck_assert_str_eq(link_of(1, "scsi-SOLD"), "../../sda");
+		for (size_t i = 0; i < ELEMENTSOF(w); i++) {
+			c = mine_at(&lus[0], i, &v);
+			ck_assert_uint_eq(c->set, w[i].set);
+			ck_assert_str_eq(c->name, w[i].name);
+			ck_assert_str_eq(claim_target(c, &lus[0]), w[i].target);
+		}
+
+		/* The same names on new nodes, in another order, one more: moved to the new
+		 * block (the table finds them there), the moved links rewritten, nothing else. */
+		ClaimWant x[] = {
+			{ 1, "scsi-SOLD", "../../sda" },
+			{ 0, "scsi-SNEW-sg", "../../sg4" },
+			{ 0, "scsi-SNEW", "../../sda" },
+			{ 0, "scsi-SNEW-nst", "../../nst0" },
+		};
+
+		store.adds = store.removes = 0;
+		ck_assert_int_eq(claims_update(cl, &lus[0], x, ELEMENTSOF(x)), 0);
+		ck_assert_uint_eq(store.adds, 2);
+		ck_assert_uint_eq(claims_n(cl), 4);
+		ck_assert_uint_eq(claims_n_compact(cl), 4);
+		ck_assert_str_eq(link_of(0, "scsi-SNEW-sg"), "../../sg4");
+		ck_assert_str_eq(link_of(0, "scsi-SNEW-nst"), "../../nst0");
+		for (size_t i = 0; i < ELEMENTSOF(x); i++) {
+			c = mine_at(&lus[0], i, &v);
+			ck_assert_str_eq(c->name, x[i].name);
+			ck_assert_str_eq(claims_target_of(&lus[0], i), x[i].target);
+			ck_assert_str_eq(c->linked, x[i].target);
+		}
+		/* Another LU finds each by name: promoted from the new block. */
+		want_one(&lus[1], "scsi-SNEW");
+		ck_assert_uint_eq(claims_n_compact(cl), 3);
+		c = mine_at(&lus[1], 0, &v);
+		ck_assert_ptr_eq(mine_at(&lus[0], 2, &v), c);
+		ck_assert_ptr_eq(c->winner, &lus[0]);
+	}
+	ck_assert_int_eq(claims_update(cl, &lus[0], NULL, 0), 0);
+	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
+	ck_assert_uint_eq(claims_n(cl), 0);
+	ck_assert_uint_eq(store.n, 0);
+}
+END_TEST
+
+/* The listing of every claim makes compact ones whole: the same fields a full one has. */
+static void check_view(const Claim *c, void *userdata)
+{
+	unsigned *n = userdata;
+
+	ck_assert_ptr_nonnull(c->owners);
+	ck_assert_ptr_null(c->owners->next);
+	ck_assert_ptr_eq(c->winner, c->owners->lu);
+	ck_assert_str_eq(c->linked, c->owners->target);
+	ck_assert_str_eq(link_of(c->set, c->name), c->linked);
+	(*n)++;
+}
+
+START_TEST(test_compact_foreach)
+{
+	unsigned n = 0;
+
+	want_pair(&lus[0], "scsi-SA", "../../sda", "../../sg0");
+	want_pair(&lus[1], "scsi-SB", "../../sdb", "../../sg1");
+	ck_assert_uint_eq(claims_n_compact(cl), 4);
+	claims_foreach(cl, check_view, &n);
+	ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
 static Suite *claims_suite(void)
 {
 	Suite *s = suite_create("claims");
@@ -958,6 +1312,12 @@ static Suite *claims_suite(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_long_strings);
 	tcase_add_test(tc, test_error_range);
+	tcase_add_test(tc, test_compact_second_owner);
+	tcase_add_test(tc, test_compact_alias);
+	tcase_add_test(tc, test_compact_write_faults);
+	tcase_add_test(tc, test_compact_owner_leaves);
+	tcase_add_test(tc, test_compact_naming_change);
+	tcase_add_test(tc, test_compact_foreach);
 	suite_add_tcase(s, tc);
 	return s;
 }
