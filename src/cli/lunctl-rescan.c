@@ -14,6 +14,7 @@
 
 #include "client.h"
 #include "log.h"
+#include "lunctl-rescan-print.h"
 #include "lunctl-rescan-range.h"
 #include "lunctl.h"
 #include "macro.h"
@@ -60,80 +61,6 @@ static void on_event(void *userdata, const ScanEvent *ev)
 	}
 }
 
-static json_object *jarray(json_object *o, const char *key)
-{
-	json_object *v = json_member(o, key);
-
-	return v && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-/* The human form, from the result's JSON (scan-json.h): the same whether this process or lund
- * scanned. */
-static void print_human(json_object *res)
-{
-	json_object *dryo, *actions = jarray(res, "actions"), *targets = jarray(res, "targets"),
-	                   *hosts = jarray(res, "hosts");
-	bool dry =
-	        json_object_object_get_ex(res, "dry_run", &dryo) && json_object_get_boolean(dryo);
-	bool ids = json_member(res, "ids") && json_object_get_boolean(json_member(res, "ids"));
-
-	for (size_t i = 0; actions && i < json_object_array_length(actions); i++) {
-		json_object *a = json_object_array_get_idx(actions, i);
-		const char *kind = json_str(a, "action") ?: "?", *path = json_str(a, "path"),
-		           *error = json_str(a, "error");
-
-		/* Probes are plumbing: shown in a dry run (they are writes) and when they fail. */
-		if (streq(kind, "probe") && !dry && !error)
-			continue;
-		printf("%s%-6s %-16s %s", dry && !streq(kind, "keep") ? "would " : "", kind,
-		       json_str(a, "hctl") ?: "", json_str(a, "reason") ?: "");
-		if (dry && path)
-			printf(" [echo '%s' > /%s]", json_str(a, "value") ?: "", path);
-		if (error)
-			printf(": FAILED: %s", error);
-		printf("\n");
-	}
-	for (size_t i = 0; targets && i < json_object_array_length(targets); i++) {
-		json_object *t = json_object_array_get_idx(targets, i);
-		const char *error = json_str(t, "error"), *via = json_str(t, "via"),
-		           *detail = json_str(t, "detail"), *method = json_str(t, "method");
-
-		if (error)
-			printf("failed target %s%s%s: %s%s%s; nothing added or removed there\n",
-			       json_str(t, "target") ?: "", via ? " via " : "", via ?: "", error,
-			       detail ? ": " : "", detail ?: "");
-		else if (method && streq(method, "sequential"))
-			printf("target %s: sequential probe: %s\n", json_str(t, "target") ?: "",
-			       detail ?: "");
-	}
-	for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
-		json_object *h = json_object_array_get_idx(hosts, i);
-		const char *error = json_str(h, "error");
-
-		if (error)
-			printf("failed host%" PRIi64 ": %s\n", json_int(h, "host"), error);
-	}
-
-	printf("%-8s %-14s %6s %8s %8s", "HOST", "DRIVER", dry ? "+ADD" : "ADDED",
-	       dry ? "+REMOVE" : "REMOVED", dry ? "+RESIZE" : "RESIZED");
-	if (ids)
-		printf(" %8s", dry ? "+REIDENT" : "REIDENT");
-	printf(" %10s %5s %7s\n", "UNCHANGED", "KEPT", "FAILED");
-	for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
-		json_object *h = json_object_array_get_idx(hosts, i);
-		char name[32];
-
-		snprintf(name, sizeof(name), "host%" PRIi64, json_int(h, "host"));
-		printf("%-8s %-14s %6" PRIi64 " %8" PRIi64 " %8" PRIi64, name,
-		       json_str(h, "driver") ?: "", json_int(h, "added"), json_int(h, "removed"),
-		       json_int(h, "resized"));
-		if (ids)
-			printf(" %8" PRIi64, json_int(h, "reidentified"));
-		printf(" %10" PRIi64 " %5" PRIi64 " %7" PRIi64 "\n", json_int(h, "unchanged"),
-		       json_int(h, "kept"), json_int(h, "failed"));
-	}
-}
-
 typedef struct QuirkCtx {
 	ScanQuirks *quirks;
 	pthread_mutex_t lock; /* one warning per bad value, not one per target */
@@ -161,11 +88,10 @@ static int on_quirk(void *userdata, int type, const char *vendor, const char *mo
 
 static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
                          ScanPolicy *pol, const char *hwdb, const char *conf, bool no_quirks,
-                         Progress *progress, json_object **ret)
+                         Progress *progress, ScanResult *ret)
 {
 	_cleanup_close_ int rootfd = -EBADF;
 	QuirkCtx qc = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	ScanResult res = {};
 	ScanContext ctx;
 	int r;
 
@@ -194,14 +120,10 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 		.event = on_event,
 		.event_userdata = progress,
 	};
-	r = scan_run(&ctx, sel, n_sel, flags, &res);
+	r = scan_run(&ctx, sel, n_sel, flags, ret);
 	scan_quirks_free(qc.quirks);
 	pthread_mutex_destroy(&qc.lock);
-	if (r < 0)
-		return r;
-	*ret = scan_result_to_json(&res, flags, "lunctl");
-	scan_result_done(&res);
-	return *ret ? 0 : -ENOMEM;
+	return r;
 }
 
 static void on_daemon_progress(json_object *p, void *userdata)
@@ -611,7 +533,11 @@ int verb_rescan(int argc, char *argv[], Options *o)
 	char **sel_str = NULL;
 	RangeList lists_given[_LIST_MAX] = {};
 	ScanPolicy pol = {};
+	/* lund's result arrives as JSON; this process's own is printed straight from the
+	 * ScanResult: a human table needs neither a JSON tree nor libjson-c. */
 	_cleanup_(json_object_putp) json_object *res = NULL;
+	_cleanup_(scan_result_done) ScanResult own = {};
+	bool scanned_here = false;
 	Progress progress = {};
 	const char *hwdb = NULL, *conf = NULL;
 	bool direct = false, no_quirks = false, have_lists = false;
@@ -800,9 +726,11 @@ int verb_rescan(int argc, char *argv[], Options *o)
 	if (!direct && !o->root)
 		r = rescan_daemon(have_lists ? sel_str : argv + optind, n_sel, flags, &pol,
 		                  &progress, &res);
-	if (r > 0)
+	if (r > 0) {
 		r = rescan_direct(o, sel, n_sel, flags, &pol, hwdb, conf, no_quirks, &progress,
-		                  &res);
+		                  &own);
+		scanned_here = true;
+	}
 	if (progress.shown)
 		fprintf(stderr, "\r\033[K");
 	if (r == -ENOENT && n_sel == 0) {
@@ -821,15 +749,27 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		goto finish;
 	}
 
+	if (scanned_here && o->output == OUTPUT_JSON) {
+		res = scan_result_to_json(&own, flags, "lunctl");
+		if (!res) {
+			log_error_errno(-ENOMEM, "Out of memory");
+			ret = EXIT_DEVICE;
+			goto finish;
+		}
+	}
 	if (o->output == OUTPUT_JSON) {
 		if (output_json(stdout, res) < 0) {
 			ret = EXIT_DEVICE;
 			goto finish;
 		}
-	} else
-		print_human(res);
+	} else if (scanned_here)
+		rescan_print_result(stdout, &own, flags);
+	else
+		rescan_print_json(stdout, res);
 
-	{
+	if (scanned_here)
+		ret = own.failed > 0 ? EXIT_DEVICE : EXIT_OK;
+	else {
 		json_object *f;
 
 		ret = json_object_object_get_ex(res, "failed", &f) && json_object_get_int64(f) > 0

@@ -513,6 +513,165 @@ void scan_probe_action(ScanAction *a, unsigned host, const char *c, const char *
 	snprintf(a->reason, sizeof(a->reason), "%s", reason);
 }
 
+/* What the host's device directory may hold besides its targets without putting targets
+ * elsewhere: its runtime PM and its scsi_host and spi_host class devices (parallel SCSI's
+ * transport keeps its targets directly below the host). */
+static bool host_dir_plain(const char *name)
+{
+	return streq(name, "power") || streq(name, "scsi_host") || streq(name, "spi_host");
+}
+
+/*
+ * The targets the kernel has on @host, from sys/class/scsi_host/hostH/device: the
+ * "targetH:C:T" directories of a host whose targets sit directly below it (parallel, virtual,
+ * ATA, USB). -EOPNOTSUPP when it holds any other directory (a SAS port, an FC rport, an iSCSI
+ * session: targets sit below those) or cannot be read: then only a listing of the bus finds
+ * them all.
+ */
+static int host_dir_targets(int rootfd, unsigned host, TargetSet *ret)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char path[PATH_MAX];
+
+	scan_pathfmt(path, sizeof(path), "sys/class/scsi_host/host%u/device", host);
+	if (sysfs_opendir(rootfd, path, &d) < 0)
+		return -EOPNOTSUPP;
+	for (struct dirent *de; (de = readdir(d));) {
+		unsigned h, c, t;
+		char extra;
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (sscanf(de->d_name, "target%u:%u:%u%c", &h, &c, &t, &extra) == 3 && h == host) {
+			if (target_set_add(ret, c, t, "sysfs") < 0)
+				return -ENOMEM;
+			continue;
+		}
+		if (de->d_type == DT_DIR && host_dir_plain(de->d_name))
+			continue;
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Insert @lu into the sorted @v of @n (room for one more, which the caller made). */
+static void lus_insert(ScanLu *v, size_t n, const ScanLu *lu)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lu_cmp(&v[mid], lu) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(v + lo + 1, v + lo, (n - lo) * sizeof(*v));
+	v[lo] = *lu;
+}
+
+static bool lus_have(const ScanLu *v, size_t n, const ScanLu *lu)
+{
+	const ScanLu *x = bsearch(lu, v, n, sizeof(*v), lu_cmp);
+
+	return x != NULL;
+}
+
+/* Record @lu as added by this scan's target probe (the probe's write is the action that
+ * added it, so it is not "unchanged" later). */
+static void record_probe_added(Scan *s, const ScanLu *lu)
+{
+	ScanAction a = {
+		.kind = SCAN_ACTION_ADD,
+		.host = lu->host,
+		.channel = lu->channel,
+		.target = lu->target,
+		.lun = lu->lun,
+		.applied = true,
+	};
+
+	snprintf(a.hctl, sizeof(a.hctl), "%s", lu->hctl);
+	snprintf(a.reason, sizeof(a.reason), "%s", "new target, instantiated by the target probe");
+	pthread_mutex_lock(&s->lock);
+	{
+		char(*v)[64] = reallocarray(s->probe_added, s->n_probe_added + 1, sizeof(*v));
+
+		if (v) {
+			s->probe_added = v;
+			snprintf(v[s->n_probe_added++], sizeof(*v), "%s", lu->hctl);
+		} else
+			s->fatal = -ENOMEM;
+	}
+	pthread_mutex_unlock(&s->lock);
+	(void)scan_record_action(s, &a);
+}
+
+/*
+ * After a target probe ("C T 0"): what it instantiated. A probe of LUN 0 can add nothing but
+ * LUN 0 of a target, so where the host's targets are its own directories (host_dir_targets())
+ * each target's LUN 0 is looked for that the listing before the probe lacks: a short
+ * directory and a lookup per such target, not a listing of every LU on the system again.
+ * Elsewhere the bus is listed again and compared. @lus/@n_lus: the listing before the probe,
+ * updated.
+ */
+static int probe_update_lus(Scan *s, unsigned host, ScanLu **lus, size_t *n_lus)
+{
+	_cleanup_free_ TargetAddr *targets = NULL;
+	TargetSet ts = {};
+	ScanLu *before = *lus, *after = NULL;
+	size_t n_before = *n_lus, n_after = 0;
+	int r;
+
+	r = host_dir_targets(s->rootfd, host, &ts);
+	targets = ts.v;
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		scan_debug(s, "host%u: the target probe's LUN 0s from the host's %zu targets", host,
+		           ts.n);
+		for (size_t i = 0; i < ts.n; i++) {
+			ScanLu lu = { .host = host,
+				      .channel = ts.v[i].channel,
+				      .target = ts.v[i].target,
+				      .lun = 0,
+				      .type = -1 };
+			ScanLu *v;
+
+			if (lus_have(*lus, *n_lus, &lu) ||
+			    !scan_lu_exists(s->rootfd, host, lu.channel, lu.target, 0))
+				continue;
+			v = reallocarray(*lus, *n_lus + 1, sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:0", host, lu.channel,
+			         lu.target);
+			lus_insert(v, *n_lus, &lu);
+			*lus = v;
+			(*n_lus)++;
+			record_probe_added(s, &lu);
+		}
+		return 0;
+	}
+
+	scan_debug(s, "host%u: targets below transport ports: listing the LUs again", host);
+	r = scan_list_lus(s->rootfd, host, SCAN_ANY, SCAN_ANY, &after, &n_after);
+	if (r < 0)
+		return r;
+	/* both listings are sorted by address: walk them side by side */
+	for (size_t i = 0, k = 0; i < n_after; i++) {
+		while (k < n_before && lu_cmp(&before[k], &after[i]) < 0)
+			k++;
+		if (k < n_before && lu_cmp(&before[k], &after[i]) == 0)
+			continue;
+		record_probe_added(s, &after[i]);
+	}
+	scan_lus_free(before, n_before);
+	*lus = after;
+	*n_lus = n_after;
+	return 0;
+}
+
 /* @lus/@n: the host's listing (sorted), from which the target's own LUs are taken. */
 static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, const char *src,
                                const ScanLu *lus, size_t n)
@@ -667,51 +826,9 @@ void scan_run_host(Scan *s, ScanHost *host)
 		/* Only a target probe the kernel took can have added an LU: without one,
 		 * listing a thousand LUs again would find the same ones. */
 		if (probed) {
-			ScanLu *before = lus;
-			size_t n_before = n_lus;
-
-			lus = NULL;
-			r = scan_list_lus(s->rootfd, host->host, SCAN_ANY, SCAN_ANY, &lus, &n_lus);
-			if (r < 0) {
-				scan_lus_free(before, n_before);
+			r = probe_update_lus(s, host->host, &lus, &n_lus);
+			if (r < 0)
 				goto fail;
-			}
-			/* What the target probe instantiated was added by this scan: count
-			 * it as such (the probe's own write is the action that added it).
-			 */
-			/* both listings are sorted by address: walk them side by side */
-			for (size_t i = 0, k = 0; i < n_lus; i++) {
-				while (k < n_before && lu_cmp(&before[k], &lus[i]) < 0)
-					k++;
-				if (k < n_before && lu_cmp(&before[k], &lus[i]) == 0)
-					continue;
-				a = (ScanAction){
-					.kind = SCAN_ACTION_ADD,
-					.host = lus[i].host,
-					.channel = lus[i].channel,
-					.target = lus[i].target,
-					.lun = lus[i].lun,
-					.applied = true,
-				};
-				snprintf(a.hctl, sizeof(a.hctl), "%s", lus[i].hctl);
-				snprintf(a.reason, sizeof(a.reason), "%s",
-				         "new target, instantiated by the target probe");
-				pthread_mutex_lock(&s->lock);
-				{
-					char(*v)[64] = reallocarray(
-					        s->probe_added, s->n_probe_added + 1, sizeof(*v));
-
-					if (v) {
-						s->probe_added = v;
-						snprintf(v[s->n_probe_added++], sizeof(*v), "%s",
-						         lus[i].hctl);
-					} else
-						s->fatal = -ENOMEM;
-				}
-				pthread_mutex_unlock(&s->lock);
-				(void)scan_record_action(s, &a);
-			}
-			scan_lus_free(before, n_before);
 		}
 	}
 

@@ -182,6 +182,21 @@ expect_rc 0 "rescan --update of a root without hosts" "$LUNCTL" --root "$TMP/noh
 expect_rc 0 "rescan --no-quirks of a root without hosts" "$LUNCTL" --root "$TMP/nohosts" rescan \
         --no-quirks --json
 
+# A scan of this process prints its table straight from the engine's result: no JSON tree, so
+# no libjson-c loaded (LD_DEBUG=libs names every library the loader opens); --json loads it.
+mkdir -p "$TMP/onehost/sys/class/scsi_host/host0"
+echo fake > "$TMP/onehost/sys/class/scsi_host/host0/proc_name"
+: > "$TMP/onehost/sys/class/scsi_host/host0/scan"
+expect_rc 0 "rescan of a root with one host" env LD_DEBUG=libs "$LUNCTL" --root "$TMP/onehost" \
+        rescan --no-quirks
+check "rescan's table: $(cat "$TMP/out")" grep -q '^host0    fake                0 ' "$TMP/out"
+check "rescan wrote the target probe" grep -qx -- '- - 0' "$TMP/onehost/sys/class/scsi_host/host0/scan"
+check "rescan's table loaded libjson-c: $(grep -m1 'json-c' "$TMP/err")" \
+        sh -c '! grep -q "calling init: .*libjson-c" "$1"' sh "$TMP/err"
+expect_rc 0 "rescan --json of a root with one host" env LD_DEBUG=libs "$LUNCTL" --root "$TMP/onehost" \
+        rescan --no-quirks --json
+check "rescan --json: $(head -c 200 "$TMP/out")" grep -q '"scanned_by": "lunctl"' "$TMP/out"
+check "rescan --json without libjson-c?" grep -q "calling init: .*libjson-c" "$TMP/err"
 # rescan-scsi-bus.sh's options: those lunctl shares mean the same here; every other one is
 # refused (exit 1) with what to use instead, so no letter silently means something else.
 # Destructive actions have long options only.

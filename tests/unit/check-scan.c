@@ -68,6 +68,8 @@ typedef struct Fake {
 	unsigned report_delay_ms; /* each REPORT LUNS takes this long, outside the fake's lock */
 	unsigned report_busy;     /* REPORT LUNS under way at once, and the most seen */
 	unsigned report_busy_max;
+	bool ports;       /* targets sit below ports (host_with_ports()), not below the host */
+	char debug[2048]; /* the scan's debug messages, one a line */
 } Fake;
 
 static Fake fake;
@@ -127,6 +129,25 @@ static void host(unsigned h, const char *proc_name)
 	check_tree_put_str(&tree, p, proc_name);
 	xsnprintf(p, "sys/class/scsi_host/host%u/scan", h);
 	check_tree_put_str(&tree, p, "");
+	/* the host's device directory as the kernel has it: what is not a target, and below
+	 * it each target's directory (instantiate()) */
+	xsnprintf(p, "sys/class/scsi_host/host%u/device/power", h);
+	check_tree_mkdirs(&tree, p);
+	xsnprintf(p, "sys/class/scsi_host/host%u/device/scsi_host", h);
+	check_tree_mkdirs(&tree, p);
+	xsnprintf(p, "sys/class/scsi_host/host%u/device/uevent", h);
+	check_tree_put_str(&tree, p, "DEVTYPE=scsi_host\n");
+}
+
+/* A transport host's layout: its targets below a port, not below the host. */
+static void host_with_ports(unsigned h, const char *proc_name)
+{
+	char p[128];
+
+	host(h, proc_name);
+	fake.ports = true;
+	xsnprintf(p, "sys/class/scsi_host/host%u/device/port-%u:0", h, h);
+	check_tree_mkdirs(&tree, p);
 }
 
 /* An LU on the wire; @capacity 0: 8 MiB. */
@@ -176,6 +197,10 @@ static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
 	char d[128], p[256], v[64];
 	unsigned n = next_disk++;
 
+	if (!fake.ports) {
+		xsnprintf(p, "sys/class/scsi_host/host%u/device/target%u:%u:%u", h, h, c, t);
+		check_tree_mkdirs(&tree, p);
+	}
 	xsnprintf(d, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
 	xsnprintf(p, "%s/type", d);
 	check_tree_put_str(&tree, p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
@@ -431,6 +456,11 @@ static const ScanIo fake_io = {
 static void count_events(void *ud, const ScanEvent *ev)
 {
 	events++;
+	if (ev->kind == SCAN_EVENT_DEBUG) {
+		size_t len = strlen(fake.debug);
+
+		snprintf(fake.debug + len, sizeof(fake.debug) - len, "%s\n", ev->message);
+	}
 }
 
 static int fake_quirk(void *ud, int type, const char *vendor, const char *model,
@@ -530,9 +560,56 @@ START_TEST(test_add)
 	ck_assert_uint_eq(r.failed, 0);
 	ck_assert_uint_eq(r.commands, 3);
 	ck_assert_uint_gt(events, 0);
+	/* the probe's LU found from the host's targets, not from listing the bus again */
+	ck_assert_msg(
+	        strstr(fake.debug, "host0: the target probe's LUN 0s from the host's 3 targets"),
+	        "%s", fake.debug);
 	/* nothing removed or resized without asking */
 	for (size_t i = 0; i < fake.n_writes; i++)
 		ck_assert_ptr_null(strstr(fake.writes[i], "delete"));
+	scan_result_done(&r);
+}
+END_TEST
+
+/*
+ * What the target probe "- - 0" instantiated: LUN 0 of a new target, and LUN 0 of a target that
+ * had only other LUs, both added by the probe. Where the host's targets are its own directories
+ * they are looked up there; below transport ports the LUs are listed again.
+ */
+static const struct {
+	bool ports;
+	const char *debug; /* how the probe's LUs were found */
+} probe_cases[] = {
+	{ false, "host0: the target probe's LUN 0s from the host's 4 targets\n" },
+	{ true, "host0: targets below transport ports: listing the LUs again\n" },
+};
+
+START_TEST(test_probe_adds_lun0)
+{
+	ScanResult r = {};
+
+	if (probe_cases[_i].ports)
+		host_with_ports(0, "fake");
+	basic_world();
+	wire(0, 0, 2, 0); /* a new target */
+	wire(0, 0, 2, 1);
+	wire(0, 0, 3, 0); /* a target the kernel has LUN 1 of only */
+	wire(0, 0, 3, 1);
+	instantiate(0, 0, 3, 1);
+	run(SCAN_ADD, NULL, &r);
+
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	ck_assert_msg(strstr(fake.debug, probe_cases[_i].debug), "%s", fake.debug);
+	ck_assert_str_eq(action(&r, SCAN_ACTION_ADD, "0:0:2:0")->reason,
+	                 "new target, instantiated by the target probe");
+	ck_assert_str_eq(action(&r, SCAN_ACTION_ADD, "0:0:3:0")->reason,
+	                 "new target, instantiated by the target probe");
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 1"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 3 0"));
+	ck_assert_uint_eq(r.hosts[0].added, 3);     /* 0:0:2:0, 0:0:2:1, 0:0:3:0 */
+	ck_assert_uint_eq(r.hosts[0].unchanged, 4); /* 0:0:0:{0,1}, 0:0:1:0, 0:0:3:1 */
+	ck_assert_uint_eq(r.n_targets, 4);
+	ck_assert_uint_eq(r.failed, 0);
 	scan_result_done(&r);
 }
 END_TEST
@@ -961,7 +1038,7 @@ START_TEST(test_sas_transport)
 {
 	ScanResult r = {};
 
-	host(2, "mptsas");
+	host_with_ports(2, "mptsas");
 	check_tree_put_str(&tree, "sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
 	check_tree_put_str(&tree, "sys/class/sas_device/end_device-2:0/scsi_target_id", "0\n");
 	check_tree_put_str(&tree, "sys/class/sas_end_device/end_device-2:1/bay_identifier", "1\n");
@@ -990,7 +1067,7 @@ START_TEST(test_fc_transport)
 {
 	ScanResult r = {};
 
-	host(3, "qla2xxx");
+	host_with_ports(3, "qla2xxx");
 	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-0/scsi_target_id", "0\n");
 	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-0/port_state", "Online\n");
 	check_tree_put_str(&tree, "sys/class/fc_remote_ports/rport-3:0-1/scsi_target_id", "-1\n");
@@ -1011,7 +1088,7 @@ START_TEST(test_kernel_fallback)
 {
 	ScanResult r = {};
 
-	host(2, "mptsas");
+	host_with_ports(2, "mptsas");
 	check_tree_put_str(&tree, "sys/class/sas_end_device/end_device-2:0/bay_identifier", "0\n");
 	check_tree_put_str(&tree, "sys/class/sas_device/end_device-2:0/scsi_target_id", "4\n");
 	wire(2, 0, 4, 1); /* no LUN 0 */
@@ -1373,6 +1450,7 @@ static Suite *scan_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_add);
+	CHECK_ADD_LOOP(tc, test_probe_adds_lun0, probe_cases);
 	tcase_add_test(tc, test_dry_run);
 	tcase_add_test(tc, test_many_lus_any_order);
 	tcase_add_test(tc, test_pool_grows_when_needed);
