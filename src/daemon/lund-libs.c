@@ -17,6 +17,7 @@
  */
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -86,3 +87,17 @@ static void sgutils_load(void)
 	}
 
 SGUTILS_FUNCTIONS(SGUTILS_STUB_F, SGUTILS_STUB_V)
+
+/*
+ * The heap of a process that holds a few small objects per LU for as long as the LU lives, made
+ * between short-lived ones of the same sizes (the LU's read, its pages, its wanted names): freed
+ * small chunks go back to malloc's bins and merge with their neighbours at once, not into
+ * fastbins, which keep them apart for reuse by the same size only. With fastbins the arena held
+ * 0.7 MiB of such holes at 4096 LUs, a fifth of the heap in use (RssAnon 4.2 MiB; 3.7 without).
+ * The per-thread cache stays: it serves the same hot sizes without the holes. Set before main(),
+ * so that no chunk was ever freed into a fastbin.
+ */
+__attribute__((constructor)) static void lund_malloc_setup(void)
+{
+	(void)mallopt(M_MXFAST, 0);
+}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1071,6 +1072,10 @@ void manager_send_ready(Manager *m)
 	m->ready_deferred = false;
 	m->ready = true;
 	m->resyncs = 0;
+	/* The start-up's own memory back to the system: the enumeration of every device and the
+	 * reconcile's arrays, freed between what the LUs keep, left whole free pages in the heap
+	 * (0.3 MiB of RssAnon at 4096 LUs); once, not per event. */
+	(void)malloc_trim(0);
 	sd_event_now(m->event, CLOCK_MONOTONIC, &nowu);
 	(void)sd_notifyf(false, "READY=1\nSTATUS=Managing %zu logical units, %zu names",
 	                 inventory_n_lus(m->inventory), claims_n(m->claims));
