@@ -573,9 +573,8 @@ static void lus_insert(ScanLu *v, size_t n, const ScanLu *lu)
 
 static bool lus_have(const ScanLu *v, size_t n, const ScanLu *lu)
 {
-	const ScanLu *x = bsearch(lu, v, n, sizeof(*v), lu_cmp);
-
-	return x != NULL;
+	/* bsearch() takes no NULL array, even an empty one (a host with no LU yet). */
+	return n > 0 && bsearch(lu, v, n, sizeof(*v), lu_cmp) != NULL;
 }
 
 /* Record @lu as added by this scan's target probe (the probe's write is the action that
