@@ -344,6 +344,22 @@ static void put(const char *attr, const char *v)
 	check_tree_put_str(&tmp, rel, line);
 }
 
+/* A stock kernel's LU (no evt_error, its counters at @ioerr and @iotmo) watched by a new tracker
+ * in *@ret, its counters polled (error_tracker_enable() returns 0). Returns the root's fd. */
+static int stock_tracker(const ErrorThreshold *t, const char *ioerr, const char *iotmo,
+                         ErrorTracker **ret)
+{
+	int fd;
+
+	tree(false);
+	put("ioerr_cnt", ioerr);
+	put("iotmo_cnt", iotmo);
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, t, NULL, NULL, ret), 0);
+	ck_assert_int_eq(error_tracker_enable(*ret, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	return fd;
+}
+
 /* Stock kernel: no evt_error, the counters are polled; iotmo_cnt feeds a timeout threshold. */
 START_TEST(test_poll)
 {
@@ -353,12 +369,7 @@ START_TEST(test_poll)
 	json_object *o, *v;
 	char *s;
 
-	tree(false);
-	put("ioerr_cnt", "0x10");
-	put("iotmo_cnt", "0xfffffffe");
-	fd = sysfs_open_root(tmp.path);
-	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
-	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	fd = stock_tracker(&t, "0x10", "0xfffffffe", &tr);
 	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
 
 	put("ioerr_cnt", "0x13");
@@ -396,12 +407,7 @@ START_TEST(test_kernel_lacks)
 	ErrorTracker *tr;
 	char *s;
 
-	tree(false);
-	put("ioerr_cnt", "0x0");
-	put("iotmo_cnt", "0x0");
-	fd = sysfs_open_root(tmp.path);
-	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
-	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 0);
+	fd = stock_tracker(&t, "0x0", "0x0", &tr);
 	ck_assert_uint_eq(error_tracker_n_watched(tr), 1);
 	error_tracker_forget(tr, "2:0:0:0");
 
