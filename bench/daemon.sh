@@ -6,7 +6,8 @@
 #   bench/daemon.sh [1024|4096] [--bin PATH]...  (LUND_VM_BUILD / LUND_VM_CACHE as for tests/vm/run)
 # Builds against each other in one VM: LUND_BENCH_LUNDS="lund-main lund" LUND_BENCH_ROUNDS=4
 # bench/daemon.sh 1024 --bin /path/to/lund-main (any --bin puts the build's lund and lunctl in
-# the guest as well); LUND_BENCH_TOOLS=lund skips udevd's round.
+# the guest as well); LUND_BENCH_TOOLS=lund skips udevd's round, LUND_BENCH_TOOLS="kernel lund"
+# adds a round with no naming tool (the kernel's time alone, a second reference).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -47,10 +48,16 @@ for line in lines:
         rows.append(d)
 if not rows:
     sys.exit("bench: no results (see the console log next to " + sys.argv[1] + ")")
-print(f"{'tool':<9} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}")
+# the kernel alone (LUND_BENCH_TOOLS with "kernel"): its time per size, the other reference
+alone = {r['lus']: int(r['kernel_ms']) for r in rows if r['tool'] == 'kernel'}
+print(f"{'tool':<9} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}"
+      + (f" {'names/kernel alone':>19}" if alone else ""))
 for r in rows:
     lus, kms, nms = int(r['lus']), int(r['kernel_ms']), int(r['names_ms'])
-    print(f"{r['tool']:<9} {lus:>5} {kms/1000:>9.1f} {nms/1000:>8.1f} {nms/max(kms,1):>12.2f}x {r['names']:>6}")
+    line = f"{r['tool']:<9} {lus:>5} {kms/1000:>9.1f} {nms/1000:>8.1f} {nms/max(kms,1):>12.2f}x {r['names']:>6}"
+    if r['tool'] != 'kernel' and r['lus'] in alone:
+        line += f" {nms/max(alone[r['lus']],1):>18.2f}x"
+    print(line)
 for r in rows:
     e = r.get('extra', {})
     if 'lag_med_ms' in e:
@@ -58,6 +65,11 @@ for r in rows:
               f"90% {int(e['lag_p90_ms'])/1000:.1f} s, max {int(e['lag_max_ms'])/1000:.1f} s; last node "
               f"{int(e['last_node_ms'])/1000:.1f} s, last link {int(e['last_link_ms'])/1000:.1f} s, "
               f"{e['links_after_last_node']} of {e['links']} links after the last node")
+    if 'ulag_med_ms' in e:
+        print(f"kernel {r['lus']}: node to the disk's add uevent: median {int(e['ulag_med_ms'])/1000:.1f} s, "
+              f"90% {int(e['ulag_p90_ms'])/1000:.1f} s, max {int(e['ulag_max_ms'])/1000:.1f} s; last node "
+              f"{int(e['last_node_ms'])/1000:.1f} s, last uevent {int(e['last_uevent_ms'])/1000:.1f} s "
+              f"({e['uevents']} disks)")
     if 'lund_cpu_ms' in e:
         print(f"{r['tool']} {r['lus']}: {int(e['lund_cpu_ms'])/1000:.1f} s CPU for the round "
               f"({int(e.get('lund_cpu_kernel_ms', 0))/1000:.1f} s of it while the kernel added the "
@@ -67,7 +79,7 @@ for r in rows:
 # lund's CPU per kernel second, by build and size
 groups = {}
 for r in rows:
-    if r['tool'] == 'udev':
+    if r['tool'] in ('udev', 'kernel'):
         continue
     e = r.get('extra', {})
     g = groups.setdefault((r['tool'], r['lus']), [])
@@ -81,7 +93,7 @@ if any(len(g) > 1 for g in groups.values()):
         print(f"{tool:<9} {lus:>5} {len(g):>6}  {a[0]:.2f} / {a[len(a)//2]:.2f} / {a[-1]:.2f}x"
               f"              {c[0]:.2f} / {c[len(c)//2]:.2f} / {c[-1]:.2f}")
 u = [r for r in rows if r['tool'] == 'udev']
-l = [r for r in rows if r['tool'] != 'udev' and u and r['lus'] == u[0]['lus']]
+l = [r for r in rows if r['tool'] not in ('udev', 'kernel') and u and r['lus'] == u[0]['lus']]
 if u and l:
     print(f"udevd+scsi_id / lund, time until every name exists: "
           f"{int(u[0]['names_ms'])/max(int(l[0]['names_ms']),1):.2f}x")

@@ -60,6 +60,64 @@ if count_ge 1 '/sys/block/sd*'; then
 	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	until ! count_ge 1 '/sys/block/sd*'; do nap; done
 fi
+# uevent_lag LUS UP0 MONITOR_LOG: per disk, the delay from its devtmpfs node (mtime) to the
+# kernel's add uevent of the disk (udevadm monitor -k, CLOCK_MONOTONIC), and when the last of
+# each came, from UP0 (/proc/uptime at the add)
+uevent_lag() {
+	local up off
+	read -r up _ </proc/uptime
+	off=$(awk -v e="$EPOCHREALTIME" -v u="$up" 'BEGIN { printf "%.3f", e - u }')
+	find /dev -maxdepth 1 -name 'sd*' -printf 'N %f %T@\n' >/tmp/ulag.in
+	awk '$1 ~ /^KERNEL\[/ && $2 == "add" && $4 == "(block)" {
+		t = $1; sub(/^KERNEL\[/, "", t); sub(/\]$/, "", t); n = split($3, p, "/")
+		if (p[n] ~ /^sd[a-z]+$/) print "E", p[n], t }' "$3" >>/tmp/ulag.in
+	awk -v off="$off" -v up0="$2" '
+		$1 == "N" { node[$2] = $3 - off; if ($3 - off > ln) ln = $3 - off; next }
+		{ ev[$2] = $3; if ($3 > le) le = $3 }
+		END { for (d in ev) if (d in node) print "L", (ev[d] - node[d]) * 1000
+		      printf "S %d %d\n", (ln - up0) * 1000, (le - up0) * 1000 }' /tmp/ulag.in |
+		sort -k1,1 -k2,2n >/tmp/ulag.out
+	awk -v lus="$1" '
+		$1 == "L" { l[++n] = $2 }
+		$1 == "S" && n {
+			printf "RESULT ulag lus=%d uevents=%d ulag_min_ms=%d ulag_med_ms=%d ulag_p90_ms=%d ulag_max_ms=%d last_node_ms=%d last_uevent_ms=%d\n",
+			       lus, n, l[1], l[int((n + 1) / 2)], l[int(n * 0.9)], l[n], $2, $3
+		}' /tmp/ulag.out >/tmp/ulag.res
+	[ -s /tmp/ulag.res ] && vm_send "$(cat /tmp/ulag.res)"
+	return 0
+}
+# --- the kernel alone ---------------------------------------------------------------------------
+# LUND_BENCH_TOOLS with "kernel": each size's host added with no naming tool running (udevd
+# stopped, no lund), the time until the kernel had every sd device: the reference that a
+# round's own kernel time (the kernel sharing the CPUs with the tool) is compared with as well
+if [[ " $TOOLS " == *" kernel "* ]]; then
+	for lus in $LUND_SIZES; do
+		t=$(((lus + 255) / 256))
+		echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
+		echo $((lus / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+		# the disks' add uevents, to tell when the kernel announces each disk after
+		# making its node (the uevent a tool names it from)
+		udevadm monitor -k -s block >/tmp/kmon.log 2>&1 &
+		mp=$!
+		sleep 1
+		read -r up0 _ </proc/uptime
+		t0=$(now)
+		echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+		wait_count "kernel round, disks" $lus '/sys/block/sd*' || true
+		tk=$(now)
+		vm_result "tool=kernel lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tk - t0)) names=0"
+		until count_ge $lus '/dev/sd*' && [ "$(grep -c ' add .*/block/sd[a-z]* (block)' /tmp/kmon.log)" -ge $lus ]; do
+			nap
+			[ $(($(now) - tk)) -lt 60000 ] || break
+		done
+		kill $mp
+		uevent_lag $lus "$up0" /tmp/kmon.log
+		echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+		until ! count_ge 1 '/sys/block/sd*'; do nap; done
+		sleep 1
+	done
+fi
+[[ " $TOOLS " == *" lund "* ]] || [ -n "${LUND_BENCH_LUNDS:-}" ] || vm_done
 # LUND_BENCH_TRACE=1 (a profile, not a timing: ptrace slows every system call): lund runs under
 # strace (tests/vm/run --bin /usr/bin/strace), every thread's calls written to the 9p output
 # directory (out/lund.trace), a count per call printed at the end
@@ -71,11 +129,52 @@ lund_start() {
 		vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
 		lp=$(pidof "$1")
 	else
-		"$1" --run-dir /run/lund --load-modules never >/tmp/lund.log 2>&1 &
+		${LUND_BENCH_NICE:+nice -n "$LUND_BENCH_NICE"} "$1" --run-dir /run/lund \
+			--load-modules never >/tmp/lund.log 2>&1 &
 		lp=$!
 	fi
 	vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
 	LUND_TAG=$1
+}
+# LUND_BENCH_PERF=1 (a profile, not a timing; perf from --bin /usr/bin/perf): the whole guest
+# sampled (cpu-clock, every CPU) from adding the host until every name exists, and the samples
+# taken apart in the guest into the result directory: perf-LUS.comm (per process), perf-LUS.sym
+# (per process and symbol, kernel and user), perf-LUS.lund (lund's own samples by symbol, with
+# the callers of its system calls in perf-LUS.lund-calls)
+perf_start() {
+	[ "${LUND_BENCH_PERF:-}" = 1 ] || return 0
+	command -v perf >/dev/null || vm_fail "no perf (--bin /usr/bin/perf)"
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	perf record -q -e cpu-clock -F 499 -a -g -o /tmp/perf.data >/tmp/perf.log 2>&1 &
+	perf_pid=$!
+	sleep 1
+}
+perf_stop() { # LUS KERNEL_MS NAMES_MS
+	[ "${LUND_BENCH_PERF:-}" = 1 ] || return 0
+	kill -INT $perf_pid
+	wait $perf_pid 2>/dev/null || true
+	local o=$VM_OUT/perf-$1
+	echo "kernel_ms=$2 names_ms=$3" >"$o.comm"
+	perf report -i /tmp/perf.data --no-children --sort comm --stdio -g none 2>/dev/null |
+		grep -v '^$' | head -40 >>"$o.comm"
+	# the timeline: samples per 0.5 s per command (lund's threads apart), from adding the host
+	perf script -i /tmp/perf.data -F comm,tid,time 2>/dev/null |
+		awk -v t0="$T0_UP" '{ sub(":", "", $3); b = int(($3 - t0) * 2) / 2
+			c = $1 == "lund" ? "lund:" $2 : ($1 ~ /^kworker/ ? "kworker" : $1); n[b, c]++; k[c]++; bs[b]++ }
+			END { for (b in bs) { printf "%6.1f", b; for (c in k) if (n[b, c] > 0) printf " %s=%d", c, n[b, c]; printf "\n" } }' |
+		sort -n >"$o.timeline"
+	# lund's time by system call and by kernel path, callers included
+	perf report -i /tmp/perf.data --children --comm lund --sort sym --stdio -g none 2>/dev/null |
+		grep -v '^$' | head -200 >"$o.lund-children"
+	cp /tmp/lund.log "$o.log"
+	perf report -i /tmp/perf.data --no-children --sort comm,dso,sym --stdio -g none \
+		2>/dev/null | grep -v '^$' | head -150 >"$o.sym"
+	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio -g none \
+		2>/dev/null | grep -v '^$' | head -120 >"$o.lund"
+	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio \
+		-g caller,0.5,callee --percent-limit 2 2>/dev/null | head -600 >"$o.lund-calls"
+	rm -f /tmp/perf.data
 }
 # lund_round LUS: a host with LUS LUs (LUS/256 targets) added while lund runs, then taken away
 lund_round() {
@@ -84,7 +183,9 @@ lund_round() {
 	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
 	cpu0=$(cpu_ms $lp)
 	sys0=$(sys_ms $lp)
+	perf_start
 	t0=$(now)
+	read -r T0_UP _ </proc/uptime
 	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	wait_count "lund round, disks" $1 '/sys/block/sd*' || true
 	tk=$(now)
@@ -97,6 +198,7 @@ lund_round() {
 		nap
 	done
 	tn=$(now)
+	perf_stop $1 $((tk - t0)) $((tn - t0))
 	vm_result "tool=$LUND_TAG lus=$1 kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$(lund_names)"
 	lag $LUND_TAG $t0 /dev/scsi/by-id
 	# where lund's time went: its CPU time (user+system) while the kernel added the disks and
