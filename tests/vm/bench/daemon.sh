@@ -30,6 +30,9 @@ LUND_NAMES='/dev/scsi/by-id/@(scsi-3|wwn-)!(*-sg)'
 lund_names() { ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' \(scsi-3\|wwn-\)[^ ]* -> \.\./\.\./sd'; }
 cpu_ms() { local st; read -r -a st </proc/$1/stat; echo $(((st[13] + st[14]) * 10)); }
 sys_ms() { local st; read -r -a st </proc/$1/stat; echo $((st[14] * 10)); }
+# sched_ms PID: the main thread's time on a CPU and waiting for one (runnable), in ms, into
+# $RUN_MS and $WAIT_MS
+sched_ms() { local s; read -r -a s </proc/$1/schedstat; RUN_MS=$((s[0] / 1000000)); WAIT_MS=$((s[1] / 1000000)); }
 
 modprobe -a sd_mod sg
 modprobe scsi_debug $ARGS
@@ -183,6 +186,7 @@ lund_round() {
 	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
 	cpu0=$(cpu_ms $lp)
 	sys0=$(sys_ms $lp)
+	sched_ms $lp; run0=$RUN_MS; wait0=$WAIT_MS
 	perf_start
 	t0=$(now)
 	read -r T0_UP _ </proc/uptime
@@ -190,6 +194,7 @@ lund_round() {
 	wait_count "lund round, disks" $1 '/sys/block/sd*' || true
 	tk=$(now)
 	cpuk=$(cpu_ms $lp)
+	sched_ms $lp; runk=$RUN_MS; waitk=$WAIT_MS
 	# the names (the -sg ones point to the sg node), then checked once more that they point
 	# to the disks
 	end=$((SECONDS + LIMIT))
@@ -203,6 +208,9 @@ lund_round() {
 	lag $LUND_TAG $t0 /dev/scsi/by-id
 	# where lund's time went: its CPU time (user+system) while the kernel added the disks and
 	# in all, and memory with the LUs named
+	# while the kernel added the disks: lund's main thread running, runnable but waiting for a
+	# CPU, and neither (blocked: waiting for uevents or in the kernel on a lock)
+	vm_result "lus=$1 lund_run_kernel_ms=$((runk - run0)) lund_runq_kernel_ms=$((waitk - wait0)) lund_blocked_kernel_ms=$((tk - t0 - (runk - run0) - (waitk - wait0)))"
 	vm_result "lus=$1 lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $lp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
 	lunctl status | sed -n '/^Resyncs/,/^Uevents/p'
 	vm_result "lus=$1 lund_resyncs=$(grep -c 'Resynchronising' /tmp/lund.log) lund_log_lines=$(wc -l </tmp/lund.log)"
