@@ -119,6 +119,9 @@ if [ "${LUND_BENCH_PARTS:-}" = 1 ]; then
 		vm_result "$_n.time=$(tr -s ' \n' ',' </tmp/time.out)"
 	}
 	for _r in 1 2; do
+		# the guest's floor for any process: a small dynamically linked one printing its
+		# version (coreutils' pr: libc only, as lunctl)
+		ten floor$_r /usr/bin/pr --version
 		ten start$_r lunctl --version
 		ten idle$_r lunctl rescan "$h"
 		ten jobs1_$_r lunctl rescan --jobs 1 "$h"
@@ -136,6 +139,7 @@ if [ "${LUND_BENCH_PARTS:-}" = 1 ]; then
 	ten openbsg openbsg
 	ten lsroot ls /sys/class/scsi_host
 	ten lsdevices ls -f /sys/bus/scsi/devices
+	tensys floor.sys /usr/bin/pr --version
 	tensys start.sys lunctl --version
 	tensys idle.sys lunctl rescan "$h"
 	tensys onetarget.sys lunctl rescan "$h:0:0"
