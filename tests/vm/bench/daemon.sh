@@ -63,6 +63,49 @@ if count_ge 1 '/sys/block/sd*'; then
 	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	until ! count_ge 1 '/sys/block/sd*'; do nap; done
 fi
+# LUND_BENCH_PERF=1 (a profile, not a timing; perf from --bin /usr/bin/perf): the whole guest
+# sampled (cpu-clock, every CPU) from adding the host until every name exists, and the samples
+# taken apart in the guest into the result directory: perf-LUS.comm (per process), perf-LUS.sym
+# (per process and symbol, kernel and user), perf-LUS.timeline (samples per 0.5 s per process),
+# perf-LUS.lund and .lund-children (lund's own samples by symbol, alone and with what they
+# call), .lund-calls (call graphs); the kernel's round without a tool as perf-kernel-LUS.*
+perf_start() {
+	[ "${LUND_BENCH_PERF:-}" = 1 ] || return 0
+	command -v perf >/dev/null || vm_fail "no perf (--bin /usr/bin/perf)"
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	perf record -q -e cpu-clock -F 499 -a -g -o /tmp/perf.data >/tmp/perf.log 2>&1 &
+	perf_pid=$!
+	sleep 1
+}
+perf_stop() { # LUS KERNEL_MS NAMES_MS
+	[ "${LUND_BENCH_PERF:-}" = 1 ] || return 0
+	kill -INT $perf_pid
+	wait $perf_pid 2>/dev/null || true
+	local o=$VM_OUT/perf-$1
+	echo "kernel_ms=$2 names_ms=$3" >"$o.comm"
+	perf report -i /tmp/perf.data --no-children --sort comm --stdio -g none 2>/dev/null |
+		grep -v '^$' | head -40 >>"$o.comm"
+	# the timeline: samples per 0.5 s per command (lund's threads apart), from adding the host
+	perf script -i /tmp/perf.data -F comm,tid,time 2>/dev/null |
+		awk -v t0="$T0_UP" '{ sub(":", "", $3); b = int(($3 - t0) * 2) / 2
+			c = $1 == "lund" ? "lund:" $2 : ($1 ~ /^kworker/ ? "kworker" : $1); n[b, c]++; k[c]++; bs[b]++ }
+			END { for (b in bs) { printf "%6.1f", b; for (c in k) if (n[b, c] > 0) printf " %s=%d", c, n[b, c]; printf "\n" } }' |
+		sort -n >"$o.timeline"
+	perf report -i /tmp/perf.data --no-children --sort comm,dso,sym --stdio -g none \
+		2>/dev/null | grep -v '^$' | head -150 >"$o.sym"
+	# the rest is lund's (none in the kernel's round)
+	[ -n "${lp:-}" ] || { rm -f /tmp/perf.data; return 0; }
+	# lund's time by system call and by kernel path, callers included
+	perf report -i /tmp/perf.data --children --comm lund --sort sym --stdio -g none 2>/dev/null |
+		grep -v '^$' | head -200 >"$o.lund-children"
+	cp /tmp/lund.log "$o.log"
+	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio -g none \
+		2>/dev/null | grep -v '^$' | head -120 >"$o.lund"
+	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio \
+		-g caller,0.5,callee --percent-limit 2 2>/dev/null | head -600 >"$o.lund-calls"
+	rm -f /tmp/perf.data
+}
 # uevent_lag LUS UP0 MONITOR_LOG: per disk, the delay from its devtmpfs node (mtime) to the
 # kernel's add uevent of the disk (udevadm monitor -k, CLOCK_MONOTONIC), and when the last of
 # each came, from UP0 (/proc/uptime at the add)
@@ -92,32 +135,45 @@ uevent_lag() {
 # --- the kernel alone ---------------------------------------------------------------------------
 # LUND_BENCH_TOOLS with "kernel": each size's host added with no naming tool running (udevd
 # stopped, no lund), the time until the kernel had every sd device: the reference that a
-# round's own kernel time (the kernel sharing the CPUs with the tool) is compared with as well
+# round's own kernel time (the kernel sharing the CPUs with the tool) is compared with as well.
+# Then once more with the disks' add uevents recorded (udevadm monitor, which receives and
+# prints every uevent: a sixth of the guest's CPU, so not in the timed round), to tell when the
+# kernel announces each disk after making its node (the uevent a tool names it from).
+# kernel_add LUS: the host added, every sd device there; $t0 and $tk when it started and ended
+kernel_add() {
+	local t=$((($1 + 255) / 256))
+	echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
+	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+	read -r T0_UP _ </proc/uptime
+	t0=$(now)
+	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	wait_count "kernel round, disks" $1 '/sys/block/sd*' || true
+	tk=$(now)
+}
+kernel_remove() {
+	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	until ! count_ge 1 '/sys/block/sd*'; do nap; done
+	sleep 1
+}
 if [[ " $TOOLS " == *" kernel "* ]]; then
 	for lus in $LUND_SIZES; do
-		t=$(((lus + 255) / 256))
-		echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
-		echo $((lus / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
-		# the disks' add uevents, to tell when the kernel announces each disk after
-		# making its node (the uevent a tool names it from)
+		perf_start
+		kernel_add $lus
+		perf_stop kernel-$lus $((tk - t0)) $((tk - t0))
+		vm_result "tool=kernel lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tk - t0)) names=0"
+		kernel_remove
 		udevadm monitor -k -s block >/tmp/kmon.log 2>&1 &
 		mp=$!
 		sleep 1
-		read -r up0 _ </proc/uptime
-		t0=$(now)
-		echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-		wait_count "kernel round, disks" $lus '/sys/block/sd*' || true
-		tk=$(now)
-		vm_result "tool=kernel lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tk - t0)) names=0"
-		until count_ge $lus '/dev/sd*' && [ "$(grep -c ' add .*/block/sd[a-z]* (block)' /tmp/kmon.log)" -ge $lus ]; do
+		kernel_add $lus
+		until count_ge $lus '/dev/sd*' &&
+			[ "$(grep -c ' add .*/block/sd[a-z]* (block)' /tmp/kmon.log)" -ge $lus ]; do
 			nap
 			[ $(($(now) - tk)) -lt 60000 ] || break
 		done
 		kill $mp
-		uevent_lag $lus "$up0" /tmp/kmon.log
-		echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-		until ! count_ge 1 '/sys/block/sd*'; do nap; done
-		sleep 1
+		uevent_lag $lus "$T0_UP" /tmp/kmon.log
+		kernel_remove
 	done
 fi
 [[ " $TOOLS " == *" lund "* ]] || [ -n "${LUND_BENCH_LUNDS:-}" ] || vm_done
@@ -138,46 +194,6 @@ lund_start() {
 	fi
 	vm_wait_until 60 grep -q 'Ready:' /tmp/lund.log
 	LUND_TAG=$1
-}
-# LUND_BENCH_PERF=1 (a profile, not a timing; perf from --bin /usr/bin/perf): the whole guest
-# sampled (cpu-clock, every CPU) from adding the host until every name exists, and the samples
-# taken apart in the guest into the result directory: perf-LUS.comm (per process), perf-LUS.sym
-# (per process and symbol, kernel and user), perf-LUS.lund (lund's own samples by symbol, with
-# the callers of its system calls in perf-LUS.lund-calls)
-perf_start() {
-	[ "${LUND_BENCH_PERF:-}" = 1 ] || return 0
-	command -v perf >/dev/null || vm_fail "no perf (--bin /usr/bin/perf)"
-	echo -1 >/proc/sys/kernel/perf_event_paranoid
-	echo 0 >/proc/sys/kernel/kptr_restrict
-	perf record -q -e cpu-clock -F 499 -a -g -o /tmp/perf.data >/tmp/perf.log 2>&1 &
-	perf_pid=$!
-	sleep 1
-}
-perf_stop() { # LUS KERNEL_MS NAMES_MS
-	[ "${LUND_BENCH_PERF:-}" = 1 ] || return 0
-	kill -INT $perf_pid
-	wait $perf_pid 2>/dev/null || true
-	local o=$VM_OUT/perf-$1
-	echo "kernel_ms=$2 names_ms=$3" >"$o.comm"
-	perf report -i /tmp/perf.data --no-children --sort comm --stdio -g none 2>/dev/null |
-		grep -v '^$' | head -40 >>"$o.comm"
-	# the timeline: samples per 0.5 s per command (lund's threads apart), from adding the host
-	perf script -i /tmp/perf.data -F comm,tid,time 2>/dev/null |
-		awk -v t0="$T0_UP" '{ sub(":", "", $3); b = int(($3 - t0) * 2) / 2
-			c = $1 == "lund" ? "lund:" $2 : ($1 ~ /^kworker/ ? "kworker" : $1); n[b, c]++; k[c]++; bs[b]++ }
-			END { for (b in bs) { printf "%6.1f", b; for (c in k) if (n[b, c] > 0) printf " %s=%d", c, n[b, c]; printf "\n" } }' |
-		sort -n >"$o.timeline"
-	# lund's time by system call and by kernel path, callers included
-	perf report -i /tmp/perf.data --children --comm lund --sort sym --stdio -g none 2>/dev/null |
-		grep -v '^$' | head -200 >"$o.lund-children"
-	cp /tmp/lund.log "$o.log"
-	perf report -i /tmp/perf.data --no-children --sort comm,dso,sym --stdio -g none \
-		2>/dev/null | grep -v '^$' | head -150 >"$o.sym"
-	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio -g none \
-		2>/dev/null | grep -v '^$' | head -120 >"$o.lund"
-	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio \
-		-g caller,0.5,callee --percent-limit 2 2>/dev/null | head -600 >"$o.lund-calls"
-	rm -f /tmp/perf.data
 }
 # lund_round LUS: a host with LUS LUs (LUS/256 targets) added while lund runs, then taken away
 lund_round() {
