@@ -28,6 +28,23 @@ now() { vm_uptime_ms; }
 # lund's names that udev's rules also give (scsi-3<naa>, wwn-0x<naa>) and that point to the disk
 LUND_NAMES='/dev/scsi/by-id/@(scsi-3|wwn-)!(*-sg)'
 lund_names() { ls -l /dev/scsi/by-id 2>/dev/null | grep -c ' \(scsi-3\|wwn-\)[^ ]* -> \.\./\.\./sd'; }
+# host_add ROUND LUS: a host with LUS LUs (LUS/256 targets) added, until the kernel had every sd
+# device; $t0 and $T0_UP (/proc/uptime) when it started, $tk when it ended (ms)
+host_add() {
+	local t=$((($2 + 255) / 256))
+	echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
+	echo $(($2 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+	t0=$(now)
+	read -r T0_UP _ </proc/uptime
+	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	wait_count "$1 round, disks" $2 '/sys/block/sd*' || true
+	tk=$(now)
+}
+# host_remove: the host taken away, every disk gone
+host_remove() {
+	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
+	until ! count_ge 1 '/sys/block/sd*'; do nap; done
+}
 cpu_ms() { local st; read -r -a st </proc/$1/stat; echo $(((st[13] + st[14]) * 10)); }
 sys_ms() { local st; read -r -a st </proc/$1/stat; echo $((st[14] * 10)); }
 # sched_ms PID: the main thread's time on a CPU and waiting for one (runnable), in ms, into
@@ -43,10 +60,7 @@ if [[ " $TOOLS " == *" udev "* ]]; then
 mv /lib/udev/rules.d/55-scsi-sg3_id.rules /tmp/ 2>/dev/null || true
 udevadm control --reload
 udevadm settle --timeout=120
-t0=$(now)
-echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-wait_count "udev round, disks" $N '/sys/block/sd*' || true
-tk=$(now)
+host_add udev $N
 wait_count "udev round, by-id names" $((2 * N)) '/dev/disk/by-id/@(scsi|wwn)-*' || true
 tn=$(now)
 count_ge 0 '/dev/disk/by-id/@(scsi|wwn)-*'
@@ -60,8 +74,7 @@ fi
 udevadm control --exit
 sleep 1
 if count_ge 1 '/sys/block/sd*'; then
-	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-	until ! count_ge 1 '/sys/block/sd*'; do nap; done
+	host_remove
 fi
 # LUND_BENCH_PERF=1 (a profile, not a timing; perf from --bin /usr/bin/perf): the whole guest
 # sampled (cpu-clock, every CPU) from adding the host until every name exists, and the samples
@@ -95,7 +108,7 @@ perf_stop() { # LUS KERNEL_MS NAMES_MS
 	perf report -i /tmp/perf.data --no-children --sort comm,dso,sym --stdio -g none \
 		2>/dev/null | grep -v '^$' | head -150 >"$o.sym"
 	# the rest is lund's (none in the kernel's round)
-	[ -n "${lp:-}" ] || { rm -f /tmp/perf.data; return 0; }
+	[[ $1 != kernel-* ]] || { rm -f /tmp/perf.data; return 0; }
 	# lund's time by system call and by kernel path, callers included
 	perf report -i /tmp/perf.data --children --comm lund --sort sym --stdio -g none 2>/dev/null |
 		grep -v '^$' | head -200 >"$o.lund-children"
@@ -106,32 +119,6 @@ perf_stop() { # LUS KERNEL_MS NAMES_MS
 		-g caller,0.5,callee --percent-limit 2 2>/dev/null | head -600 >"$o.lund-calls"
 	rm -f /tmp/perf.data
 }
-# uevent_lag LUS UP0 MONITOR_LOG: per disk, the delay from its devtmpfs node (mtime) to the
-# kernel's add uevent of the disk (udevadm monitor -k, CLOCK_MONOTONIC), and when the last of
-# each came, from UP0 (/proc/uptime at the add)
-uevent_lag() {
-	local up off
-	read -r up _ </proc/uptime
-	off=$(awk -v e="$EPOCHREALTIME" -v u="$up" 'BEGIN { printf "%.3f", e - u }')
-	find /dev -maxdepth 1 -name 'sd*' -printf 'N %f %T@\n' >/tmp/ulag.in
-	awk '$1 ~ /^KERNEL\[/ && $2 == "add" && $4 == "(block)" {
-		t = $1; sub(/^KERNEL\[/, "", t); sub(/\]$/, "", t); n = split($3, p, "/")
-		if (p[n] ~ /^sd[a-z]+$/) print "E", p[n], t }' "$3" >>/tmp/ulag.in
-	awk -v off="$off" -v up0="$2" '
-		$1 == "N" { node[$2] = $3 - off; if ($3 - off > ln) ln = $3 - off; next }
-		{ ev[$2] = $3; if ($3 > le) le = $3 }
-		END { for (d in ev) if (d in node) print "L", (ev[d] - node[d]) * 1000
-		      printf "S %d %d\n", (ln - up0) * 1000, (le - up0) * 1000 }' /tmp/ulag.in |
-		sort -k1,1 -k2,2n >/tmp/ulag.out
-	awk -v lus="$1" '
-		$1 == "L" { l[++n] = $2 }
-		$1 == "S" && n {
-			printf "RESULT ulag lus=%d uevents=%d ulag_min_ms=%d ulag_med_ms=%d ulag_p90_ms=%d ulag_max_ms=%d last_node_ms=%d last_uevent_ms=%d\n",
-			       lus, n, l[1], l[int((n + 1) / 2)], l[int(n * 0.9)], l[n], $2, $3
-		}' /tmp/ulag.out >/tmp/ulag.res
-	[ -s /tmp/ulag.res ] && vm_send "$(cat /tmp/ulag.res)"
-	return 0
-}
 # --- the kernel alone ---------------------------------------------------------------------------
 # LUND_BENCH_TOOLS with "kernel": each size's host added with no naming tool running (udevd
 # stopped, no lund), the time until the kernel had every sd device: the reference that a
@@ -139,33 +126,18 @@ uevent_lag() {
 # Then once more with the disks' add uevents recorded (udevadm monitor, which receives and
 # prints every uevent: a sixth of the guest's CPU, so not in the timed round), to tell when the
 # kernel announces each disk after making its node (the uevent a tool names it from).
-# kernel_add LUS: the host added, every sd device there; $t0 and $tk when it started and ended
-kernel_add() {
-	local t=$((($1 + 255) / 256))
-	echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
-	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
-	read -r T0_UP _ </proc/uptime
-	t0=$(now)
-	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-	wait_count "kernel round, disks" $1 '/sys/block/sd*' || true
-	tk=$(now)
-}
-kernel_remove() {
-	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-	until ! count_ge 1 '/sys/block/sd*'; do nap; done
-	sleep 1
-}
 if [[ " $TOOLS " == *" kernel "* ]]; then
 	for lus in $LUND_SIZES; do
 		perf_start
-		kernel_add $lus
+		host_add kernel $lus
 		perf_stop kernel-$lus $((tk - t0)) $((tk - t0))
 		vm_result "tool=kernel lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tk - t0)) names=0"
-		kernel_remove
+		host_remove
+		sleep 1
 		udevadm monitor -k -s block >/tmp/kmon.log 2>&1 &
 		mp=$!
 		sleep 1
-		kernel_add $lus
+		host_add kernel $lus
 		until count_ge $lus '/dev/sd*' &&
 			[ "$(grep -c ' add .*/block/sd[a-z]* (block)' /tmp/kmon.log)" -ge $lus ]; do
 			nap
@@ -173,7 +145,8 @@ if [[ " $TOOLS " == *" kernel "* ]]; then
 		done
 		kill $mp
 		uevent_lag $lus "$T0_UP" /tmp/kmon.log
-		kernel_remove
+		host_remove
+		sleep 1
 	done
 fi
 [[ " $TOOLS " == *" lund "* ]] || [ -n "${LUND_BENCH_LUNDS:-}" ] || vm_done
@@ -197,18 +170,12 @@ lund_start() {
 }
 # lund_round LUS: a host with LUS LUs (LUS/256 targets) added while lund runs, then taken away
 lund_round() {
-	local t=$((($1 + 255) / 256)) t0 tk tn cpu0 cpuk sys0 end
-	echo $t >/sys/bus/pseudo/drivers/scsi_debug/num_tgts
-	echo $(($1 / t)) >/sys/bus/pseudo/drivers/scsi_debug/max_luns
+	local t0 tk tn cpu0 cpuk sys0 end
 	cpu0=$(cpu_ms $lp)
 	sys0=$(sys_ms $lp)
 	sched_ms $lp; run0=$RUN_MS; wait0=$WAIT_MS
 	perf_start
-	t0=$(now)
-	read -r T0_UP _ </proc/uptime
-	echo 1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-	wait_count "lund round, disks" $1 '/sys/block/sd*' || true
-	tk=$(now)
+	host_add lund $1
 	cpuk=$(cpu_ms $lp)
 	sched_ms $lp; runk=$RUN_MS; waitk=$WAIT_MS
 	# the names (the -sg ones point to the sg node), then checked once more that they point
@@ -224,14 +191,13 @@ lund_round() {
 	lag $LUND_TAG $t0 /dev/scsi/by-id
 	# where lund's time went: its CPU time (user+system) while the kernel added the disks and
 	# in all, and memory with the LUs named
+	vm_result "lus=$1 lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $lp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
 	# while the kernel added the disks: lund's main thread running, runnable but waiting for a
 	# CPU, and neither (blocked: waiting for uevents or in the kernel on a lock)
 	vm_result "lus=$1 lund_run_kernel_ms=$((runk - run0)) lund_runq_kernel_ms=$((waitk - wait0)) lund_blocked_kernel_ms=$((tk - t0 - (runk - run0) - (waitk - wait0)))"
-	vm_result "lus=$1 lund_cpu_ms=$(($(cpu_ms $lp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $lp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$lp/status)"
 	lunctl status | sed -n '/^Resyncs/,/^Uevents/p'
 	vm_result "lus=$1 lund_resyncs=$(grep -c 'Resynchronising' /tmp/lund.log) lund_log_lines=$(wc -l </tmp/lund.log)"
-	echo -1 >/sys/bus/pseudo/drivers/scsi_debug/add_host
-	until ! count_ge 1 '/sys/block/sd*'; do nap; done
+	host_remove
 }
 # LUND_BENCH_LUNDS="lund-main lund" (each put into the guest with --bin) and
 # LUND_BENCH_ROUNDS=N: the builds take turns, a fresh process each round, in forward order in

@@ -46,14 +46,20 @@ wait_count() {
 	done
 }
 nap() { read -t 0.2 -u 9 _ || true; }
+# uptime_offset: the realtime clock minus /proc/uptime, in seconds: a file's mtime minus it is
+# on the uptime (and CLOCK_MONOTONIC) scale
+uptime_offset() {
+	local up
+	read -r up _ </proc/uptime
+	awk -v e="$EPOCHREALTIME" -v u="$up" 'BEGIN { printf "%.3f", e - u }'
+}
 # lag TOOL T0 LINKDIR: where the time went, from timestamps the round leaves behind: devtmpfs
 # gives each disk node its creation time (mtime), each link has its own (mtime). Prints the
 # delay from a disk's node to its link (median, 90th percentile, max) and, relative to T0, when
 # the last node and the last link appeared and how many links came after the last node.
 lag() {
 	local off
-	read -r up _ </proc/uptime
-	off=$(awk -v e="$EPOCHREALTIME" -v u="$up" 'BEGIN { printf "%.3f", e - u }')
+	off=$(uptime_offset)
 	find /dev -maxdepth 1 -name 'sd*' -printf 'N %f %T@\n' >/tmp/lag.in
 	find "$3" -maxdepth 1 -type l -lname '../../sd*' -printf 'L %l %T@\n' >>/tmp/lag.in
 	awk -v t0="$2" -v off="$off" '
@@ -71,5 +77,30 @@ lag() {
 			       tool, $2, l[int((n + 1) / 2)], l[int(n * 0.9)], l[n], $3, $4, $5
 		}' /tmp/lag.out >/tmp/lag.res
 	[ -s /tmp/lag.res ] && vm_send "$(cat /tmp/lag.res)"
+	return 0
+}
+# uevent_lag LUS UP0 MONITOR_LOG: per disk, the delay from its devtmpfs node (mtime) to the
+# kernel's add uevent of the disk (udevadm monitor -k, CLOCK_MONOTONIC), and when the last of
+# each came, from UP0 (/proc/uptime at the add)
+uevent_lag() {
+	local off
+	off=$(uptime_offset)
+	find /dev -maxdepth 1 -name 'sd*' -printf 'N %f %T@\n' >/tmp/ulag.in
+	awk '$1 ~ /^KERNEL\[/ && $2 == "add" && $4 == "(block)" {
+		t = $1; sub(/^KERNEL\[/, "", t); sub(/\]$/, "", t); n = split($3, p, "/")
+		if (p[n] ~ /^sd[a-z]+$/) print "E", p[n], t }' "$3" >>/tmp/ulag.in
+	awk -v off="$off" -v up0="$2" '
+		$1 == "N" { node[$2] = $3 - off; if ($3 - off > ln) ln = $3 - off; next }
+		{ ev[$2] = $3; if ($3 > le) le = $3 }
+		END { for (d in ev) if (d in node) print "L", (ev[d] - node[d]) * 1000
+		      printf "S %d %d\n", (ln - up0) * 1000, (le - up0) * 1000 }' /tmp/ulag.in |
+		sort -k1,1 -k2,2n >/tmp/ulag.out
+	awk -v lus="$1" '
+		$1 == "L" { l[++n] = $2 }
+		$1 == "S" && n {
+			printf "RESULT ulag lus=%d uevents=%d ulag_min_ms=%d ulag_med_ms=%d ulag_p90_ms=%d ulag_max_ms=%d last_node_ms=%d last_uevent_ms=%d\n",
+			       lus, n, l[1], l[int((n + 1) / 2)], l[int(n * 0.9)], l[n], $2, $3
+		}' /tmp/ulag.out >/tmp/ulag.res
+	[ -s /tmp/ulag.res ] && vm_send "$(cat /tmp/ulag.res)"
 	return 0
 }
