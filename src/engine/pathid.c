@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "luns.h"
 #include "macro.h"
 #include "pathid.h"
 #include "pathtag.h"
@@ -888,6 +889,20 @@ static char *handle_hyperv(Walk *w, const char *dev, size_t len)
 	return strdup(dev);
 }
 
+/* Whether an ancestor of @dev is in @subsystem. */
+static bool dev_below(Walk *w, const char *dev, const char *subsystem)
+{
+	_cleanup_free_ char *cur = dev_parent(w, dev);
+
+	while (cur && !dev_in_subsystem(w, cur, subsystem)) {
+		char *next = dev_parent(w, cur);
+
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
 static char *handle_scsi(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *fw = NULL;
@@ -895,7 +910,11 @@ static char *handle_scsi(Walk *w, const char *dev)
 	if (!dev_is_devtype(w, dev, "scsi_device"))
 		return strdup(dev);
 
-	fw = sysfs_attr_string(w->rootfd, dev, "ieee1394_id");
+	/* Only firewire-sbp2 gives its SCSI devices this attribute, and its hosts sit below the
+	 * FireWire unit they serve: elsewhere there is nothing to read (the ancestors are the
+	 * walk's next steps, read once a target). */
+	if (dev_below(w, dev, "firewire"))
+		fw = sysfs_attr_string(w->rootfd, dev, "ieee1394_id");
 	if (fw) {
 		prepend(w, &w->path, "ieee1394-0x%s", fw);
 		w->supported_parent = true;
@@ -1005,6 +1024,40 @@ static char *walk_step(Walk *w, const char *dev)
 	return strdup(dev);
 }
 
+/*
+ * The SCSI midlayer names a SCSI device "H:C:T:L" below its target "targetH:C:T", and nothing
+ * else so: a walk starting there knows its subsystem and DEVTYPE without reading its
+ * "subsystem" link and "uevent".
+ */
+static void walk_know_sdev(Walk *w, const char *dev)
+{
+	const char *base = strrchr(dev, '/'), *parent;
+	unsigned h, c, t;
+	char target[64];
+	DevCache *d;
+
+	if (!base || hctl_parse(base + 1, &h, &c, &t, NULL) < 0)
+		return;
+	for (parent = base; parent > dev && parent[-1] != '/'; parent--)
+		;
+	if ((size_t)snprintf(target, sizeof(target), "target%u:%u:%u/", h, c, t) >=
+	            sizeof(target) ||
+	    !strneq(parent, target, strlen(target)) || parent + strlen(target) != base + 1)
+		return;
+	d = dev_cache(w, dev);
+	if (!d || d->subsystem_read || d->devtype_read)
+		return;
+	d->subsystem = strdup("scsi");
+	d->devtype = strdup("scsi_device");
+	if (!d->subsystem || !d->devtype) {
+		d->subsystem = mfree(d->subsystem);
+		d->devtype = mfree(d->devtype);
+		return;
+	}
+	d->subsystem_read = d->devtype_read = true;
+	d->device = 1;
+}
+
 /* The walk from @dev, the device's directory below the root ("sys/devices/..."). */
 static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId *ret)
 {
@@ -1014,6 +1067,7 @@ static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId 
 
 	p.virtual_dev = strneq(dev, "sys/devices/virtual/", strlen("sys/devices/virtual/"));
 
+	walk_know_sdev(&w, dev);
 	cur = strdup(dev);
 	while (cur && w.error == 0) {
 		_cleanup_free_ char *above = walk_step(&w, cur);
