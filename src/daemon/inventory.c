@@ -607,17 +607,43 @@ static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const cha
 	return 0;
 }
 
-/* Fill @lu (a fresh one, only hctl/lun set) from sysfs. -ENOENT when the LU is gone. */
-static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
+/*
+ * @attr ("vendor", "model" or "rev") of the LU @ref names: the kernel prints it "%.*s" from its
+ * cached INQUIRY data, @len bytes at @off (scsi_add_lun() points the strings there, after
+ * scsi_probe_lun() made them printable, and keeps at least 36 bytes). Taken from that data, read
+ * once for identification anyway, instead of one attribute each; read as an attribute without it.
+ */
+static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *attr, size_t off,
+                                  size_t len)
+{
+	char s[16 + 1];
+	size_t n = 0;
+
+	assert(len < sizeof(s));
+	if (!ref->inquiry || ref->inquiry_len < 36)
+		return attr_shared(inv, ref->syspath, attr);
+	while (n < len && ref->inquiry[off + n] != 0) {
+		s[n] = (char)ref->inquiry[off + n];
+		n++;
+	}
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	s[n] = 0;
+	return strpool_get(inv->strings, s);
+}
+
+/* @lu's nodes (sg, block with its partitions, st, bsg) from sysfs, those @ref has not looked up
+ * yet with them. */
+static int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
 {
 	_cleanup_free_ char *bsgdir = NULL, *bsg = NULL;
-	uint64_t v;
 	int r;
 
-	r = probe_resolve(inv->rootfd, lu->hctl, ref);
-	if (r < 0)
-		return r;
-
+	if (ref->nodes_lazy) {
+		r = probe_resolve_nodes(inv->rootfd, ref, 0);
+		if (r < 0)
+			return r;
+	}
 	if (asprintf(&bsgdir, "%s/bsg", ref->syspath) < 0)
 		return -ENOMEM;
 	if (sysfs_first_entry(inv->rootfd, bsgdir, NULL, &bsg) >= 0) {
@@ -631,6 +657,27 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	r = lu_set_strings(lu, ref->syspath, ref->sg, ref->block, ref->tape, bsgdir);
 	if (r < 0)
 		return r;
+	return lu->block ? read_partitions(inv->rootfd, ref->syspath, lu->block, lu) : 0;
+}
+
+/*
+ * Fill @lu (a fresh one, only hctl/lun set) from sysfs. -ENOENT when the LU is gone. With
+ * @nodes_from_events (the kernel's add of an LU not known yet) no node is looked up: each
+ * node's own add uevent comes after the LU's and names it (lu_node_event()).
+ */
+static int lu_read(Inventory *inv, Lu *lu, LuRef *ref, bool nodes_from_events)
+{
+	uint64_t v;
+	int r;
+
+	r = probe_resolve_full(inv->rootfd, lu->hctl,
+	                       nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0, ref);
+	if (r < 0)
+		return r;
+	r = nodes_from_events ? lu_set_strings(lu, ref->syspath, NULL, NULL, NULL, NULL)
+	                      : lu_read_nodes(inv, lu, ref);
+	if (r < 0)
+		return r;
 
 	lu->type = sysfs_attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v
 	                                                                                   : -1;
@@ -638,16 +685,24 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref)
 	        sysfs_attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 && v <= UINT32_MAX
 	                ? (unsigned)v
 	                : 0;
-	lu->vendor = attr_shared(inv, ref->syspath, "vendor");
-	lu->model = attr_shared(inv, ref->syspath, "model");
-	lu->revision = attr_shared(inv, ref->syspath, "rev");
-	lu->state = attr_shared(inv, ref->syspath, "state");
+	{
+		_cleanup_free_ char *p = strjoin(ref->syspath, "/inquiry");
 
-	if (lu->block) {
-		r = read_partitions(inv->rootfd, ref->syspath, lu->block, lu);
-		if (r < 0)
+		if (!p)
+			return -ENOMEM;
+		r = sysfs_read_attr(inv->rootfd, p, SYSFS_ATTR_MAX, &ref->inquiry,
+		                    &ref->inquiry_len);
+		if (r == -ENOMEM)
 			return r;
+		if (r < 0 || ref->inquiry_len == 0) {
+			ref->inquiry = mfree(ref->inquiry);
+			ref->inquiry_len = 0;
+		}
 	}
+	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
+	lu->model = inquiry_string(inv, ref, "model", 16, 16);
+	lu->revision = inquiry_string(inv, ref, "rev", 32, 4);
+	lu->state = attr_shared(inv, ref->syspath, "state");
 	return 0;
 }
 
@@ -694,13 +749,27 @@ static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, i
  * needed and the identify hook is set: the caller makes the LU pending and hands it over
  * (lu_identify_submit()).
  */
-static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
+static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	ProbeFlags flags = inv->probe_flags;
 	bool no_node = false;
 	UdevRules rules;
 	int r;
+
+	/* Nodes left to their uevents (lu_read()) are looked up after all when the kernel's
+	 * cache lacks a page, as they would have been: a command needs one. */
+	if (ref->nodes_lazy && !(flags & PROBE_SYSFS_ONLY)) {
+		if (!(flags & PROBE_SGIO_ONLY)) {
+			r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
+			if (r == -ENOMEM || (r >= 0 && pd.uncached == 0))
+				goto names;
+			probe_data_done(&pd);
+		}
+		r = lu_read_nodes(inv, lu, ref);
+		if (r < 0)
+			goto names;
+	}
 
 	/* Without a node no command can be sent: identifying it never waits for a device. */
 	if (inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY) &&
@@ -712,6 +781,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, const LuRef *ref)
 			return false;
 	} else
 		r = probe_read(inv->rootfd, ref, flags, &pd);
+names:
 	lu_naming_done(&lu->naming);
 	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
 	inventory_rules(inv, &rules);
@@ -884,7 +954,7 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
  * changed).
  */
 static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, bool reprobe,
-                         bool keep_names)
+                         bool keep_names, bool kernel_add)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
 	bool identify = false;
@@ -907,7 +977,9 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 	lu->lun = l;
 	lu->hctl = strcpy((char *)(lu + 1), hctl);
 
-	r = lu_read(inv, lu, &ref);
+	/* The kernel's own add (not one replayed through sysfs "uevent"): the LU's nodes are
+	 * made after it, and each sends its add uevent next. */
+	r = lu_read(inv, lu, &ref, kernel_add && !old);
 	if (r == -ENOENT || r == -ENODEV) {
 		lu_free(inv, lu);
 		if (old)
@@ -1003,7 +1075,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 
 static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
 {
-	return refresh_lu_at(inv, hctl, NULL, reprobe, keep_names);
+	return refresh_lu_at(inv, hctl, NULL, reprobe, keep_names, false);
 }
 
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
@@ -1323,7 +1395,7 @@ static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 		 * sys/bus/scsi/devices/H:C:T:L again (5 system calls). */
 		return refresh_lu_at(inv, base,
 		                     uevent_lu_devpath(ev->devpath, devpath) ? devpath : NULL, true,
-		                     true);
+		                     true, !ev->synthetic);
 	}
 	return inventory_refresh(inv, base, false);
 }

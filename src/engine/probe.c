@@ -55,6 +55,7 @@ void lu_ref_done(LuRef *lu)
 	free(lu->block);
 	free(lu->tape);
 	free(lu->devpath);
+	free(lu->inquiry);
 	*lu = (LuRef){};
 }
 
@@ -221,6 +222,40 @@ static int lu_from_devnode(int rootfd, const char *rel, LuRef *lu)
 	return hctl_from_syspath(rootfd, sys, &lu->hctl);
 }
 
+int probe_resolve_nodes(int rootfd, LuRef *lu, ProbeResolveFlags flags)
+{
+	_cleanup_free_ char *p = NULL;
+
+	assert_return(lu && lu->syspath, -EINVAL);
+
+	/* Nodes are optional: sg may not be loaded, and most LU types have no block device. One
+	 * upper-level driver binds a SCSI device (sd, sr, st, ...; sg is a class interface beside
+	 * it), so an LU with a block node has no tape node. */
+	lu->nodes_lazy = false;
+	if (lu->sg)
+		;
+	else if (flags & PROBE_RESOLVE_SG_LAZY)
+		lu->sg_lazy = true;
+	else {
+		if (!(p = strjoin(lu->syspath, "/scsi_generic")))
+			return -ENOMEM;
+		(void)sysfs_first_entry(rootfd, p, "sg", &lu->sg);
+		p = mfree(p);
+	}
+	if (!lu->block) {
+		if (!(p = strjoin(lu->syspath, "/block")))
+			return -ENOMEM;
+		(void)sysfs_first_entry(rootfd, p, NULL, &lu->block);
+		p = mfree(p);
+	}
+	if (!lu->block) {
+		if (!(p = strjoin(lu->syspath, "/scsi_tape")))
+			return -ENOMEM;
+		(void)sysfs_first_entry(rootfd, p, "st", &lu->tape);
+	}
+	return 0;
+}
+
 int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 {
 	return probe_resolve_full(rootfd, arg, 0, ret);
@@ -265,34 +300,12 @@ int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuR
 	if (faccessat(rootfd, lu.syspath, F_OK, 0) < 0)
 		return errno == ENOENT ? -ENOENT : -errno;
 
-	/* Nodes are optional: sg may not be loaded, and most LU types have no block device. One
-	 * upper-level driver binds a SCSI device (sd, sr, st, ...; sg is a class interface beside
-	 * it), so an LU with a block node has no tape node. */
-	{
-		_cleanup_free_ char *p = NULL;
-
-		if (lu.sg)
-			;
-		else if (flags & PROBE_RESOLVE_SG_LAZY)
-			lu.sg_lazy = true;
-		else {
-			if (!(p = strjoin(lu.syspath, "/scsi_generic")))
-				return -ENOMEM;
-			(void)sysfs_first_entry(rootfd, p, "sg", &lu.sg);
-			p = mfree(p);
-		}
-		if (!lu.block) {
-			if (!(p = strjoin(lu.syspath, "/block")))
-				return -ENOMEM;
-			(void)sysfs_first_entry(rootfd, p, NULL, &lu.block);
-			p = mfree(p);
-		}
-		if (!lu.block) {
-			if (!(p = strjoin(lu.syspath, "/scsi_tape")))
-				return -ENOMEM;
-			(void)sysfs_first_entry(rootfd, p, "st", &lu.tape);
-			p = mfree(p);
-		}
+	if (flags & PROBE_RESOLVE_NO_NODES)
+		lu.nodes_lazy = true;
+	else {
+		r = probe_resolve_nodes(rootfd, &lu, flags);
+		if (r < 0)
+			return r;
 	}
 
 	*ret = lu;
@@ -325,6 +338,17 @@ static int read_cached(int rootfd, const LuRef *lu, ProbePage p, ProbeData *d)
 	_cleanup_free_ char *path = NULL;
 	int r;
 
+	if (p == PROBE_INQUIRY && lu->inquiry) {
+		if (lu->inquiry_len == 0)
+			return -ENODATA;
+		d->buf[p] = malloc(lu->inquiry_len);
+		if (!d->buf[p])
+			return -ENOMEM;
+		memcpy(d->buf[p], lu->inquiry, lu->inquiry_len);
+		d->len[p] = lu->inquiry_len;
+		d->source[p] = PROBE_SOURCE_SYSFS;
+		return 0;
+	}
 	if (!(path = strjoin(lu->syspath, "/", probe_pages[p].attr)))
 		return -ENOMEM;
 	r = sysfs_read_attr(rootfd, path, SYSFS_ATTR_MAX, &d->buf[p], &d->len[p]);

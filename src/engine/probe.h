@@ -25,6 +25,12 @@ typedef struct LuRef {
 	 * the way (a device node's sys/dev link names it); NULL otherwise. */
 	char *devpath;
 	bool sg_lazy; /* sg not looked up yet (PROBE_RESOLVE_SG_LAZY): @sg NULL says nothing */
+	/* no node looked up (PROBE_RESOLVE_NO_NODES): @sg, @block, @tape NULL say nothing */
+	bool nodes_lazy;
+	/* The kernel's cached INQUIRY data ("inquiry") when the caller read it already:
+	 * probe_read() takes it from here instead of sysfs. */
+	uint8_t *inquiry;
+	size_t inquiry_len;
 } LuRef;
 
 void lu_ref_done(LuRef *lu);
@@ -33,6 +39,9 @@ typedef enum ProbeResolveFlags {
 	/* Look the sg node up only when a command needs it (probe_read()): for outputs that
 	 * print no node names, a directory listing saved. */
 	PROBE_RESOLVE_SG_LAZY = 1 << 0,
+	/* Look no node up (@sg, @block and @tape stay NULL, nodes_lazy set): the caller learns
+	 * them from their own uevents, which follow the LU's add, or probe_resolve_nodes(). */
+	PROBE_RESOLVE_NO_NODES = 1 << 1,
 } ProbeResolveFlags;
 
 /*
@@ -44,6 +53,9 @@ typedef enum ProbeResolveFlags {
 int probe_resolve(int rootfd, const char *arg, LuRef *ret);
 /* probe_resolve_full() - probe_resolve() as @flags ask. */
 int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret);
+/* probe_resolve_nodes() - look up the nodes of @lu (resolved with PROBE_RESOLVE_NO_NODES) that
+ * it does not have, as @flags ask: 0 or -ENOMEM; a node that is not there stays NULL. */
+int probe_resolve_nodes(int rootfd, LuRef *lu, ProbeResolveFlags flags);
 
 typedef enum ProbePage {
 	PROBE_INQUIRY,

@@ -361,6 +361,11 @@ int udevctx_read_full(int rootfd, const LuRef *lu, const UdevCtxKnown *known, Ud
 		c.scsi_level = (unsigned)v;
 	if (lu->block && strjoin_buf(p, sizeof(p), "sys/block/", lu->block, "/removable"))
 		c.removable = sysfs_read_u64(rootfd, p, &v) >= 0 && v != 0;
+	else if (pages && pages->buf[PROBE_INQUIRY] && pages->len[PROBE_INQUIRY] > 1)
+		/* No disk yet (sd binds after the LU's add event): the one it will have is
+		 * removable exactly when the INQUIRY data's RMB bit says so (sd_probe() sets
+		 * GENHD_FL_REMOVABLE from sdev->removable, scsi_add_lun()'s copy of it). */
+		c.removable = pages->buf[PROBE_INQUIRY][1] & 0x80;
 
 	/* probe_resolve_full() may have found the device's directory already */
 	if (lu->devpath) {

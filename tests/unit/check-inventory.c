@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +262,12 @@ static void tree_remove_host2(void)
  * event of its own (nothing re-reads it on the other target's removal). */
 static void tree_remove_target1(void)
 {
+	uint8_t inq[36] = { 0, 0, 6, 2, 31 };
+
 	rm_lu("0:0:1:0");
+	/* The kernel's vendor attribute is the INQUIRY data's bytes 8-15: both change. */
+	memcpy(inq + 8, "OTHER   QEMU HARDDISK   2.5+", 28);
+	check_tree_put(&tree, "sys/bus/scsi/devices/0:0:0:0/inquiry", inq, sizeof(inq));
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/vendor", "OTHER   \n");
 }
 
@@ -1046,10 +1052,54 @@ END_TEST
  * come before the C library's. */
 static unsigned n_lu_resolved;
 
+/* What reading LU 5:0:0:0 opened of its own directory: the listings of its nodes, the vendor,
+ * model and rev attributes, and path_id's reads of the LU itself (its "uevent",
+ * "ieee1394_id" and "subsystem" link). */
+static struct {
+	unsigned nodes, strings, self, inquiry;
+} lu5_reads;
+
+static void lu5_note(const char *path)
+{
+	static const char *const nodes[] = { "/scsi_generic", "/block", "/bsg", "/scsi_tape" };
+	static const char *const strings[] = { "/vendor", "/model", "/rev" };
+	static const char *const self[] = { "/uevent", "/ieee1394_id", "/subsystem" };
+	const char *t = strstr(path, "5:0:0:0");
+
+	if (!t)
+		return;
+	t += strlen("5:0:0:0");
+	if (t[0] != '/' || strchr(t + 1, '/'))
+		return; /* not an entry of the LU's own directory */
+	for (size_t i = 0; i < ELEMENTSOF(nodes); i++)
+		lu5_reads.nodes += streq(t, nodes[i]);
+	for (size_t i = 0; i < ELEMENTSOF(strings); i++)
+		lu5_reads.strings += streq(t, strings[i]);
+	for (size_t i = 0; i < ELEMENTSOF(self); i++)
+		lu5_reads.self += streq(t, self[i]);
+	lu5_reads.inquiry += streq(t, "/inquiry");
+}
+
+int openat(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	lu5_note(path);
+	return (int)syscall(SYS_openat, dfd, path, flags, mode);
+}
+
 ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
 {
 	if (streq(path, "sys/bus/scsi/devices/5:0:0:0"))
 		n_lu_resolved++;
+	lu5_note(path);
 	return syscall(SYS_readlinkat, dfd, path, buf, size);
 }
 
@@ -1088,6 +1138,91 @@ START_TEST(test_add_devpath)
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.id_path, id_path);
+	inventory_free(inv);
+}
+END_TEST
+
+/*
+ * The kernel's add of a new LU: its nodes are not looked up (their own add uevents follow and
+ * name them), vendor, model and revision come from the INQUIRY data identification reads, and
+ * path_id knows the LU is a SCSI device of no FireWire host: none of those files is opened.
+ * A replayed add (udevadm trigger: no node events follow) reads the nodes, and so does an add
+ * whose pages the kernel did not cache, since identifying it takes a command on a node.
+ */
+START_TEST(test_add_reads)
+{
+	Uevent add = { "add", "scsi", "scsi_device",
+		       "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0" };
+	InventoryHooks hooks = { .lu_added = on_added };
+	Inventory *inv = new_inventory(false), *inv2 = NULL;
+	Lu *lu;
+
+	put_hba_lu("pci");
+	memset(&lu5_reads, 0, sizeof(lu5_reads));
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_int_eq(lu->naming_error, 0);
+	ck_assert_str_eq(lu->naming.id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+	ck_assert_str_eq(lu->vendor, "QEMU");
+	ck_assert_str_eq(lu->model, "QEMU HARDDISK");
+	ck_assert_str_eq(lu->revision, "2.5+");
+	ck_assert_ptr_null(lu->block);
+	ck_assert_ptr_null(lu->sg);
+	ck_assert_uint_eq(lu5_reads.nodes, 0);
+	ck_assert_uint_eq(lu5_reads.strings, 0);
+	ck_assert_uint_eq(lu5_reads.self, 0);
+	ck_assert_uint_eq(lu5_reads.inquiry, 1);
+	node_event(inv, "add", "scsi_generic", NULL,
+	           "/devices/pci0000:00/0000:00:02.0/host5/"
+	           "target5:0:0/5:0:0:0/scsi_generic/sg5");
+	node_event(inv, "add", "block", "disk",
+	           "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/block/sdb");
+	ck_assert_str_eq(lu->sg, "sg5");
+	ck_assert_str_eq(lu->block, "sdb");
+
+	/* replayed through sysfs */
+	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	add.synthetic = true;
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_str_eq(lu->sg, "sg5");
+	ck_assert_str_eq(lu->block, "sdb");
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+	inventory_free(inv);
+
+	/* no page 0x83 cached: commands, so nodes */
+	check_tree_rm(&tree, "sys/bus/scsi/devices/5:0:0:0/vpd_pg83");
+	add.synthetic = false;
+	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv2), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv2, &add), 0);
+	lu = inventory_find(inv2, "5:0:0:0");
+	ck_assert_ptr_nonnull(lu);
+	ck_assert_str_eq(lu->sg, "sg5");
+	ck_assert_str_eq(lu->block, "sdb");
+	inventory_free(inv2);
+}
+END_TEST
+
+/* vendor, model and rev are the attributes when the INQUIRY data is too short to hold them (the
+ * kernel keeps 36 bytes at least: another kernel, or none). */
+START_TEST(test_short_inquiry)
+{
+	static const uint8_t inq[5] = { 0, 0, 6, 2, 0 };
+	Inventory *inv;
+	Lu *lu;
+
+	check_tree_put(&tree, "sys/bus/scsi/devices/0:0:0:0/inquiry", inq, sizeof(inq));
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/vendor", "ATTR    \n");
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/rev", "0001\n");
+	inv = new_inventory(false);
+	lu = inventory_find(inv, "0:0:0:0");
+	ck_assert_str_eq(lu->vendor, "ATTR");
+	ck_assert_str_eq(lu->model, "QEMU HARDDISK");
+	ck_assert_str_eq(lu->revision, "0001");
+	/* the others' from their 36 bytes */
+	ck_assert_str_eq(inventory_find(inv, "0:0:1:0")->revision, "2.5+");
 	inventory_free(inv);
 }
 END_TEST
@@ -1217,6 +1352,8 @@ static Suite *inventory_suite(void)
 	tcase_add_test(tc, test_identify_off_loop);
 	tcase_add_test(tc, test_path_cache_forgotten);
 	tcase_add_test(tc, test_add_devpath);
+	tcase_add_test(tc, test_add_reads);
+	tcase_add_test(tc, test_short_inquiry);
 	tcase_add_test(tc, test_driver_events);
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_ua_names);

@@ -15,6 +15,7 @@
 
 #include "check-util.h"
 #include "macro.h"
+#include "probe.h"
 #include "udevctx.h"
 
 #define SEC UINT64_C(1000000)
@@ -96,6 +97,31 @@ START_TEST(test_rules_cached)
 }
 END_TEST
 
+/* The disk's "removable" attribute, and before sd made the disk (the LU's add event) the RMB bit
+ * of the INQUIRY data, which sd copies into it. */
+START_TEST(test_removable)
+{
+	uint8_t inq[36] = { 0, 0x80, 6, 2, 31 };
+	ProbeData pd = { .buf[PROBE_INQUIRY] = inq, .len[PROBE_INQUIRY] = sizeof(inq) };
+	LuRef lu = { .syspath = (char *)"sys/bus/scsi/devices/1:0:0:0" };
+	const UdevCtxKnown known = { .pages = &pd };
+	UdevCtx c;
+
+	check_tree_put_str(&tree, "sys/bus/scsi/devices/1:0:0:0/scsi_level", "7\n");
+	ck_assert_int_eq(udevctx_read_full(tree.fd, &lu, &known, &c), 0);
+	ck_assert(c.removable);
+	inq[1] = 0;
+	ck_assert_int_eq(udevctx_read_full(tree.fd, &lu, &known, &c), 0);
+	ck_assert(!c.removable);
+
+	/* the disk's attribute once there is one */
+	check_tree_put_str(&tree, "sys/block/sdc/removable", "1\n");
+	lu.block = (char *)"sdc";
+	ck_assert_int_eq(udevctx_read_full(tree.fd, &lu, &known, &c), 0);
+	ck_assert(c.removable);
+}
+END_TEST
+
 static Suite *udevctx_suite(void)
 {
 	Suite *s = suite_create("udevctx");
@@ -104,6 +130,7 @@ static Suite *udevctx_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_rules_read);
 	tcase_add_test(tc, test_rules_cached);
+	tcase_add_test(tc, test_removable);
 	suite_add_tcase(s, tc);
 	return s;
 }
