@@ -482,17 +482,46 @@ int inventory_remove(Inventory *inv, const char *hctl)
 /* A text attribute without its trailing blanks (the kernel pads INQUIRY strings with spaces to
  * their field's width), as the inventory's shared copy (strpool_put() it); NULL when
  * unreadable. Read on every uevent of an LU: into the stack, one page as sysfs holds at most. */
-static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
+static const char *string_shared(Inventory *inv, int dirfd, const char *path)
 {
 	char s[4096 + 1];
 	size_t n;
 
-	if (sysfs_attr_string_buf(inv->rootfd, syspath, attr, s, sizeof(s)) < 0)
+	if (!path || sysfs_read_string_buf(dirfd, path, s, sizeof(s)) < 0)
 		return NULL;
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == ' ')
 		s[--n] = 0;
 	return strpool_get(inv->strings, s);
+}
+
+static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
+{
+	char p[PATH_MAX];
+
+	return string_shared(
+	        inv, inv->rootfd,
+	        (size_t)snprintf(p, sizeof(p), "%s/%s", syspath, attr) < sizeof(p) ? p : NULL);
+}
+
+/* The same of the LU @ref, from its directory descriptor when it has one. */
+static const char *ref_attr_shared(Inventory *inv, const LuRef *ref, const char *attr)
+{
+	char buf[PATH_MAX];
+	int dirfd;
+	const char *p = probe_attr_at(ref, inv->rootfd, attr, buf, sizeof(buf), &dirfd);
+
+	return string_shared(inv, dirfd, p);
+}
+
+/* A number attribute of the LU @ref, as ref_attr_shared() reads it. */
+static int ref_attr_u64(Inventory *inv, const LuRef *ref, const char *attr, uint64_t *ret)
+{
+	char buf[PATH_MAX];
+	int dirfd;
+	const char *p = probe_attr_at(ref, inv->rootfd, attr, buf, sizeof(buf), &dirfd);
+
+	return p ? sysfs_read_u64(dirfd, p, ret) : -ENAMETOOLONG;
 }
 
 /* Add partition @node numbered @num to @lu's, kept ordered by number. */
@@ -621,7 +650,7 @@ static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *
 
 	assert(len < sizeof(s));
 	if (!ref->inquiry || ref->inquiry_len < 36)
-		return attr_shared(inv, ref->syspath, attr);
+		return ref_attr_shared(inv, ref, attr);
 	while (n < len && ref->inquiry[off + n] != 0) {
 		s[n] = (char)ref->inquiry[off + n];
 		n++;
@@ -670,8 +699,9 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref, bool nodes_from_events)
 	uint64_t v;
 	int r;
 
-	r = probe_resolve_full(inv->rootfd, lu->hctl,
-	                       nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0, ref);
+	r = probe_resolve_full(
+	        inv->rootfd, lu->hctl,
+	        PROBE_RESOLVE_DIRFD | (nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0), ref);
 	if (r < 0)
 		return r;
 	r = nodes_from_events ? lu_set_strings(lu, ref->syspath, NULL, NULL, NULL, NULL)
@@ -679,19 +709,17 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref, bool nodes_from_events)
 	if (r < 0)
 		return r;
 
-	lu->type = sysfs_attr_u64(inv->rootfd, ref->syspath, "type", &v) >= 0 && v <= 0x1f ? (int)v
-	                                                                                   : -1;
+	lu->type = ref_attr_u64(inv, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
 	lu->scsi_level =
-	        sysfs_attr_u64(inv->rootfd, ref->syspath, "scsi_level", &v) >= 0 && v <= UINT32_MAX
-	                ? (unsigned)v
-	                : 0;
+	        ref_attr_u64(inv, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
 	{
-		_cleanup_free_ char *p = strjoin(ref->syspath, "/inquiry");
+		char buf[PATH_MAX];
+		int dirfd;
+		const char *p =
+		        probe_attr_at(ref, inv->rootfd, "inquiry", buf, sizeof(buf), &dirfd);
 
-		if (!p)
-			return -ENOMEM;
-		r = sysfs_read_attr(inv->rootfd, p, SYSFS_ATTR_MAX, &ref->inquiry,
-		                    &ref->inquiry_len);
+		r = p ? sysfs_read_attr(dirfd, p, SYSFS_ATTR_MAX, &ref->inquiry, &ref->inquiry_len)
+		      : -ENAMETOOLONG;
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0 || ref->inquiry_len == 0) {
@@ -702,7 +730,7 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref, bool nodes_from_events)
 	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
 	lu->model = inquiry_string(inv, ref, "model", 16, 16);
 	lu->revision = inquiry_string(inv, ref, "rev", 32, 4);
-	lu->state = attr_shared(inv, ref->syspath, "state");
+	lu->state = ref_attr_shared(inv, ref, "state");
 	return 0;
 }
 

@@ -56,6 +56,8 @@ void lu_ref_done(LuRef *lu)
 	free(lu->tape);
 	free(lu->devpath);
 	free(lu->inquiry);
+	if (lu->has_dirfd)
+		safe_close(lu->dirfd);
 	*lu = (LuRef){};
 }
 
@@ -297,7 +299,13 @@ int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuR
 
 	if (!(lu.syspath = strjoin("sys/bus/scsi/devices/", lu.hctl)))
 		return -ENOMEM;
-	if (faccessat(rootfd, lu.syspath, F_OK, 0) < 0)
+	if (flags & PROBE_RESOLVE_DIRFD) {
+		/* the existence check, and the directory kept for its attributes */
+		lu.dirfd = openat(rootfd, lu.syspath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (lu.dirfd < 0)
+			return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+		lu.has_dirfd = true;
+	} else if (faccessat(rootfd, lu.syspath, F_OK, 0) < 0)
 		return errno == ENOENT ? -ENOENT : -errno;
 
 	if (flags & PROBE_RESOLVE_NO_NODES)
@@ -333,10 +341,26 @@ static int open_node(int rootfd, const LuRef *lu)
 	return RET_NERRNO(openat(rootfd, p, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
 }
 
+const char *probe_attr_at(const LuRef *lu, int rootfd, const char *attr, char *buf, size_t size,
+                          int *ret_dirfd)
+{
+	assert_return(lu && attr && buf && ret_dirfd, NULL);
+
+	if (lu->has_dirfd) {
+		*ret_dirfd = lu->dirfd;
+		return attr;
+	}
+	*ret_dirfd = rootfd;
+	if ((size_t)snprintf(buf, size, "%s/%s", lu->syspath, attr) >= size)
+		return NULL;
+	return buf;
+}
+
 static int read_cached(int rootfd, const LuRef *lu, ProbePage p, ProbeData *d)
 {
-	_cleanup_free_ char *path = NULL;
-	int r;
+	char buf[PATH_MAX];
+	const char *path;
+	int dirfd, r;
 
 	if (p == PROBE_INQUIRY && lu->inquiry) {
 		if (lu->inquiry_len == 0)
@@ -349,9 +373,10 @@ static int read_cached(int rootfd, const LuRef *lu, ProbePage p, ProbeData *d)
 		d->source[p] = PROBE_SOURCE_SYSFS;
 		return 0;
 	}
-	if (!(path = strjoin(lu->syspath, "/", probe_pages[p].attr)))
-		return -ENOMEM;
-	r = sysfs_read_attr(rootfd, path, SYSFS_ATTR_MAX, &d->buf[p], &d->len[p]);
+	path = probe_attr_at(lu, rootfd, probe_pages[p].attr, buf, sizeof(buf), &dirfd);
+	if (!path)
+		return -ENAMETOOLONG;
+	r = sysfs_read_attr(dirfd, path, SYSFS_ATTR_MAX, &d->buf[p], &d->len[p]);
 	if (r < 0)
 		return r;
 	if (d->len[p] == 0) {

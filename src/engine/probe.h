@@ -31,6 +31,11 @@ typedef struct LuRef {
 	 * probe_read() takes it from here instead of sysfs. */
 	uint8_t *inquiry;
 	size_t inquiry_len;
+	/* With PROBE_RESOLVE_DIRFD: an O_PATH descriptor of the LU's directory (@syspath), which
+	 * its attributes are opened relative to (one path component each instead of the
+	 * directory's ten); closed by lu_ref_done(). */
+	bool has_dirfd;
+	int dirfd;
 } LuRef;
 
 void lu_ref_done(LuRef *lu);
@@ -42,6 +47,8 @@ typedef enum ProbeResolveFlags {
 	/* Look no node up (@sg, @block and @tape stay NULL, nodes_lazy set): the caller learns
 	 * them from their own uevents, which follow the LU's add, or probe_resolve_nodes(). */
 	PROBE_RESOLVE_NO_NODES = 1 << 1,
+	/* Keep the LU's directory open (LuRef.dirfd). */
+	PROBE_RESOLVE_DIRFD = 1 << 2,
 } ProbeResolveFlags;
 
 /*
@@ -56,6 +63,11 @@ int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuR
 /* probe_resolve_nodes() - look up the nodes of @lu (resolved with PROBE_RESOLVE_NO_NODES) that
  * it does not have, as @flags ask: 0 or -ENOMEM; a node that is not there stays NULL. */
 int probe_resolve_nodes(int rootfd, LuRef *lu, ProbeResolveFlags flags);
+/* probe_attr_at() - where @lu's attribute @attr is opened from: @lu's directory descriptor and
+ * @attr itself when it has one, @rootfd and "@syspath/@attr" (in @buf) otherwise; NULL when
+ * the path does not fit @size. */
+const char *probe_attr_at(const LuRef *lu, int rootfd, const char *attr, char *buf, size_t size,
+                          int *ret_dirfd);
 
 typedef enum ProbePage {
 	PROBE_INQUIRY,

@@ -1059,6 +1059,8 @@ static struct {
 	unsigned nodes, strings, self, inquiry;
 } lu5_reads;
 
+static int lu5_dirfd = -1;
+
 static void lu5_note(const char *path)
 {
 	static const char *const nodes[] = { "/scsi_generic", "/block", "/bsg", "/scsi_tape" };
@@ -1091,8 +1093,21 @@ int openat(int dfd, const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	lu5_note(path);
-	return (int)syscall(SYS_openat, dfd, path, flags, mode);
+	int fd;
+
+	if (dfd >= 0 && dfd == lu5_dirfd) {
+		char p[PATH_MAX];
+
+		xsnprintf(p, "5:0:0:0/%s", path);
+		lu5_note(p);
+	} else
+		lu5_note(path);
+	fd = (int)syscall(SYS_openat, dfd, path, flags, mode);
+	/* the LU's directory, its attributes opened relative to it */
+	if (fd >= 0 && (flags & O_PATH) && strlen(path) >= strlen("5:0:0:0") &&
+	    streq(path + strlen(path) - strlen("5:0:0:0"), "5:0:0:0"))
+		lu5_dirfd = fd;
+	return fd;
 }
 
 ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
