@@ -533,7 +533,7 @@ static bool dev_is_devtype(Walk *w, const char *dev, const char *devtype)
 	return t && streq(t, devtype);
 }
 
-/* The first ancestor of @dev (not @dev) in @subsystem with @devtype; NULL for none. */
+/* The first ancestor of @dev (not @dev) in @subsystem with @devtype (NULL: any); NULL for none. */
 static char *dev_parent_with(Walk *w, const char *dev, const char *subsystem, const char *devtype)
 {
 	_cleanup_free_ char *cur = dev_parent(w, dev);
@@ -541,7 +541,8 @@ static char *dev_parent_with(Walk *w, const char *dev, const char *subsystem, co
 	while (cur) {
 		char *next;
 
-		if (dev_in_subsystem(w, cur, subsystem) && dev_is_devtype(w, cur, devtype))
+		if (dev_in_subsystem(w, cur, subsystem) &&
+		    (!devtype || dev_is_devtype(w, cur, devtype)))
 			return TAKE_PTR(cur);
 		next = dev_parent(w, cur);
 		free(cur);
@@ -889,23 +890,9 @@ static char *handle_hyperv(Walk *w, const char *dev, size_t len)
 	return strdup(dev);
 }
 
-/* Whether an ancestor of @dev is in @subsystem. */
-static bool dev_below(Walk *w, const char *dev, const char *subsystem)
-{
-	_cleanup_free_ char *cur = dev_parent(w, dev);
-
-	while (cur && !dev_in_subsystem(w, cur, subsystem)) {
-		char *next = dev_parent(w, cur);
-
-		free(cur);
-		cur = next;
-	}
-	return cur;
-}
-
 static char *handle_scsi(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *fw = NULL;
+	_cleanup_free_ char *fw = NULL, *unit = NULL;
 
 	if (!dev_is_devtype(w, dev, "scsi_device"))
 		return strdup(dev);
@@ -913,7 +900,8 @@ static char *handle_scsi(Walk *w, const char *dev)
 	/* Only firewire-sbp2 gives its SCSI devices this attribute, and its hosts sit below the
 	 * FireWire unit they serve: elsewhere there is nothing to read (the ancestors are the
 	 * walk's next steps, read once a target). */
-	if (dev_below(w, dev, "firewire"))
+	unit = dev_parent_with(w, dev, "firewire", NULL);
+	if (unit)
 		fw = sysfs_attr_string(w->rootfd, dev, "ieee1394_id");
 	if (fw) {
 		prepend(w, &w->path, "ieee1394-0x%s", fw);
