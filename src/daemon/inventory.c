@@ -479,39 +479,38 @@ int inventory_remove(Inventory *inv, const char *hctl)
 	return 1;
 }
 
-/* A text attribute without its trailing blanks (the kernel pads INQUIRY strings with spaces to
- * their field's width), as the inventory's shared copy (strpool_put() it); NULL when
- * unreadable. Read on every uevent of an LU: into the stack, one page as sysfs holds at most. */
-static const char *string_shared(Inventory *inv, int dirfd, const char *path)
+/* @s without its trailing blanks (the kernel pads INQUIRY strings with spaces to their field's
+ * width), as the inventory's shared copy (strpool_put() it). */
+static const char *string_shared(Inventory *inv, char *s)
 {
-	char s[4096 + 1];
-	size_t n;
+	size_t n = strlen(s);
 
-	if (!path || sysfs_read_string_buf(dirfd, path, s, sizeof(s)) < 0)
-		return NULL;
-	n = strlen(s);
 	while (n > 0 && s[n - 1] == ' ')
 		s[--n] = 0;
 	return strpool_get(inv->strings, s);
 }
 
+/* A text attribute so shared; NULL when unreadable. Read on every uevent of an LU: into the
+ * stack, one page as sysfs holds at most. */
 static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
 {
-	char p[PATH_MAX];
+	char s[4096 + 1];
 
-	return string_shared(
-	        inv, inv->rootfd,
-	        (size_t)snprintf(p, sizeof(p), "%s/%s", syspath, attr) < sizeof(p) ? p : NULL);
+	if (sysfs_attr_string_buf(inv->rootfd, syspath, attr, s, sizeof(s)) < 0)
+		return NULL;
+	return string_shared(inv, s);
 }
 
 /* The same of the LU @ref, from its directory descriptor when it has one. */
 static const char *ref_attr_shared(Inventory *inv, const LuRef *ref, const char *attr)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], s[4096 + 1];
 	int dirfd;
 	const char *p = probe_attr_at(ref, inv->rootfd, attr, buf, sizeof(buf), &dirfd);
 
-	return string_shared(inv, dirfd, p);
+	if (!p || sysfs_read_string_buf(dirfd, p, s, sizeof(s)) < 0)
+		return NULL;
+	return string_shared(inv, s);
 }
 
 /* A number attribute of the LU @ref, as ref_attr_shared() reads it. */
@@ -655,10 +654,8 @@ static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *
 		s[n] = (char)ref->inquiry[off + n];
 		n++;
 	}
-	while (n > 0 && s[n - 1] == ' ')
-		n--;
 	s[n] = 0;
-	return strpool_get(inv->strings, s);
+	return string_shared(inv, s);
 }
 
 /* @lu's nodes (sg, block with its partitions, st, bsg) from sysfs, those @ref has not looked up
@@ -712,21 +709,8 @@ static int lu_read(Inventory *inv, Lu *lu, LuRef *ref, bool nodes_from_events)
 	lu->type = ref_attr_u64(inv, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
 	lu->scsi_level =
 	        ref_attr_u64(inv, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
-	{
-		char buf[PATH_MAX];
-		int dirfd;
-		const char *p =
-		        probe_attr_at(ref, inv->rootfd, "inquiry", buf, sizeof(buf), &dirfd);
-
-		r = p ? sysfs_read_attr(dirfd, p, SYSFS_ATTR_MAX, &ref->inquiry, &ref->inquiry_len)
-		      : -ENAMETOOLONG;
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0 || ref->inquiry_len == 0) {
-			ref->inquiry = mfree(ref->inquiry);
-			ref->inquiry_len = 0;
-		}
-	}
+	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
+		return -ENOMEM;
 	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
 	lu->model = inquiry_string(inv, ref, "model", 16, 16);
 	lu->revision = inquiry_string(inv, ref, "rev", 32, 4);
@@ -781,7 +765,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	ProbeFlags flags = inv->probe_flags;
-	bool no_node = false;
+	bool no_node = false, cache_short = false;
 	UdevRules rules;
 	int r;
 
@@ -792,6 +776,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref)
 			r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
 			if (r == -ENOMEM || (r >= 0 && pd.uncached == 0))
 				goto names;
+			cache_short = true;
 			probe_data_done(&pd);
 		}
 		r = lu_read_nodes(inv, lu, ref);
@@ -802,7 +787,8 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref)
 	/* Without a node no command can be sent: identifying it never waits for a device. */
 	if (inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY) &&
 	    (ref->sg || ref->block || ref->tape)) {
-		if (flags & PROBE_SGIO_ONLY)
+		/* the cache's answer, when the look above asked it already */
+		if ((flags & PROBE_SGIO_ONLY) || cache_short)
 			return false;
 		r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
 		if (r != -ENOMEM && (r < 0 || pd.uncached != 0))

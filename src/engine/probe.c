@@ -363,8 +363,6 @@ static int read_cached(int rootfd, const LuRef *lu, ProbePage p, ProbeData *d)
 	int dirfd, r;
 
 	if (p == PROBE_INQUIRY && lu->inquiry) {
-		if (lu->inquiry_len == 0)
-			return -ENODATA;
 		d->buf[p] = malloc(lu->inquiry_len);
 		if (!d->buf[p])
 			return -ENOMEM;
@@ -384,6 +382,23 @@ static int read_cached(int rootfd, const LuRef *lu, ProbePage p, ProbeData *d)
 		return -ENODATA;
 	}
 	d->source[p] = PROBE_SOURCE_SYSFS;
+	return 0;
+}
+
+int probe_keep_inquiry(int rootfd, LuRef *lu)
+{
+	ProbeData d = {};
+	int r;
+
+	assert_return(lu && lu->syspath, -EINVAL);
+
+	if (lu->inquiry)
+		return 0;
+	r = read_cached(rootfd, lu, PROBE_INQUIRY, &d);
+	if (r < 0)
+		return r;
+	lu->inquiry = TAKE_PTR(d.buf[PROBE_INQUIRY]);
+	lu->inquiry_len = d.len[PROBE_INQUIRY];
 	return 0;
 }
 

@@ -27,8 +27,8 @@ typedef struct LuRef {
 	bool sg_lazy; /* sg not looked up yet (PROBE_RESOLVE_SG_LAZY): @sg NULL says nothing */
 	/* no node looked up (PROBE_RESOLVE_NO_NODES): @sg, @block, @tape NULL say nothing */
 	bool nodes_lazy;
-	/* The kernel's cached INQUIRY data ("inquiry") when the caller read it already:
-	 * probe_read() takes it from here instead of sysfs. */
+	/* The kernel's cached INQUIRY data ("inquiry", never empty) once probe_keep_inquiry()
+	 * read it: probe_read() takes it from here instead of sysfs. */
 	uint8_t *inquiry;
 	size_t inquiry_len;
 	/* With PROBE_RESOLVE_DIRFD: an O_PATH descriptor of the LU's directory (@syspath), which
@@ -63,6 +63,9 @@ int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuR
 /* probe_resolve_nodes() - look up the nodes of @lu (resolved with PROBE_RESOLVE_NO_NODES) that
  * it does not have, as @flags ask: 0 or -ENOMEM; a node that is not there stays NULL. */
 int probe_resolve_nodes(int rootfd, LuRef *lu, ProbeResolveFlags flags);
+/* probe_keep_inquiry() - read the kernel's cached INQUIRY data of @lu into lu->inquiry (once):
+ * 0, -ENODATA when it is empty, or as sysfs_read_attr() fails. */
+int probe_keep_inquiry(int rootfd, LuRef *lu);
 /* probe_attr_at() - where @lu's attribute @attr is opened from: @lu's directory descriptor and
  * @attr itself when it has one, @rootfd and "@syspath/@attr" (in @buf) otherwise; NULL when
  * the path does not fit @size. */
