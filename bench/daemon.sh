@@ -7,7 +7,9 @@
 # Builds against each other in one VM: LUND_BENCH_LUNDS="lund-main lund" LUND_BENCH_ROUNDS=4
 # bench/daemon.sh 1024 --bin /path/to/lund-main (any --bin puts the build's lund and lunctl in
 # the guest as well); LUND_BENCH_TOOLS=lund skips udevd's round, LUND_BENCH_TOOLS="kernel lund"
-# adds a round with no naming tool (the kernel's time alone, a second reference).
+# adds a round with no naming tool (the kernel's time alone, a second reference);
+# LUND_BENCH_TOOLS="kernel floor lund" a round of bench/name-floor.c before lund's (the least a
+# namer hearing the same uevents does: libudev's receive and two links per disk from its wwid).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -19,10 +21,11 @@ esac
 shift || true
 bins=()
 while [ $# -ge 2 ] && [ "$1" = --bin ]; do bins+=(--bin "$(realpath "$2")"); shift 2; done
-if [ ${#bins[@]} -gt 0 ]; then
-	b=$(realpath "${LUND_VM_BUILD:-build-vm}")
-	bins+=(--bin "$b/src/daemon/lund" --bin "$b/src/cli/lunctl")
-fi
+b=$(realpath "${LUND_VM_BUILD:-build-vm}")
+# LUND_BENCH_TOOLS with "floor": the build's bench/name-floor in the guest (a round of the least a
+# namer with lund's monitor does: the floor lund is compared with)
+[[ " ${LUND_BENCH_TOOLS:-} " != *" floor "* ]] || bins+=(--bin "$b/bench/name-floor")
+[ ${#bins[@]} -eq 0 ] || bins+=(--bin "$b/src/daemon/lund" --bin "$b/src/cli/lunctl")
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 tests/vm/run --keep "${bins[@]}" bench/$body >/dev/null || true
 res=${LUND_VM_RESULTS:-${LUND_VM_CACHE:-.cache/vm}/results}/bench/$body/results.log
@@ -50,6 +53,8 @@ if not rows:
     sys.exit("bench: no results (see the console log next to " + sys.argv[1] + ")")
 # the kernel alone (LUND_BENCH_TOOLS with "kernel"): its time per size, the other reference
 alone = {r['lus']: int(r['kernel_ms']) for r in rows if r['tool'] == 'kernel'}
+alone_node = {r['lus']: int(r['last_node_ms']) for r in rows
+              if r['tool'] == 'kernel' and 'last_node_ms' in r}
 print(f"{'tool':<9} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}"
       + (f" {'names/kernel alone':>19}" if alone else ""))
 for r in rows:
@@ -58,6 +63,21 @@ for r in rows:
     if r['tool'] != 'kernel' and r['lus'] in alone:
         line += f" {nms/max(alone[r['lus']],1):>18.2f}x"
     print(line)
+# the same from the filesystem's timestamps: the kernel's last disk node (devtmpfs) and the last
+# name the tool wrote, where the polls above notice each a nap and a directory listing later
+stamped = [r for r in rows if r['tool'] != 'kernel' and 'last_name_ms' in r.get('extra', {})]
+if stamped:
+    print(f"{'tool':<9} {'LUs':>5} {'last node s':>12} {'last name s':>12} {'name/node':>10}"
+          + (f" {'name/node alone':>16}" if alone_node else "") + "   (timestamps)")
+    for r in stamped:
+        e = r['extra']
+        node, name = int(e['last_node_ms']), int(e['last_name_ms'])
+        line = f"{r['tool']:<9} {r['lus']:>5} {node/1000:>12.1f} {name/1000:>12.1f} {name/max(node,1):>9.2f}x"
+        if r['lus'] in alone_node:
+            line += f" {name/max(alone_node[r['lus']],1):>15.2f}x"
+        print(line)
+    for lus, v in alone_node.items():
+        print(f"kernel    {lus:>5} {v/1000:>12.1f}   (alone: its last disk node)")
 for r in rows:
     e = r.get('extra', {})
     if 'lag_med_ms' in e:
@@ -88,14 +108,18 @@ for r in rows:
     e = r.get('extra', {})
     g = groups.setdefault((r['tool'], r['lus']), [])
     g.append((int(r['names_ms']) / max(int(r['kernel_ms']), 1),
-              int(e.get('lund_cpu_ms', 0)) / max(int(r['kernel_ms']), 1)))
+              int(e.get('lund_cpu_ms', 0)) / max(int(r['kernel_ms']), 1),
+              int(e['last_name_ms']) / max(int(e['last_node_ms']), 1) if 'last_name_ms' in e else 0))
 if any(len(g) > 1 for g in groups.values()):
-    print("build     LUs   rounds  names/kernel min/median/max   lund CPU/kernel min/median/max")
+    print("build     LUs   rounds  names/kernel min/median/max   lund CPU/kernel min/median/max"
+          "   name/node (timestamps)")
     for (tool, lus), g in groups.items():
         a = sorted(x[0] for x in g)
         c = sorted(x[1] for x in g)
+        t = sorted(x[2] for x in g)
         print(f"{tool:<9} {lus:>5} {len(g):>6}  {a[0]:.2f} / {a[len(a)//2]:.2f} / {a[-1]:.2f}x"
-              f"              {c[0]:.2f} / {c[len(c)//2]:.2f} / {c[-1]:.2f}")
+              f"              {c[0]:.2f} / {c[len(c)//2]:.2f} / {c[-1]:.2f}"
+              f"               {t[0]:.2f} / {t[len(t)//2]:.2f} / {t[-1]:.2f}x")
 u = [r for r in rows if r['tool'] == 'udev']
 l = [r for r in rows if r['tool'] not in ('udev', 'kernel') and u and r['lus'] == u[0]['lus']]
 if u and l:

@@ -131,7 +131,8 @@ if [[ " $TOOLS " == *" kernel "* ]]; then
 		perf_start
 		host_add kernel $lus
 		perf_stop kernel-$lus $((tk - t0)) $((tk - t0))
-		vm_result "tool=kernel lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tk - t0)) names=0"
+		wait_count "kernel round, nodes" $lus '/dev/sd*' || true
+		vm_result "tool=kernel lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tk - t0)) names=0 last_node_ms=$(last_node $t0)"
 		host_remove
 		sleep 1
 		udevadm monitor -k -s block >/tmp/kmon.log 2>&1 &
@@ -146,6 +147,38 @@ if [[ " $TOOLS " == *" kernel "* ]]; then
 		kill $mp
 		uevent_lag $lus "$T0_UP" /tmp/kmon.log
 		host_remove
+		sleep 1
+	done
+fi
+# --- the floor ----------------------------------------------------------------------------------
+# LUND_BENCH_TOOLS with "floor" (bench/name-floor from --bin): the least a namer with lund's
+# monitor does, each size's host added while it runs: every uevent received through libudev,
+# each disk's two names written from its LU's wwid, nothing else (LUND_BENCH_FLOOR_EXTRA more
+# links per disk). What is left between this and the kernel alone is the cost of hearing the
+# uevents and writing names at all; between lund and this, lund's own work.
+if [[ " $TOOLS " == *" floor "* ]]; then
+	command -v name-floor >/dev/null || vm_fail "no name-floor (--bin build/bench/name-floor)"
+	for lus in $LUND_SIZES; do
+		mkdir -p /dev/floor
+		name-floor /dev/floor/by-id ${LUND_BENCH_FLOOR_EXTRA:+--extra $LUND_BENCH_FLOOR_EXTRA} \
+			2>/tmp/floor.log &
+		fp=$!
+		vm_wait_until 60 grep -q ready /tmp/floor.log
+		cpu0=$(cpu_ms $fp)
+		sys0=$(sys_ms $fp)
+		host_add floor $lus
+		cpuk=$(cpu_ms $fp)
+		wait_count "floor round, names" $((2 * lus)) '/dev/floor/by-id/@(scsi-3|wwn-)*' || true
+		tn=$(now)
+		count_ge 0 '/dev/floor/by-id/@(scsi-3|wwn-)*'
+		vm_result "tool=floor lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$n"
+		lag floor $t0 /dev/floor/by-id
+		vm_result "lus=$lus lund_cpu_ms=$(($(cpu_ms $fp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $fp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$fp/status)"
+		kill $fp
+		wait $fp 2>/dev/null || true
+		vm_log "$(cat /tmp/floor.log)"
+		host_remove
+		rm -rf /dev/floor
 		sleep 1
 	done
 fi

@@ -56,28 +56,42 @@ uptime_offset() {
 # lag TOOL T0 LINKDIR: where the time went, from timestamps the round leaves behind: devtmpfs
 # gives each disk node its creation time (mtime), each link has its own (mtime). Prints the
 # delay from a disk's node to its link (median, 90th percentile, max) and, relative to T0, when
-# the last node and the last link appeared and how many links came after the last node.
+# the last node and the last link to a disk appeared, how many links came after the last node,
+# and when the last of every link in LINKDIR (the -sg ones too) was written: last_name_ms, the
+# moment every name existed, exact where the round's poll notices it a nap and a listing of
+# thousands of entries later.
 lag() {
 	local off
 	off=$(uptime_offset)
 	find /dev -maxdepth 1 -name 'sd*' -printf 'N %f %T@\n' >/tmp/lag.in
 	find "$3" -maxdepth 1 -type l -lname '../../sd*' -printf 'L %l %T@\n' >>/tmp/lag.in
+	find "$3" -maxdepth 1 -type l -printf 'A - %T@\n' >>/tmp/lag.in
 	awk -v t0="$2" -v off="$off" '
 		$1 == "N" { node[$2] = $3; if ($3 > lastn) lastn = $3; next }
+		$1 == "A" { if ($3 > lasta) lasta = $3; next }
 		{ sub("^\\.\\./\\.\\./", "", $2); if (!($2 in node)) next
 		  n++; print "L", ($3 - node[$2]) * 1000; t[n] = $3; if ($3 > lastl) lastl = $3 }
 		END {
 			for (i = 1; i <= n; i++) if (t[i] > lastn) after++
-			printf "S %d %d %d %d\n", n, (lastn - off) * 1000 - t0, (lastl - off) * 1000 - t0, after
+			printf "S %d %d %d %d %d\n", n, (lastn - off) * 1000 - t0, (lastl - off) * 1000 - t0, after,
+			       (lasta - off) * 1000 - t0
 		}' /tmp/lag.in | sort -k1,1 -k2,2n >/tmp/lag.out
 	awk -v tool="$1" '
 		$1 == "L" { l[++n] = $2 }
 		$1 == "S" && n {
-			printf "RESULT lag tool=%s links=%d lag_med_ms=%d lag_p90_ms=%d lag_max_ms=%d last_node_ms=%d last_link_ms=%d links_after_last_node=%d\n",
-			       tool, $2, l[int((n + 1) / 2)], l[int(n * 0.9)], l[n], $3, $4, $5
+			printf "RESULT lag tool=%s links=%d lag_med_ms=%d lag_p90_ms=%d lag_max_ms=%d last_node_ms=%d last_link_ms=%d links_after_last_node=%d last_name_ms=%d\n",
+			       tool, $2, l[int((n + 1) / 2)], l[int(n * 0.9)], l[n], $3, $4, $5, $6
 		}' /tmp/lag.out >/tmp/lag.res
 	[ -s /tmp/lag.res ] && vm_send "$(cat /tmp/lag.res)"
 	return 0
+}
+# last_node T0: when the kernel made the last disk's devtmpfs node, in ms from T0 (its mtime; the
+# same clock as lag's last_node_ms)
+last_node() {
+	local off
+	off=$(uptime_offset)
+	find /dev -maxdepth 1 -name 'sd*' -printf '%T@\n' |
+		awk -v t0="$1" -v off="$off" '$1 > l { l = $1 } END { printf "%d", (l - off) * 1000 - t0 }'
 }
 # uevent_lag LUS UP0 MONITOR_LOG: per disk, the delay from its devtmpfs node (mtime) to the
 # kernel's add uevent of the disk (udevadm monitor -k, CLOCK_MONOTONIC), and when the last of
