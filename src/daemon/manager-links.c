@@ -56,6 +56,81 @@ static const char *link_message_id(LinkAction a)
 	}
 }
 
+/* The LU's collected lines logged, one entry per kind (removals first: an update removes what
+ * it no longer wants before it writes), and the log emptied for the next LU. */
+static void link_log_flush(Manager *m)
+{
+	static const char *const ids[_LINK_LOG_MAX] = {
+		[LINK_LOG_REMOVED] = MESSAGE_LINK_REMOVED,
+		[LINK_LOG_WRITTEN] = MESSAGE_LINK_CREATED,
+	};
+	LinkLog *l = &m->link_log;
+	LogDevice dev = { .hctl = l->lu ? l->lu->hctl : NULL };
+
+	for (size_t k = 0; k < _LINK_LOG_MAX; k++) {
+		if (l->len[k] == 0)
+			continue;
+		log_full(LOG_INFO, 0, &dev, ids[k], "%s", l->buf[k]);
+		l->len[k] = 0;
+	}
+	l->lu = NULL;
+}
+
+/* @msg added to the line of kind @k of the LU being written (m->current); false when it
+ * cannot be (no update runs, or ENOMEM): the caller logs it alone. */
+static bool link_log_add(Manager *m, size_t k, const char *msg)
+{
+	LinkLog *l = &m->link_log;
+	size_t n = strlen(msg), need;
+
+	if (!l->on)
+		return false;
+	/* An update may write another LU's links (a name moving to it): each LU its own line.
+	 * A link removed on no LU's behalf is the updated LU's. */
+	if (l->lu != (m->current ?: l->updated))
+		link_log_flush(m);
+	l->lu = m->current ?: l->updated;
+	need = l->len[k] + 2 + n + 1;
+	if (need > l->size[k]) {
+		size_t size = MAX(need, 2 * l->size[k]);
+		char *p = realloc(l->buf[k], size);
+
+		if (!p)
+			return false;
+		l->buf[k] = p;
+		l->size[k] = size;
+	}
+	if (l->len[k] > 0) {
+		memcpy(l->buf[k] + l->len[k], ", ", 2);
+		l->len[k] += 2;
+	}
+	memcpy(l->buf[k] + l->len[k], msg, n + 1);
+	l->len[k] += n;
+	return true;
+}
+
+/* Between these, while @lu's links are updated, links written and removed are logged per LU
+ * (link_log_flush()). */
+static void link_log_begin(Manager *m, const Lu *lu)
+{
+	m->link_log.on = true;
+	m->link_log.updated = lu;
+}
+
+static void link_log_end(Manager *m)
+{
+	link_log_flush(m);
+	m->link_log.on = false;
+	m->link_log.updated = NULL;
+}
+
+void manager_link_log_free(Manager *m)
+{
+	for (size_t k = 0; k < _LINK_LOG_MAX; k++)
+		free(m->link_log.buf[k]);
+	m->link_log = (LinkLog){};
+}
+
 static void on_link_report(LinkAction a, const char *name, const char *target, int error,
                            void *userdata)
 {
@@ -95,7 +170,7 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 		log_full(level, error, &dev, NULL, "/%s/%s: failed to update link: %m", dir, name);
 	else if (level <= log_get_max_level()) {
 		/* The common case, one per link written: put together without printf, which
-		 * would cost a third of the write. */
+		 * would cost a third of the write, and logged with the LU's other links. */
 		const char *action = link_action_name(a);
 		size_t n = 1 + strlen(dir) + 1 + strlen(name) + 1 + strlen(action) +
 		           (target ? 4 + strlen(target) : 0) + 1;
@@ -109,7 +184,11 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 			p = stpcpy(stpcpy(p, " "), action);
 			if (target)
 				stpcpy(stpcpy(p, " -> "), target);
-			log_full(level, 0, &dev, link_message_id(a), "%s", msg);
+			if (level != LOG_INFO ||
+			    !link_log_add(m,
+			                  a == LINK_REMOVED ? LINK_LOG_REMOVED : LINK_LOG_WRITTEN,
+			                  msg))
+				log_full(level, 0, &dev, link_message_id(a), "%s", msg);
 		}
 	}
 
@@ -605,7 +684,9 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 	}
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_hold(m->links[s]);
+	link_log_begin(m, lu);
 	r = claims_update(m->claims, lu, want.v, want.n);
+	link_log_end(m);
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_release(m->links[s]);
 	if (r < 0)
@@ -622,7 +703,9 @@ void manager_links_refresh(Manager *m, Lu *lu)
 {
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_hold(m->links[s]);
+	link_log_begin(m, lu);
 	(void)claims_refresh(m->claims, lu);
+	link_log_end(m);
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_release(m->links[s]);
 	if (m->udev_links && !m->bulk)

@@ -57,6 +57,18 @@ typedef struct LinkReportCtx {
 	LinkSet set;
 } LinkReportCtx;
 
+/* The links one update wrote (created, updated, adopted) or removed, logged as one entry per LU
+ * and kind when the update ends (manager-links.c): eight entries per new LU would be 40,000 for
+ * a cold start of 4096 LUs, past journald's rate limit. */
+enum { LINK_LOG_REMOVED, LINK_LOG_WRITTEN, _LINK_LOG_MAX };
+typedef struct LinkLog {
+	bool on;           /* an update runs: lines are collected, not logged one by one */
+	const Lu *updated; /* the LU the update is for */
+	const Lu *lu;      /* whose links the lines name */
+	char *buf[_LINK_LOG_MAX];
+	size_t len[_LINK_LOG_MAX], size[_LINK_LOG_MAX];
+} LinkLog;
+
 struct Manager {
 	ManagerConfig config;
 	char *root, *run_dir;
@@ -89,6 +101,7 @@ struct Manager {
 	bool links_flush_urgent; /* the batch is full or old: written ahead of the uevents */
 	bool bulk;               /* collecting claims for a full reconcile, not applying them */
 	const Lu *current;       /* the LU whose links are being written, for log fields */
+	LinkLog link_log;
 	bool udev_links;   /* udev makes the links of lund's trees from records (manager-udev.c) */
 	int udevrecfd;     /* <run-dir>/udev */
 	UdevRecords *udev; /* the records written, per LU */
@@ -195,6 +208,8 @@ void manager_update_links(Manager *m, Lu *lu, bool gone);
 void manager_links_dirty(Manager *m, Lu *lu);
 /* Write the links still waiting now (resync, shutdown). */
 void manager_links_flush(Manager *m);
+/* The per-LU link log's buffers (manager-links.c). */
+void manager_link_log_free(Manager *m);
 /* @lu's wants are unchanged but the state that picks a name's winner (a path running) is not. */
 void manager_links_refresh(Manager *m, Lu *lu);
 /* @lu goes away: forget that its links wait (its update with gone=true follows). */

@@ -859,6 +859,7 @@ Manager *manager_free(Manager *m)
 	if (m->claims)
 		manager_links_flush(m);
 	free(m->links_dirty);
+	manager_link_log_free(m);
 	control_free(m->control);
 	monitor_free(m->monitor);
 	if (m->inventory)
