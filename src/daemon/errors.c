@@ -72,12 +72,21 @@ struct ErrorTracker {
 	size_t n_watched;  /* entries with polled or counters set */
 	LuErrors *poll_at; /* where the round under way goes on */
 	bool poll_running; /* a round is under way (poll_at NULL: it is at its end) */
+	size_t added;      /* LUs watched since the last round began (their counters just read) */
+	unsigned waited;   /* rounds in a row that waited for the LUs being added */
 };
 
 /* LUs whose counters one slice of a round reads (two or six sysfs reads each, ~10 us apiece):
  * a few ms, so that a round over 100k LUs never holds the loop for seconds; the slices of a
  * round run in consecutive loop iterations, with whatever else is pending in between. */
 #define POLL_SLICE 256
+
+/* While LUs are being added (thousands at once at boot or when an array maps its LUNs), each has
+ * its counters read as it comes: a round over every LU adds to the busiest moment what the LUs
+ * just read need least. The round waits an interval at a time while LUs keep coming, at most
+ * this many times in a row, so the LUs already there are still read at least every
+ * (POLL_WAIT_MAX + 1) intervals. */
+#define POLL_WAIT_MAX 3
 
 static const char *const action_names[_ERROR_ACTION_MAX] = {
 	[ERROR_ACTION_LOG] = "log",
@@ -467,6 +476,7 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 			e->counters = true;
 			for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
 				e->kcount[c] = (uint32_t)counts[c];
+			t->added++;
 		}
 		return 2;
 	}
@@ -499,6 +509,7 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		e->ioerr_cnt = (uint32_t)ioerr;
 		e->iotmo_cnt = (uint32_t)iotmo;
 		t->n_watched++;
+		t->added++;
 		return 0;
 	}
 	return r < 0 ? r : 1;
@@ -637,13 +648,26 @@ size_t error_tracker_n_watched(const ErrorTracker *t)
 	return t ? t->n_watched : 0;
 }
 
+bool error_tracker_round_waits(ErrorTracker *t)
+{
+	bool wait;
+
+	if (!t)
+		return false;
+	wait = t->added > 0 && t->waited < POLL_WAIT_MAX;
+	t->waited = wait ? t->waited + 1 : 0;
+	t->added = 0;
+	return wait;
+}
+
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	ErrorTracker *t = userdata;
 	bool done = true;
 
-	/* Nothing to read: no round at all (most of all no walk over every LU). */
-	if (t->n_watched > 0)
+	/* Nothing to read: no round at all (most of all no walk over every LU). A round about to
+	 * begin while LUs are being added waits (POLL_WAIT_MAX). */
+	if (t->n_watched > 0 && (t->poll_running || !error_tracker_round_waits(t)))
 		(void)error_tracker_poll_slice(t, usec, POLL_SLICE, &done);
 	/* The next slice in the next loop iteration; the next round an interval after this one
 	 * ended. */

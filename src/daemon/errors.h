@@ -87,6 +87,14 @@ int error_tracker_poll(ErrorTracker *t, uint64_t now_usec);
  * Returns the number of LUs whose counters grew in this slice.
  */
 int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, bool *ret_done);
+/*
+ * error_tracker_round_waits() - whether the round due now waits an interval: LUs were watched
+ * since the last round began (error_tracker_enable() read their counters as they came), and
+ * fewer than three rounds in a row have waited, so that a stream of new LUs delays the reads of
+ * the others by three intervals at most. Counts the round as waited (or not) and starts a new
+ * count of LUs added; error_tracker_attach_event()'s timer asks before each round.
+ */
+bool error_tracker_round_waits(ErrorTracker *t);
 /* LUs whose counters are polled (LUs without counters are not read at all). */
 size_t error_tracker_n_watched(const ErrorTracker *t);
 

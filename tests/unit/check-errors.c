@@ -488,6 +488,41 @@ START_TEST(test_poll_bounded)
 }
 END_TEST
 
+/* While LUs are being added (each read as it comes), a round over every LU waits an interval,
+ * three in a row at most: a stream of new LUs does not hold the others' reads back for longer.
+ * LUs without counters and LUs already watched do not count as added. */
+START_TEST(test_round_waits)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	char hctl[32];
+
+	tree(false); /* 2:0:0:0: a stock kernel's LU without ioerr_cnt/iotmo_cnt */
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	ck_assert(!error_tracker_round_waits(tr));
+	ck_assert_int_eq(error_tracker_enable(tr, LU, "2:0:0:0"), 0);
+	ck_assert(!error_tracker_round_waits(tr));
+
+	for (unsigned i = 0; i < 6; i++) {
+		xsnprintf(hctl, "4:0:0:%u", i);
+		put_counter(hctl, "ioerr_cnt", "0x0\n");
+		put_counter(hctl, "iotmo_cnt", "0x0\n");
+		ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/x", hctl), 0);
+		/* rounds 1-3 wait, the 4th runs though LUs keep coming, the 5th waits again */
+		ck_assert_int_eq(error_tracker_round_waits(tr), i != 3);
+	}
+	/* no LU added since: the round runs */
+	ck_assert(!error_tracker_round_waits(tr));
+	/* an LU watched already is not new */
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/x", "4:0:0:0"), 0);
+	ck_assert(!error_tracker_round_waits(tr));
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 6);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* Patched kernel: errors/<class> are polled, no event is switched on, and each class counts
  * towards the threshold as its events would; --error-events switches the events on instead. */
 START_TEST(test_counters)
@@ -624,6 +659,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_poll);
 	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
+	tcase_add_test(tc, test_round_waits);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
 	suite_add_tcase(s, tc);
