@@ -72,9 +72,14 @@ static void link_log_flush(Manager *m)
 			continue;
 		log_full(LOG_INFO, 0, &dev, ids[k], "%s", l->buf[k]);
 		l->len[k] = 0;
+		l->n[k] = 0;
 	}
 	l->lu = NULL;
 }
+
+/* Links written for no LU in particular (the start-up reconciliation) go in entries of this
+ * many: tens of thousands of links at boot are a few hundred entries, none of them huge. */
+#define LINK_LOG_BATCH 64
 
 /* @msg added to the line of kind @k of the LU being written (m->current); false when it
  * cannot be (no update runs, or ENOMEM): the caller logs it alone. */
@@ -87,7 +92,7 @@ static bool link_log_add(Manager *m, size_t k, const char *msg)
 		return false;
 	/* An update may write another LU's links (a name moving to it): each LU its own line.
 	 * A link removed on no LU's behalf is the updated LU's. */
-	if (l->lu != (m->current ?: l->updated))
+	if (l->lu != (m->current ?: l->updated) || (!l->lu && l->n[k] >= LINK_LOG_BATCH))
 		link_log_flush(m);
 	l->lu = m->current ?: l->updated;
 	need = l->len[k] + 2 + n + 1;
@@ -106,6 +111,7 @@ static bool link_log_add(Manager *m, size_t k, const char *msg)
 	}
 	memcpy(l->buf[k] + l->len[k], msg, n + 1);
 	l->len[k] += n;
+	l->n[k]++;
 	return true;
 }
 
@@ -541,7 +547,9 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 		m->udev_resync = true;
 		return 0;
 	}
+	link_log_begin(m, NULL);
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
+	link_log_end(m);
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
 	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,
@@ -549,7 +557,9 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	/* Only lund writes its own tree; /dev/disk/by-id is udev's too and is never pruned. */
 	if (set != LINKSET_SCSI)
 		return r;
+	link_log_begin(m, NULL);
 	k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set }, &pruned);
+	link_log_end(m);
 	if (pruned > 0)
 		log_info("/%s: %u unrecorded links naming no present logical unit removed",
 		         m->link_dir[set], pruned);

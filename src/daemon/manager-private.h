@@ -59,7 +59,8 @@ typedef struct LinkReportCtx {
 
 /* The links one update wrote (created, updated, adopted) or removed, logged as one entry per LU
  * and kind when the update ends (manager-links.c): eight entries per new LU would be 40,000 for
- * a cold start of 4096 LUs, past journald's rate limit. */
+ * a cold start of 4096 LUs, past journald's rate limit. The start-up reconciliation's links,
+ * which name no LU, are logged in batches. */
 enum { LINK_LOG_REMOVED, LINK_LOG_WRITTEN, _LINK_LOG_MAX };
 typedef struct LinkLog {
 	bool on;           /* an update runs: lines are collected, not logged one by one */
@@ -67,6 +68,7 @@ typedef struct LinkLog {
 	const Lu *lu;      /* whose links the lines name */
 	char *buf[_LINK_LOG_MAX];
 	size_t len[_LINK_LOG_MAX], size[_LINK_LOG_MAX];
+	unsigned n[_LINK_LOG_MAX]; /* links in each line */
 } LinkLog;
 
 struct Manager {
