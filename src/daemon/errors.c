@@ -72,8 +72,8 @@ struct ErrorTracker {
 	size_t n_watched;  /* entries with polled or counters set */
 	LuErrors *poll_at; /* where the round under way goes on */
 	bool poll_running; /* a round is under way (poll_at NULL: it is at its end) */
-	size_t added;      /* LUs watched since the last round began (their counters just read) */
-	unsigned waited;   /* rounds in a row that waited for the LUs being added */
+	bool added;      /* an LU was watched since the last round began (its counters just read) */
+	unsigned waited; /* rounds in a row that waited for the LUs being added */
 };
 
 /* LUs whose counters one slice of a round reads (two or six sysfs reads each, ~10 us apiece):
@@ -476,7 +476,7 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 			e->counters = true;
 			for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
 				e->kcount[c] = (uint32_t)counts[c];
-			t->added++;
+			t->added = true;
 		}
 		return 2;
 	}
@@ -509,7 +509,7 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		e->ioerr_cnt = (uint32_t)ioerr;
 		e->iotmo_cnt = (uint32_t)iotmo;
 		t->n_watched++;
-		t->added++;
+		t->added = true;
 		return 0;
 	}
 	return r < 0 ? r : 1;
@@ -654,9 +654,9 @@ bool error_tracker_round_waits(ErrorTracker *t)
 
 	if (!t)
 		return false;
-	wait = t->added > 0 && t->waited < POLL_WAIT_MAX;
+	wait = t->added && t->waited < POLL_WAIT_MAX;
 	t->waited = wait ? t->waited + 1 : 0;
-	t->added = 0;
+	t->added = false;
 	return wait;
 }
 
