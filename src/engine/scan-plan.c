@@ -396,14 +396,18 @@ static int read_int_attr(int rootfd, const char *dir, const char *name, const ch
 	return 0;
 }
 
-/* Host number of a class device, from its "device" link (…/hostH/…). */
+/*
+ * Host number of a class device, from where its class entry points
+ * (../../devices/platform/hostH/sessionN/iscsi_session/sessionN). Not from its "device" link:
+ * that points to its parent relative to itself (../../../sessionN) and names no host.
+ */
 static int host_of_link(int rootfd, const char *dir, const char *name, unsigned *ret)
 {
 	char path[PATH_MAX], target[4096];
 	const char *p;
 	ssize_t k;
 
-	scan_pathfmt(path, sizeof(path), "%s/%s/device", dir, name);
+	scan_pathfmt(path, sizeof(path), "%s/%s", dir, name);
 	k = readlinkat(rootfd, path, target, sizeof(target) - 1);
 	if (k < 0)
 		return -errno;

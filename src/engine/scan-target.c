@@ -330,6 +330,27 @@ static int lu_in_use(Scan *s, const ScanLu *lu, char *why, size_t why_size)
 
 /* @reported: the target listed @lun, so an LU the kernel does not instantiate is a failure;
  * otherwise (a sequential probe) it only means there is no such LU. Returns whether it exists. */
+/* After the kernel's own scan of @t (which had no LU): the LUs it instantiated, each an add of
+ * this scan (the write was the action that added it). */
+static void record_kernel_added(Scan *s, ScanTarget *t)
+{
+	ScanLu *lus = NULL;
+	size_t n = 0;
+
+	if (scan_list_lus(s->rootfd, t->host, t->channel, t->target, &lus, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		ScanAction a;
+
+		scan_action_init(&a, SCAN_ACTION_ADD, &lus[i]);
+		a.applied = true;
+		snprintf(a.reason, sizeof(a.reason), "%s",
+		         "instantiated by the kernel's target scan");
+		(void)scan_record_action(s, &a);
+	}
+	scan_lus_free(lus, n);
+}
+
 static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const char *reason)
 {
 	ScanLu lu = { .host = t->host, .channel = t->channel, .target = t->target, .lun = lun };
@@ -669,6 +690,8 @@ void scan_run_target(Scan *s, TargetJob *tj)
 		(void)scan_apply(s, &a);
 		if (a.error < 0)
 			t->error = a.error;
+		else if (a.applied)
+			record_kernel_added(s, t);
 		goto done;
 	}
 	/* REPORT LUNS needs the LU's node and a scan quirk its type; the checks that use its

@@ -1083,6 +1083,44 @@ START_TEST(test_fc_transport)
 }
 END_TEST
 
+/*
+ * iSCSI: the session's target is found from its class entry, which points below its host (its
+ * "device" link, relative to the session, names no host). A session whose LUNs do not include
+ * 0 (an ACL mapping LUNs 3 and 5 only) gets the kernel's own scan of its target after the LUN 0
+ * probe added nothing, as for SAS and FC; never the host-wide probe, which cannot find it.
+ */
+START_TEST(test_iscsi_transport)
+{
+	static const char sess[] = "sys/devices/platform/host4/session7/iscsi_session/session7";
+	ScanResult r = {};
+	char p[256];
+
+	host_with_ports(4, "iscsi_tcp");
+	xsnprintf(p, "%s/target_id", sess);
+	check_tree_put_str(&tree, p, "0\n");
+	check_tree_mkdirs(&tree, "sys/class/iscsi_session");
+	ck_assert_int_eq(symlinkat("../../devices/platform/host4/session7/iscsi_session/session7",
+	                           tree.fd, "sys/class/iscsi_session/session7"),
+	                 0);
+	xsnprintf(p, "%s/device", sess);
+	ck_assert_int_eq(symlinkat("../../../session7", tree.fd, p), 0);
+	wire(4, 0, 0, 3);
+	wire(4, 0, 0, 5);
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(wrote("sys/class/scsi_host/host4/scan=0 0 0"));
+	ck_assert(wrote("sys/class/scsi_host/host4/scan=0 0 -"));
+	ck_assert(!wrote("sys/class/scsi_host/host4/scan=- - 0"));
+	ck_assert_uint_eq(r.n_targets, 1);
+	ck_assert_str_eq(r.targets[0].source, "iscsi");
+	ck_assert_int_eq(r.targets[0].method, SCAN_METHOD_KERNEL);
+	/* what the kernel's scan instantiated is this scan's doing */
+	ck_assert_uint_eq(r.hosts[0].added, 2);
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "4:0:0:3"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_ADD, "4:0:0:5"));
+	scan_result_done(&r);
+}
+END_TEST
+
 /* A target with no LU to send REPORT LUNS to falls back to the kernel's own target scan. */
 START_TEST(test_kernel_fallback)
 {
@@ -1464,6 +1502,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_selectors);
 	tcase_add_test(tc, test_sas_transport);
 	tcase_add_test(tc, test_fc_transport);
+	tcase_add_test(tc, test_iscsi_transport);
 	tcase_add_test(tc, test_kernel_fallback);
 	tcase_add_test(tc, test_sequential);
 	tcase_add_test(tc, test_quirk_sequential);
