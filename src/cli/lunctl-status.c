@@ -125,6 +125,27 @@ static void print_not_running(json_object *s)
 	printf("%s\n", first ? " none" : "");
 }
 
+/* iSCSI sessions lund scans once they are logged in */
+static void print_logins(json_object *s)
+{
+	json_object *lw = json_member(s, "iscsi_logins_waiting");
+	bool any = false;
+
+	if (!lw || !json_object_is_type(lw, json_type_object))
+		return;
+	json_object_object_foreach(lw, name, w)
+	{
+		uint64_t age = (uint64_t)json_int(w, "age_usec");
+
+		printf("%s %s on host%" PRIi64 " %s for %" PRIu64 ".%01" PRIu64 " s;",
+		       any ? "" : "iSCSI logins: ", name, json_int(w, "host"),
+		       json_str(w, "state") ?: "?", age / 1000000, age / 100000 % 10);
+		any = true;
+	}
+	if (any)
+		printf(" each scanned once logged in\n");
+}
+
 /* "request from pid 12 (2, 3:0:1) for 4.2 s" */
 static void print_scan_request(json_object *q)
 {
@@ -213,6 +234,7 @@ static void print_status(json_object *s)
 		printf("Uevents:       not monitored\n");
 	printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
 	print_scans(s);
+	print_logins(s);
 	print_not_running(s);
 
 	print_errors(s);

@@ -51,6 +51,7 @@ typedef enum LinkSet {
 
 typedef struct ScanRequest ScanRequest;
 typedef struct UdevRecords UdevRecords;
+typedef struct LoginWait LoginWait;
 
 typedef struct LinkReportCtx {
 	Manager *m;
@@ -146,6 +147,10 @@ struct Manager {
 	uint64_t scan_started;
 	uint64_t startup_scan_usec;    /* how long the start-up scan took, 0 if none */
 	sd_event_source *state_source; /* re-reads the state of LUs not running (manager-state.c) */
+	LoginWait *login_waits;        /* iSCSI sessions not logged in yet (manager-iscsi.c) */
+	size_t n_login_waits;
+	sd_event_source *login_source;
+	uint64_t login_poll_usec;
 };
 /* manager.c */
 int manager_resync(Manager *m, const char *reason);
@@ -243,6 +248,16 @@ void manager_state_watch(Manager *m, const Lu *lu);
 void manager_state_free(Manager *m);
 /* {"H:C:T:L": state} of the LUs not running, for `status`. */
 json_object *manager_state_json(Manager *m);
+
+/* manager-iscsi.c */
+/* An add of iscsi_session @ev on @host: true when the session is not logged in yet and is
+ * watched until it is (its host scanned then); false when the caller scans now. */
+bool manager_iscsi_login_wait(Manager *m, const Uevent *ev, unsigned host);
+/* At start-up: watch every session that is not logged in yet. */
+void manager_iscsi_watch_all(Manager *m);
+/* {"sessionN": {host, state, age_usec}} of the sessions watched, for `status`. */
+json_object *manager_iscsi_json(Manager *m);
+void manager_iscsi_free(Manager *m);
 
 /* manager-scan.c */
 /*

@@ -537,6 +537,9 @@ void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what)
 		return;
 	if (uevent_devpath_host(ev->devpath, &host) < 0 || !manager_host_scans_wanted(m))
 		return;
+	/* A session not logged in yet has no target to find: scanned once it is. */
+	if (manager_iscsi_login_wait(m, ev, host))
+		return;
 	log_info("host%u: %s (%s), scanning it for logical units", host, what, ev->devpath);
 	(void)manager_queue_host_scan(m, host, what);
 }

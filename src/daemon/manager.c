@@ -853,6 +853,7 @@ Manager *manager_free(Manager *m)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
 	sd_event_source_disable_unref(m->bind_source);
 	manager_state_free(m);
+	manager_iscsi_free(m);
 	free(m->bind_wait);
 	free(m->kernel_scan);
 	/* Links still waiting for the end of a burst are written before lund goes. */
@@ -1046,6 +1047,8 @@ int manager_start(Manager *m)
 		         "(--scan=%s)",
 		         manager_scan_mode_to_string(m->config.scan));
 		(void)sd_notify(false, "STATUS=Scanning SCSI hosts");
+		/* Sessions still logging in are scanned again once they have. */
+		manager_iscsi_watch_all(m);
 		if (manager_queue_host_scan(m, SCAN_ANY, "start-up") >= 0)
 			return 0;
 	} else
