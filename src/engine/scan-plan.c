@@ -581,9 +581,11 @@ static bool lus_have(const ScanLu *v, size_t n, const ScanLu *lu)
 	return n > 0 && bsearch(lu, v, n, sizeof(*v), lu_cmp) != NULL;
 }
 
+#define PROBE_ADDED "new target, instantiated by the target probe"
+
 /* Record @lu as added by this scan's target probe (the probe's write is the action that
  * added it, so it is not "unchanged" later). */
-static void record_probe_added(Scan *s, const ScanLu *lu)
+static void record_probe_added(Scan *s, const ScanLu *lu, const char *reason)
 {
 	ScanAction a = {
 		.kind = SCAN_ACTION_ADD,
@@ -595,7 +597,7 @@ static void record_probe_added(Scan *s, const ScanLu *lu)
 	};
 
 	snprintf(a.hctl, sizeof(a.hctl), "%s", lu->hctl);
-	snprintf(a.reason, sizeof(a.reason), "%s", "new target, instantiated by the target probe");
+	snprintf(a.reason, sizeof(a.reason), "%s", reason);
 	pthread_mutex_lock(&s->lock);
 	{
 		char(*v)[64] = reallocarray(s->probe_added, s->n_probe_added + 1, sizeof(*v));
@@ -611,14 +613,16 @@ static void record_probe_added(Scan *s, const ScanLu *lu)
 }
 
 /*
- * After a target probe ("C T 0"): what it instantiated. A probe of LUN 0 can add nothing but
- * LUN 0 of a target, so where the host's targets are its own directories (host_dir_targets())
- * each target's LUN 0 is looked for that the listing before the probe lacks: a short
- * directory and a lookup per such target, not a listing of every LU on the system again.
- * Elsewhere the bus is listed again and compared. @lus/@n_lus: the listing before the probe,
- * updated.
+ * After a target probe ("C T 0"): what it instantiated. A probe of LUN 0 (@lun0) can add
+ * nothing but LUN 0 of a target, so where the host's targets are its own directories
+ * (host_dir_targets()) each target's LUN 0 is looked for that the listing before the probe
+ * lacks: a short directory and a lookup per such target, not a listing of every LU on the
+ * system again. Elsewhere, or after a probe of another LUN, the bus is listed again and
+ * compared. Each LU found is recorded as added, for @reason. @lus/@n_lus: the listing before
+ * the probe, updated.
  */
-static int probe_update_lus(Scan *s, unsigned host, ScanLu **lus, size_t *n_lus)
+static int probe_update_lus(Scan *s, unsigned host, bool lun0, ScanLu **lus, size_t *n_lus,
+                            const char *reason)
 {
 	_cleanup_free_ TargetAddr *targets = NULL;
 	TargetSet ts = {};
@@ -626,7 +630,7 @@ static int probe_update_lus(Scan *s, unsigned host, ScanLu **lus, size_t *n_lus)
 	size_t n_before = *n_lus, n_after = 0;
 	int r;
 
-	r = host_dir_targets(s->rootfd, host, &ts);
+	r = lun0 ? host_dir_targets(s->rootfd, host, &ts) : -ENOTDIR;
 	targets = ts.v;
 	if (r == -ENOMEM)
 		return r;
@@ -652,12 +656,12 @@ static int probe_update_lus(Scan *s, unsigned host, ScanLu **lus, size_t *n_lus)
 			lus_insert(v, *n_lus, &lu);
 			*lus = v;
 			(*n_lus)++;
-			record_probe_added(s, &lu);
+			record_probe_added(s, &lu, reason);
 		}
 		return 0;
 	}
 
-	scan_debug(s, "host%u: targets below transport ports: listing the LUs again", host);
+	scan_debug(s, "host%u: listing the LUs again after the probes", host);
 	r = scan_list_lus(s->rootfd, host, SCAN_ANY, SCAN_ANY, &after, &n_after);
 	if (r < 0)
 		return r;
@@ -667,7 +671,7 @@ static int probe_update_lus(Scan *s, unsigned host, ScanLu **lus, size_t *n_lus)
 			k++;
 		if (k < n_before && lu_cmp(&before[k], &after[i]) == 0)
 			continue;
-		record_probe_added(s, &after[i]);
+		record_probe_added(s, &after[i], reason);
 	}
 	scan_lus_free(before, n_before);
 	*lus = after;
@@ -731,6 +735,24 @@ static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, c
 	return scan_push_job_locked(s, (Job){ .is_host = false, .index = s->n_targets - 1 });
 }
 
+static bool lus_have_lun0(const ScanLu *lus, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lus[i].lun == 0)
+			return true;
+	return false;
+}
+
+/* Does a selector of @host name LUNs (H:C:T:L, --luns)? */
+static bool host_sel_luns(const Scan *s, unsigned host)
+{
+	for (size_t i = 0; i < s->n_sel; i++)
+		if ((s->sel[i].host == SCAN_ANY || s->sel[i].host == host) &&
+		    s->sel[i].lun != SCAN_ANY)
+			return true;
+	return false;
+}
+
 void scan_run_host(Scan *s, ScanHost *host)
 {
 	TargetSet ts = {};
@@ -758,7 +780,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 	 */
 	if (s->flags & SCAN_ADD) {
 		bool whole = ts.unresolved || ts.n == 0;
-		bool sel_target = false, probed = false;
+		bool sel_target = false, probed = false, lun0 = true;
 		ScanAction a;
 
 		/* Selectors naming a channel or a target (H:C:T, H:-:T for a target ID on any
@@ -771,7 +793,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 		if (sel_target) {
 			for (size_t i = 0; i < s->n_sel; i++) {
 				const ScanSelector *x = &s->sel[i];
-				char c[24], t[24];
+				char c[24], t[24], l[24];
 				bool done = false;
 
 				if (x->host != host->host ||
@@ -783,7 +805,8 @@ void scan_run_host(Scan *s, ScanHost *host)
 				for (size_t j = 0; !done && j < i; j++)
 					done = s->sel[j].host == x->host &&
 					       s->sel[j].channel == x->channel &&
-					       s->sel[j].target == x->target;
+					       s->sel[j].target == x->target &&
+					       s->sel[j].lun == x->lun;
 				if (done)
 					continue;
 				if (x->channel == SCAN_ANY)
@@ -794,7 +817,14 @@ void scan_run_host(Scan *s, ScanHost *host)
 					snprintf(t, sizeof(t), "-");
 				else
 					snprintf(t, sizeof(t), "%" PRId64, x->target);
-				scan_probe_action(&a, host->host, c, t, "0",
+				/* a selected LUN is probed itself: the target may have no
+				 * LUN 0 */
+				if (x->lun == SCAN_ANY)
+					snprintf(l, sizeof(l), "0");
+				else
+					snprintf(l, sizeof(l), "%" PRId64, x->lun);
+				lun0 = lun0 && x->lun == SCAN_ANY;
+				scan_probe_action(&a, host->host, c, t, l,
 				                  "selected target has no LU");
 				(void)scan_apply(s, &a);
 				probed |= a.applied;
@@ -829,9 +859,65 @@ void scan_run_host(Scan *s, ScanHost *host)
 		/* Only a target probe the kernel took can have added an LU: without one,
 		 * listing a thousand LUs again would find the same ones. */
 		if (probed) {
-			r = probe_update_lus(s, host->host, &lus, &n_lus);
+			r = probe_update_lus(s, host->host, lun0, &lus, &n_lus, PROBE_ADDED);
 			if (r < 0)
 				goto fail;
+		}
+		/* A selected target (H:C:T) its LUN 0 probe did not instantiate: the kernel's
+		 * own scan of it, as for a transport target with no LU to ask. */
+		if (sel_target) {
+			bool scanned = false;
+
+			for (size_t i = 0; i < s->n_sel; i++) {
+				const ScanSelector *x = &s->sel[i];
+				char c[24], t[24];
+
+				if (x->host != host->host || x->channel == SCAN_ANY ||
+				    x->target == SCAN_ANY || x->lun != SCAN_ANY ||
+				    host_has_target(lus, n_lus, (unsigned)x->channel,
+				                    (unsigned)x->target))
+					continue;
+				snprintf(c, sizeof(c), "%" PRId64, x->channel);
+				snprintf(t, sizeof(t), "%" PRId64, x->target);
+				scan_probe_action(&a, host->host, c, t, "-",
+				                  "selected target has no LUN 0: the kernel's scan "
+				                  "of the target");
+				(void)scan_apply(s, &a);
+				scanned |= a.applied;
+				if (a.error < 0)
+					host->error = a.error;
+			}
+			if (scanned) {
+				r = probe_update_lus(s, host->host, false, &lus, &n_lus,
+				                     "no LUN 0 on its target, instantiated by the "
+				                     "kernel's scan of the target");
+				if (r < 0)
+					goto fail;
+			}
+		}
+		/*
+		 * A host-wide probe that left the host without any LUN 0: either there is no
+		 * target, or its targets have no LUN 0 (an array or hypervisor exporting LUN 1
+		 * and up answers LUN 0 with peripheral qualifier 1 or 3, and the kernel keeps no
+		 * trace of the target). As for a transport target with no LU to ask, the
+		 * kernel's own scan of every target, which sends REPORT LUNS to such a LUN 0,
+		 * finds them. Unless a selector names LUNs: then no other LUN is to be added.
+		 */
+		if (whole && !sel_target && probed && !lus_have_lun0(lus, n_lus) &&
+		    !host_sel_luns(s, host->host)) {
+			scan_probe_action(&a, host->host, "-", "-", "-",
+			                  "no LUN 0 on any target: the kernel's scan of every "
+			                  "target");
+			(void)scan_apply(s, &a);
+			if (a.error < 0)
+				host->error = a.error;
+			if (a.applied) {
+				r = probe_update_lus(s, host->host, false, &lus, &n_lus,
+				                     "no LUN 0 on its target, instantiated by the "
+				                     "kernel's scan of the host");
+				if (r < 0)
+					goto fail;
+			}
 		}
 	}
 

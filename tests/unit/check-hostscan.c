@@ -161,10 +161,13 @@ START_TEST(test_merge)
 	ck_assert_int_eq(done[1].r, 0);
 	ck_assert_uint_eq(done[1].n_hosts, 2);
 
-	/* Each host was asked for its targets; nothing but probes was written (add only). */
+	/* Each host was asked for its targets; nothing but probes was written (add only): LUN 0
+	 * of each target, then, none having appeared, the kernel's scan of every target. */
 	ck_assert_uint_eq(count_writes("sys/class/scsi_host/host0/scan=- - 0"), 2);
 	ck_assert_uint_eq(count_writes("sys/class/scsi_host/host1/scan=- - 0"), 1);
-	ck_assert_uint_eq(n_writes, 3);
+	ck_assert_uint_eq(count_writes("sys/class/scsi_host/host0/scan=- - -"), 2);
+	ck_assert_uint_eq(count_writes("sys/class/scsi_host/host1/scan=- - -"), 1);
+	ck_assert_uint_eq(n_writes, 6);
 
 	host_scanner_free(hs);
 	sd_event_unref(e);

@@ -581,7 +581,7 @@ static const struct {
 	const char *debug; /* how the probe's LUs were found */
 } probe_cases[] = {
 	{ false, "host0: the target probe's LUN 0s from the host's 4 targets\n" },
-	{ true, "host0: targets below transport ports: listing the LUs again\n" },
+	{ true, "host0: listing the LUs again after the probes\n" },
 };
 
 START_TEST(test_probe_adds_lun0)
@@ -1029,6 +1029,71 @@ START_TEST(test_selectors)
 	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:2"));
 	ck_assert_uint_eq(r.n_hosts, 1);
 	ck_assert_uint_eq(r.hosts[0].host, 1);
+	scan_result_done(&r);
+}
+END_TEST
+
+/*
+ * A plain host whose targets have no LUN 0 (an array or hypervisor exporting LUN 1 and up):
+ * the LUN 0 probe leaves no trace of them, so a host left without any LUN 0 gets the kernel's
+ * own scan of every target, and what it adds is reported; not when a selector names LUNs (a
+ * selected LUN is probed itself).
+ */
+START_TEST(test_no_lun0)
+{
+	static const char *const one_lun[] = { "0:0:0:3", NULL };
+	static const char *const some_luns[] = { "0:-:-:1", NULL };
+	static const char *const one_target[] = { "0:0:2", NULL };
+	ScanResult r = {};
+
+	host(0, "virtio_scsi");
+	wire(0, 0, 0, 1);
+	wire(0, 0, 0, 3);
+	wire(0, 0, 2, 2);
+	run(SCAN_ADD, one_lun, &r);
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - -"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:3")); /* "0 0 3" */
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:1"));
+	scan_result_done(&r);
+
+	/* a selected target: "0 2 0", then the kernel's scan of that target only */
+	run(SCAN_ADD, one_target, &r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 0"));
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 2 -"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:2:2"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:0:1"));
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	scan_result_done(&r);
+	check_tree_rm(&tree, "sys/bus/scsi/devices/0:0:2:2");
+
+	fake.n_writes = 0;
+	run(SCAN_ADD, some_luns, &r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - -"));
+	scan_result_done(&r);
+
+	/* 0:0:0:1 and 0:0:0:3 present, still no LUN 0: target 2 is found by the kernel's scan */
+	fake.n_writes = 0;
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- - 0"));
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=- - -"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:2:2"));
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	ck_assert_str_eq(action(&r, SCAN_ACTION_ADD, "0:0:2:2")->reason,
+	                 "no LUN 0 on its target, instantiated by the kernel's scan of the host");
+	ck_assert_uint_eq(r.hosts[0].unchanged, 2);
+	ck_assert_uint_eq(r.n_targets, 2);
+	scan_result_done(&r);
+
+	/* A host where a target has a LUN 0 is not scanned whole: a target without one beside
+	 * it stays unknown (nothing shows it exists). */
+	check_tree_rm(&tree, "sys/bus/scsi/devices/0:0:2:2");
+	wire(0, 0, 4, 0);
+	fake.n_writes = 0;
+	run(SCAN_ADD, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:4:0"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - -"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:2:2"));
 	scan_result_done(&r);
 }
 END_TEST
@@ -1502,6 +1567,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_selectors);
 	tcase_add_test(tc, test_sas_transport);
 	tcase_add_test(tc, test_fc_transport);
+	tcase_add_test(tc, test_no_lun0);
 	tcase_add_test(tc, test_iscsi_transport);
 	tcase_add_test(tc, test_kernel_fallback);
 	tcase_add_test(tc, test_sequential);
