@@ -131,6 +131,16 @@ lio_iscsid_login() {
 	vm_wait_until 30 lio_host >/dev/null || vm_fail "no $LIO_PROC SCSI host after the login"
 }
 
+# lio_rescan_adds_none N: `lunctl rescan` of every host adds no LU on an iSCSI session (lund
+# scanned them all already) and the system has N LUs
+lio_rescan_adds_none() {
+	lunctl rescan >/tmp/rescan.out 2>&1 || vm_fail "lunctl rescan failed: $(cat /tmp/rescan.out)"
+	cat /tmp/rescan.out
+	vm_assert_eq 0 "$(awk '$2 == "iscsi_tcp" { n += $3 } END { print n + 0 }' /tmp/rescan.out)" \
+		"LUs lunctl rescan added afterwards"
+	vm_assert_eq "$1" "$(ls -d /sys/bus/scsi/devices/*:*:*:* 2>/dev/null | wc -l)" "LUs in all"
+}
+
 # lio_session_state: the state of the (first) iSCSI session: LOGGED_IN, FAILED, FREE
 lio_session_state() { cat /sys/class/iscsi_session/session*/state 2>/dev/null | head -n1; }
 

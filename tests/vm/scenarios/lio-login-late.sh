@@ -40,6 +40,19 @@ session_of_host() {
 }
 # host_lus H: LUs below hostH
 host_lus() { ls -d /sys/bus/scsi/devices/$1:0:0:* 2>/dev/null | wc -l; }
+# release TPG H S: enable portal group TPG, whose login of session S (host H) iscsistart is
+# retrying, and wait for lund to scan the session's three LUs once it is logged in;
+# RELEASE_MS: how long that took
+release() {
+	_t0=$(vm_uptime_ms)
+	echo 1 >"$1/enable"
+	if vm_wait_until 60 sh -c "[ \$(ls -d /sys/bus/scsi/devices/$2:0:0:* 2>/dev/null | wc -l) -ge 3 ]"; then
+		vm_log "ok: lund scanned $3 (host$2) after its login"
+	else
+		vm_fail "no LUs on $3 (host$2) 60 s after its login ($(n_lus) in all, state $(cat /sys/class/iscsi_session/$3/state))"
+	fi
+	RELEASE_MS=$(($(vm_uptime_ms) - _t0))
+}
 # held S: session S exists and is not logged in
 held() { _st=$(cat /sys/class/iscsi_session/$1/state 2>/dev/null) && [ "$_st" != LOGGED_IN ]; }
 
@@ -55,14 +68,8 @@ held "$s1" || vm_fail "the login of $s1 was not held back (state $(cat /sys/clas
 vm_assert_eq 0 "$(host_lus "$h1")" "LUs on $s1 (host$h1) before its login"
 grep -q "host$h1: iSCSI $s1 not logged in yet" "$LUND_LOG.new" ||
 	vm_fail "lund did not say it waits for $s1's login"
-t0=$(vm_uptime_ms)
-echo 1 >"$TPG1/enable"
-if vm_wait_until 60 sh -c "[ \$(ls -d /sys/bus/scsi/devices/$h1:0:0:* 2>/dev/null | wc -l) -ge 3 ]"; then
-	vm_log "ok: lund scanned $s1 (host$h1) after its login"
-else
-	vm_fail "no LUs on $s1 (host$h1) 60 s after its login ($(n_lus) in all, state $(cat /sys/class/iscsi_session/$s1/state))"
-fi
-t1=$(vm_uptime_ms)
+release "$TPG1" "$h1" "$s1"
+first_ms=$RELEASE_MS
 wait "$login1" || vm_fail "the first login failed"
 daemon_check_tree "first session, logged in after lund's start" 30
 
@@ -81,25 +88,14 @@ lunctl --json status >/tmp/status.json || vm_fail "lunctl status failed"
 grep -q "\"$s2\"" /tmp/status.json || vm_fail "status does not show $s2 waiting: $(grep -A4 iscsi_logins /tmp/status.json)"
 lunctl status | grep "iSCSI logins" || vm_fail "lunctl status does not show the waiting login"
 sleep 3
-t2=$(vm_uptime_ms)
-echo 1 >"$TPG2/enable"
-if vm_wait_until 60 sh -c "[ \$(ls -d /sys/bus/scsi/devices/$h2:0:0:* 2>/dev/null | wc -l) -ge 3 ]"; then
-	vm_log "ok: lund scanned $s2 (host$h2) after its login"
-else
-	vm_fail "no LUs on $s2 (host$h2) 60 s after its login ($(n_lus) in all, state $(cat /sys/class/iscsi_session/$s2/state))"
-fi
-t3=$(vm_uptime_ms)
+release "$TPG2" "$h2" "$s2"
 wait "$login2" || vm_fail "the second login failed"
 daemon_check_tree "second session, logged in 3 s after it appeared" 30
 grep -q "host$h2: iSCSI $s2 logged in" "$LUND_LOG.new" || vm_fail "lund did not log $s2's login"
 lunctl --json status >/tmp/status.json
 vm_assert_eq 0 "$(grep -c '"session' /tmp/status.json)" "sessions still shown waiting"
-vm_result "late.lus=$(n_lus) first.ms=$((t1 - t0)) second.ms=$((t3 - t2)) links=$(wc -l </tmp/tree.act)"
-
-lunctl rescan >/tmp/rescan.out 2>&1 || vm_fail "lunctl rescan failed: $(cat /tmp/rescan.out)"
-cat /tmp/rescan.out
-vm_assert_eq 0 "$(awk '$2 == "iscsi_tcp" { n += $3 } END { print n + 0 }' /tmp/rescan.out)" "LUs lunctl rescan added afterwards"
-vm_assert_eq 6 "$(n_lus)" "LUs on the two sessions"
+vm_result "late.lus=$(n_lus) first.ms=$first_ms second.ms=$RELEASE_MS links=$(wc -l </tmp/tree.act)"
+lio_rescan_adds_none 6
 lund_alive || vm_fail "lund died"
 lund_stop
 cp "$LUND_LOG" "$VM_OUT/lund.log"

@@ -16,6 +16,16 @@
 . /vm/guest/scan-lib.sh
 . /vm/guest/daemon-lib.sh
 
+# same_set WHAT A B: the LU sets in files A and B are the same
+same_set() {
+	if cmp -s "$2" "$3"; then
+		vm_log "ok: $1 add the same $(wc -l <"$3") LUs"
+	else
+		vm_fail "$1 differ"
+		diff "$2" "$3" || true
+	fi
+}
+
 modprobe -a sd_mod sg
 modprobe scsi_debug no_lun_0=1 max_luns=4 num_tgts=2
 h=$(hosts_of scsi_debug)
@@ -47,12 +57,7 @@ vm_assert_eq 0 "$(lu_set "$h" | wc -l)" "LUs after deleting them"
 echo "- - -" >/sys/class/scsi_host/host$h/scan
 settle
 lu_set "$h" >/tmp/kernel
-if cmp -s /tmp/lund /tmp/kernel; then
-	vm_log "ok: lunctl rescan and the kernel's scan add the same $(wc -l </tmp/kernel) LUs"
-else
-	vm_fail "lunctl rescan and the kernel's scan differ"
-	diff /tmp/lund /tmp/kernel || true
-fi
+same_set "lunctl rescan and the kernel's scan" /tmp/lund /tmp/kernel
 
 # rescan-scsi-bus.sh, from nothing: reported beside, not held to the kernel's set
 cut -d' ' -f1 /tmp/kernel | delete_lus
@@ -69,12 +74,7 @@ vm_assert_eq 0 "$(lu_set "$h" | wc -l)" "LUs before lund starts"
 lund_start
 settle
 lu_set "$h" >/tmp/daemon
-if cmp -s /tmp/kernel /tmp/daemon; then
-	vm_log "ok: lund's start-up scan adds the kernel's $(wc -l </tmp/daemon) LUs"
-else
-	vm_fail "lund's start-up scan and the kernel's scan differ"
-	diff /tmp/kernel /tmp/daemon || true
-fi
+same_set "the kernel's scan and lund's start-up scan" /tmp/kernel /tmp/daemon
 grep "no LUN 0 on any target" "$LUND_LOG.new" | head -n 3
 daemon_check_tree "LUs without a LUN 0 on their target, named" 30
 lund_alive || vm_fail "lund died"
