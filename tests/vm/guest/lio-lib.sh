@@ -100,11 +100,13 @@ lio_iscsi_portal() { mkdir -p "$LIO_TPG/np/$1"; }
 # $LIO_PORTAL) with iscsistart (no iscsid, no node database). open-iscsi then scans the
 # session's host itself (node.session.scan=auto, a write to its scan attribute, which
 # scsi_mod.scan=manual does not stop); LIO_ISCSI_SCAN=manual leaves the scan to someone else.
-# LIO_ISCSI_TPGT: the portal group to log in to (default 1).
+# LIO_ISCSI_TPGT: the portal group to log in to (default 1); LIO_ISCSI_RETRIES: how often a
+# refused login is tried again, about every 2 s (default 4, open-iscsi's).
 lio_iscsi_login() {
 	_p=${1:-$LIO_PORTAL}
 	iscsistart -i "$LIO_IINIT" -t "$LIO_IQN" -g "${LIO_ISCSI_TPGT:-1}" -a "${_p%:*}" -p "${_p#*:}" \
 		-P "node.session.scan=${LIO_ISCSI_SCAN:-auto}" \
+		-P "node.session.initial_login_retry_max=${LIO_ISCSI_RETRIES:-4}" \
 		>/tmp/iscsistart.log 2>&1 || { cat /tmp/iscsistart.log; vm_fail "iscsistart login to $_p failed"; return 1; }
 	vm_wait_until 30 lio_host >/dev/null || vm_fail "no $LIO_PROC SCSI host after the login"
 }

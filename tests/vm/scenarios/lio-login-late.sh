@@ -3,9 +3,10 @@
 # scsi_mod.scan=manual with open-iscsi told not to scan (node.session.scan=manual). The kernel
 # creates the session (its iscsi_session add uevent, its SCSI host) when the initiator starts
 # to log in and sends nothing when the login completes; a portal group that is disabled
-# refuses the login ("target error 03/01") and iscsistart retries it every 2 s, so the session
-# stays FREE/FAILED until the group is enabled. lund must scan the session once it is logged
-# in, not only when it appears (a scan then finds no target):
+# refuses the login ("target error 03/01") and iscsistart retries it every 2 s (up to 60 times
+# here: a loaded machine may take a while to start lund), so the session stays FREE/FAILED
+# until the group is enabled. lund must scan the session once it is logged in, not only when
+# it appears (a scan then finds no target):
 #  1. lund starts while a session is still logging in: its start-up scan finds nothing there;
 #     once the login completes lund scans it and names its LUs;
 #  2. lund running, a second session to another portal group appears and logs in 3 s later:
@@ -57,7 +58,7 @@ release() {
 held() { _st=$(cat /sys/class/iscsi_session/$1/state 2>/dev/null) && [ "$_st" != LOGGED_IN ]; }
 
 # 1. a session logging in when lund starts
-LIO_ISCSI_SCAN=manual lio_iscsi_login 127.0.0.1:3260 &
+LIO_ISCSI_SCAN=manual LIO_ISCSI_RETRIES=60 lio_iscsi_login 127.0.0.1:3260 &
 login1=$!
 vm_wait_until 30 sh -c 'ls /sys/class/iscsi_session/ 2>/dev/null | grep -q session' ||
 	vm_fail "no iSCSI session while the first login is refused"
@@ -74,7 +75,7 @@ wait "$login1" || vm_fail "the first login failed"
 daemon_check_tree "first session, logged in after lund's start" 30
 
 # 2. lund running: a new session that logs in 3 s after it appeared
-LIO_ISCSI_SCAN=manual LIO_ISCSI_TPGT=2 lio_iscsi_login 127.0.0.2:3260 &
+LIO_ISCSI_SCAN=manual LIO_ISCSI_TPGT=2 LIO_ISCSI_RETRIES=60 lio_iscsi_login 127.0.0.2:3260 &
 login2=$!
 vm_wait_until 30 sh -c "[ \$(ls /sys/class/iscsi_session/ | wc -l) -ge 2 ]" ||
 	vm_fail "no second iSCSI session while its login is refused"
