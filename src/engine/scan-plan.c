@@ -743,6 +743,26 @@ static bool lus_have_lun0(const ScanLu *lus, size_t n)
 	return false;
 }
 
+/* Is @host a libata port's (its device below an "ataN" directory)? */
+static bool host_is_libata(int rootfd, unsigned host)
+{
+	char path[64], target[PATH_MAX];
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", host);
+	k = readlinkat(rootfd, path, target, sizeof(target) - 1);
+	if (k < 0)
+		return false;
+	target[k] = 0;
+	for (const char *p = target; (p = strstr(p, "/ata")); p++) {
+		size_t n = strspn(p + 4, "0123456789");
+
+		if (n > 0 && p[4 + n] == '/')
+			return true;
+	}
+	return false;
+}
+
 /* Does a selector of @host name LUNs (H:C:T:L, --luns)? */
 static bool host_sel_luns(const Scan *s, unsigned host)
 {
@@ -901,10 +921,12 @@ void scan_run_host(Scan *s, ScanHost *host)
 		 * and up answers LUN 0 with peripheral qualifier 1 or 3, and the kernel keeps no
 		 * trace of the target). As for a transport target with no LU to ask, the
 		 * kernel's own scan of every target, which sends REPORT LUNS to such a LUN 0,
-		 * finds them. Unless a selector names LUNs: then no other LUN is to be added.
+		 * finds them. Unless a selector names LUNs: then no other LUN is to be added;
+		 * nor on a libata host, whose devices are LUN 0 each and where every scan of
+		 * the host resets and probes each empty link again.
 		 */
 		if (whole && !sel_target && probed && !lus_have_lun0(lus, n_lus) &&
-		    !host_sel_luns(s, host->host)) {
+		    !host_sel_luns(s, host->host) && !host_is_libata(s->rootfd, host->host)) {
 			scan_probe_action(&a, host->host, "-", "-", "-",
 			                  "no LUN 0 on any target: the kernel's scan of every "
 			                  "target");

@@ -1085,6 +1085,30 @@ START_TEST(test_no_lun0)
 	ck_assert_uint_eq(r.n_targets, 2);
 	scan_result_done(&r);
 
+	/* A libata host (a SATA port) without a disk is not scanned again: its devices are LUN 0
+	 * each, and each scan resets its link. */
+	{
+		static const char ata[] =
+		        "sys/devices/pci0000:00/0000:00:1f.2/ata3/host7/scsi_host/host7";
+		static const char *const host7[] = { "host7", NULL };
+		char p[256];
+
+		xsnprintf(p, "%s/proc_name", ata);
+		check_tree_put_str(&tree, p, "ahci\n");
+		xsnprintf(p, "%s/scan", ata);
+		check_tree_put_str(&tree, p, "");
+		ck_assert_int_eq(
+		        symlinkat(
+		                "../../devices/pci0000:00/0000:00:1f.2/ata3/host7/scsi_host/host7",
+		                tree.fd, "sys/class/scsi_host/host7"),
+		        0);
+		fake.n_writes = 0;
+		run(SCAN_ADD, host7, &r);
+		ck_assert(wrote("sys/class/scsi_host/host7/scan=- - 0"));
+		ck_assert_uint_eq(fake.n_writes, 1);
+		scan_result_done(&r);
+	}
+
 	/* A host where a target has a LUN 0 is not scanned whole: a target without one beside
 	 * it stays unknown (nothing shows it exists). */
 	check_tree_rm(&tree, "sys/bus/scsi/devices/0:0:2:2");

@@ -37,6 +37,15 @@ echo "$SAN_EXPECT" | while read -r p n; do
 done
 lu_set >/tmp/lund
 vm_result "lund.lus=$(wc -l </tmp/lund)"
+# an empty SATA port: only the LUN 0 probe (its devices are LUN 0 each; a second scan would
+# reset its link again)
+for h in $(hosts_of ahci); do
+	[ -z "$(lu_set "$h")" ] || continue
+	lunctl rescan --json "$h" >/tmp/ahci.json || vm_fail "lunctl rescan --json $h failed"
+	vm_assert_eq 1 "$(grep -c '"- - 0"' /tmp/ahci.json)" "LUN 0 probes of the empty SATA port host$h"
+	vm_assert_eq 0 "$(grep -c '"- - -"' /tmp/ahci.json)" "scans of every target of the empty SATA port host$h"
+	break
+done
 
 new_lus /tmp/boot /tmp/lund | delete_lus
 settle
