@@ -20,6 +20,7 @@
 #include "macro.h"
 #include "scan-private.h"
 #include "sysfs.h"
+#include "uevent.h"
 
 /* --- selectors -------------------------------------------------------------------------------- */
 
@@ -404,7 +405,6 @@ static int read_int_attr(int rootfd, const char *dir, const char *name, const ch
 static int host_of_link(int rootfd, const char *dir, const char *name, unsigned *ret)
 {
 	char path[PATH_MAX], target[4096];
-	const char *p;
 	ssize_t k;
 
 	scan_pathfmt(path, sizeof(path), "%s/%s", dir, name);
@@ -412,16 +412,7 @@ static int host_of_link(int rootfd, const char *dir, const char *name, unsigned 
 	if (k < 0)
 		return -errno;
 	target[k] = 0;
-	for (p = target; (p = strstr(p, "/host")); p++) {
-		unsigned h;
-		char c;
-
-		if (sscanf(p, "/host%u%c", &h, &c) == 2 && c == '/') {
-			*ret = h;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return uevent_devpath_host(target, ret);
 }
 
 /*
@@ -583,9 +574,7 @@ static bool lus_have(const ScanLu *v, size_t n, const ScanLu *lu)
 
 #define PROBE_ADDED "new target, instantiated by the target probe"
 
-/* Record @lu as added by this scan's target probe (the probe's write is the action that
- * added it, so it is not "unchanged" later). */
-static void record_probe_added(Scan *s, const ScanLu *lu, const char *reason)
+void scan_record_added(Scan *s, const ScanLu *lu, const char *reason)
 {
 	ScanAction a = {
 		.kind = SCAN_ACTION_ADD,
@@ -656,7 +645,7 @@ static int probe_update_lus(Scan *s, unsigned host, bool lun0, ScanLu **lus, siz
 			lus_insert(v, *n_lus, &lu);
 			*lus = v;
 			(*n_lus)++;
-			record_probe_added(s, &lu, reason);
+			scan_record_added(s, &lu, reason);
 		}
 		return 0;
 	}
@@ -671,7 +660,7 @@ static int probe_update_lus(Scan *s, unsigned host, bool lun0, ScanLu **lus, siz
 			k++;
 		if (k < n_before && lu_cmp(&before[k], &after[i]) == 0)
 			continue;
-		record_probe_added(s, &after[i], reason);
+		scan_record_added(s, &after[i], reason);
 	}
 	scan_lus_free(before, n_before);
 	*lus = after;
@@ -733,6 +722,20 @@ static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, c
 	snprintf(tj->t.source, sizeof(tj->t.source), "%s", src);
 	s->targets[s->n_targets++] = tj;
 	return scan_push_job_locked(s, (Job){ .is_host = false, .index = s->n_targets - 1 });
+}
+
+/* Write target probe @c @t @l (why: @reason) to @host's scan attribute; a failure is the
+ * host's. Whether the kernel took it. */
+static bool host_probe(Scan *s, ScanHost *host, const char *c, const char *t, const char *l,
+                       const char *reason)
+{
+	ScanAction a;
+
+	scan_probe_action(&a, host->host, c, t, l, reason);
+	(void)scan_apply(s, &a);
+	if (a.error < 0)
+		host->error = a.error;
+	return a.applied;
 }
 
 static bool lus_have_lun0(const ScanLu *lus, size_t n)
@@ -801,7 +804,6 @@ void scan_run_host(Scan *s, ScanHost *host)
 	if (s->flags & SCAN_ADD) {
 		bool whole = ts.unresolved || ts.n == 0;
 		bool sel_target = false, probed = false, lun0 = true;
-		ScanAction a;
 
 		/* Selectors naming a channel or a target (H:C:T, H:-:T for a target ID on any
 		 * channel, H:C:- for every target of a channel): probe just those, each once. */
@@ -844,20 +846,11 @@ void scan_run_host(Scan *s, ScanHost *host)
 				else
 					snprintf(l, sizeof(l), "%" PRId64, x->lun);
 				lun0 = lun0 && x->lun == SCAN_ANY;
-				scan_probe_action(&a, host->host, c, t, l,
-				                  "selected target has no LU");
-				(void)scan_apply(s, &a);
-				probed |= a.applied;
-				if (a.error < 0)
-					host->error = a.error;
+				probed |= host_probe(s, host, c, t, l, "selected target has no LU");
 			}
 		} else if (whole) {
-			scan_probe_action(&a, host->host, "-", "-", "0",
-			                  "find targets: LUN 0 of every target the host allows");
-			(void)scan_apply(s, &a);
-			probed |= a.applied;
-			if (a.error < 0)
-				host->error = a.error;
+			probed |= host_probe(s, host, "-", "-", "0",
+			                     "find targets: LUN 0 of every target the host allows");
 		} else {
 			for (size_t i = 0; i < ts.n; i++) {
 				char c[16], t[16], why[64];
@@ -869,11 +862,7 @@ void scan_run_host(Scan *s, ScanHost *host)
 				snprintf(c, sizeof(c), "%u", ts.v[i].channel);
 				snprintf(t, sizeof(t), "%u", ts.v[i].target);
 				snprintf(why, sizeof(why), "%s target without LU", ts.v[i].source);
-				scan_probe_action(&a, host->host, c, t, "0", why);
-				(void)scan_apply(s, &a);
-				probed |= a.applied;
-				if (a.error < 0)
-					host->error = a.error;
+				probed |= host_probe(s, host, c, t, "0", why);
 			}
 		}
 		/* Only a target probe the kernel took can have added an LU: without one,
@@ -899,13 +888,9 @@ void scan_run_host(Scan *s, ScanHost *host)
 					continue;
 				snprintf(c, sizeof(c), "%" PRId64, x->channel);
 				snprintf(t, sizeof(t), "%" PRId64, x->target);
-				scan_probe_action(&a, host->host, c, t, "-",
-				                  "selected target has no LUN 0: the kernel's scan "
-				                  "of the target");
-				(void)scan_apply(s, &a);
-				scanned |= a.applied;
-				if (a.error < 0)
-					host->error = a.error;
+				scanned |= host_probe(s, host, c, t, "-",
+				                      "selected target has no LUN 0: the kernel's "
+				                      "scan of the target");
 			}
 			if (scanned) {
 				r = probe_update_lus(s, host->host, false, &lus, &n_lus,
@@ -927,13 +912,9 @@ void scan_run_host(Scan *s, ScanHost *host)
 		 */
 		if (whole && !sel_target && probed && !lus_have_lun0(lus, n_lus) &&
 		    !host_sel_luns(s, host->host) && !host_is_libata(s->rootfd, host->host)) {
-			scan_probe_action(&a, host->host, "-", "-", "-",
-			                  "no LUN 0 on any target: the kernel's scan of every "
-			                  "target");
-			(void)scan_apply(s, &a);
-			if (a.error < 0)
-				host->error = a.error;
-			if (a.applied) {
+			if (host_probe(
+			            s, host, "-", "-", "-",
+			            "no LUN 0 on any target: the kernel's scan of every target")) {
 				r = probe_update_lus(s, host->host, false, &lus, &n_lus,
 				                     "no LUN 0 on its target, instantiated by the "
 				                     "kernel's scan of the host");

@@ -94,6 +94,9 @@ int scan_pathfmt(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 
 /* scan.c: recording. *_locked() want s->lock held; the others take it. */
 bool scan_was_probe_added(Scan *s, const char *hctl);
+/* Record @lu as added by this scan's probe of its target (the probe's write is the action that
+ * added it, so it is not "unchanged" later), for @reason (scan-plan.c). */
+void scan_record_added(Scan *s, const ScanLu *lu, const char *reason);
 void scan_emit_locked(Scan *s, ScanEvent *ev);
 void scan_debug(Scan *s, const char *fmt, ...) _printf_(2, 3);
 int scan_record_action(Scan *s, const ScanAction *a);

@@ -339,15 +339,8 @@ static void record_kernel_added(Scan *s, ScanTarget *t)
 
 	if (scan_list_lus(s->rootfd, t->host, t->channel, t->target, &lus, &n) < 0)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		ScanAction a;
-
-		scan_action_init(&a, SCAN_ACTION_ADD, &lus[i]);
-		a.applied = true;
-		snprintf(a.reason, sizeof(a.reason), "%s",
-		         "instantiated by the kernel's target scan");
-		(void)scan_record_action(s, &a);
-	}
+	for (size_t i = 0; i < n; i++)
+		scan_record_added(s, &lus[i], "instantiated by the kernel's target scan");
 	scan_lus_free(lus, n);
 }
 
