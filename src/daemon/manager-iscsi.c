@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "manager-private.h"
 #include "sysfs.h"
+#include "tportknob.h"
 #include "uevent.h"
 
 #define LOGIN_POLL_FIRST_USEC (50 * 1000ULL)
@@ -39,17 +40,6 @@ struct LoginWait {
 };
 
 static const char iscsi_class[] = "sys/class/iscsi_session";
-
-/* "session" followed by decimal digits, as the kernel names them. */
-static bool session_name_valid(const char *s)
-{
-	const size_t p = strlen("session");
-	size_t n = strlen(s);
-
-	if (n <= p || n >= sizeof(((LoginWait *)NULL)->session) || !strneq(s, "session", p))
-		return false;
-	return strspn(s + p, "0123456789") == n - p;
-}
 
 /* The session's state into @buf: 0, -ENOENT when the session is gone, -errno. */
 static int session_state(Manager *m, const char *session, char *buf, size_t size)
@@ -77,34 +67,19 @@ static void wait_drop(Manager *m, LoginWait *w)
 		m->login_source = sd_event_source_disable_unref(m->login_source);
 }
 
-static void poll_again(Manager *m, uint64_t usec)
-{
-	if (m->login_source) {
-		if (sd_event_source_set_time_relative(m->login_source, usec) >= 0 &&
-		    sd_event_source_set_enabled(m->login_source, SD_EVENT_ONESHOT) >= 0)
-			return;
-		m->login_source = sd_event_source_disable_unref(m->login_source);
-	}
-}
-
 static int on_login_poll(sd_event_source *s, uint64_t usec, void *userdata);
 
-/* Arm the poll @usec from now, unless it is due sooner. */
+/* Poll again @usec from now (the timer is one-shot). */
 static int poll_arm(Manager *m, uint64_t usec)
 {
-	uint64_t now = 0, due = 0;
-	int enabled = SD_EVENT_OFF;
-
 	if (!m->login_source)
 		return sd_event_add_time_relative(m->event, &m->login_source, CLOCK_MONOTONIC, usec,
 		                                  0, on_login_poll, m);
-	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-	(void)sd_event_source_get_enabled(m->login_source, &enabled);
-	if (enabled != SD_EVENT_OFF && sd_event_source_get_time(m->login_source, &due) >= 0 &&
-	    due <= now + usec)
+	if (sd_event_source_set_time_relative(m->login_source, usec) >= 0 &&
+	    sd_event_source_set_enabled(m->login_source, SD_EVENT_ONESHOT) >= 0)
 		return 0;
-	poll_again(m, usec);
-	return m->login_source ? 0 : -ENOMEM;
+	m->login_source = sd_event_source_disable_unref(m->login_source);
+	return -ENOMEM;
 }
 
 static void logged_in(Manager *m, LoginWait *w, uint64_t now)
@@ -150,7 +125,7 @@ static int on_login_poll(sd_event_source *s, uint64_t usec, void *userdata)
 	if (m->n_login_waits == 0)
 		return 0;
 	m->login_poll_usec = MIN(m->login_poll_usec * 2, LOGIN_POLL_MAX_USEC);
-	poll_again(m, m->login_poll_usec);
+	(void)poll_arm(m, m->login_poll_usec);
 	return 0;
 }
 
@@ -165,7 +140,8 @@ static bool login_watch(Manager *m, const char *session, unsigned host)
 	LoginWait *w, *v;
 	uint64_t now = 0;
 
-	if (!session_name_valid(session))
+	if (strlen(session) >= sizeof(((LoginWait *)NULL)->session) ||
+	    !tport_is_session(session, strlen(session)))
 		return false;
 	if (wait_find(m, session))
 		return true;

@@ -109,8 +109,7 @@ void tport_done(Tport *t)
 	t->kind = TPORT_NONE;
 }
 
-/* "session" followed by decimal digits only. */
-static bool is_session(const char *s, size_t n)
+bool tport_is_session(const char *s, size_t n)
 {
 	const size_t p = strlen("session");
 
@@ -160,7 +159,7 @@ int tport_find(int rootfd, const char *syspath, Tport *ret)
 
 		while (start > 0 && dev[start - 1] != '/')
 			start--;
-		if (is_session(dev + start, end - start))
+		if (tport_is_session(dev + start, end - start))
 			kind = TPORT_ISCSI;
 		else if (is_rport(dev + start, end - start))
 			kind = TPORT_FC;

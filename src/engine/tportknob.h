@@ -51,6 +51,10 @@ const char *tport_knob_help(TportKnob k);
  */
 int tport_knob_validate(TportKnob k, const char *value, char *ret, size_t size);
 
+/* tport_is_session() - the @n bytes at @s are an iSCSI session's name: "session" followed by
+ * decimal digits only. */
+bool tport_is_session(const char *s, size_t n);
+
 typedef struct Tport {
 	TportKind kind;
 	char *name; /* "session3", "rport-5:0-0"; NULL for TPORT_NONE */
