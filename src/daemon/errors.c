@@ -56,6 +56,7 @@ struct ErrorTracker {
 	int rootfd;
 	ErrorThreshold threshold;
 	ErrorRescanFn rescan;
+	ErrorDirFn dir;
 	void *userdata;
 	LuErrors *lus;
 	/* The same LuErrors by hctl (ptrtable.h: 8 bytes or so an entry, where a tsearch()
@@ -148,6 +149,12 @@ int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn
 	t->index = PTRTABLE_INIT(lu_errors_hash);
 	*ret = t;
 	return 0;
+}
+
+void error_tracker_set_dir_fn(ErrorTracker *t, ErrorDirFn dir)
+{
+	if (t)
+		t->dir = dir;
 }
 
 static LuErrors *lu_errors_free(LuErrors *e)
@@ -400,15 +407,16 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 	return 1;
 }
 
-static int read_counters_of(ErrorTracker *t, const char *hctl, uint64_t *ret_ioerr,
+/* The counters of the LU whose directory is @dir (below the root). */
+static int read_counters_at(ErrorTracker *t, const char *dir, uint64_t *ret_ioerr,
                             uint64_t *ret_iotmo)
 {
 	_cleanup_free_ char *p1 = NULL, *p2 = NULL;
 	uint64_t a, b;
 	int r;
 
-	p1 = strjoin("sys/bus/scsi/devices/", hctl, "/ioerr_cnt");
-	p2 = strjoin("sys/bus/scsi/devices/", hctl, "/iotmo_cnt");
+	p1 = strjoin(dir, "/ioerr_cnt");
+	p2 = strjoin(dir, "/iotmo_cnt");
 	if (!p1 || !p2)
 		return -ENOMEM;
 	r = sysfs_read_u64(t->rootfd, p1, &a);
@@ -425,7 +433,14 @@ static int read_counters_of(ErrorTracker *t, const char *hctl, uint64_t *ret_ioe
 static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr,
                          uint64_t *ret_iotmo)
 {
-	return read_counters_of(t, e->hctl, ret_ioerr, ret_iotmo);
+	const char *known = t->dir ? t->dir(e->hctl, t->userdata) : NULL;
+	char dir[64];
+
+	if (known)
+		return read_counters_at(t, known, ret_ioerr, ret_iotmo);
+	if (snprintf(dir, sizeof(dir), "sys/bus/scsi/devices/%s", e->hctl) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	return read_counters_at(t, dir, ret_ioerr, ret_iotmo);
 }
 
 void error_tracker_prefer_events(ErrorTracker *t, bool events)
@@ -500,7 +515,9 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		e = lu_errors_find(t, hctl);
 		if (e && (e->polled || e->counters))
 			return 0;
-		if (read_counters_of(t, hctl, &ioerr, &iotmo) < 0)
+		/* by the directory the caller has: the bus's entry is a symlink, which sysfs
+		 * resolves afresh at every lookup */
+		if (read_counters_at(t, syspath, &ioerr, &iotmo) < 0)
 			return 0;
 		e = lu_errors_get(t, hctl);
 		if (!e)

@@ -52,6 +52,14 @@ int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn
                       void *userdata, ErrorTracker **ret);
 ErrorTracker *error_tracker_free(ErrorTracker *t);
 
+/* The directory of the LU @hctl below the root, as its owner knows it (with the same userdata);
+ * NULL: not known. */
+typedef const char *(*ErrorDirFn)(const char *hctl, void *userdata);
+/* error_tracker_set_dir_fn() - where a round reads an LU's counters from: @dir's answer, the
+ * bus's entry (sys/bus/scsi/devices/H:C:T:L, a symlink that sysfs resolves afresh at each
+ * lookup through it) when it has none. */
+void error_tracker_set_dir_fn(ErrorTracker *t, ErrorDirFn dir);
+
 /*
  * error_tracker_handle() - one change uevent of a scsi_device (@props: its KEY=VALUE strings).
  * Returns 0 when it is not an error event, 1 when it was counted, -EBADMSG when it claims to be

@@ -687,18 +687,20 @@ static int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
 }
 
 /*
- * Fill @lu (a fresh one, only hctl/lun set) from sysfs. -ENOENT when the LU is gone. With
- * @nodes_from_events (the kernel's add of an LU not known yet) no node is looked up: each
- * node's own add uevent comes after the LU's and names it (lu_node_event()).
+ * Fill @lu (a fresh one, only hctl/lun set) from sysfs: from its directory @devpath when the
+ * caller knows it (its add uevent; it is then the LU's syspath), else the bus's entry.
+ * -ENOENT when the LU is gone. With @nodes_from_events (the kernel's add of an LU not known yet) no
+ * node is looked up: each node's own add uevent comes after the LU's and names it
+ * (lu_node_event()).
  */
-static int lu_read(Inventory *inv, Lu *lu, LuRef *ref, bool nodes_from_events)
+static int lu_read(Inventory *inv, Lu *lu, const char *devpath, LuRef *ref, bool nodes_from_events)
 {
 	uint64_t v;
 	int r;
 
-	r = probe_resolve_full(
-	        inv->rootfd, lu->hctl,
-	        PROBE_RESOLVE_DIRFD | (nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0), ref);
+	r = probe_resolve_at(inv->rootfd, lu->hctl, devpath,
+	                     PROBE_RESOLVE_DIRFD | (nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0),
+	                     ref);
 	if (r < 0)
 		return r;
 	r = nodes_from_events ? lu_set_strings(lu, ref->syspath, NULL, NULL, NULL, NULL)
@@ -993,7 +995,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 
 	/* The kernel's own add (not one replayed through sysfs "uevent"): the LU's nodes are
 	 * made after it, and each sends its add uevent next. */
-	r = lu_read(inv, lu, &ref, kernel_add && !old);
+	r = lu_read(inv, lu, devpath, &ref, kernel_add && !old);
 	if (r == -ENOENT || r == -ENODEV) {
 		lu_free(inv, lu);
 		if (old)

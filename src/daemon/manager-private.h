@@ -275,6 +275,9 @@ int manager_scan_quirk(void *userdata, int type, const char *vendor, const char 
 int manager_rescan_target(Inventory *inv, Target *t, void *userdata);
 /* ErrorTracker's rescan action */
 int manager_error_rescan(const char *hctl, void *userdata);
+/* The LU @hctl's directory below the root as the inventory has it (ErrorDirFn); NULL when it
+ * does not know the LU. */
+const char *manager_lu_dir(const char *hctl, void *userdata);
 /* The host scanner, unless --scan=never. */
 void manager_host_scan_setup(Manager *m);
 /* The scan quirks (when lund.conf or the hwdb has any) for the background scanner's scans. */

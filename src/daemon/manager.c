@@ -56,6 +56,14 @@ ManagerScanMode manager_scan_mode_from_string(const char *s)
 
 /* ---- inventory hooks ---- */
 
+const char *manager_lu_dir(const char *hctl, void *userdata)
+{
+	Manager *m = userdata;
+	Lu *lu = m->inventory ? inventory_find(m->inventory, hctl) : NULL;
+
+	return lu ? lu->syspath : NULL;
+}
+
 static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 {
 	Manager *m = userdata;
@@ -981,6 +989,7 @@ int manager_start(Manager *m)
 		                       m->config.error_threshold);
 	r = error_tracker_new(m->rootfd, &threshold, manager_error_rescan, m, &m->errors);
 	if (r >= 0) {
+		error_tracker_set_dir_fn(m->errors, manager_lu_dir);
 		error_tracker_prefer_events(m->errors, m->config.error_events);
 		r = error_tracker_attach_event(m->errors, m->event, 5 * 1000000ULL);
 	}

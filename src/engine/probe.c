@@ -263,7 +263,27 @@ int probe_resolve(int rootfd, const char *arg, LuRef *ret)
 	return probe_resolve_full(rootfd, arg, 0, ret);
 }
 
+/* The existence check of the LU's directory @path, and with PROBE_RESOLVE_DIRFD the directory
+ * kept for its attributes: 0, -ENOENT, -errno. */
+static int open_lu_dir(int rootfd, const char *path, ProbeResolveFlags flags, LuRef *lu)
+{
+	if (flags & PROBE_RESOLVE_DIRFD) {
+		lu->dirfd = openat(rootfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (lu->dirfd < 0)
+			return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+		lu->has_dirfd = true;
+	} else if (faccessat(rootfd, path, F_OK, 0) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	return 0;
+}
+
 int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret)
+{
+	return probe_resolve_at(rootfd, arg, NULL, flags, ret);
+}
+
+int probe_resolve_at(int rootfd, const char *arg, const char *devpath, ProbeResolveFlags flags,
+                     LuRef *ret)
 {
 	_cleanup_(lu_ref_done) LuRef lu = {};
 	const char *rel;
@@ -297,16 +317,25 @@ int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuR
 	if (r < 0)
 		return r;
 
-	if (!(lu.syspath = strjoin("sys/bus/scsi/devices/", lu.hctl)))
-		return -ENOMEM;
-	if (flags & PROBE_RESOLVE_DIRFD) {
-		/* the existence check, and the directory kept for its attributes */
-		lu.dirfd = openat(rootfd, lu.syspath, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (lu.dirfd < 0)
-			return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
-		lu.has_dirfd = true;
-	} else if (faccessat(rootfd, lu.syspath, F_OK, 0) < 0)
-		return errno == ENOENT ? -ENOENT : -errno;
+	/* The device's own directory when the caller knows it: the bus's entry is a symlink, and
+	 * sysfs builds a symlink's target path afresh, under its lock, at every lookup through it.
+	 * Gone (a stale path): the bus's entry says whether the LU is there now. */
+	if (devpath) {
+		r = open_lu_dir(rootfd, devpath, flags, &lu);
+		if (r >= 0 && !(lu.syspath = strdup(devpath)))
+			return -ENOMEM;
+		if (r >= 0 && !lu.devpath && !(lu.devpath = strdup(devpath)))
+			return -ENOMEM;
+		if (r < 0 && r != -ENOENT)
+			return r;
+	}
+	if (!lu.syspath) {
+		if (!(lu.syspath = strjoin("sys/bus/scsi/devices/", lu.hctl)))
+			return -ENOMEM;
+		r = open_lu_dir(rootfd, lu.syspath, flags, &lu);
+		if (r < 0)
+			return r;
+	}
 
 	if (flags & PROBE_RESOLVE_NO_NODES)
 		lu.nodes_lazy = true;

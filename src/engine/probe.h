@@ -17,10 +17,12 @@ typedef struct LuRef {
 	char *hctl; /* "H:C:T:L" */
 	unsigned host, channel, target;
 	uint64_t lun;
-	char *syspath; /* relative to the root: "sys/bus/scsi/devices/H:C:T:L" */
-	char *sg;      /* "sg3", or NULL when sg is not bound */
-	char *block;   /* "sda" / "sr0", or NULL */
-	char *tape;    /* "st0", or NULL */
+	/* relative to the root: "sys/bus/scsi/devices/H:C:T:L", or the device's own directory
+	 * when the caller named it (probe_resolve_at()) */
+	char *syspath;
+	char *sg;    /* "sg3", or NULL when sg is not bound */
+	char *block; /* "sda" / "sr0", or NULL */
+	char *tape;  /* "st0", or NULL */
 	/* The SCSI device's directory, "sys/devices/...", when probe_resolve_full() learnt it on
 	 * the way (a device node's sys/dev link names it); NULL otherwise. */
 	char *devpath;
@@ -60,6 +62,11 @@ typedef enum ProbeResolveFlags {
 int probe_resolve(int rootfd, const char *arg, LuRef *ret);
 /* probe_resolve_full() - probe_resolve() as @flags ask. */
 int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret);
+/* probe_resolve_at() - probe_resolve_full() of the LU whose directory the caller knows:
+ * @devpath ("sys/devices/.../H:C:T:L" below the root, as a uevent names it; NULL: not known)
+ * becomes @syspath and @devpath when it exists, the bus's entry is used when it does not. */
+int probe_resolve_at(int rootfd, const char *arg, const char *devpath, ProbeResolveFlags flags,
+                     LuRef *ret);
 /* probe_resolve_nodes() - look up the nodes of @lu (resolved with PROBE_RESOLVE_NO_NODES) that
  * it does not have, as @flags ask: 0 or -ENOMEM; a node that is not there stays NULL. */
 int probe_resolve_nodes(int rootfd, LuRef *lu, ProbeResolveFlags flags);

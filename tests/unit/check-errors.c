@@ -397,6 +397,42 @@ START_TEST(test_poll)
 }
 END_TEST
 
+#define DEVDIR "sys/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:0"
+
+static const char *dev_dir(const char *hctl, void *userdata)
+{
+	return streq(hctl, "2:0:0:0") ? DEVDIR : NULL;
+}
+
+/* The counters are read from the LU's directory as the daemon has it (its add uevent's), not
+ * through the bus's entry, at the LU's add and in each round. */
+START_TEST(test_poll_dir)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+
+	check_tree_new(&tmp, "check-errors");
+	check_tree_put_str(&tmp, DEVDIR "/state", "running\n");
+	check_tree_put_str(&tmp, DEVDIR "/ioerr_cnt", "0x5\n");
+	check_tree_put_str(&tmp, DEVDIR "/iotmo_cnt", "0x0\n");
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	error_tracker_set_dir_fn(tr, dev_dir);
+	ck_assert_int_eq(error_tracker_enable(tr, DEVDIR, "2:0:0:0"), 0);
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 1);
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
+	check_tree_put_str(&tmp, DEVDIR "/ioerr_cnt", "0x7\n");
+	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
+	ck_assert_int_eq(json_object_get_int(v), 2);
+	json_object_put(o);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* A kernel without the patchset is found out once: the LUs after the first are not asked for
  * errors/<class> and evt_error again (two failed opens each), until the SCSI core may have been
  * replaced (its last LU went away); then the next LU is asked again. */
@@ -445,7 +481,7 @@ START_TEST(test_poll_bounded)
 {
 	_cleanup_close_ int fd = -EBADF;
 	ErrorTracker *tr;
-	char hctl[32];
+	char hctl[32], dir[64];
 	bool done;
 
 	tree(false); /* 2:0:0:0: a stock kernel's LU without ioerr_cnt/iotmo_cnt */
@@ -460,7 +496,8 @@ START_TEST(test_poll_bounded)
 		xsnprintf(hctl, "4:0:0:%u", i);
 		put_counter(hctl, "ioerr_cnt", "0x0\n");
 		put_counter(hctl, "iotmo_cnt", "0x0\n");
-		ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/x", hctl), 0);
+		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
+		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
 	}
 	ck_assert_uint_eq(error_tracker_n_watched(tr), 5);
 	ck_assert_int_eq(error_tracker_poll_slice(tr, 2, 2, &done), 0);
@@ -495,7 +532,7 @@ START_TEST(test_round_waits)
 {
 	_cleanup_close_ int fd = -EBADF;
 	ErrorTracker *tr;
-	char hctl[32];
+	char hctl[32], dir[64];
 
 	tree(false); /* 2:0:0:0: a stock kernel's LU without ioerr_cnt/iotmo_cnt */
 	fd = sysfs_open_root(tmp.path);
@@ -508,7 +545,8 @@ START_TEST(test_round_waits)
 		xsnprintf(hctl, "4:0:0:%u", i);
 		put_counter(hctl, "ioerr_cnt", "0x0\n");
 		put_counter(hctl, "iotmo_cnt", "0x0\n");
-		ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/x", hctl), 0);
+		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
+		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
 		/* rounds 1-3 wait, the 4th runs though LUs keep coming, the 5th waits again */
 		ck_assert_int_eq(error_tracker_round_waits(tr), i != 3);
 	}
@@ -657,6 +695,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_many_lus);
 	tcase_add_test(tc, test_index);
 	tcase_add_test(tc, test_poll);
+	tcase_add_test(tc, test_poll_dir);
 	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_round_waits);

@@ -1142,6 +1142,10 @@ START_TEST(test_add_devpath)
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_int_eq(lu->naming_error, 0);
+	/* its attributes (state at a driver's bind, the error counters, policy) are read from
+	 * there later as well, not through the bus's symlink */
+	ck_assert_str_eq(lu->syspath,
+	                 "sys/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0");
 	id_path = strdup(lu->naming.id_path);
 	ck_assert_str_eq(id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
@@ -1153,6 +1157,7 @@ START_TEST(test_add_devpath)
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.id_path, id_path);
+	ck_assert_str_eq(lu->syspath, "sys/bus/scsi/devices/5:0:0:0");
 	inventory_free(inv);
 }
 END_TEST

@@ -148,6 +148,38 @@ START_TEST(test_other_links)
 }
 END_TEST
 
+/* The LU's own directory from its add uevent: taken as its syspath (no lookup through the bus's
+ * symlink); a stale one falls back to the bus's entry, which says whether the LU is there. */
+START_TEST(test_resolve_at)
+{
+	_cleanup_(lu_ref_done) LuRef lu = {}, stale = {}, gone = {};
+
+	ck_assert_int_eq(probe_resolve_at(tree.fd, "2:0:0:0", "sys/" DISK,
+	                                  PROBE_RESOLVE_DIRFD | PROBE_RESOLVE_NO_NODES, &lu),
+	                 0);
+	ck_assert_str_eq(lu.hctl, "2:0:0:0");
+	ck_assert_str_eq(lu.syspath, "sys/" DISK);
+	ck_assert_str_eq(lu.devpath, "sys/" DISK);
+	ck_assert(lu.has_dirfd);
+	ck_assert_int_eq(faccessat(lu.dirfd, "uevent", F_OK, 0), 0);
+
+	/* the LU moved (another parent): the bus's entry finds it */
+	ck_assert_int_eq(probe_resolve_at(tree.fd, "2:0:2:0", "sys/" HBA "/target2:0:9/2:0:2:0",
+	                                  PROBE_RESOLVE_DIRFD, &stale),
+	                 0);
+	ck_assert_str_eq(stale.syspath, "sys/bus/scsi/devices/2:0:2:0");
+	ck_assert_ptr_null(stale.devpath);
+	ck_assert_str_eq(stale.block, "sr0");
+	ck_assert(stale.has_dirfd);
+
+	/* gone both ways */
+	ck_assert_int_eq(probe_resolve_at(tree.fd, "2:0:7:0", "sys/" HBA "/target2:0:7/2:0:7:0",
+	                                  PROBE_RESOLVE_DIRFD, &gone),
+	                 -ENOENT);
+	ck_assert(!gone.has_dirfd);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("probe");
@@ -156,6 +188,7 @@ static Suite *probe_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	CHECK_ADD_LOOP(tc, test_resolve, cases);
 	tcase_add_test(tc, test_other_links);
+	tcase_add_test(tc, test_resolve_at);
 	suite_add_tcase(s, tc);
 	return s;
 }
