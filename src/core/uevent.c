@@ -151,6 +151,30 @@ bool uevent_lu_devpath(const char *devpath, char ret[static PATH_MAX])
 	return true;
 }
 
+int uevent_modalias_scsi_type(const char *modalias)
+{
+	static const char prefix[] = "scsi:t-0x";
+	int v = 0;
+
+	if (!modalias || !strneq(modalias, prefix, strlen(prefix)))
+		return -EINVAL;
+	modalias += strlen(prefix);
+	/* drivers/scsi/scsi_sysfs.c, SCSI_DEVICE_MODALIAS_FMT: two hex digits, nothing after */
+	for (size_t i = 0; i < 2; i++) {
+		char c = modalias[i];
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (c - 'a' + 10);
+		else
+			return -EINVAL;
+	}
+	if (modalias[2] != 0 || v > 0x1f)
+		return -EINVAL;
+	return v;
+}
+
 const char *uevent_devpath_dm(const char *devpath)
 {
 	static const char prefix[] = "/devices/virtual/block/dm-";

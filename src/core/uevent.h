@@ -83,6 +83,13 @@ int uevent_devpath_hctl(const char *devpath, char **ret);
 bool uevent_lu_devpath(const char *devpath, char ret[static PATH_MAX]);
 
 /*
+ * uevent_modalias_scsi_type() - the peripheral device type a scsi_device's MODALIAS carries
+ * ("scsi:t-0x%02x": the kernel's sdev->type, the value of its sysfs "type"), 0..0x1f; -EINVAL
+ * for NULL or any other form.
+ */
+int uevent_modalias_scsi_type(const char *modalias);
+
+/*
  * uevent_devpath_dm() - the node of the device-mapper device @devpath names
  * ("/devices/virtual/block/dm-3" -> "dm-3", pointing into @devpath), or NULL when @devpath is
  * not one (dm-<decimal> directly below /devices/virtual/block/).

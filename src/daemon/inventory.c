@@ -688,12 +688,15 @@ static int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
 
 /*
  * Fill @lu (a fresh one, only hctl/lun set) from sysfs: from its directory @devpath when the
- * caller knows it (its add uevent; it is then the LU's syspath), else the bus's entry.
+ * caller knows it (its add uevent; it is then the LU's syspath), else the bus's entry; its
+ * peripheral device type @type when the caller knows it (its add uevent's MODALIAS carries the
+ * kernel's value; -1: read "type").
  * -ENOENT when the LU is gone. With @nodes_from_events (the kernel's add of an LU not known yet) no
  * node is looked up: each node's own add uevent comes after the LU's and names it
  * (lu_node_event()).
  */
-static int lu_read(Inventory *inv, Lu *lu, const char *devpath, LuRef *ref, bool nodes_from_events)
+static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef *ref,
+                   bool nodes_from_events)
 {
 	uint64_t v;
 	int r;
@@ -708,7 +711,10 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, LuRef *ref, bool
 	if (r < 0)
 		return r;
 
-	lu->type = ref_attr_u64(inv, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+	if (type >= 0 && type <= 0x1f)
+		lu->type = type;
+	else
+		lu->type = ref_attr_u64(inv, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
 	lu->scsi_level =
 	        ref_attr_u64(inv, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
 	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
@@ -969,8 +975,8 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
  * its identity changed); without, it has none meanwhile (the device said its identity data
  * changed).
  */
-static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, bool reprobe,
-                         bool keep_names, bool kernel_add)
+static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, int type,
+                         bool reprobe, bool keep_names, bool kernel_add)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
 	bool identify = false;
@@ -995,7 +1001,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 
 	/* The kernel's own add (not one replayed through sysfs "uevent"): the LU's nodes are
 	 * made after it, and each sends its add uevent next. */
-	r = lu_read(inv, lu, devpath, &ref, kernel_add && !old);
+	r = lu_read(inv, lu, devpath, type, &ref, kernel_add && !old);
 	if (r == -ENOENT || r == -ENODEV) {
 		lu_free(inv, lu);
 		if (old)
@@ -1091,7 +1097,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 
 static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
 {
-	return refresh_lu_at(inv, hctl, NULL, reprobe, keep_names, false);
+	return refresh_lu_at(inv, hctl, NULL, -1, reprobe, keep_names, false);
 }
 
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
@@ -1407,11 +1413,11 @@ static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 	if (action_is(ev, "add")) {
 		char devpath[PATH_MAX];
 
-		/* The add uevent names the device's directory: identification need not resolve
-		 * sys/bus/scsi/devices/H:C:T:L again (5 system calls). */
-		return refresh_lu_at(inv, base,
-		                     uevent_lu_devpath(ev->devpath, devpath) ? devpath : NULL, true,
-		                     true, !ev->synthetic);
+		/* The add uevent names the device's directory (identification need not resolve
+		 * sys/bus/scsi/devices/H:C:T:L again: 5 system calls) and its type. */
+		return refresh_lu_at(
+		        inv, base, uevent_lu_devpath(ev->devpath, devpath) ? devpath : NULL,
+		        uevent_modalias_scsi_type(ev->modalias), true, true, !ev->synthetic);
 	}
 	return inventory_refresh(inv, base, false);
 }

@@ -1056,7 +1056,7 @@ static unsigned n_lu_resolved;
  * model and rev attributes, and path_id's reads of the LU itself (its "uevent",
  * "ieee1394_id" and "subsystem" link). */
 static struct {
-	unsigned nodes, strings, self, inquiry;
+	unsigned nodes, strings, self, inquiry, type;
 } lu5_reads;
 
 static int lu5_dirfd = -1;
@@ -1080,6 +1080,7 @@ static void lu5_note(const char *path)
 	for (size_t i = 0; i < ELEMENTSOF(self); i++)
 		lu5_reads.self += streq(t, self[i]);
 	lu5_reads.inquiry += streq(t, "/inquiry");
+	lu5_reads.type += streq(t, "/type");
 }
 
 int openat(int dfd, const char *path, int flags, ...)
@@ -1194,6 +1195,8 @@ START_TEST(test_add_reads)
 	ck_assert_uint_eq(lu5_reads.strings, 0);
 	ck_assert_uint_eq(lu5_reads.self, 0);
 	ck_assert_uint_eq(lu5_reads.inquiry, 1);
+	ck_assert_uint_eq(lu5_reads.type, 1);
+	ck_assert_int_eq(lu->type, 0);
 	node_event(inv, "add", "scsi_generic", NULL,
 	           "/devices/pci0000:00/0000:00:02.0/host5/"
 	           "target5:0:0/5:0:0:0/scsi_generic/sg5");
@@ -1201,6 +1204,23 @@ START_TEST(test_add_reads)
 	           "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/block/sdb");
 	ck_assert_str_eq(lu->sg, "sg5");
 	ck_assert_str_eq(lu->block, "sdb");
+
+	/* the type from the kernel's MODALIAS when the add carries one (a CD-ROM's, to tell it
+	 * from the attribute's 0), the attribute when it is not the kernel's form */
+	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	add.modalias = "scsi:t-0x05";
+	memset(&lu5_reads, 0, sizeof(lu5_reads));
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_int_eq(lu->type, 5);
+	ck_assert_uint_eq(lu5_reads.type, 0);
+	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	add.modalias = "scsi:t-0x5";
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert_int_eq(lu->type, 0);
+	ck_assert_uint_eq(lu5_reads.type, 1);
+	add.modalias = NULL;
 
 	/* replayed through sysfs */
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);

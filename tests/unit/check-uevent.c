@@ -185,6 +185,28 @@ START_TEST(test_lu_devpath_long)
 }
 END_TEST
 
+/* MODALIAS= of a scsi_device: the kernel's "scsi:t-0x%02x" and nothing else */
+static const struct {
+	const char *modalias;
+	int type;
+} modalias_cases[] = {
+	{ "scsi:t-0x00", 0 },        { "scsi:t-0x05", 5 },
+	{ "scsi:t-0x1f", 0x1f },     { "scsi:t-0x0e", 0x0e },
+	{ NULL, -EINVAL },           { "", -EINVAL },
+	{ "scsi:t-0x", -EINVAL },    { "scsi:t-0x5", -EINVAL },
+	{ "scsi:t-0x005", -EINVAL }, { "scsi:t-0x20", -EINVAL },
+	{ "scsi:t-0xff", -EINVAL },  { "scsi:t-0x0E", -EINVAL },
+	{ "scsi:t-0x0g", -EINVAL },  { "scsi:t-0x00\n", -EINVAL },
+	{ "scsi:t-00", -EINVAL },    { "pci:v00001AF4", -EINVAL },
+};
+
+START_TEST(test_modalias_type)
+{
+	ck_assert_int_eq(uevent_modalias_scsi_type(modalias_cases[_i].modalias),
+	                 modalias_cases[_i].type);
+}
+END_TEST
+
 /* SDEV_STATE= values: the kernel's two (kernel/ patch 7) and what a malformed event may carry */
 static const struct {
 	const char *value;
@@ -238,6 +260,7 @@ static Suite *uevent_suite(void)
 	CHECK_ADD_LOOP(tc, test_devpath, devpath_cases);
 	CHECK_ADD_LOOP(tc, test_devpath_dm, dm_cases);
 	CHECK_ADD_LOOP(tc, test_lu_devpath, lu_devpath_cases);
+	CHECK_ADD_LOOP(tc, test_modalias_type, modalias_cases);
 	tcase_add_test(tc, test_lu_devpath_long);
 	CHECK_ADD_LOOP(tc, test_sdev_state, sdev_state_cases);
 	tcase_add_test(tc, test_sdev_state_names);
