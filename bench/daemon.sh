@@ -9,7 +9,9 @@
 # the guest as well); LUND_BENCH_TOOLS=lund skips udevd's round, LUND_BENCH_TOOLS="kernel lund"
 # adds a round with no naming tool (the kernel's time alone, a second reference);
 # LUND_BENCH_TOOLS="kernel floor lund" a round of bench/name-floor.c before lund's (the least a
-# namer hearing the same uevents does: libudev's receive and two links per disk from its wwid).
+# namer hearing the same uevents does: libudev's receive and two links per disk from its wwid);
+# "floor-full" a round of it that also reads the eight attributes lund identifies an LU from and
+# writes eight links and eight records per LU (the system calls lund's names cannot do without).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -24,7 +26,7 @@ while [ $# -ge 2 ] && [ "$1" = --bin ]; do bins+=(--bin "$(realpath "$2")"); shi
 b=$(realpath "${LUND_VM_BUILD:-build-vm}")
 # LUND_BENCH_TOOLS with "floor": the build's bench/name-floor in the guest (a round of the least a
 # namer with lund's monitor does: the floor lund is compared with)
-[[ " ${LUND_BENCH_TOOLS:-} " != *" floor "* ]] || bins+=(--bin "$b/bench/name-floor")
+[[ " ${LUND_BENCH_TOOLS:-} " != *" floor"* ]] || bins+=(--bin "$b/bench/name-floor")
 [ ${#bins[@]} -eq 0 ] || bins+=(--bin "$b/src/daemon/lund" --bin "$b/src/cli/lunctl")
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 tests/vm/run --keep "${bins[@]}" bench/$body >/dev/null || true
@@ -55,11 +57,11 @@ if not rows:
 alone = {r['lus']: int(r['kernel_ms']) for r in rows if r['tool'] == 'kernel'}
 alone_node = {r['lus']: int(r['last_node_ms']) for r in rows
               if r['tool'] == 'kernel' and 'last_node_ms' in r}
-print(f"{'tool':<9} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}"
+print(f"{'tool':<10} {'LUs':>5} {'kernel s':>9} {'names s':>8} {'names/kernel':>13} {'names':>6}"
       + (f" {'names/kernel alone':>19}" if alone else ""))
 for r in rows:
     lus, kms, nms = int(r['lus']), int(r['kernel_ms']), int(r['names_ms'])
-    line = f"{r['tool']:<9} {lus:>5} {kms/1000:>9.1f} {nms/1000:>8.1f} {nms/max(kms,1):>12.2f}x {r['names']:>6}"
+    line = f"{r['tool']:<10} {lus:>5} {kms/1000:>9.1f} {nms/1000:>8.1f} {nms/max(kms,1):>12.2f}x {r['names']:>6}"
     if r['tool'] != 'kernel' and r['lus'] in alone:
         line += f" {nms/max(alone[r['lus']],1):>18.2f}x"
     print(line)
@@ -67,17 +69,17 @@ for r in rows:
 # name the tool wrote, where the polls above notice each a nap and a directory listing later
 stamped = [r for r in rows if r['tool'] != 'kernel' and 'last_name_ms' in r.get('extra', {})]
 if stamped:
-    print(f"{'tool':<9} {'LUs':>5} {'last node s':>12} {'last name s':>12} {'name/node':>10}"
+    print(f"{'tool':<10} {'LUs':>5} {'last node s':>12} {'last name s':>12} {'name/node':>10}"
           + (f" {'name/node alone':>16}" if alone_node else "") + "   (timestamps)")
     for r in stamped:
         e = r['extra']
         node, name = int(e['last_node_ms']), int(e['last_name_ms'])
-        line = f"{r['tool']:<9} {r['lus']:>5} {node/1000:>12.1f} {name/1000:>12.1f} {name/max(node,1):>9.2f}x"
+        line = f"{r['tool']:<10} {r['lus']:>5} {node/1000:>12.1f} {name/1000:>12.1f} {name/max(node,1):>9.2f}x"
         if r['lus'] in alone_node:
             line += f" {name/max(alone_node[r['lus']],1):>15.2f}x"
         print(line)
     for lus, v in alone_node.items():
-        print(f"kernel    {lus:>5} {v/1000:>12.1f}   (alone: its last disk node)")
+        print(f"kernel     {lus:>5} {v/1000:>12.1f}   (alone: its last disk node)")
 for r in rows:
     e = r.get('extra', {})
     if 'lag_med_ms' in e:

@@ -8,7 +8,13 @@
  * links and eight records per LU). No identification, policy, records, logging or removal: a
  * lower bound for the time a namer needs next to the kernel, not a namer.
  *
- *   name-floor DIR [--extra N]
+ * --pages also reads, at each scsi_device's add, the attributes lund identifies an LU from
+ * (type, scsi_level, inquiry, state, vpd_pg0, vpd_pg80, vpd_pg83, vpd_pg89, relative to the
+ * LU's directory, as lund does), and --records RDIR writes a record symlink in RDIR beside each
+ * name (lund's ownership records): with --extra 6, the system calls lund cannot do without,
+ * and nothing else.
+ *
+ *   name-floor DIR [--extra N] [--pages] [--records RDIR]
  *
  * On SIGTERM it prints the uevents received and the disks named. */
 
@@ -55,25 +61,77 @@ static int read_naa(const char *syspath, char *naa, size_t size)
 	return 1;
 }
 
+/* lund's reads of a new LU: its directory once, each attribute relative to it. */
+static void read_pages(const char *syspath)
+{
+	static const char *const attrs[] = { "type",    "scsi_level", "inquiry",  "state",
+		                             "vpd_pg0", "vpd_pg80",   "vpd_pg83", "vpd_pg89" };
+	char buf[4096];
+	int dfd;
+
+	dfd = open(syspath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		int fd = openat(dfd, attrs[i], O_RDONLY | O_NOCTTY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		(void)!read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	close(dfd);
+}
+
+static int open_dir(const char *path)
+{
+	int fd;
+
+	(void)mkdir(path, 0755);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		perror(path);
+	return fd;
+}
+
+/* A name, and its record first when there are records. */
+static void name(int dirfd, int recfd, const char *target, const char *n)
+{
+	if (recfd >= 0)
+		(void)symlinkat(target, recfd, n);
+	(void)symlinkat(target, dirfd, n);
+}
+
 int main(int argc, char **argv)
 {
 	struct udev *udev;
 	struct udev_monitor *mon;
 	unsigned long uevents = 0, disks = 0;
-	int dirfd, extra = 0;
+	int dirfd, recfd = -1, extra = 0;
+	int pages = 0;
 
-	if (argc != 2 && !(argc == 4 && strcmp(argv[2], "--extra") == 0)) {
-		fprintf(stderr, "usage: name-floor DIR [--extra N]\n");
+	if (argc < 2) {
+		fprintf(stderr, "usage: name-floor DIR [--extra N] [--pages] [--records RDIR]\n");
 		return 2;
 	}
-	if (argc == 4)
-		extra = atoi(argv[3]);
-	(void)mkdir(argv[1], 0755);
-	dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		perror(argv[1]);
-		return 1;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--extra") == 0 && i + 1 < argc)
+			extra = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--pages") == 0)
+			pages = 1;
+		else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc) {
+			recfd = open_dir(argv[++i]);
+			if (recfd < 0)
+				return 1;
+		} else {
+			fprintf(stderr,
+			        "usage: name-floor DIR [--extra N] [--pages] [--records RDIR]\n");
+			return 2;
+		}
 	}
+	dirfd = open_dir(argv[1]);
+	if (dirfd < 0)
+		return 1;
 	udev = udev_new();
 	mon = udev ? udev_monitor_new_from_netlink(udev, "kernel") : NULL;
 	if (!mon) {
@@ -93,7 +151,7 @@ int main(int argc, char **argv)
 		struct pollfd p = { .fd = udev_monitor_get_fd(mon), .events = POLLIN };
 		struct udev_device *d;
 		const char *action, *subsystem, *devtype, *sysname;
-		char naa[128], name[192], target[64];
+		char naa[128], n[192], target[64];
 
 		if (poll(&p, 1, -1) < 0)
 			continue;
@@ -103,19 +161,23 @@ int main(int argc, char **argv)
 			subsystem = udev_device_get_subsystem(d);
 			devtype = udev_device_get_devtype(d);
 			sysname = udev_device_get_sysname(d);
+			if (pages && action && strcmp(action, "add") == 0 && subsystem &&
+			    strcmp(subsystem, "scsi") == 0 && devtype &&
+			    strcmp(devtype, "scsi_device") == 0)
+				read_pages(udev_device_get_syspath(d));
 			if (action && strcmp(action, "add") == 0 && subsystem &&
 			    strcmp(subsystem, "block") == 0 && devtype &&
 			    strcmp(devtype, "disk") == 0 && sysname &&
 			    strncmp(sysname, "sd", 2) == 0 &&
 			    read_naa(udev_device_get_syspath(d), naa, sizeof(naa))) {
 				snprintf(target, sizeof(target), "../../%s", sysname);
-				snprintf(name, sizeof(name), "scsi-3%s", naa);
-				(void)symlinkat(target, dirfd, name);
-				snprintf(name, sizeof(name), "wwn-0x%s", naa);
-				(void)symlinkat(target, dirfd, name);
+				snprintf(n, sizeof(n), "scsi-3%s", naa);
+				name(dirfd, recfd, target, n);
+				snprintf(n, sizeof(n), "wwn-0x%s", naa);
+				name(dirfd, recfd, target, n);
 				for (int i = 0; i < extra; i++) {
-					snprintf(name, sizeof(name), "x%d-%s", i, naa);
-					(void)symlinkat(target, dirfd, name);
+					snprintf(n, sizeof(n), "x%d-%s", i, naa);
+					name(dirfd, recfd, target, n);
 				}
 				disks++;
 			}

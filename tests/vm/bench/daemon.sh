@@ -156,32 +156,39 @@ fi
 # each disk's two names written from its LU's wwid, nothing else (LUND_BENCH_FLOOR_EXTRA more
 # links per disk). What is left between this and the kernel alone is the cost of hearing the
 # uevents and writing names at all; between lund and this, lund's own work.
-if [[ " $TOOLS " == *" floor "* ]]; then
+# "floor-full" in LUND_BENCH_TOOLS: a second floor that also makes the system calls lund's
+# names cannot be had without: the LU's eight identifying attributes read at its add, eight
+# links per LU and a record beside each (name-floor --pages --extra 6 --records).
+floor_rounds=
+[[ " $TOOLS " != *" floor "* ]] || floor_rounds=floor
+[[ " $TOOLS " != *" floor-full "* ]] || floor_rounds="$floor_rounds floor-full"
+for floor in $floor_rounds; do
 	command -v name-floor >/dev/null || vm_fail "no name-floor (--bin build/bench/name-floor)"
+	fargs=(${LUND_BENCH_FLOOR_EXTRA:+--extra $LUND_BENCH_FLOOR_EXTRA})
+	[ $floor = floor ] || fargs=(--extra 6 --pages --records /run/floor-records)
 	for lus in $LUND_SIZES; do
 		mkdir -p /dev/floor
-		name-floor /dev/floor/by-id ${LUND_BENCH_FLOOR_EXTRA:+--extra $LUND_BENCH_FLOOR_EXTRA} \
-			2>/tmp/floor.log &
+		name-floor /dev/floor/by-id "${fargs[@]}" 2>/tmp/floor.log &
 		fp=$!
 		vm_wait_until 60 grep -q ready /tmp/floor.log
 		cpu0=$(cpu_ms $fp)
 		sys0=$(sys_ms $fp)
-		host_add floor $lus
+		host_add $floor $lus
 		cpuk=$(cpu_ms $fp)
-		wait_count "floor round, names" $((2 * lus)) '/dev/floor/by-id/@(scsi-3|wwn-)*' || true
+		wait_count "$floor round, names" $((2 * lus)) '/dev/floor/by-id/@(scsi-3|wwn-)*' || true
 		tn=$(now)
 		count_ge 0 '/dev/floor/by-id/@(scsi-3|wwn-)*'
-		vm_result "tool=floor lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$n"
-		lag floor $t0 /dev/floor/by-id
+		vm_result "tool=$floor lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$n"
+		lag $floor $t0 /dev/floor/by-id
 		vm_result "lus=$lus lund_cpu_ms=$(($(cpu_ms $fp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $fp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$fp/status)"
 		kill $fp
 		wait $fp 2>/dev/null || true
 		vm_log "$(cat /tmp/floor.log)"
 		host_remove
-		rm -rf /dev/floor
+		rm -rf /dev/floor /run/floor-records
 		sleep 1
 	done
-fi
+done
 [[ " $TOOLS " == *" lund "* ]] || [ -n "${LUND_BENCH_LUNDS:-}" ] || vm_done
 # LUND_BENCH_TRACE=1 (a profile, not a timing: ptrace slows every system call): lund runs under
 # strace (tests/vm/run --bin /usr/bin/strace), every thread's calls written to the 9p output
