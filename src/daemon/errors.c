@@ -48,7 +48,8 @@ typedef struct LuErrors {
 	uint32_t ioerr_cnt, iotmo_cnt;
 	bool polled : 1;
 	bool counters : 1;
-	uint32_t hash; /* of @hctl: its place in ErrorTracker.index */
+	bool baseline : 1; /* polled, its first values not read yet (error_tracker_enable()) */
+	uint32_t hash;     /* of @hctl: its place in ErrorTracker.index */
 	char hctl[];
 } LuErrors;
 
@@ -69,6 +70,10 @@ struct ErrorTracker {
 	bool kernel_lacks;
 	bool events; /* switch evt_error on even where errors/<class> can be polled */
 	sd_event_source *poll_source;
+	/* The first reading of the counters of LUs just added, once nothing more urgent is
+	 * pending (their names first): @n_baseline of them wait for it. */
+	sd_event_source *baseline_source;
+	size_t n_baseline;
 	uint64_t poll_interval;
 	size_t n_watched;  /* entries with polled or counters set */
 	LuErrors *poll_at; /* where the round under way goes on */
@@ -182,6 +187,7 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 	if (!t)
 		return NULL;
 	sd_event_source_disable_unref(t->poll_source);
+	sd_event_source_disable_unref(t->baseline_source);
 	ptrtable_done(&t->index);
 	while (t->lus) {
 		LuErrors *e = t->lus;
@@ -255,6 +261,8 @@ void error_tracker_forget(ErrorTracker *t, const char *hctl)
 		return;
 	if (e->polled || e->counters)
 		t->n_watched--;
+	if (e->baseline)
+		t->n_baseline--;
 	if (t->poll_at == e)
 		t->poll_at = e->next;
 	ptrtable_delete(&t->index, e);
@@ -515,6 +523,20 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 		e = lu_errors_find(t, hctl);
 		if (e && (e->polled || e->counters))
 			return 0;
+		/* With a loop: the first reading once nothing more urgent is pending, so that
+		 * thousands of LUs appearing get their names before their counters are read. */
+		if (t->baseline_source) {
+			e = lu_errors_get(t, hctl);
+			if (!e)
+				return -ENOMEM;
+			e->polled = true;
+			e->baseline = true;
+			t->n_baseline++;
+			t->n_watched++;
+			t->added = true;
+			(void)sd_event_source_set_enabled(t->baseline_source, SD_EVENT_ON);
+			return 0;
+		}
 		/* by the directory the caller has: the bus's entry is a symlink, which sysfs
 		 * resolves afresh at every lookup */
 		if (read_counters_at(t, syspath, &ioerr, &iotmo) < 0)
@@ -585,6 +607,25 @@ static int poll_kernel_counts(ErrorTracker *t, LuErrors *e, uint64_t now_usec)
 	return grew;
 }
 
+/* @e's first reading (e->baseline): its values from now on, nothing reported. An LU without
+ * counters is not polled (and forgotten when nothing else is kept of it). */
+static void take_baseline(ErrorTracker *t, LuErrors *e)
+{
+	uint64_t ioerr, iotmo;
+
+	e->baseline = false;
+	t->n_baseline--;
+	if (read_counters(t, e, &ioerr, &iotmo) >= 0) {
+		e->ioerr_cnt = (uint32_t)ioerr;
+		e->iotmo_cnt = (uint32_t)iotmo;
+		return;
+	}
+	e->polled = false;
+	t->n_watched--;
+	if (!e->stats && !e->counters)
+		error_tracker_forget(t, e->hctl);
+}
+
 int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, bool *ret_done)
 {
 	LuErrors *e;
@@ -609,6 +650,10 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 		n++;
 		if (e->counters) {
 			grew += poll_kernel_counts(t, e, now_usec);
+			continue;
+		}
+		if (e->baseline) {
+			take_baseline(t, e);
 			continue;
 		}
 
@@ -692,12 +737,45 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
+size_t error_tracker_n_baseline(const ErrorTracker *t)
+{
+	return t ? t->n_baseline : 0;
+}
+
+static int on_baseline(sd_event_source *s, void *userdata)
+{
+	ErrorTracker *t = userdata;
+	size_t n = 0;
+
+	/* New entries go to the head of the list: those waiting are found first. */
+	for (LuErrors *e = t->lus, *next; e && t->n_baseline > 0 && n < POLL_SLICE; e = next) {
+		next = e->next;
+		if (!e->baseline)
+			continue;
+		take_baseline(t, e);
+		n++;
+	}
+	if (t->n_baseline == 0)
+		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	return 0;
+}
+
 int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec)
 {
 	int r;
 
 	assert_return(t && event && interval_usec > 0, -EINVAL);
 
+	r = sd_event_add_defer(event, &t->baseline_source, on_baseline, t);
+	if (r < 0)
+		return r;
+	r = sd_event_source_set_priority(t->baseline_source, SD_EVENT_PRIORITY_IDLE);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(t->baseline_source, SD_EVENT_OFF);
+	if (r < 0) {
+		t->baseline_source = sd_event_source_disable_unref(t->baseline_source);
+		return r;
+	}
 	t->poll_interval = interval_usec;
 	r = sd_event_add_time_relative(event, &t->poll_source, CLOCK_MONOTONIC, interval_usec, 0,
 	                               on_poll, t);

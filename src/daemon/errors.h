@@ -74,7 +74,10 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
  * switched on (returns 2): an error event is a change uevent that udev's 60-block.rules turns
  * into a re-probe of the failing disk. Otherwise, or with error_tracker_prefer_events(), error
  * events are switched on where the kernel has evt_error (returns 1); on a stock kernel the
- * LU's ioerr_cnt/iotmo_cnt are polled (returns 0; said once per daemon, at LOG_NOTICE). -errno.
+ * LU's ioerr_cnt/iotmo_cnt are polled (returns 0; said once per daemon, at LOG_NOTICE): with a
+ * loop (error_tracker_attach_event()) their first reading is taken once nothing more urgent is
+ * pending, or by the next round, whichever comes first, and what they counted until then is
+ * not reported; without one, at once. -errno.
  */
 void error_tracker_prefer_events(ErrorTracker *t, bool events);
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl);
@@ -97,7 +100,7 @@ int error_tracker_poll(ErrorTracker *t, uint64_t now_usec);
 int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, bool *ret_done);
 /*
  * error_tracker_round_waits() - whether the round due now waits an interval: LUs were watched
- * since the last round began (error_tracker_enable() read their counters as they came), and
+ * since the last round began (their counters read as they came, or about to be), and
  * fewer than three rounds in a row have waited, so that a stream of new LUs delays the reads of
  * the others by three intervals at most. Counts the round as waited (or not) and starts a new
  * count of LUs added; error_tracker_attach_event()'s timer asks before each round.
@@ -105,9 +108,12 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 bool error_tracker_round_waits(ErrorTracker *t);
 /* LUs whose counters are polled (LUs without counters are not read at all). */
 size_t error_tracker_n_watched(const ErrorTracker *t);
+/* Of those, the LUs whose counters' first reading is still to be taken. */
+size_t error_tracker_n_baseline(const ErrorTracker *t);
 
 /* error_tracker_attach_event() - poll every @interval_usec on @event, in slices of a few ms
- * (error_tracker_poll_slice()), not at all while no LU has counters. */
+ * (error_tracker_poll_slice()), not at all while no LU has counters; new LUs' first readings
+ * in slices too, at idle priority. */
 int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interval_usec);
 
 /* error_tracker_kernel_may_change() - the SCSI core may be another from now on (its last LU

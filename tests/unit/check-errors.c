@@ -433,6 +433,92 @@ START_TEST(test_poll_dir)
 }
 END_TEST
 
+static void put_counter(const char *hctl, const char *attr, const char *v);
+
+static unsigned run_idle(sd_event *e)
+{
+	unsigned n = 0;
+
+	while (sd_event_run(e, 0) > 0)
+		n++;
+	return n;
+}
+
+/*
+ * With a loop, a new LU's counters are not read at its add: their first reading waits until
+ * nothing more urgent is pending (the names of the LUs still coming), in slices, or for the
+ * next round; what they counted until then is that reading, not an error report. An LU without
+ * counters is dropped then, and one forgotten before is not read at all.
+ */
+START_TEST(test_baseline_later)
+{
+	_cleanup_close_ int fd = -EBADF;
+	sd_event *ev = NULL;
+	ErrorTracker *tr;
+	char hctl[32], dir[64];
+	json_object *o, *v;
+
+	check_tree_new(&tmp, "check-errors");
+	for (unsigned i = 0; i < 300; i++) {
+		xsnprintf(hctl, "4:0:0:%u", i);
+		put_counter(hctl, "ioerr_cnt", "0x1\n");
+		put_counter(hctl, "iotmo_cnt", "0x0\n");
+	}
+	check_tree_put_str(&tmp, "sys/bus/scsi/devices/4:0:1:0/state", "running\n");
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(sd_event_new(&ev), 0);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_attach_event(tr, ev, 3600 * 1000000ULL), 0);
+
+	for (unsigned i = 0; i < 300; i++) {
+		xsnprintf(hctl, "4:0:0:%u", i);
+		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
+		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
+	}
+	/* no counters there: watched until its first reading finds none */
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/4:0:1:0", "4:0:1:0"), 0);
+	/* gone before its reading */
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/4:0:0:299", "4:0:0:299"),
+	                 0);
+	error_tracker_forget(tr, "4:0:0:299");
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 300);
+	ck_assert_uint_eq(error_tracker_n_baseline(tr), 300);
+
+	/* what the probe counted after the add is part of the first reading */
+	put_counter("4:0:0:0", "ioerr_cnt", "0x3\n");
+	/* slices: more than one loop iteration for 300 LUs */
+	ck_assert_uint_ge(run_idle(ev), 2);
+	ck_assert_uint_eq(error_tracker_n_baseline(tr), 0);
+	ck_assert_uint_eq(error_tracker_n_watched(tr), 299);
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
+
+	put_counter("4:0:0:0", "ioerr_cnt", "0x4\n");
+	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+	o = error_tracker_lu_json(tr, "4:0:0:0");
+	ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
+	ck_assert_int_eq(json_object_get_int(v), 1);
+	json_object_put(o);
+
+	/* a round before the loop got to it takes the first reading, silently */
+	put_counter("4:0:0:299", "ioerr_cnt", "0x1\n");
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/4:0:0:299", "4:0:0:299"),
+	                 0);
+	ck_assert_uint_eq(error_tracker_n_baseline(tr), 1);
+	put_counter("4:0:0:299", "ioerr_cnt", "0x9\n");
+	ck_assert_int_eq(error_tracker_poll(tr, 3000000), 0);
+	ck_assert_uint_eq(error_tracker_n_baseline(tr), 0);
+	put_counter("4:0:0:299", "iotmo_cnt", "0x2\n");
+	ck_assert_int_eq(error_tracker_poll(tr, 4000000), 1);
+	/* nothing left to read: the loop goes quiet (one last wake-up that finds nothing) */
+	ck_assert_uint_le(run_idle(ev), 1);
+	ck_assert_uint_eq(run_idle(ev), 0);
+
+	error_tracker_free(tr);
+	sd_event_unref(ev);
+	untree();
+}
+END_TEST
+
 /* A kernel without the patchset is found out once: the LUs after the first are not asked for
  * errors/<class> and evt_error again (two failed opens each), until the SCSI core may have been
  * replaced (its last LU went away); then the next LU is asked again. */
@@ -696,6 +782,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_index);
 	tcase_add_test(tc, test_poll);
 	tcase_add_test(tc, test_poll_dir);
+	tcase_add_test(tc, test_baseline_later);
 	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_round_waits);
