@@ -399,6 +399,18 @@ END_TEST
 
 #define DEVDIR "sys/devices/pseudo_0/adapter0/host2/target2:0:0/2:0:0:0"
 
+/* The growth @key ("ioerr_cnt_growth", ...) error_tracker_lu_json() shows for @hctl. */
+static int growth(ErrorTracker *tr, const char *hctl, const char *key)
+{
+	json_object *o = error_tracker_lu_json(tr, hctl), *v;
+	int n;
+
+	ck_assert(json_object_object_get_ex(o, key, &v));
+	n = json_object_get_int(v);
+	json_object_put(o);
+	return n;
+}
+
 static const char *dev_dir(const char *hctl, void *userdata)
 {
 	return streq(hctl, "2:0:0:0") ? DEVDIR : NULL;
@@ -410,7 +422,6 @@ START_TEST(test_poll_dir)
 {
 	_cleanup_close_ int fd = -EBADF;
 	ErrorTracker *tr;
-	json_object *o, *v;
 
 	check_tree_new(&tmp, "check-errors");
 	check_tree_put_str(&tmp, DEVDIR "/state", "running\n");
@@ -424,10 +435,7 @@ START_TEST(test_poll_dir)
 	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
 	check_tree_put_str(&tmp, DEVDIR "/ioerr_cnt", "0x7\n");
 	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
-	o = error_tracker_lu_json(tr, "2:0:0:0");
-	ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
-	ck_assert_int_eq(json_object_get_int(v), 2);
-	json_object_put(o);
+	ck_assert_int_eq(growth(tr, "2:0:0:0", "ioerr_cnt_growth"), 2);
 	error_tracker_free(tr);
 	untree();
 }
@@ -456,7 +464,6 @@ START_TEST(test_baseline_later)
 	sd_event *ev = NULL;
 	ErrorTracker *tr;
 	char hctl[32], dir[64];
-	json_object *o, *v;
 
 	check_tree_new(&tmp, "check-errors");
 	for (unsigned i = 0; i < 300; i++) {
@@ -494,10 +501,7 @@ START_TEST(test_baseline_later)
 
 	put_counter("4:0:0:0", "ioerr_cnt", "0x4\n");
 	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
-	o = error_tracker_lu_json(tr, "4:0:0:0");
-	ck_assert(json_object_object_get_ex(o, "ioerr_cnt_growth", &v));
-	ck_assert_int_eq(json_object_get_int(v), 1);
-	json_object_put(o);
+	ck_assert_int_eq(growth(tr, "4:0:0:0", "ioerr_cnt_growth"), 1);
 
 	/* a round before the loop got to it takes the first reading, silently */
 	put_counter("4:0:0:299", "ioerr_cnt", "0x1\n");
