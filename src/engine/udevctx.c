@@ -24,8 +24,9 @@ static bool attr_exists(int rootfd, const char *dir, const char *attr)
 }
 
 /*
- * The SCSI device's directory under sys/devices, relative to the root: its sys/bus/scsi/devices
- * link resolved by hand (the root may not be "/"), ".." folded.
+ * The SCSI device's directory under sys/devices, relative to the root: @lu's syspath when it is
+ * that directory already (probe_resolve_at()), else its sys/bus/scsi/devices link resolved by
+ * hand (the root may not be "/"), ".." folded.
  */
 static int scsi_devpath(int rootfd, const LuRef *lu, char **ret)
 {
@@ -36,6 +37,10 @@ static int scsi_devpath(int rootfd, const LuRef *lu, char **ret)
 	char *save = NULL, *out;
 	ssize_t k;
 
+	if (strneq(lu->syspath, "sys/devices/", strlen("sys/devices/"))) {
+		*ret = strdup(lu->syspath);
+		return *ret ? 0 : -ENOMEM;
+	}
 	k = readlinkat(rootfd, lu->syspath, target, sizeof(target));
 	if (k < 0)
 		return -errno;
