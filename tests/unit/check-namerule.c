@@ -228,7 +228,9 @@ START_TEST(test_unit_serial)
 }
 END_TEST
 
-/* udevctx_read() on a USB mass-storage tree: the VID:PID of the usb_device above the LU. */
+/* udevctx_read() on a USB mass-storage tree: the VID:PID of the usb_device above the LU, and
+ * usb_id's inputs, the same from the LU's sys/bus/scsi/devices link and from its own directory
+ * (the form the daemon keeps: probe_resolve_at()). */
 #define PCI      "sys/devices/pci0000:00/0000:00:04.0"
 #define UDEV_DEV PCI "/usb2/2-1"
 #define UDEV_IF  UDEV_DEV "/2-1:1.0"
@@ -251,7 +253,7 @@ static const struct {
 START_TEST(test_usb_ids)
 {
 	CheckTree t;
-	UdevCtx c;
+	UdevCtx c, dir;
 	LuRef lu = { .hctl = (char *)"3:0:0:1",
 		     .host = 3,
 		     .target = 0,
@@ -278,7 +280,15 @@ START_TEST(test_usb_ids)
 	if (usb_cases[_i].have) {
 		ck_assert_uint_eq(c.usb_vendor, usb_cases[_i].vendor);
 		ck_assert_uint_eq(c.usb_product, usb_cases[_i].product);
+		ck_assert(c.have_usb);
 	}
+
+	lu.syspath = (char *)SDEV;
+	ck_assert_int_eq(udevctx_read(t.fd, &lu, &dir), 0);
+	ck_assert(dir.have_usb == c.have_usb && dir.have_usb_ids == c.have_usb_ids);
+	ck_assert(dir.usb_vendor == c.usb_vendor && dir.usb_product == c.usb_product);
+	if (c.have_usb)
+		ck_assert_str_eq(dir.usb.serial, c.usb.serial);
 	check_tree_remove(&t);
 }
 END_TEST
