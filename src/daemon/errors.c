@@ -438,17 +438,26 @@ static int read_counters_at(ErrorTracker *t, const char *dir, uint64_t *ret_ioer
 	return 0;
 }
 
+/* Where the LU @hctl's attributes are read from: its directory as the owner knows it
+ * (ErrorDirFn), else the bus's entry, written to @buf; NULL when that does not fit. */
+static const char *lu_dir(ErrorTracker *t, const char *hctl, char *buf, size_t size)
+{
+	const char *known = t->dir ? t->dir(hctl, t->userdata) : NULL;
+
+	if (known)
+		return known;
+	if (snprintf(buf, size, "sys/bus/scsi/devices/%s", hctl) >= (int)size)
+		return NULL;
+	return buf;
+}
+
 static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr,
                          uint64_t *ret_iotmo)
 {
-	const char *known = t->dir ? t->dir(e->hctl, t->userdata) : NULL;
-	char dir[64];
+	char buf[64];
+	const char *dir = lu_dir(t, e->hctl, buf, sizeof(buf));
 
-	if (known)
-		return read_counters_at(t, known, ret_ioerr, ret_iotmo);
-	if (snprintf(dir, sizeof(dir), "sys/bus/scsi/devices/%s", e->hctl) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	return read_counters_at(t, dir, ret_ioerr, ret_iotmo);
+	return dir ? read_counters_at(t, dir, ret_ioerr, ret_iotmo) : -ENAMETOOLONG;
 }
 
 void error_tracker_prefer_events(ErrorTracker *t, bool events)
@@ -460,12 +469,17 @@ void error_tracker_prefer_events(ErrorTracker *t, bool events)
 /* The kernel's errors/<class> of the LU (series v2 patch 5): -ENOENT without the patch. */
 static int read_kernel_counts(ErrorTracker *t, const char *hctl, uint64_t ret[_ERRCLASS_MAX])
 {
+	char buf[64];
+	const char *dir = lu_dir(t, hctl, buf, sizeof(buf));
+
+	if (!dir)
+		return -ENAMETOOLONG;
 	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
-		char p[128];
+		char p[PATH_MAX];
 		int r;
 
-		if (snprintf(p, sizeof(p), "sys/bus/scsi/devices/%s/errors/%s", hctl,
-		             errclass_to_string(c)) >= (int)sizeof(p))
+		if (snprintf(p, sizeof(p), "%s/errors/%s", dir, errclass_to_string(c)) >=
+		    (int)sizeof(p))
 			return -ENAMETOOLONG;
 		r = sysfs_read_u64(t->rootfd, p, &ret[c]);
 		if (r < 0)

@@ -416,8 +416,9 @@ static const char *dev_dir(const char *hctl, void *userdata)
 	return streq(hctl, "2:0:0:0") ? DEVDIR : NULL;
 }
 
-/* The counters are read from the LU's directory as the daemon has it (its add uevent's), not
- * through the bus's entry, at the LU's add and in each round. */
+/* The counters (a stock kernel's, then a patched kernel's errors/<class>) are read from the
+ * LU's directory as the daemon has it (its add uevent's), not through the bus's entry, at the
+ * LU's add and in each round. */
 START_TEST(test_poll_dir)
 {
 	_cleanup_close_ int fd = -EBADF;
@@ -436,6 +437,21 @@ START_TEST(test_poll_dir)
 	check_tree_put_str(&tmp, DEVDIR "/ioerr_cnt", "0x7\n");
 	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
 	ck_assert_int_eq(growth(tr, "2:0:0:0", "ioerr_cnt_growth"), 2);
+	error_tracker_free(tr);
+
+	/* a patched kernel's errors/<class> the same way */
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
+		char a[PATH_MAX];
+
+		xsnprintf(a, DEVDIR "/errors/%s", errclass_to_string(c));
+		check_tree_put_str(&tmp, a, "0\n");
+	}
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	error_tracker_set_dir_fn(tr, dev_dir);
+	ck_assert_int_eq(error_tracker_enable(tr, DEVDIR, "2:0:0:0"), 2);
+	check_tree_put_str(&tmp, DEVDIR "/errors/medium", "3\n");
+	ck_assert_int_eq(error_tracker_poll(tr, 3000000), 1);
+	ck_assert_int_eq(growth(tr, "2:0:0:0", "total"), 3);
 	error_tracker_free(tr);
 	untree();
 }
