@@ -10,7 +10,7 @@
 # adds a round with no naming tool (the kernel's time alone, a second reference);
 # LUND_BENCH_TOOLS="kernel floor lund" a round of bench/name-floor.c before lund's (the least a
 # namer hearing the same uevents does: libudev's receive and two links per disk from its wwid);
-# "floor-full" a round of it that also reads the eight attributes lund identifies an LU from and
+# "floor-full" a round of it that also reads the seven attributes lund identifies an LU from and
 # writes eight links and eight records per LU (the system calls lund's names cannot do without).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -9,10 +9,10 @@
  * lower bound for the time a namer needs next to the kernel, not a namer.
  *
  * --pages also reads, at each scsi_device's add, the attributes lund identifies an LU from
- * (type, scsi_level, inquiry, state, vpd_pg0, vpd_pg80, vpd_pg83, vpd_pg89, relative to the
- * LU's directory, as lund does), and --records RDIR writes a record symlink in RDIR beside each
- * name (lund's ownership records): with --extra 6, the system calls lund cannot do without,
- * and nothing else.
+ * (scsi_level, inquiry, state, vpd_pg0, vpd_pg80, vpd_pg83, vpd_pg89, relative to the LU's
+ * directory, as lund does; its type comes from the uevent's MODALIAS), and --records RDIR writes a
+ * record symlink in RDIR beside each name (lund's ownership records): with --extra 6, the system
+ * calls lund cannot do without, and nothing else.
  *
  *   name-floor DIR [--extra N] [--pages] [--records RDIR]
  *
@@ -64,8 +64,8 @@ static int read_naa(const char *syspath, char *naa, size_t size)
 /* lund's reads of a new LU: its directory once, each attribute relative to it. */
 static void read_pages(const char *syspath)
 {
-	static const char *const attrs[] = { "type",    "scsi_level", "inquiry",  "state",
-		                             "vpd_pg0", "vpd_pg80",   "vpd_pg83", "vpd_pg89" };
+	static const char *const attrs[] = { "scsi_level", "inquiry",  "state",   "vpd_pg0",
+		                             "vpd_pg80",   "vpd_pg83", "vpd_pg89" };
 	char buf[4096];
 	int dfd;
 
@@ -102,6 +102,8 @@ static void name(int dirfd, int recfd, const char *target, const char *n)
 	(void)symlinkat(target, dirfd, n);
 }
 
+static const char usage[] = "usage: name-floor DIR [--extra N] [--pages] [--records RDIR]\n";
+
 int main(int argc, char **argv)
 {
 	struct udev *udev;
@@ -111,7 +113,7 @@ int main(int argc, char **argv)
 	int pages = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: name-floor DIR [--extra N] [--pages] [--records RDIR]\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
@@ -124,8 +126,7 @@ int main(int argc, char **argv)
 			if (recfd < 0)
 				return 1;
 		} else {
-			fprintf(stderr,
-			        "usage: name-floor DIR [--extra N] [--pages] [--records RDIR]\n");
+			fputs(usage, stderr);
 			return 2;
 		}
 	}

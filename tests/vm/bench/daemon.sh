@@ -157,7 +157,7 @@ fi
 # links per disk). What is left between this and the kernel alone is the cost of hearing the
 # uevents and writing names at all; between lund and this, lund's own work.
 # "floor-full" in LUND_BENCH_TOOLS: a second floor that also makes the system calls lund's
-# names cannot be had without: the LU's eight identifying attributes read at its add, eight
+# names cannot be had without: the LU's seven identifying attributes read at its add, eight
 # links per LU and a record beside each (name-floor --pages --extra 6 --records).
 floor_rounds=
 [[ " $TOOLS " != *" floor "* ]] || floor_rounds=floor
