@@ -463,6 +463,13 @@ static int tport_submit(PolicyEngine *p, const Lu *lu, const LuPolicy *pol, cons
 	TportJob *j;
 	bool any = false;
 
+	/* Most LUs have no transport knob at all: nothing to allocate then (this runs at every
+	 * add and every node an LU gains). */
+	for (int k = 0; k < _KNOB_MAX && !any; k++)
+		any = policy_knob_is_transport(k) && pol->value[k];
+	if (!any)
+		return 0;
+	any = false;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
