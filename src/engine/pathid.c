@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,10 @@ typedef struct SharedDir {
 
 struct PathIdCache {
 	pthread_mutex_t lock; /* identification runs on the loop and on the identify threads */
+	unsigned n_ref;       /* the owner's, and each identification's off the loop */
+	/* Counts pathid_cache_forget() calls: a walk that began before one (off the loop, while
+	 * the owner heard of a host or target coming or going) keeps what it read to itself. */
+	uint64_t epoch;
 	SharedDir dirs[PATHID_CACHE_MAX];
 	size_t n_dirs;
 };
@@ -250,8 +255,16 @@ int pathid_cache_new(PathIdCache **ret)
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_init(&c->lock, NULL);
+	c->n_ref = 1;
 	*ret = c;
 	return 0;
+}
+
+PathIdCache *pathid_cache_ref(PathIdCache *c)
+{
+	if (c)
+		__atomic_add_fetch(&c->n_ref, 1, __ATOMIC_RELAXED);
+	return c;
 }
 
 static void cache_clear_locked(PathIdCache *c)
@@ -267,12 +280,13 @@ void pathid_cache_forget(PathIdCache *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	cache_clear_locked(c);
+	c->epoch++;
 	pthread_mutex_unlock(&c->lock);
 }
 
 PathIdCache *pathid_cache_free(PathIdCache *c)
 {
-	if (!c)
+	if (!c || __atomic_sub_fetch(&c->n_ref, 1, __ATOMIC_ACQ_REL) > 0)
 		return NULL;
 	cache_clear_locked(c);
 	pthread_mutex_destroy(&c->lock);
@@ -321,6 +335,7 @@ static SharedDir *shared_get_locked(PathIdCache *c, const char *path)
 typedef struct Walk {
 	int rootfd;
 	PathIdCache *shared; /* NULL: nothing kept past the walk */
+	uint64_t epoch;      /* @shared's when the walk began */
 	const char *start;   /* the device the walk started from: never shared */
 	char *path;          /* ID_PATH so far */
 	char *compat;        /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
@@ -339,7 +354,7 @@ static void walk_cache_share(Walk *w)
 	if (!c || w->error < 0)
 		return;
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < w->n_cache; i++) {
+	for (size_t i = 0; c->epoch == w->epoch && i < w->n_cache; i++) {
 		DevCache *d = &w->cache[i];
 		SharedDir *s;
 
@@ -828,7 +843,7 @@ static long walk_lowest_host(Walk *w, const char *dir)
 	if (!c)
 		return n;
 	pthread_mutex_lock(&c->lock);
-	s = shared_get_locked(c, dir);
+	s = c->epoch == w->epoch ? shared_get_locked(c, dir) : NULL;
 	if (s) {
 		s->lowest_host = n;
 		s->lowest_host_read = true;
@@ -1052,6 +1067,12 @@ static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId 
 	_cleanup_free_ char *cur = NULL, *tag = NULL;
 	Walk w = { .rootfd = rootfd, .shared = shared, .start = dev };
 	PathId p = {};
+
+	if (shared) {
+		pthread_mutex_lock(&shared->lock);
+		w.epoch = shared->epoch;
+		pthread_mutex_unlock(&shared->lock);
+	}
 
 	p.virtual_dev = strneq(dev, "sys/devices/virtual/", strlen("sys/devices/virtual/"));
 

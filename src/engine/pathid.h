@@ -58,6 +58,9 @@ int pathid_read_dev(int rootfd, const char *devpath, PathId *ret);
 typedef struct PathIdCache PathIdCache;
 
 int pathid_cache_new(PathIdCache **ret);
+/* A reference for a walk off the owner's thread; pathid_cache_free() drops one, the last
+ * frees the cache. */
+PathIdCache *pathid_cache_ref(PathIdCache *c);
 PathIdCache *pathid_cache_free(PathIdCache *c);
 void pathid_cache_forget(PathIdCache *c);
 size_t pathid_cache_size(PathIdCache *c); /* directories known, for tests */
