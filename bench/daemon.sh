@@ -93,7 +93,7 @@ for r in rows:
               f"{int(e['last_node_ms'])/1000:.1f} s, last uevent {int(e['last_uevent_ms'])/1000:.1f} s "
               f"({e['uevents']} disks)")
     if 'lund_run_kernel_ms' in e:
-        print(f"{r['tool']} {r['lus']}: while the kernel added the disks, lund's main thread ran "
+        print(f"{r['tool']} {r['lus']}: while the kernel added the disks, its main thread ran "
               f"{int(e['lund_run_kernel_ms'])/1000:.1f} s, waited for a CPU "
               f"{int(e['lund_runq_kernel_ms'])/1000:.1f} s, was blocked {int(e['lund_blocked_kernel_ms'])/1000:.1f} s")
     if 'lund_cpu_ms' in e:

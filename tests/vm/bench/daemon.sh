@@ -173,14 +173,18 @@ for floor in $floor_rounds; do
 		vm_wait_until 60 grep -q ready /tmp/floor.log
 		cpu0=$(cpu_ms $fp)
 		sys0=$(sys_ms $fp)
+		sched_ms $fp; run0=$RUN_MS; wait0=$WAIT_MS
 		host_add $floor $lus
 		cpuk=$(cpu_ms $fp)
+		sched_ms $fp; runk=$RUN_MS; waitk=$WAIT_MS
 		wait_count "$floor round, names" $((2 * lus)) '/dev/floor/by-id/@(scsi-3|wwn-)*' || true
 		tn=$(now)
 		count_ge 0 '/dev/floor/by-id/@(scsi-3|wwn-)*'
 		vm_result "tool=$floor lus=$lus kernel_ms=$((tk - t0)) names_ms=$((tn - t0)) names=$n"
 		lag $floor $t0 /dev/floor/by-id
 		vm_result "lus=$lus lund_cpu_ms=$(($(cpu_ms $fp) - cpu0)) lund_cpu_kernel_ms=$((cpuk - cpu0)) lund_sys_ms=$(($(sys_ms $fp) - sys0)) lund_rss_kb=$(awk '/VmRSS/ { print $2 }' /proc/$fp/status)"
+		# the floor's share of the CPUs while the kernel added the disks, as for lund below
+		vm_result "lus=$lus lund_run_kernel_ms=$((runk - run0)) lund_runq_kernel_ms=$((waitk - wait0)) lund_blocked_kernel_ms=$((tk - t0 - (runk - run0) - (waitk - wait0)))"
 		kill $fp
 		wait $fp 2>/dev/null || true
 		vm_log "$(cat /tmp/floor.log)"
