@@ -19,7 +19,7 @@
  * them all no freed chunk waits in a fastbin (lund's malloc setup, lund-libs.c) (a test in
  * the daemon suite runs it so).
  * --storm: the loop never drains between bursts, as under a storm that keeps the monitor
- * busy: a source of the monitor's priority stays pending throughout, and the loop runs one
+ * busy: a source of the monitor's priority stays ready throughout, and the loop runs one
  * dispatch per LU. Links must still be written during the storm, in batches (lund(8), at most
  * 64 LUs behind); the number written before the storm ends is printed and checked.
  * --smaps: after the LUs are added, the resident pages by mapping (print_smaps()).
@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
@@ -158,17 +159,27 @@ static void lun_init(Lun *l, unsigned index, unsigned targets, unsigned per_targ
 static Manager *manager;
 static sd_event *loop;
 
-/* --storm: pending throughout, at the monitor's (normal) priority. */
-static int on_storm(sd_event_source *s, void *userdata)
+/* --storm: an eventfd that stays readable, at the monitor's (normal) priority, as the
+ * monitor's socket does while uevents keep coming: epoll reports it in every iteration, so it
+ * takes its turn with the other sources that are ready (the identify threads' results), as
+ * the monitor does. */
+static int on_storm(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	return 0;
 }
 
-/* The loop's turn once a burst of uevents is in: whatever the manager deferred to it. */
+/* The loop's turn once a burst of uevents is in: whatever the manager deferred to it, and the
+ * results of the identifications it runs off the loop (each comes back through it). */
 static void burst_end(void)
 {
-	while (sd_event_run(loop, 0) > 0)
-		;
+	for (;;) {
+		while (sd_event_run(loop, 0) > 0)
+			;
+		if (manager_n_identifying(manager) == 0)
+			break;
+		if (sd_event_run(loop, UINT64_MAX) < 0)
+			die("event loop");
+	}
 }
 
 static void event(const char *action, const char *subsystem, const char *devtype, const char *fmt,
@@ -490,6 +501,7 @@ int main(int argc, char *argv[])
 	bool remove = false, disk_links = false, keep = false, check = false, storm = false,
 	     smaps = false, cold = false;
 	sd_event_source *storm_source = NULL;
+	int storm_fd = -EBADF;
 	unsigned storm_links = 0, storm_min = 0;
 	char run_dir[PATH_MAX], conf[PATH_MAX];
 	ManagerConfig config;
@@ -585,9 +597,12 @@ int main(int argc, char *argv[])
 	burst_end();
 	print_memory("start");
 
-	if (storm && (sd_event_add_defer(loop, &storm_source, on_storm, NULL) < 0 ||
-	              sd_event_source_set_enabled(storm_source, SD_EVENT_ON) < 0))
-		die("storm source");
+	if (storm) {
+		storm_fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (storm_fd < 0 ||
+		    sd_event_add_io(loop, &storm_source, storm_fd, EPOLLIN, on_storm, NULL) < 0)
+			die("storm source");
+	}
 	for (unsigned i = 0; !cold && i < n; i++) {
 		Lun l;
 
@@ -608,6 +623,7 @@ int main(int argc, char *argv[])
 		printf("storm: links=%u before the storm ended (at least %u expected)\n",
 		       storm_links, storm_min);
 		storm_source = sd_event_source_disable_unref(storm_source);
+		storm_fd = safe_close(storm_fd);
 		burst_end();
 	}
 	print_memory("added");

@@ -3,9 +3,10 @@
 # The daemon's cost per kernel uevent and its memory with many LUs, on the host: the replay
 # harness (bench/uevent-replay.c) feeds the manager the uevents of N scsi_debug-like LUs
 # appearing and going away, against a fake sysfs tree in a temporary directory.
-#  - instructions per event: callgrind counting only inside manager_handle_uevent() and the
-#    links written at the end of each LU's burst, on_links_flush() (start-up, building the fake
-#    tree and the harness itself excluded);
+#  - instructions per event: callgrind counting only inside manager_handle_uevent(), the
+#    identifications it hands to the identify threads and their results back in the loop
+#    (identify_job_run(), identify_job_done()), and the links written at the end of each LU's
+#    burst, on_links_flush() (start-up, building the fake tree and the harness itself excluded);
 #  - memory: VmHWM/VmRSS and the heap in use with LUND_BENCH_MEM_LUS (4096) LUs, next to the
 #    same process with no LU at all; then the same LUs present before the start (the resync
 #    finds them, as at boot).
@@ -35,6 +36,7 @@ count() { # <label> <args...>: instructions inside the handler, and the event co
         local label=$1; shift
         valgrind --tool=callgrind --callgrind-out-file="$tmp/$label.out" \
                 --toggle-collect=manager_handle_uevent --toggle-collect=on_links_flush \
+                --toggle-collect=identify_job_run --toggle-collect=identify_job_done \
                 "$replay" "$@" >"$tmp/$label.log" 2>/dev/null
         local ir events
         ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/$label.out")

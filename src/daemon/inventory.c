@@ -35,6 +35,9 @@ struct Inventory {
 	 * and path_id's walk above the LUs (hosts, targets, adapters). */
 	UdevRulesCache rules;
 	PathIdCache *paths;
+	/* Every identification goes to the identify hook, those from the kernel's cache too
+	 * (inventory_identify_off_loop()). */
+	bool identify_off_loop;
 };
 
 static const char *const ua_table[_LU_UA_MAX] = {
@@ -733,9 +736,10 @@ struct LuIdentifyJob {
 	LuRef ref;
 	unsigned scsi_level;
 	bool is_cdrom;
-	/* The inventory's when the job was made. No PathIdCache: a job may outlive the
-	 * inventory (a device that does not answer). */
+	/* The inventory's when the job was made; a reference to its PathIdCache, as a job may
+	 * outlive the inventory (a device that does not answer). */
 	UdevRules rules;
+	PathIdCache *paths;
 	/* the result, lu_identify_job_run()'s */
 	LuNaming naming;
 	int error;
@@ -769,7 +773,7 @@ static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, i
  * needed and the identify hook is set: the caller makes the LU pending and hands it over
  * (lu_identify_submit()).
  */
-static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref)
+static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref, bool off_loop)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	ProbeFlags flags = inv->probe_flags;
@@ -777,6 +781,9 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref)
 	UdevRules rules;
 	int r;
 
+	/* Off the loop, with the rest of the LU's reads there (the pages, path_id's walk). */
+	if (off_loop && inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY))
+		return false;
 	/* Nodes left to their uevents (lu_read()) are looked up after all when the kernel's
 	 * cache lacks a page, as they would have been: a command needs one. */
 	if (ref->nodes_lazy && !(flags & PROBE_SYSFS_ONLY)) {
@@ -812,6 +819,7 @@ names:
 	                         inv->paths, &lu->naming, &no_node);
 	lu->probe_no_node = no_node;
 	lu->naming_pending = false;
+	lu->identified = true;
 	return true;
 }
 
@@ -831,6 +839,7 @@ void lu_identify_job_free(LuIdentifyJob *job)
 		return;
 	lu_ref_done(&job->ref);
 	lu_naming_done(&job->naming);
+	pathid_cache_free(job->paths);
 	free(job);
 }
 
@@ -848,7 +857,7 @@ void lu_identify_job_run(LuIdentifyJob *job)
 	job->commands = pd.commands;
 	job->error =
 	        names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
-	                         &job->rules, NULL, &job->naming, &job->no_node);
+	                         &job->rules, job->paths, &job->naming, &job->no_node);
 }
 
 static int strdup_opt(const char *s, char **ret)
@@ -869,6 +878,7 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
 		.token = lu->identify_token,
 		.scsi_level = lu->scsi_level,
 		.is_cdrom = lu_is_cdrom(lu),
+		.paths = pathid_cache_ref(inv->paths),
 	};
 	inventory_rules(inv, &job->rules);
 	if (hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
@@ -903,6 +913,13 @@ static void lu_identify_submit(Inventory *inv, Lu *lu)
 		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NAMES, inv->userdata);
 	if (inv->hooks.lu_identified)
 		inv->hooks.lu_identified(inv, lu, inv->userdata);
+	lu->identified = true;
+}
+
+void inventory_identify_off_loop(Inventory *inv, bool b)
+{
+	if (inv)
+		inv->identify_off_loop = b;
 }
 
 size_t inventory_n_identifying(const Inventory *inv)
@@ -944,6 +961,7 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NAMES, inv->userdata);
 	if (inv->hooks.lu_identified)
 		inv->hooks.lu_identified(inv, lu, inv->userdata);
+	lu->identified = true;
 	return 1;
 }
 
@@ -1017,7 +1035,9 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 	lu->generation = inv->generation;
 
 	if (!old) {
-		if (!lu_probe_names(inv, lu, &ref)) {
+		/* Off the loop only what the kernel has just added: the LUs a resync finds keep
+		 * the names they have, which a reconciliation without theirs would take away. */
+		if (!lu_probe_names(inv, lu, &ref, kernel_add && inv->identify_off_loop)) {
 			lu_set_pending(inv, lu);
 			identify = true;
 		}
@@ -1046,7 +1066,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		    (lu_diff(old, lu) & LU_CHANGE_NODES))
 			reprobe = true;
 		if (reprobe) {
-			if (!lu_probe_names(inv, lu, &ref)) {
+			if (!lu_probe_names(inv, lu, &ref, false)) {
 				lu_set_pending(inv, lu);
 				identify = true;
 				if (keep_names && old->naming_error == 0) {
@@ -1066,6 +1086,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 			lu->identify_token = old->identify_token;
 			old->naming = (LuNaming){};
 		}
+		lu->identified = lu->identified || old->identified;
 		if (old->naming_pending)
 			inv->n_identifying--;
 		if (lu->naming_pending)

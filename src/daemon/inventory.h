@@ -78,6 +78,10 @@ struct Lu {
 	 * until it ends the LU has no names, or only those it had before a re-probe that cannot
 	 * change its identity. */
 	bool naming_pending : 1;
+	/* An identification of it has ended, in the loop or off it. Off it, this is set once
+	 * the lu_changed and lu_identified hooks of that end have run: while they run for its
+	 * first identification, it is still false. */
+	bool identified : 1;
 };
 
 struct Target {
@@ -216,6 +220,17 @@ int inventory_remove(Inventory *inv, const char *hctl);
 
 /* LUs whose identification runs off the loop. */
 size_t inventory_n_identifying(const Inventory *inv);
+/*
+ * inventory_identify_off_loop() - with @b, every LU the kernel adds (its add uevent) is
+ * identified through the identify hook, also when the kernel's cache holds each page it needs
+ * (no SCSI command): its pages, path_id's walk and the derivation of its IDs leave the loop's
+ * thread as well, which then has only its inventory, claims and links to do while thousands of
+ * LUs arrive at once. The LU is pending meanwhile (Lu.naming_pending), as for an identification
+ * that needs commands. LUs a resync finds are identified in the caller's thread still: the
+ * reconciliation that follows a resync needs their names. Without @b, only identifications
+ * that need commands go to the hook.
+ */
+void inventory_identify_off_loop(Inventory *inv, bool b);
 /* In any thread: read the pages (SG_IO for what the kernel did not cache) and derive the
  * names. Touches nothing but @job. */
 void lu_identify_job_run(LuIdentifyJob *job);

@@ -64,14 +64,25 @@ const char *manager_lu_dir(const char *hctl, void *userdata)
 	return lu ? lu->syspath : NULL;
 }
 
-static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
+/* "added", with what identifies the LU: at its add, or when its identification off the loop
+ * has ended. */
+static void log_lu_added(const Lu *lu)
 {
-	Manager *m = userdata;
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 
 	log_device_full(LOG_INFO, 0, &dev, "added: %s \"%s\" \"%s\"%s%s", lu_type_name(lu->type),
 	                lu->vendor ?: "", lu->model ?: "", lu->naming.serial ? ", serial " : "",
 	                lu->naming.serial ?: "");
+}
+
+static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
+{
+	Manager *m = userdata;
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+
+	/* Being identified: said with its serial when that ends (on_lu_identified()). */
+	if (!lu->naming_pending)
+		log_lu_added(lu);
 	if (lu->naming_error < 0)
 		log_device_full(LOG_WARNING, lu->naming_error, &dev,
 		                "cannot identify it, no names: %m");
@@ -94,7 +105,8 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 	log_device_full(
 	        LOG_DEBUG, 0, &dev, "changed:%s%s%s", what & LU_CHANGE_NODES ? " nodes" : "",
 	        what & LU_CHANGE_NAMES ? " names" : "", what & LU_CHANGE_INFO ? " info" : "");
-	if (what & LU_CHANGE_NAMES)
+	/* Not the end of its first identification: it had none to change. */
+	if ((what & LU_CHANGE_NAMES) && lu->identified)
 		log_device_full(LOG_NOTICE, 0, &dev, "identifiers changed, renaming");
 	if (manager_want_events(m)) {
 		o = manager_lu_to_json(m, lu);
@@ -166,6 +178,8 @@ static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
 	Manager *m = userdata;
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 
+	if (!lu->identified)
+		log_lu_added(lu);
 	if (lu->naming_error == -ETIMEDOUT)
 		log_device_full(LOG_WARNING, lu->naming_error, &dev,
 		                "identifying it takes more than %llu s, no names until an event "
@@ -229,6 +243,11 @@ static int on_identify(Inventory *inv, LuIdentifyJob *job, void *userdata)
 	*j = (IdentifyJob){ .m = m, .job = job };
 	return worker_submit(m->identify_worker, identify_job_run, identify_job_done,
 	                     identify_job_free, j, IDENTIFY_TIMEOUT_USEC);
+}
+
+size_t manager_n_identifying(const Manager *m)
+{
+	return m ? inventory_n_identifying(m->inventory) : 0;
 }
 
 static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
@@ -1010,6 +1029,10 @@ int manager_start(Manager *m)
 	r = inventory_new(m->rootfd, m->config.probe_flags, &hooks, m, &m->inventory);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the inventory: %m");
+	/* A storm of new LUs (a boot, an array mapping its LUNs) then shares out across the
+	 * CPUs: the loop's thread keeps the inventory, claims and links. */
+	if (m->identify_worker)
+		inventory_identify_off_loop(m->inventory, true);
 
 	/* Listen first, scan second: what happens during the scan queues in the socket. */
 	if (!m->config.no_monitor) {

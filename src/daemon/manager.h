@@ -76,5 +76,8 @@ int manager_start(Manager *m);
 /* Apply one kernel uevent, as the monitor does for each it receives (also: replay harnesses). */
 void manager_handle_uevent(Manager *m, const Uevent *ev);
 
+/* LUs being identified off the loop: their names come in a later loop iteration. */
+size_t manager_n_identifying(const Manager *m);
+
 /* Run until SIGTERM/SIGINT; returns the exit code the loop was left with. */
 int manager_run(Manager *m);

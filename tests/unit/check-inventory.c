@@ -1163,6 +1163,97 @@ START_TEST(test_add_devpath)
 }
 END_TEST
 
+/* Lu.identified as the identify hooks see it at the end of an identification. */
+static bool identified_in_hook;
+
+static void on_identified_note(Inventory *inv, Lu *lu, void *u)
+{
+	identified++;
+	identified_in_hook = lu->identified;
+}
+
+/*
+ * inventory_identify_off_loop(): the kernel's add of an LU whose pages the kernel cached goes to
+ * the identify hook as well, and its result is what identifying it in place gives; the LUs a
+ * resync finds and a replayed add are identified in place still. Lu.identified is false while
+ * the hooks of its first identification's end run, true afterwards and across a refresh.
+ */
+START_TEST(test_identify_cached_off_loop)
+{
+	Uevent add = { "add", "scsi", "scsi_device",
+		       "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0" };
+	InventoryHooks hooks = { .lu_added = on_added,
+		                 .lu_changed = on_changed,
+		                 .lu_removed = on_removed,
+		                 .identify = on_identify,
+		                 .lu_identified = on_identified_note };
+	Inventory *inv = NULL;
+	Lu *lu;
+
+	static const uint8_t pg0[] = { 0x00, 0x00, 0x00, 0x02, 0x00, 0x83 };
+
+	/* Page 0x00 says 0x83 is all there is: the kernel cached everything there is to read. */
+	put_hba_lu("pci");
+	check_tree_put(&tree, "sys/bus/scsi/devices/5:0:0:0/vpd_pg0", pg0, sizeof(pg0));
+	n_jobs = 0;
+	identified = 0;
+	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv), 0);
+	inventory_identify_off_loop(inv, true);
+
+	/* A resync: the cached LU in place, the three the kernel cached too little of (no page
+	 * 0x00 or 0x80) handed off as ever. */
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	ck_assert_uint_eq(n_jobs, 3);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert(!lu->naming_pending && lu->identified);
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+
+	/* The kernel's add: handed off, no names until its result. */
+	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_uint_eq(n_jobs, 4);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert(lu->naming_pending && !lu->identified);
+	ck_assert_uint_eq(lu->naming.n_names, 0);
+	ck_assert_uint_eq(inventory_n_identifying(inv), 4);
+	lu_identify_job_run(job_of("5:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("5:0:0:0"), 0), 1);
+	ck_assert_uint_eq(identified, 1);
+	ck_assert(!identified_in_hook);
+	ck_assert(!lu->naming_pending && lu->identified);
+	ck_assert_int_eq(lu->naming_error, 0);
+	ck_assert_uint_eq(lu->probe_commands, 0);
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+	ck_assert_str_eq(lu->naming.id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
+	ck_assert_uint_eq(inventory_n_identifying(inv), 3);
+
+	/* Its nodes: a refresh that keeps its identity, and that it was identified. */
+	node_event(inv, "add", "scsi_generic", NULL,
+	           "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/scsi_generic/sg5");
+	ck_assert_str_eq(lu->sg, "sg5");
+	ck_assert(lu->identified && !lu->naming_pending);
+	ck_assert_int_eq(inventory_refresh(inv, "5:0:0:0", false), 0);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert(lu->identified && !lu->naming_pending);
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+	ck_assert_uint_eq(n_jobs, 4);
+
+	/* Replayed through sysfs (udevadm trigger): in place. */
+	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	add.synthetic = true;
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_uint_eq(n_jobs, 4);
+	lu = inventory_find(inv, "5:0:0:0");
+	ck_assert(!lu->naming_pending && lu->identified);
+	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+
+	inventory_free(inv);
+	for (size_t i = 0; i < n_jobs; i++)
+		lu_identify_job_free(jobs[i]);
+	check_tree_rm(&tree, "sys/bus/scsi/devices/5:0:0:0/vpd_pg0");
+}
+END_TEST
+
 /*
  * The kernel's add of a new LU: its nodes are not looked up (their own add uevents follow and
  * name them), vendor, model and revision come from the INQUIRY data identification reads, and
@@ -1390,6 +1481,7 @@ static Suite *inventory_suite(void)
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
 	tcase_add_test(tc, test_identify_off_loop);
+	tcase_add_test(tc, test_identify_cached_off_loop);
 	tcase_add_test(tc, test_path_cache_forgotten);
 	tcase_add_test(tc, test_add_devpath);
 	tcase_add_test(tc, test_add_reads);
