@@ -740,11 +740,13 @@ struct LuIdentifyJob {
 	 * outlive the inventory (a device that does not answer). */
 	UdevRules rules;
 	PathIdCache *paths;
+	bool cache_only; /* the kernel's cached pages only (PROBE_SYSFS_ONLY): no command */
 	/* the result, lu_identify_job_run()'s */
 	LuNaming naming;
 	int error;
 	unsigned commands;
 	bool no_node;
+	bool cache_short; /* cache_only, and the kernel cached too little */
 };
 
 static bool lu_is_cdrom(const Lu *lu)
@@ -770,10 +772,11 @@ static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, i
  * Identify @lu in the caller's thread, which is what happens when the kernel's cache holds every
  * page that identifies it (no command needed), when it has no node to send a command to, or
  * when nobody takes commands off this thread (no identify hook): true. False when commands are
- * needed and the identify hook is set: the caller makes the LU pending and hands it over
- * (lu_identify_submit()).
+ * needed and the identify hook is set, or with @off_loop (and the hook set): the caller makes the
+ * LU pending and hands it over (lu_identify_submit()), with *@ret_cache_only for @off_loop: a job
+ * that reads the kernel's cache and nothing else.
  */
-static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref, bool off_loop)
+static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref, bool off_loop, bool *ret_cache_only)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	ProbeFlags flags = inv->probe_flags;
@@ -781,9 +784,13 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref, bool off_loop)
 	UdevRules rules;
 	int r;
 
-	/* Off the loop, with the rest of the LU's reads there (the pages, path_id's walk). */
-	if (off_loop && inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY))
+	*ret_cache_only = false;
+	/* Off the loop, with the rest of the LU's reads there (the pages, path_id's walk); what
+	 * the cache lacks is asked for later, once that is known (inventory_identify_done()). */
+	if (off_loop && inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY)) {
+		*ret_cache_only = !(flags & PROBE_SGIO_ONLY);
 		return false;
+	}
 	/* Nodes left to their uevents (lu_read()) are looked up after all when the kernel's
 	 * cache lacks a page, as they would have been: a command needs one. */
 	if (ref->nodes_lazy && !(flags & PROBE_SYSFS_ONLY)) {
@@ -854,6 +861,10 @@ void lu_identify_job_run(LuIdentifyJob *job)
 	int r;
 
 	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
+	if (job->cache_only && r >= 0 && pd.uncached > 0) {
+		job->cache_short = true;
+		return;
+	}
 	job->commands = pd.commands;
 	job->error =
 	        names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
@@ -866,7 +877,12 @@ static int strdup_opt(const char *s, char **ret)
 	return s && !*ret ? -ENOMEM : 0;
 }
 
-static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
+bool lu_identify_job_cache_only(const LuIdentifyJob *job)
+{
+	return job->cache_only;
+}
+
+static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu, bool cache_only)
 {
 	LuIdentifyJob *job = calloc(1, sizeof(*job));
 
@@ -874,7 +890,8 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
 		return NULL;
 	*job = (LuIdentifyJob){
 		.rootfd = inv->rootfd,
-		.flags = inv->probe_flags,
+		.flags = inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0),
+		.cache_only = cache_only,
 		.token = lu->identify_token,
 		.scsi_level = lu->scsi_level,
 		.is_cdrom = lu_is_cdrom(lu),
@@ -894,9 +911,9 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu)
 }
 
 /* Hand @lu's identification (pending, counted) to the owner; on failure it ends here. */
-static void lu_identify_submit(Inventory *inv, Lu *lu)
+static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 {
-	LuIdentifyJob *job = lu_identify_job_new(inv, lu);
+	LuIdentifyJob *job = lu_identify_job_new(inv, lu, cache_only);
 	int r = job ? inv->hooks.identify(inv, job, inv->userdata) : -ENOMEM;
 
 	if (r >= 0)
@@ -938,6 +955,13 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	lu = inventory_find(inv, job->ref.hctl);
 	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
 		return 0; /* removed, or re-probed since: not this LU's result any more */
+	if (error >= 0 && job->cache_short) {
+		/* The kernel cached too little: commands, on the nodes it has by now (none: from
+		 * the cache alone, and again when its first node appears), as in the loop. */
+		lu->identify_token = ++inv->identify_seq;
+		lu_identify_submit(inv, lu, false);
+		return 1;
+	}
 
 	lu->naming_pending = false;
 	inv->n_identifying--;
@@ -997,7 +1021,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
                          bool reprobe, bool keep_names, bool kernel_add)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
-	bool identify = false;
+	bool identify = false, cache_only = false;
 	Lu *old, *lu;
 	unsigned h, c, t;
 	uint64_t l;
@@ -1037,7 +1061,8 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 	if (!old) {
 		/* Off the loop only what the kernel has just added: the LUs a resync finds keep
 		 * the names they have, which a reconciliation without theirs would take away. */
-		if (!lu_probe_names(inv, lu, &ref, kernel_add && inv->identify_off_loop)) {
+		if (!lu_probe_names(inv, lu, &ref, kernel_add && inv->identify_off_loop,
+		                    &cache_only)) {
 			lu_set_pending(inv, lu);
 			identify = true;
 		}
@@ -1051,7 +1076,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		if (inv->hooks.lu_added)
 			inv->hooks.lu_added(inv, lu, inv->userdata);
 		if (identify)
-			lu_identify_submit(inv, lu);
+			lu_identify_submit(inv, lu, cache_only);
 		return 0;
 	}
 
@@ -1066,7 +1091,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		    (lu_diff(old, lu) & LU_CHANGE_NODES))
 			reprobe = true;
 		if (reprobe) {
-			if (!lu_probe_names(inv, lu, &ref, false)) {
+			if (!lu_probe_names(inv, lu, &ref, false, &cache_only)) {
 				lu_set_pending(inv, lu);
 				identify = true;
 				if (keep_names && old->naming_error == 0) {
@@ -1111,7 +1136,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		if (what && inv->hooks.lu_changed)
 			inv->hooks.lu_changed(inv, old, what, inv->userdata);
 		if (identify)
-			lu_identify_submit(inv, old);
+			lu_identify_submit(inv, old, false);
 	}
 	return 0;
 }

@@ -236,6 +236,9 @@ void inventory_identify_off_loop(Inventory *inv, bool b);
 void lu_identify_job_run(LuIdentifyJob *job);
 void lu_identify_job_free(LuIdentifyJob *job);
 const char *lu_identify_job_hctl(const LuIdentifyJob *job);
+/* The job reads the kernel's cached pages and sends no command (inventory_identify_off_loop()):
+ * it never waits for a device, so it need not queue behind those that do. */
+bool lu_identify_job_cache_only(const LuIdentifyJob *job);
 /*
  * inventory_identify_done() - @job ended with @error (-ETIMEDOUT: it is still running and
  * nothing of its result is read). The result is taken only when its LU is still there and

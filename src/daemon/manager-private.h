@@ -136,11 +136,14 @@ struct Manager {
 	Worker *io_worker;       /* LUs' rescan attribute writes (unit attentions) */
 	Worker *modload_worker;  /* driver loading: one thread, libkmod's context is not shared */
 	Worker *identify_worker; /* identification that needs SCSI commands (SG_IO) */
-	bool ready_deferred;     /* readiness waits for the identifications under way */
-	char *kernel_scan;       /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
-	bool kernel_scan_read;   /* read at least once */
-	bool ready;              /* READY=1 sent */
-	char (*bind_wait)[64];   /* LUs the start-up scan added whose driver has not bound */
+	/* identification from the kernel's cached pages alone: never behind a device that
+	 * takes its time (inventory_identify_off_loop()) */
+	Worker *identify_cache_worker;
+	bool ready_deferred;   /* readiness waits for the identifications under way */
+	char *kernel_scan;     /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
+	bool kernel_scan_read; /* read at least once */
+	bool ready;            /* READY=1 sent */
+	char (*bind_wait)[64]; /* LUs the start-up scan added whose driver has not bound */
 	size_t n_bind_wait;
 	sd_event_source *bind_source;
 	uint64_t bind_deadline;

@@ -222,13 +222,18 @@ static void identify_job_done(void *data, int r)
 	(void)inventory_identify_done(j->m->inventory, j->job, r);
 }
 
-/* InventoryHooks.identify: SG_IO to the device, in the identify threads. */
+/* InventoryHooks.identify: SG_IO to the device, in the identify threads; the kernel's cached
+ * pages alone in threads of their own, with no deadline (no device to wait for: a job there
+ * ends as soon as a thread takes it), so that those never queue behind devices that take up to
+ * IDENTIFY_TIMEOUT_USEC. */
 static int on_identify(Inventory *inv, LuIdentifyJob *job, void *userdata)
 {
 	Manager *m = userdata;
+	bool cache_only = lu_identify_job_cache_only(job);
+	Worker *w = cache_only ? m->identify_cache_worker : m->identify_worker;
 	IdentifyJob *j;
 
-	if (!m->identify_worker) {
+	if (!w) {
 		/* No thread to be had: ask the device here. */
 		lu_identify_job_run(job);
 		(void)inventory_identify_done(inv, job, 0);
@@ -241,8 +246,8 @@ static int on_identify(Inventory *inv, LuIdentifyJob *job, void *userdata)
 		return -ENOMEM;
 	}
 	*j = (IdentifyJob){ .m = m, .job = job };
-	return worker_submit(m->identify_worker, identify_job_run, identify_job_done,
-	                     identify_job_free, j, IDENTIFY_TIMEOUT_USEC);
+	return worker_submit(w, identify_job_run, identify_job_done, identify_job_free, j,
+	                     cache_only ? 0 : IDENTIFY_TIMEOUT_USEC);
 }
 
 size_t manager_n_identifying(const Manager *m)
@@ -878,6 +883,8 @@ Manager *manager_free(Manager *m)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->identify_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
+	if (worker_shutdown(m->identify_cache_worker, grace_left(start)) == -ETIMEDOUT)
+		exit_stuck(m, "reading a logical unit's pages in sysfs", SHUTDOWN_GRACE_USEC);
 	sd_event_source_disable_unref(m->bind_source);
 	manager_state_free(m);
 	manager_iscsi_free(m);
@@ -1031,7 +1038,11 @@ int manager_start(Manager *m)
 		return log_error_errno(r, "Failed to create the inventory: %m");
 	/* A storm of new LUs (a boot, an array mapping its LUNs) then shares out across the
 	 * CPUs: the loop's thread keeps the inventory, claims and links. */
-	if (m->identify_worker)
+	r = worker_new(m->event, "identify-cache", IDENTIFY_THREADS, &m->identify_cache_worker);
+	if (r < 0)
+		log_warning_errno(r, "Cannot identify logical units from sysfs off the event loop, "
+		                     "doing it in it: %m");
+	else
 		inventory_identify_off_loop(m->inventory, true);
 
 	/* Listen first, scan second: what happens during the scan queues in the socket. */

@@ -37,7 +37,13 @@ struct Worker {
 	pthread_cond_t work;  /* a job queued, or stopping */
 	pthread_cond_t ended; /* a thread ended */
 	Job *jobs;            /* every job not yet freed, oldest first; list changed by the loop */
-	unsigned live;        /* threads running */
+	Job **tail;           /* where the next job goes: the last job's next, or &jobs */
+	/* No queued job before this one (NULL: look from the start): the threads take jobs in
+	 * order, so each looks on from where the last one was taken, not over every job still
+	 * listed (thousands while a storm of LUs is identified). */
+	Job *scan;
+	size_t n_deadlines; /* jobs listed with a deadline: none, no timer to arm */
+	unsigned live;      /* threads running */
 	bool stopping;
 	bool abandoned; /* the loop side is gone: the last thread frees the rest */
 	size_t n_pending;
@@ -77,7 +83,7 @@ static void *worker_thread(void *arg)
 		Job *j = NULL;
 		int r;
 
-		for (Job *k = w->jobs; k && !w->stopping; k = k->next)
+		for (Job *k = w->scan ?: w->jobs; k && !w->stopping; k = k->next)
 			if (k->state == JOB_QUEUED) {
 				j = k;
 				break;
@@ -89,6 +95,7 @@ static void *worker_thread(void *arg)
 			continue;
 		}
 		j->state = JOB_RUNNING;
+		w->scan = j;
 		pthread_mutex_unlock(&w->lock);
 		r = j->run(j->data);
 		pthread_mutex_lock(&w->lock);
@@ -113,7 +120,7 @@ static void arm_timer(Worker *w)
 {
 	uint64_t next = UINT64_MAX;
 
-	for (Job *j = w->jobs; j; j = j->next)
+	for (Job *j = w->n_deadlines > 0 ? w->jobs : NULL; j; j = j->next)
 		if (!j->reported && j->deadline < next)
 			next = j->deadline;
 	if (next == UINT64_MAX) {
@@ -127,9 +134,9 @@ static void arm_timer(Worker *w)
 /* Take the jobs matching @want off the list (under the lock), oldest first. */
 static Job *detach(Worker *w, bool (*want)(const Job *j, uint64_t now), uint64_t now)
 {
-	Job *out = NULL, **tail = &out;
+	Job *out = NULL, **tail = &out, **p;
 
-	for (Job **p = &w->jobs; *p;) {
+	for (p = &w->jobs; *p;) {
 		Job *j = *p;
 
 		if (want(j, now)) {
@@ -137,9 +144,13 @@ static Job *detach(Worker *w, bool (*want)(const Job *j, uint64_t now), uint64_t
 			j->next = NULL;
 			*tail = j;
 			tail = &j->next;
+			if (j->deadline != UINT64_MAX)
+				w->n_deadlines--;
 		} else
 			p = &j->next;
 	}
+	w->tail = p;
+	w->scan = NULL; /* it may be gone */
 	return out;
 }
 
@@ -225,6 +236,7 @@ int worker_new(sd_event *e, const char *name, unsigned n_threads, Worker **ret)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->ended, NULL);
+	w->tail = &w->jobs;
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->efd < 0) {
 		r = -errno;
@@ -271,7 +283,7 @@ int worker_new(sd_event *e, const char *name, unsigned n_threads, Worker **ret)
 int worker_submit(Worker *w, WorkerRunFn run, WorkerDoneFn done, WorkerFreeFn free_data, void *data,
                   uint64_t timeout_usec)
 {
-	Job *j, **p;
+	Job *j;
 	uint64_t now = 0;
 
 	if (!w || !run) {
@@ -295,9 +307,10 @@ int worker_submit(Worker *w, WorkerRunFn run, WorkerDoneFn done, WorkerFreeFn fr
 		.state = JOB_QUEUED,
 	};
 	pthread_mutex_lock(&w->lock);
-	for (p = &w->jobs; *p; p = &(*p)->next)
-		;
-	*p = j;
+	*w->tail = j;
+	w->tail = &j->next;
+	if (j->deadline != UINT64_MAX)
+		w->n_deadlines++;
 	w->n_pending++;
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);

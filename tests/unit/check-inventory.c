@@ -1187,7 +1187,9 @@ START_TEST(test_identify_cached_off_loop)
 		                 .lu_removed = on_removed,
 		                 .identify = on_identify,
 		                 .lu_identified = on_identified_note };
+	Uevent add0 = { "add", "scsi", "scsi_device", NULL };
 	Inventory *inv = NULL;
+	size_t n;
 	Lu *lu;
 
 	static const uint8_t pg0[] = { 0x00, 0x00, 0x00, 0x02, 0x00, 0x83 };
@@ -1238,11 +1240,33 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
 	ck_assert_uint_eq(n_jobs, 4);
 
+	/* The kernel's add of an LU it cached too little of (no page 0x00): the cache's job
+	 * finds that out, and hands the LU on to a job that may send commands. */
+	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
+	add0.devpath = DEVPATH0;
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	lu = inventory_find(inv, "0:0:0:0");
+	ck_assert(lu->naming_pending);
+	ck_assert(lu_identify_job_cache_only(job_of("0:0:0:0")));
+	n = n_jobs;
+	lu_identify_job_run(job_of("0:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	ck_assert_uint_eq(n_jobs, n + 1);
+	ck_assert(!lu_identify_job_cache_only(job_of("0:0:0:0")));
+	ck_assert(lu->naming_pending && !lu->identified);
+	ck_assert_uint_eq(identified, 1);
+	ck_assert_int_eq(inventory_identify_done(inv, jobs[n - 1], 0), 0); /* the old token's */
+	lu_identify_job_run(job_of("0:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	ck_assert(!lu->naming_pending && lu->identified);
+	ck_assert_uint_eq(identified, 2);
+
 	/* Replayed through sysfs (udevadm trigger): in place. */
+	n = n_jobs;
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
 	add.synthetic = true;
 	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
-	ck_assert_uint_eq(n_jobs, 4);
+	ck_assert_uint_eq(n_jobs, n);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert(!lu->naming_pending && lu->identified);
 	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
