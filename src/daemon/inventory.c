@@ -955,9 +955,13 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	lu = inventory_find(inv, job->ref.hctl);
 	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
 		return 0; /* removed, or re-probed since: not this LU's result any more */
-	if (error >= 0 && job->cache_short) {
+	if (error >= 0 &&
+	    (job->cache_short || (job->no_node && !job->ref.sg && !job->ref.block &&
+	                          !job->ref.tape && (lu->sg || lu->block || lu_tape(lu))))) {
 		/* The kernel cached too little: commands, on the nodes it has by now (none: from
-		 * the cache alone, and again when its first node appears), as in the loop. */
+		 * the cache alone, and again when its first node appears), as in the loop. Or the
+		 * job had no node to send them to, and the LU has one now: its uevent came while
+		 * the job ran, and finding the LU pending it left the asking to this result. */
 		lu->identify_token = ++inv->identify_seq;
 		lu_identify_submit(inv, lu, false);
 		return 1;

@@ -1256,8 +1256,17 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert(lu->naming_pending && !lu->identified);
 	ck_assert_uint_eq(identified, 1);
 	ck_assert_int_eq(inventory_identify_done(inv, jobs[n - 1], 0), 0); /* the old token's */
+	/* That job has no node to ask; the LU's first node comes while it runs, and its result
+	 * hands the LU on once more, to ask through the node. */
+	node_event(inv, "add", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
+	ck_assert_str_eq(lu->sg, "sg0");
 	lu_identify_job_run(job_of("0:0:0:0"));
 	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	ck_assert_uint_eq(n_jobs, n + 2);
+	ck_assert(lu->naming_pending && !lu->identified);
+	lu_identify_job_run(job_of("0:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	ck_assert_uint_eq(n_jobs, n + 2);
 	ck_assert(!lu->naming_pending && lu->identified);
 	ck_assert_uint_eq(identified, 2);
 
