@@ -1038,7 +1038,14 @@ int manager_start(Manager *m)
 		return log_error_errno(r, "Failed to create the inventory: %m");
 	/* A storm of new LUs (a boot, an array mapping its LUNs) then shares out across the
 	 * CPUs: the loop's thread keeps the inventory, claims and links. */
-	r = worker_new(m->event, "identify-cache", IDENTIFY_THREADS, &m->identify_cache_worker);
+	{
+		/* Work to spread over the CPUs, not waits to overlap: no more threads than CPUs
+		 * (each costs ~150 KiB of private memory once it has run: its stack, its arena). */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned n = cpus < 1 ? 1 : (unsigned)MIN(cpus, (long)IDENTIFY_THREADS);
+
+		r = worker_new(m->event, "identify-cache", n, &m->identify_cache_worker);
+	}
 	if (r < 0)
 		log_warning_errno(r, "Cannot identify logical units from sysfs off the event loop, "
 		                     "doing it in it: %m");
