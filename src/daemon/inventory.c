@@ -35,8 +35,8 @@ struct Inventory {
 	 * and path_id's walk above the LUs (hosts, targets, adapters). */
 	UdevRulesCache rules;
 	PathIdCache *paths;
-	/* Every identification goes to the identify hook, those from the kernel's cache too
-	 * (inventory_identify_off_loop()). */
+	/* The identification of every LU the kernel adds goes to the identify hook, one from the
+	 * kernel's cache too (inventory_identify_off_loop()). */
 	bool identify_off_loop;
 };
 
