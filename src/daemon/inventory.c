@@ -644,21 +644,36 @@ static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const cha
  * scsi_probe_lun() made them printable, and keeps at least 36 bytes). Taken from that data, read
  * once for identification anyway, instead of one attribute each; read as an attribute without it.
  */
-static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *attr, size_t off,
-                                  size_t len)
+static bool inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
 {
-	char s[16 + 1];
 	size_t n = 0;
 
-	assert(len < sizeof(s));
 	if (!ref->inquiry || ref->inquiry_len < 36)
-		return ref_attr_shared(inv, ref, attr);
+		return false;
 	while (n < len && ref->inquiry[off + n] != 0) {
 		s[n] = (char)ref->inquiry[off + n];
 		n++;
 	}
 	s[n] = 0;
+	return true;
+}
+
+static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *attr, size_t off,
+                                  size_t len)
+{
+	char s[16 + 1];
+
+	assert(len < sizeof(s));
+	if (!inquiry_field(ref, off, len, s))
+		return ref_attr_shared(inv, ref, attr);
 	return string_shared(inv, s);
+}
+
+/* Whether the identification of an LU the kernel adds runs off the loop. */
+static bool lu_off_loop(const Inventory *inv)
+{
+	return inv->identify_off_loop && inv->hooks.identify &&
+	       !(inv->probe_flags & PROBE_SYSFS_ONLY);
 }
 
 /* @lu's nodes (sg, block with its partitions, st, bsg) from sysfs, those @ref has not looked up
@@ -696,16 +711,22 @@ static int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
  * kernel's value; -1: read "type").
  * -ENOENT when the LU is gone. With @nodes_from_events (the kernel's add of an LU not known yet) no
  * node is looked up: each node's own add uevent comes after the LU's and names it
- * (lu_node_event()).
+ * (lu_node_event()). With @info_lazy as well (that add, identified off the loop) nothing is
+ * read at all: the identification reads what describes the LU (lu->info_pending), and the
+ * directory the add uevent named is taken as it is.
  */
+static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref);
+
 static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef *ref,
-                   bool nodes_from_events)
+                   bool nodes_from_events, bool info_lazy)
 {
 	uint64_t v;
 	int r;
 
+	assert(!info_lazy || nodes_from_events);
 	r = probe_resolve_at(inv->rootfd, lu->hctl, devpath,
-	                     PROBE_RESOLVE_DIRFD | (nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0),
+	                     (info_lazy ? PROBE_RESOLVE_TRUSTED : PROBE_RESOLVE_DIRFD) |
+	                             (nodes_from_events ? PROBE_RESOLVE_NO_NODES : 0),
 	                     ref);
 	if (r < 0)
 		return r;
@@ -716,8 +737,23 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
 
 	if (type >= 0 && type <= 0x1f)
 		lu->type = type;
+	else if (info_lazy)
+		lu->type = -1;
 	else
 		lu->type = ref_attr_u64(inv, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+	if (info_lazy) {
+		lu->info_pending = true;
+		return 0;
+	}
+	return lu_read_info(inv, lu, ref);
+}
+
+/* What describes @lu, read through @ref (its directory open): lu_read()'s, or in the loop after
+ * all when an identification that was to read it did not (lu_info_in_loop()). */
+static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
+{
+	uint64_t v;
+
 	lu->scsi_level =
 	        ref_attr_u64(inv, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
 	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
@@ -741,7 +777,14 @@ struct LuIdentifyJob {
 	UdevRules rules;
 	PathIdCache *paths;
 	bool cache_only; /* the kernel's cached pages only (PROBE_SYSFS_ONLY): no command */
+	bool read_info;  /* the LU's info_pending: read what describes it first (LuJobInfo) */
 	/* the result, lu_identify_job_run()'s */
+	struct LuJobInfo {
+		int error; /* -ENOENT: the LU has gone */
+		int type;  /* -1: unknown */
+		char vendor[64], model[64], revision[64], state[64];
+		bool vendor_ok, model_ok, revision_ok, state_ok; /* false: unreadable */
+	} info;
 	LuNaming naming;
 	int error;
 	unsigned commands;
@@ -787,7 +830,7 @@ static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref, bool off_loop, bo
 	*ret_cache_only = false;
 	/* Off the loop, with the rest of the LU's reads there (the pages, path_id's walk); what
 	 * the cache lacks is asked for later, once that is known (inventory_identify_done()). */
-	if (off_loop && inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY)) {
+	if (off_loop) {
 		*ret_cache_only = !(flags & PROBE_SGIO_ONLY);
 		return false;
 	}
@@ -855,11 +898,63 @@ const char *lu_identify_job_hctl(const LuIdentifyJob *job)
 	return job->ref.hctl;
 }
 
+/* A text attribute of the job's LU into @buf: whether it could be read. */
+static bool job_attr(LuIdentifyJob *job, const char *attr, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int dirfd;
+	const char *p = probe_attr_at(&job->ref, job->rootfd, attr, path, sizeof(path), &dirfd);
+
+	return p && sysfs_read_string_buf(dirfd, p, buf, size) >= 0;
+}
+
+/* What lu_read() reads of an LU, read here for one the kernel has just added: its SCSI level
+ * (which identification needs), type when its add uevent lacked it, the INQUIRY strings (from
+ * the cached INQUIRY data, which identification reads anyway) and its state. */
+static void job_read_info(LuIdentifyJob *job)
+{
+	struct LuJobInfo *info = &job->info;
+	char buf[PATH_MAX];
+	uint64_t v;
+	int dirfd, r;
+	const char *p;
+
+	r = probe_open_dir(job->rootfd, &job->ref);
+	if (r < 0) {
+		info->error = r;
+		return;
+	}
+	p = probe_attr_at(&job->ref, job->rootfd, "scsi_level", buf, sizeof(buf), &dirfd);
+	job->scsi_level =
+	        p && sysfs_read_u64(dirfd, p, &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
+	if (info->type < 0) {
+		p = probe_attr_at(&job->ref, job->rootfd, "type", buf, sizeof(buf), &dirfd);
+		info->type = p && sysfs_read_u64(dirfd, p, &v) >= 0 && v <= 0x1f ? (int)v : -1;
+	}
+	r = probe_keep_inquiry(job->rootfd, &job->ref);
+	if (r == -ENOENT) {
+		info->error = r;
+		return;
+	}
+	info->vendor_ok = inquiry_field(&job->ref, 8, 8, info->vendor) ||
+	                  job_attr(job, "vendor", info->vendor, sizeof(info->vendor));
+	info->model_ok = inquiry_field(&job->ref, 16, 16, info->model) ||
+	                 job_attr(job, "model", info->model, sizeof(info->model));
+	info->revision_ok = inquiry_field(&job->ref, 32, 4, info->revision) ||
+	                    job_attr(job, "rev", info->revision, sizeof(info->revision));
+	info->state_ok = job_attr(job, "state", info->state, sizeof(info->state));
+}
+
 void lu_identify_job_run(LuIdentifyJob *job)
 {
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	int r;
 
+	if (job->read_info) {
+		job_read_info(job);
+		if (job->info.error < 0)
+			return;
+	}
 	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
 	if (job->cache_only && r >= 0 && pd.uncached > 0) {
 		job->cache_short = true;
@@ -892,6 +987,8 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu, bool cac
 		.rootfd = inv->rootfd,
 		.flags = inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0),
 		.cache_only = cache_only,
+		.read_info = lu->info_pending,
+		.info.type = lu->type,
 		.token = lu->identify_token,
 		.scsi_level = lu->scsi_level,
 		.is_cdrom = lu_is_cdrom(lu),
@@ -910,6 +1007,8 @@ static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu, bool cac
 	return job;
 }
 
+static LuChange lu_info_in_loop(Inventory *inv, Lu *lu);
+
 /* Hand @lu's identification (pending, counted) to the owner; on failure it ends here. */
 static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 {
@@ -927,7 +1026,10 @@ static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 	lu_naming_done(&lu->naming);
 	lu->naming_error = r;
 	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NAMES, inv->userdata);
+		inv->hooks.lu_changed(inv, lu,
+		                      LU_CHANGE_NAMES |
+		                              (lu->info_pending ? lu_info_in_loop(inv, lu) : 0),
+		                      inv->userdata);
 	if (inv->hooks.lu_identified)
 		inv->hooks.lu_identified(inv, lu, inv->userdata);
 	lu->identified = true;
@@ -944,8 +1046,75 @@ size_t inventory_n_identifying(const Inventory *inv)
 	return inv ? inv->n_identifying : 0;
 }
 
+/* @s (unless !@ok) as @lu's string *@field, which was NULL: whether that changed it. */
+static bool lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
+{
+	if (!ok || *field)
+		return false;
+	*field = string_shared(inv, s);
+	return *field != NULL;
+}
+
+/* What job_read_info() read, into @lu, whose info_pending ends: the change that makes. */
+static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyJob *job)
+{
+	struct LuJobInfo *info = &job->info;
+	LuChange what = 0;
+
+	lu->info_pending = false;
+	if (info->type != lu->type || job->scsi_level != lu->scsi_level)
+		what |= LU_CHANGE_PRODUCT;
+	lu->type = (int8_t)info->type;
+	lu->scsi_level = job->scsi_level;
+	if (lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok) |
+	    lu_take_string(inv, &lu->model, info->model, info->model_ok) |
+	    lu_take_string(inv, &lu->revision, info->revision, info->revision_ok))
+		what |= LU_CHANGE_PRODUCT;
+	/* the state may have been read since, on its own event (inventory_reread_state()) */
+	if (lu_take_string(inv, &lu->state, info->state, info->state_ok))
+		what |= LU_CHANGE_INFO;
+	return what ? what | LU_CHANGE_INFO : 0;
+}
+
+/*
+ * @lu's identification was to read what describes it and did not: read in the loop, as
+ * lu_read() does otherwise. The change that makes.
+ */
+static LuChange lu_info_in_loop(Inventory *inv, Lu *lu)
+{
+	_cleanup_(lu_ref_done) LuRef ref = {};
+	const char *vendor = lu->vendor, *model = lu->model, *revision = lu->revision;
+	const char *state = lu->state;
+	unsigned scsi_level = lu->scsi_level;
+	int8_t type = lu->type;
+	LuChange what = 0;
+	uint64_t v;
+
+	lu->info_pending = false;
+	if (probe_resolve_at(inv->rootfd, lu->hctl, lu->syspath,
+	                     PROBE_RESOLVE_DIRFD | PROBE_RESOLVE_NO_NODES, &ref) < 0)
+		return 0;
+	if (lu->type < 0)
+		lu->type = ref_attr_u64(inv, &ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+	lu->vendor = lu->model = lu->revision = lu->state = NULL;
+	(void)lu_read_info(inv, lu, &ref);
+	if (lu->type != type || lu->scsi_level != scsi_level || !streq_ptr(lu->vendor, vendor) ||
+	    !streq_ptr(lu->model, model) || !streq_ptr(lu->revision, revision))
+		what |= LU_CHANGE_PRODUCT | LU_CHANGE_INFO;
+	if (!streq_ptr(lu->state, state))
+		what |= LU_CHANGE_INFO;
+	strpool_put(inv->strings, vendor);
+	strpool_put(inv->strings, model);
+	strpool_put(inv->strings, revision);
+	strpool_put(inv->strings, state);
+	return what;
+}
+
+static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names);
+
 int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 {
+	LuChange what = 0;
 	LuNaming old;
 	int old_error;
 	bool changed;
@@ -955,6 +1124,22 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	lu = inventory_find(inv, job->ref.hctl);
 	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
 		return 0; /* removed, or re-probed since: not this LU's result any more */
+	if (lu->info_pending && error >= 0 && job->read_info && job->info.error < 0) {
+		char hctl[sizeof("4294967295:4294967295:4294967295:18446744073709551615")];
+
+		/* Its directory was not there: gone since its add (its remove uevent follows),
+		 * or not where that said. Read as a resync would, which settles either. */
+		snprintf(hctl, sizeof(hctl), "%s", lu->hctl);
+		lu->naming_pending = false;
+		lu->info_pending = false;
+		inv->n_identifying--;
+		(void)refresh_lu(inv, hctl, true, false);
+		return 1;
+	}
+	if (lu->info_pending)
+		/* -ETIMEDOUT: the job still runs, nothing of it is read */
+		what = error >= 0 && job->read_info ? lu_take_info(inv, lu, job)
+		                                    : lu_info_in_loop(inv, lu);
 	if (error >= 0 &&
 	    (job->cache_short || (job->no_node && !job->ref.sg && !job->ref.block &&
 	                          !job->ref.tape && (lu->sg || lu->block || lu_tape(lu))))) {
@@ -962,6 +1147,8 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		 * the cache alone, and again when its first node appears), as in the loop. Or the
 		 * job had no node to send them to, and the LU has one now: its uevent came while
 		 * the job ran, and finding the LU pending it left the asking to this result. */
+		if (what && inv->hooks.lu_changed)
+			inv->hooks.lu_changed(inv, lu, what, inv->userdata);
 		lu->identify_token = ++inv->identify_seq;
 		lu_identify_submit(inv, lu, false);
 		return 1;
@@ -985,8 +1172,10 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	}
 	changed = old_error != lu->naming_error || !lu_naming_equal(&old, &lu->naming);
 	lu_naming_done(&old);
-	if (changed && inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NAMES, inv->userdata);
+	if (changed)
+		what |= LU_CHANGE_NAMES;
+	if (what && inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, what, inv->userdata);
 	if (inv->hooks.lu_identified)
 		inv->hooks.lu_identified(inv, lu, inv->userdata);
 	lu->identified = true;
@@ -1010,7 +1199,9 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
 		c |= LU_CHANGE_NAMES;
 	if (a->type != b->type || a->scsi_level != b->scsi_level ||
 	    !streq_ptr(a->vendor, b->vendor) || !streq_ptr(a->model, b->model) ||
-	    !streq_ptr(a->revision, b->revision) || !streq_ptr(a->state, b->state))
+	    !streq_ptr(a->revision, b->revision))
+		c |= LU_CHANGE_INFO | LU_CHANGE_PRODUCT;
+	if (!streq_ptr(a->state, b->state))
 		c |= LU_CHANGE_INFO;
 	return c;
 }
@@ -1047,7 +1238,8 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 
 	/* The kernel's own add (not one replayed through sysfs "uevent"): the LU's nodes are
 	 * made after it, and each sends its add uevent next. */
-	r = lu_read(inv, lu, devpath, type, &ref, kernel_add && !old);
+	r = lu_read(inv, lu, devpath, type, &ref, kernel_add && !old,
+	            kernel_add && !old && devpath && lu_off_loop(inv));
 	if (r == -ENOENT || r == -ENODEV) {
 		lu_free(inv, lu);
 		if (old)
@@ -1065,8 +1257,7 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 	if (!old) {
 		/* Off the loop only what the kernel has just added: the LUs a resync finds keep
 		 * the names they have, which a reconciliation without theirs would take away. */
-		if (!lu_probe_names(inv, lu, &ref, kernel_add && inv->identify_off_loop,
-		                    &cache_only)) {
+		if (!lu_probe_names(inv, lu, &ref, kernel_add && lu_off_loop(inv), &cache_only)) {
 			lu_set_pending(inv, lu);
 			identify = true;
 		}
@@ -1404,8 +1595,11 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
  * only the device's state may differ. */
 static int lu_driver_event(Inventory *inv, Lu *lu)
 {
-	const char *state = attr_shared(inv, lu->syspath, "state");
+	const char *state;
 
+	if (lu->info_pending)
+		return 1; /* its identification reads the state */
+	state = attr_shared(inv, lu->syspath, "state");
 	if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
 		return 0; /* gone: a full read removes it */
 	if (streq_ptr(state, lu->state)) {

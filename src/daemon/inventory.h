@@ -82,6 +82,11 @@ struct Lu {
 	 * the lu_changed and lu_identified hooks of that end have run: while they run for its
 	 * first identification, it is still false. */
 	bool identified : 1;
+	/* The kernel has just added it and its identification off the loop reads what describes
+	 * it (SCSI level, vendor, model, revision, state) as well: until that ends these are
+	 * unknown (0, NULL). The end gives them with a lu_changed hook of LU_CHANGE_INFO and
+	 * LU_CHANGE_PRODUCT. */
+	bool info_pending : 1;
 };
 
 struct Target {
@@ -104,6 +109,9 @@ typedef enum LuChange {
 	LU_CHANGE_NODES = 1 << 0, /* block/tape/sg/bsg nodes or partitions */
 	LU_CHANGE_NAMES = 1 << 1, /* IDs or names */
 	LU_CHANGE_INFO = 1 << 2,  /* type, vendor, model, revision, state */
+	/* type, vendor, model, revision, SCSI level: what a device's policy is matched on (with
+	 * LU_CHANGE_INFO) */
+	LU_CHANGE_PRODUCT = 1 << 3,
 } LuChange;
 
 /* SCSI unit attentions the kernel forwards as SDEV_UA= on a change uevent (scsi_lib.c). */

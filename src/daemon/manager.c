@@ -88,7 +88,10 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 		                "cannot identify it, no names: %m");
 	if (manager_want_events(m))
 		manager_emit(m, "lu-added", manager_lu_to_json(m, lu));
-	(void)policy_apply(m->policy, lu, "add");
+	/* A device's policy is matched on what describes it: with its identification when that
+	 * reads it (LU_CHANGE_PRODUCT). */
+	if (!lu->info_pending)
+		(void)policy_apply(m->policy, lu, "add");
 	(void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
 	(void)manager_mpath_update(m, lu);
 	manager_state_watch(m, lu);
@@ -120,11 +123,12 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 		json_object_object_add(o, "what", w);
 		manager_emit(m, "lu-changed", o);
 	}
-	/* sd's max_retries exists only once the disk driver is bound */
-	if (what & LU_CHANGE_NODES) {
+	/* sd's max_retries exists only once the disk driver is bound; a new product (its
+	 * description read, or changed) may have another policy */
+	if ((what & (LU_CHANGE_NODES | LU_CHANGE_PRODUCT)) && !lu->info_pending)
 		(void)policy_apply(m->policy, lu, "add");
+	if (what & LU_CHANGE_NODES)
 		(void)manager_mpath_update(m, lu);
-	}
 	if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
 		manager_links_dirty(m, lu);
 	else if (what & LU_CHANGE_INFO)

@@ -277,6 +277,14 @@ static int open_lu_dir(int rootfd, const char *path, ProbeResolveFlags flags, Lu
 	return 0;
 }
 
+int probe_open_dir(int rootfd, LuRef *lu)
+{
+	assert_return(lu && lu->syspath, -EINVAL);
+	if (lu->has_dirfd)
+		return 0;
+	return open_lu_dir(rootfd, lu->syspath, PROBE_RESOLVE_DIRFD, lu);
+}
+
 int probe_resolve_full(int rootfd, const char *arg, ProbeResolveFlags flags, LuRef *ret)
 {
 	return probe_resolve_at(rootfd, arg, NULL, flags, ret);
@@ -320,8 +328,9 @@ int probe_resolve_at(int rootfd, const char *arg, const char *devpath, ProbeReso
 	/* The device's own directory when the caller knows it: the bus's entry is a symlink, and
 	 * sysfs builds a symlink's target path afresh, under its lock, at every lookup through it.
 	 * Gone (a stale path): the bus's entry says whether the LU is there now. */
+	assert_return(!(flags & PROBE_RESOLVE_TRUSTED) || !(flags & PROBE_RESOLVE_DIRFD), -EINVAL);
 	if (devpath) {
-		r = open_lu_dir(rootfd, devpath, flags, &lu);
+		r = (flags & PROBE_RESOLVE_TRUSTED) ? 0 : open_lu_dir(rootfd, devpath, flags, &lu);
 		if (r >= 0 && !(lu.syspath = strdup(devpath)))
 			return -ENOMEM;
 		if (r >= 0 && !lu.devpath && !(lu.devpath = strdup(devpath)))

@@ -51,6 +51,10 @@ typedef enum ProbeResolveFlags {
 	PROBE_RESOLVE_NO_NODES = 1 << 1,
 	/* Keep the LU's directory open (LuRef.dirfd). */
 	PROBE_RESOLVE_DIRFD = 1 << 2,
+	/* With a device directory the caller has just learnt from the kernel (its add uevent):
+	 * taken as it is, not checked (no system call); the first read finds out when the LU
+	 * has gone since. Not with PROBE_RESOLVE_DIRFD. */
+	PROBE_RESOLVE_TRUSTED = 1 << 3,
 } ProbeResolveFlags;
 
 /*
@@ -70,6 +74,9 @@ int probe_resolve_at(int rootfd, const char *arg, const char *devpath, ProbeReso
 /* probe_resolve_nodes() - look up the nodes of @lu (resolved with PROBE_RESOLVE_NO_NODES) that
  * it does not have, as @flags ask: 0 or -ENOMEM; a node that is not there stays NULL. */
 int probe_resolve_nodes(int rootfd, LuRef *lu, ProbeResolveFlags flags);
+/* probe_open_dir() - open @lu's directory for its attributes (LuRef.dirfd) if it is not open
+ * yet: 0, -ENOENT when the LU is gone, -errno. */
+int probe_open_dir(int rootfd, LuRef *lu);
 /* probe_keep_inquiry() - read the kernel's cached INQUIRY data of @lu into lu->inquiry (once):
  * 0, -ENODATA when it is empty, or as sysfs_read_attr() fails. */
 int probe_keep_inquiry(int rootfd, LuRef *lu);

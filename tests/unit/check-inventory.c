@@ -74,6 +74,7 @@ static void rm_lu(const char *hctl)
 
 typedef struct Counts {
 	unsigned added, removed, changed, names_changed, nodes_changed, ua, rescan_target;
+	LuChange last_what;
 	char last_ua_action[32];
 } Counts;
 
@@ -87,6 +88,7 @@ static void on_added(Inventory *inv, Lu *lu, void *u)
 static void on_changed(Inventory *inv, Lu *lu, LuChange what, void *u)
 {
 	counts.changed++;
+	counts.last_what = what;
 	if (what & LU_CHANGE_NAMES)
 		counts.names_changed++;
 	if (what & LU_CHANGE_NODES)
@@ -1218,8 +1220,24 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert(lu->naming_pending && !lu->identified);
 	ck_assert_uint_eq(lu->naming.n_names, 0);
 	ck_assert_uint_eq(inventory_n_identifying(inv), 4);
+	/* What describes it is read with its identification, not at its add. */
+	ck_assert(lu->info_pending);
+	ck_assert_ptr_null(lu->vendor);
+	ck_assert_ptr_null(lu->state);
+	ck_assert_uint_eq(lu->scsi_level, 0);
+	ck_assert_int_eq(lu->type, -1);
+	counts = (Counts){};
 	lu_identify_job_run(job_of("5:0:0:0"));
 	ck_assert_int_eq(inventory_identify_done(inv, job_of("5:0:0:0"), 0), 1);
+	ck_assert(!lu->info_pending);
+	ck_assert_str_eq(lu->vendor, "QEMU");
+	ck_assert_str_eq(lu->model, "QEMU HARDDISK");
+	ck_assert_str_eq(lu->revision, "2.5+");
+	ck_assert_uint_eq(lu->scsi_level, 7);
+	ck_assert_int_eq(lu->type, 0);
+	/* one change: the names and what describes it */
+	ck_assert_uint_eq(counts.changed, 1);
+	ck_assert_uint_eq(counts.last_what, LU_CHANGE_NAMES | LU_CHANGE_INFO | LU_CHANGE_PRODUCT);
 	ck_assert_uint_eq(identified, 1);
 	ck_assert(!identified_in_hook);
 	ck_assert(!lu->naming_pending && lu->identified);
@@ -1243,10 +1261,14 @@ START_TEST(test_identify_cached_off_loop)
 	/* The kernel's add of an LU it cached too little of (no page 0x00): the cache's job
 	 * finds that out, and hands the LU on to a job that may send commands. */
 	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
+	check_tree_mkdirs(&tree, "sys/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0");
+	ck_assert_int_eq(
+	        symlinkat("../../../../../../bus/scsi/devices/0:0:0:0", tree.fd, "sys" DEVPATH0),
+	        0);
 	add0.devpath = DEVPATH0;
 	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
 	lu = inventory_find(inv, "0:0:0:0");
-	ck_assert(lu->naming_pending);
+	ck_assert(lu->naming_pending && lu->info_pending);
 	ck_assert(lu_identify_job_cache_only(job_of("0:0:0:0")));
 	n = n_jobs;
 	lu_identify_job_run(job_of("0:0:0:0"));
@@ -1254,6 +1276,9 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_uint_eq(n_jobs, n + 1);
 	ck_assert(!lu_identify_job_cache_only(job_of("0:0:0:0")));
 	ck_assert(lu->naming_pending && !lu->identified);
+	/* what describes it came with the cache's job */
+	ck_assert(!lu->info_pending);
+	ck_assert_str_eq(lu->vendor, "QEMU");
 	ck_assert_uint_eq(identified, 1);
 	ck_assert_int_eq(inventory_identify_done(inv, jobs[n - 1], 0), 0); /* the old token's */
 	/* That job has no node to ask; the LU's first node comes while it runs, and its result
@@ -1279,6 +1304,38 @@ START_TEST(test_identify_cached_off_loop)
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert(!lu->naming_pending && lu->identified);
 	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
+
+	/* Gone between its add and its identification: the result finds no directory, reads
+	 * the LU as a resync would, and that removes it. */
+	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	lu = inventory_find(inv, "0:0:0:0");
+	ck_assert(lu->naming_pending && lu->info_pending);
+	n = inventory_n_identifying(inv);
+	ck_assert_int_eq(unlinkat(tree.fd, "sys" DEVPATH0, 0), 0);
+	counts = (Counts){};
+	lu_identify_job_run(job_of("0:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	lu = inventory_find(inv, "0:0:0:0");
+	/* the bus's entry is still there in this tree: read from it, and handed on to a job
+	 * that may send commands (the kernel cached no page 0x00 of it) */
+	ck_assert_ptr_nonnull(lu);
+	ck_assert(!lu->info_pending);
+	ck_assert_str_eq(lu->vendor, "QEMU");
+	ck_assert(lu->naming_pending && !lu_identify_job_cache_only(job_of("0:0:0:0")));
+	ck_assert_uint_eq(inventory_n_identifying(inv), n);
+	ck_assert_uint_eq(counts.removed, 0);
+	rm_lu("0:0:0:0");
+	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
+	n = inventory_n_identifying(inv) - 1;
+	counts = (Counts){};
+	lu_identify_job_run(job_of("0:0:0:0"));
+	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
+	ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
+	ck_assert_uint_eq(counts.removed, 1);
+	ck_assert_uint_eq(inventory_n_identifying(inv), n);
 
 	inventory_free(inv);
 	for (size_t i = 0; i < n_jobs; i++)

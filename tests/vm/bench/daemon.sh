@@ -117,6 +117,9 @@ perf_stop() { # LUS KERNEL_MS NAMES_MS
 		2>/dev/null | grep -v '^$' | head -120 >"$o.lund"
 	perf report -i /tmp/perf.data --no-children --comm lund --sort sym --stdio \
 		-g caller,0.5,callee --percent-limit 2 2>/dev/null | head -600 >"$o.lund-calls"
+	# by thread: the loop's own share apart from the identification threads'
+	perf report -i /tmp/perf.data --children --comm lund --sort pid,sym --stdio -g none \
+		2>/dev/null | grep -v '^$' | head -400 >"$o.lund-tid"
 	rm -f /tmp/perf.data
 }
 # --- the kernel alone ---------------------------------------------------------------------------
