@@ -246,15 +246,34 @@ bool links_record_has(const char *record, const char *target)
 	return false;
 }
 
+/*
+ * A fresh value for a temporary name: uniqueness, not secrecy (the directories are root's, and
+ * the creating call retries on EEXIST anyway). One random start per process, then a counter
+ * through splitmix64's finaliser: a storm writes eight links per LU, and a getrandom() each was
+ * a system call per link in the event loop.
+ */
+static uint64_t tmp_value(void)
+{
+	static uint64_t seed, counter;
+	uint64_t s = __atomic_load_n(&seed, __ATOMIC_RELAXED), z;
+
+	if (s == 0) {
+		if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
+			s = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&s;
+		s |= 1;
+		/* two threads racing here each keep a seed of their own: still unique names */
+		__atomic_store_n(&seed, s, __ATOMIC_RELAXED);
+	}
+	z = s + __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
 static int tmp_name(char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 {
-	uint64_t v;
+	uint64_t v = tmp_value();
 
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
-		/* Uniqueness, not secrecy: the creating call retries on EEXIST anyway. */
-		static uint64_t counter;
-		v = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)ret ^ ++counter;
-	}
 	/* LINKS_TMP_PREFIX and 16 hex digits; written out by hand, as printf costs more than
 	 * the link operation it names (every link write makes one or two). */
 	memcpy(ret, LINKS_TMP_PREFIX, sizeof(LINKS_TMP_PREFIX) - 1);
