@@ -504,26 +504,52 @@ static const char *attr_shared(Inventory *inv, const char *syspath, const char *
 	return string_shared(inv, s);
 }
 
-/* The same of the LU @ref, from its directory descriptor when it has one. */
+/* A text attribute of the LU @ref into @s (@size bytes), from its directory descriptor when it
+ * has one: whether it could be read. No inventory: identification threads read with it too. */
+static bool ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size)
+{
+	char buf[PATH_MAX];
+	int dirfd;
+	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
+
+	return p && sysfs_read_string_buf(dirfd, p, s, size) >= 0;
+}
+
+/* The same, shared as attr_shared() shares it. */
 static const char *ref_attr_shared(Inventory *inv, const LuRef *ref, const char *attr)
 {
-	char buf[PATH_MAX], s[4096 + 1];
-	int dirfd;
-	const char *p = probe_attr_at(ref, inv->rootfd, attr, buf, sizeof(buf), &dirfd);
+	char s[4096 + 1];
 
-	if (!p || sysfs_read_string_buf(dirfd, p, s, sizeof(s)) < 0)
+	if (!ref_attr_string(inv->rootfd, ref, attr, s, sizeof(s)))
 		return NULL;
 	return string_shared(inv, s);
 }
 
-/* A number attribute of the LU @ref, as ref_attr_shared() reads it. */
-static int ref_attr_u64(Inventory *inv, const LuRef *ref, const char *attr, uint64_t *ret)
+/* A number attribute of the LU @ref, as ref_attr_string() reads it. */
+static int ref_attr_u64(int rootfd, const LuRef *ref, const char *attr, uint64_t *ret)
 {
 	char buf[PATH_MAX];
 	int dirfd;
-	const char *p = probe_attr_at(ref, inv->rootfd, attr, buf, sizeof(buf), &dirfd);
+	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
 
 	return p ? sysfs_read_u64(dirfd, p, ret) : -ENAMETOOLONG;
+}
+
+/* The LU's peripheral device type ("type"), -1 when unreadable or out of range. */
+static int ref_type(int rootfd, const LuRef *ref)
+{
+	uint64_t v;
+
+	return ref_attr_u64(rootfd, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+}
+
+/* The LU's "scsi_level", 0 when unreadable or out of range. */
+static unsigned ref_scsi_level(int rootfd, const LuRef *ref)
+{
+	uint64_t v;
+
+	return ref_attr_u64(rootfd, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v
+	                                                                           : 0;
 }
 
 /* Add partition @node numbered @num to @lu's, kept ordered by number. */
@@ -720,7 +746,6 @@ static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref);
 static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef *ref,
                    bool nodes_from_events, bool info_lazy)
 {
-	uint64_t v;
 	int r;
 
 	assert(!info_lazy || nodes_from_events);
@@ -740,7 +765,7 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
 	else if (info_lazy)
 		lu->type = -1;
 	else
-		lu->type = ref_attr_u64(inv, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+		lu->type = ref_type(inv->rootfd, ref);
 	if (info_lazy) {
 		lu->info_pending = true;
 		return 0;
@@ -752,10 +777,7 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
  * all when an identification that was to read it did not (lu_info_in_loop()). */
 static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
 {
-	uint64_t v;
-
-	lu->scsi_level =
-	        ref_attr_u64(inv, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
+	lu->scsi_level = ref_scsi_level(inv->rootfd, ref);
 	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
 		return -ENOMEM;
 	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
@@ -898,51 +920,37 @@ const char *lu_identify_job_hctl(const LuIdentifyJob *job)
 	return job->ref.hctl;
 }
 
-/* A text attribute of the job's LU into @buf: whether it could be read. */
-static bool job_attr(LuIdentifyJob *job, const char *attr, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	int dirfd;
-	const char *p = probe_attr_at(&job->ref, job->rootfd, attr, path, sizeof(path), &dirfd);
-
-	return p && sysfs_read_string_buf(dirfd, p, buf, size) >= 0;
-}
-
 /* What lu_read() reads of an LU, read here for one the kernel has just added: its SCSI level
  * (which identification needs), type when its add uevent lacked it, the INQUIRY strings (from
  * the cached INQUIRY data, which identification reads anyway) and its state. */
 static void job_read_info(LuIdentifyJob *job)
 {
 	struct LuJobInfo *info = &job->info;
-	char buf[PATH_MAX];
-	uint64_t v;
-	int dirfd, r;
-	const char *p;
+	const LuRef *ref = &job->ref;
+	int rootfd = job->rootfd, r;
 
-	r = probe_open_dir(job->rootfd, &job->ref);
+	r = probe_open_dir(rootfd, &job->ref);
 	if (r < 0) {
 		info->error = r;
 		return;
 	}
-	p = probe_attr_at(&job->ref, job->rootfd, "scsi_level", buf, sizeof(buf), &dirfd);
-	job->scsi_level =
-	        p && sysfs_read_u64(dirfd, p, &v) >= 0 && v <= UINT32_MAX ? (unsigned)v : 0;
-	if (info->type < 0) {
-		p = probe_attr_at(&job->ref, job->rootfd, "type", buf, sizeof(buf), &dirfd);
-		info->type = p && sysfs_read_u64(dirfd, p, &v) >= 0 && v <= 0x1f ? (int)v : -1;
-	}
-	r = probe_keep_inquiry(job->rootfd, &job->ref);
+	job->scsi_level = ref_scsi_level(rootfd, ref);
+	if (info->type < 0)
+		info->type = ref_type(rootfd, ref);
+	r = probe_keep_inquiry(rootfd, &job->ref);
 	if (r == -ENOENT) {
 		info->error = r;
 		return;
 	}
-	info->vendor_ok = inquiry_field(&job->ref, 8, 8, info->vendor) ||
-	                  job_attr(job, "vendor", info->vendor, sizeof(info->vendor));
-	info->model_ok = inquiry_field(&job->ref, 16, 16, info->model) ||
-	                 job_attr(job, "model", info->model, sizeof(info->model));
-	info->revision_ok = inquiry_field(&job->ref, 32, 4, info->revision) ||
-	                    job_attr(job, "rev", info->revision, sizeof(info->revision));
-	info->state_ok = job_attr(job, "state", info->state, sizeof(info->state));
+	info->vendor_ok =
+	        inquiry_field(ref, 8, 8, info->vendor) ||
+	        ref_attr_string(rootfd, ref, "vendor", info->vendor, sizeof(info->vendor));
+	info->model_ok = inquiry_field(ref, 16, 16, info->model) ||
+	                 ref_attr_string(rootfd, ref, "model", info->model, sizeof(info->model));
+	info->revision_ok =
+	        inquiry_field(ref, 32, 4, info->revision) ||
+	        ref_attr_string(rootfd, ref, "rev", info->revision, sizeof(info->revision));
+	info->state_ok = ref_attr_string(rootfd, ref, "state", info->state, sizeof(info->state));
 }
 
 void lu_identify_job_run(LuIdentifyJob *job)
@@ -1046,34 +1054,30 @@ size_t inventory_n_identifying(const Inventory *inv)
 	return inv ? inv->n_identifying : 0;
 }
 
-/* @s (unless !@ok) as @lu's string *@field, which was NULL: whether that changed it. */
-static bool lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
+static LuChange lu_diff(const Lu *a, const Lu *b);
+
+/* @s (unless !@ok) as @lu's string *@field when that is still NULL. */
+static void lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
 {
-	if (!ok || *field)
-		return false;
-	*field = string_shared(inv, s);
-	return *field != NULL;
+	if (ok && !*field)
+		*field = string_shared(inv, s);
 }
 
 /* What job_read_info() read, into @lu, whose info_pending ends: the change that makes. */
 static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyJob *job)
 {
 	struct LuJobInfo *info = &job->info;
-	LuChange what = 0;
+	Lu was = *lu;
 
 	lu->info_pending = false;
-	if (info->type != lu->type || job->scsi_level != lu->scsi_level)
-		what |= LU_CHANGE_PRODUCT;
 	lu->type = (int8_t)info->type;
 	lu->scsi_level = job->scsi_level;
-	if (lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok) |
-	    lu_take_string(inv, &lu->model, info->model, info->model_ok) |
-	    lu_take_string(inv, &lu->revision, info->revision, info->revision_ok))
-		what |= LU_CHANGE_PRODUCT;
+	lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok);
+	lu_take_string(inv, &lu->model, info->model, info->model_ok);
+	lu_take_string(inv, &lu->revision, info->revision, info->revision_ok);
 	/* the state may have been read since, on its own event (inventory_reread_state()) */
-	if (lu_take_string(inv, &lu->state, info->state, info->state_ok))
-		what |= LU_CHANGE_INFO;
-	return what ? what | LU_CHANGE_INFO : 0;
+	lu_take_string(inv, &lu->state, info->state, info->state_ok);
+	return lu_diff(&was, lu);
 }
 
 /*
@@ -1083,30 +1087,22 @@ static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyJob *job)
 static LuChange lu_info_in_loop(Inventory *inv, Lu *lu)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
-	const char *vendor = lu->vendor, *model = lu->model, *revision = lu->revision;
-	const char *state = lu->state;
-	unsigned scsi_level = lu->scsi_level;
-	int8_t type = lu->type;
-	LuChange what = 0;
-	uint64_t v;
+	Lu was = *lu;
+	LuChange what;
 
 	lu->info_pending = false;
 	if (probe_resolve_at(inv->rootfd, lu->hctl, lu->syspath,
 	                     PROBE_RESOLVE_DIRFD | PROBE_RESOLVE_NO_NODES, &ref) < 0)
 		return 0;
 	if (lu->type < 0)
-		lu->type = ref_attr_u64(inv, &ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+		lu->type = ref_type(inv->rootfd, &ref);
 	lu->vendor = lu->model = lu->revision = lu->state = NULL;
 	(void)lu_read_info(inv, lu, &ref);
-	if (lu->type != type || lu->scsi_level != scsi_level || !streq_ptr(lu->vendor, vendor) ||
-	    !streq_ptr(lu->model, model) || !streq_ptr(lu->revision, revision))
-		what |= LU_CHANGE_PRODUCT | LU_CHANGE_INFO;
-	if (!streq_ptr(lu->state, state))
-		what |= LU_CHANGE_INFO;
-	strpool_put(inv->strings, vendor);
-	strpool_put(inv->strings, model);
-	strpool_put(inv->strings, revision);
-	strpool_put(inv->strings, state);
+	what = lu_diff(&was, lu);
+	strpool_put(inv->strings, was.vendor);
+	strpool_put(inv->strings, was.model);
+	strpool_put(inv->strings, was.revision);
+	strpool_put(inv->strings, was.state);
 	return what;
 }
 
