@@ -39,6 +39,10 @@ typedef struct TargetJob {
 	ScanLu *lus;
 	size_t n_lus;
 	bool listed;
+	/* What REPORT LUNS answered (sorted), kept while the job waits for its host's writer. */
+	uint64_t *rep;
+	size_t n_rep;
+	struct TargetJob *next_write; /* in Scan.writes */
 } TargetJob;
 
 typedef struct Job {
@@ -76,6 +80,11 @@ typedef struct Scan {
 	/* LUs a target probe instantiated: added by this scan, so not "unchanged" later. */
 	char (*probe_added)[64];
 	size_t n_probe_added;
+
+	/* Target jobs whose adds and removals wait for their host's writer (scan-target.c),
+	 * in order, and which hosts have one at work (parallel to hosts[]). */
+	TargetJob *writes_head, *writes_tail;
+	bool *host_writing;
 } Scan;
 
 /* Length of an INQUIRY string field without its trailing blanks. */

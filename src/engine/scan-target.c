@@ -636,6 +636,118 @@ static void report_luns_detail(ScanTarget *t, int r, const uint8_t *buf, size_t 
 		snprintf(t->detail, sizeof(t->detail), "REPORT LUNS: malformed response");
 }
 
+static void target_done(Scan *s, ScanTarget *t)
+{
+	pthread_mutex_lock(&s->lock);
+	s->targets_done++;
+	s->commands += t->commands;
+	scan_emit_locked(s, &(ScanEvent){ .kind = SCAN_EVENT_TARGET_DONE, .target = t });
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The rest of a target after its REPORT LUNS and the checks: the reported LUNs the kernel
+ * lacks are added, the LUs it no longer reports removed (or kept). */
+static void finish_target(Scan *s, TargetJob *tj)
+{
+	ScanTarget *t = &tj->t;
+	const uint64_t *rep = tj->rep;
+	size_t n_rep = tj->n_rep;
+
+	if (s->flags & SCAN_ADD) {
+		_cleanup_free_ uint64_t *missing = calloc(n_rep ?: 1, sizeof(*missing));
+		size_t k = 0;
+
+		if (!missing) {
+			t->error = -ENOMEM;
+			goto done;
+		}
+		for (size_t i = 0; i < n_rep; i++)
+			if (scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+			                   (int64_t)rep[i]) &&
+			    !find_lun(tj->lus, tj->n_lus, rep[i]))
+				missing[k++] = rep[i];
+		if (k >= 2 && scan_whole_target_selected(s, t))
+			add_reported_batch(s, t, missing, k);
+		else
+			for (size_t i = 0; i < k; i++)
+				add_lu(s, t, missing[i], true, "reported, not instantiated");
+	}
+	for (size_t i = 0; i < tj->n_lus; i++) {
+		ScanLu *lu = &tj->lus[i];
+
+		if (scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+		                   (int64_t)lu->lun) &&
+		    !scan_lun_is_wlun(lu->lun) && !lun_in(rep, n_rep, lu->lun))
+			remove_or_keep(s, lu, "not reported by REPORT LUNS");
+	}
+done:
+	scan_lus_free(tj->lus, tj->n_lus);
+	tj->lus = NULL;
+	tj->n_lus = 0;
+	tj->rep = mfree(tj->rep);
+	tj->n_rep = 0;
+	target_done(s, t);
+}
+
+/*
+ * host_writer() - the adds and removals of @tj, made by its host's writer: this worker, when no
+ * other is writing for the host, else the one that is, after the jobs queued before.
+ *
+ * The kernel takes a host's scan_mutex for every scan and delete write, so a second worker
+ * writing for the same host only waits in the kernel; and a worker waiting there counts as
+ * busy, so the pool grew to its full width with threads that did nothing but wait (eight for
+ * one host with 16 targets to add to). Now one worker writes for a host, in turn, while the
+ * others go on with the REPORT LUNS of the next targets. A hung write holds its host's writes
+ * only, as the kernel's lock would: the other hosts' jobs find other workers, since the writer
+ * counts as busy.
+ */
+static void host_writer(Scan *s, TargetJob *tj)
+{
+	bool *writing = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_hosts && !writing; i++)
+		if (s->hosts[i].host == tj->t.host)
+			writing = &s->host_writing[i];
+	if (!writing) { /* a target of no listed host: cannot be, but never lost */
+		pthread_mutex_unlock(&s->lock);
+		finish_target(s, tj);
+		return;
+	}
+	tj->next_write = NULL;
+	if (s->writes_tail)
+		s->writes_tail->next_write = tj;
+	else
+		s->writes_head = tj;
+	s->writes_tail = tj;
+	if (*writing) {
+		pthread_mutex_unlock(&s->lock);
+		return; /* that writer takes it, before it stops */
+	}
+	*writing = true;
+	for (;;) {
+		TargetJob *prev = NULL, *x = s->writes_head;
+
+		while (x && x->t.host != tj->t.host) {
+			prev = x;
+			x = x->next_write;
+		}
+		if (!x)
+			break;
+		if (prev)
+			prev->next_write = x->next_write;
+		else
+			s->writes_head = x->next_write;
+		if (s->writes_tail == x)
+			s->writes_tail = prev;
+		pthread_mutex_unlock(&s->lock);
+		finish_target(s, x);
+		pthread_mutex_lock(&s->lock);
+	}
+	*writing = false;
+	pthread_mutex_unlock(&s->lock);
+}
+
 void scan_run_target(Scan *s, TargetJob *tj)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
@@ -643,6 +755,7 @@ void scan_run_target(Scan *s, TargetJob *tj)
 	ScanTarget *t = &tj->t;
 	ScanLu *lus = NULL, *via = NULL;
 	size_t n = 0, n_rep = 0, len = 0;
+	bool writes = false;
 	int r;
 
 	if (tj->listed) {
@@ -729,25 +842,8 @@ void scan_run_target(Scan *s, TargetJob *tj)
 	t->method = SCAN_METHOD_REPORT_LUNS;
 	t->reported = n_rep;
 
-	if (s->flags & SCAN_ADD) {
-		_cleanup_free_ uint64_t *missing = calloc(n_rep ?: 1, sizeof(*missing));
-		size_t k = 0;
-
-		if (!missing) {
-			t->error = -ENOMEM;
-			goto done;
-		}
-		for (size_t i = 0; i < n_rep; i++)
-			if (scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
-			                   (int64_t)rep[i]) &&
-			    !find_lun(lus, n, rep[i]))
-				missing[k++] = rep[i];
-		if (k >= 2 && scan_whole_target_selected(s, t))
-			add_reported_batch(s, t, missing, k);
-		else
-			for (size_t i = 0; i < k; i++)
-				add_lu(s, t, missing[i], true, "reported, not instantiated");
-	}
+	/* The LUs still reported are checked here, beside the other targets' jobs: their
+	 * commands go to the LUs themselves. */
 	for (size_t i = 0; i < n; i++) {
 		if (!scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
 		                    (int64_t)lus[i].lun))
@@ -755,19 +851,29 @@ void scan_run_target(Scan *s, TargetJob *tj)
 		if (scan_lun_is_wlun(lus[i].lun))
 			continue; /* never in a select-0 report; never removed */
 		if (!lun_in(rep, n_rep, lus[i].lun)) {
-			remove_or_keep(s, &lus[i], "not reported by REPORT LUNS");
+			writes = writes || (s->flags & SCAN_REMOVE);
 			continue;
 		}
 		if (!scan_was_probe_added(s, lus[i].hctl))
 			t->unchanged++;
 		check_lu(s, t, &lus[i]);
 	}
+	if (s->flags & SCAN_ADD)
+		for (size_t i = 0; i < n_rep && !writes; i++)
+			writes = scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+			                        (int64_t)rep[i]) &&
+			         !find_lun(lus, n, rep[i]);
+	tj->lus = TAKE_PTR(lus);
+	tj->n_lus = n;
+	tj->rep = TAKE_PTR(rep);
+	tj->n_rep = n_rep;
+	if (writes && !(s->flags & SCAN_DRY_RUN))
+		host_writer(s, tj);
+	else
+		finish_target(s, tj);
+	return;
 
 done:
 	scan_lus_free(lus, n);
-	pthread_mutex_lock(&s->lock);
-	s->targets_done++;
-	s->commands += t->commands;
-	scan_emit_locked(s, &(ScanEvent){ .kind = SCAN_EVENT_TARGET_DONE, .target = t });
-	pthread_mutex_unlock(&s->lock);
+	target_done(s, t);
 }

@@ -252,6 +252,11 @@ int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, Scan
 		goto out;
 	}
 	qsort(s.hosts, s.n_hosts, sizeof(*s.hosts), host_cmp);
+	s.host_writing = calloc(s.n_hosts, sizeof(*s.host_writing));
+	if (!s.host_writing) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < s.n_hosts; i++) {
 		r = scan_push_job_locked(&s, (Job){ .is_host = true, .index = i });
 		if (r < 0)
@@ -339,8 +344,10 @@ int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, Scan
 out:
 	for (size_t i = 0; i < s.n_targets; i++) {
 		scan_lus_free(s.targets[i]->lus, s.targets[i]->n_lus);
+		free(s.targets[i]->rep);
 		free(s.targets[i]);
 	}
+	free(s.host_writing);
 	free(s.targets);
 	free(s.hosts);
 	free(s.actions);

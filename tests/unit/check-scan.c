@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check-util.h"
@@ -29,7 +30,7 @@ static CheckTree tree;
 /* ---- the fake target world --------------------------------------------------------------- */
 
 #define MAX_LUS     64
-#define MAX_TARGETS 8
+#define MAX_TARGETS 16
 
 typedef struct FakeLu {
 	unsigned h, c, t;
@@ -68,6 +69,13 @@ typedef struct Fake {
 	unsigned report_delay_ms; /* each REPORT LUNS takes this long, outside the fake's lock */
 	unsigned report_busy;     /* REPORT LUNS under way at once, and the most seen */
 	unsigned report_busy_max;
+	unsigned write_delay_ms; /* each write to a host's scan attribute takes this long */
+	unsigned host_writes;    /* such writes under way at once, and the most seen */
+	unsigned host_writes_max;
+	unsigned write_tasks_max; /* the most threads of this process seen during one */
+	bool hold_host0;          /* host0's target scans wait until host1's targets are all done */
+	unsigned host1_done;      /* host1's targets done so far */
+	bool starved;             /* host0's wait ended without them */
 	bool ports;       /* targets sit below ports (host_with_ports()), not below the host */
 	char debug[2048]; /* the scan's debug messages, one a line */
 } Fake;
@@ -391,7 +399,7 @@ static void kernel_scan(unsigned h, const char *value)
 	}
 }
 
-static int fake_write_attr(void *ud, int fd, const char *path, const char *value)
+static int fake_write_attr_locked(void *ud, int fd, const char *path, const char *value)
 {
 	FAKE_LOCKED;
 	unsigned h;
@@ -436,6 +444,61 @@ static int fake_write_attr(void *ud, int fd, const char *path, const char *value
 	return -EINVAL;
 }
 
+static void atomic_max(unsigned *max, unsigned v)
+{
+	unsigned m = __atomic_load_n(max, __ATOMIC_SEQ_CST);
+
+	while (v > m &&
+	       !__atomic_compare_exchange_n(max, &m, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
+/* A host's scan write that takes a while (the kernel probing the new LUs under the host's
+ * scan_mutex): the delay outside the fake's lock, the writes under way at once and the threads
+ * of the process meanwhile recorded. */
+static pthread_mutex_t hold_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
+
+/* hold_host0: a scan of one of host0's targets hangs (in the kernel: a device that does not
+ * answer its probe) until host1's six targets are done, at most 5 s. */
+static void hold_host0(const char *path, const char *value)
+{
+	struct timespec deadline;
+	unsigned c, t;
+	char rest[8];
+
+	if (!fake.hold_host0 || !streq(path, "sys/class/scsi_host/host0/scan") ||
+	    sscanf(value, "%u %u %7s", &c, &t, rest) != 3 || !streq(rest, "-"))
+		return;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 5;
+	pthread_mutex_lock(&hold_mutex);
+	while (fake.host1_done < 6)
+		if (pthread_cond_timedwait(&hold_cond, &hold_mutex, &deadline) != 0) {
+			fake.starved = fake.host1_done < 6;
+			break;
+		}
+	pthread_mutex_unlock(&hold_mutex);
+}
+
+static int fake_write_attr(void *ud, int fd, const char *path, const char *value)
+{
+	unsigned h;
+	int n = 0, r;
+
+	hold_host0(path, value);
+	if (fake.write_delay_ms == 0 ||
+	    sscanf(path, "sys/class/scsi_host/host%u/scan%n", &h, &n) != 1 || path[n] != 0)
+		return fake_write_attr_locked(ud, fd, path, value);
+	atomic_max(&fake.host_writes_max,
+	           __atomic_add_fetch(&fake.host_writes, 1, __ATOMIC_SEQ_CST));
+	atomic_max(&fake.write_tasks_max, count_tasks());
+	usleep(fake.write_delay_ms * 1000);
+	r = fake_write_attr_locked(ud, fd, path, value);
+	__atomic_sub_fetch(&fake.host_writes, 1, __ATOMIC_SEQ_CST);
+	return r;
+}
+
 static int fake_open_exclusive(void *ud, int fd, const char *devname)
 {
 	FAKE_LOCKED;
@@ -456,6 +519,12 @@ static const ScanIo fake_io = {
 static void count_events(void *ud, const ScanEvent *ev)
 {
 	events++;
+	if (ev->kind == SCAN_EVENT_TARGET_DONE && ev->target->host == 1) {
+		pthread_mutex_lock(&hold_mutex);
+		fake.host1_done++;
+		pthread_cond_broadcast(&hold_cond);
+		pthread_mutex_unlock(&hold_mutex);
+	}
 	if (ev->kind == SCAN_EVENT_DEBUG) {
 		size_t len = strlen(fake.debug);
 
@@ -710,6 +779,65 @@ START_TEST(test_pool_grows_when_needed)
 	ck_assert_uint_eq(r.failed, 0);
 	ck_assert_uint_ge(fake.report_busy_max, 2);
 	ck_assert_uint_le(fake.report_busy_max, 4);
+	scan_result_done(&r);
+}
+END_TEST
+
+/* New LUNs on six targets of one host, each target's scan write taking 30 ms: one worker makes
+ * the host's writes in turn while another sends the REPORT LUNS of the next targets; no worker
+ * waits for the host beside the writer, and the pool does not grow for them. */
+START_TEST(test_host_writes_in_turn)
+{
+	ScanResult r = {};
+
+	host(0, "fake");
+	for (unsigned t = 0; t < 6; t++) {
+		wire(0, 0, t, 0);
+		wire(0, 0, t, 1);
+		wire(0, 0, t, 2);
+		instantiate(0, 0, t, 0);
+	}
+	fake.write_delay_ms = 30;
+	run(SCAN_ADD, NULL, &r);
+	ck_assert_uint_eq(r.n_targets, 6);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_uint_eq(r.hosts[0].added, 12);
+	for (unsigned t = 0; t < 6; t++) {
+		char p[64];
+
+		xsnprintf(p, "sys/bus/scsi/devices/0:0:%u:2", t);
+		ck_assert_msg(exists(p), "%s not added", p);
+	}
+	ck_assert_uint_eq(fake.host_writes_max, 1);
+	/* this thread, the writer and at most one worker for the REPORT LUNS */
+	ck_assert_uint_le(fake.write_tasks_max, 3);
+	scan_result_done(&r);
+}
+END_TEST
+
+/* A host whose target scans hang (a device that never answers the kernel's probe) holds its own
+ * writes, not the scan of the other hosts: with the pool's four workers all writing for host0,
+ * host1's targets would wait for it. */
+START_TEST(test_hung_host_holds_only_itself)
+{
+	ScanResult r = {};
+
+	host(0, "fake");
+	host(1, "fake");
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned t = 0; t < 6; t++) {
+			wire(h, 0, t, 0);
+			wire(h, 0, t, 1);
+			wire(h, 0, t, 2);
+			instantiate(h, 0, t, 0);
+		}
+	fake.hold_host0 = true;
+	run(SCAN_ADD, NULL, &r);
+	ck_assert_msg(!fake.starved, "host1's targets waited for host0's hung scan");
+	ck_assert_uint_eq(fake.host1_done, 6);
+	ck_assert_uint_eq(r.failed, 0);
+	ck_assert_uint_eq(r.hosts[0].added, 12);
+	ck_assert_uint_eq(r.hosts[1].added, 12);
 	scan_result_done(&r);
 }
 END_TEST
@@ -1581,6 +1709,8 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_dry_run);
 	tcase_add_test(tc, test_many_lus_any_order);
 	tcase_add_test(tc, test_pool_grows_when_needed);
+	tcase_add_test(tc, test_host_writes_in_turn);
+	tcase_add_test(tc, test_hung_host_holds_only_itself);
 	tcase_add_test(tc, test_add_selected_ids);
 	tcase_add_test(tc, test_remove);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
