@@ -10,7 +10,8 @@
 #
 # usage: bench/scan.sh [BUILD_DIR] [--bin PATH/lunctl-old]   (default: $LUND_VM_BUILD or build-vm)
 # A lunctl-old given with --bin (another build of lunctl, named so) runs in the same rounds and
-# is printed beside.
+# is printed beside. LUND_BENCH_ROUNDS=N: N alternating rounds instead of 7 (TCG's speed varies
+# by tens of percent from one round to the next; more rounds steady the medians).
 # rescan-scsi-bus.sh is capped at 900 s in the guest; a capped run prints its ratio as a lower
 # bound.
 set -eu
@@ -33,10 +34,10 @@ else
 fi
 [ -s "$res" ] || { echo "bench/scan.sh: no results ($res)" >&2; exit 1; }
 tr -d '\r' <"$res" | awk '
-	# stat(P, K): the K-th (1 min, 2 median, 3 max) of the rounds P1..P9 that ran
+	# stat(P, K): the K-th (1 min, 2 median, 3 max) of the rounds P1..P99 that ran
 	function stat(p, k,    n, i, j, t, v) {
 		n = 0
-		for (i = 1; i <= 9; i++) if ((p i ".ms") in r) v[++n] = r[p i ".ms"]
+		for (i = 1; i <= 99; i++) if ((p i ".ms") in r) v[++n] = r[p i ".ms"]
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 		if (n == 0) return 0
 		if (k == 1) return v[1]
@@ -46,7 +47,7 @@ tr -d '\r' <"$res" | awk '
 	$1 == "RESULT" { for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] } }
 	END {
 		printf "%-8s %10s %6s %10s\n", "method", "time_ms", "new", "cmds/LU"
-		for (i = 1; i <= 9; i++) for (j = 1; j <= 4; j++) {
+		for (i = 1; i <= 99; i++) for (j = 1; j <= 4; j++) {
 			m = (j == 1 ? "kernel" : j == 2 ? "lund" : j == 3 ? "norand" : "old") i
 			if ((m ".ms") in r)
 				printf "%-8s %10d %6d %10d\n", m, r[m ".ms"], r[m ".new"], r[m ".cmds_per_lu"]
@@ -76,7 +77,7 @@ tr -d '\r' <"$res" | awk '
 				       nr / k, nr / k <= 1.15 ? "met" : "not met"
 			# each round against the kernel scan just before it, the median of those
 			n = 0
-			for (i = 1; i <= 9; i++)
+			for (i = 1; i <= 99; i++)
 				if (("kernel" i ".ms") in r && ("lund" i ".ms") in r && r["kernel" i ".ms"] > 0)
 					q[++n] = r["lund" i ".ms"] / r["kernel" i ".ms"]
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
@@ -84,7 +85,7 @@ tr -d '\r' <"$res" | awk '
 				printf "paired rounds, median of lunctl/kernel: %.2f\n",
 				       n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
 			n = 0
-			for (i = 1; i <= 9; i++)
+			for (i = 1; i <= 99; i++)
 				if (("kernel" i ".ms") in r && ("norand" i ".ms") in r && r["kernel" i ".ms"] > 0)
 					q[++n] = r["norand" i ".ms"] / r["kernel" i ".ms"]
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }

@@ -126,8 +126,8 @@ if [ "${LUND_BENCH_ASLR:-}" = compare ]; then
 	vm_done
 fi
 # LUND_BENCH_ASLR=rounds: the 64 new LUs without address-space randomisation, five rounds of the
-# kernel's scan, lunctl, lunctl --jobs 1, a lunctl-old given with --bin, and one "C T -" per
-# target from the shell
+# kernel's scan, lunctl, lunctl --jobs 1, a lunctl-old given with --bin, one "C T -" per
+# target and one "C T L" per new LUN from the shell
 if [ "${LUND_BENCH_ASLR:-}" = rounds ]; then
 	lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
 	echo 0 >/proc/sys/kernel/randomize_va_space
@@ -137,6 +137,15 @@ if [ "${LUND_BENCH_ASLR:-}" = rounds ]; then
 			echo "${_t%%:*} ${_t#*:} -" >/sys/class/scsi_host/host$h/scan
 		done
 	}
+	# one "C T L" per new LUN (this bench's: 60-63 on every target)
+	ctlscan() {
+		for _d in /sys/class/scsi_device/$h:*:*:0; do
+			_t=${_d##*/}; _t=${_t%:0}; _t=${_t#*:}
+			for _l in 60 61 62 63; do
+				echo "${_t%%:*} ${_t#*:} $_l" >/sys/class/scsi_host/host$h/scan
+			done
+		done
+	}
 	for _r in 1 2 3 4 5; do
 		run kernel$_r kernel_scan
 		run lund$_r lunctl rescan "$h"
@@ -144,6 +153,7 @@ if [ "${LUND_BENCH_ASLR:-}" = rounds ]; then
 		# another lunctl to compare with, from --bin (lunctl-old)
 		if command -v lunctl-old >/dev/null; then run old$_r lunctl-old rescan "$h"; fi
 		run targets$_r ctscan
+		run luns$_r ctlscan
 	done
 	echo 2 >/proc/sys/kernel/randomize_va_space
 	vm_done
@@ -276,7 +286,8 @@ lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
 # rounds start no process. Both figures are printed, the default first.
 norand() { echo 0 >/proc/sys/kernel/randomize_va_space; }
 rand() { echo 2 >/proc/sys/kernel/randomize_va_space; }
-for i in 1 2 3 4 5 6 7; do
+# LUND_BENCH_ROUNDS=N: N rounds instead of seven (at most 99)
+for i in $(seq 1 "${LUND_BENCH_ROUNDS:-7}"); do
 	run kernel$i kernel_scan
 	run lund$i lunctl rescan "$h"
 	norand
