@@ -44,6 +44,16 @@ tr -d '\r' <"$res" | awk '
 		if (k == 3) return v[n]
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
+	# paired(P): each round P<i> against the kernel scan just before it, the median of those
+	function paired(p,    n, i, j, t, q) {
+		n = 0
+		for (i = 1; i <= 99; i++)
+			if (("kernel" i ".ms") in r && (p i ".ms") in r && r["kernel" i ".ms"] > 0)
+				q[++n] = r[p i ".ms"] / r["kernel" i ".ms"]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
+		if (n == 0) return 0
+		return n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
+	}
 	$1 == "RESULT" { for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] } }
 	END {
 		printf "%-8s %10s %6s %10s\n", "method", "time_ms", "new", "cmds/LU"
@@ -75,23 +85,10 @@ tr -d '\r' <"$res" | awk '
 			if (nr > 0)
 				printf "the same without address-space randomisation (TCG translates a randomised process again): %.2f (%s)\n",
 				       nr / k, nr / k <= 1.15 ? "met" : "not met"
-			# each round against the kernel scan just before it, the median of those
-			n = 0
-			for (i = 1; i <= 99; i++)
-				if (("kernel" i ".ms") in r && ("lund" i ".ms") in r && r["kernel" i ".ms"] > 0)
-					q[++n] = r["lund" i ".ms"] / r["kernel" i ".ms"]
-			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
-			if (n > 0)
-				printf "paired rounds, median of lunctl/kernel: %.2f\n",
-				       n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
-			n = 0
-			for (i = 1; i <= 99; i++)
-				if (("kernel" i ".ms") in r && ("norand" i ".ms") in r && r["kernel" i ".ms"] > 0)
-					q[++n] = r["norand" i ".ms"] / r["kernel" i ".ms"]
-			for (i = 2; i <= n; i++) for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
-			if (n > 0)
-				printf "paired rounds without randomisation, median: %.2f\n",
-				       n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
+			if (paired("lund") > 0)
+				printf "paired rounds, median of lunctl/kernel: %.2f\n", paired("lund")
+			if (paired("norand") > 0)
+				printf "paired rounds without randomisation, median: %.2f\n", paired("norand")
 			printf "lunctl above the kernel (medians): %d ms; its cost with nothing new: %d ms, of it %d ms its start\n",
 			       l - k, stat("idle", 2), stat("start", 2)
 			# timeout(1) exits 124; busybox'"'"'s timeout, killed by its TERM, 143

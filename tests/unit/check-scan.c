@@ -783,6 +783,18 @@ START_TEST(test_pool_grows_when_needed)
 }
 END_TEST
 
+/* Host @h with six targets, each with LUN 0 instantiated and LUNs 1 and 2 reported but not. */
+static void six_targets_two_new(unsigned h)
+{
+	host(h, "fake");
+	for (unsigned t = 0; t < 6; t++) {
+		wire(h, 0, t, 0);
+		wire(h, 0, t, 1);
+		wire(h, 0, t, 2);
+		instantiate(h, 0, t, 0);
+	}
+}
+
 /* New LUNs on six targets of one host, each target's scan write taking 30 ms: one worker makes
  * the host's writes in turn while another sends the REPORT LUNS of the next targets; no worker
  * waits for the host beside the writer, and the pool does not grow for them. */
@@ -790,13 +802,7 @@ START_TEST(test_host_writes_in_turn)
 {
 	ScanResult r = {};
 
-	host(0, "fake");
-	for (unsigned t = 0; t < 6; t++) {
-		wire(0, 0, t, 0);
-		wire(0, 0, t, 1);
-		wire(0, 0, t, 2);
-		instantiate(0, 0, t, 0);
-	}
+	six_targets_two_new(0);
 	fake.write_delay_ms = 30;
 	run(SCAN_ADD, NULL, &r);
 	ck_assert_uint_eq(r.n_targets, 6);
@@ -822,15 +828,8 @@ START_TEST(test_hung_host_holds_only_itself)
 {
 	ScanResult r = {};
 
-	host(0, "fake");
-	host(1, "fake");
-	for (unsigned h = 0; h < 2; h++)
-		for (unsigned t = 0; t < 6; t++) {
-			wire(h, 0, t, 0);
-			wire(h, 0, t, 1);
-			wire(h, 0, t, 2);
-			instantiate(h, 0, t, 0);
-		}
+	six_targets_two_new(0);
+	six_targets_two_new(1);
 	fake.hold_host0 = true;
 	run(SCAN_ADD, NULL, &r);
 	ck_assert_msg(!fake.starved, "host1's targets waited for host0's hung scan");

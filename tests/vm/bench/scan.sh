@@ -84,6 +84,12 @@ fixed() {     # NAME COMMAND...
 	"$@" >/dev/null 2>&1
 	now_ms; vm_result "$_n.ms=$((NOW - _t0))"
 }
+ten() { # NAME COMMAND...: ten runs, the mean in ms
+	_n=$1; shift
+	now_ms; _t0=$NOW
+	for _i in 0 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null 2>&1 || :; done
+	now_ms; vm_result "$_n.ms=$(( (NOW - _t0) / 10 ))"
+}
 # LUND_BENCH_TRACE=1 (a profile, not a timing: ptrace slows every system call; strace from
 # --bin /usr/bin/strace): lunctl rescan under strace -f -tt -T with nothing new (idle.trace) and
 # with the 64 new LUs (new.trace), and a strace -c -f of each (*.count).
@@ -108,18 +114,12 @@ fi
 if [ "${LUND_BENCH_ASLR:-}" = compare ]; then
 	lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
 	echo 60 >$SD/max_luns
-	tenr() { # NAME COMMAND...: ten runs, the mean in ms
-		_n=$1; shift
-		now_ms; _t0=$NOW
-		for _i in 0 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null 2>&1 || :; done
-		now_ms; vm_result "$_n.ms=$(( (NOW - _t0) / 10 ))"
-	}
 	for _r in 1 2; do
 		for _a in 2 0; do
 			echo $_a >/proc/sys/kernel/randomize_va_space
-			tenr floor${_r}_aslr$_a /usr/bin/pr --version
-			tenr start${_r}_aslr$_a lunctl --version
-			tenr idle${_r}_aslr$_a lunctl rescan "$h"
+			ten floor${_r}_aslr$_a /usr/bin/pr --version
+			ten start${_r}_aslr$_a lunctl --version
+			ten idle${_r}_aslr$_a lunctl rescan "$h"
 		done
 	done
 	echo 2 >/proc/sys/kernel/randomize_va_space
@@ -161,12 +161,6 @@ fi
 if [ "${LUND_BENCH_PARTS:-}" = 1 ]; then
 	lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
 	echo 60 >$SD/max_luns
-	ten() { # NAME COMMAND...: ten runs, the mean in ms
-		_n=$1; shift
-		now_ms; _t0=$NOW
-		for _i in 0 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null 2>&1 || :; done
-		now_ms; vm_result "$_n.ms=$(( (NOW - _t0) / 10 ))"
-	}
 	probe0() { echo "- - 0" >/sys/class/scsi_host/host$h/scan; }
 	# user and system time of ten runs (busybox time: "real", "user", "sys" lines)
 	tensys() { # NAME COMMAND...
