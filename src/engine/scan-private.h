@@ -39,9 +39,10 @@ typedef struct TargetJob {
 	ScanLu *lus;
 	size_t n_lus;
 	bool listed;
-	/* What REPORT LUNS answered (sorted), kept while the job waits for its host's writer. */
-	uint64_t *rep;
-	size_t n_rep;
+	/* What REPORT LUNS answered (sorted) and which of it the kernel lacks, kept while the
+	 * job waits for its host's writer. */
+	uint64_t *rep, *missing;
+	size_t n_rep, n_missing;
 	struct TargetJob *next_write; /* in Scan.writes */
 } TargetJob;
 

@@ -645,47 +645,43 @@ static void target_done(Scan *s, ScanTarget *t)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* What REPORT LUNS says of the listed LU @lu of @t, within the selection. */
+typedef enum LuFate {
+	LU_NOT_OURS,   /* not selected, or a W-LUN (never in a select-0 report; never removed) */
+	LU_REPORTED,   /* still there: checked */
+	LU_UNREPORTED, /* gone from the target: removed (or kept) */
+} LuFate;
+
+static LuFate lu_fate(const Scan *s, const ScanTarget *t, const ScanLu *lu, const uint64_t *rep,
+                      size_t n_rep)
+{
+	if (!scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target, (int64_t)lu->lun) ||
+	    scan_lun_is_wlun(lu->lun))
+		return LU_NOT_OURS;
+	return lun_in(rep, n_rep, lu->lun) ? LU_REPORTED : LU_UNREPORTED;
+}
+
 /* The rest of a target after its REPORT LUNS and the checks: the reported LUNs the kernel
  * lacks are added, the LUs it no longer reports removed (or kept). */
 static void finish_target(Scan *s, TargetJob *tj)
 {
 	ScanTarget *t = &tj->t;
-	const uint64_t *rep = tj->rep;
-	size_t n_rep = tj->n_rep;
+	size_t k = tj->n_missing;
 
-	if (s->flags & SCAN_ADD) {
-		_cleanup_free_ uint64_t *missing = calloc(n_rep ?: 1, sizeof(*missing));
-		size_t k = 0;
-
-		if (!missing) {
-			t->error = -ENOMEM;
-			goto done;
-		}
-		for (size_t i = 0; i < n_rep; i++)
-			if (scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
-			                   (int64_t)rep[i]) &&
-			    !find_lun(tj->lus, tj->n_lus, rep[i]))
-				missing[k++] = rep[i];
-		if (k >= 2 && scan_whole_target_selected(s, t))
-			add_reported_batch(s, t, missing, k);
-		else
-			for (size_t i = 0; i < k; i++)
-				add_lu(s, t, missing[i], true, "reported, not instantiated");
-	}
-	for (size_t i = 0; i < tj->n_lus; i++) {
-		ScanLu *lu = &tj->lus[i];
-
-		if (scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
-		                   (int64_t)lu->lun) &&
-		    !scan_lun_is_wlun(lu->lun) && !lun_in(rep, n_rep, lu->lun))
-			remove_or_keep(s, lu, "not reported by REPORT LUNS");
-	}
-done:
+	if (k >= 2 && scan_whole_target_selected(s, t))
+		add_reported_batch(s, t, tj->missing, k);
+	else
+		for (size_t i = 0; i < k; i++)
+			add_lu(s, t, tj->missing[i], true, "reported, not instantiated");
+	for (size_t i = 0; i < tj->n_lus; i++)
+		if (lu_fate(s, t, &tj->lus[i], tj->rep, tj->n_rep) == LU_UNREPORTED)
+			remove_or_keep(s, &tj->lus[i], "not reported by REPORT LUNS");
 	scan_lus_free(tj->lus, tj->n_lus);
 	tj->lus = NULL;
 	tj->n_lus = 0;
 	tj->rep = mfree(tj->rep);
-	tj->n_rep = 0;
+	tj->missing = mfree(tj->missing);
+	tj->n_rep = tj->n_missing = 0;
 	target_done(s, t);
 }
 
@@ -842,27 +838,35 @@ void scan_run_target(Scan *s, TargetJob *tj)
 	t->method = SCAN_METHOD_REPORT_LUNS;
 	t->reported = n_rep;
 
+	/* The reported LUNs the kernel lacks, for the adds. */
+	if (s->flags & SCAN_ADD) {
+		tj->missing = calloc(n_rep ?: 1, sizeof(*tj->missing));
+		if (!tj->missing) {
+			t->error = -ENOMEM;
+			goto done;
+		}
+		for (size_t i = 0; i < n_rep; i++)
+			if (scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
+			                   (int64_t)rep[i]) &&
+			    !find_lun(lus, n, rep[i]))
+				tj->missing[tj->n_missing++] = rep[i];
+	}
+	writes = tj->n_missing > 0;
 	/* The LUs still reported are checked here, beside the other targets' jobs: their
 	 * commands go to the LUs themselves. */
-	for (size_t i = 0; i < n; i++) {
-		if (!scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
-		                    (int64_t)lus[i].lun))
-			continue;
-		if (scan_lun_is_wlun(lus[i].lun))
-			continue; /* never in a select-0 report; never removed */
-		if (!lun_in(rep, n_rep, lus[i].lun)) {
+	for (size_t i = 0; i < n; i++)
+		switch (lu_fate(s, t, &lus[i], rep, n_rep)) {
+		case LU_REPORTED:
+			if (!scan_was_probe_added(s, lus[i].hctl))
+				t->unchanged++;
+			check_lu(s, t, &lus[i]);
+			break;
+		case LU_UNREPORTED:
 			writes = writes || (s->flags & SCAN_REMOVE);
-			continue;
+			break;
+		case LU_NOT_OURS:
+			break;
 		}
-		if (!scan_was_probe_added(s, lus[i].hctl))
-			t->unchanged++;
-		check_lu(s, t, &lus[i]);
-	}
-	if (s->flags & SCAN_ADD)
-		for (size_t i = 0; i < n_rep && !writes; i++)
-			writes = scan_sel_match(s->sel, s->n_sel, t->host, t->channel, t->target,
-			                        (int64_t)rep[i]) &&
-			         !find_lun(lus, n, rep[i]);
 	tj->lus = TAKE_PTR(lus);
 	tj->n_lus = n;
 	tj->rep = TAKE_PTR(rep);

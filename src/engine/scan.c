@@ -345,6 +345,7 @@ out:
 	for (size_t i = 0; i < s.n_targets; i++) {
 		scan_lus_free(s.targets[i]->lus, s.targets[i]->n_lus);
 		free(s.targets[i]->rep);
+		free(s.targets[i]->missing);
 		free(s.targets[i]);
 	}
 	free(s.host_writing);
