@@ -90,6 +90,16 @@ ten() { # NAME COMMAND...: ten runs, the mean in ms
 	for _i in 0 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null 2>&1 || :; done
 	now_ms; vm_result "$_n.ms=$(( (NOW - _t0) / 10 ))"
 }
+# target_scans LUN...: for each target (those with a LUN 0), one "C T LUN" per LUN given ("-":
+# the kernel's REPORT LUNS scan of the target), from the shell: what lunctl asks of the kernel
+target_scans() {
+	for _d in /sys/class/scsi_device/$h:*:*:0; do
+		_t=${_d##*/}; _t=${_t%:0}; _t=${_t#*:}
+		for _l in "$@"; do
+			echo "${_t%%:*} ${_t#*:} $_l" >/sys/class/scsi_host/host$h/scan
+		done
+	done
+}
 # LUND_BENCH_TRACE=1 (a profile, not a timing: ptrace slows every system call; strace from
 # --bin /usr/bin/strace): lunctl rescan under strace -f -tt -T with nothing new (idle.trace) and
 # with the 64 new LUs (new.trace), and a strace -c -f of each (*.count).
@@ -131,29 +141,14 @@ fi
 if [ "${LUND_BENCH_ASLR:-}" = rounds ]; then
 	lunctl rescan --dry-run "$h" >/dev/null 2>&1 || true
 	echo 0 >/proc/sys/kernel/randomize_va_space
-	ctscan() {
-		for _d in /sys/class/scsi_device/$h:*:*:0; do
-			_t=${_d##*/}; _t=${_t%:0}; _t=${_t#*:}
-			echo "${_t%%:*} ${_t#*:} -" >/sys/class/scsi_host/host$h/scan
-		done
-	}
-	# one "C T L" per new LUN (this bench's: 60-63 on every target)
-	ctlscan() {
-		for _d in /sys/class/scsi_device/$h:*:*:0; do
-			_t=${_d##*/}; _t=${_t%:0}; _t=${_t#*:}
-			for _l in 60 61 62 63; do
-				echo "${_t%%:*} ${_t#*:} $_l" >/sys/class/scsi_host/host$h/scan
-			done
-		done
-	}
 	for _r in 1 2 3 4 5; do
 		run kernel$_r kernel_scan
 		run lund$_r lunctl rescan "$h"
 		run jobs1_$_r lunctl rescan --jobs 1 "$h"
 		# another lunctl to compare with, from --bin (lunctl-old)
 		if command -v lunctl-old >/dev/null; then run old$_r lunctl-old rescan "$h"; fi
-		run targets$_r ctscan
-		run luns$_r ctlscan
+		run targets$_r target_scans -
+		run luns$_r target_scans 60 61 62 63
 	done
 	echo 2 >/proc/sys/kernel/randomize_va_space
 	vm_done
@@ -195,16 +190,10 @@ if [ "${LUND_BENCH_PARTS:-}" = 1 ]; then
 	tensys idle.sys lunctl rescan "$h"
 	tensys onetarget.sys lunctl rescan "$h:0:0"
 	echo 64 >$SD/max_luns
-	targets() {
-		for _d in /sys/class/scsi_device/$h:*:*:0; do
-			_t=${_d##*/}; _t=${_t%:0}; _t=${_t#*:}
-			echo "${_t%%:*} ${_t#*:} -" >/sys/class/scsi_host/host$h/scan
-		done
-	}
 	for _r in 1 2 3; do
 		run kernel$_r kernel_scan
 		run lund$_r lunctl rescan "$h"
-		run targets$_r targets
+		run targets$_r target_scans -
 	done
 	vm_done
 fi
