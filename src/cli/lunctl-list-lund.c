@@ -27,19 +27,25 @@ static json_object *member(json_object *o, const char *key)
 	return v;
 }
 
-static const char *str(json_object *o, const char *key)
+/* @key of @o when it is of @type, else NULL. */
+static json_object *typed_member(json_object *o, const char *key, json_type type)
 {
 	json_object *v = member(o, key);
 
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	return v && json_object_is_type(v, type) ? v : NULL;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+	return json_object_get_string(typed_member(o, key, json_type_string));
 }
 
 static bool uint_member(json_object *o, const char *key, uint64_t max, uint64_t *ret)
 {
-	json_object *v = member(o, key);
+	json_object *v = typed_member(o, key, json_type_int);
 
 	/* json-c keeps integers above INT64_MAX (a LUN can be one) as uint64. */
-	if (!v || !json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+	if (!v || json_object_get_int64(v) < 0)
 		return false;
 	*ret = json_object_get_uint64(v);
 	return *ret <= max;
@@ -101,10 +107,9 @@ static int row_from_lund(json_object *lu, Row *w)
 	w->revision = row_strdup(str(id, "revision"), &oom);
 	w->serial = row_strdup(str(id, "serial"), &oom);
 	w->properties = json_object_get(member(lu, "properties"));
-	json_object *paths = member(lu, "paths");
+	json_object *paths = typed_member(lu, "paths", json_type_array),
+	            *multipath = typed_member(lu, "multipath", json_type_object);
 
-	if (paths && !json_object_is_type(paths, json_type_array))
-		paths = NULL;
 	for (size_t k = 0; !oom && paths && k < json_object_array_length(paths); k++) {
 		const char *hp = json_object_get_string(json_object_array_get_idx(paths, k));
 		char *p = NULL;
@@ -116,9 +121,8 @@ static int row_from_lund(json_object *lu, Row *w)
 		free(w->paths);
 		w->paths = p;
 	}
-	if (json_object_is_type(member(lu, "multipath"), json_type_object) &&
-	    str(member(lu, "multipath"), "node"))
-		w->multipath = json_object_get(member(lu, "multipath"));
+	if (str(multipath, "node"))
+		w->multipath = json_object_get(multipath);
 	for (size_t k = 0; !oom && names && k < json_object_array_length(names); k++) {
 		json_object *v = json_object_array_get_idx(names, k);
 
@@ -130,30 +134,25 @@ static int row_from_lund(json_object *lu, Row *w)
 	return oom ? -ENOMEM : 0;
 }
 
-/* @key of @o when it is an array, else NULL. */
-static json_object *array_member(json_object *o, const char *key)
+/* Rows from one page of lund's "list" reply (hosts[].targets[].lus[]), those @filter lets
+ * through appended to *rows. */
+static int rows_from_lund(json_object *reply, const ListFilter *filter, Row **rows, size_t *n,
+                          size_t *size)
 {
-	json_object *v = member(o, key);
-
-	return v && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-/* Rows from one page of lund's "list" reply (hosts[].targets[].lus[]), appended to *rows. */
-static int rows_from_lund(json_object *reply, Row **rows, size_t *n, size_t *size)
-{
-	json_object *hosts = array_member(reply, "hosts");
+	json_object *hosts = typed_member(reply, "hosts", json_type_array);
 	size_t nh = hosts ? json_object_array_length(hosts) : 0;
 	int r = 0;
 
 	if (!hosts)
 		return -EBADMSG;
 	for (size_t i = 0; r >= 0 && i < nh; i++) {
-		json_object *targets = array_member(json_object_array_get_idx(hosts, i), "targets");
+		json_object *targets = typed_member(json_object_array_get_idx(hosts, i), "targets",
+		                                    json_type_array);
 		size_t nt = targets ? json_object_array_length(targets) : 0;
 
 		for (size_t j = 0; r >= 0 && j < nt; j++) {
-			json_object *lus =
-			        array_member(json_object_array_get_idx(targets, j), "lus");
+			json_object *lus = typed_member(json_object_array_get_idx(targets, j),
+			                                "lus", json_type_array);
 			size_t nl = lus ? json_object_array_length(lus) : 0;
 
 			for (size_t k = 0; r >= 0 && k < nl; k++) {
@@ -162,6 +161,10 @@ static int rows_from_lund(json_object *reply, Row **rows, size_t *n, size_t *siz
 				if (!w)
 					return -ENOMEM;
 				r = row_from_lund(json_object_array_get_idx(lus, k), w);
+				/* lund serves every LU: keep those the filter lets through */
+				if (r >= 0 && !list_filter_match(filter, w->lu.host, w->lu.channel,
+				                                 w->lu.target, w->lu.lun))
+					row_done(&(*rows)[--(*n)]);
 			}
 		}
 	}
@@ -188,7 +191,7 @@ static int cursor_advances(const char *prev, const char *next)
  */
 #define LIST_PAGE 1000
 
-int list_rows_from_lund(Row **ret, size_t *ret_n)
+int list_rows_from_lund(const ListFilter *filter, Row **ret, size_t *ret_n)
 {
 	_cleanup_(lund_client_freep) LundClient *c = NULL;
 	_cleanup_free_ char *after = NULL;
@@ -217,7 +220,7 @@ int list_rows_from_lund(Row **ret, size_t *ret_n)
 		r = lund_client_call(c, req, &reply);
 		if (r < 0)
 			break;
-		r = rows_from_lund(reply, &rows, &n, &size);
+		r = rows_from_lund(reply, filter, &rows, &n, &size);
 		if (r < 0)
 			break;
 		/* The cursor must move forward: a daemon repeating itself would loop forever. */

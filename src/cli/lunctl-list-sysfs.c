@@ -260,27 +260,6 @@ static int host_transport(int rootfd, unsigned h, char **ret)
 	return (*ret = strdup(prefix ?: "")) ? 0 : -ENOMEM;
 }
 
-/* The peripheral device type in sysfs ("type"), -1 when unreadable or out of 0..31. */
-static int lu_pdt(int rootfd, const char *hctl)
-{
-	char path[PATH_MAX];
-	uint64_t v;
-
-	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
-	if (sysfs_attr_u64(rootfd, path, "type", &v) < 0 || v > 31)
-		return -1;
-	return (int)v;
-}
-
-/* The LU's sysfs "state" (running, offline, transport-offline, blocked, ...), NULL when unknown. */
-static char *lu_state(int rootfd, const char *hctl)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
-	return sysfs_attr_string(rootfd, path, "state");
-}
-
 /* The size in bytes lsscsi -s shows for an LU of type @pdt with block device @block (NULL:
  * none): only direct-access types (disk, cd/dvd, sim dsk, zbc). Returns 0, -ENODATA when it
  * shows none ("-"). */
@@ -304,8 +283,10 @@ static int lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
 /* The host's driver (proc_name, else the device's driver), NULL when unknown or ENOMEM. */
 static char *host_driver(int rootfd, unsigned h)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], buf[PATH_MAX];
+	const char *b;
 	char *proc;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
 	proc = sysfs_attr_string(rootfd, path, "proc_name");
@@ -314,17 +295,12 @@ static char *host_driver(int rootfd, unsigned h)
 		return proc;
 	free(proc);
 	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u/device/../driver", h);
-	{
-		char buf[PATH_MAX];
-		ssize_t n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
-		const char *b;
-
-		if (n <= 0)
-			return NULL;
-		buf[n] = 0;
-		b = strrchr(buf, '/');
-		return strdup(b ? b + 1 : buf);
-	}
+	n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	b = strrchr(buf, '/');
+	return strdup(b ? b + 1 : buf);
 }
 
 /* Identify the LU of @w (its lu filled) as @flags say into @w: its error when that fails. */
@@ -369,9 +345,11 @@ int list_rows_from_sysfs(int rootfd, ProbeFlags flags, const ListFilter *filter,
 	int r;
 
 	r = sysfs_opendir(rootfd, "sys/bus/scsi/devices", &d);
-	if (r < 0)
+	if (r == -ENOENT)
+		r = 0; /* no SCSI subsystem at all: nothing to list, not an error */
+	else if (r < 0)
 		return r;
-	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
+	for (struct dirent *de; d && r >= 0 && (de = readdir(d));) {
 		LuRef lu;
 		Row *w;
 
@@ -407,10 +385,13 @@ void list_rows_read_sysfs(int rootfd, Row *rows, size_t n, bool transport, bool 
 {
 	for (size_t i = 0; i < n; i++) {
 		Row *w = &rows[i];
+		char path[PATH_MAX];
+		uint64_t pdt;
 
-		w->pdt = lu_pdt(rootfd, w->lu.hctl);
+		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", w->lu.hctl);
+		w->pdt = sysfs_attr_u64(rootfd, path, "type", &pdt) < 0 || pdt > 31 ? -1 : (int)pdt;
 		if (!w->state)
-			w->state = lu_state(rootfd, w->lu.hctl);
+			w->state = sysfs_attr_string(rootfd, path, "state");
 		if (transport &&
 		    lu_transport(rootfd, w->lu.hctl, w->lu.host, w->lu.target, &w->transport) < 0)
 			w->transport = NULL;

@@ -220,57 +220,33 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 	}
 	if (list_parse_columns(lo, output) < 0)
 		return EXIT_USAGE;
-	if (lo->transport)
-		lo->want[COL_TRANSPORT] = true;
-	if (lo->size)
-		lo->want[COL_SIZE] = true;
+	lo->want[COL_TRANSPORT] |= lo->transport;
+	lo->want[COL_SIZE] |= lo->size;
 	return -1;
 }
 
-/* lund's inventory is the live one; a tree elsewhere, or a way of reading the devices asked for
- * explicitly, is lunctl's own work. Returns 0 with the rows @lo's filter lets through and their
- * source, -errno (logged). */
+/* The rows @lo's filter lets through and their source. lund's inventory is the live one; a tree
+ * elsewhere, or a way of reading the devices asked for explicitly, is lunctl's own work.
+ * Returns 0, -errno (logged). */
 static int list_rows(int rootfd, const Options *o, const ListOptions *lo, Row **ret, size_t *ret_n,
                      const char **ret_source)
 {
 	ProbeFlags flags =
 	        (o->sysfs_only ? PROBE_SYSFS_ONLY : 0) | (o->sgio_only ? PROBE_SGIO_ONLY : 0);
-	Row *rows = NULL;
-	size_t n = 0, k = 0;
-	int r = 0;
+	int r;
 
 	if (!o->root && !o->sysfs_only && !o->sgio_only) {
-		r = list_rows_from_lund(&rows, &n);
+		r = list_rows_from_lund(&lo->filter, ret, ret_n);
+		*ret_source = "lund";
+		if (r > 0)
+			return 0;
 		if (r < 0)
 			log_warning_errno(
 			        r, "lund's inventory is unusable, reading sysfs instead: %m");
 	}
-	if (r <= 0) {
-		*ret_source = "sysfs";
-		r = list_rows_from_sysfs(rootfd, flags, &lo->filter, ret, ret_n);
-		if (r == -ENOENT) {
-			/* No SCSI subsystem at all: nothing to list, not an error. */
-			*ret = NULL;
-			*ret_n = 0;
-			return 0;
-		}
-		if (r < 0)
-			return log_error_errno(r, "Failed to enumerate SCSI devices: %m");
-		return 0;
-	}
-	/* lund serves every LU: keep those the filter lets through */
-	for (size_t i = 0; i < n; i++) {
-		if (list_filter_match(&lo->filter, rows[i].lu.host, rows[i].lu.channel,
-		                      rows[i].lu.target, rows[i].lu.lun)) {
-			rows[k++] = rows[i];
-			continue;
-		}
-		row_done(&rows[i]);
-	}
-	*ret = rows;
-	*ret_n = k;
-	*ret_source = "lund";
-	return 0;
+	*ret_source = "sysfs";
+	r = list_rows_from_sysfs(rootfd, flags, &lo->filter, ret, ret_n);
+	return r < 0 ? log_error_errno(r, "Failed to enumerate SCSI devices: %m") : 0;
 }
 
 int verb_list(int argc, char *argv[], Options *o)

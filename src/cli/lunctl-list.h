@@ -47,16 +47,16 @@ int row_add_name(Row *w, const char *name);
 char *row_strdup(const char *s, bool *oom);
 
 /*
- * list_rows_from_lund() - lund's inventory, every LU it has, sorted. Returns 1 with the rows, 0
- * when no daemon answers on the control socket (absent, refused, not permitted), -errno when
- * one answered but its reply was unusable. (lunctl-list-lund.c)
+ * list_rows_from_lund() - the LUs of lund's inventory that @filter lets through, sorted.
+ * Returns 1 with the rows, 0 when no daemon answers on the control socket (absent, refused,
+ * not permitted), -errno when one answered but its reply was unusable.
  */
-int list_rows_from_lund(Row **ret, size_t *ret_n);
+int list_rows_from_lund(const ListFilter *filter, Row **ret, size_t *ret_n);
 
 /*
  * list_rows_from_sysfs() - the LUs in sys/bus/scsi/devices below @rootfd that @filter lets
  * through, each identified as @flags say (one that cannot be is a row with its error, and a
- * warning), sorted. Returns 0, -ENOENT when there is no SCSI subsystem, -errno.
+ * warning), sorted; none without that directory. Returns 0, -errno.
  */
 int list_rows_from_sysfs(int rootfd, ProbeFlags flags, const ListFilter *filter, Row **ret,
                          size_t *ret_n);
