@@ -241,8 +241,6 @@ int list_rows_from_lund(const ListFilter *filter, Row **ret, size_t *ret_n)
 		rows_free(rows, n);
 		return r;
 	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), row_cmp);
 	*ret = rows;
 	*ret_n = n;
 	return 1;

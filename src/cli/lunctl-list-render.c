@@ -189,6 +189,12 @@ static const char *row_error_string(const Row *w)
 
 static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **ret)
 {
+	/* the columns that are one string of the row, "" when it has none */
+	const char *text[_COL_MAX] = {
+		[COL_HCTL] = w->lu.hctl, [COL_TYPE] = w->type,    [COL_VENDOR] = w->vendor,
+		[COL_MODEL] = w->model,  [COL_REV] = w->revision, [COL_BLOCK] = w->lu.block,
+		[COL_TAPE] = w->lu.tape, [COL_SG] = w->lu.sg,     [COL_TRANSPORT] = w->transport,
+	};
 	char buf[32];
 	_cleanup_free_ char *id = NULL;
 
@@ -196,38 +202,11 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 	if (w->error < 0 && columns[c].identity)
 		return 0;
 	switch (c) {
-	case COL_HCTL:
-		*ret = strdup(w->lu.hctl);
-		break;
-	case COL_TYPE:
-		*ret = strdup(w->type ?: "");
-		break;
 	case COL_PDT:
 		*ret = strdup(list_type_name(w->pdt));
 		break;
-	case COL_VENDOR:
-		*ret = strdup(w->vendor ?: "");
-		break;
-	case COL_MODEL:
-		*ret = strdup(w->model ?: "");
-		break;
-	case COL_REV:
-		*ret = strdup(w->revision ?: "");
-		break;
-	case COL_TRANSPORT:
-		*ret = strdup(w->transport ?: "");
-		break;
 	case COL_NODES:
 		*ret = nodes_string(w);
-		break;
-	case COL_BLOCK:
-		*ret = strdup(w->lu.block ?: "");
-		break;
-	case COL_TAPE:
-		*ret = strdup(w->lu.tape ?: "");
-		break;
-	case COL_SG:
-		*ret = strdup(w->lu.sg ?: "");
 		break;
 	case COL_SIZE:
 		/* "-" where lsscsi -s shows no size */
@@ -265,7 +244,7 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 		*ret = strdup(w->state ?: "-");
 		break;
 	default:
-		return -EINVAL;
+		*ret = strdup(text[c] ?: "");
 	}
 	return *ret ? 0 : -ENOMEM;
 }

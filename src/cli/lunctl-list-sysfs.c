@@ -374,8 +374,6 @@ int list_rows_from_sysfs(int rootfd, ProbeFlags flags, const ListFilter *filter,
 		rows_free(rows, n);
 		return r;
 	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), row_cmp);
 	*ret = rows;
 	*ret_n = n;
 	return 0;

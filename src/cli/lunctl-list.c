@@ -225,28 +225,32 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 	return -1;
 }
 
-/* The rows @lo's filter lets through and their source. lund's inventory is the live one; a tree
- * elsewhere, or a way of reading the devices asked for explicitly, is lunctl's own work.
- * Returns 0, -errno (logged). */
+/* The rows @lo's filter lets through, sorted by H:C:T:L (the tree depends on it), and their
+ * source. lund's inventory is the live one; a tree elsewhere, or a way of reading the devices
+ * asked for explicitly, is lunctl's own work. Returns 0, -errno (logged). */
 static int list_rows(int rootfd, const Options *o, const ListOptions *lo, Row **ret, size_t *ret_n,
                      const char **ret_source)
 {
 	ProbeFlags flags =
 	        (o->sysfs_only ? PROBE_SYSFS_ONLY : 0) | (o->sgio_only ? PROBE_SGIO_ONLY : 0);
-	int r;
+	int r = 0;
 
 	if (!o->root && !o->sysfs_only && !o->sgio_only) {
 		r = list_rows_from_lund(&lo->filter, ret, ret_n);
 		*ret_source = "lund";
-		if (r > 0)
-			return 0;
 		if (r < 0)
 			log_warning_errno(
 			        r, "lund's inventory is unusable, reading sysfs instead: %m");
 	}
-	*ret_source = "sysfs";
-	r = list_rows_from_sysfs(rootfd, flags, &lo->filter, ret, ret_n);
-	return r < 0 ? log_error_errno(r, "Failed to enumerate SCSI devices: %m") : 0;
+	if (r <= 0) {
+		*ret_source = "sysfs";
+		r = list_rows_from_sysfs(rootfd, flags, &lo->filter, ret, ret_n);
+		if (r < 0)
+			return log_error_errno(r, "Failed to enumerate SCSI devices: %m");
+	}
+	if (*ret_n > 1)
+		qsort(*ret, *ret_n, sizeof(**ret), row_cmp);
+	return 0;
 }
 
 int verb_list(int argc, char *argv[], Options *o)

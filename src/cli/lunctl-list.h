@@ -37,7 +37,7 @@ typedef struct Row {
 
 void row_done(Row *w);
 void rows_free(Row *rows, size_t n);
-/* Sort rows by H:C:T:L (qsort()). */
+/* Rows in H:C:T:L order (qsort()). */
 int row_cmp(const void *a, const void *b);
 /* A new zeroed row at the end of *@rows (*@n rows in *@allocated), NULL on ENOMEM. */
 Row *rows_append(Row **rows, size_t *n, size_t *allocated);
@@ -47,7 +47,7 @@ int row_add_name(Row *w, const char *name);
 char *row_strdup(const char *s, bool *oom);
 
 /*
- * list_rows_from_lund() - the LUs of lund's inventory that @filter lets through, sorted.
+ * list_rows_from_lund() - the LUs of lund's inventory that @filter lets through.
  * Returns 1 with the rows, 0 when no daemon answers on the control socket (absent, refused,
  * not permitted), -errno when one answered but its reply was unusable.
  */
@@ -56,7 +56,7 @@ int list_rows_from_lund(const ListFilter *filter, Row **ret, size_t *ret_n);
 /*
  * list_rows_from_sysfs() - the LUs in sys/bus/scsi/devices below @rootfd that @filter lets
  * through, each identified as @flags say (one that cannot be is a row with its error, and a
- * warning), sorted; none without that directory. Returns 0, -errno.
+ * warning); none without that directory. Returns 0, -errno.
  */
 int list_rows_from_sysfs(int rootfd, ProbeFlags flags, const ListFilter *filter, Row **ret,
                          size_t *ret_n);
