@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * The transports, sizes and hosts of `lunctl list`, read where lsscsi 0.31 (Debian 12) and 0.32
- * read them and in the same order of precedence (its transport_init() for hosts, transport_tport()
- * for LUs), so that `lunctl list --transport --size` and `lsscsi -t -s` agree field for field.
+ * `lunctl list`'s rows from sysfs: the LUs lunctl identifies itself, and their transports,
+ * sizes and hosts, read where lsscsi 0.31 (Debian 12) and 0.32 read them and in the same order
+ * of precedence (its transport_init() for hosts, transport_tport() for LUs), so that `lunctl
+ * list --transport --size` and `lsscsi -t -s` agree field for field.
  */
 
 #include <dirent.h>
@@ -18,9 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "identify.h"
+#include "log.h"
 #include "lunctl-list-fmt.h"
 #include "lunctl-list.h"
 #include "macro.h"
+#include "output.h"
 #include "sysfs.h"
 
 _printf_(3, 4) static bool is_dir(int rootfd, char *buf, const char *fmt, ...)
@@ -99,7 +103,10 @@ static long iscsi_session(int rootfd, unsigned h, const char *hctl)
 	return found;
 }
 
-int list_lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, char **ret)
+/* The transport lsscsi -t prints for the LU at @hctl on host @h: "sas:0x...", "fc:0x...,0x...",
+ * "iqn...,t,0x1", "usb:1-1:1.0", "sata:<LU name>", "spi:<target>"; "" when lsscsi prints none.
+ * Returns 0 with a malloc'd string, -ENOMEM. */
+static int lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, char **ret)
 {
 	char path[PATH_MAX], name[1024];
 	_cleanup_free_ char *proc = NULL, *link = NULL;
@@ -212,7 +219,9 @@ static char *sas_low_phy(int rootfd, const char *dir)
 	return best;
 }
 
-int list_host_transport(int rootfd, unsigned h, char **ret)
+/* The transport lsscsi -H -t prints for host @h ("sas:0x...", "sata:", "usb:1-1:1.0", ...),
+ * "" when none. Returns 0 with a malloc'd string, -ENOMEM. */
+static int host_transport(int rootfd, unsigned h, char **ret)
 {
 	char path[PATH_MAX], name[256];
 	_cleanup_free_ char *proc = NULL, *link = NULL;
@@ -251,26 +260,10 @@ int list_host_transport(int rootfd, unsigned h, char **ret)
 	return (*ret = strdup(prefix ?: "")) ? 0 : -ENOMEM;
 }
 
-int list_lu_pdt(int rootfd, const char *hctl)
-{
-	char path[PATH_MAX];
-	uint64_t v;
-
-	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
-	if (sysfs_attr_u64(rootfd, path, "type", &v) < 0 || v > 31)
-		return -1;
-	return (int)v;
-}
-
-char *list_lu_state(int rootfd, const char *hctl)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
-	return sysfs_attr_string(rootfd, path, "state");
-}
-
-int list_lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
+/* The size in bytes lsscsi -s shows for an LU of type @pdt with block device @block (NULL:
+ * none): only direct-access types (disk, cd/dvd, sim dsk, zbc). Returns 0, -ENODATA when it
+ * shows none ("-"). */
+static int lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
 {
 	char path[PATH_MAX];
 	uint64_t sectors;
@@ -287,10 +280,13 @@ int list_lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
 	return 0;
 }
 
-char *list_host_driver(int rootfd, unsigned h)
+/* The host's driver (proc_name, else the device's driver), NULL when unknown or ENOMEM. */
+static char *host_driver(int rootfd, unsigned h)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], buf[PATH_MAX];
+	const char *b;
 	char *proc;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
 	proc = sysfs_attr_string(rootfd, path, "proc_name");
@@ -299,15 +295,154 @@ char *list_host_driver(int rootfd, unsigned h)
 		return proc;
 	free(proc);
 	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u/device/../driver", h);
-	{
-		char buf[PATH_MAX];
-		ssize_t n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
-		const char *b;
+	n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	b = strrchr(buf, '/');
+	return strdup(b ? b + 1 : buf);
+}
 
-		if (n <= 0)
-			return NULL;
-		buf[n] = 0;
-		b = strrchr(buf, '/');
-		return strdup(b ? b + 1 : buf);
+/* Identify the LU of @w (its lu filled) as @flags say into @w: its error when that fails. */
+static int row_identify(int rootfd, ProbeFlags flags, Row *w)
+{
+	_cleanup_(identity_done) Identity ident = {};
+	const ScsiIdent *id;
+	bool oom = false;
+	int r;
+
+	r = identify_lu(rootfd, &w->lu, &(IdentifyOptions){ .flags = flags }, &ident);
+	if (r < 0) {
+		LogDevice dev = { .hctl = w->lu.hctl };
+
+		w->error = r;
+		log_device_full(LOG_WARNING, r, &dev, "cannot identify: %m");
+		return 0;
 	}
+	id = ident.id;
+	w->type = row_strdup(id->type, &oom);
+	w->vendor = row_strdup(id->vendor, &oom);
+	w->model = row_strdup(id->model, &oom);
+	w->revision = row_strdup(id->revision, &oom);
+	if (id->have_serial)
+		w->serial = row_strdup(id->serial, &oom);
+	/* scsi_id's set only, as lund serves it. */
+	w->properties = output_lines_json(ident.lines, ident.udev_size);
+	if (!w->properties)
+		oom = true;
+	for (size_t k = 0; !oom && k < ident.names->n; k++)
+		if (row_add_name(w, ident.names->name[k]) < 0)
+			oom = true;
+	return oom ? -ENOMEM : 0;
+}
+
+int list_rows_from_sysfs(int rootfd, ProbeFlags flags, const ListFilter *filter, Row **ret,
+                         size_t *ret_n)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	Row *rows = NULL;
+	size_t n = 0, allocated = 0;
+	int r;
+
+	r = sysfs_opendir(rootfd, "sys/bus/scsi/devices", &d);
+	if (r == -ENOENT)
+		r = 0; /* no SCSI subsystem at all: nothing to list, not an error */
+	else if (r < 0)
+		return r;
+	for (struct dirent *de; d && r >= 0 && (de = readdir(d));) {
+		LuRef lu;
+		Row *w;
+
+		/* host*, target* and the transport's objects live here too: only H:C:T:L. */
+		if (probe_resolve(rootfd, de->d_name, &lu) < 0)
+			continue;
+		/* identify only what is to be shown */
+		if (!list_filter_match(filter, lu.host, lu.channel, lu.target, lu.lun)) {
+			lu_ref_done(&lu);
+			continue;
+		}
+		w = rows_append(&rows, &n, &allocated);
+		if (!w) {
+			lu_ref_done(&lu);
+			r = -ENOMEM;
+			break;
+		}
+		w->lu = lu;
+		r = row_identify(rootfd, flags, w);
+	}
+	if (r < 0) {
+		rows_free(rows, n);
+		return r;
+	}
+	*ret = rows;
+	*ret_n = n;
+	return 0;
+}
+
+void list_rows_read_sysfs(int rootfd, Row *rows, size_t n, bool transport, bool size)
+{
+	for (size_t i = 0; i < n; i++) {
+		Row *w = &rows[i];
+		char path[PATH_MAX];
+		uint64_t pdt;
+
+		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", w->lu.hctl);
+		w->pdt = sysfs_attr_u64(rootfd, path, "type", &pdt) < 0 || pdt > 31 ? -1 : (int)pdt;
+		if (!w->state)
+			w->state = sysfs_attr_string(rootfd, path, "state");
+		if (transport &&
+		    lu_transport(rootfd, w->lu.hctl, w->lu.host, w->lu.target, &w->transport) < 0)
+			w->transport = NULL;
+		if (size)
+			w->have_size = lu_size(rootfd, w->pdt, w->lu.block, &w->size) >= 0;
+	}
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+	const Host *x = a, *y = b;
+
+	return CMP(x->host, y->host);
+}
+
+int list_hosts_from_sysfs(int rootfd, const ListFilter *filter, bool transport, Host **ret,
+                          size_t *ret_n)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	Host *v = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sysfs_opendir(rootfd, "sys/class/scsi_host", &d);
+	if (r == -ENOENT) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	for (struct dirent *de; (de = readdir(d));) {
+		unsigned h;
+		Host *nv;
+
+		if (sysfs_scsi_host_parse(de->d_name, &h) < 0 || !list_filter_match_host(filter, h))
+			continue;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv) {
+			hosts_free(v, n);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n] = (Host){ .host = h, .driver = host_driver(rootfd, h) };
+		n++;
+		if (transport && host_transport(rootfd, h, &v[n - 1].transport) < 0) {
+			hosts_free(v, n);
+			return -ENOMEM;
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), host_cmp);
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }
