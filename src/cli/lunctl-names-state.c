@@ -60,10 +60,10 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
-	NameRule rule = NAME_RULE_IDENTITY;
-	char rn[NAME_MAX + 1];
-	bool rule_named;
+	_cleanup_(lunctl_links_done) LunctlLinks links = {};
+	_cleanup_free_ const char **bases = NULL;
 	const char *key;
+	size_t n;
 	int r;
 
 	r = lunctl_identify(o, hctl, &lu, &ident);
@@ -72,27 +72,24 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 	key = identity_key(&ident);
 	if (!key)
 		return 0;
-	/* An LU the hwdb's rule names (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
-	r = lunctl_rule_name(o, &lu, &ident, &rule, rn);
+	r = lunctl_links(o, &lu, &ident, NULL, 0, &links);
 	if (r == -ENOMEM)
 		return r;
-	rule_named = r > 0;
-	if (rule_named) {
-		_cleanup_free_ char *name = strjoin(BY_ID_DIR, rn);
+	if (r < 0)
+		return -ENODEV;
+	/* An LU the hwdb's rule names (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
+	bases = calloc(MAX(links.in.n_names, (size_t)1), sizeof(*bases));
+	if (!bases)
+		return -ENOMEM;
+	n = link_scheme_scsi_names(&links.in, bases);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *name = strjoin(BY_ID_DIR, bases[i]);
 
-		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM ||
-		    (liars && rule == NAME_RULE_SERIAL_PATH &&
-		     namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM))
+		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM)
 			return -ENOMEM;
-	}
-	for (size_t i = 0; !rule_named && i < ident.names->n; i++) {
-		_cleanup_free_ char *name = strjoin(BY_ID_DIR, ident.names->name[i]);
-
-		if (!name)
+		if (liars && links.in.rule_name && links.in.rule == NAME_RULE_SERIAL_PATH &&
+		    namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM)
 			return -ENOMEM;
-		r = namerec_set_add(cur, key, name, NAMEREC_NAME);
-		if (r == -ENOMEM)
-			return r;
 	}
 	if (ret_identity) {
 		*ret_identity = strdup(key);

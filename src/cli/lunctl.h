@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "linkscheme.h"
 #include "namerule.h"
 #include "probe.h"
 
@@ -77,8 +78,9 @@ json_object *lunctl_nodes_json(const LuRef *lu);
 /* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, its @aliases
  * (lunctl_names_aliases()), and what scsi_id made of each page 0x83 designator. Returns the
  * exit code. */
+typedef struct LunctlLinks LunctlLinks;
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
-                     size_t n_aliases);
+                     size_t n_aliases, const LunctlLinks *links);
 /* The name of @i in /dev/scsi/by-id when the hwdb's rule gives it one in place of its base
  * names (lund.hwdb(7): serial-path, unit-serial), as lund makes it: 1 and the name in @ret; 0
  * when its base names stand (@ret ""); -errno. The rule looked up goes into *@ret_rule (may be
@@ -91,6 +93,29 @@ int lunctl_rule_name(const Options *o, const LuRef *lu, const Identity *i, NameR
 int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,
                          const Identity *i, char ***ret, size_t *ret_n);
 void strv_free_n(char **v, size_t n);
+
+/* The links lund gives one LU (engine/linkscheme.h), in every link set, and what they were
+ * computed from: @in's strings point into this struct, @i and the aliases. (lunctl-links.c) */
+typedef struct LunctlLinks {
+	LinkSchemeInput in;
+	LinkScheme scheme;
+	LinkSchemePart *parts;
+	size_t n_parts;
+	const char **names;
+	char *tape_nr, *mpath, *rule_name;
+} LunctlLinks;
+/*
+ * lunctl_links() - the links of @lu, identified as @i, with @aliases (lunctl_names_aliases(),
+ * borrowed: they must outlive @ret): its type, partitions and dm-multipath map read from sysfs
+ * below --root, the hwdb's rule looked up as lund does (lunctl_rule_name()). Returns 0, -errno.
+ */
+int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
+                 size_t n_aliases, LunctlLinks *ret);
+void lunctl_links_done(LunctlLinks *l);
+/* [{path, set, name, node, alias, reason}] of @l's links; NULL on ENOMEM. */
+json_object *lunctl_links_json(const LunctlLinks *l);
+/* One line per link: "link   /dev/<dir>/<name> -> <node> (<reason>)". */
+void lunctl_links_print(const LunctlLinks *l);
 /* lunctl names --diff / --accept (lunctl-names-state.c), against the name records in
  * @state_dir below --root. --diff computes the names under lund.conf @conf_path and the hwdb
  * @hwdb_path (source text, compiled here, or compiled; NULL: the installed ones) and returns 1
