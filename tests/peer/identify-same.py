@@ -8,7 +8,9 @@ FIXTURES_DIR/captured), its pages cached as the kernel caches them, its dev/sgN 
 tests/peer/scsi-id-mock.c (preloaded into both) answers SG_IO for from that fixture. lund runs on
 the tree (--root) once reading the cache first and SG_IO second, once --sysfs-only; for each LU
 the links lund wrote under the tree's dev/scsi/by-id, the names and properties lund serves, the
-names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree.
+names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree,
+and so must every link: each one lund claims (its `names` reply), each one it wrote, and each one
+`lunctl names --root --json` lists, with its node (one link scheme, engine/linkscheme.h).
 
 LUs that want one name are paths when their cached pages 0x83 have the same logical-unit
 designators and different target-port ones (SPC-6 7.7.6, computed here independently of lund):
@@ -115,6 +117,8 @@ def build_tree(tmp):
     return root, lus
 
 KEYS = {}
+# The link directories lund manages without --manage-disk-links (lund(8) LINKS).
+LUND_DIRS = ('/dev/scsi/by-id', '/dev/scsi/by-path')
 
 def run(args, env=None, check=True):
     r = subprocess.run(args, env=env, capture_output=True, text=True, errors='surrogateescape')
@@ -181,15 +185,16 @@ def main():
                           (tag, sum('paths' in lu for lu in plain), sorted(with_paths),
                            sorted(want_paths)))
                     fail = 1
-                made = {}
+                made, made_links = {}, {}
                 for n in os.listdir(links_dir):
                     target = os.path.basename(os.readlink(os.path.join(links_dir, n)))
                     made[re.sub(r'-sg$', '', n)] = target
+                    made_links[n] = target
             finally:
                 lund.send_signal(signal.SIGTERM)
                 lund.wait()
 
-            wanted = {}
+            wanted, wanted_links = {}, {}
             for hctl, label, sg in lus:
                 idj = json.loads(run([LUNCTL, '--root', root] + mode +
                                      ['id', '--json', hctl], env))
@@ -224,6 +229,29 @@ def main():
                         fail = 1
                 for n in mine['names']:
                     wanted.setdefault(n, set()).add(sg)
+                # Every link of the LU, whoever computes it: lund's claims (path, node, alias)
+                # and the links lunctl lists in the directories lund manages.
+                theirs = sorted((l.get('path'), os.path.basename(l.get('target') or ''),
+                                 l.get('alias')) for l in served[hctl].get('links', []))
+                ours = sorted((l['path'], l['node'], l['alias']) for l in mine.get('links', [])
+                              if os.path.dirname(l['path']) in LUND_DIRS)
+                checks += 1
+                if theirs != ours:
+                    print('FAIL: %s (%s): lund\'s links differ from lunctl names\':' %
+                          (label, tag))
+                    for l in sorted(set(theirs) ^ set(ours), key=str):
+                        print('   %s %s -> %s%s' % ('lund  ' if l in theirs else 'lunctl', l[0],
+                                                    l[1], ' (alias)' if l[2] else ''))
+                    fail = 1
+                checks += 1
+                if any(not l.get('reason') for l in mine.get('links', [])):
+                    print('FAIL: %s (%s): lunctl names gives a link without a reason: %r' %
+                          (label, tag, mine.get('links')))
+                    fail = 1
+                for l in mine.get('links', []):
+                    if os.path.dirname(l['path']) == '/dev/scsi/by-id':
+                        wanted_links.setdefault(os.path.basename(l['path']),
+                                                set()).add(l['node'])
             # Every link lund made is a name lunctl gives the LU it points to, and every name
             # lunctl gives has a link (to one of the LUs wanting it: a collision has one winner).
             checks += 1
@@ -245,6 +273,19 @@ def main():
                         print('FAIL: (%s) lund status says %s is %r, %s are %s' %
                               (tag, name, kinds.get(name), sorted(sgs), want))
                         fail = 1
+            # The same per link written: every link lund wrote is one lunctl lists with that
+            # node, and every link lunctl lists is written unless its name is quarantined.
+            checks += 1
+            for n, target in sorted(made_links.items()):
+                if target not in wanted_links.get(n, ()):
+                    print('FAIL: (%s) lund wrote %s -> %s, which lunctl names does not list' %
+                          (tag, n, target))
+                    fail = 1
+            for n in sorted(set(wanted_links) - set(made_links)):
+                if re.sub(r'-(sg|nst)$', '', n) not in quarantined:
+                    print('FAIL: (%s) no link %s, lunctl names lists it -> %s' %
+                          (tag, n, sorted(wanted_links[n])))
+                    fail = 1
             for n in sorted(quarantined & set(made)):
                 print('FAIL: (%s) %s linked, but %s are clones' % (tag, n, sorted(wanted[n])))
                 fail = 1
@@ -252,7 +293,7 @@ def main():
                 print('FAIL: (%s) no link %s, lunctl names %s so' % (tag, n, sorted(wanted[n])))
                 fail = 1
             print('identify-same (%s): %d LUs, %d links, %d names quarantined' %
-                  (tag, len(lus), len(made), len(quarantined)))
+                  (tag, len(lus), len(made_links), len(quarantined)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print('identify-same: %d checks, %s' % (checks, 'FAILED' if fail else 'ok'))
