@@ -74,11 +74,12 @@ void lunctl_links_done(LunctlLinks *l)
 	free(l->tape_nr);
 	free(l->mpath);
 	free(l->rule_name);
+	strv_free_n(l->aliases, l->in.n_aliases);
 	*l = (LunctlLinks){};
 }
 
-int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
-                 size_t n_aliases, LunctlLinks *ret)
+int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, const char *state_dir,
+                 LunctlLinks *ret)
 {
 	_cleanup_(lunctl_links_done) LunctlLinks l = {};
 	_cleanup_close_ int rootfd = -EBADF;
@@ -129,10 +130,14 @@ int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, char *con
 		.path_virtual = i->path.virtual_dev,
 		.rule = rule,
 		.rule_name = l.rule_name,
-		.aliases = (const char *const *)aliases,
-		.n_aliases = n_aliases,
 		.set = { true, true, true, true },
 	};
+	if (state_dir) {
+		r = lunctl_names_aliases(o, state_dir, i, &l.in, &l.aliases, &l.in.n_aliases);
+		if (r < 0)
+			return r;
+		l.in.aliases = (const char *const *)l.aliases;
+	}
 	r = link_scheme_compute(&l.in, &l.scheme);
 	if (r < 0)
 		return r;

@@ -58,9 +58,10 @@ static int show_device(const char *dev, OutputMode mode)
 	return EXIT_OK;
 }
 
-static int print_local_json(const LuRef *lu, const Identity *ident, char *const *aliases,
-                            size_t n_aliases, const LunctlLinks *links)
+static int print_local_json(const LuRef *lu, const Identity *ident, const LunctlLinks *links)
 {
+	const char *const *aliases = links->in.aliases;
+	size_t n_aliases = links->in.n_aliases;
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array(),
 	            *al = json_object_new_array(), *ln = lunctl_links_json(links);
@@ -88,12 +89,14 @@ static int print_local_json(const LuRef *lu, const Identity *ident, char *const 
 	return output_json(stdout, root);
 }
 
-static int show_names_local(const LuRef *lu, const Identity *ident, char *const *aliases,
-                            size_t n_aliases, const LunctlLinks *links, OutputMode mode)
+static int show_names_local(const LuRef *lu, const Identity *ident, const LunctlLinks *links,
+                            OutputMode mode)
 {
+	const char *const *aliases = links->in.aliases;
+	size_t n_aliases = links->in.n_aliases;
+
 	if (mode == OUTPUT_JSON)
-		return print_local_json(lu, ident, aliases, n_aliases, links) < 0 ? EXIT_DEVICE
-		                                                                  : EXIT_OK;
+		return print_local_json(lu, ident, links) < 0 ? EXIT_DEVICE : EXIT_OK;
 	printf("%s", lu->hctl);
 	if (lu->block)
 		printf(" block=%s", lu->block);
@@ -123,25 +126,19 @@ static int show_device_local(const char *dev, const Options *o, bool why, const 
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
 	_cleanup_(lunctl_links_done) LunctlLinks links = {};
-	char **aliases = NULL;
-	size_t n_aliases = 0;
 	int r;
 
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
-	if (lunctl_names_aliases(o, state_dir, &lu, &ident, &aliases, &n_aliases) < 0)
-		return EXIT_DEVICE;
-	r = lunctl_links(o, &lu, &ident, aliases, n_aliases, &links);
-	if (r < 0) {
+	r = lunctl_links(o, &lu, &ident, state_dir, &links);
+	if (r == -ENOMEM)
 		log_error_errno(r, "%s: cannot work out its links: %m", lu.hctl);
-		r = EXIT_DEVICE;
-	} else if (why)
-		r = lunctl_names_why(o, &lu, &ident, aliases, n_aliases, &links);
-	else
-		r = show_names_local(&lu, &ident, aliases, n_aliases, &links, o->output);
-	strv_free_n(aliases, n_aliases);
-	return r;
+	if (r < 0)
+		return EXIT_DEVICE;
+	if (why)
+		return lunctl_names_why(o, &lu, &ident, &links);
+	return show_names_local(&lu, &ident, &links, o->output);
 }
 
 /*
@@ -165,7 +162,7 @@ static int show_by_path(const char *dev, const Options *o)
 	if (r != EXIT_OK)
 		return r;
 	p = &ident.path;
-	r = lunctl_links(o, &lu, &ident, NULL, 0, &links);
+	r = lunctl_links(o, &lu, &ident, NULL, &links);
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot work out its links: %m", lu.hctl);
 		return EXIT_DEVICE;

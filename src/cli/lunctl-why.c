@@ -328,7 +328,7 @@ static void name_dirs(const LunctlLinks *l, const char *name, char *buf, size_t 
 #define ALIAS_RULE "alias of accepted name, pending --accept"
 
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
-                    const IdentDesignator *used, const RuleWhy *rw, char *const *aliases,
+                    const IdentDesignator *used, const RuleWhy *rw, const char *const *aliases,
                     size_t n_aliases, const LunctlLinks *links)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
@@ -410,9 +410,10 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	return output_json(stdout, root);
 }
 
-int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
-                     size_t n_aliases, const LunctlLinks *links)
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const LunctlLinks *links)
 {
+	const char *const *aliases = links->in.aliases;
+	size_t n_aliases = links->in.n_aliases;
 	char dirs[128];
 	_cleanup_(rule_why_done) RuleWhy rw = {};
 	IdentDesignator d[DESIG_MAX];

@@ -343,9 +343,8 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	}
 	r = lu_rule_name(m, lu, &in.rule, &rule_name);
 	in.rule_name = rule_name;
-	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
-	if (r >= 0 && lu->naming.n_names > 0)
-		r = manager_names_aliases(m, lu, in.rule, rule_name, &aliases, &n_aliases);
+	if (r >= 0)
+		r = manager_names_aliases(m, lu, &in, &aliases, &n_aliases);
 	in.aliases = aliases;
 	in.n_aliases = n_aliases;
 	if (r >= 0)

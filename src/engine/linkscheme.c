@@ -8,6 +8,7 @@
 #include "linkscheme.h"
 #include "links.h"
 #include "macro.h"
+#include "names.h"
 #include "pathtag.h"
 
 /* SPC peripheral device types the scheme tells apart (SPC-6 table 6). */
@@ -202,6 +203,15 @@ static bool is_name(const LinkSchemeInput *in, const char *base)
 		if (streq(in->names[k], base))
 			return true;
 	return false;
+}
+
+bool link_scheme_alias(const LinkSchemeInput *in, const char *base)
+{
+	if (in->n_names == 0 || isempty(base) || strchr(base, '/') ||
+	    (in->rule == NAME_RULE_SERIAL_PATH && in->rule_name) ||
+	    names_serial_path_other(in->names[0], in->id_path, base))
+		return false;
+	return in->rule_name ? !streq(in->rule_name, base) : !is_name(in, base);
 }
 
 int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret)

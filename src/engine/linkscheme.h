@@ -112,6 +112,16 @@ int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret);
 void link_scheme_done(LinkScheme *s);
 
 /*
+ * link_scheme_alias() - is @base, a by-id base name recorded for the identity of the LU @in
+ * describes, an alias it keeps (lund(8), Naming contract; @in->aliases is ignored)? Not for an
+ * LU without a base name (nothing says whose aliases), nor one the serial-path rule names (its
+ * identity may be another medium's), nor a name it gets now (a base name, or the rule's name
+ * in place of them), nor another path's serial-path name of the same identity (another
+ * medium's, core/names.h: names_serial_path_other()), nor a name that is no one component.
+ */
+bool link_scheme_alias(const LinkSchemeInput *in, const char *base);
+
+/*
  * link_scheme_scsi_names() - the base names the LU @in describes has in the scsi set, whatever
  * nodes it has: the rule's name alone when there is one, else its by-id names (2. and 3.
  * above). These are the names lund's records keep (lund(8), Naming contract). @ret gets

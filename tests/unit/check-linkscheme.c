@@ -2,7 +2,7 @@
 /*
  * linkscheme: every link an LU wants, lund(8) LINKS, from its facts. Each row is one LU; its
  * links are printed one a line, "<set> <name> -> <node> (<reason>)[ alias]", in the scheme's
- * order, and compared whole.
+ * order, and compared whole. Then which recorded names are aliases.
  */
 
 #include <check.h>
@@ -295,6 +295,49 @@ static const struct {
 	  "scsi scsi-3600a0980383030-sg -> sg0 (by-id -sg)\n" },
 };
 
+/* Which recorded names are aliases (lund(8), Naming contract). */
+static const char *const sp_names[] = { "usb-FAKE_CLONE-0:0" };
+static const struct {
+	const char *what;
+	LinkSchemeInput in;
+	const char *base;
+	bool alias;
+} alias_cases[] = {
+	{ "an old name", { .names = new_names, .n_names = 1 }, "scsi-1old", true },
+	{ "a current name", { .names = new_names, .n_names = 1 }, "scsi-3new", false },
+	{ "no current name: nothing says whose", { .n_names = 0 }, "scsi-1old", false },
+	{ "not one component", { .names = new_names, .n_names = 1 }, "a/b", false },
+	{ "empty", { .names = new_names, .n_names = 1 }, "", false },
+	{ "unit-serial: the replaced base name is one",
+	  { .names = usb_names,
+	    .n_names = 1,
+	    .rule = NAME_RULE_UNIT_SERIAL,
+	    .rule_name = "scsi-SGeneric_STORAGE_0819" },
+	  "scsi-SGeneric_STORAGE_DEVICE_000000000819",
+	  true },
+	{ "unit-serial: the rule's name is current",
+	  { .names = usb_names,
+	    .n_names = 1,
+	    .rule = NAME_RULE_UNIT_SERIAL,
+	    .rule_name = "scsi-SGeneric_STORAGE_0819" },
+	  "scsi-SGeneric_STORAGE_0819",
+	  false },
+	{ "serial-path: no alias at all",
+	  { .names = sp_names,
+	    .n_names = 1,
+	    .id_path = "pci-0000:00:04.0-usb-0:1:1.0-scsi-0:0:0:0",
+	    .rule = NAME_RULE_SERIAL_PATH,
+	    .rule_name = "usb-FAKE_CLONE-0:0-pci-0000_00_04_0-usb-0_1_1_0-scsi-0_0_0_0" },
+	  "scsi-1old",
+	  false },
+	{ "another path's serial-path name of the identity: another medium's",
+	  { .names = sp_names,
+	    .n_names = 1,
+	    .id_path = "pci-0000:00:04.0-usb-0:1:1.0-scsi-0:0:0:0" },
+	  "usb-FAKE_CLONE-0:0-pci-0000_00_04_0-usb-0_1_2_0-scsi-0_0_0_0",
+	  false },
+};
+
 static char *render(const LinkScheme *s)
 {
 	char *buf = NULL;
@@ -325,6 +368,14 @@ START_TEST(test_scheme)
 	link_scheme_done(&s);
 	ck_assert_ptr_null(s.links);
 	ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
+START_TEST(test_alias)
+{
+	if (link_scheme_alias(&alias_cases[_i].in, alias_cases[_i].base) != alias_cases[_i].alias)
+		ck_abort_msg("%s: %s is %san alias", alias_cases[_i].what, alias_cases[_i].base,
+		             alias_cases[_i].alias ? "not " : "");
 }
 END_TEST
 
@@ -362,6 +413,7 @@ static Suite *linkscheme_suite(void)
 	TCase *tc = tcase_create("core");
 
 	CHECK_ADD_LOOP(tc, test_scheme, cases);
+	CHECK_ADD_LOOP(tc, test_alias, alias_cases);
 	tcase_add_test(tc, test_sets_and_primary);
 	suite_add_tcase(s, tc);
 	return s;
