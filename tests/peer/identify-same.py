@@ -5,8 +5,9 @@
 lund and lunctl must name every device alike: one fake sysfs tree holds one LU per fixture (every
 modelled page set in FIXTURES_DIR/vpd with an .expect, every captured device in
 FIXTURES_DIR/captured), its pages cached as the kernel caches them, its dev/sgN a file that
-tests/peer/scsi-id-mock.c (preloaded into both) answers SG_IO for from that fixture. lund runs on
-the tree (--root) once reading the cache first and SG_IO second, once --sysfs-only; for each LU
+tests/peer/scsi-id-mock.c (preloaded into both) answers SG_IO for from that fixture, and a block
+node for the types sd and sr bind (an sd node with one partition). lund runs on the tree (--root,
+--manage-disk-links) once reading the cache first and SG_IO second, once --sysfs-only; for each LU
 the links lund wrote under the tree's dev/scsi/by-id, the names and properties lund serves, the
 names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree,
 and so must every link: each one lund claims (its `names` reply), each one it wrote, and each one
@@ -108,7 +109,18 @@ def build_tree(tmp):
         for attr, data in pages.items():
             open(os.path.join(s, attr), 'wb').write(data)
         open(os.path.join(s, 'scsi_level'), 'w').write('6\n')
-        open(os.path.join(s, 'type'), 'w').write('%d\n' % (pages['inquiry'][0] & 0x1f))
+        pdt = pages['inquiry'][0] & 0x1f
+        open(os.path.join(s, 'type'), 'w').write('%d\n' % pdt)
+        # The block node sd or sr binds, and for sd a partition: the links of every kind.
+        block = None
+        if pdt in (0x00, 0x04, 0x07, 0x0e, 0x14):
+            block = 'sd' + ''.join(chr(97 + int(c)) for c in '%03d' % t)
+            os.makedirs(os.path.join(s, 'block', block, block + '1'))
+            open(os.path.join(s, 'block', block, block + '1', 'partition'), 'w').write('1\n')
+        elif pdt == 0x05:
+            block = 'sr%d' % t
+            os.makedirs(os.path.join(s, 'block', block))
+        NODES['sg%d' % t] = {'sg%d' % t, block} - {None}
         os.makedirs(os.path.join(root, 'dev'), exist_ok=True)
         open(os.path.join(root, 'dev', 'sg%d' % t), 'w').write(
             '%s/%s\n' % (os.path.abspath(mdir), mname))
@@ -117,8 +129,9 @@ def build_tree(tmp):
     return root, lus
 
 KEYS = {}
-# The link directories lund manages without --manage-disk-links (lund(8) LINKS).
-LUND_DIRS = ('/dev/scsi/by-id', '/dev/scsi/by-path')
+NODES = {}  # the nodes of each LU, by its sg node
+# The link directories lund manages with --manage-disk-links (lund(8) LINKS).
+LUND_DIRS = ('/dev/scsi/by-id', '/dev/scsi/by-path', '/dev/disk/by-id', '/dev/disk/by-path')
 
 def run(args, env=None, check=True):
     r = subprocess.run(args, env=env, capture_output=True, text=True, errors='surrogateescape')
@@ -138,11 +151,12 @@ def main():
             tag = ' '.join(mode) or 'cache, then SG_IO'
             run_dir = os.path.join(tmp, 'run' + ''.join(mode))
             links_dir = os.path.join(root, 'dev/scsi/by-id')
-            shutil.rmtree(links_dir, ignore_errors=True)
+            for d in LUND_DIRS:
+                shutil.rmtree(os.path.join(root, d.lstrip('/')), ignore_errors=True)
             os.makedirs(run_dir)
             lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                                      '--scan', 'never', '--load-modules', 'never',
-                                     '--log-level', 'err'] + mode,
+                                     '--manage-disk-links', '--log-level', 'err'] + mode,
                                     env=env, stderr=subprocess.PIPE)
             denv = dict(env, LUND_RUN_DIR=run_dir)
             try:
@@ -256,7 +270,7 @@ def main():
             # lunctl gives has a link (to one of the LUs wanting it: a collision has one winner).
             checks += 1
             for n, target in sorted(made.items()):
-                if target not in wanted.get(n, ()):
+                if not any(target in NODES[x] for x in wanted.get(n, ())):
                     print('FAIL: (%s) lund linked %s -> %s, which lunctl does not name so' %
                           (tag, n, target))
                     fail = 1
