@@ -60,10 +60,10 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
-	NameRule rule = NAME_RULE_IDENTITY;
-	char rn[NAME_MAX + 1];
-	bool rule_named;
+	_cleanup_(lunctl_links_done) LunctlLinks links = {};
+	_cleanup_free_ const char **bases = NULL;
 	const char *key;
+	size_t n;
 	int r;
 
 	r = lunctl_identify(o, hctl, &lu, &ident);
@@ -72,27 +72,24 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 	key = identity_key(&ident);
 	if (!key)
 		return 0;
-	/* An LU the hwdb's rule names (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
-	r = lunctl_rule_name(o, &lu, &ident, &rule, rn);
+	r = lunctl_links(o, &lu, &ident, NULL, &links);
 	if (r == -ENOMEM)
 		return r;
-	rule_named = r > 0;
-	if (rule_named) {
-		_cleanup_free_ char *name = strjoin(BY_ID_DIR, rn);
+	if (r < 0)
+		return -ENODEV;
+	/* An LU the hwdb's rule names (lund.hwdb(7)) has that one name in /dev/scsi/by-id. */
+	bases = calloc(MAX(links.in.n_names, (size_t)1), sizeof(*bases));
+	if (!bases)
+		return -ENOMEM;
+	n = link_scheme_scsi_names(&links.in, bases);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *name = strjoin(BY_ID_DIR, bases[i]);
 
-		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM ||
-		    (liars && rule == NAME_RULE_SERIAL_PATH &&
-		     namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM))
+		if (!name || namerec_set_add(cur, key, name, NAMEREC_NAME) == -ENOMEM)
 			return -ENOMEM;
-	}
-	for (size_t i = 0; !rule_named && i < ident.names->n; i++) {
-		_cleanup_free_ char *name = strjoin(BY_ID_DIR, ident.names->name[i]);
-
-		if (!name)
+		if (liars && links.in.rule_name && links.in.rule == NAME_RULE_SERIAL_PATH &&
+		    namerec_set_add(liars, key, name, NAMEREC_NAME) == -ENOMEM)
 			return -ENOMEM;
-		r = namerec_set_add(cur, key, name, NAMEREC_NAME);
-		if (r == -ENOMEM)
-			return r;
 	}
 	if (ret_identity) {
 		*ret_identity = strdup(key);
@@ -441,26 +438,9 @@ void strv_free_n(char **v, size_t n)
 	free(v);
 }
 
-/* Does @i get @base in /dev/scsi/by-id now: its base names, or @rule_name (not NULL) the hwdb's
- * rule gives it instead? A serial-path name of the same identity (its first name, "-", a path's
- * tag) other than its own belongs to another medium: it counts as gotten, never an alias of
- * this one. As lund decides it (lund(8), Naming contract). */
-static bool has_name(const Identity *i, const char *rule_name, const char *base)
+int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i,
+                         const LinkSchemeInput *in, char ***ret, size_t *ret_n)
 {
-	if (rule_name)
-		return streq(rule_name, base) ||
-		       names_serial_path_other(i->names->name[0], i->path.path, base);
-	for (size_t k = 0; k < i->names->n; k++)
-		if (streq(i->names->name[k], base))
-			return true;
-	return i->names->n > 0 && names_serial_path_other(i->names->name[0], i->path.path, base);
-}
-
-int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,
-                         const Identity *i, char ***ret, size_t *ret_n)
-{
-	NameRule rule = NAME_RULE_IDENTITY;
-	char rn[NAME_MAX + 1];
 	_cleanup_(namerec_set_done) NameRecSet rec = {};
 	_cleanup_close_ int rootfd = -EBADF, fd = -EBADF;
 	const char *key = identity_key(i);
@@ -478,20 +458,14 @@ int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *l
 	r = load_state(rootfd, state_dir, false, &fd, &rec);
 	if (r < 0)
 		return r;
-	/* A serial-path LU has no aliases: its identity may be another medium's (lund(8)). A
-	 * unit-serial LU keeps its identity's (page 0x83's) records. */
-	r = lunctl_rule_name(o, lu, i, &rule, rn);
-	if (r < 0)
-		return r;
-	if (r > 0 && rule == NAME_RULE_SERIAL_PATH)
-		return 0;
+	/* Which records are aliases, the link scheme says (engine/linkscheme.h), as for lund. */
 	for (size_t k = 0; k < rec.n; k++) {
 		const NameRec *x = &rec.rec[k];
 		const char *base = x->name + strlen(BY_ID_DIR);
 		char **nv;
 
 		if (!streq(x->identity, key) || !strneq(x->name, BY_ID_DIR, strlen(BY_ID_DIR)) ||
-		    isempty(base) || strchr(base, '/') || has_name(i, r > 0 ? rn : NULL, base))
+		    !link_scheme_alias(in, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv || !(nv[n] = strdup(base))) {

@@ -6,7 +6,6 @@
  * path lund uses (engine/identify.h), instead of asked of the running lund.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -19,8 +18,6 @@
 #include "macro.h"
 #include "namestate.h"
 #include "output.h"
-#include "pathtag.h"
-#include "sysfs.h"
 
 static int show_device(const char *dev, OutputMode mode)
 {
@@ -61,19 +58,22 @@ static int show_device(const char *dev, OutputMode mode)
 	return EXIT_OK;
 }
 
-static int print_local_json(const LuRef *lu, const Identity *ident, char *const *aliases,
-                            size_t n_aliases)
+static int print_local_json(const LuRef *lu, const Identity *ident, const LunctlLinks *links)
 {
+	const char *const *aliases = links->in.aliases;
+	size_t n_aliases = links->in.n_aliases;
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *nodes = lunctl_nodes_json(lu), *names = json_object_new_array(),
-	            *al = json_object_new_array();
+	            *al = json_object_new_array(), *ln = lunctl_links_json(links);
 
-	if (!root || !nodes || !names || !al) {
+	if (!root || !nodes || !names || !al || !ln) {
 		json_object_put(nodes);
 		json_object_put(names);
 		json_object_put(al);
+		json_object_put(ln);
 		return -ENOMEM;
 	}
+	json_object_object_add(root, "links", ln);
 	json_object_object_add(root, "aliases", al);
 	for (size_t i = 0; i < n_aliases; i++)
 		json_object_array_add(al, json_object_new_string(aliases[i]));
@@ -89,11 +89,14 @@ static int print_local_json(const LuRef *lu, const Identity *ident, char *const 
 	return output_json(stdout, root);
 }
 
-static int show_names_local(const LuRef *lu, const Identity *ident, char *const *aliases,
-                            size_t n_aliases, OutputMode mode)
+static int show_names_local(const LuRef *lu, const Identity *ident, const LunctlLinks *links,
+                            OutputMode mode)
 {
+	const char *const *aliases = links->in.aliases;
+	size_t n_aliases = links->in.n_aliases;
+
 	if (mode == OUTPUT_JSON)
-		return print_local_json(lu, ident, aliases, n_aliases) < 0 ? EXIT_DEVICE : EXIT_OK;
+		return print_local_json(lu, ident, links) < 0 ? EXIT_DEVICE : EXIT_OK;
 	printf("%s", lu->hctl);
 	if (lu->block)
 		printf(" block=%s", lu->block);
@@ -112,154 +115,64 @@ static int show_names_local(const LuRef *lu, const Identity *ident, char *const 
 		printf("alias  %s (pending --accept)\n", aliases[i]);
 	if (ident->names->n == 0)
 		printf("no names\n");
+	lunctl_links_print(links);
 	return EXIT_OK;
 }
 
-/* The base names lund would link for @dev (lund(8) LINKS adds the node suffixes) and its
- * aliases from the records in @state_dir; with @why, where each came from. */
+/* The base names lund would link for @dev, its aliases from the records in @state_dir and
+ * every link it gets (lund(8) LINKS); with @why, where each came from. */
 static int show_device_local(const char *dev, const Options *o, bool why, const char *state_dir)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
-	char **aliases = NULL;
-	size_t n_aliases = 0;
+	_cleanup_(lunctl_links_done) LunctlLinks links = {};
 	int r;
 
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
-	if (lunctl_names_aliases(o, state_dir, &lu, &ident, &aliases, &n_aliases) < 0)
+	r = lunctl_links(o, &lu, &ident, state_dir, &links);
+	if (r == -ENOMEM)
+		log_error_errno(r, "%s: cannot work out its links: %m", lu.hctl);
+	if (r < 0)
 		return EXIT_DEVICE;
 	if (why)
-		r = lunctl_names_why(o, &lu, &ident, aliases, n_aliases);
-	else
-		r = show_names_local(&lu, &ident, aliases, n_aliases, o->output);
-	strv_free_n(aliases, n_aliases);
-	return r;
-}
-
-/* A partition of the disk: its kernel name and number. */
-typedef struct Part {
-	char *node;
-	unsigned number;
-} Part;
-
-static int part_cmp(const void *a, const void *b)
-{
-	const Part *x = a, *y = b;
-
-	return x->number < y->number ? -1 : x->number > y->number;
-}
-
-/* The partitions of block device @block of the LU at @syspath (<syspath>/block/@block/<name>
- * with a partition attribute), as lund's inventory reads them. */
-static int read_parts(int rootfd, const char *syspath, const char *block, Part **ret, size_t *ret_n)
-{
-	_cleanup_free_ char *dir = NULL;
-	_cleanup_(closedirp) DIR *d = NULL;
-	Part *v = NULL;
-	size_t n = 0;
-
-	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
-		return -ENOMEM;
-	if (sysfs_opendir(rootfd, dir, &d) < 0) {
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	for (struct dirent *de; (de = readdir(d));) {
-		_cleanup_free_ char *sub = NULL;
-		uint64_t num;
-		Part *nv;
-
-		if (de->d_name[0] == '.' || !strneq(de->d_name, block, strlen(block)))
-			continue;
-		if (asprintf(&sub, "%s/%s", dir, de->d_name) < 0)
-			goto oom;
-		if (sysfs_attr_u64(rootfd, sub, "partition", &num) < 0 || num == 0 ||
-		    num > UINT32_MAX)
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv)
-			goto oom;
-		v = nv;
-		v[n].node = strdup(de->d_name);
-		if (!v[n].node)
-			goto oom;
-		v[n++].number = (unsigned)num;
-	}
-	qsort(v, n, sizeof(*v), part_cmp);
-	*ret = v;
-	*ret_n = n;
-	return 0;
-oom:
-	for (size_t i = 0; i < n; i++)
-		free(v[i].node);
-	free(v);
-	return -ENOMEM;
-}
-
-/* One disk/by-path name of 60-persistent-storage.rules: printed, or added to @arr. */
-static int by_path_one(const char *value, unsigned part, const char *node, json_object *arr)
-{
-	char suffix[32] = "", name[NAME_MAX + 1];
-
-	if (part > 0)
-		snprintf(suffix, sizeof(suffix), "-part%u", part);
-	if (pathtag_link_name(value, suffix, name, sizeof(name)) < 0)
-		return 0; /* udev would make no link directly in disk/by-path (pathtag.h) */
-	if (arr) {
-		json_object *o = json_object_new_object();
-
-		if (!o)
-			return -ENOMEM;
-		json_object_object_add(o, "name", json_object_new_string(name));
-		json_object_object_add(o, "node", json_object_new_string(node));
-		json_object_array_add(arr, o);
-		return 0;
-	}
-	return printf("/dev/disk/by-path/%s %s\n", name, node) < 0 ? -EIO : 0;
+		return lunctl_names_why(o, &lu, &ident, &links);
+	return show_names_local(&lu, &ident, &links, o->output);
 }
 
 /*
- * The /dev/disk/by-path names udev's 60-persistent-storage.rules make for @dev: ID_PATH and
- * ID_PATH_ATA_COMPAT for the disk (sd, sr) and each with "-partN" for its partitions; none for
- * LUs without a block device or below devices/virtual/. Computed here from sysfs, never asked
- * of lund: these are udev's names whoever makes them.
+ * The /dev/disk/by-path names udev's 60-persistent-storage.rules make for @dev, as the link
+ * scheme gives them (lund(8) LINKS): ID_PATH and ID_PATH_ATA_COMPAT for the disk (sd, sr) and
+ * each with "-partN" for its partitions; none for LUs without a block device or below
+ * devices/virtual/. Computed here from sysfs, never asked of lund: these are udev's names
+ * whoever makes them.
  */
 static int show_by_path(const char *dev, const Options *o)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
+	_cleanup_(lunctl_links_done) LunctlLinks links = {};
 	_cleanup_(json_object_putp) json_object *root = NULL;
-	_cleanup_close_ int rootfd = -EBADF;
 	json_object *arr = NULL;
 	const PathId *p;
-	Part *parts = NULL;
-	size_t n_parts = 0;
 	int r;
 
 	r = lunctl_identify(o, dev, &lu, &ident);
 	if (r != EXIT_OK)
 		return r;
 	p = &ident.path;
-	r = lunctl_open_root(o, &rootfd);
-	if (r != EXIT_OK)
-		return r;
-	if (lu.block && p->path && !p->virtual_dev) {
-		r = read_parts(rootfd, lu.syspath, lu.block, &parts, &n_parts);
-		if (r < 0) {
-			log_error_errno(r, "Failed to read the partitions of %s: %m", lu.block);
-			return EXIT_DEVICE;
-		}
+	r = lunctl_links(o, &lu, &ident, NULL, &links);
+	if (r < 0) {
+		log_error_errno(r, "%s: cannot work out its links: %m", lu.hctl);
+		return EXIT_DEVICE;
 	}
 	if (o->output == OUTPUT_JSON) {
 		root = json_object_new_object();
 		arr = json_object_new_array();
 		if (!root || !arr) {
 			json_object_put(arr);
-			r = -ENOMEM;
-			goto out;
+			return log_error_errno(-ENOMEM, "Failed to print: %m"), EXIT_DEVICE;
 		}
 		json_object_object_add(root, "hctl", json_object_new_string(lu.hctl));
 		json_object_object_add(root, "nodes", lunctl_nodes_json(&lu));
@@ -273,23 +186,27 @@ static int show_by_path(const char *dev, const Options *o)
 		json_object_object_add(root, "by_path", arr);
 	}
 	r = 0;
-	if (lu.block && p->path && !p->virtual_dev) {
-		const char *values[] = { p->path, p->ata_compat };
+	for (size_t i = 0; r >= 0 && i < links.scheme.n; i++) {
+		const LinkSchemeLink *l = &links.scheme.links[i];
+		json_object *e;
 
-		for (size_t v = 0; r >= 0 && v < ELEMENTSOF(values); v++) {
-			if (!values[v])
-				continue;
-			r = by_path_one(values[v], 0, lu.block, arr);
-			for (size_t i = 0; r >= 0 && i < n_parts; i++)
-				r = by_path_one(values[v], parts[i].number, parts[i].node, arr);
+		if (l->set != LINK_SCHEME_DISK_PATH)
+			continue;
+		if (!arr) {
+			r = printf("/dev/disk/by-path/%s %s\n", l->name, l->node) < 0 ? -EIO : 0;
+			continue;
 		}
+		e = json_object_new_object();
+		if (!e) {
+			r = -ENOMEM;
+			break;
+		}
+		json_object_object_add(e, "name", json_object_new_string(l->name));
+		json_object_object_add(e, "node", json_object_new_string(l->node));
+		json_object_array_add(arr, e);
 	}
 	if (r >= 0 && root)
 		r = output_json(stdout, root);
-out:
-	for (size_t i = 0; i < n_parts; i++)
-		free(parts[i].node);
-	free(parts);
 	if (r < 0) {
 		log_error_errno(r, "Failed to print: %m");
 		return EXIT_DEVICE;

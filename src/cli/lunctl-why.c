@@ -302,23 +302,47 @@ static void rule_source(const RuleWhy *w, const Identity *i, char *buf, size_t s
 	               i->names->n > 0 ? i->names->name[0] : "", i->path.path ?: "");
 }
 
+/* The link directories holding @name itself (no suffix) among @l's links, ", "-separated;
+ * "none" when it is linked nowhere (no node for it, or not a disk for /dev/disk/by-id). */
+static void name_dirs(const LunctlLinks *l, const char *name, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t k = 0; k < l->scheme.n && n < size; k++) {
+		const LinkSchemeLink *x = &l->scheme.links[k];
+
+		if (streq(x->name, name) &&
+		    (x->set == LINK_SCHEME_SCSI || x->set == LINK_SCHEME_DISK)) {
+			int w = snprintf(buf + n, size - n, "%s/dev/%s", n ? ", " : "",
+			                 link_scheme_set_dir(x->set));
+
+			n += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (n == 0)
+		(void)snprintf(buf, size, "none");
+}
+
 /* Why an alias is linked (lund(8), Naming contract). */
 #define ALIAS_RULE "alias of accepted name, pending --accept"
 
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
-                    const IdentDesignator *used, const RuleWhy *rw, char *const *aliases,
-                    size_t n_aliases)
+                    const IdentDesignator *used, const RuleWhy *rw, const char *const *aliases,
+                    size_t n_aliases, const LunctlLinks *links)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *names = json_object_new_array(), *desigs = json_object_new_array(),
-	            *al = json_object_new_array();
+	            *al = json_object_new_array(), *ln = lunctl_links_json(links);
 
-	if (!root || !names || !desigs || !al) {
+	if (!root || !names || !desigs || !al || !ln) {
 		json_object_put(names);
 		json_object_put(desigs);
 		json_object_put(al);
+		json_object_put(ln);
 		return -ENOMEM;
 	}
+	json_object_object_add(root, "links", ln);
 	json_object_object_add(root, "aliases", al);
 	for (size_t k = 0; k < n_aliases; k++) {
 		json_object *o = json_object_new_object();
@@ -386,9 +410,11 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	return output_json(stdout, root);
 }
 
-int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
-                     size_t n_aliases)
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const LunctlLinks *links)
 {
+	const char *const *aliases = links->in.aliases;
+	size_t n_aliases = links->in.n_aliases;
+	char dirs[128];
 	_cleanup_(rule_why_done) RuleWhy rw = {};
 	IdentDesignator d[DESIG_MAX];
 	const IdentDesignator *used = NULL;
@@ -404,19 +430,21 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char 
 		if (d[k].verdict == IDENT_DESIG_USED)
 			used = &d[k];
 	if (o->output == OUTPUT_JSON)
-		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases) < 0 ? EXIT_DEVICE
-		                                                                : EXIT_OK;
+		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases, links) < 0 ? EXIT_DEVICE
+		                                                                       : EXIT_OK;
 
 	printf("%s\n", lu->hctl);
 	if (rw.name[0]) {
 		char src[512];
 
 		rule_source(&rw, i, src, sizeof(src));
-		printf("name %s\n  rule:   %s (%s)\n  source: %s\n", rw.name, rule_label(&rw),
+		name_dirs(links, rw.name, dirs, sizeof(dirs));
+		printf("name %s\n  rule:   %s (%s)\n  source: %s\n  links:  %s\n", rw.name,
+		       rule_label(&rw),
 		       rw.rule == NAME_RULE_UNIT_SERIAL
 		               ? "the device is named by its unit serial number, page 0x80"
 		               : "the device gives one serial to different media",
-		       src);
+		       src, dirs);
 	} else if (rw.rule == NAME_RULE_SERIAL_PATH)
 		printf("rule serial-path (lund.hwdb, match \"%s\"): no by-id name or no ID_PATH "
 		       "to build a name from, the by-id names stand\n",
@@ -431,11 +459,14 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char 
 		NameWhy w;
 
 		explain_name(i, used, i->names->name[k], &w);
-		printf("name %s\n  rule:   %s\n  source: %s%s\n", i->names->name[k], w.rule,
-		       w.source, rw.name[0] ? "\n  links:  /dev/disk/by-id only" : "");
+		name_dirs(links, i->names->name[k], dirs, sizeof(dirs));
+		printf("name %s\n  rule:   %s\n  source: %s\n  links:  %s\n", i->names->name[k],
+		       w.rule, w.source, dirs);
 	}
-	for (size_t k = 0; k < n_aliases; k++)
-		printf("alias %s\n  rule:   %s\n", aliases[k], ALIAS_RULE);
+	for (size_t k = 0; k < n_aliases; k++) {
+		name_dirs(links, aliases[k], dirs, sizeof(dirs));
+		printf("alias %s\n  rule:   %s\n  links:  %s\n", aliases[k], ALIAS_RULE, dirs);
+	}
 	if (i->names->n == 0)
 		printf("no names: %s\n", i->names_error < 0
 		                                 ? "every candidate was refused as unsafe"

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "linkscheme.h"
 #include "namerule.h"
 #include "probe.h"
 
@@ -74,11 +75,12 @@ typedef struct Identity Identity;
 int lunctl_identify(const Options *o, const char *arg, LuRef *ret_lu, Identity *ret);
 /* A JSON object with the nodes @lu has ("block", "tape", "sg"); NULL on ENOMEM. */
 json_object *lunctl_nodes_json(const LuRef *lu);
-/* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, its @aliases
- * (lunctl_names_aliases()), and what scsi_id made of each page 0x83 designator. Returns the
- * exit code. */
-int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char *const *aliases,
-                     size_t n_aliases);
+/* lunctl names DEV --why (lunctl-why.c): the rule and source of each name of @i, its aliases
+ * and links (@links, lunctl_links()), and what scsi_id made of each page 0x83 designator.
+ * Returns the exit code. */
+typedef struct LunctlLinks LunctlLinks;
+int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i,
+                     const LunctlLinks *links);
 /* The name of @i in /dev/scsi/by-id when the hwdb's rule gives it one in place of its base
  * names (lund.hwdb(7): serial-path, unit-serial), as lund makes it: 1 and the name in @ret; 0
  * when its base names stand (@ret ""); -errno. The rule looked up goes into *@ret_rule (may be
@@ -86,11 +88,37 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, char 
 int lunctl_rule_name(const Options *o, const LuRef *lu, const Identity *i, NameRule *ret_rule,
                      char ret[static NAME_MAX + 1]);
 /* The aliases of @i (lund(8), Naming contract): the by-id base names recorded for its identity
- * in @state_dir below --root that it does not get now. *ret (strv, free with strv_free_n()) and
- * *ret_n; no records is none. Returns 0, -errno (logged). (lunctl-names-state.c) */
-int lunctl_names_aliases(const Options *o, const char *state_dir, const LuRef *lu,
-                         const Identity *i, char ***ret, size_t *ret_n);
+ * in @state_dir below --root that link_scheme_alias() keeps for its link scheme input @in.
+ * *ret (strv, free with strv_free_n()) and *ret_n; no records is none. Returns 0, -errno
+ * (logged). (lunctl-names-state.c) */
+int lunctl_names_aliases(const Options *o, const char *state_dir, const Identity *i,
+                         const LinkSchemeInput *in, char ***ret, size_t *ret_n);
 void strv_free_n(char **v, size_t n);
+
+/* The links lund gives one LU (engine/linkscheme.h), in every link set, and what they were
+ * computed from: @in's strings point into this struct, @i and the aliases. (lunctl-links.c) */
+typedef struct LunctlLinks {
+	LinkSchemeInput in;
+	LinkScheme scheme;
+	LinkSchemePart *parts;
+	size_t n_parts;
+	const char **names;
+	char *tape_nr, *mpath, *rule_name;
+	char **aliases; /* @in.aliases, @in.n_aliases of them */
+} LunctlLinks;
+/*
+ * lunctl_links() - the links of @lu, identified as @i: its type, partitions and dm-multipath
+ * map read from sysfs below --root, the hwdb's rule looked up as lund does
+ * (lunctl_rule_name()), its aliases from the records in @state_dir (NULL: none,
+ * lunctl_names_aliases()). @i must outlive @ret. Returns 0, -errno.
+ */
+int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, const char *state_dir,
+                 LunctlLinks *ret);
+void lunctl_links_done(LunctlLinks *l);
+/* [{path, set, name, node, alias, reason}] of @l's links; NULL on ENOMEM. */
+json_object *lunctl_links_json(const LunctlLinks *l);
+/* One line per link: "link   /dev/<dir>/<name> -> <node> (<reason>)". */
+void lunctl_links_print(const LunctlLinks *l);
 /* lunctl names --diff / --accept (lunctl-names-state.c), against the name records in
  * @state_dir below --root. --diff computes the names under lund.conf @conf_path and the hwdb
  * @hwdb_path (source text, compiled here, or compiled; NULL: the installed ones) and returns 1

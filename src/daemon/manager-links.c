@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * The Manager's links: the link scheme (which names an LU wants, lund(8) LINKS), the claims'
- * link writes with their journal entries and events, and the records of link directories.
+ * The Manager's links: what the link scheme (engine/linkscheme.h, lund(8) LINKS) wants for an
+ * LU, the claims' link writes with their journal entries and events, and the records of link
+ * directories.
  */
 
 #include <dirent.h>
@@ -13,18 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linkscheme.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
 #include "namerule.h"
 #include "names.h"
-#include "pathtag.h"
 
 /* What one LU wants, while its links are being worked out: the strings are owned. */
 typedef struct LinkWants {
 	ClaimWant *v;
 	size_t n;
-	bool alias; /* the names added now are aliases (claims.h) */
 } LinkWants;
 
 static void link_wants_done(LinkWants *l)
@@ -241,90 +241,6 @@ static char *node_target(const char *dir, const char *node)
 	return t;
 }
 
-static int want_add(Manager *m, LinkWants *l, LinkSet set, const char *base, const char *suffix,
-                    const char *node)
-{
-	_cleanup_free_ char *name = NULL, *target = NULL;
-	ClaimWant *v;
-
-	if (!m->links[set] || !node)
-		return 0;
-	if (!(name = strjoin(base, suffix)))
-		return -ENOMEM;
-	if (links_name_valid(name) < 0)
-		return 0; /* a suffix pushed it past NAME_MAX: no such link */
-	target = node_target(m->link_dir[set], node);
-	if (!target)
-		return -ENOMEM;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	l->v = v;
-	v[l->n++] = (ClaimWant){ set, TAKE_PTR(name), TAKE_PTR(target), l->alias };
-	return 0;
-}
-
-static bool type_is_disk_like(int type)
-{
-	return type == LU_TYPE_DISK || type == LU_TYPE_OPTICAL || type == LU_TYPE_RBC ||
-	       type == LU_TYPE_ZBC || type == LU_TYPE_WORM || type == LU_TYPE_CDROM;
-}
-
-/* One by-path base name from @value (ID_PATH or ID_PATH_ATA_COMPAT) and @suffix, as udev's
- * rules make it; NULL (no link) where udev would make none directly in the directory. */
-static int path_name(const char *value, const char *suffix, char **ret)
-{
-	char name[NAME_MAX + 1];
-
-	*ret = NULL;
-	if (!value || pathtag_link_name(value, suffix, name, sizeof(name)) < 0)
-		return 0;
-	*ret = strdup(name);
-	return *ret ? 0 : -ENOMEM;
-}
-
-/* The by-path names, lund(8) LINKS: ID_PATH for every LU in lund's tree as its by-id names
- * are made, and /dev/disk/by-path as 60-persistent-storage.rules makes it. */
-static int lu_wanted_path_links(Manager *m, const Lu *lu, LinkWants *ret)
-{
-	const LuNaming *n = &lu->naming;
-	const char *values[] = { n->id_path, n->id_path_ata_compat };
-	_cleanup_free_ char *base = NULL;
-	int r;
-
-	r = path_name(n->id_path, NULL, &base);
-	if (r < 0 || !base)
-		return r;
-	r = want_add(m, ret, LINKSET_SCSI_PATH, base, "", lu_primary_node(lu));
-	if (r >= 0 && lu->type == LU_TYPE_TAPE)
-		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-nst", lu_tape_nr(lu));
-	if (r >= 0)
-		r = want_add(m, ret, LINKSET_SCSI_PATH, base, "-sg", lu->sg);
-
-	/* udev's rules make disk/by-path names for sd and sr disks outside devices/virtual/. */
-	if (r < 0 || !lu->block || n->path_virtual)
-		return r;
-	for (size_t v = 0; r >= 0 && v < ELEMENTSOF(values); v++) {
-		_cleanup_free_ char *name = NULL;
-
-		r = path_name(values[v], NULL, &name);
-		if (r < 0 || !name)
-			continue;
-		r = want_add(m, ret, LINKSET_DISK_PATH, name, "", lu->block);
-		for (size_t p = 0; r >= 0 && p < lu_n_partitions(lu); p++) {
-			_cleanup_free_ char *pname = NULL;
-			char suffix[32];
-
-			snprintf(suffix, sizeof(suffix), "-part%u", lu_partitions(lu)[p].number);
-			r = path_name(values[v], suffix, &pname);
-			if (r >= 0 && pname)
-				r = want_add(m, ret, LINKSET_DISK_PATH, pname, "",
-				             lu_partitions(lu)[p].node);
-		}
-	}
-	return r;
-}
-
 int manager_lu_name_rule(Manager *m, const Lu *lu, char **ret_match)
 {
 	const NameRuleQuery q = {
@@ -382,83 +298,76 @@ static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* The /dev/scsi/by-id links of base name @b of @lu: on the dm-multipath map holding its disk
- * (lu_mpath(lu)) instead of the disk. */
-static int lu_wanted_scsi_links(Manager *m, const Lu *lu, const char *b, LinkWants *ret)
-{
-	const char *primary = lu_primary_node(lu);
-	int r;
-
-	if (lu_mpath(lu) && streq_ptr(primary, lu->block))
-		primary = lu_mpath(lu);
-	r = want_add(m, ret, LINKSET_SCSI, b, "", primary);
-
-	if (r >= 0 && lu->type == LU_TYPE_TAPE)
-		r = want_add(m, ret, LINKSET_SCSI, b, "-nst", lu_tape_nr(lu));
-	if (r >= 0)
-		r = want_add(m, ret, LINKSET_SCSI, b, "-sg", lu->sg);
-	return r;
-}
-
-/* The by-id links of one base name @b of @lu: /dev/scsi/by-id's unless @scsi is false (an LU
- * the hwdb's rule names has its own name there), and /dev/disk/by-id's. A disk that dm-multipath
- * holds (lu_mpath(lu)) has its by-id names on the map, as udev's 56-dm-mpath.rules gives them,
- * and no partition names: kpartx maps the partitions and udev names those (lund(8), PATHS). */
-static int lu_wanted_id_links(Manager *m, const Lu *lu, const char *b, bool scsi, LinkWants *ret)
-{
-	bool cdrom = lu->block && strneq(lu->block, "sr", 2);
-	int r = scsi ? lu_wanted_scsi_links(m, lu, b, ret) : 0;
-
-	if (r < 0 || !type_is_disk_like(lu->type) || !lu->block)
-		return r;
-	/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
-	r = want_add(m, ret, LINKSET_DISK, b, "", lu_mpath(lu) ?: lu->block);
-	for (size_t p = 0; r >= 0 && !cdrom && !lu_mpath(lu) && p < lu_n_partitions(lu); p++) {
-		char suffix[32];
-
-		snprintf(suffix, sizeof(suffix), "-part%u", lu_partitions(lu)[p].number);
-		r = want_add(m, ret, LINKSET_DISK, b, suffix, lu_partitions(lu)[p].node);
-	}
-	return r;
-}
-
-/* The link scheme, lund(8) LINKS (by-path names stay on the path: they name the path); then
- * the aliases, the recorded names of the LU's identity
- * it does not get now (lund(8), Naming contract), each linked as a current name would be. */
+/* The link scheme (engine/linkscheme.h) fed @lu's facts, then each link it wants with its
+ * target: the aliases are the recorded names of the LU's identity it does not get now (lund(8),
+ * Naming contract). */
 static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
+	static_assert((int)LINKSET_SCSI == (int)LINK_SCHEME_SCSI &&
+	                      (int)LINKSET_DISK == (int)LINK_SCHEME_DISK &&
+	                      (int)LINKSET_SCSI_PATH == (int)LINK_SCHEME_SCSI_PATH &&
+	                      (int)LINKSET_DISK_PATH == (int)LINK_SCHEME_DISK_PATH &&
+	                      (int)_LINKSET_MAX == (int)_LINK_SCHEME_SET_MAX,
+	              "one order of link sets");
 	_cleanup_free_ const char **aliases = NULL;
+	_cleanup_free_ LinkSchemePart *parts = NULL;
 	_cleanup_free_ char *rule_name = NULL;
-	NameRule rule = NAME_RULE_IDENTITY;
+	_cleanup_(link_scheme_done) LinkScheme ls = {};
+	LinkSchemeInput in = {
+		.type = lu->type,
+		.block = lu->block,
+		.sg = lu->sg,
+		.tape = lu_tape(lu),
+		.tape_nr = lu_tape_nr(lu),
+		.mpath = lu_mpath(lu),
+		.n_parts = lu_n_partitions(lu),
+		.names = (const char *const *)lu->naming.names,
+		.n_names = lu->naming.n_names,
+		.id_path = lu->naming.id_path,
+		.id_path_ata_compat = lu->naming.id_path_ata_compat,
+		.path_virtual = lu->naming.path_virtual,
+	};
 	size_t n_aliases = 0;
-	int r = lu_wanted_path_links(m, lu, ret);
+	int r;
 
-	if (r >= 0)
-		r = lu_rule_name(m, lu, &rule, &rule_name);
-	/* serial-path, unit-serial: lund's tree has that name instead of the identity's. */
-	if (r >= 0 && rule_name)
-		r = lu_wanted_scsi_links(m, lu, rule_name, ret);
-	for (size_t i = 0; i < lu->naming.n_names && r >= 0; i++)
-		r = lu_wanted_id_links(m, lu, lu->naming.names[i], !rule_name, ret);
-	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
-	if (r < 0 || lu->naming.n_names == 0)
-		return r;
-	r = manager_names_aliases(m, lu, rule, rule_name, &aliases, &n_aliases);
-	ret->alias = true;
-	for (size_t i = 0; i < n_aliases && r >= 0; i++) {
-		bool disk_name = false;
-
-		/* A base name the rule replaced in lund's tree stays in /dev/disk/by-id as a
-		 * current name: there it is wanted once already. */
-		for (size_t k = 0; k < lu->naming.n_names && !disk_name; k++)
-			disk_name = streq(aliases[i], lu->naming.names[k]);
-		if (disk_name)
-			r = lu_wanted_scsi_links(m, lu, aliases[i], ret);
-		else
-			r = lu_wanted_id_links(m, lu, aliases[i], true, ret);
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		in.set[s] = m->links[s];
+	if (in.n_parts > 0) {
+		parts = calloc(in.n_parts, sizeof(*parts));
+		if (!parts)
+			return -ENOMEM;
+		for (size_t p = 0; p < in.n_parts; p++)
+			parts[p] = (LinkSchemePart){ lu_partitions(lu)[p].node,
+				                     lu_partitions(lu)[p].number };
+		in.parts = parts;
 	}
-	ret->alias = false;
-	return r;
+	r = lu_rule_name(m, lu, &in.rule, &rule_name);
+	in.rule_name = rule_name;
+	if (r >= 0)
+		r = manager_names_aliases(m, lu, &in, &aliases, &n_aliases);
+	in.aliases = aliases;
+	in.n_aliases = n_aliases;
+	if (r >= 0)
+		r = link_scheme_compute(&in, &ls);
+	if (r < 0)
+		return r;
+	ret->v = calloc(ls.n ?: 1, sizeof(*ret->v));
+	if (!ret->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < ls.n; i++) {
+		const LinkSchemeLink *l = &ls.links[i];
+		ClaimWant *w = &ret->v[ret->n];
+
+		*w = (ClaimWant){ (unsigned)l->set, strdup(l->name),
+			          node_target(m->link_dir[l->set], l->node), l->alias };
+		if (!w->name || !w->target) {
+			free((char *)w->name);
+			free((char *)w->target);
+			return -ENOMEM;
+		}
+		ret->n++;
+	}
+	return 0;
 }
 
 /* ClaimsOps: the claims' links written to this manager's link directories. */

@@ -193,38 +193,17 @@ static const char *lu_identity(const Lu *lu)
 	return NULL;
 }
 
-/*
- * Does @lu get by-id base name @base in lund's tree now: its base names, or the name @rule_name
- * the hwdb's rule gives it instead? A recorded serial-path name of the same identity (its first
- * name, "-", a path's tag; lund.hwdb(7)) other than its own names another medium, never this
- * LU's alias: it counts as gotten, so it is skipped.
- */
-static bool lu_has_name(const Lu *lu, const char *rule_name, const char *base)
-{
-	if (rule_name)
-		return streq(rule_name, base) ||
-		       names_serial_path_other(lu->naming.names[0], lu->naming.id_path, base);
-	for (size_t i = 0; i < lu->naming.n_names; i++)
-		if (streq(lu->naming.names[i], base))
-			return true;
-	return lu->naming.n_names > 0 &&
-	       names_serial_path_other(lu->naming.names[0], lu->naming.id_path, base);
-}
-
-int manager_names_aliases(Manager *m, const Lu *lu, NameRule rule, const char *rule_name,
-                          const char ***ret, size_t *ret_n)
+int manager_names_aliases(Manager *m, const Lu *lu, const LinkSchemeInput *in, const char ***ret,
+                          size_t *ret_n)
 {
 	const char *id = lu_identity(lu), **v = NULL;
 	size_t lo = 0, hi = m->n_names_by_id, n = 0;
 
 	*ret = NULL;
 	*ret_n = 0;
-	/* A serial-path LU (lund.hwdb(7)) keeps no alias: the hwdb says its identity is not its
-	 * own, so a name recorded for it may be another medium's. A unit-serial LU keeps its
-	 * identity (page 0x83's), and with it the names recorded for it. */
-	if (!id || (rule == NAME_RULE_SERIAL_PATH && rule_name) || m->n_names_by_id == 0)
-		return 0;
-	if (lu->naming.n_names == 0)
+	/* Which records are aliases, the link scheme says (engine/linkscheme.h). A unit-serial
+	 * LU keeps its identity (page 0x83's), and with it the names recorded for it. */
+	if (!id || m->n_names_by_id == 0)
 		return 0;
 	/* The first record of @id. */
 	while (lo < hi) {
@@ -242,7 +221,7 @@ int manager_names_aliases(Manager *m, const Lu *lu, NameRule rule, const char *r
 		if (!strneq(name, RECORD_BY_ID, strlen(RECORD_BY_ID)))
 			continue;
 		base = name + strlen(RECORD_BY_ID);
-		if (isempty(base) || strchr(base, '/') || lu_has_name(lu, rule_name, base))
+		if (!link_scheme_alias(in, base))
 			continue;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv) {

@@ -23,6 +23,7 @@
 #include "hostscan.h"
 #include "inventory.h"
 #include "links.h"
+#include "linkscheme.h"
 #include "manager.h"
 #include "modload.h"
 #include "monitor.h"
@@ -181,12 +182,11 @@ void manager_send_ready(Manager *m);
  * fails: without records no old name is kept. */
 int manager_names_setup(Manager *m);
 void manager_names_free(Manager *m);
-/* The base names (as in LuNaming.names) recorded for @lu's identity that it does not get now
- * in lund's tree (its base names, or @rule_name when the hwdb's @rule gives it one instead): its
- * aliases; none when @rule is serial-path and gave @rule_name. *ret (free() it; the strings
- * belong to the records) and *ret_n; 0, -ENOMEM. */
-int manager_names_aliases(Manager *m, const Lu *lu, NameRule rule, const char *rule_name,
-                          const char ***ret, size_t *ret_n);
+/* The base names (as in LuNaming.names) recorded for @lu's identity that are its aliases, as
+ * link_scheme_alias() decides them for @lu's link scheme input @in. *ret (free() it; the
+ * strings belong to the records) and *ret_n; 0, -ENOMEM. */
+int manager_names_aliases(Manager *m, const Lu *lu, const LinkSchemeInput *in, const char ***ret,
+                          size_t *ret_n);
 
 /* manager-mpath.c */
 /*

@@ -5,10 +5,13 @@
 lund and lunctl must name every device alike: one fake sysfs tree holds one LU per fixture (every
 modelled page set in FIXTURES_DIR/vpd with an .expect, every captured device in
 FIXTURES_DIR/captured), its pages cached as the kernel caches them, its dev/sgN a file that
-tests/peer/scsi-id-mock.c (preloaded into both) answers SG_IO for from that fixture. lund runs on
-the tree (--root) once reading the cache first and SG_IO second, once --sysfs-only; for each LU
+tests/peer/scsi-id-mock.c (preloaded into both) answers SG_IO for from that fixture, and a block
+node for the types sd and sr bind (an sd node with one partition). lund runs on the tree (--root,
+--manage-disk-links) once reading the cache first and SG_IO second, once --sysfs-only; for each LU
 the links lund wrote under the tree's dev/scsi/by-id, the names and properties lund serves, the
-names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree.
+names `lunctl names --root` computes and the ID_* lines of `lunctl id --export --root` must agree,
+and so must every link: each one lund claims (its `names` reply), each one it wrote, and each one
+`lunctl names --root --json` lists, with its node (one link scheme, engine/linkscheme.h).
 
 LUs that want one name are paths when their cached pages 0x83 have the same logical-unit
 designators and different target-port ones (SPC-6 7.7.6, computed here independently of lund):
@@ -106,7 +109,18 @@ def build_tree(tmp):
         for attr, data in pages.items():
             open(os.path.join(s, attr), 'wb').write(data)
         open(os.path.join(s, 'scsi_level'), 'w').write('6\n')
-        open(os.path.join(s, 'type'), 'w').write('%d\n' % (pages['inquiry'][0] & 0x1f))
+        pdt = pages['inquiry'][0] & 0x1f
+        open(os.path.join(s, 'type'), 'w').write('%d\n' % pdt)
+        # The block node sd or sr binds, and for sd a partition: the links of every kind.
+        block = None
+        if pdt in (0x00, 0x04, 0x07, 0x0e, 0x14):
+            block = 'sd' + ''.join(chr(97 + int(c)) for c in '%03d' % t)
+            os.makedirs(os.path.join(s, 'block', block, block + '1'))
+            open(os.path.join(s, 'block', block, block + '1', 'partition'), 'w').write('1\n')
+        elif pdt == 0x05:
+            block = 'sr%d' % t
+            os.makedirs(os.path.join(s, 'block', block))
+        NODES['sg%d' % t] = {'sg%d' % t, block} - {None}
         os.makedirs(os.path.join(root, 'dev'), exist_ok=True)
         open(os.path.join(root, 'dev', 'sg%d' % t), 'w').write(
             '%s/%s\n' % (os.path.abspath(mdir), mname))
@@ -115,6 +129,9 @@ def build_tree(tmp):
     return root, lus
 
 KEYS = {}
+NODES = {}  # the nodes of each LU, by its sg node
+# The link directories lund manages with --manage-disk-links (lund(8) LINKS).
+LUND_DIRS = ('/dev/scsi/by-id', '/dev/scsi/by-path', '/dev/disk/by-id', '/dev/disk/by-path')
 
 def run(args, env=None, check=True):
     r = subprocess.run(args, env=env, capture_output=True, text=True, errors='surrogateescape')
@@ -134,11 +151,12 @@ def main():
             tag = ' '.join(mode) or 'cache, then SG_IO'
             run_dir = os.path.join(tmp, 'run' + ''.join(mode))
             links_dir = os.path.join(root, 'dev/scsi/by-id')
-            shutil.rmtree(links_dir, ignore_errors=True)
+            for d in LUND_DIRS:
+                shutil.rmtree(os.path.join(root, d.lstrip('/')), ignore_errors=True)
             os.makedirs(run_dir)
             lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                                      '--scan', 'never', '--load-modules', 'never',
-                                     '--log-level', 'err'] + mode,
+                                     '--manage-disk-links', '--log-level', 'err'] + mode,
                                     env=env, stderr=subprocess.PIPE)
             denv = dict(env, LUND_RUN_DIR=run_dir)
             try:
@@ -181,15 +199,16 @@ def main():
                           (tag, sum('paths' in lu for lu in plain), sorted(with_paths),
                            sorted(want_paths)))
                     fail = 1
-                made = {}
+                made, made_links = {}, {}
                 for n in os.listdir(links_dir):
                     target = os.path.basename(os.readlink(os.path.join(links_dir, n)))
                     made[re.sub(r'-sg$', '', n)] = target
+                    made_links[n] = target
             finally:
                 lund.send_signal(signal.SIGTERM)
                 lund.wait()
 
-            wanted = {}
+            wanted, wanted_links = {}, {}
             for hctl, label, sg in lus:
                 idj = json.loads(run([LUNCTL, '--root', root] + mode +
                                      ['id', '--json', hctl], env))
@@ -224,11 +243,34 @@ def main():
                         fail = 1
                 for n in mine['names']:
                     wanted.setdefault(n, set()).add(sg)
+                # Every link of the LU, whoever computes it: lund's claims (path, node, alias)
+                # and the links lunctl lists in the directories lund manages.
+                theirs = sorted((l.get('path'), os.path.basename(l.get('target') or ''),
+                                 l.get('alias')) for l in served[hctl].get('links', []))
+                ours = sorted((l['path'], l['node'], l['alias']) for l in mine.get('links', [])
+                              if os.path.dirname(l['path']) in LUND_DIRS)
+                checks += 1
+                if theirs != ours:
+                    print('FAIL: %s (%s): lund\'s links differ from lunctl names\':' %
+                          (label, tag))
+                    for l in sorted(set(theirs) ^ set(ours), key=str):
+                        print('   %s %s -> %s%s' % ('lund  ' if l in theirs else 'lunctl', l[0],
+                                                    l[1], ' (alias)' if l[2] else ''))
+                    fail = 1
+                checks += 1
+                if any(not l.get('reason') for l in mine.get('links', [])):
+                    print('FAIL: %s (%s): lunctl names gives a link without a reason: %r' %
+                          (label, tag, mine.get('links')))
+                    fail = 1
+                for l in mine.get('links', []):
+                    if os.path.dirname(l['path']) == '/dev/scsi/by-id':
+                        wanted_links.setdefault(os.path.basename(l['path']),
+                                                set()).add(l['node'])
             # Every link lund made is a name lunctl gives the LU it points to, and every name
             # lunctl gives has a link (to one of the LUs wanting it: a collision has one winner).
             checks += 1
             for n, target in sorted(made.items()):
-                if target not in wanted.get(n, ()):
+                if not any(target in NODES[x] for x in wanted.get(n, ())):
                     print('FAIL: (%s) lund linked %s -> %s, which lunctl does not name so' %
                           (tag, n, target))
                     fail = 1
@@ -245,6 +287,19 @@ def main():
                         print('FAIL: (%s) lund status says %s is %r, %s are %s' %
                               (tag, name, kinds.get(name), sorted(sgs), want))
                         fail = 1
+            # The same per link written: every link lund wrote is one lunctl lists with that
+            # node, and every link lunctl lists is written unless its name is quarantined.
+            checks += 1
+            for n, target in sorted(made_links.items()):
+                if target not in wanted_links.get(n, ()):
+                    print('FAIL: (%s) lund wrote %s -> %s, which lunctl names does not list' %
+                          (tag, n, target))
+                    fail = 1
+            for n in sorted(set(wanted_links) - set(made_links)):
+                if re.sub(r'-(sg|nst)$', '', n) not in quarantined:
+                    print('FAIL: (%s) no link %s, lunctl names lists it -> %s' %
+                          (tag, n, sorted(wanted_links[n])))
+                    fail = 1
             for n in sorted(quarantined & set(made)):
                 print('FAIL: (%s) %s linked, but %s are clones' % (tag, n, sorted(wanted[n])))
                 fail = 1
@@ -252,7 +307,7 @@ def main():
                 print('FAIL: (%s) no link %s, lunctl names %s so' % (tag, n, sorted(wanted[n])))
                 fail = 1
             print('identify-same (%s): %d LUs, %d links, %d names quarantined' %
-                  (tag, len(lus), len(made), len(quarantined)))
+                  (tag, len(lus), len(made_links), len(quarantined)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print('identify-same: %d checks, %s' % (checks, 'FAILED' if fail else 'ok'))

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linkscheme.h"
+#include "links.h"
+#include "macro.h"
+#include "names.h"
+#include "pathtag.h"
+
+/* SPC peripheral device types the scheme tells apart (SPC-6 table 6). */
+enum {
+	PDT_DISK = 0x00,
+	PDT_TAPE = 0x01,
+	PDT_WORM = 0x04,
+	PDT_CDROM = 0x05,
+	PDT_OPTICAL = 0x07,
+	PDT_RBC = 0x0e,
+	PDT_ZBC = 0x14,
+};
+
+static const char *const set_names[_LINK_SCHEME_SET_MAX] = {
+	[LINK_SCHEME_SCSI] = "scsi",
+	[LINK_SCHEME_DISK] = "disk",
+	[LINK_SCHEME_SCSI_PATH] = "scsi-path",
+	[LINK_SCHEME_DISK_PATH] = "disk-path",
+};
+
+static const char *const set_dirs[_LINK_SCHEME_SET_MAX] = {
+	[LINK_SCHEME_SCSI] = "scsi/by-id",
+	[LINK_SCHEME_DISK] = "disk/by-id",
+	[LINK_SCHEME_SCSI_PATH] = "scsi/by-path",
+	[LINK_SCHEME_DISK_PATH] = "disk/by-path",
+};
+
+const char *link_scheme_set_name(LinkSchemeSet s)
+{
+	return s >= 0 && s < _LINK_SCHEME_SET_MAX ? set_names[s] : NULL;
+}
+
+const char *link_scheme_set_dir(LinkSchemeSet s)
+{
+	return s >= 0 && s < _LINK_SCHEME_SET_MAX ? set_dirs[s] : NULL;
+}
+
+/* Disk-like and CD/DVD: the types sd and sr bind, which udev's disk/ rules name. */
+static bool type_has_block(int type)
+{
+	return type == PDT_DISK || type == PDT_OPTICAL || type == PDT_RBC || type == PDT_ZBC ||
+	       type == PDT_WORM || type == PDT_CDROM;
+}
+
+const char *link_scheme_primary(const LinkSchemeInput *in)
+{
+	if (!in)
+		return NULL;
+	if (type_has_block(in->type))
+		return in->block;
+	if (in->type == PDT_TAPE)
+		return in->tape;
+	return in->sg;
+}
+
+size_t link_scheme_scsi_names(const LinkSchemeInput *in, const char **ret)
+{
+	if (in->rule_name) {
+		ret[0] = in->rule_name;
+		return 1;
+	}
+	for (size_t k = 0; k < in->n_names; k++)
+		ret[k] = in->names[k];
+	return in->n_names;
+}
+
+/* The links being put together: the input and the growing output. */
+typedef struct Scheme {
+	const LinkSchemeInput *in;
+	LinkScheme out;
+	size_t alloc;
+	bool alias; /* the links added now are aliases */
+} Scheme;
+
+/* @base@suffix -> @node in @set, for @why (the kind of name); 0 also when it makes no link. */
+static int add(Scheme *s, LinkSchemeSet set, const char *base, const char *suffix, const char *node,
+               const char *why)
+{
+	LinkSchemeLink *l;
+	size_t nb = strlen(base), ns = strlen(suffix);
+
+	if (!s->in->set[set] || !node)
+		return 0;
+	if (nb + ns > NAME_MAX)
+		return 0; /* a suffix pushed it past NAME_MAX: no such link */
+	if (s->out.n == s->alloc) {
+		size_t n = MAX(s->alloc * 2, (size_t)8);
+
+		l = reallocarray(s->out.links, n, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		s->out.links = l;
+		s->alloc = n;
+	}
+	l = &s->out.links[s->out.n];
+	*l = (LinkSchemeLink){ .set = set, .alias = s->alias, .node = node };
+	memcpy(l->name, base, nb);
+	memcpy(l->name + nb, suffix, ns + 1);
+	if (links_name_valid(l->name) < 0)
+		return 0;
+	(void)snprintf(l->reason, sizeof(l->reason), "%s%s%s", why, *suffix ? " " : "", suffix);
+	s->out.n++;
+	return 0;
+}
+
+/* "-partN" of partition @p. */
+static void part_suffix(const LinkSchemePart *p, char buf[static 16])
+{
+	(void)snprintf(buf, 16, "-part%u", p->number);
+}
+
+/* 1. The by-path links. */
+static int path_links(Scheme *s)
+{
+	const LinkSchemeInput *in = s->in;
+	const char *values[] = { in->id_path, in->id_path_ata_compat };
+	const char *whys[] = { "by-path", "ata-compat" };
+	char base[NAME_MAX + 1];
+	int r;
+
+	if (!in->id_path || pathtag_link_name(in->id_path, NULL, base, sizeof(base)) < 0)
+		return 0;
+	r = add(s, LINK_SCHEME_SCSI_PATH, base, "", link_scheme_primary(in), "by-path");
+	if (r >= 0 && in->type == PDT_TAPE)
+		r = add(s, LINK_SCHEME_SCSI_PATH, base, "-nst", in->tape_nr, "by-path");
+	if (r >= 0)
+		r = add(s, LINK_SCHEME_SCSI_PATH, base, "-sg", in->sg, "by-path");
+
+	/* udev's rules make disk/by-path names for sd and sr nodes outside devices/virtual/. */
+	if (r < 0 || !in->block || in->path_virtual)
+		return r;
+	for (size_t v = 0; r >= 0 && v < ELEMENTSOF(values); v++) {
+		char name[NAME_MAX + 1];
+
+		if (!values[v] || pathtag_link_name(values[v], NULL, name, sizeof(name)) < 0)
+			continue;
+		r = add(s, LINK_SCHEME_DISK_PATH, name, "", in->block, whys[v]);
+		for (size_t p = 0; r >= 0 && p < in->n_parts; p++) {
+			char suffix[16], why[32];
+
+			/* udev replaces bytes in the value and suffix together (pathtag.h) */
+			part_suffix(&in->parts[p], suffix);
+			if (pathtag_link_name(values[v], suffix, name, sizeof(name)) < 0)
+				continue;
+			(void)snprintf(why, sizeof(why), "%s %s", whys[v], suffix);
+			r = add(s, LINK_SCHEME_DISK_PATH, name, "", in->parts[p].node, why);
+		}
+	}
+	return r;
+}
+
+/* The scsi set's links of base name @b: on the dm-multipath map instead of its disk. */
+static int scsi_links(Scheme *s, const char *b, const char *why)
+{
+	const LinkSchemeInput *in = s->in;
+	const char *primary = link_scheme_primary(in);
+	int r;
+
+	if (in->mpath && streq_ptr(primary, in->block))
+		primary = in->mpath;
+	r = add(s, LINK_SCHEME_SCSI, b, "", primary, why);
+	if (r >= 0 && in->type == PDT_TAPE)
+		r = add(s, LINK_SCHEME_SCSI, b, "-nst", in->tape_nr, why);
+	if (r >= 0)
+		r = add(s, LINK_SCHEME_SCSI, b, "-sg", in->sg, why);
+	return r;
+}
+
+/* The by-id links of base name @b: the scsi set's unless @scsi is false, and the disk set's. */
+static int id_links(Scheme *s, const char *b, bool scsi, const char *why)
+{
+	const LinkSchemeInput *in = s->in;
+	bool sr = in->block && strneq(in->block, "sr", 2);
+	int r = scsi ? scsi_links(s, b, why) : 0;
+
+	if (r < 0 || !type_has_block(in->type) || !in->block)
+		return r;
+	/* /dev/disk/by-id as udev's 60-persistent-storage.rules make it. */
+	r = add(s, LINK_SCHEME_DISK, b, "", in->mpath ?: in->block, why);
+	for (size_t p = 0; r >= 0 && !sr && !in->mpath && p < in->n_parts; p++) {
+		char suffix[16];
+
+		part_suffix(&in->parts[p], suffix);
+		r = add(s, LINK_SCHEME_DISK, b, suffix, in->parts[p].node, why);
+	}
+	return r;
+}
+
+static bool is_name(const LinkSchemeInput *in, const char *base)
+{
+	for (size_t k = 0; k < in->n_names; k++)
+		if (streq(in->names[k], base))
+			return true;
+	return false;
+}
+
+bool link_scheme_alias(const LinkSchemeInput *in, const char *base)
+{
+	if (in->n_names == 0 || isempty(base) || strchr(base, '/') ||
+	    (in->rule == NAME_RULE_SERIAL_PATH && in->rule_name) ||
+	    names_serial_path_other(in->names[0], in->id_path, base))
+		return false;
+	return in->rule_name ? !streq(in->rule_name, base) : !is_name(in, base);
+}
+
+int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret)
+{
+	Scheme s = { .in = in };
+	char rule_why[LINK_SCHEME_REASON_MAX];
+	int r;
+
+	if (!in || !ret)
+		return -EINVAL;
+	(void)snprintf(rule_why, sizeof(rule_why), "rule %s", name_rule_to_string(in->rule) ?: "?");
+
+	r = path_links(&s);
+	/* serial-path, unit-serial: lund's tree has that name instead of the identity's. */
+	if (r >= 0 && in->rule_name)
+		r = scsi_links(&s, in->rule_name, rule_why);
+	for (size_t i = 0; r >= 0 && i < in->n_names; i++)
+		r = id_links(&s, in->names[i], !in->rule_name, "by-id");
+	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
+	s.alias = true;
+	for (size_t i = 0; r >= 0 && in->n_names > 0 && i < in->n_aliases; i++) {
+		/* A base name the rule replaced in lund's tree stays in /dev/disk/by-id as a
+		 * current name: there it is wanted once already. */
+		if (is_name(in, in->aliases[i]))
+			r = scsi_links(&s, in->aliases[i], "alias");
+		else
+			r = id_links(&s, in->aliases[i], true, "alias");
+	}
+	if (r < 0) {
+		link_scheme_done(&s.out);
+		return r;
+	}
+	*ret = s.out;
+	return 0;
+}
+
+void link_scheme_done(LinkScheme *s)
+{
+	if (!s)
+		return;
+	free(s->links);
+	*s = (LinkScheme){};
+}
