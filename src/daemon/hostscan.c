@@ -39,7 +39,7 @@ struct HostScanner {
 	unsigned n_ref;
 	sd_event *event;
 	sd_event_source *source;
-	Worker *worker; /* one thread: one scan at a time */
+	Worker *worker; /* one thread: one scan at a time; made for the first scan */
 	int rootfd;
 	const ScanIo *io;
 	void *io_userdata;
@@ -218,9 +218,12 @@ static int start_next(HostScanner *s)
 		s->current.started_usec = now_usec(s);
 		s->res = (ScanResult){};
 		s->running = true;
+		/* The thread comes with the first scan: a lund that never scans has none. */
+		r = s->worker ? 0 : worker_new(s->event, "host-scan", 1, &s->worker);
 		/* No deadline: a scan takes as long as the kernel's probes (shutdown has one). */
-		r = worker_submit(s->worker, scan_job_run, scan_job_done, scan_job_free,
-		                  scanner_ref(s), 0);
+		if (r >= 0)
+			r = worker_submit(s->worker, scan_job_run, scan_job_done, scan_job_free,
+			                  scanner_ref(s), 0);
 		if (r >= 0)
 			return 0;
 		/* Not started: report the scan as failed rather than block the loop with it. */
@@ -320,8 +323,6 @@ int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void 
 		return r;
 	}
 	r = sd_event_add_io(e, &s->source, s->efd, EPOLLIN, on_eventfd, s);
-	if (r >= 0)
-		r = worker_new(e, "host-scan", 1, &s->worker);
 	if (r < 0) {
 		host_scanner_free(s);
 		return r;
