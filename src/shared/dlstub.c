@@ -7,6 +7,14 @@
 #include "dlstub.h"
 #include "macro.h"
 
+static void report(DlstubFailFn fail, const char *soname)
+{
+	const char *error = dlerror();
+
+	if (fail)
+		fail(soname, error ?: "unknown error");
+}
+
 int dlstub_load(const char *soname, const char *const *names, size_t n, void **ret_fns,
                 void **ret_dl, DlstubFailFn fail)
 {
@@ -17,16 +25,14 @@ int dlstub_load(const char *soname, const char *const *names, size_t n, void **r
 	/* RTLD_LOCAL: the library's symbols stay out of the global scope, where the stubs are. */
 	dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		if (fail)
-			fail(soname, dlerror());
+		report(fail, soname);
 		return -ELIBACC;
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* POSIX: a function pointer converts to and from the void * dlsym() returns. */
 		ret_fns[i] = dlsym(dl, names[i]);
 		if (!ret_fns[i]) {
-			if (fail)
-				fail(soname, dlerror());
+			report(fail, soname);
 			memset(ret_fns, 0, n * sizeof(*ret_fns));
 			(void)dlclose(dl);
 			return -ELIBBAD;

@@ -26,7 +26,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-/* Told why @soname cannot be used: what dlerror() said. */
+/* Told why @soname cannot be used: what dlerror() said (never NULL). */
 typedef void (*DlstubFailFn)(const char *soname, const char *error);
 
 /*
