@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * The functions lunctl calls from libjson-c, libsmartcols, libiniparser, libsystemd and
- * libsgutils2, each a
- * stub under the library's own name that loads its library on first use (dlopen.h). The
- * library's header declares every one, so a stub whose prototype differs does not compile.
- * A function the code starts to call from one of these libraries needs its line here, or
- * lunctl fails to link.
+ * lunctl loads libjson-c, libsmartcols, libiniparser, libsystemd (for sd-hwdb) and libsgutils2
+ * (SG_IO) on first use instead of at exec: `lunctl id` runs once per device from udev rules and
+ * needs none of them where the kernel cached the pages, and mapping them (libsystemd brings five
+ * more) was most of its run time. Here are the functions lunctl calls from them, each a stub
+ * under the library's own name (shared/dlstub.h); the build links none of them (see
+ * src/cli/meson.build). A function the code starts to call from one of these libraries needs
+ * its line here, or lunctl fails to link.
  */
 
 #include <iniparser/iniparser.h>
 #include <json-c/json.h>
 #include <libsmartcols/libsmartcols.h>
-#include <pthread.h>
+#include <stdlib.h>
 #include <systemd/sd-hwdb.h>
 
-#include "dlopen.h"
-#include "macro.h"
+#include "dlstub.h"
+#include "log.h"
+#include "lunctl.h"
 #include "sgio-libs.h" /* SGUTILS_FUNCTIONS */
 
 /* F(return type, name, (parameters), (arguments)); V(...) for a function returning void. */
@@ -90,59 +92,29 @@
 	F(int, sd_hwdb_seek, (sd_hwdb * h, const char *m), (h, m))                          \
 	F(sd_hwdb *, sd_hwdb_unref, (sd_hwdb * h), (h))
 
-#define NAME(name)                       #name,
-#define NAME_F(ret, name, params, args)  NAME(name)
-#define NAME_V(name, params, args)       NAME(name)
-#define INDEX_F(ret, name, params, args) SYM_##name,
-#define INDEX_V(name, params, args)      SYM_##name,
-
 /*
- * One library: its symbol table, loaded once (pthread_once: the scan workers use the hwdb),
- * and a stub per function that calls through it.
+ * A library lunctl's package depends on that cannot be loaded is a broken installation: say
+ * why and exit with EXIT_DEVICE, as the dynamic loader would have failed at exec.
  */
-#define LIBRARY(lib, soname, FUNCTIONS)                                                \
-	enum { FUNCTIONS(INDEX_F, INDEX_V) _##lib##_N };                               \
-	static const char *const dl_##lib##_names[] = { FUNCTIONS(NAME_F, NAME_V) };   \
-	static void *dl_##lib##_fns[_##lib##_N];                                       \
-	static pthread_once_t dl_##lib##_once = PTHREAD_ONCE_INIT;                     \
-	static void dl_##lib##_load(void)                                              \
-	{                                                                              \
-		dl_load_or_exit(soname, dl_##lib##_names, dl_##lib##_fns, _##lib##_N); \
-	}                                                                              \
-	FUNCTIONS(STUB_F_##lib, STUB_V_##lib)
+static void lunctl_dl_failed(const char *soname, const char *error)
+{
+	log_error("Cannot load %s, which this command needs: %s", soname, error);
+	exit(EXIT_DEVICE);
+}
 
-#define STUB(lib, ret, name, params, args)                              \
-	ret name params                                                 \
-	{                                                               \
-		(void)pthread_once(&dl_##lib##_once, dl_##lib##_load);  \
-		return ((typeof(&name))dl_##lib##_fns[SYM_##name])args; \
-	}
-#define STUB_VOID(lib, name, params, args)                             \
-	void name params                                               \
-	{                                                              \
-		(void)pthread_once(&dl_##lib##_once, dl_##lib##_load); \
-		((typeof(&name))dl_##lib##_fns[SYM_##name]) args;      \
-	}
+#define DLSTUB_F_jsonc(...)     DLSTUB_F(jsonc, __VA_ARGS__)
+#define DLSTUB_V_jsonc(...)     DLSTUB_V(jsonc, __VA_ARGS__)
+#define DLSTUB_F_smartcols(...) DLSTUB_F(smartcols, __VA_ARGS__)
+#define DLSTUB_V_smartcols(...) DLSTUB_V(smartcols, __VA_ARGS__)
+#define DLSTUB_F_iniparser(...) DLSTUB_F(iniparser, __VA_ARGS__)
+#define DLSTUB_V_iniparser(...) DLSTUB_V(iniparser, __VA_ARGS__)
+#define DLSTUB_F_hwdb(...)      DLSTUB_F(hwdb, __VA_ARGS__)
+#define DLSTUB_V_hwdb(...)      DLSTUB_V(hwdb, __VA_ARGS__)
+#define DLSTUB_F_sgutils(...)   DLSTUB_F(sgutils, __VA_ARGS__)
+#define DLSTUB_V_sgutils(...)   DLSTUB_V(sgutils, __VA_ARGS__)
 
-#define STUB_F_jsonc(ret, name, params, args)     STUB(jsonc, ret, name, params, args)
-#define STUB_V_jsonc(name, params, args)          STUB_VOID(jsonc, name, params, args)
-#define STUB_F_smartcols(ret, name, params, args) STUB(smartcols, ret, name, params, args)
-#define STUB_V_smartcols(name, params, args)      STUB_VOID(smartcols, name, params, args)
-#define STUB_F_iniparser(ret, name, params, args) STUB(iniparser, ret, name, params, args)
-#define STUB_V_iniparser(name, params, args)      STUB_VOID(iniparser, name, params, args)
-#define STUB_F_sgutils(ret, name, params, args)   STUB(sgutils, ret, name, params, args)
-#define STUB_V_sgutils(name, params, args)        STUB_VOID(sgutils, name, params, args)
-#define STUB_F_hwdb(ret, name, params, args)      STUB(hwdb, ret, name, params, args)
-#define STUB_V_hwdb(name, params, args)           STUB_VOID(hwdb, name, params, args)
-
-LIBRARY(jsonc, LUNCTL_SONAME_JSONC, JSONC_FUNCTIONS)
-LIBRARY(smartcols, LUNCTL_SONAME_SMARTCOLS, SMARTCOLS_FUNCTIONS)
-LIBRARY(iniparser, LUNCTL_SONAME_INIPARSER, INIPARSER_FUNCTIONS)
-LIBRARY(hwdb, LUNCTL_SONAME_SYSTEMD, HWDB_FUNCTIONS)
-LIBRARY(sgutils, LUNCTL_SONAME_SGUTILS, SGUTILS_FUNCTIONS)
-
-/* The sonames above, for whoever copies lunctl with its libraries (tests/vm/mkinitramfs.sh
- * reads them with `readelf -p .lund.dlopen`): ldd cannot see them. */
-__attribute__((section(".lund.dlopen"), used)) static const char dlopen_sonames[] =
-        LUNCTL_SONAME_JSONC "\0" LUNCTL_SONAME_SMARTCOLS "\0" LUNCTL_SONAME_INIPARSER
-                            "\0" LUNCTL_SONAME_SYSTEMD "\0" LUNCTL_SONAME_SGUTILS;
+DLSTUB_LIBRARY(jsonc, LUNCTL_SONAME_JSONC, JSONC_FUNCTIONS, lunctl_dl_failed)
+DLSTUB_LIBRARY(smartcols, LUNCTL_SONAME_SMARTCOLS, SMARTCOLS_FUNCTIONS, lunctl_dl_failed)
+DLSTUB_LIBRARY(iniparser, LUNCTL_SONAME_INIPARSER, INIPARSER_FUNCTIONS, lunctl_dl_failed)
+DLSTUB_LIBRARY(hwdb, LUNCTL_SONAME_SYSTEMD, HWDB_FUNCTIONS, lunctl_dl_failed)
+DLSTUB_LIBRARY(sgutils, LUNCTL_SONAME_SGUTILS, SGUTILS_FUNCTIONS, lunctl_dl_failed)

@@ -3,15 +3,22 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "hostscan.h"
 #include "macro.h"
+#include "worker.h"
 
 typedef HostScanRequest Request;
+
+static void request_done(Request *r)
+{
+	free(r->sel);
+	free(r->reason);
+	*r = (Request){};
+}
 
 /* What the scan thread saw, copied for the loop. */
 typedef struct Note {
@@ -24,42 +31,68 @@ typedef struct Note {
 	unsigned targets_done, targets_total, hosts_total;
 } Note;
 
+/*
+ * The loop holds one reference, the running scan's worker job another: a scan that outlives
+ * host_scanner_shutdown() (a kernel write that does not return) keeps what it writes to.
+ */
 struct HostScanner {
+	unsigned n_ref;
 	sd_event *event;
 	sd_event_source *source;
+	Worker *worker; /* one thread: one scan at a time; made for the first scan */
 	int rootfd;
 	const ScanIo *io;
 	void *io_userdata;
-	int efd;
+	int efd; /* the loop's doorbell for notes */
 	HostScanCallbacks cb;
 	void *userdata;
 
 	Request *queue; /* waiting to run, in the loop's thread only */
 	size_t n_queue;
 
-	/* The running scan. Fields below the lock are shared with the scan thread. */
+	/* The running scan. The job reads these while it runs; the loop changes them only when
+	 * no job runs. */
 	bool running;
-	pthread_t thread;
 	Request current;
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* signalled when the scan thread has finished */
-	Note *notes;         /* decided or seen, not yet handed to the loop */
 	ScanPolicy pol;
 	bool have_pol;
 	pthread_mutex_t *serialize;
-	size_t n_notes;
-	bool finished;
-	bool abandoned; /* shutdown gave up waiting: the thread frees the scanner when it ends */
-	int result;
+	/* The job's result, written before it returns (the worker hands it to the loop). */
 	ScanResult res;
+
+	pthread_mutex_t lock; /* notes, shared with the running job */
+	Note *notes;          /* decided or seen, not yet handed to the loop */
+	size_t n_notes;
 
 	unsigned n_done;
 };
 
-/* Scan threads alive in the process, abandoned ones included. */
-static unsigned live_threads;
+static void scanner_free_memory(HostScanner *s)
+{
+	if (s->efd >= 0)
+		close(s->efd);
+	free(s->notes);
+	scan_result_done(&s->res);
+	request_done(&s->current);
+	for (size_t i = 0; i < s->n_queue; i++)
+		request_done(&s->queue[i]);
+	free(s->queue);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
 
-static void scanner_free_memory(HostScanner *s);
+static HostScanner *scanner_ref(HostScanner *s)
+{
+	__atomic_add_fetch(&s->n_ref, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* In either thread: the loop's, or the worker thread that lets go of a scan last. */
+static void scanner_unref(HostScanner *s)
+{
+	if (__atomic_sub_fetch(&s->n_ref, 1, __ATOMIC_ACQ_REL) == 0)
+		scanner_free_memory(s);
+}
 
 static void wake(HostScanner *s)
 {
@@ -67,13 +100,6 @@ static void wake(HostScanner *s)
 
 	/* A full counter still wakes the loop: the write is only a doorbell. */
 	(void)!write(s->efd, &one, sizeof(one));
-}
-
-static void request_done(Request *r)
-{
-	free(r->sel);
-	free(r->reason);
-	*r = (Request){};
 }
 
 static uint64_t now_usec(HostScanner *s)
@@ -137,9 +163,10 @@ static void on_engine_event(void *userdata, const ScanEvent *ev)
 	wake(s);
 }
 
-static void *scan_thread(void *arg)
+/* In the worker's thread: the scan itself. */
+static int scan_job_run(void *data)
 {
-	HostScanner *s = arg;
+	HostScanner *s = data;
 	ScanContext ctx = {
 		.rootfd = s->rootfd,
 		.io = s->io,
@@ -149,7 +176,6 @@ static void *scan_thread(void *arg)
 	};
 	ScanPolicy pol = s->current.pol;
 	ScanResult res = {};
-	bool abandoned;
 	int r;
 
 	/* The request's own limits, the owner's quirks. */
@@ -164,22 +190,15 @@ static void *scan_thread(void *arg)
 	             s->current.flags, &res);
 	if (s->serialize)
 		pthread_mutex_unlock(s->serialize);
-	pthread_mutex_lock(&s->lock);
-	s->result = r;
 	s->res = res;
-	s->finished = true;
-	abandoned = s->abandoned;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	if (abandoned) {
-		/* Nobody waits any more: the loop side is gone (host_scanner_shutdown()). */
-		scan_result_done(&s->res);
-		request_done(&s->current);
-		scanner_free_memory(s);
-	} else
-		wake(s);
-	__atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELEASE);
-	return NULL;
+	return r;
+}
+
+static void scan_job_done(void *data, int r);
+
+static void scan_job_free(void *data)
+{
+	scanner_unref(data);
 }
 
 static int start_next(HostScanner *s)
@@ -197,18 +216,18 @@ static int start_next(HostScanner *s)
 			continue;
 		}
 		s->current.started_usec = now_usec(s);
-		s->finished = false;
-		s->result = 0;
 		s->res = (ScanResult){};
-		__atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQUIRE);
-		r = -pthread_create(&s->thread, NULL, scan_thread, s);
-		if (r < 0)
-			__atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELEASE);
-		if (r == 0) {
-			s->running = true;
+		s->running = true;
+		/* The thread comes with the first scan: a lund that never scans has none. */
+		r = s->worker ? 0 : worker_new(s->event, "host-scan", 1, &s->worker);
+		/* No deadline: a scan takes as long as the kernel's probes (shutdown has one). */
+		if (r >= 0)
+			r = worker_submit(s->worker, scan_job_run, scan_job_done, scan_job_free,
+			                  scanner_ref(s), 0);
+		if (r >= 0)
 			return 0;
-		}
-		/* No thread: report the scan as failed rather than block the loop with it. */
+		/* Not started: report the scan as failed rather than block the loop with it. */
+		s->running = false;
 		if (s->cb.done)
 			s->cb.done(s->userdata, &s->current, r, NULL);
 		request_done(&s->current);
@@ -217,20 +236,16 @@ static int start_next(HostScanner *s)
 	return 0;
 }
 
-/* Hand what the thread decided to the loop; reap a finished scan and start the next. */
+/* Hand what the running scan decided or saw to the loop. */
 static void drain(HostScanner *s)
 {
-	Request current;
-	ScanResult res;
 	Note *notes;
 	size_t n;
-	bool finished;
 
 	pthread_mutex_lock(&s->lock);
 	notes = TAKE_PTR(s->notes);
 	n = s->n_notes;
 	s->n_notes = 0;
-	finished = s->finished;
 	pthread_mutex_unlock(&s->lock);
 
 	for (size_t i = 0; i < n && s->cb.event && s->running; i++) {
@@ -250,10 +265,16 @@ static void drain(HostScanner *s)
 		s->cb.event(s->userdata, &s->current, &ev);
 	}
 	free(notes);
+}
 
-	if (!s->running || !finished)
-		return;
-	pthread_join(s->thread, NULL);
+/* In the loop: the scan ended. Its last notes first, then its result; then the next scan. */
+static void scan_job_done(void *data, int r)
+{
+	HostScanner *s = data;
+	Request current;
+	ScanResult res;
+
+	drain(s);
 	s->running = false;
 	s->n_done++;
 	/* The callback may queue the next request: the finished one is ours from here on. */
@@ -262,7 +283,7 @@ static void drain(HostScanner *s)
 	res = s->res;
 	s->res = (ScanResult){};
 	if (s->cb.done)
-		s->cb.done(s->userdata, &current, s->result, s->result >= 0 ? &res : NULL);
+		s->cb.done(s->userdata, &current, r, r >= 0 ? &res : NULL);
 	scan_result_done(&res);
 	request_done(&current);
 	(void)start_next(s);
@@ -289,12 +310,12 @@ int host_scanner_new(sd_event *e, int rootfd, const HostScanCallbacks *cb, void 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->n_ref = 1;
 	s->event = sd_event_ref(e);
 	s->rootfd = rootfd;
 	s->cb = *cb;
 	s->userdata = userdata;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->efd < 0) {
 		r = -errno;
@@ -324,24 +345,13 @@ void host_scanner_set_policy(HostScanner *s, const ScanPolicy *pol, pthread_mute
 	s->serialize = serialize;
 }
 
-static void scanner_free_memory(HostScanner *s)
-{
-	if (s->efd >= 0)
-		close(s->efd);
-	free(s->notes);
-	for (size_t i = 0; i < s->n_queue; i++)
-		request_done(&s->queue[i]);
-	free(s->queue);
-	pthread_cond_destroy(&s->cond);
-	pthread_mutex_destroy(&s->lock);
-	free(s);
-}
-
+/* The loop lets go: its callbacks are never called again. A scan still running keeps the
+ * rest until it ends (scan_job_free()). */
 static HostScanner *scanner_release(HostScanner *s)
 {
-	sd_event_source_disable_unref(s->source);
-	sd_event_unref(s->event);
-	scanner_free_memory(s);
+	s->source = sd_event_source_disable_unref(s->source);
+	s->event = sd_event_unref(s->event);
+	scanner_unref(s);
 	return NULL;
 }
 
@@ -349,48 +359,21 @@ HostScanner *host_scanner_free(HostScanner *s)
 {
 	if (!s)
 		return NULL;
-	if (s->running) {
-		pthread_join(s->thread, NULL);
-		scan_result_done(&s->res);
-		request_done(&s->current);
-	}
+	(void)worker_shutdown(TAKE_PTR(s->worker), WORKER_WAIT_FOREVER);
 	return scanner_release(s);
 }
 
 int host_scanner_shutdown(HostScanner *s, uint64_t grace_usec)
 {
-	struct timespec until;
-	bool finished;
+	int r;
 
 	if (!s)
 		return 0;
-	if (!s->running)
-		return scanner_release(s), 0;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)(grace_usec / 1000000ULL);
-	until.tv_nsec += (long)(grace_usec % 1000000ULL) * 1000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&s->lock);
-	while (!s->finished)
-		if (pthread_cond_timedwait(&s->cond, &s->lock, &until) != 0)
-			break;
-	finished = s->finished;
-	if (!finished) {
-		/* The thread is stuck in the kernel (a scan write that does not return): stop
-		 * listening to it; it frees the scanner itself if the kernel ever lets go. */
-		s->abandoned = true;
-		sd_event_source_disable_unref(TAKE_PTR(s->source));
-		s->event = sd_event_unref(s->event);
-		pthread_detach(s->thread);
-	}
-	pthread_mutex_unlock(&s->lock);
-	if (!finished)
-		return -ETIMEDOUT;
-	return host_scanner_free(s), 0;
+	/* A scan stuck in the kernel (a scan write that does not return) is left to its thread,
+	 * which lets go of the scanner if the kernel ever does. */
+	r = worker_shutdown(TAKE_PTR(s->worker), grace_usec);
+	scanner_release(s);
+	return r == -ETIMEDOUT ? -ETIMEDOUT : 0;
 }
 
 int host_scanner_queue(HostScanner *s, int64_t host, const char *reason)
@@ -511,11 +494,6 @@ const HostScanRequest *host_scanner_current(const HostScanner *s)
 const HostScanRequest *host_scanner_queued(const HostScanner *s, size_t i)
 {
 	return s && i < s->n_queue ? &s->queue[i] : NULL;
-}
-
-unsigned host_scanner_live_threads(void)
-{
-	return __atomic_load_n(&live_threads, __ATOMIC_ACQUIRE);
 }
 
 size_t host_scanner_n_queued(const HostScanner *s)

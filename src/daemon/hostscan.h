@@ -5,8 +5,9 @@
  * Host scans off the event loop. Under scsi_mod.scan=manual the kernel scans nothing, so the
  * daemon scans every host at start-up and each host (or transport target) that appears later.
  * A scan takes seconds (the kernel's probe of each new LU, REPORT LUNS per target), far longer
- * than the loop may stall: the engine (engine/scan.h) runs in one background thread, and what it
- * decides comes back to the loop through an eventfd, one action at a time, in the loop's thread.
+ * than the loop may stall: the engine (engine/scan.h) runs as a job of the scanner's own worker
+ * (worker.h, one thread), and what it decides comes back to the loop through an eventfd, one
+ * action at a time, in the loop's thread, before the job's own result.
  *
  * Scans run one after the other; requests made meanwhile are merged (a request for every host
  * absorbs the others) and run when the current scan ends. Clients' requests (`lunctl rescan`)
@@ -72,15 +73,15 @@ HostScanner *host_scanner_free(HostScanner *s);
 
 /*
  * host_scanner_shutdown() - free @s once its running scan ends, waiting @grace_usec at most.
- * A scan whose kernel write does not return within that is left running, detached; its thread
- * frees the scanner when (if ever) the write returns. Returns -ETIMEDOUT then, 0 when freed.
- * Either way @s is gone for the caller. What the scan uses beyond the scanner (the root fd, the
- * serialize mutex, the policy's userdata) must outlive it: the process is about to exit.
+ * A scan whose kernel write does not return within that is left running, detached; its worker
+ * thread frees the scanner when (if ever) the write returns. Returns -ETIMEDOUT then, 0 when
+ * freed. Either way @s is gone for the caller. What the scan uses beyond the scanner (the root
+ * fd, the serialize mutex, the policy's userdata) must outlive it: the process is about to exit.
+ * A scan its worker has not taken up yet is dropped, as the queued ones are: none starts
+ * once shutdown has begun. The scan's thread is a worker's (worker_live_threads() counts it
+ * until it ends).
  */
 int host_scanner_shutdown(HostScanner *s, uint64_t grace_usec);
-
-/* Scan threads alive in the process, abandoned ones included. */
-unsigned host_scanner_live_threads(void);
 
 /*
  * host_scanner_queue() - scan @host (SCAN_ANY: every host) for new LUs. @reason (copied) is

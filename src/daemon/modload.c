@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "dlstub.h"
 #include "log.h"
 #include "macro.h"
 #include "modload.h"
@@ -43,9 +44,8 @@ typedef struct KmodFns {
 #undef KMOD_FN_FIELD
 } KmodFns;
 
-/* The soname, for whoever copies lund with its libraries (tests/vm/mkinitramfs.sh reads it
- * with `readelf -p .lund.dlopen`): ldd cannot see it. */
-__attribute__((section(".lund.dlopen"), used)) static const char dlopen_soname[] = LUND_KMOD_SONAME;
+/* For whoever copies lund with its libraries (shared/dlstub.h). */
+DLSTUB_SONAME(kmod_soname, LUND_KMOD_SONAME);
 
 static const char *const kmod_fn_names[] = {
 #define KMOD_FN_NAME(f) #f,
@@ -92,9 +92,15 @@ ModLoader *modload_free(ModLoader *ml)
 	return NULL;
 }
 
+static void modload_dl_failed(const char *soname, const char *error)
+{
+	log_warning("Cannot load %s, no driver will be loaded: %s", soname, error);
+}
+
 int modload_prepare(ModLoader *ml)
 {
 	void **fns;
+	int r;
 
 	_Static_assert(sizeof(KmodFns) == ELEMENTSOF(kmod_fn_names) * sizeof(void *),
 	               "one pointer per function");
@@ -106,23 +112,12 @@ int modload_prepare(ModLoader *ml)
 	if (ml->setup_error < 0)
 		return ml->setup_error;
 
-	/* RTLD_LOCAL: its symbols, and libcrypto's, stay out of the global scope. */
-	ml->dl = dlopen(LUND_KMOD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!ml->dl) {
-		log_warning("Cannot load %s, no driver will be loaded: %s", LUND_KMOD_SONAME,
-		            dlerror());
-		return ml->setup_error = -ELIBACC;
-	}
-	for (size_t i = 0; i < ELEMENTSOF(kmod_fn_names); i++) {
-		/* POSIX: a function pointer converts to and from the void * dlsym() returns. */
-		fns[i] = dlsym(ml->dl, kmod_fn_names[i]);
-		if (!fns[i]) {
-			log_warning("%s has no %s, no driver will be loaded", LUND_KMOD_SONAME,
-			            kmod_fn_names[i]);
-			(void)dlclose(TAKE_PTR(ml->dl));
-			return ml->setup_error = -ELIBBAD;
-		}
-	}
+	/* Called through ml->kmod, not through stubs (dlstub.h): a library that cannot be
+	 * loaded is told apart here from a module that cannot (setup_error, said once). */
+	r = dlstub_load(LUND_KMOD_SONAME, kmod_fn_names, ELEMENTSOF(kmod_fn_names), fns, &ml->dl,
+	                modload_dl_failed);
+	if (r < 0)
+		return ml->setup_error = r;
 	ml->ctx = ml->kmod.kmod_new(NULL, NULL);
 	if (!ml->ctx) {
 		log_warning("Cannot set up libkmod, no driver will be loaded");

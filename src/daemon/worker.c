@@ -357,7 +357,9 @@ int worker_shutdown(Worker *w, uint64_t grace_usec)
 	queued = detach(w, is_queued, 0);
 	pthread_cond_broadcast(&w->work);
 	while (w->live > 0)
-		if (pthread_cond_timedwait(&w->ended, &w->lock, &until) != 0)
+		if (grace_usec == WORKER_WAIT_FOREVER)
+			pthread_cond_wait(&w->ended, &w->lock);
+		else if (pthread_cond_timedwait(&w->ended, &w->lock, &until) != 0)
 			break;
 	gone = w->live == 0;
 	if (!gone)

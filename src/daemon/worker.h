@@ -43,10 +43,13 @@ size_t worker_n_pending(const Worker *w);
 /* Jobs that passed their deadline, since creation. */
 uint64_t worker_n_timed_out(const Worker *w);
 
+/* A grace that never ends: worker_shutdown() waits for the running jobs however long. */
+#define WORKER_WAIT_FOREVER UINT64_MAX
+
 /*
- * worker_shutdown() - drop the queued jobs (their done callbacks are not called), wait
- * @grace_usec at most for the running ones, and free @w. Threads still in the kernel after that
- * are left running, detached, with what they use: -ETIMEDOUT then (the process is about to
- * exit), 0 otherwise. NULL is fine.
+ * worker_shutdown() - drop the queued jobs (their done callbacks are not called, nor those of
+ * jobs that finished unreported), wait @grace_usec at most for the running ones, and free @w.
+ * Threads still in the kernel after that are left running, detached, with what they use:
+ * -ETIMEDOUT then (the process is about to exit), 0 otherwise. NULL is fine.
  */
 int worker_shutdown(Worker *w, uint64_t grace_usec);

@@ -3,7 +3,7 @@
 
 /*
  * The functions of libsgutils2 that sgio.c calls, for the programs that dlopen() the library
- * on first use instead of linking it (lunctl: src/cli/lunctl-libs.c; lund:
+ * on first use instead of linking it (shared/dlstub.h; lunctl: src/cli/lunctl-libs.c; lund:
  * src/daemon/lund-libs.c): F(return type, name, (parameters), (arguments)), V(name,
  * (parameters), (arguments)) for a function returning void. A function sgio.c starts to call
  * needs its line here, or neither program links.

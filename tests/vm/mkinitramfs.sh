@@ -41,7 +41,7 @@ TOOLS=(/usr/bin/find /usr/bin/pr /usr/bin/lsscsi /usr/bin/bash /usr/bin/rescan-s
 # udev_root (lib/common.sh): udev's .deb extracted into the cache, for its scsi_id.
 
 # libs_of FILE: every library FILE needs, as ldd lists them, and those it dlopen()s on first use:
-# the sonames in its .lund.dlopen section (lunctl's, src/cli/dlopen.h), resolved through
+# the sonames in its .lund.dlopen section (src/shared/dlstub.h), resolved through
 # ldconfig's cache, each with what ldd lists for it.
 libs_of() {
 	local so dl
