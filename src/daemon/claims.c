@@ -92,6 +92,12 @@ static void *entry_item(const LuClaim *e)
 	return (void *)((uintptr_t)e | 1);
 }
 
+/* The table's item for @e, compact (tagged) or full. */
+static void *lu_claim_item(const LuClaim *e)
+{
+	return e->compact ? entry_item(e) : e->full;
+}
+
 static LuClaims *entry_block(const LuClaim *e)
 {
 	return (LuClaims *)(void *)((char *)(uintptr_t)(e - e->index) - offsetof(LuClaims, v));
@@ -127,6 +133,17 @@ static bool entry_name_eq(const LuClaim *e, const char *name)
 		if (*b++ != *name++)
 			return false;
 	return streq(name, claim_suffixes[e->suffix]);
+}
+
+/* Is @item the claim on (@set, @name)? */
+static bool item_is(const void *item, unsigned set, const char *name)
+{
+	const LuClaim *e = item_entry(item);
+	const Claim *c = item;
+
+	if (item_compact(item))
+		return e->set == set && entry_name_eq(e, name);
+	return c->set == set && streq(c->name, name);
 }
 
 int lu_cmp(const Lu *a, const Lu *b)
@@ -434,12 +451,16 @@ static size_t claim_layout(size_t name_len, size_t target_len, size_t *ret_at, s
 	return MAX(fixed + room, offsetof(Claim, name) + name_len + 1);
 }
 
-/* Set up a claim of set @set on name @a + @b in @mem (zeroed, claim_layout()'s size). */
-static Claim *claim_init(void *mem, unsigned set, const char *a, const char *b, size_t at,
-                         size_t room)
+/* A claim of set @set on name @a + @b with room for a target of @target_len, set up in @mem
+ * (zeroed, claim_layout()'s size) or, when @mem is NULL, in a new allocation; not in the table.
+ * NULL when out of memory. */
+static Claim *claim_make(void *mem, unsigned set, const char *a, const char *b, size_t target_len)
 {
-	Claim *c = mem;
+	size_t at, room, size = claim_layout(strlen(a) + strlen(b), target_len, &at, &room);
+	Claim *c = mem ?: calloc(1, size);
 
+	if (!c)
+		return NULL;
 	c->set = set;
 	c->owner_at = at / 8;
 	c->room = room;
@@ -447,26 +468,16 @@ static Claim *claim_init(void *mem, unsigned set, const char *a, const char *b, 
 	return c;
 }
 
-/* A new claim of set @set on name @a + @b, with room for a target of @target_len; not in the
- * table. NULL when out of memory. */
-static Claim *claim_alloc(unsigned set, const char *a, const char *b, size_t target_len)
-{
-	size_t at, room, size = claim_layout(strlen(a) + strlen(b), target_len, &at, &room);
-	void *mem = calloc(1, size);
-
-	return mem ? claim_init(mem, set, a, b, at, room) : NULL;
-}
-
-/* @e as a Claim in @mem (ClaimView's room): its one owner (none when !@owner) built in. */
+/* @e as a Claim in @mem (ClaimView's room; NULL: allocated): its one owner (none when !@owner)
+ * built in. NULL when out of memory. */
 static Claim *entry_fill(const LuClaim *e, void *mem, bool owner)
 {
-	const char *base = entry_base(e), *suffix = claim_suffixes[e->suffix];
 	const char *target = entry_target(e);
-	size_t at, room, len = strlen(target);
-	Claim *c;
+	size_t len = strlen(target);
+	Claim *c = claim_make(mem, e->set, entry_base(e), claim_suffixes[e->suffix], len);
 
-	claim_layout(strlen(base) + strlen(suffix), len, &at, &room);
-	c = claim_init(mem, e->set, base, suffix, at, room);
+	if (!c)
+		return NULL;
 	if (owner) {
 		ClaimOwner *o = builtin_owner(c);
 
@@ -500,17 +511,12 @@ static const Claim *entry_view(const LuClaim *e, ClaimView *view)
  * (@e is then left as it was). */
 static Claim *entry_promote(Claims *cl, LuClaim *e)
 {
-	size_t at, room, size;
-	void *mem;
 	Claim *c;
 
 	assert(e->compact);
-	size = claim_layout(strlen(entry_base(e)) + strlen(claim_suffixes[e->suffix]),
-	                    strlen(entry_target(e)), &at, &room);
-	mem = calloc(1, size);
-	if (!mem)
+	c = entry_fill(e, NULL, true);
+	if (!c)
 		return NULL;
-	c = entry_fill(e, mem, true);
 	table_replace(&cl->table, entry_item(e), c);
 	cl->n_compact--;
 	e->full = c;
@@ -527,17 +533,8 @@ static void *claims_lookup(const Claims *cl, unsigned set, const char *name)
 	     i = ptrtable_next(&cl->table, i)) {
 		void *item = ptrtable_at(&cl->table, i);
 
-		if (item_compact(item)) {
-			const LuClaim *e = item_entry(item);
-
-			if (e->set == set && entry_name_eq(e, name))
-				return item;
-		} else {
-			Claim *c = item;
-
-			if (c->set == set && streq(c->name, name))
-				return c;
-		}
+		if (item_is(item, set, name))
+			return item;
 	}
 	return NULL;
 }
@@ -551,7 +548,7 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 
 	if (item)
 		return item_compact(item) ? entry_promote(cl, item_entry(item)) : item;
-	c = claim_alloc(set, name, "", target_len);
+	c = claim_make(NULL, set, name, "", target_len);
 	if (!c)
 		return NULL;
 	if (ptrtable_insert(&cl->table, c) < 0) {
@@ -561,12 +558,18 @@ static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t targe
 	return c;
 }
 
+/* @item as a Claim: a compact one made whole in @view. */
+static const Claim *item_claim(const void *item, ClaimView *view)
+{
+	return item_compact(item) ? entry_view(item_entry(item), view) : item;
+}
+
 const Claim *claims_of(const Lu *lu, size_t i, ClaimView *view)
 {
 	const LuClaims *b = lu->userdata;
 
 	assert(b && i < b->n);
-	return b->v[i].compact ? entry_view(&b->v[i], view) : b->v[i].full;
+	return item_claim(lu_claim_item(&b->v[i]), view);
 }
 
 const char *claims_target_of(const Lu *lu, size_t i)
@@ -713,6 +716,24 @@ static ClaimOwner *claim_pick(const Claim *c)
 	return win;
 }
 
+/* Keep @known (taken; NULL: its copy ran out of memory), the target of the link lund made at
+ * @name, for the next reconcile: the name's claim goes while deferred. Forgotten when out of
+ * memory. */
+static void orphan_add(Claims *cl, unsigned set, const char *name, char *known)
+{
+	Orphan *o = malloc(sizeof(*o) + strlen(name) + 1);
+
+	if (!o) {
+		free(known);
+		return;
+	}
+	o->set = set;
+	o->known = known;
+	strcpy(o->name, name);
+	o->next = cl->orphans;
+	cl->orphans = o;
+}
+
 /* Decide who gets @c's name and make the link so, unless a full reconcile is being prepared. */
 static void claim_resolve(Claims *cl, Claim *c)
 {
@@ -742,15 +763,8 @@ static void claim_resolve(Claims *cl, Claim *c)
 		/* The reconcile that follows makes the links, and removes unclaimed ones. */
 		c->winner = win ? win->lu : NULL;
 		if (!c->owners) {
-			Orphan *o = c->linked ? malloc(sizeof(*o) + strlen(c->name) + 1) : NULL;
-
-			if (o) {
-				o->set = c->set;
-				o->known = linked_take(c);
-				strcpy(o->name, c->name);
-				o->next = cl->orphans;
-				cl->orphans = o;
-			}
+			if (c->linked)
+				orphan_add(cl, c->set, c->name, linked_take(c));
 			claim_drop(cl, c);
 		}
 		return;
@@ -832,15 +846,8 @@ static void entry_remove(Claims *cl, LuClaim *e)
 
 	entry_name(e, name);
 	if (cl->deferred) {
-		Orphan *o = e->linked ? malloc(sizeof(*o) + strlen(name) + 1) : NULL;
-
-		if (o) {
-			o->set = e->set;
-			o->known = strdup(target);
-			strcpy(o->name, name);
-			o->next = cl->orphans;
-			cl->orphans = o;
-		}
+		if (e->linked)
+			orphan_add(cl, e->set, name, strdup(target));
 	} else {
 		r = cl->ops->remove(cl->userdata, e->set, name, e->linked ? target : NULL, NULL);
 		if (r < 0 && cl->ops->failed) {
@@ -875,13 +882,27 @@ static void entry_resolve(Claims *cl, LuClaim *e)
 		claim_resolve(cl, c);
 }
 
-/* Out of memory to promote @e after its write failed with @r: what the failure tells is kept
- * as far as a compact entry can (no link known, or the one that may be there); the next
- * reconcile writes it again. */
-static void entry_write_failed(LuClaim *e, int r)
+/* Record the outcome @r of writing compact @e's link to @target: done, @e stays compact; else
+ * @e is made a full claim that keeps the failure, returned. Out of memory for that, what the
+ * failure tells is kept as far as a compact entry can (no link known, or the one that may be
+ * there); the next reconcile writes it again. */
+static Claim *entry_written(Claims *cl, LuClaim *e, const char *target, int r)
 {
-	e->winner = false;
-	e->linked = r != -EEXIST;
+	Claim *c;
+
+	if (r >= 0) {
+		e->winner = e->linked = true;
+		return NULL;
+	}
+	c = entry_promote(cl, e);
+	if (!c) {
+		e->winner = false;
+		e->linked = r != -EEXIST;
+		return NULL;
+	}
+	claim_written(cl, c, target, r);
+	c->winner = NULL;
+	return c;
 }
 
 /* @lu claims @w's name, into @slot: compact when nobody has the name and @slot says the want
@@ -905,18 +926,8 @@ static int claim_add_want(Claims *cl, Lu *lu, const ClaimWant *w, LuClaim *slot)
 			return 0;
 		}
 		r = cl->ops->add(cl->userdata, w->set, entry_name(slot, name), w->target, NULL, lu);
-		if (r >= 0) {
-			slot->winner = slot->linked = true;
-			return 0;
-		}
-		c = entry_promote(cl, slot);
-		if (!c) {
-			entry_write_failed(slot, r);
-			return 0;
-		}
-		claim_written(cl, c, w->target, r);
-		c->winner = NULL;
-		if (c->error < 0 && cl->ops->failed)
+		c = entry_written(cl, slot, w->target, r);
+		if (c && c->error < 0 && cl->ops->failed)
 			cl->ops->failed(cl->userdata, c, w->target, r, lu);
 		return 0;
 	}
@@ -928,25 +939,11 @@ static int claim_add_want(Claims *cl, Lu *lu, const ClaimWant *w, LuClaim *slot)
 	return 0;
 }
 
-/* Is @name with @target in @want, as a current name or an alias alike? */
-static bool want_in(const ClaimWant *want, size_t n, unsigned set, const char *name,
-                    const char *target)
+/* Is @item's name with @target in @want, as a current name or an alias alike? */
+static bool want_in(const ClaimWant *want, size_t n, const void *item, const char *target)
 {
 	for (size_t i = 0; i < n; i++)
-		if (want[i].set == set && streq(want[i].name, name) &&
-		    streq(want[i].target, target))
-			return true;
-	return false;
-}
-
-/* Is compact @e's name with its target in @want? */
-static bool want_in_entry(const ClaimWant *want, size_t n, const LuClaim *e)
-{
-	const char *target = entry_target(e);
-
-	for (size_t i = 0; i < n; i++)
-		if (want[i].set == e->set && entry_name_eq(e, want[i].name) &&
-		    streq(want[i].target, target))
+		if (item_is(item, want[i].set, want[i].name) && streq(want[i].target, target))
 			return true;
 	return false;
 }
@@ -1142,20 +1139,15 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 	/* Release first, so a name moving between nodes of one LU is freed before retaken. */
 	for (size_t i = 0; i < n_old; i++) {
 		LuClaim *e = &old->v[i];
+		const char *target = claims_target_of(lu, i);
 
-		if (e->compact) {
-			if (!want_in_entry(want, n, e)) {
-				entry_remove(cl, e);
-				gone[i] = true;
-			}
-		} else {
-			ClaimOwner *o = claim_owner(e->full, lu);
-
-			if (!o || !want_in(want, n, e->full->set, e->full->name, o->target)) {
-				claim_remove(cl, lu, e->full);
-				gone[i] = true;
-			}
-		}
+		if (target && want_in(want, n, lu_claim_item(e), target))
+			continue;
+		if (e->compact)
+			entry_remove(cl, e);
+		else
+			claim_remove(cl, lu, e->full);
+		gone[i] = true;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const ClaimWant *w = &want[i];
@@ -1169,12 +1161,9 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n)
 		}
 		for (size_t k = 0; k < n_old && !found; k++) {
 			LuClaim *e = &old->v[k];
-
 			int r;
 
-			if (gone[k] || (e->compact ? e->set : e->full->set) != w->set ||
-			    !(e->compact ? entry_name_eq(e, w->name)
-			                 : streq(e->full->name, w->name)))
+			if (gone[k] || !item_is(lu_claim_item(e), w->set, w->name))
 				continue;
 			found = true;
 			gone[k] = true; /* held already, with this target */
@@ -1321,22 +1310,13 @@ int claims_reconcile(Claims *cl, unsigned set)
 		void *item = claims[i].item;
 		Claim *c = item;
 
-		if (item_compact(item)) {
-			LuClaim *e = item_entry(item);
-
-			if (results[i] >= 0) {
-				e->linked = true;
-				continue;
-			}
-			c = entry_promote(cl, e);
-			if (!c) {
-				entry_write_failed(e, results[i]);
-				continue;
-			}
+		if (item_compact(item))
+			entry_written(cl, item_entry(item), v[i].target, results[i]);
+		else {
+			claim_written(cl, c, v[i].target, results[i]);
+			if (results[i] < 0)
+				c->winner = NULL;
 		}
-		claim_written(cl, c, v[i].target, results[i]);
-		if (results[i] < 0)
-			c->winner = NULL;
 	}
 	return r;
 }
@@ -1362,14 +1342,10 @@ void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata)
 			void *item = cl->table.slots[i];
 
 			if (item)
-				fn(item_compact(item) ? entry_view(item_entry(item), &view) : item,
-				   userdata);
+				fn(item_claim(item, &view), userdata);
 		}
 		return;
 	}
-	for (ssize_t i = 0; i < n; i++) {
-		void *item = v[i].item;
-
-		fn(item_compact(item) ? entry_view(item_entry(item), &view) : item, userdata);
-	}
+	for (ssize_t i = 0; i < n; i++)
+		fn(item_claim(v[i].item, &view), userdata);
 }
