@@ -638,43 +638,6 @@ static bool want_split(const ClaimWant *w, size_t *ret_base_len, unsigned *ret_s
 	return true;
 }
 
-/* Is @s (@len bytes) among the pool strings of @want[0..@n) (bases and targets)? */
-static bool pool_has(const ClaimWant *want, size_t n, const char *s, size_t len)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t bl;
-		unsigned suffix;
-
-		if (!want_split(&want[i], &bl, &suffix))
-			continue;
-		if ((bl == len && !memcmp(want[i].name, s, len)) ||
-		    (strneq(want[i].target, s, len) && want[i].target[len] == '\0'))
-			return true;
-	}
-	return false;
-}
-
-/* The bytes of the pool of @want's strings, each once (pool_put()'s). */
-static size_t pool_size(const ClaimWant *want, size_t n)
-{
-	size_t size = 0;
-
-	for (size_t i = 0; i < MIN(n, (size_t)COMPACT_WANTS_MAX); i++) {
-		size_t bl, tl;
-		unsigned suffix;
-
-		if (!want_split(&want[i], &bl, &suffix))
-			continue;
-		if (!pool_has(want, i, want[i].name, bl))
-			size += bl + 1;
-		tl = strlen(want[i].target);
-		if (!(bl == tl && !memcmp(want[i].name, want[i].target, tl)) &&
-		    !pool_has(want, i, want[i].target, tl))
-			size += tl + 1;
-	}
-	return size;
-}
-
 /* Say @w in @e's fields (LuClaim.encoded) when it can be compact, its strings put in @pool. */
 static void want_encode(const ClaimWant *w, LuClaim *e, char *pool, size_t *size, size_t max)
 {
@@ -698,20 +661,25 @@ static void want_encode(const ClaimWant *w, LuClaim *e, char *pool, size_t *size
 
 LuClaims *block_new(const ClaimWant *want, size_t n)
 {
-	size_t max = MIN(pool_size(want, n), (size_t)UINT16_MAX), size = 0;
-	LuClaims *b = calloc(1, offsetof(LuClaims, v) + n * sizeof(LuClaim) + max);
-	char *pool;
+	size_t head = offsetof(LuClaims, v) + n * sizeof(LuClaim), max = 0, size = 0;
+	LuClaims *b, *fit;
 
+	/* Room for every string, what those shared by several wants leave over given back. */
+	for (size_t i = 0; i < MIN(n, (size_t)COMPACT_WANTS_MAX); i++)
+		max += strlen(want[i].name) + strlen(want[i].target) + 2;
+	max = MIN(max, (size_t)UINT16_MAX);
+	b = calloc(1, head + max);
 	if (!b)
 		return NULL;
 	b->n_alloc = n;
-	pool = (char *)&b->v[n];
 	for (size_t i = 0; i < n; i++) {
 		b->v[i].index = i;
 		if (i < COMPACT_WANTS_MAX)
-			want_encode(&want[i], &b->v[i], pool, &size, max);
+			want_encode(&want[i], &b->v[i], (char *)&b->v[n], &size, max);
 	}
-	return b;
+	/* Not yet in the table: the block may move. */
+	fit = realloc(b, head + size);
+	return fit ?: b;
 }
 
 size_t claims_failed(const Claims *cl)
