@@ -141,17 +141,19 @@ void claim_disown(Claim *c, const Lu *lu);
 /* @c leaves the table and is freed. */
 void claim_drop(Claims *cl, Claim *c);
 
-/* Record the outcome @r of writing @target (NULL: a removal) at @c's name. */
+/* Record the outcome @r of writing @target (NULL: a removal) at @c's name; a failure leaves
+ * no winner. */
 void claim_written(Claims *cl, Claim *c, const char *target, int r);
 void linked_clear(Claim *c);
-/* c->linked = @s, which @c takes. */
-void linked_adopt(Claim *c, char *s);
 /* c->linked, handed over as an allocation of its own (NULL when out of memory). */
 char *linked_take(Claim *c);
 /* Keep @known (taken; NULL: its copy ran out of memory), the target of the link lund made at
  * @name, for the next reconcile: the name's claim goes while deferred. Forgotten when out of
  * memory. */
 void orphan_add(Claims *cl, unsigned set, const char *name, char *known);
+/* The claim on orphan @o's name, if any, takes its link as its own (it had none): true; false
+ * when there is no claim, and the link is to go. */
+bool orphan_adopt(Claims *cl, Orphan *o);
 
 /* claims-rule.c: how @c stands. Clones get nothing: the name is quarantined; otherwise the
  * lowest H:C:T:L among the running owners wins (the lowest of all when none runs), whatever the

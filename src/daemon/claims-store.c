@@ -71,7 +71,7 @@ bool item_is(const void *item, unsigned set, const char *name)
 }
 
 /* FNV-1a over the name (@a then @b), the set mixed in. */
-static uint32_t claim_hash2(unsigned set, const char *a, const char *b)
+static uint32_t claim_hash(unsigned set, const char *a, const char *b)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ set;
 
@@ -82,20 +82,15 @@ static uint32_t claim_hash2(unsigned set, const char *a, const char *b)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-static uint32_t claim_hash(unsigned set, const char *name)
-{
-	return claim_hash2(set, name, "");
-}
-
 static uint32_t claim_hash_of(const void *p)
 {
 	const Claim *c = p;
 	const LuClaim *e;
 
 	if (!item_compact(p))
-		return claim_hash(c->set, c->name);
+		return claim_hash(c->set, c->name, "");
 	e = item_entry(p);
-	return claim_hash2(e->set, entry_base(e), claim_suffixes[e->suffix]);
+	return claim_hash(e->set, entry_base(e), claim_suffixes[e->suffix]);
 }
 
 /* Put @new in @old's slot of the table: the same claim, moved or made full. */
@@ -176,7 +171,7 @@ static void linked_set(Claim *c, const char *target)
 	c->linked = s;
 }
 
-void linked_adopt(Claim *c, char *s)
+static void linked_adopt(Claim *c, char *s)
 {
 	if (s && c->owner_busy && streq(builtin_target(c), s)) {
 		linked_set(c, s);
@@ -431,7 +426,7 @@ Claim *entry_promote(Claims *cl, LuClaim *e)
 
 void *claims_lookup(const Claims *cl, unsigned set, const char *name)
 {
-	uint32_t h = claim_hash(set, name);
+	uint32_t h = claim_hash(set, name, "");
 
 	for (size_t i = ptrtable_home(&cl->table, h); ptrtable_at(&cl->table, i);
 	     i = ptrtable_next(&cl->table, i)) {
@@ -441,25 +436,6 @@ void *claims_lookup(const Claims *cl, unsigned set, const char *name)
 			return item;
 	}
 	return NULL;
-}
-
-/* The claim on @name, a full one, made when there is none with room for a target of
- * @target_len (a compact one is promoted); NULL when out of memory. */
-static Claim *claim_get(Claims *cl, unsigned set, const char *name, size_t target_len)
-{
-	void *item = claims_lookup(cl, set, name);
-	Claim *c;
-
-	if (item)
-		return item_compact(item) ? entry_promote(cl, item_entry(item)) : item;
-	c = claim_make(NULL, set, name, "", target_len);
-	if (!c)
-		return NULL;
-	if (ptrtable_insert(&cl->table, c) < 0) {
-		free(c);
-		return NULL;
-	}
-	return c;
 }
 
 /* @item as a Claim: a compact one made whole in @view. */
@@ -500,9 +476,16 @@ void entry_drop(Claims *cl, LuClaim *e)
 Claim *claim_own(Claims *cl, Lu *lu, const ClaimWant *w)
 {
 	size_t len = strlen(w->target);
-	Claim *c = claim_get(cl, w->set, w->name, len);
+	void *item = claims_lookup(cl, w->set, w->name);
+	Claim *c = item_compact(item) ? entry_promote(cl, item_entry(item)) : item;
 	ClaimOwner *o;
 
+	if (!item) {
+		/* A new claim, with room for this owner's target. */
+		c = claim_make(NULL, w->set, w->name, "", len);
+		if (c && ptrtable_insert(&cl->table, c) < 0)
+			c = mfree(c);
+	}
 	if (!c)
 		return NULL;
 	o = builtin_owner_take(c, len) ?: malloc(sizeof(*o) + len + 1);
@@ -551,6 +534,8 @@ void claim_written(Claims *cl, Claim *c, const char *target, int r)
 	c->error = r < 0 && r != -EEXIST ? (r >= INT16_MIN ? r : -EIO) : 0;
 	if (c->error < 0)
 		cl->n_failed++;
+	if (r < 0)
+		c->winner = NULL;
 	if (r >= 0 || r == -EEXIST) {
 		/* Done, or the name is someone else's: no other link of ours is there. */
 		if (r >= 0 && target)
@@ -583,6 +568,26 @@ bool claim_is_alias(const Claim *c, const Lu *lu)
 	const ClaimOwner *o = claim_owner(c, lu);
 
 	return o && o->alias;
+}
+
+bool orphan_adopt(Claims *cl, Orphan *o)
+{
+	void *item = claims_lookup(cl, o->set, o->name);
+	LuClaim *e = item_entry(item);
+	Claim *c = item;
+
+	if (!item)
+		return false;
+	if (!item_compact(item)) {
+		if (!c->linked)
+			linked_adopt(c, TAKE_PTR(o->known));
+	} else if (e->linked || !o->known)
+		;
+	else if (streq(o->known, entry_target(e)))
+		e->linked = true;
+	else if ((c = entry_promote(cl, e)))
+		linked_adopt(c, TAKE_PTR(o->known));
+	return true;
 }
 
 void orphan_add(Claims *cl, unsigned set, const char *name, char *known)

@@ -66,23 +66,10 @@ static void claim_resolve(Claims *cl, Claim *c)
 		return; /* already so: a refresh that changed nothing writes nothing */
 	r = cl->ops->add(cl->userdata, c->set, c->name, win->target, c->linked, win->lu);
 	claim_written(cl, c, win->target, r);
-	c->winner = r >= 0 ? win->lu : NULL;
+	if (r >= 0)
+		c->winner = win->lu;
 	if (c->error < 0 && cl->ops->failed)
 		cl->ops->failed(cl->userdata, c, win->target, r, win->lu);
-}
-
-/* @lu claims @w's name; returns the claim, NULL when out of memory. */
-static Claim *claim_add(Claims *cl, Lu *lu, const ClaimWant *w)
-{
-	Claim *c = claim_own(cl, lu, w);
-
-	if (!c)
-		return NULL;
-	/* An alias joining a name another LU wants now gives way at once. */
-	if (w->alias && c->superseded && cl->ops->alias_dropped)
-		cl->ops->alias_dropped(cl->userdata, c, lu);
-	claim_resolve(cl, c);
-	return c;
 }
 
 /* Its one owner gives up compact @e: what claim_disown() and claim_resolve() do for a claim of
@@ -147,7 +134,6 @@ static Claim *entry_written(Claims *cl, LuClaim *e, const char *target, int r)
 		return NULL;
 	}
 	claim_written(cl, c, target, r);
-	c->winner = NULL;
 	return c;
 }
 
@@ -173,9 +159,13 @@ static int claim_add_want(Claims *cl, Lu *lu, const ClaimWant *w, LuClaim *slot)
 			cl->ops->failed(cl->userdata, c, w->target, r, lu);
 		return 0;
 	}
-	c = claim_add(cl, lu, w);
+	c = claim_own(cl, lu, w);
 	if (!c)
 		return -ENOMEM;
+	/* An alias joining a name another LU wants now gives way at once. */
+	if (w->alias && c->superseded && cl->ops->alias_dropped)
+		cl->ops->alias_dropped(cl->userdata, c, lu);
+	claim_resolve(cl, c);
 	slot->full = c;
 	slot->compact = false;
 	return 0;
@@ -371,30 +361,13 @@ int claims_reconcile(Claims *cl, unsigned set)
 	/* Links made for claims that went while deferred: removed unless claimed again. */
 	for (Orphan **p = &cl->orphans; *p;) {
 		Orphan *o = *p;
-		void *item;
 
 		if (o->set != set) {
 			p = &o->next;
 			continue;
 		}
 		*p = o->next;
-		item = claims_lookup(cl, set, o->name);
-		if (item && item_compact(item)) {
-			LuClaim *e = item_entry(item);
-			Claim *c;
-
-			if (e->linked || !o->known)
-				;
-			else if (streq(o->known, entry_target(e)))
-				e->linked = true;
-			else if ((c = entry_promote(cl, e)))
-				linked_adopt(c, TAKE_PTR(o->known));
-		} else if (item) {
-			Claim *c = item;
-
-			if (!c->linked)
-				linked_adopt(c, TAKE_PTR(o->known));
-		} else {
+		if (!orphan_adopt(cl, o)) {
 			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
 			if (r < 0 && cl->ops->failed)
 				orphan_failed(cl, o, r);
@@ -424,15 +397,11 @@ int claims_reconcile(Claims *cl, unsigned set)
 	r = cl->ops->reconcile(cl->userdata, set, v, n_v, results);
 	for (size_t i = 0; i < n_v; i++) {
 		void *item = claims[i].item;
-		Claim *c = item;
 
 		if (item_compact(item))
 			entry_written(cl, item_entry(item), v[i].target, results[i]);
-		else {
-			claim_written(cl, c, v[i].target, results[i]);
-			if (results[i] < 0)
-				c->winner = NULL;
-		}
+		else
+			claim_written(cl, item, v[i].target, results[i]);
 	}
 	return r;
 }
