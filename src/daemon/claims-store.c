@@ -93,16 +93,6 @@ static uint32_t claim_hash_of(const void *p)
 	return claim_hash(e->set, entry_base(e), claim_suffixes[e->suffix]);
 }
 
-/* Put @new in @old's slot of the table: the same claim, moved or made full. */
-static void table_replace(PtrTable *t, const void *old, void *new)
-{
-	size_t i = ptrtable_home(t, t->hash_of(old));
-
-	while (t->slots[i] != old)
-		i = ptrtable_next(t, i);
-	t->slots[i] = new;
-}
-
 int claims_new(const ClaimsOps *ops, void *userdata, Claims **ret)
 {
 	Claims *cl;
@@ -406,7 +396,8 @@ void entry_move(Claims *cl, const LuClaim *e, LuClaim *slot)
 	slot->compact = true;
 	slot->winner = e->winner;
 	slot->linked = e->linked;
-	table_replace(&cl->table, entry_item(e), entry_item(slot));
+	/* The same claim, moved: the same hash. */
+	ptrtable_replace(&cl->table, entry_item(e), entry_item(slot));
 }
 
 Claim *entry_promote(Claims *cl, LuClaim *e)
@@ -417,7 +408,7 @@ Claim *entry_promote(Claims *cl, LuClaim *e)
 	c = entry_fill(e, NULL, true);
 	if (!c)
 		return NULL;
-	table_replace(&cl->table, entry_item(e), c);
+	ptrtable_replace(&cl->table, entry_item(e), c);
 	cl->n_compact--;
 	e->full = c;
 	e->compact = false;
