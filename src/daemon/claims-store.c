@@ -692,17 +692,12 @@ void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata)
 
 	if (!cl)
 		return;
+	/* Out of memory for the order: every claim all the same, in table order. */
 	n = claims_sorted(cl, UINT_MAX, &v, &names);
-	if (n < 0) {
-		/* Out of memory for the order: every claim all the same, in table order. */
-		for (size_t i = 0; i < cl->table.n_slots; i++) {
-			void *item = cl->table.slots[i];
+	for (size_t i = 0; i < (n < 0 ? cl->table.n_slots : (size_t)n); i++) {
+		void *item = n < 0 ? cl->table.slots[i] : v[i].item;
 
-			if (item)
-				fn(item_claim(item, &view), userdata);
-		}
-		return;
+		if (item)
+			fn(item_claim(item, &view), userdata);
 	}
-	for (ssize_t i = 0; i < n; i++)
-		fn(item_claim(v[i].item, &view), userdata);
 }
