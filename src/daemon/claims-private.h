@@ -17,7 +17,6 @@
 #include <sys/types.h>
 
 #include "claims.h"
-#include "links.h"
 #include "ptrtable.h"
 
 /* A link this object made whose claim went while deferred: removed by the next reconcile,

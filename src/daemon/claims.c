@@ -8,7 +8,6 @@
 
 #include "claims-private.h"
 #include "macro.h"
-#include "ptrtable.h"
 
 void claims_defer(Claims *cl, bool defer)
 {
