@@ -33,7 +33,7 @@
  * one LU that wants a current name and has its link, with no collision, no error and no foreign
  * file, is kept there as a compact entry (16 B, its name and target in the block's pool of
  * strings, shared by the names that differ by a suffix and by the link sets) rather than as a
- * Claim: claims.c makes a full Claim of it (promotes it) on the first event that needs more (a
+ * Claim: the store makes a full Claim of it (promotes it) on the first event that needs more (a
  * second owner, an alias, a failed write, a foreign file). Readers see every claim as a Claim:
  * a compact one is made whole in a ClaimView of the caller's (claims_of(), claims_foreach()).
  */
@@ -57,7 +57,7 @@ typedef struct ClaimOwner {
 	char target[];
 } ClaimOwner;
 
-/* Read-only outside claims.c. */
+/* Read-only outside claims*.c. */
 typedef struct Claim {
 	ClaimOwner *owners;
 	Lu *winner;           /* whose target the link has, NULL if none was made */
@@ -68,7 +68,7 @@ typedef struct Claim {
 	bool collision : 1;   /* owners disagree on the target */
 	bool quarantined : 1; /* a collision of clones: nobody gets the name */
 	bool superseded : 1;  /* alias owners left out: an LU wants the name as a current name */
-	/* claims.c's own: the claim's allocation holds, after the name, one owner with a target
+	/* The store's own: the claim's allocation holds, after the name, one owner with a target
 	 * of up to @room bytes (at @owner_at * 8 bytes from the claim; 0: none), which @linked
 	 * points at while they are the same, so that the common claim (one owner, its link made)
 	 * is a single allocation. Its hash is not kept: computed again from the name when the
@@ -81,7 +81,7 @@ typedef struct Claim {
 } Claim;
 
 /* Room for a compact claim made whole: the Claim, its name (at most NAME_MAX bytes), then its
- * one owner with a target of at most 254 bytes (claims.c keeps longer ones as full claims). */
+ * one owner with a target of at most 254 bytes (the store keeps longer ones as full claims). */
 #define CLAIM_VIEW_SIZE                                              \
 	(((offsetof(Claim, name) + NAME_MAX + 1 + 7) & ~(size_t)7) + \
 	 offsetof(ClaimOwner, target) + 256)

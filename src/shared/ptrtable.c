@@ -30,6 +30,16 @@ static int resize(PtrTable *t, size_t n_slots)
 	return 0;
 }
 
+/* The slot of @entry, which must be in the table. */
+static size_t slot_of(const PtrTable *t, const void *entry)
+{
+	size_t i = ptrtable_home(t, t->hash_of(entry));
+
+	while (t->slots[i] != entry)
+		i = ptrtable_next(t, i);
+	return i;
+}
+
 int ptrtable_insert(PtrTable *t, void *entry)
 {
 	/* Grown at 3/4 full; a failed growth is fine while a slot stays free. */
@@ -43,10 +53,8 @@ int ptrtable_insert(PtrTable *t, void *entry)
 
 void ptrtable_delete(PtrTable *t, const void *entry)
 {
-	size_t mask = t->n_slots - 1, i = t->hash_of(entry) & mask;
+	size_t mask = t->n_slots - 1, i = slot_of(t, entry);
 
-	while (t->slots[i] != entry)
-		i = (i + 1) & mask;
 	/* Move back the entries of the probe run that would no longer be found: one stays when
 	 * its home slot @k lies cyclically in (i, j]. */
 	for (size_t j = (i + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
@@ -62,6 +70,11 @@ void ptrtable_delete(PtrTable *t, const void *entry)
 	/* Shrunk when an eighth full, so a host that went away gives its memory back. */
 	if (t->n_slots > 16 && t->n * 8 < t->n_slots)
 		(void)resize(t, t->n_slots / 2);
+}
+
+void ptrtable_replace(PtrTable *t, const void *old, void *new)
+{
+	t->slots[slot_of(t, old)] = new;
 }
 
 void ptrtable_done(PtrTable *t)

@@ -28,6 +28,8 @@ typedef struct PtrTable {
 int ptrtable_insert(PtrTable *t, void *entry);
 /* Takes out @entry, which must be in the table. */
 void ptrtable_delete(PtrTable *t, const void *entry);
+/* Puts @new, of the same hash, in the slot of @old, which must be in the table. */
+void ptrtable_replace(PtrTable *t, const void *old, void *new);
 /* Frees the slots (not the entries). */
 void ptrtable_done(PtrTable *t);
 

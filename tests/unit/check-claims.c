@@ -544,7 +544,7 @@ START_TEST(test_deferred)
 END_TEST
 
 /* The link made for a claim's first owner keeps its target after that owner went and another
- * took its place in the claim (claims.c keeps the two in one allocation), until rewritten. */
+ * took its place in the claim (the store keeps the two in one allocation), until rewritten. */
 START_TEST(test_linked_outlives_owner)
 {
 	Claim *c;

@@ -3,7 +3,8 @@
  * ptrtable: the open-addressing table behind the claims and the error tracker's index. Entries
  * with colliding hashes (long probe runs, runs wrapping round the end) inserted, found, and
  * taken out from every position in a shuffled order; every other entry stays findable and the
- * table grows and shrinks back.
+ * table grows and shrinks back. An entry replaced by a twin of the same hash leaves its slot to
+ * it.
  */
 
 #include <check.h>
@@ -55,8 +56,15 @@ START_TEST(test_ptrtable)
 	}
 	ck_assert_uint_eq(t.n, N);
 	ck_assert_uint_ge(t.n_slots * 3, N * 4);
-	for (unsigned i = 0; i < N; i++)
+	for (unsigned i = 0; i < N; i++) {
+		Entry twin = v[i];
+
 		ck_assert(found(&t, &v[i]));
+		ptrtable_replace(&t, &v[i], &twin);
+		ck_assert(found(&t, &twin) && !found(&t, &v[i]));
+		ptrtable_replace(&t, &twin, &v[i]);
+	}
+	ck_assert_uint_eq(t.n, N);
 	for (unsigned i = N - 1; i > 0; i--) {
 		unsigned j = (unsigned)rand() % (i + 1), x = order[i];
 
