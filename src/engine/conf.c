@@ -231,18 +231,6 @@ static char *lowercase(char *s)
 	return s;
 }
 
-static char *strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 static ConfSection *section_find(LundConf *c, const char *title)
 {
 	for (size_t i = 0; i < c->n_sections; i++)
@@ -285,14 +273,14 @@ static int locate_line(LundConf *c, char *line, unsigned lineno, char **sec)
 	size_t n;
 	char *eq;
 
-	line = strip(line);
+	line = strstrip(line);
 	n = strlen(line);
 	if (n == 0 || line[0] == '#' || line[0] == ';')
 		return 0;
 	if (line[0] == '[' && line[n - 1] == ']') {
 		line[n - 1] = 0;
 		free(*sec);
-		*sec = strdup(lowercase(strip(line + 1)));
+		*sec = strdup(lowercase(strstrip(line + 1)));
 		if (!*sec)
 			return -ENOMEM;
 		/* iniparser 4.1 ends the title at its first ']', 4.2 at its last */
@@ -300,7 +288,7 @@ static int locate_line(LundConf *c, char *line, unsigned lineno, char **sec)
 			char *t = *sec;
 
 			t[strcspn(t, "]")] = 0;
-			t = strip(t);
+			t = strstrip(t);
 			memmove(*sec, t, strlen(t) + 1);
 		}
 		s = section_find(c, *sec);
@@ -312,7 +300,7 @@ static int locate_line(LundConf *c, char *line, unsigned lineno, char **sec)
 	if (!eq)
 		return 0;
 	*eq = 0;
-	e = entry_find(c, *sec, lowercase(strip(line)));
+	e = entry_find(c, *sec, lowercase(strstrip(line)));
 	if (!e)
 		return 0;
 	if (e->line > 0) {

@@ -39,18 +39,6 @@ _printf_(2, 3) static void problem(Checker *c, const char *fmt, ...)
 		c->report(c->path, c->line, msg, c->userdata);
 }
 
-static char *strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 /* The next line of @f in @buf (LINE_MAX_LEN + 2 bytes), counted; a longer line is reported and
  * skipped. false at the end of the file. */
 static bool next_line(Checker *c, FILE *f, char *buf)
@@ -211,7 +199,7 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 		int r;
 
 		property = buf[0] == ' ';
-		l = strip(buf);
+		l = strstrip(buf);
 		if (!*l) {
 			/* an empty line ends a record */
 			in_record = in_props = lunds = others = mixed = false;
