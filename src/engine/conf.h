@@ -16,8 +16,8 @@
  *
  * A LundConf is immutable once loaded, so any thread may read it; references are taken and
  * dropped by the thread that loaded it. Its hwdb serialises lookups itself (hwdb.h). Nothing here
- * logs: what went wrong is kept in the object (conf_file_error(), conf_hwdb_error()) for the front
- * end to report.
+ * logs: what went wrong is kept in the object (conf_file_error(), conf_n_errors(),
+ * conf_hwdb_error()) for the front end to report.
  */
 
 #include <errno.h>
