@@ -403,13 +403,15 @@ static void check_applied(LundConf *c, int rootfd)
 
 				if (bad)
 					continue;
-				for (size_t k = 0; k < ELEMENTSOF(attrs); k++) {
+				/* the transport's too, which need a worker to be written */
+				for (size_t k = 0; k < _KNOB_MAX; k++) {
 					if (!streq(e->key, policy_knobs[k].conf_key))
 						continue;
 					ck_assert_int_eq(policy_knob_validate(k, e->value, canon,
 					                                      sizeof(canon)),
 					                 0);
-					strcpy(want[k], canon);
+					if (k < ELEMENTSOF(attrs))
+						strcpy(want[k], canon);
 				}
 				if (streq(e->key, "scan_max_lun")) {
 					ck_assert_int_eq(scan_quirk_parse_max_lun(e->value, &n), 0);
@@ -496,6 +498,28 @@ START_TEST(test_corpus)
 	if (conf_file_error(c) < 0) {
 		ck_assert_uint_eq(conf_n_sections(c), 0);
 		return;
+	}
+
+	/* a key no consumer takes is reported */
+	for (size_t i = 0; i < conf_n_sections(c); i++) {
+		const ConfSection *s = conf_section(c, i);
+
+		for (size_t j = 0; j < s->n_entries && s->kind != CONF_SECTION_UNKNOWN; j++) {
+			const char *k = s->entries[j].key;
+			bool known = scan_quirk_check(k, false, "1") != -ENOENT ||
+			             (s->kind == CONF_SECTION_DEVICE &&
+			              (streq(k, "vendor") || streq(k, "model"))) ||
+			             (s->kind == CONF_SECTION_CONTROL && streq(k, "read_group"));
+
+			for (size_t x = 0; x < _KNOB_MAX && s->kind != CONF_SECTION_CONTROL; x++)
+				known |= streq(k, policy_knobs[x].conf_key);
+			known &= s->kind != CONF_SECTION_NONE &&
+			         (s->kind != CONF_SECTION_CONTROL || streq(k, "read_group"));
+			if (!known)
+				ck_assert_msg(reported(s->entries[j].line, ""),
+				              "%s:%u: %s ignored, not reported", corpus[_i],
+				              s->entries[j].line, k);
+		}
 	}
 
 	/* every line accounted for */
