@@ -443,17 +443,17 @@ static void check_applied(LundConf *c, int rootfd)
 	ck_assert_int_eq(got.sparse, quirk.sparse);
 	ck_assert_uint_eq(got.max_lun, quirk.max_lun);
 
-	/* the control socket's group: resolved by the daemon unless reported */
+	/* the control socket's group (iniparser makes one [control] of several): the daemon
+	 * resolves it unless it is reported */
 	g = conf_read_group(c);
 	for (size_t i = 0; g && i < conf_n_sections(c); i++) {
 		const ConfSection *s = conf_section(c, i);
 		gid_t gid;
 
-		if (s->kind == CONF_SECTION_CONTROL && conf_section_get(s, "read_group"))
-			for (size_t j = 0; j < s->n_entries; j++)
-				if (streq(s->entries[j].key, "read_group"))
-					ck_assert_int_eq(conf_group_lookup(g, &gid) < 0,
-					                 reported(s->entries[j].line, ""));
+		for (size_t j = 0; s->kind == CONF_SECTION_CONTROL && j < s->n_entries; j++)
+			if (streq(s->entries[j].key, "read_group"))
+				ck_assert_int_eq(conf_group_lookup(g, &gid) < 0,
+				                 reported(s->entries[j].line, ""));
 	}
 }
 
@@ -504,21 +504,31 @@ START_TEST(test_corpus)
 	for (size_t i = 0; i < conf_n_sections(c); i++) {
 		const ConfSection *s = conf_section(c, i);
 
-		for (size_t j = 0; j < s->n_entries && s->kind != CONF_SECTION_UNKNOWN; j++) {
+		for (size_t j = 0; j < s->n_entries; j++) {
 			const char *k = s->entries[j].key;
-			bool known = scan_quirk_check(k, false, "1") != -ENOENT ||
-			             (s->kind == CONF_SECTION_DEVICE &&
-			              (streq(k, "vendor") || streq(k, "model"))) ||
-			             (s->kind == CONF_SECTION_CONTROL && streq(k, "read_group"));
+			bool known = false;
 
-			for (size_t x = 0; x < _KNOB_MAX && s->kind != CONF_SECTION_CONTROL; x++)
-				known |= streq(k, policy_knobs[x].conf_key);
-			known &= s->kind != CONF_SECTION_NONE &&
-			         (s->kind != CONF_SECTION_CONTROL || streq(k, "read_group"));
-			if (!known)
-				ck_assert_msg(reported(s->entries[j].line, ""),
-				              "%s:%u: %s ignored, not reported", corpus[_i],
-				              s->entries[j].line, k);
+			switch (s->kind) {
+			case CONF_SECTION_CONTROL:
+				known = streq(k, "read_group");
+				break;
+			case CONF_SECTION_DEVICE:
+				known = streq(k, "vendor") || streq(k, "model");
+				_fallthrough_;
+			case CONF_SECTION_DEFAULTS:
+				known |= scan_quirk_check(k, false, "1") != -ENOENT;
+				for (size_t x = 0; x < _KNOB_MAX; x++)
+					known |= streq(k, policy_knobs[x].conf_key);
+				break;
+			case CONF_SECTION_UNKNOWN:
+				known = reported(s->line, "unknown section");
+				break;
+			default:
+				break;
+			}
+			ck_assert_msg(known || reported(s->entries[j].line, ""),
+			              "%s:%u: %s ignored, not reported", corpus[_i],
+			              s->entries[j].line, k);
 		}
 	}
 
