@@ -14,7 +14,6 @@
 #include "macro.h"
 #include "policy-apply.h"
 #include "policyknob.h"
-#include "scanquirk.h"
 #include "sysfs.h"
 #include "tportknob.h"
 #include "worker.h"
