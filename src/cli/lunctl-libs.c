@@ -75,16 +75,10 @@
 	  (struct libscols_table * t, struct libscols_line * p), (t, p))                        \
 	V(scols_unref_table, (struct libscols_table * t), (t))
 
-#define INIPARSER_FUNCTIONS(F, V)                                                   \
-	V(iniparser_freedict, (dictionary * d), (d))                                \
-	F(int, iniparser_getnsec, (const dictionary *d), (d))                       \
-	F(const char **, iniparser_getseckeys,                                      \
-	  (const dictionary *d, const char *s, const char **k), (d, s, k))          \
-	F(const char *, iniparser_getsecname, (const dictionary *d, int n), (d, n)) \
-	F(int, iniparser_getsecnkeys, (const dictionary *d, const char *s), (d, s)) \
-	F(const char *, iniparser_getstring,                                        \
-	  (const dictionary *d, const char *k, const char *def), (d, k, def))       \
-	F(dictionary *, iniparser_load, (const char *f), (f))
+#define INIPARSER_FUNCTIONS(F, V)                             \
+	V(iniparser_freedict, (dictionary * d), (d))          \
+	F(dictionary *, iniparser_load, (const char *f), (f)) \
+	V(iniparser_set_error_callback, (int (*e)(const char *, ...)), (e))
 
 #define HWDB_FUNCTIONS(F, V)                                                                \
 	F(int, sd_hwdb_enumerate, (sd_hwdb * h, const char **k, const char **v), (h, k, v)) \

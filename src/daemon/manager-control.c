@@ -6,7 +6,6 @@
  */
 
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,41 +260,6 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 	return 0;
 }
 
-/* A group by name, or by number: 0 with *ret set, -ENOENT when there is no such group. */
-static int group_lookup(const char *name, gid_t *ret)
-{
-	struct group grp, *res = NULL;
-	_cleanup_free_ char *buf = NULL;
-	size_t size = 4096;
-	char *end = NULL;
-	unsigned long n;
-	int r;
-
-	errno = 0;
-	n = strtoul(name, &end, 10);
-	if (*name >= '0' && *name <= '9' && end && *end == 0 && errno == 0 &&
-	    n < (unsigned long)(gid_t)-1) {
-		*ret = (gid_t)n;
-		return 0;
-	}
-	for (;;) {
-		free(buf);
-		buf = malloc(size);
-		if (!buf)
-			return -ENOMEM;
-		r = getgrnam_r(name, &grp, buf, size, &res);
-		if (r != ERANGE || size >= 1u << 20)
-			break;
-		size *= 2;
-	}
-	if (r != 0)
-		return -r;
-	if (!res)
-		return -ENOENT;
-	*ret = grp.gr_gid;
-	return 0;
-}
-
 int manager_control_setup(Manager *m, const LundConf *conf)
 {
 	const char *name = conf_read_group(conf);
@@ -305,7 +269,7 @@ int manager_control_setup(Manager *m, const LundConf *conf)
 	if (!m->control)
 		return 0;
 	if (name) {
-		r = group_lookup(name, &gid);
+		r = conf_group_lookup(name, &gid);
 		if (r < 0)
 			/* Closed rather than open to a group nobody meant. */
 			log_warning_errno(

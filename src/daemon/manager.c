@@ -599,10 +599,18 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 		return log_warning_errno(r, "Reload (%s) failed, keeping the old configuration: %m",
 		                         why);
 	r = conf_file_error(conf);
-	if (r < 0 && r != -ENOENT && ret_message &&
-	    asprintf(ret_message, "%s: %s, the old configuration stays", conf_get_path(conf),
-	             r == -EBADMSG ? "cannot parse" : strerror(-r)) < 0)
-		*ret_message = NULL;
+	if (r < 0 && r != -ENOENT && ret_message) {
+		/* a syntax error: the first one, where lunctl check-config shows it */
+		const ConfError *e = conf_n_errors(conf) > 0 ? conf_error(conf, 0) : NULL;
+
+		if ((e ? asprintf(ret_message,
+		                  "%s:%u: cannot parse (%s), the old configuration stays",
+		                  conf_get_path(conf), e->line, e->message)
+		       : asprintf(ret_message, "%s: %s, the old configuration stays",
+		                  conf_get_path(conf),
+		                  r == -EBADMSG ? "cannot parse" : strerror(-r))) < 0)
+			*ret_message = NULL;
+	}
 	if (r < 0 && r != -ENOENT)
 		return log_warning_errno(r,
 		                         "Reload (%s): %s is not usable, keeping the old "

@@ -1,21 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
-#include <iniparser/iniparser.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
+#include "confcheck.h"
 #include "errpolicy.h"
 #include "hwdb.h"
 #include "log.h"
 #include "macro.h"
 #include "policy-apply.h"
 #include "policyknob.h"
-#include "scanquirk.h"
 #include "sysfs.h"
 #include "tportknob.h"
 #include "worker.h"
@@ -43,10 +41,16 @@ static void lu_policy_done(LuPolicy *p)
 	}
 }
 
+/* @value for @k, in its canonical form, from @source. -EINVAL when @k does not take it (then
+ * nothing is set: an earlier source's value stays), -ENOMEM. */
 static int lu_policy_set(LuPolicy *p, PolicyKnob k, const char *value, const char *source)
 {
-	char *v = strdup(value), *s = strdup(source);
+	char canon[ERRKNOB_VALUE_MAX], *v, *s; /* TPORT_VALUE_MAX is shorter */
 
+	if (policy_knob_validate(k, value, canon, sizeof(canon)) < 0)
+		return -EINVAL;
+	v = strdup(canon);
+	s = strdup(source);
 	if (!v || !s) {
 		free(v);
 		free(s);
@@ -59,48 +63,9 @@ static int lu_policy_set(LuPolicy *p, PolicyKnob k, const char *value, const cha
 	return 0;
 }
 
-/* iniparser reports syntax errors through this; they become our log lines. */
-static int conf_error_cb(const char *fmt, ...)
+static void on_conf_problem(const char *path, unsigned line, const char *message, void *userdata)
 {
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	buf[strcspn(buf, "\n")] = 0;
-	log_warning("lund.conf: %s", buf);
-	return 0;
-}
-
-/* Say what is wrong with the keys of section @sec: unknown ones, and scan quirks that do not
- * parse (the scan engine reads those, scanquirk.h, but on every scan; here they are logged
- * once, at load). */
-static void check_keys(const char *path, const ConfSection *sec)
-{
-	for (size_t j = 0; j < sec->n_entries; j++) {
-		const char *k = sec->entries[j].key, *v = sec->entries[j].value;
-		bool known = false;
-
-		for (int x = 0; x < _KNOB_MAX; x++)
-			known |= streq(k, policy_knobs[x].conf_key);
-		if (streq(k, "scan_sequential") || streq(k, "scan_sparse") ||
-		    streq(k, "scan_max_lun")) {
-			uint64_t lun;
-			bool b;
-
-			known = true;
-			if (streq(k, "scan_max_lun") ? scan_quirk_parse_max_lun(v, &lun) < 0
-			                             : scan_quirk_parse_bool(v, &b) < 0)
-				log_warning("%s: [%s]: invalid %s \"%s\", ignoring it", path,
-				            sec->title, k, v);
-		}
-		if (sec->kind == CONF_SECTION_DEVICE)
-			known |= streq(k, "vendor") || streq(k, "model");
-		if (!known)
-			log_warning("%s: [%s]: unknown key \"%s\", ignoring it", path, sec->title,
-			            k);
-	}
+	log_warning("%s:%u: %s, ignoring", path, line, message);
 }
 
 int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret)
@@ -110,7 +75,6 @@ int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **re
 	size_t n = 0;
 	int r;
 
-	iniparser_set_error_callback(conf_error_cb);
 	r = conf_load(conf_path, hwdb_path, &c);
 	if (r == -ENOMEM)
 		return log_error_errno(r, "Out of memory");
@@ -118,32 +82,19 @@ int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **re
 	r = conf_file_error(c);
 	if (r == -ENOENT)
 		log_debug("%s: not present, no configured policy", path);
-	else if (r == -EBADMSG)
-		log_error_errno(r, "%s: cannot parse, ignoring the whole file", path);
-	else if (r < 0)
+	else if (r < 0 && r != -EBADMSG)
 		log_warning_errno(r, "%s: cannot access: %m", path);
 	else {
-		for (size_t i = 0; i < conf_n_sections(c); i++) {
-			const ConfSection *sec = conf_section(c, i);
-
-			if (sec->kind == CONF_SECTION_UNKNOWN) {
-				log_warning("%s: unknown section [%s], ignoring it", path,
-				            sec->title);
-				continue;
-			}
-			if (sec->kind == CONF_SECTION_CONTROL) {
-				/* The control socket's; manager_control_setup() applies it. */
-				for (size_t j = 0; j < sec->n_entries; j++)
-					if (!streq(sec->entries[j].key, "read_group"))
-						log_warning(
-						        "%s: [%s]: unknown key \"%s\", ignoring it",
-						        path, sec->title, sec->entries[j].key);
-				continue;
-			}
-			check_keys(path, sec);
-			n++;
+		/* exactly what lunctl check-config reports */
+		(void)conf_check(c, on_conf_problem, NULL);
+		if (r == -EBADMSG)
+			log_error_errno(r, "%s: cannot parse, ignoring the whole file", path);
+		else {
+			for (size_t i = 0; i < conf_n_sections(c); i++)
+				n += conf_section(c, i)->kind == CONF_SECTION_DEFAULTS ||
+				     conf_section(c, i)->kind == CONF_SECTION_DEVICE;
+			log_info("%s: %zu policy section(s)", path, n);
 		}
-		log_info("%s: %zu policy section(s)", path, n);
 	}
 	r = conf_hwdb_error(c);
 	if (r < 0) {
@@ -195,17 +146,26 @@ LundConf *policy_engine_conf(const PolicyEngine *p)
 
 typedef struct HwdbCtx {
 	LuPolicy *pol;
+	const Lu *lu;
 	int error;
 } HwdbCtx;
 
 static void on_hwdb_property(const char *key, const char *value, void *userdata)
 {
 	HwdbCtx *c = userdata;
+	LogDevice dev = { .hctl = c->lu->hctl, .wwid = c->lu->naming.wwn };
 
 	for (int k = 0; k < _KNOB_MAX; k++)
 		if (streq(key, policy_knobs[k].hwdb_key)) {
 			int r = lu_policy_set(c->pol, k, value, "hwdb");
-			if (r < 0)
+
+			/* the compiled hwdb is checked nowhere else (lunctl check-config checks
+			 * its sources) */
+			if (r == -EINVAL)
+				log_device_full(LOG_WARNING, 0, &dev,
+				                "hwdb: invalid %s \"%s\" (%s expected), ignoring",
+				                key, value, policy_knob_help(k));
+			else if (r < 0)
 				c->error = r;
 		}
 }
@@ -219,7 +179,7 @@ static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
 	if (conf_hwdb(p->conf)) {
 		_cleanup_free_ char *alias =
 		        hwdb_modalias(lu->type, lu->vendor, lu->model, lu->revision);
-		HwdbCtx c = { pol, 0 };
+		HwdbCtx c = { pol, lu, 0 };
 
 		if (!alias)
 			return -ENOMEM;
@@ -248,124 +208,51 @@ static int lu_policy_compute(PolicyEngine *p, const Lu *lu, LuPolicy *pol)
 
 				if (!v)
 					continue;
+				/* a value the knob does not take was reported at the load */
 				r = lu_policy_set(pol, k, v, src);
-				if (r < 0)
+				if (r == -ENOMEM)
 					return r;
 			}
 		}
 	return 0;
 }
 
-static int parse_long(const char *s, long *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-/* retry_limit and failfast take words, and exist only with the companion patchset: errpolicy
- * knows their syntax and where they are. Same rules as below: invalid or absent -> logged,
- * the attribute left as it was. */
-static int apply_errknob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
-                         const char *source, const char *why)
+/* @value is canonical (lu_policy_set()); an attribute the LU has not is logged, not set. */
+static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
+                      const char *source, const char *why)
 {
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
-	ErrKnob ek = errknob_from_string(policy_knobs[k].conf_key);
+	ErrKnob ek = policy_knobs[k].errknob;
 	_cleanup_free_ char *path = NULL, *cur = NULL;
 	const char *name = policy_knobs[k].conf_key;
-	char want[ERRKNOB_VALUE_MAX], have[ERRKNOB_VALUE_MAX];
+	char have[ERRKNOB_VALUE_MAX];
 	int r;
 
-	if (errknob_validate(ek, value, want, sizeof(want)) < 0) {
-		log_device_full(LOG_WARNING, 0, &dev,
-		                "%s: invalid %s \"%s\" (%s expected), leaving %s unchanged", source,
-		                name, value, errknob_help(ek), name);
-		return 0;
-	}
+	if (errknob_disk_only(ek) && (!lu->block || strneq(lu->block, "sr", 2)))
+		return 0; /* sd's attribute: only disks have it */
 	r = errknob_path(lu->syspath, lu->hctl, ek, &path);
 	if (r < 0)
 		return r;
 	r = sysfs_read_string(p->rootfd, path, &cur);
 	if (r == -ENOENT) {
-		log_device_full(LOG_NOTICE, 0, &dev,
-		                "%s: %s is not available on this kernel (the lund kernel companion "
-		                "patchset adds it), not set",
-		                source, name);
+		log_device_full(LOG_NOTICE, 0, &dev, "%s: %s is not available %s, not set", source,
+		                name,
+		                errknob_patched(ek) ? "on this kernel (the lund kernel companion "
+		                                      "patchset adds it)"
+		                                    : "for this device on this kernel");
 		return 0;
 	}
 	if (r < 0)
 		return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
 	/* The kernel shows failfast classes blank-separated; compare canonical forms. */
-	if (errknob_validate(ek, cur, have, sizeof(have)) >= 0 && streq(have, want))
+	if (errknob_validate(ek, cur, have, sizeof(have)) >= 0 && streq(have, value))
 		return 0;
-	r = errpolicy_write(p->rootfd, lu->syspath, lu->hctl, ek, want);
+	r = errpolicy_write(p->rootfd, lu->syspath, lu->hctl, ek, value);
 	if (r < 0)
 		return log_device_warning_errno(
 		        &dev, r, "%s: the kernel refused %s=%s (%s), %s left at %s: %m", source,
-		        name, want, why, name, cur);
-	log_device_full(LOG_INFO, 0, &dev, "%s %s -> %s (%s, %s)", name, cur, want, source, why);
-	return 1;
-}
-
-static int apply_knob(PolicyEngine *p, const Lu *lu, PolicyKnob k, const char *value,
-                      const char *source, const char *why)
-{
-	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
-	_cleanup_free_ char *path = NULL, *cur = NULL;
-	const char *name = policy_knobs[k].conf_key;
-	long v, min = 0, max = -1;
-	int r;
-
-	if (k == KNOB_RETRY_LIMIT || k == KNOB_FAILFAST)
-		return apply_errknob(p, lu, k, value, source, why);
-	(void)errknob_range(policy_knobs[k].errknob, &min, &max);
-	if (parse_long(value, &v) < 0 || v < min || v > max) {
-		log_device_full(LOG_WARNING, 0, &dev,
-		                "%s: invalid %s \"%s\" (an integer %ld..%ld expected), leaving %s "
-		                "unchanged",
-		                source, name, value, min, max, name);
-		return 0;
-	}
-	if (k == KNOB_MAX_RETRIES) {
-		if (!lu->block || strneq(lu->block, "sr", 2))
-			return 0; /* sd's attribute: only disks have it */
-		r = asprintf(&path, "%s/scsi_disk/%s/max_retries", lu->syspath, lu->hctl);
-	} else
-		r = asprintf(&path, "%s/%s", lu->syspath, name);
-	if (r < 0)
-		return -ENOMEM;
-
-	r = sysfs_read_string(p->rootfd, path, &cur);
-	if (r == -ENOENT) {
-		log_device_full(LOG_NOTICE, 0, &dev,
-		                "%s: %s is not available for this device on this kernel, not set",
-		                source, name);
-		return 0;
-	}
-	if (r < 0)
-		return log_device_warning_errno(&dev, r, "Failed to read %s, leaving it: %m", path);
-	{
-		long c;
-		if (parse_long(cur, &c) >= 0 && c == v)
-			return 0;
-	}
-	{
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "%ld", v);
-		r = sysfs_write_attr(p->rootfd, path, buf);
-	}
-	if (r < 0)
-		return log_device_warning_errno(
-		        &dev, r, "%s: the kernel refused %s=%ld (%s), %s left at %s: %m", source,
-		        name, v, why, name, cur);
-	log_device_full(LOG_INFO, 0, &dev, "%s %s -> %ld (%s, %s)", name, cur, v, source, why);
+		        name, value, why, name, cur);
+	log_device_full(LOG_INFO, 0, &dev, "%s %s -> %s (%s, %s)", name, cur, value, source, why);
 	return 1;
 }
 
@@ -456,7 +343,7 @@ static void tport_job_done(void *data, int r)
 	}
 }
 
-/* Hand the transport knobs of @pol to the worker; they are validated here, in the loop. */
+/* Hand the transport knobs of @pol (valid: lu_policy_set()) to the worker. */
 static int tport_submit(PolicyEngine *p, const Lu *lu, const LuPolicy *pol, const char *why)
 {
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
@@ -469,35 +356,21 @@ static int tport_submit(PolicyEngine *p, const Lu *lu, const LuPolicy *pol, cons
 		any = policy_knob_is_transport(k) && pol->value[k];
 	if (!any)
 		return 0;
-	any = false;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
 	j->rootfd = p->rootfd;
 	for (int k = 0; k < _KNOB_MAX; k++) {
-		char canon[TPORT_VALUE_MAX];
 		TportKnob tk = policy_knobs[k].tportknob;
 
 		if (!policy_knob_is_transport(k) || !pol->value[k])
 			continue;
-		if (tport_knob_validate(tk, pol->value[k], canon, sizeof(canon)) < 0) {
-			log_device_full(LOG_WARNING, 0, &dev,
-			                "%s: invalid %s \"%s\" (%s expected), leaving it unchanged",
-			                pol->source[k], policy_knobs[k].conf_key, pol->value[k],
-			                tport_knob_help(tk));
-			continue;
-		}
-		j->want[tk] = strdup(canon);
+		j->want[tk] = strdup(pol->value[k]);
 		j->source[tk] = strdup(pol->source[k]);
 		if (!j->want[tk] || !j->source[tk]) {
 			tport_job_free(j);
 			return -ENOMEM;
 		}
-		any = true;
-	}
-	if (!any) {
-		tport_job_free(j);
-		return 0;
 	}
 	if (!p->worker) {
 		/* Never in the loop: the transport class may hold its locks for long. */

@@ -7,9 +7,9 @@
  * session's recovery_tmo, the FC remote port's fast_io_fail_tmo and dev_loss_tmo), from the
  * hardware database and /etc/lund/lund.conf, written to the LU's (and its transport's) sysfs
  * attributes when it is added, when its disk
- * node appears, and after a POWER ON, RESET OCCURRED unit attention. A value that does not
- * parse or is out of range, or that the kernel refuses, is logged and the attribute left as it
- * was.
+ * node appears, and after a POWER ON, RESET OCCURRED unit attention. A value the knob does not
+ * take sets nothing (an earlier source's stays): lund.conf's are logged at the load, the
+ * hwdb's when met. One the kernel refuses is logged and the attribute left as it was.
  */
 
 #include "conf.h"
@@ -22,9 +22,9 @@ typedef struct PolicyEngine PolicyEngine;
  * policy_conf_load() - load lund.conf at @conf_path (NULL: /etc/lund/lund.conf; a missing file
  * is no error) and open the hwdb at @hwdb_path (NULL: the system's; none is no error), once, for
  * the policy engine and the scan quirks to share (scan_quirks_new_from_conf()). Logs what it
- * loaded and what is wrong with the file: unknown sections and keys, bad scan quirks, and a
- * file that cannot be parsed (then ignored as a whole: *ret holds the hwdb alone). Returns 0
- * or -ENOMEM.
+ * loaded and every problem of the file, FILE:LINE, as conf_check() and so lunctl check-config
+ * find them, and a file that cannot be parsed (then ignored as a whole: *ret holds the hwdb
+ * alone). Returns 0 or -ENOMEM.
  */
 int policy_conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret);
 

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <grp.h>
 #include <iniparser/iniparser.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "conf.h"
+#include "decimal.h"
 #include "macro.h"
 
 struct LundConf {
 	unsigned n_ref;
 	char *path;
 	int file_error;
+	ConfError *errors;
+	size_t n_errors;
 	ConfSection *sections;
 	size_t n_sections;
 	Hwdb *hwdb;
@@ -27,6 +33,7 @@ static void section_done(ConfSection *s)
 	for (size_t i = 0; i < s->n_entries; i++) {
 		free(s->entries[i].key);
 		free(s->entries[i].value);
+		free(s->entries[i].overridden);
 	}
 	free(s->entries);
 	free(s->title);
@@ -56,103 +63,332 @@ bool conf_section_applies(const ConfSection *s, int pass, const char *vendor, co
 	       fnmatch(s->model, model ?: "", FNM_CASEFOLD) == 0;
 }
 
-/* Section @sec of @d, with every key iniparser holds for it. 0 or -ENOMEM. */
-static int section_parse(dictionary *d, const char *sec, ConfSection *ret)
+/* A section titled @title (as iniparser names it), without entries yet. 0 or -ENOMEM. */
+static int section_init(ConfSection *s, ConfSectionKind kind, const char *title)
 {
-	_cleanup_free_ const char **keys = NULL;
-	ConfSection s = { .kind = CONF_SECTION_UNKNOWN };
-	int nk;
-
-	s.title = strdup(sec);
-	if (!s.title)
-		goto oom;
-	if (streq(sec, "defaults"))
-		s.kind = CONF_SECTION_DEFAULTS;
-	else if (streq(sec, "control"))
-		s.kind = CONF_SECTION_CONTROL;
-	else if (strneq(sec, "device ", 7) || streq(sec, "device")) {
-		const char *g = sec + 6;
+	*s = (ConfSection){ .kind = kind, .title = strdup(title) };
+	if (!s->title)
+		return -ENOMEM;
+	if (kind != CONF_SECTION_UNKNOWN)
+		return 0;
+	if (streq(title, "defaults"))
+		s->kind = CONF_SECTION_DEFAULTS;
+	else if (streq(title, "control"))
+		s->kind = CONF_SECTION_CONTROL;
+	else if (strneq(title, "device ", 7) || streq(title, "device")) {
+		const char *g = title + 6;
 
 		g += strspn(g, " \t");
-		s.kind = CONF_SECTION_DEVICE;
-		s.name = strdup(*g ? g : "device");
-		if (!s.name)
-			goto oom;
+		s->kind = CONF_SECTION_DEVICE;
+		s->name = strdup(*g ? g : "device");
+		if (!s->name)
+			return -ENOMEM;
 	}
-
-	nk = iniparser_getsecnkeys(d, sec);
-	if (nk > 0) {
-		keys = calloc((size_t)nk, sizeof(char *));
-		s.entries = calloc((size_t)nk, sizeof(ConfEntry));
-		if (!keys || !s.entries)
-			goto oom;
-		if (!iniparser_getseckeys(d, sec, keys))
-			nk = 0;
-	}
-	for (int j = 0; j < nk; j++) {
-		/* iniparser's keys are "section:key" */
-		const char *k = strchr(keys[j], ':');
-		const char *v = iniparser_getstring(d, keys[j], NULL);
-		ConfEntry *e = &s.entries[s.n_entries];
-
-		if (!v)
-			continue;
-		e->key = strdup(k ? k + 1 : keys[j]);
-		e->value = strdup(v);
-		s.n_entries++;
-		if (!e->key || !e->value)
-			goto oom;
-	}
-
-	if (s.kind == CONF_SECTION_DEVICE) {
-		s.vendor = strdup(conf_section_get(&s, "vendor") ?: "*");
-		s.model = strdup(conf_section_get(&s, "model") ?: "*");
-		if (!s.vendor || !s.model)
-			goto oom;
-	}
-	*ret = s;
 	return 0;
-oom:
-	section_done(&s);
-	return -ENOMEM;
+}
+
+/* The section of the dictionary key @k, "SECTION:KEY" (either may hold a ':'): the one with
+ * the longest title that prefixes it, NULL for none. */
+static ConfSection *section_of(LundConf *c, const char *k)
+{
+	ConfSection *best = NULL;
+
+	for (size_t i = 0; i < c->n_sections; i++) {
+		ConfSection *s = &c->sections[i];
+		size_t n = strlen(s->title);
+
+		if (s->kind != CONF_SECTION_NONE && strneq(k, s->title, n) && k[n] == ':' &&
+		    (!best || n > strlen(best->title)))
+			best = s;
+	}
+	return best;
+}
+
+/*
+ * The sections and keys of @d in the order iniparser met them, which is its dictionary's: a
+ * header is "SECTION" without a value, a key "SECTION:KEY" with one. Keys of no section (before
+ * the first header) go to a CONF_SECTION_NONE one. 0 or -ENOMEM.
+ */
+static int sections_build(LundConf *c, const dictionary *d)
+{
+	ConfSection *none = NULL;
+	int r;
+
+	c->sections = calloc((size_t)d->n + 1, sizeof(ConfSection));
+	if (!c->sections)
+		return -ENOMEM;
+	for (size_t i = 0; i < (size_t)d->size; i++) {
+		ConfSection *s;
+		ConfEntry *e;
+
+		if (!d->key[i])
+			continue;
+		if (!d->val[i]) {
+			r = section_init(&c->sections[c->n_sections], CONF_SECTION_UNKNOWN,
+			                 d->key[i]);
+			c->n_sections++;
+			if (r < 0)
+				return r;
+			continue;
+		}
+		s = section_of(c, d->key[i]);
+		if (!s && !none) {
+			none = &c->sections[c->n_sections++];
+			r = section_init(none, CONF_SECTION_NONE, "");
+			if (r < 0)
+				return r;
+		}
+		s = s ?: none;
+		e = reallocarray(s->entries, s->n_entries + 1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		s->entries = e;
+		e = &s->entries[s->n_entries++];
+		*e = (ConfEntry){
+			.key = strdup(s == none ? d->key[i] : d->key[i] + strlen(s->title) + 1),
+			.value = strdup(d->val[i]),
+		};
+		if (!e->key || !e->value)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n_sections; i++) {
+		ConfSection *s = &c->sections[i];
+
+		if (s->kind != CONF_SECTION_DEVICE)
+			continue;
+		s->vendor = strdup(conf_section_get(s, "vendor") ?: "*");
+		s->model = strdup(conf_section_get(s, "model") ?: "*");
+		if (!s->vendor || !s->model)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Appends @e, taking its message: 0 or -ENOMEM (then it is freed). */
+static int error_push(LundConf *c, ConfError e)
+{
+	ConfError *n = reallocarray(c->errors, c->n_errors + 1, sizeof(*n));
+
+	if (!n) {
+		free(e.message);
+		return -ENOMEM;
+	}
+	c->errors = n;
+	c->errors[c->n_errors++] = e;
+	return 0;
+}
+
+static int conf_error_add(LundConf *c, unsigned line, const char *message)
+{
+	ConfError e = { .line = line, .message = strdup(message) };
+
+	return e.message ? error_push(c, e) : -ENOMEM;
+}
+
+/* The load iniparser's error callback reports to: the callback takes no userdata. */
+static _Thread_local LundConf *loading;
+
+/* iniparser's "iniparser: WHAT in PATH (LINE)[:\n-> TEXT]\n", kept as "WHAT[: "TEXT"]" at LINE. */
+static int on_iniparser_error(const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL, *at = NULL;
+	LundConf *c = loading;
+	ConfError e = {};
+	char *what, *where, *text;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0 || !c)
+		return 0;
+	what = strneq(msg, "iniparser: ", 11) ? msg + 11 : msg;
+	text = strstr(what, "\n-> ");
+	if (text) {
+		*text = 0;
+		text += 4;
+		text[strcspn(text, "\n")] = 0;
+	}
+	what[strcspn(what, "\n")] = 0;
+	at = strjoin(" in ", c->path, " (");
+	where = at ? strstr(what, at) : NULL;
+	if (where) {
+		*where = 0;
+		e.line = (unsigned)strtoul(where + strlen(at), NULL, 10);
+	}
+	if (text ? asprintf(&e.message, "%s: \"%s\"", what, text) >= 0
+	         : !!(e.message = strdup(what)))
+		(void)error_push(c, e);
+	return 0;
+}
+
+/* Lower case as iniparser's strlwc(). */
+static char *lowercase(char *s)
+{
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
+static ConfSection *section_find(LundConf *c, const char *title)
+{
+	for (size_t i = 0; i < c->n_sections; i++)
+		if (c->sections[i].kind != CONF_SECTION_NONE && streq(c->sections[i].title, title))
+			return &c->sections[i];
+	return NULL;
+}
+
+/* The entry iniparser made of KEY under [SEC] ("SEC:KEY" in its dictionary), or NULL. */
+static ConfEntry *entry_find(LundConf *c, const char *sec, const char *key)
+{
+	size_t n = strlen(sec);
+
+	for (size_t i = 0; i < c->n_sections; i++) {
+		ConfSection *s = &c->sections[i];
+		bool none = s->kind == CONF_SECTION_NONE;
+
+		if (!none && !streq(s->title, sec))
+			continue;
+		for (size_t j = 0; j < s->n_entries; j++) {
+			const char *k = s->entries[j].key;
+
+			if (none ? strneq(k, sec, n) && k[n] == ':' && streq(k + n + 1, key)
+			         : streq(k, key))
+				return &s->entries[j];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * One logical line (continuations joined, as iniparser joins them) starting at @lineno: the
+ * header or key it holds, told the way iniparser tells them, located among what iniparser made
+ * of the file. @sec is the section the lines below a header belong to.
+ */
+static int locate_line(LundConf *c, char *line, unsigned lineno, char **sec)
+{
+	ConfSection *s;
+	ConfEntry *e;
+	size_t n;
+	char *eq;
+
+	line = strstrip(line);
+	n = strlen(line);
+	if (n == 0 || line[0] == '#' || line[0] == ';')
+		return 0;
+	if (line[0] == '[' && line[n - 1] == ']') {
+		line[n - 1] = 0;
+		free(*sec);
+		*sec = strdup(lowercase(strstrip(line + 1)));
+		if (!*sec)
+			return -ENOMEM;
+		/* iniparser 4.1 ends the title at its first ']', 4.2 at its last */
+		if (!section_find(c, *sec) && strchr(*sec, ']')) {
+			char *t = *sec;
+
+			t[strcspn(t, "]")] = 0;
+			t = strstrip(t);
+			memmove(*sec, t, strlen(t) + 1);
+		}
+		s = section_find(c, *sec);
+		if (s && s->line == 0)
+			s->line = lineno;
+		return 0;
+	}
+	eq = strchr(line, '=');
+	if (!eq)
+		return 0;
+	*eq = 0;
+	e = entry_find(c, *sec, lowercase(strstrip(line)));
+	if (!e)
+		return 0;
+	if (e->line > 0) {
+		unsigned *o = reallocarray(e->overridden, e->n_overridden + 1, sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		e->overridden = o;
+		e->overridden[e->n_overridden++] = e->line;
+	}
+	e->line = lineno;
+	return 0;
+}
+
+/* Where each section and entry is in @f. 0, -EBADMSG (a NUL byte), -ENOMEM. */
+static int locate(LundConf *c, FILE *f)
+{
+	_cleanup_free_ char *buf = NULL, *logical = NULL, *sec = strdup("");
+	size_t size = 0, len = 0;
+	unsigned lineno = 0, start = 0;
+	ssize_t got;
+	int r = 0;
+
+	if (!sec)
+		return -ENOMEM;
+	while (r >= 0 && (got = getline(&buf, &size, f)) >= 0) {
+		size_t n = strlen(buf);
+		char *l;
+
+		lineno++;
+		/* iniparser refuses a NUL, as a line too long, but in the last line it reads up to
+		 * it and drops the rest: refused here too, whatever the line */
+		if (n < (size_t)got)
+			return conf_error_add(c, lineno, "a NUL byte") ?: -EBADMSG;
+		while (n > 0 && isspace((unsigned char)buf[n - 1]))
+			buf[--n] = 0;
+		if (len == 0)
+			start = lineno;
+		l = realloc(logical, len + n + 1);
+		if (!l)
+			return -ENOMEM;
+		logical = l;
+		memcpy(logical + len, buf, n + 1);
+		len += n;
+		/* a trailing '\' joins the next line to this one, in place of the '\' */
+		if (n > 0 && buf[n - 1] == '\\') {
+			logical[--len] = 0;
+			continue;
+		}
+		r = locate_line(c, logical, start, &sec);
+		len = 0;
+	}
+	/* a continuation still open at the end is dropped, by iniparser as here */
+	return r;
 }
 
 /* 0 when parsed or absent (then c->file_error says which), -EBADMSG, -ENOMEM. */
 static int file_load(LundConf *c)
 {
+	_cleanup_fclose_ FILE *f = NULL;
 	dictionary *d;
-	int nsec, r = 0;
+	int r;
 
-	if (access(c->path, F_OK) < 0) {
+	f = fopen(c->path, "re");
+	if (!f) {
 		c->file_error = -errno;
 		return errno == ENOENT ? 0 : -EBADMSG;
 	}
+	/* Ours for good: the default prints to stderr, and the daemon has none to read. */
+	iniparser_set_error_callback(on_iniparser_error);
+	loading = c;
 	d = iniparser_load(c->path);
+	loading = NULL;
 	if (!d) {
 		c->file_error = -EBADMSG;
 		return -EBADMSG;
 	}
 
-	nsec = iniparser_getnsec(d);
-	if (nsec > 0) {
-		c->sections = calloc((size_t)nsec, sizeof(ConfSection));
-		if (!c->sections)
-			r = -ENOMEM;
-	}
-	for (int i = 0; i < nsec && r >= 0; i++) {
-		const char *sec = iniparser_getsecname(d, i);
-
-		if (!sec)
-			continue;
-		r = section_parse(d, sec, &c->sections[c->n_sections]);
-		if (r >= 0)
-			c->n_sections++;
-	}
+	r = sections_build(c, d);
 	iniparser_freedict(d);
+	if (r >= 0)
+		r = locate(c, f);
+	if (r == -EBADMSG)
+		c->file_error = r;
 	return r;
 }
 
-int conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret)
+int conf_load_file(const char *conf_path, LundConf **ret)
 {
 	_cleanup_(conf_unrefp) LundConf *c = NULL;
 	int r;
@@ -166,17 +402,6 @@ int conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret)
 	c->path = strdup(conf_path ?: LUND_CONF_DEFAULT);
 	if (!c->path)
 		return -ENOMEM;
-	if (hwdb_path) {
-		c->hwdb_path = strdup(hwdb_path);
-		if (!c->hwdb_path)
-			return -ENOMEM;
-	}
-	r = hwdb_open(hwdb_path, &c->hwdb);
-	if (r < 0) {
-		c->hwdb = NULL; /* no hwdb: nothing from it */
-		c->hwdb_error = r;
-	}
-
 	r = file_load(c);
 	if (r == -ENOMEM)
 		return r;
@@ -188,6 +413,32 @@ int conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret)
 	}
 	*ret = TAKE_PTR(c);
 	return r < 0 ? -EBADMSG : 0;
+}
+
+int conf_load(const char *conf_path, const char *hwdb_path, LundConf **ret)
+{
+	LundConf *c = NULL;
+	int r, k;
+
+	assert_return(ret, -EINVAL);
+
+	k = conf_load_file(conf_path, &c);
+	if (k == -ENOMEM)
+		return k;
+	if (hwdb_path) {
+		c->hwdb_path = strdup(hwdb_path);
+		if (!c->hwdb_path) {
+			conf_unref(c);
+			return -ENOMEM;
+		}
+	}
+	r = hwdb_open(hwdb_path, &c->hwdb);
+	if (r < 0) {
+		c->hwdb = NULL; /* no hwdb: nothing from it */
+		c->hwdb_error = r;
+	}
+	*ret = c;
+	return k;
 }
 
 LundConf *conf_ref(LundConf *c)
@@ -204,6 +455,9 @@ LundConf *conf_unref(LundConf *c)
 	for (size_t i = 0; i < c->n_sections; i++)
 		section_done(&c->sections[i]);
 	free(c->sections);
+	for (size_t i = 0; i < c->n_errors; i++)
+		free(c->errors[i].message);
+	free(c->errors);
 	hwdb_free(c->hwdb);
 	free(c->hwdb_path);
 	free(c->path);
@@ -252,6 +506,51 @@ const char *conf_read_group(const LundConf *c)
 			g = conf_section_get(sec, "read_group");
 	}
 	return g && *g ? g : NULL;
+}
+
+int conf_group_lookup(const char *name, gid_t *ret)
+{
+	struct group grp, *res = NULL;
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 4096;
+	long n;
+	int r;
+
+	assert_return(name && ret, -EINVAL);
+
+	/* (gid_t)-1 means no group to chown() */
+	if (parse_decimal(name, 0, (long)(gid_t)-2, &n) >= 0) {
+		*ret = (gid_t)n;
+		return 0;
+	}
+	for (;;) {
+		free(buf);
+		buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		r = getgrnam_r(name, &grp, buf, size, &res);
+		if (r != ERANGE || size >= 1u << 20)
+			break;
+		size *= 2;
+	}
+	if (r != 0)
+		return -r;
+	if (!res)
+		return -ENOENT;
+	*ret = grp.gr_gid;
+	return 0;
+}
+
+size_t conf_n_errors(const LundConf *c)
+{
+	assert_return(c, 0);
+	return c->n_errors;
+}
+
+const ConfError *conf_error(const LundConf *c, size_t i)
+{
+	assert_return(c && i < c->n_errors, NULL);
+	return &c->errors[i];
 }
 
 size_t conf_n_sections(const LundConf *c)

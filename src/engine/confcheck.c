@@ -3,13 +3,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
-#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "conf.h"
 #include "confcheck.h"
 #include "errpolicy.h"
 #include "macro.h"
@@ -19,14 +18,6 @@
 
 /* A line longer than this is reported, not read in pieces. */
 #define LINE_MAX_LEN 4096
-
-typedef enum SectionKind {
-	SECTION_NONE, /* before the first section header */
-	SECTION_DEFAULTS,
-	SECTION_DEVICE,
-	SECTION_CONTROL,
-	SECTION_UNKNOWN,
-} SectionKind;
 
 typedef struct Checker {
 	const char *path;
@@ -46,18 +37,6 @@ _printf_(2, 3) static void problem(Checker *c, const char *fmt, ...)
 	c->problems++;
 	if (c->report)
 		c->report(c->path, c->line, msg, c->userdata);
-}
-
-static char *strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
 }
 
 /* The next line of @f in @buf (LINE_MAX_LEN + 2 bytes), counted; a longer line is reported and
@@ -84,8 +63,7 @@ static int check_knob(Checker *c, const char *key, const char *value, bool hwdb)
 		char canon[ERRKNOB_VALUE_MAX];
 		long min, max;
 
-		if (hwdb ? !streq(key, policy_knobs[k].hwdb_key)
-		         : strcasecmp(key, policy_knobs[k].conf_key) != 0)
+		if (!streq(key, hwdb ? policy_knobs[k].hwdb_key : policy_knobs[k].conf_key))
 			continue;
 		if (policy_knob_validate(k, value, canon, sizeof(canon)) >= 0)
 			return 1;
@@ -104,120 +82,105 @@ static int check_knob(Checker *c, const char *key, const char *value, bool hwdb)
 /* A scan quirk's key and value: 1 known, 0 not a quirk. */
 static int check_quirk(Checker *c, const char *key, const char *value, bool hwdb)
 {
-	_cleanup_free_ char *lower = strdup(key);
-	int r;
+	int r = scan_quirk_check(key, hwdb, value);
 
-	if (!lower)
-		return 0;
-	for (char *p = lower; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	r = scan_quirk_check(hwdb ? key : lower, hwdb, value);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0) {
-		if (strcasestr(key, "max_lun"))
-			problem(c, "invalid %s \"%s\": an integer 1..%u expected", key, value,
-			        (unsigned)SCAN_QUIRK_MAX_LUN_LIMIT);
-		else
-			problem(c, "invalid %s \"%s\": yes or no expected", key, value);
-	}
+	if (r < 0 && strcasestr(key, "max_lun"))
+		problem(c, "invalid %s \"%s\": an integer 1..%u expected", key, value,
+		        (unsigned)SCAN_QUIRK_MAX_LUN_LIMIT);
+	else if (r < 0)
+		problem(c, "invalid %s \"%s\": yes or no expected", key, value);
 	return 1;
 }
 
-static SectionKind section_kind(Checker *c, const char *title)
+/* Each problem of @e in @s, a section lund reads. */
+static void check_entry(Checker *c, const ConfSection *s, const ConfEntry *e)
 {
-	if (strcasecmp(title, "defaults") == 0)
-		return SECTION_DEFAULTS;
-	if (strcasecmp(title, "control") == 0)
-		return SECTION_CONTROL;
-	if (strncasecmp(title, "device", 6) == 0 &&
-	    (title[6] == 0 || isspace((unsigned char)title[6])))
-		return SECTION_DEVICE;
-	problem(c, "unknown section [%s]: lund reads [defaults], [device \"NAME\"] and [control]",
-	        title);
-	return SECTION_UNKNOWN;
+	const char *k = e->key, *v = e->value;
+	gid_t gid;
+
+	c->line = e->line;
+	switch (s->kind) {
+	case CONF_SECTION_CONTROL:
+		/* an empty one is none: the socket stays root's */
+		if (!streq(k, "read_group"))
+			problem(c, "unknown key \"%s\" in [control]: it takes read_group", k);
+		else if (*v && conf_group_lookup(v, &gid) < 0)
+			problem(c, "read_group \"%s\": no such group", v);
+		return;
+	case CONF_SECTION_DEVICE:
+		if (streq(k, "vendor") || streq(k, "model"))
+			return;
+		_fallthrough_;
+	case CONF_SECTION_DEFAULTS:
+		if (check_knob(c, k, v, false) || check_quirk(c, k, v, false))
+			return;
+		problem(c, "unknown key \"%s\"%s", k,
+		        s->kind == CONF_SECTION_DEFAULTS &&
+		                        (streq(k, "vendor") || streq(k, "model"))
+		                ? " in [defaults]: vendor and model select a [device]"
+		                : "");
+		return;
+	default:
+		return;
+	}
+}
+
+int conf_check(const LundConf *conf, ConfCheckReport report, void *userdata)
+{
+	Checker c = { .path = conf_get_path(conf), .report = report, .userdata = userdata };
+
+	for (size_t i = 0; i < conf_n_errors(conf); i++) {
+		c.line = conf_error(conf, i)->line;
+		problem(&c, "%s", conf_error(conf, i)->message);
+	}
+	if (conf_file_error(conf) == -EBADMSG && conf_n_errors(conf) == 0)
+		problem(&c, "cannot be parsed");
+	for (size_t i = 0; i < conf_n_sections(conf); i++) {
+		const ConfSection *s = conf_section(conf, i);
+
+		c.line = s->line;
+		if (s->kind == CONF_SECTION_UNKNOWN) {
+			/* its keys apply to nothing either: said once, here */
+			problem(&c,
+			        "unknown section [%s]: lund reads [defaults], [device NAME] and "
+			        "[control]",
+			        s->title);
+			continue;
+		}
+		for (size_t j = 0; j < s->n_entries; j++) {
+			const ConfEntry *e = &s->entries[j];
+			/* iniparser's ":KEY" before the first header */
+			const char *key =
+			        e->key + (s->kind == CONF_SECTION_NONE && e->key[0] == ':');
+
+			for (size_t o = 0; o < e->n_overridden; o++) {
+				c.line = e->overridden[o];
+				problem(&c, "%s is set again on line %u, which wins", key, e->line);
+			}
+			c.line = e->line;
+			if (s->kind == CONF_SECTION_NONE)
+				problem(&c, "%s outside a section: it applies to nothing", key);
+			else
+				check_entry(&c, s, e);
+		}
+	}
+	return (int)c.problems;
 }
 
 int conf_check_file(const char *path, ConfCheckReport report, void *userdata)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	Checker c = { .path = path, .report = report, .userdata = userdata };
-	SectionKind sec = SECTION_NONE;
-	char buf[LINE_MAX_LEN + 2];
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
+	int r;
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (next_line(&c, f, buf)) {
-		char *l, *eq, *key, *value;
-
-		l = strip(buf);
-		if (!*l || *l == '#' || *l == ';')
-			continue;
-		if (*l == '[') {
-			char *end = strrchr(l, ']');
-
-			if (!end || end[1]) {
-				problem(&c, "section header without its closing ']'");
-				sec = SECTION_UNKNOWN;
-				continue;
-			}
-			*end = 0;
-			sec = section_kind(&c, strip(l + 1));
-			continue;
-		}
-		eq = strchr(l, '=');
-		if (!eq) {
-			problem(&c, "not a \"key = value\" line");
-			continue;
-		}
-		*eq = 0;
-		key = strip(l);
-		value = strip(eq + 1);
-		/* iniparser strips one pair of quotes around a value */
-		if (value[0] == '"' && strlen(value) >= 2 && value[strlen(value) - 1] == '"') {
-			value[strlen(value) - 1] = 0;
-			value++;
-		}
-		if (!*key) {
-			problem(&c, "a value without a key");
-			continue;
-		}
-		switch (sec) {
-		case SECTION_NONE:
-			problem(&c, "%s outside a section: it applies to nothing", key);
-			break;
-		case SECTION_UNKNOWN:
-			break; /* said at its header */
-		case SECTION_CONTROL:
-			if (strcasecmp(key, "read_group") != 0)
-				problem(&c, "unknown key \"%s\" in [control]: it takes read_group",
-				        key);
-			else if (!*value)
-				problem(&c, "read_group is empty: a group name or number expected");
-			else if (!getgrnam(value) && strspn(value, "0123456789") != strlen(value))
-				problem(&c, "read_group \"%s\": no such group", value);
-			break;
-		case SECTION_DEVICE:
-			if (strcasecmp(key, "vendor") == 0 || strcasecmp(key, "model") == 0)
-				break;
-			_fallthrough_;
-		case SECTION_DEFAULTS:
-			if (!check_knob(&c, key, value, false) &&
-			    !check_quirk(&c, key, value, false))
-				problem(&c, "unknown key \"%s\"%s", key,
-				        sec == SECTION_DEFAULTS &&
-				                        (strcasecmp(key, "vendor") == 0 ||
-				                         strcasecmp(key, "model") == 0)
-				                ? " in [defaults]: vendor and model select a "
-				                  "[device]"
-				                : "");
-			break;
-		}
-	}
-	if (ferror(f))
-		return -EIO;
-	return (int)c.problems;
+	r = conf_load_file(path, &conf);
+	if (r == -ENOMEM)
+		return r;
+	r = conf_file_error(conf);
+	if (r < 0 && r != -EBADMSG)
+		return r;
+	return conf_check(conf, report, userdata);
 }
 
 int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
@@ -236,7 +199,7 @@ int hwdb_check_file(const char *path, ConfCheckReport report, void *userdata)
 		int r;
 
 		property = buf[0] == ' ';
-		l = strip(buf);
+		l = strstrip(buf);
 		if (!*l) {
 			/* an empty line ends a record */
 			in_record = in_props = lunds = others = mixed = false;

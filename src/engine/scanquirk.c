@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "conf.h"
+#include "decimal.h"
 #include "hwdb.h"
 #include "macro.h"
 #include "scanquirk.h"
@@ -53,17 +54,12 @@ int scan_quirk_parse_bool(const char *s, bool *ret)
 
 int scan_quirk_parse_max_lun(const char *s, uint64_t *ret)
 {
-	unsigned long long v;
-	char *end;
+	long v;
 
 	assert_return(s && ret, -EINVAL);
-	if (s[0] < '0' || s[0] > '9')
+	if (parse_decimal(s, 1, SCAN_QUIRK_MAX_LUN_LIMIT, &v) < 0)
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != 0 || v < 1 || v > SCAN_QUIRK_MAX_LUN_LIMIT)
-		return -EINVAL;
-	*ret = v;
+	*ret = (uint64_t)v;
 	return 0;
 }
 

@@ -63,7 +63,7 @@ int scan_quirks_lookup(ScanQuirks *q, int type, const char *vendor, const char *
 
 /* Pure: parse a boolean ("1", "yes", "true", "on" / "0", "no", "false", "off"). 0 or -EINVAL. */
 int scan_quirk_parse_bool(const char *s, bool *ret);
-/* Pure: parse a LUN bound, 1..SCAN_QUIRK_MAX_LUN_LIMIT. 0 or -EINVAL. */
+/* Pure: parse a LUN bound, 1..SCAN_QUIRK_MAX_LUN_LIMIT (decimal.h's integers). 0 or -EINVAL. */
 int scan_quirk_parse_max_lun(const char *s, uint64_t *ret);
 
 /*

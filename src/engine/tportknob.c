@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "macro.h"
 #include "pathid.h"
 #include "sysfs.h"
@@ -72,28 +73,17 @@ const char *tport_knob_help(TportKnob k)
 int tport_knob_validate(TportKnob k, const char *value, char *ret, size_t size)
 {
 	char buf[24];
-	long v = 0;
-	size_t n;
+	long v;
 
 	assert_return(ret, -EINVAL);
 	if (k < 0 || k >= _TPORT_KNOB_MAX || !value)
 		return -EINVAL;
-	n = strnlen(value, 16);
 	if (knobs[k].off && (streq(value, "off") || streq(value, "-1")))
 		snprintf(buf, sizeof(buf), "off");
-	else {
-		/* Plain decimal, at most 10 digits, no sign, blanks or leading zeros. */
-		if (n == 0 || n > 10 || (value[0] == '0' && n > 1))
-			return -EINVAL;
-		for (size_t i = 0; i < n; i++) {
-			if (value[i] < '0' || value[i] > '9')
-				return -EINVAL;
-			v = v * 10 + (value[i] - '0');
-		}
-		if (v < knobs[k].min || v > knobs[k].max)
-			return -EINVAL;
+	else if (parse_decimal(value, knobs[k].min, knobs[k].max, &v) < 0)
+		return -EINVAL;
+	else
 		snprintf(buf, sizeof(buf), "%ld", v);
-	}
 	if (strlen(buf) >= size)
 		return -ENOBUFS;
 	memcpy(ret, buf, strlen(buf) + 1);

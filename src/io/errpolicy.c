@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "decimal.h"
 #include "errpolicy.h"
 #include "macro.h"
 #include "sysfs.h"
@@ -100,33 +101,6 @@ int errknob_range(ErrKnob k, long *ret_min, long *ret_max)
 	return 0;
 }
 
-/* Plain decimal with an optional leading '-', at most 10 digits, no blanks. */
-static int parse_long(const char *s, long min, long max, long *ret)
-{
-	bool neg = false;
-	long v = 0;
-	size_t n;
-
-	if (*s == '-') {
-		neg = true;
-		s++;
-	}
-	n = strlen(s);
-	if (n == 0 || n > 10 || (s[0] == '0' && n > 1))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (neg)
-		v = -v;
-	if (v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int put(char *ret, size_t size, const char *s)
 {
 	size_t n = strlen(s);
@@ -201,7 +175,7 @@ int errknob_validate(ErrKnob k, const char *value, char *ret, size_t size)
 			return put(ret, size, "default");
 		_fallthrough_;
 	case KIND_INT:
-		r = parse_long(value, knobs[k].min, knobs[k].max, &v);
+		r = parse_decimal(value, knobs[k].min, knobs[k].max, &v);
 		if (r < 0)
 			return r;
 		(void)snprintf(buf, sizeof(buf), "%ld", v);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <assert.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -125,6 +126,19 @@ static inline bool streq_ptr(const char *a, const char *b)
 	if (!a || !b)
 		return a == b;
 	return streq(a, b);
+}
+
+/* @s without its leading and trailing blanks (isspace()), cut in place. */
+static inline char *strstrip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
 }
 
 static inline void *mfree(void *p)

@@ -156,6 +156,16 @@ expect_rc 3 "check-config --json" "$LUNCTL" check-config --json --hwdb "$TMP/bad
 checks=$((checks + 1))
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is False and len(d["problems"]) == 3 and d["problems"][0]["line"] == 3' "$TMP/out" ||
         { echo "FAIL: check-config --json: $(cat "$TMP/out")"; fail=1; }
+# the daemon's reading of lund.conf (iniparser): an inline comment and a continued line are
+# fine, a leading zero is not
+printf '[defaults]\ntimeout = 45 ; seconds\neh_timeout = 2\\\n0\nqueue_depth = 047\n' > "$TMP/dialect.conf"
+expect_rc 3 "check-config reads lund.conf as lund does" "$LUNCTL" check-config --hwdb "$SRC/hwdb/60-lund.hwdb" "$TMP/dialect.conf"
+checks=$((checks + 1))
+if [ "$(grep -c "^$TMP/dialect.conf" "$TMP/out")" != 1 ] ||
+   ! grep -q "^$TMP/dialect.conf:5: invalid queue_depth \"047\"" "$TMP/out"; then
+        echo "FAIL: check-config of lund's dialect: $(cat "$TMP/out")"
+        fail=1
+fi
 expect_rc 2 "check-config of a missing file" "$LUNCTL" check-config "$TMP/none.conf"
 expect_rc 1 "check-config with two files" "$LUNCTL" check-config a b
 if [ -n "$LUND" ]; then

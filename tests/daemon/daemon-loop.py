@@ -439,9 +439,9 @@ def case_reload(tmp):
             with open(conf, 'w') as f:
                 f.write('[defaults\n')
             r = subprocess.run([LUNCTL, 'reload'], env=env, capture_output=True, text=True)
-            check(r.returncode != 0 and 'cannot parse' in r.stderr and
+            check(r.returncode != 0 and conf + ':1: cannot parse' in r.stderr and
                   open(timeout).read().strip() == '80',
-                  'lunctl reload of a broken file fails and says so (exit %d: %s)' %
+                  'lunctl reload of a broken file fails and says where (exit %d: %s)' %
                   (r.returncode, r.stderr.strip()))
     finally:
         lund.stop()

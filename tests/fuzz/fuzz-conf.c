@@ -2,7 +2,8 @@
 /*
  * lund.conf (lund.conf(5)) as an administrator, a package or an attacker with write access to
  * /etc may leave it: conf_load() must take any bytes, and every section it keeps must be
- * readable. The input goes through a memfd, as conf_load() reads a path.
+ * readable and checkable (conf_check()). The input goes through a memfd, as conf_load() reads a
+ * path.
  */
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "confcheck.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!c)
 		return 0;
 	fuzz_check(conf_file_error(c) <= 0);
+	/* the checker walks what was loaded, iniparser's errors too, and what the locator found */
+	fuzz_check(conf_check(c, NULL, NULL) >= 0);
 	for (size_t i = 0; i < conf_n_sections(c); i++) {
 		const ConfSection *s = conf_section(c, i);
 

@@ -16,11 +16,13 @@
 #include <unistd.h>
 
 #include "check-util.h"
-#include "errpolicy.h"
 #include "conf.h"
+#include "confcheck.h"
+#include "errpolicy.h"
 #include "inventory.h"
 #include "macro.h"
 #include "policy-apply.h"
+#include "policyknob.h"
 #include "scanquirk.h"
 #include "sysfs.h"
 
@@ -320,6 +322,238 @@ START_TEST(test_ranges_shared)
 }
 END_TEST
 
+/*
+ * The hostile corpus, tests/fixtures/conf/NAME.conf: conf_check() reports exactly the problems
+ * NAME.expect lists ("LINE: what"), and the daemon agrees with it on every line. Each entry of
+ * a section lund reads is either applied (the policy written to the LU's attributes, the scan
+ * quirk looked up, the control socket's group) or reported, never both; every other line that
+ * holds anything is reported, a section header, or a part of a continued line.
+ */
+static char **corpus;
+static size_t n_corpus;
+static char seen[8192];
+
+static void on_problem(const char *path, unsigned line, const char *message, void *userdata)
+{
+	size_t n = strlen(seen);
+
+	ck_assert_int_lt(snprintf(seen + n, sizeof(seen) - n, "%u: %s\n", line, message),
+	                 (int)(sizeof(seen) - n));
+}
+
+/* A problem at @line whose message holds @needle ("" for any). */
+static bool reported(unsigned line, const char *needle)
+{
+	char key[16];
+
+	xsnprintf(key, "%u: ", line);
+	for (const char *p = seen; *p; p = strchr(p, '\n') + 1) {
+		size_t n = strcspn(p, "\n");
+
+		if (strneq(p, key, strlen(key)) && memmem(p, n, needle, strlen(needle)))
+			return true;
+	}
+	return false;
+}
+
+static bool entry_line(const LundConf *c, unsigned line)
+{
+	for (size_t i = 0; i < conf_n_sections(c); i++)
+		for (size_t j = 0; j < conf_section(c, i)->n_entries; j++)
+			if (conf_section(c, i)->entries[j].line == line)
+				return true;
+	return false;
+}
+
+/* What lund applies to the LU FAKE DISK by the rules of lund.conf(5), from the entries not
+ * reported, against what policy_apply() and scan_quirks_lookup() did. */
+static void check_applied(LundConf *c, int rootfd)
+{
+	static const char *const attrs[] = {
+		[KNOB_TIMEOUT] = LU "/timeout",
+		[KNOB_EH_TIMEOUT] = LU "/eh_timeout",
+		[KNOB_MAX_RETRIES] = LU "/scsi_disk/2:0:0:0/max_retries",
+		[KNOB_QUEUE_DEPTH] = LU "/queue_depth",
+		[KNOB_RETRY_LIMIT] = LU "/retry_limit",
+		[KNOB_FAILFAST] = LU "/failfast",
+	};
+	/* no longer than anything written: the tree's files are not truncated by a write */
+	char want[ELEMENTSOF(attrs)][ERRKNOB_VALUE_MAX] = { "1", "1", "4", "1", "9", "none" };
+	ScanQuirk quirk, got;
+	PolicyEngine *p = NULL;
+	ScanQuirks *q = NULL;
+	Lu lu = test_lu("DISK");
+	const char *g;
+
+	for (size_t k = 0; k < ELEMENTSOF(attrs); k++)
+		check_tree_put_str(&tree, attrs[k], want[k]);
+	quirk = (ScanQuirk){};
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < conf_n_sections(c); i++) {
+			const ConfSection *s = conf_section(c, i);
+
+			if (!conf_section_applies(s, pass, "FAKE", "DISK"))
+				continue;
+			for (size_t j = 0; j < s->n_entries; j++) {
+				const ConfEntry *e = &s->entries[j];
+				char canon[ERRKNOB_VALUE_MAX];
+				bool bad = reported(e->line, "");
+				uint64_t n;
+				bool b;
+
+				if (bad)
+					continue;
+				/* the transport's too, which need a worker to be written */
+				for (size_t k = 0; k < _KNOB_MAX; k++) {
+					if (!streq(e->key, policy_knobs[k].conf_key))
+						continue;
+					ck_assert_int_eq(policy_knob_validate(k, e->value, canon,
+					                                      sizeof(canon)),
+					                 0);
+					if (k < ELEMENTSOF(attrs))
+						strcpy(want[k], canon);
+				}
+				if (streq(e->key, "scan_max_lun")) {
+					ck_assert_int_eq(scan_quirk_parse_max_lun(e->value, &n), 0);
+					quirk.max_lun = n;
+				}
+				if ((streq(e->key, "scan_sequential") ||
+				     streq(e->key, "scan_sparse")) &&
+				    !bad) {
+					ck_assert_int_eq(scan_quirk_parse_bool(e->value, &b), 0);
+					*(streq(e->key, "scan_sparse") ? &quirk.sparse
+					                               : &quirk.sequential) = b;
+				}
+			}
+		}
+
+	ck_assert_int_eq(policy_engine_new(rootfd, c, &p), 0);
+	ck_assert_int_ge(policy_apply(p, &lu, "add"), 0);
+	policy_engine_free(p);
+	for (size_t k = 0; k < ELEMENTSOF(attrs); k++) {
+		_cleanup_free_ char *v = get_file(attrs[k]);
+
+		ck_assert_msg(streq(v, want[k]), "%s: %s written, %s expected", attrs[k], v,
+		              want[k]);
+	}
+	ck_assert_int_eq(scan_quirks_new_from_conf(c, &q), 0);
+	(void)scan_quirks_lookup(q, 0, "FAKE", "DISK", "", &got, NULL, 0);
+	scan_quirks_free(q);
+	ck_assert_int_eq(got.sequential, quirk.sequential);
+	ck_assert_int_eq(got.sparse, quirk.sparse);
+	ck_assert_uint_eq(got.max_lun, quirk.max_lun);
+
+	/* the control socket's group (iniparser makes one [control] of several): the daemon
+	 * resolves it unless it is reported */
+	g = conf_read_group(c);
+	for (size_t i = 0; g && i < conf_n_sections(c); i++) {
+		const ConfSection *s = conf_section(c, i);
+		gid_t gid;
+
+		for (size_t j = 0; s->kind == CONF_SECTION_CONTROL && j < s->n_entries; j++)
+			if (streq(s->entries[j].key, "read_group"))
+				ck_assert_int_eq(conf_group_lookup(g, &gid) < 0,
+				                 reported(s->entries[j].line, ""));
+	}
+}
+
+START_TEST(test_corpus)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+	_cleanup_free_ char *expect = NULL, *text = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
+	char path[PATH_MAX];
+	unsigned n = 0, line = 0;
+	bool continued = false;
+	size_t len;
+	int r;
+
+	rootfd = make_tree();
+	seen[0] = 0;
+	xsnprintf(path, FIXTURES_DIR "/conf/%s.conf", corpus[_i]);
+	r = conf_load(path, "/nonexistent/hwdb.bin", &c);
+	ck_assert(r == 0 || r == -EBADMSG);
+	ck_assert_int_eq(r, conf_file_error(c) == -EBADMSG ? -EBADMSG : 0);
+	r = conf_check(c, on_problem, NULL);
+
+	/* exactly the problems listed */
+	xsnprintf(path, FIXTURES_DIR "/conf/%s.expect", corpus[_i]);
+	expect = check_read_file(path, true, NULL);
+	for (char *l = expect, *next; *l; l = next) {
+		unsigned at;
+		int off = 0;
+
+		next = l + strcspn(l, "\n");
+		if (*next)
+			*next++ = 0;
+		ck_assert_int_eq(sscanf(l, "%u: %n", &at, &off), 1);
+		ck_assert_msg(reported(at, l + off), "%s: \"%s\" not reported in:\n%s", corpus[_i],
+		              l, seen);
+		n++;
+	}
+	ck_assert_msg(r == (int)n, "%s: %d problems, %u expected:\n%s", corpus[_i], r, n, seen);
+
+	/* a file iniparser refused: nothing of it applies */
+	check_applied(c, rootfd);
+	if (conf_file_error(c) < 0) {
+		ck_assert_uint_eq(conf_n_sections(c), 0);
+		return;
+	}
+
+	/* a key no consumer takes is reported */
+	for (size_t i = 0; i < conf_n_sections(c); i++) {
+		const ConfSection *s = conf_section(c, i);
+
+		for (size_t j = 0; j < s->n_entries; j++) {
+			const char *k = s->entries[j].key;
+			bool known = false;
+
+			switch (s->kind) {
+			case CONF_SECTION_CONTROL:
+				known = streq(k, "read_group");
+				break;
+			case CONF_SECTION_DEVICE:
+				known = streq(k, "vendor") || streq(k, "model");
+				_fallthrough_;
+			case CONF_SECTION_DEFAULTS:
+				known |= scan_quirk_check(k, false, "1") != -ENOENT;
+				for (size_t x = 0; x < _KNOB_MAX; x++)
+					known |= streq(k, policy_knobs[x].conf_key);
+				break;
+			case CONF_SECTION_UNKNOWN:
+				known = reported(s->line, "unknown section");
+				break;
+			default:
+				break;
+			}
+			ck_assert_msg(known || reported(s->entries[j].line, ""),
+			              "%s:%u: %s ignored, not reported", corpus[_i],
+			              s->entries[j].line, k);
+		}
+	}
+
+	/* every line accounted for */
+	xsnprintf(path, FIXTURES_DIR "/conf/%s.conf", corpus[_i]);
+	text = check_read_file(path, false, &len);
+	for (char *l = text, *next; l < text + len; l = next) {
+		size_t e;
+
+		next = l + strcspn(l, "\n");
+		if (*next)
+			*next++ = 0;
+		line++;
+		l += strspn(l, " \t\r");
+		e = strlen(l);
+		while (e > 0 && strchr(" \t\r", l[e - 1]))
+			l[--e] = 0;
+		if (*l && *l != '#' && *l != ';' && !continued)
+			ck_assert_msg(*l == '[' || entry_line(c, line) || reported(line, ""),
+			              "%s:%u: neither applied nor reported", corpus[_i], line);
+		continued = e > 0 && l[e - 1] == '\\';
+	}
+}
+END_TEST
+
 static Suite *conf_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -331,6 +565,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_unparsable);
 	tcase_add_test(tc, test_absent);
 	tcase_add_test(tc, test_ranges_shared);
+	corpus = check_fixture_list(FIXTURES_DIR "/conf", ".conf", &n_corpus);
+	tcase_add_loop_test(tc, test_corpus, 0, (int)n_corpus);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -130,11 +130,20 @@ static const struct {
 	int r;
 	uint64_t v;
 } max_lun_cases[] = {
-	{ "1", 0, 1 },         { "8", 0, 8 },
-	{ "16384", 0, 16384 }, { "16385", -EINVAL, 0 },
-	{ "0", -EINVAL, 0 },   { "-1", -EINVAL, 0 },
-	{ "", -EINVAL, 0 },    { "8x", -EINVAL, 0 },
-	{ " 8", -EINVAL, 0 },  { "18446744073709551617", -EINVAL, 0 },
+	{ "1", 0, 1 },
+	{ "8", 0, 8 },
+	{ "16384", 0, 16384 },
+	{ "16385", -EINVAL, 0 },
+	{ "0", -EINVAL, 0 },
+	{ "-1", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+	{ "8x", -EINVAL, 0 },
+	{ " 8", -EINVAL, 0 },
+	{ "18446744073709551617", -EINVAL, 0 },
+	/* decimal.h's integers, as every other lund.conf value: no leading zeros or '+' */
+	{ "047", -EINVAL, 0 },
+	{ "+5", -EINVAL, 0 },
+	{ "-0", -EINVAL, 0 },
 };
 
 START_TEST(test_parse_max_lun)
