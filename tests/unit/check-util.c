@@ -205,26 +205,17 @@ char **check_fixture_list(const char *dir, const char *suffix, size_t *ret_n)
 	return names;
 }
 
-/* @s padded with spaces to @width, or cut there, and "\n" when @nl: the kernel's form. */
-static void padded(char *buf, size_t size, const char *s, int width, bool nl)
-{
-	ck_assert_int_lt(snprintf(buf, size, "%-*.*s%s", width, width, s, nl ? "\n" : ""),
-	                 (int)size);
-}
-
 static void put_node(const CheckTree *t, const char *dir, const char *cls, const CheckLuNode *n)
 {
 	char p[PATH_MAX];
 
 	if (!n->name)
 		return;
-	xsnprintf(p, "%s/%s/%s", dir, cls, n->name);
-	if (!n->dev) {
+	xsnprintf(p, "%s/%s/%s%s", dir, cls, n->name, n->dev ? "/dev" : "");
+	if (n->dev)
+		check_tree_put_str(t, p, n->dev);
+	else
 		check_tree_mkdirs(t, p);
-		return;
-	}
-	xsnprintf(p, "%s/%s/%s/dev", dir, cls, n->name);
-	check_tree_put_str(t, p, n->dev);
 }
 
 void check_tree_put_lu(const CheckTree *t, const CheckLu *lu)
@@ -259,18 +250,16 @@ void check_tree_put_lu(const CheckTree *t, const CheckLu *lu)
 		if (!s)
 			continue;
 		xsnprintf(p, "%s/%s", d, names[i]);
-		padded(v, sizeof(v), s, widths[i], true);
+		xsnprintf(v, "%-*.*s\n", widths[i], widths[i],
+		          s); /* padded, as the kernel has it */
 		check_tree_put_str(t, p, v);
 	}
 	if (lu->inquiry) {
 		uint8_t inq[36] = { (uint8_t)lu->type, 0, 6, 2, 31 };
 
-		padded(v, sizeof(v), lu->vendor ?: "", 8, false);
-		memcpy(inq + 8, v, 8);
-		padded(v, sizeof(v), lu->model ?: "", 16, false);
-		memcpy(inq + 16, v, 16);
-		padded(v, sizeof(v), lu->rev ?: "", 4, false);
-		memcpy(inq + 32, v, 4);
+		xsnprintf(v, "%-8.8s%-16.16s%-4.4s", lu->vendor ?: "", lu->model ?: "",
+		          lu->rev ?: "");
+		memcpy(inq + 8, v, 28);
 		xsnprintf(p, "%s/inquiry", d);
 		check_tree_put(t, p, inq, sizeof(inq));
 	}
@@ -286,11 +275,5 @@ void check_tree_put_lu(const CheckTree *t, const CheckLu *lu)
 			check_tree_put_str(t, p, a->value);
 		else
 			check_tree_put(t, p, a->data, a->len);
-		if (a->mode) {
-			char abs[PATH_MAX];
-
-			xsnprintf(abs, "%s/%s", t->path, p);
-			ck_assert_msg(chmod(abs, a->mode) == 0, "chmod %s: %m", abs);
-		}
 	}
 }

@@ -97,7 +97,6 @@ typedef struct CheckAttr {
 	const char *value; /* the text written, or NULL for @data */
 	const void *data;  /* binary (inquiry, vpd_pg83), @len bytes */
 	size_t len;
-	unsigned mode; /* chmod() after writing; 0: left as created */
 } CheckAttr;
 
 typedef struct CheckLuNode {
