@@ -435,10 +435,8 @@ def case_reload(tmp):
 
 def case_state(tmp):
     root = os.path.join(tmp, 'root')
-    lu(root, '0:0:0:0', attrs={'timeout': '30'})
-    lu(root, '0:0:0:1', attrs={'timeout': '30'})
-    put(root, 'sys/bus/scsi/devices/0:0:0:0/state', 'running\n')
-    put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'running\n')
+    for h in ('0:0:0:0', '0:0:0:1'):
+        lu(root, h, attrs={'timeout': '30', 'state': 'running'})
     lund = Lund(tmp, root, os.path.join(tmp, 'run'),
                 ['--scan', 'never', '--hwdb', '/nonexistent/hwdb.bin'])
 
