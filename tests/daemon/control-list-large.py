@@ -10,6 +10,9 @@ ENOBUFS, and lunctl, which pages, must still get every LU, each once, in H:C:T:L
 Exit: 0 pass, 1 fail, 77 skipped."""
 import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from fakesys import lu  # noqa: E402
+
 LUND, LUNCTL = os.environ.get('LUND'), os.environ.get('LUNCTL')
 if not LUND or not LUNCTL:
     print('SKIP: LUND= and LUNCTL= are needed')
@@ -26,18 +29,13 @@ def hctl(i):
 
 
 def make_tree(root):
-    dev = os.path.join(root, 'sys/devices/template/0:0:0:0')
-    os.makedirs(dev)
-    for name, text in (('type', '0'), ('vendor', 'LUND    '), ('model', 'PAGED           '),
-                       ('rev', '0001'), ('state', 'running'), ('scsi_level', '7'),
-                       ('queue_depth', '32'), ('timeout', '30')):
-        with open(os.path.join(dev, name), 'w') as f:
-            f.write(text + '\n')
+    # one LU's directory, listed N times on the bus
+    lu(root, '0:0:0:0', 'template', vendor='LUND', model='PAGED', scsi_level=7,
+       attrs={'state': 'running', 'queue_depth': '32', 'timeout': '30'})
     bus = os.path.join(root, 'sys/bus/scsi/devices')
-    os.makedirs(bus)
     for h in range(HOSTS):
         os.makedirs(os.path.join(root, 'sys/class/scsi_host/host%d' % h))
-    for i in range(N):
+    for i in range(1, N):
         os.symlink('../../../devices/template/0:0:0:0',
                    os.path.join(bus, '%d:%d:%d:%d' % hctl(i)))
     os.makedirs(os.path.join(root, 'dev'))

@@ -70,27 +70,13 @@ import time
 # the compiled one-record hwdb the VM scenarios hand to their busybox guests
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'vm', 'lib'))
 from hwdb_bin import hwdb_bin  # noqa: E402
+# the fake sysfs trees every script builds (tests/README.md)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from fakesys import device, lu, put  # noqa: E402
 
 LUND = sys.argv[1]
 CASE = sys.argv[2]
 LUNCTL = os.environ.get('LUNCTL')
-
-
-def put(root, path, text):
-    p = os.path.join(root, path)
-    os.makedirs(os.path.dirname(p), exist_ok=True)
-    with open(p, 'w') as f:
-        f.write(text)
-
-
-def disk(root, hctl, timeout='30'):
-    d = 'sys/bus/scsi/devices/' + hctl
-    put(root, d + '/type', '0\n')
-    put(root, d + '/vendor', 'FAKE    \n')
-    put(root, d + '/model', 'DISK            \n')
-    put(root, d + '/rev', '0001\n')
-    put(root, d + '/scsi_level', '6\n')
-    put(root, d + '/timeout', timeout + '\n')
 
 
 class Lund:
@@ -376,7 +362,7 @@ def case_rescan_running(tmp):
 
 def case_signals(tmp):
     root = os.path.join(tmp, 'root')
-    disk(root, '0:0:0:0')
+    lu(root, '0:0:0:0', attrs={'timeout': '30'})
     lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'never'])
     try:
         lund.wait_socket()
@@ -396,7 +382,7 @@ def case_signals(tmp):
 
 def case_reload(tmp):
     root = os.path.join(tmp, 'root')
-    disk(root, '0:0:0:0')
+    lu(root, '0:0:0:0', attrs={'timeout': '30'})
     timeout = os.path.join(root, 'sys/bus/scsi/devices/0:0:0:0/timeout')
     conf = os.path.join(tmp, 'lund.conf')
     with open(conf, 'w') as f:
@@ -449,10 +435,8 @@ def case_reload(tmp):
 
 def case_state(tmp):
     root = os.path.join(tmp, 'root')
-    disk(root, '0:0:0:0')
-    disk(root, '0:0:0:1')
-    put(root, 'sys/bus/scsi/devices/0:0:0:0/state', 'running\n')
-    put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'running\n')
+    for h in ('0:0:0:0', '0:0:0:1'):
+        lu(root, h, attrs={'timeout': '30', 'state': 'running'})
     lund = Lund(tmp, root, os.path.join(tmp, 'run'),
                 ['--scan', 'never', '--hwdb', '/nonexistent/hwdb.bin'])
 
@@ -486,58 +470,21 @@ def case_state(tmp):
         lund.stop()
 
 
-# A standard INQUIRY: peripheral type @ptype, "FAKE" / "DISK".
-def inquiry(ptype):
-    b = bytearray(36)
-    b[0] = ptype
-    b[2] = 6
-    b[3] = 2
-    b[4] = 31
-    b[8:16] = b'FAKE    '
-    b[16:32] = b'DISK            '
-    b[32:36] = b'0001'
-    return bytes(b)
-
-
 def case_by_path(tmp):
     root = os.path.join(tmp, 'root')
     hba = 'sys/devices/pci0000:00/0000:00:02.0'
     host = hba + '/virtio1/host2'
-
-    def dev(path, subsystem=None, devtype=None):
-        put(root, path + '/uevent', 'DEVTYPE=%s\n' % devtype if devtype else '')
-        if subsystem:
-            os.makedirs(os.path.join(root, 'sys/bus', subsystem), exist_ok=True)
-            depth = path.count('/') + 1
-            os.symlink('../' * depth + 'sys/bus/' + subsystem,
-                       os.path.join(root, path, 'subsystem'))
-
-    def lu(hctl, ptype, block=None, sg=None):
-        t = host + '/target' + hctl.rsplit(':', 1)[0]
-        if not os.path.exists(os.path.join(root, t)):
-            dev(t, 'scsi', 'scsi_target')
-        d = t + '/' + hctl
-        dev(d, 'scsi', 'scsi_device')
-        for a, v in (('type', '%d' % ptype), ('vendor', 'FAKE    '), ('scsi_level', '6'),
-                     ('model', 'DISK            '), ('rev', '0001'), ('timeout', '30')):
-            put(root, d + '/' + a, v + '\n')
-        with open(os.path.join(root, d, 'inquiry'), 'wb') as f:
-            f.write(inquiry(ptype))
-        if block:
-            put(root, '%s/block/%s/dev' % (d, block), '8:16\n')
-            put(root, '%s/block/%s/%s1/partition' % (d, block, block), '1\n')
-        if sg:
-            put(root, '%s/scsi_generic/%s/dev' % (d, sg), '21:1\n')
-        os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'), exist_ok=True)
-        os.symlink('../../../' + d[len('sys/'):],
-                   os.path.join(root, 'sys/bus/scsi/devices', hctl))
-
-    dev('sys/devices/pci0000:00')
-    dev(hba, 'pci')
-    dev(hba + '/virtio1', 'virtio')
-    dev(host, 'scsi', 'scsi_host')
-    lu('2:0:1:0', 0, block='sdb', sg='sg1')
-    lu('2:0:2:0', 0x0d, sg='sg2')
+    device(root, 'sys/devices/pci0000:00')
+    device(root, hba, 'pci')
+    device(root, hba + '/virtio1', 'virtio')
+    device(root, host, 'scsi', 'scsi_host')
+    for t in ('1', '2'):
+        device(root, host + '/target2:0:' + t, 'scsi', 'scsi_target')
+    lu(root, '2:0:1:0', host[len('sys/devices/'):] + '/target2:0:1', std_inquiry=True,
+       uevent=True, block=('sdb', '8:16'), sg=('sg1', '21:1'),
+       attrs={'timeout': '30', 'block/sdb/sdb1/partition': '1'})
+    lu(root, '2:0:2:0', host[len('sys/devices/'):] + '/target2:0:2', ptype=0x0d,
+       std_inquiry=True, uevent=True, sg=('sg2', '21:1'), attrs={'timeout': '30'})
     lund = Lund(tmp, root, os.path.join(tmp, 'run'), ['--scan', 'never', '--manage-disk-links'])
 
     def link(d, name):
@@ -578,45 +525,28 @@ def usb_tree(root, ports):
     each port of @ports: port p is SCSI host p + 2, disk sd<b+p>, sg<p>."""
     hba = 'sys/devices/pci0000:00/0000:00:04.0'
 
-    def dev(path, subsystem=None, devtype=None):
-        put(root, path + '/uevent', 'DEVTYPE=%s\n' % devtype if devtype else '')
-        if subsystem:
-            os.makedirs(os.path.join(root, 'sys/bus', subsystem), exist_ok=True)
-            depth = path.count('/') + 1
-            os.symlink('../' * depth + 'sys/bus/' + subsystem,
-                       os.path.join(root, path, 'subsystem'))
-
     def stick(port, host, block, sg):
         udev = hba + '/usb2/2-%d' % port
         intf = udev + '/2-%d:1.0' % port
-        dev(udev, 'usb', 'usb_device')
+        device(root, udev, 'usb', 'usb_device')
         for a, v in (('idVendor', '46f4'), ('idProduct', '0001'), ('manufacturer', 'QEMU'),
                      ('product', 'QEMU USB HARDDRIVE'), ('serial', 'CLONE0000001')):
             put(root, udev + '/' + a, v + '\n')
-        dev(intf, 'usb', 'usb_interface')
+        device(root, intf, 'usb', 'usb_interface')
         put(root, intf + '/bInterfaceClass', '08\n')
         put(root, intf + '/bInterfaceSubClass', '06\n')
         h = intf + '/host%d' % host
-        dev(h, 'scsi', 'scsi_host')
+        device(root, h, 'scsi', 'scsi_host')
         t = h + '/target%d:0:0' % host
-        dev(t, 'scsi', 'scsi_target')
-        hctl = '%d:0:0:0' % host
-        d = t + '/' + hctl
-        dev(d, 'scsi', 'scsi_device')
-        for a, v in (('type', '0'), ('vendor', 'FAKE    '), ('scsi_level', '6'),
-                     ('model', 'DISK            '), ('rev', '0001'), ('timeout', '30')):
-            put(root, d + '/' + a, v + '\n')
-        with open(os.path.join(root, d, 'inquiry'), 'wb') as f:
-            f.write(inquiry(0))
-        put(root, '%s/block/%s/dev' % (d, block), '8:%d\n' % (16 * port))
+        device(root, t, 'scsi', 'scsi_target')
+        lu(root, '%d:0:0:0' % host, t[len('sys/devices/'):], std_inquiry=True, uevent=True,
+           block=(block, '8:%d' % (16 * port)), sg=(sg, '21:%d' % port),
+           attrs={'timeout': '30'})
         put(root, 'sys/block/%s/removable' % block, '1\n')
-        put(root, '%s/scsi_generic/%s/dev' % (d, sg), '21:%d\n' % port)
-        os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'), exist_ok=True)
-        os.symlink('../../../' + d[len('sys/'):], os.path.join(root, 'sys/bus/scsi/devices', hctl))
 
-    dev('sys/devices/pci0000:00')
-    dev(hba, 'pci')
-    dev(hba + '/usb2', 'usb', 'usb_device')
+    device(root, 'sys/devices/pci0000:00')
+    device(root, hba, 'pci')
+    device(root, hba + '/usb2', 'usb', 'usb_device')
     for port in ports:
         stick(port, port + 2, 'sd' + chr(ord('a') + port), 'sg%d' % port)
 
@@ -711,8 +641,7 @@ def case_rename(tmp):
                        ('vpd_pg80', bytes([0, 0x80, 0, 7]) + b'SER0001'),
                        ('vpd_pg83', bytes([0, 0x83, 0, 12, 0x01, 0x03, 0, 8]) +
                         bytes.fromhex('5000c50015ea71a0'))):
-        with open(os.path.join(root, d, attr), 'wb') as f:
-            f.write(data)
+        put(root, d + attr, data)
     hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
     preview = os.path.join(tmp, 'preview-hwdb.bin')
     entry = hwdb_bin('lund:usb:v46F4p0001', 'LUND_NAME_IDENTITY', 'serial-path')
@@ -797,16 +726,10 @@ def case_rename(tmp):
 def case_transport(tmp):
     import threading
     root = os.path.join(tmp, 'root')
-    plain = 'sys/devices/pseudo_0/adapter0/host0/target0:0:0/0:0:0:0'
-    iscsi = 'sys/devices/platform/host3/session1/target3:0:0/3:0:0:0'
-    fc = 'sys/devices/pci0000:00/0000:00:03.0/host5/rport-5:0-0/target5:0:0/5:0:0:0'
-    for d in (plain, iscsi, fc):
-        for a, v in (('type', '0'), ('vendor', 'LIO-ORG '), ('model', 'DISK            '),
-                     ('rev', '4.0 '), ('scsi_level', '6'), ('timeout', '30')):
-            put(root, d + '/' + a, v + '\n')
-        os.makedirs(os.path.join(root, 'sys/bus/scsi/devices'), exist_ok=True)
-        os.symlink('../../../' + d[len('sys/'):],
-                   os.path.join(root, 'sys/bus/scsi/devices', d.rsplit('/', 1)[1]))
+    for parent, hctl in (('pseudo_0/adapter0/host0/target0:0:0', '0:0:0:0'),
+                         ('platform/host3/session1/target3:0:0', '3:0:0:0'),
+                         ('pci0000:00/0000:00:03.0/host5/rport-5:0-0/target5:0:0', '5:0:0:0')):
+        lu(root, hctl, parent, vendor='LIO-ORG', rev='4.0', attrs={'timeout': '30'})
     sess = os.path.join(root, 'sys/class/iscsi_session/session1')
     os.makedirs(sess)
     fifo = os.path.join(sess, 'recovery_tmo')
@@ -892,7 +815,7 @@ def case_transport(tmp):
 
 def case_lock(tmp):
     root = os.path.join(tmp, 'root')
-    disk(root, '0:0:0:0')
+    lu(root, '0:0:0:0', attrs={'timeout': '30'})
     run_dir = os.path.join(tmp, 'run')
     first = Lund(tmp, root, run_dir, ['--scan', 'never'])
     try:
@@ -941,27 +864,21 @@ def case_identify_hang(tmp):
     open(hang, 'w').close()
     open(late, 'w').close()
 
-    def lu(n, fixture, cached, node):
-        d = 'sys/bus/scsi/devices/0:0:0:%d' % n
+    def sg_lu(n, fixture, cached, node):
         inq = hexbytes(os.path.join(vpd, fixture + '.inquiry.hex'))
-        for attr, data in dict(cached, inquiry=inq).items():
-            p = os.path.join(root, d, attr)
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            open(p, 'wb').write(data)
-        put(root, d + '/type', '0\n')
-        put(root, d + '/scsi_level', '6\n')
-        os.makedirs(os.path.join(root, d, 'scsi_generic', 'sg%d' % n))
+        lu(root, '0:0:0:%d' % n, vendor=None, model=None, rev=None, sg='sg%d' % n,
+           attrs=dict(cached, inquiry=inq))
         put(root, 'dev/sg%d' % n, node)
 
     # sg0: every identifying page cached by the kernel, named without a command.
     pg83 = hexbytes(os.path.join(vpd, 'naa2-ext.pg83.hex'))
     pg80 = hexbytes(os.path.join(vpd, 'naa2-ext.pg80.hex'))
-    lu(0, 'naa2-ext', {'vpd_pg0': bytes([0, 0, 0, 3, 0x00, 0x80, 0x83]), 'vpd_pg80': pg80,
-                       'vpd_pg83': pg83}, 'none\n')
+    sg_lu(0, 'naa2-ext', {'vpd_pg0': bytes([0, 0, 0, 3, 0x00, 0x80, 0x83]), 'vpd_pg80': pg80,
+                          'vpd_pg83': pg83}, 'none\n')
     # sg1..sg3: only the INQUIRY data cached, the pages need SG_IO.
-    lu(1, 'eui64-16', {}, '%s/eui64-16\n' % vpd)
-    lu(2, 'eui64-8', {}, 'wait:%s:%s/eui64-8\n' % (hang, vpd))
-    lu(3, 'eui64-12', {}, 'wait:%s:%s/eui64-12\n' % (late, vpd))
+    sg_lu(1, 'eui64-16', {}, '%s/eui64-16\n' % vpd)
+    sg_lu(2, 'eui64-8', {}, 'wait:%s:%s/eui64-8\n' % (hang, vpd))
+    sg_lu(3, 'eui64-12', {}, 'wait:%s:%s/eui64-12\n' % (late, vpd))
 
     notify_path = os.path.join(tmp, 'notify')
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

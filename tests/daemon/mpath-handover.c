@@ -14,8 +14,10 @@
  * the map exists names the map at once. Events for other block devices change nothing.
  */
 
+#include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "check-util.h"
 #include "macro.h"
 #include "manager.h"
 #include "modload.h"
@@ -30,8 +33,9 @@
 #define WWID "35000c500deadbe01"
 
 static int failures;
-static char root[] = "/tmp/mpath-handover-XXXXXX";
+static CheckTree tree;
 
+/* Every expectation is reported, failed or not; the test fails at its end if any did. */
 static void check(int cond, const char *what)
 {
 	printf("%s: %s\n", cond ? "ok" : "FAIL", what);
@@ -40,93 +44,45 @@ static void check(int cond, const char *what)
 		failures++;
 }
 
-static void run(const char *cmd)
-{
-	if (system(cmd) != 0)
-		abort();
-}
-
-/* mkdir -p of the directory above @p */
-static void mkdir_above(const char *p)
-{
-	char cmd[1024];
-
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	run(cmd);
-}
-
-static void put_bytes(const char *rel, const void *data, size_t n)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	mkdir_above(p);
-	f = fopen(p, "w");
-	if (!f || fwrite(data, 1, n, f) != n)
-		abort();
-	fclose(f);
-}
-
-static void put(const char *rel, const char *text)
-{
-	put_bytes(rel, text, strlen(text));
-}
-
 static void link_to(const char *target, const char *rel)
 {
-	char p[512];
+	char dir[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	mkdir_above(p);
-	(void)unlink(p);
-	if (symlink(target, p) < 0)
-		abort();
+	xsnprintf(dir, "%.*s", (int)(strrchr(rel, '/') - rel), rel);
+	check_tree_mkdirs(&tree, dir);
+	ck_assert_msg(symlinkat(target, tree.fd, rel) == 0, "symlink %s: %m", rel);
 }
 
 /* One path: H:C:T:L @hctl, disk @disk with @devno, relative target port @port. */
 static void path(const char *hctl, const char *disk, const char *devno, uint8_t port)
 {
-	static const uint8_t inq[36] = {
-		0x00, 0x00, 0x06, 0x02, 31,  0,   0,   0,   'F', 'A', 'K', 'E',
-		' ',  ' ',  ' ',  ' ',  'D', 'I', 'S', 'K', ' ', ' ', ' ', ' ',
-		' ',  ' ',  ' ',  ' ',  ' ', ' ', ' ', ' ', '0', '0', '0', '1',
-	};
 	/* SPC-6 7.7.6: an NAA designator of the LU (association 0) and a relative target port
 	 * (association 1, designator type 4). */
 	uint8_t pg83[4 + 12 + 8] = {
 		0x00, 0x83, 0x00, 20,   0x01, 0x03, 0x00, 0x08, 0x50, 0x00, 0xc5, 0x00,
 		0xde, 0xad, 0xbe, 0x01, 0x01, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00, port,
 	};
-	char d[256], p[512];
+	char p[PATH_MAX], d[64];
 
-	snprintf(d, sizeof(d), "sys/bus/scsi/devices/%s", hctl);
-	snprintf(p, sizeof(p), "%s/type", d);
-	put(p, "0\n");
-	snprintf(p, sizeof(p), "%s/scsi_level", d);
-	put(p, "7\n");
-	snprintf(p, sizeof(p), "%s/vendor", d);
-	put(p, "FAKE    \n");
-	snprintf(p, sizeof(p), "%s/model", d);
-	put(p, "DISK            \n");
-	snprintf(p, sizeof(p), "%s/rev", d);
-	put(p, "0001\n");
-	snprintf(p, sizeof(p), "%s/inquiry", d);
-	put_bytes(p, inq, sizeof(inq));
-	snprintf(p, sizeof(p), "%s/vpd_pg83", d);
-	put_bytes(p, pg83, sizeof(pg83));
-	snprintf(p, sizeof(p), "%s/block/%s/dev", d, disk);
-	put(p, devno);
-	snprintf(p, sizeof(p), "../../bus/scsi/devices/%s/block/%s", hctl, disk);
-	snprintf(d, sizeof(d), "sys/class/block/%s", disk);
+	check_tree_put_lu(&tree, &(CheckLu){ .hctl = hctl,
+	                                     .scsi_level = 7,
+	                                     .vendor = "FAKE",
+	                                     .model = "DISK",
+	                                     .rev = "0001",
+	                                     .inquiry = true,
+	                                     .block = { disk, devno },
+	                                     .attrs = { { "vpd_pg83", .data = pg83,
+	                                                  .len = sizeof(pg83) } } });
+	xsnprintf(p, "../../bus/scsi/devices/%s/block/%s", hctl, disk);
+	xsnprintf(d, "sys/class/block/%s", disk);
 	link_to(p, d);
 }
 
 static void map_add(void)
 {
-	put("sys/devices/virtual/block/dm-3/dev", "253:3\n");
-	put("sys/devices/virtual/block/dm-3/dm/uuid", "mpath-" WWID "\n");
-	put("sys/devices/virtual/block/dm-3/dm/name", "mpatha\n");
+	check_tree_put_str(&tree, "sys/devices/virtual/block/dm-3/dev", "253:3\n");
+	check_tree_put_str(&tree, "sys/devices/virtual/block/dm-3/dm/uuid", "mpath-" WWID "\n");
+	check_tree_put_str(&tree, "sys/devices/virtual/block/dm-3/dm/name", "mpatha\n");
 	link_to("../../devices/virtual/block/dm-3", "sys/class/block/dm-3");
 	link_to("../../sdb", "sys/devices/virtual/block/dm-3/slaves/sdb");
 	link_to("../../sdc", "sys/devices/virtual/block/dm-3/slaves/sdc");
@@ -136,23 +92,17 @@ static void map_add(void)
 
 static void map_remove(void)
 {
-	char cmd[1024];
-
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s/sys' && rm -rf class/block/dm-3 devices/virtual/block/dm-3 "
-	         "class/block/sdb/holders/dm-3 class/block/sdc/holders/dm-3",
-	         root);
-	run(cmd);
+	check_tree_rm(&tree, "sys/class/block/dm-3");
+	check_tree_rm(&tree, "sys/devices/virtual/block/dm-3");
+	check_tree_rm(&tree, "sys/class/block/sdb/holders/dm-3");
+	check_tree_rm(&tree, "sys/class/block/sdc/holders/dm-3");
 }
 
 static const char *readlink_rel(const char *rel)
 {
 	static char buf[PATH_MAX];
-	char p[512];
-	ssize_t n;
+	ssize_t n = readlinkat(tree.fd, rel, buf, sizeof(buf) - 1);
 
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	n = readlink(p, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return "(none)";
 	buf[n] = 0;
@@ -213,26 +163,24 @@ static void handle(Manager *m, sd_event *e, const char *action, const char *devp
 	run_loop(e);
 }
 
-int main(void)
+START_TEST(test_handover)
 {
 	static const char *const sets[] = { "dev/scsi/by-id/scsi-" WWID,
 		                            "dev/disk/by-id/scsi-" WWID,
 		                            "dev/disk/by-id/wwn-0x5000c500deadbe01" };
-	char run_dir[300], logpath[300], buf[512];
+	char run_dir[PATH_MAX], logpath[PATH_MAX];
 	ManagerConfig config = {};
 	Manager *m;
 	sd_event *e = NULL;
 
-	if (!mkdtemp(root))
-		return 1;
+	check_tree_new(&tree, "mpath-handover");
 	path("1:0:0:0", "sdc", "8:32\n", 2);
 	path("0:0:0:0", "sdb", "8:16\n", 1);
-	snprintf(run_dir, sizeof(run_dir), "%s/run", root);
-	snprintf(logpath, sizeof(logpath), "%s/lund.log", root);
-	if (!freopen(logpath, "w+", stderr))
-		return 1;
+	xsnprintf(run_dir, "%s/run", tree.path);
+	xsnprintf(logpath, "%s/lund.log", tree.path);
+	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
 	config = (ManagerConfig){
-		.root = root,
+		.root = tree.path,
 		.run_dir = run_dir,
 		.link_dir = "dev/scsi/by-id",
 		.disk_link_dir = "dev/disk/by-id",
@@ -242,8 +190,7 @@ int main(void)
 		.scan = MANAGER_SCAN_NEVER,
 	};
 	m = start(&config);
-	if (sd_event_default(&e) < 0)
-		return 1;
+	ck_assert_int_ge(sd_event_default(&e), 0);
 	run_loop(e);
 	for (size_t i = 0; i < ELEMENTSOF(sets); i++)
 		expect_link(sets[i], "../../sdb", "two paths, no map");
@@ -265,8 +212,7 @@ int main(void)
 
 	/* Started while the map exists: the names are the map's from the start. */
 	m = start(&config);
-	if (sd_event_default(&e) < 0)
-		return 1;
+	ck_assert_int_ge(sd_event_default(&e), 0);
 	run_loop(e);
 	for (size_t i = 0; i < ELEMENTSOF(sets); i++)
 		expect_link(sets[i], "../../dm-3", "started with the map in place");
@@ -280,8 +226,19 @@ int main(void)
 	      "the hand-back is logged");
 	manager_free(m);
 	sd_event_unref(e);
-	snprintf(buf, sizeof(buf), "rm -rf '%s'", root);
-	if (failures == 0 && system(buf) != 0)
-		return 1;
-	return failures ? 1 : 0;
+	ck_assert_int_eq(failures, 0);
+	check_tree_remove(&tree);
 }
+END_TEST
+
+static Suite *mpath_handover_suite(void)
+{
+	Suite *s = suite_create("mpath-handover");
+	TCase *tc = tcase_create("handover");
+
+	tcase_add_test(tc, test_handover);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(mpath_handover_suite)

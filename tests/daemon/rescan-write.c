@@ -11,6 +11,7 @@
  * An alarm ends the process if the handler waits (the old behaviour): the test fails then.
  */
 
+#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "check-util.h"
 #include "manager.h"
 #include "modload.h"
 
@@ -31,33 +33,18 @@
 #define DEVPATH "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0/" HCTL
 
 static int failures;
-static char root[] = "/tmp/rescan-write-XXXXXX";
-static char fifo[256];
+static CheckTree tree;
+static char fifo[PATH_MAX];
 static char got[16];
 static volatile int wrote;
 
+/* Every expectation is reported, failed or not; the test fails at its end if any did. */
 static void check(int cond, const char *what)
 {
 	printf("%s: %s\n", cond ? "ok" : "FAIL", what);
 	fflush(stdout);
 	if (!cond)
 		failures++;
-}
-
-static void put(const char *rel, const char *text)
-{
-	char p[512], cmd[600];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	if (system(cmd) != 0)
-		abort();
-	f = fopen(p, "w");
-	if (!f)
-		abort();
-	fputs(text, f);
-	fclose(f);
 }
 
 static uint64_t now_ms(void)
@@ -84,9 +71,9 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-int main(void)
+START_TEST(test_rescan_write)
 {
-	char run_dir[300], logpath[300], buf[65536];
+	char run_dir[PATH_MAX], logpath[PATH_MAX], buf[65536];
 	ManagerConfig config = {};
 	Manager *m = NULL;
 	Uevent ev = {
@@ -102,24 +89,21 @@ int main(void)
 	size_t n;
 	int r;
 
-	if (!mkdtemp(root))
-		return 1;
-	put("sys/bus/scsi/devices/" HCTL "/type", "0\n");
-	put("sys/bus/scsi/devices/" HCTL "/vendor", "FAKE    \n");
-	put("sys/bus/scsi/devices/" HCTL "/model", "DISK            \n");
-	put("sys/bus/scsi/devices/" HCTL "/rev", "0001\n");
-	put("sys/bus/scsi/devices/" HCTL "/scsi_level", "6\n");
-	snprintf(fifo, sizeof(fifo), "%s/sys/bus/scsi/devices/" HCTL "/rescan", root);
-	if (mkfifo(fifo, 0600) < 0)
-		return 1;
-	snprintf(run_dir, sizeof(run_dir), "%s/run", root);
+	check_tree_new(&tree, "rescan-write");
+	check_tree_put_lu(&tree, &(CheckLu){ .hctl = HCTL,
+	                                     .scsi_level = 6,
+	                                     .vendor = "FAKE",
+	                                     .model = "DISK",
+	                                     .rev = "0001" });
+	xsnprintf(fifo, "%s/sys/bus/scsi/devices/" HCTL "/rescan", tree.path);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	xsnprintf(run_dir, "%s/run", tree.path);
 	/* lund logs to stderr here: keep it to look for the report. */
-	snprintf(logpath, sizeof(logpath), "%s/lund.log", root);
-	if (!freopen(logpath, "w+", stderr))
-		return 1;
+	xsnprintf(logpath, "%s/lund.log", tree.path);
+	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
 
 	config = (ManagerConfig){
-		.root = root,
+		.root = tree.path,
 		.run_dir = run_dir,
 		.link_dir = "dev/scsi/by-id",
 		.no_monitor = true,
@@ -131,8 +115,7 @@ int main(void)
 	if (r >= 0)
 		r = manager_start(m);
 	check(r >= 0, "the manager starts on the fake tree");
-	if (r < 0)
-		return 1;
+	ck_assert_int_ge(r, 0);
 
 	/* Before the change, the handler wrote the attribute in the loop: blocked until here. */
 	alarm(20);
@@ -169,8 +152,19 @@ int main(void)
 	      "the unit attention is reported once the write returned");
 	manager_free(m);
 	sd_event_unref(e);
-	snprintf(buf, sizeof(buf), "rm -rf '%s'", root);
-	if (failures == 0 && system(buf) != 0)
-		return 1;
-	return failures ? 1 : 0;
+	ck_assert_int_eq(failures, 0);
+	check_tree_remove(&tree);
 }
+END_TEST
+
+static Suite *rescan_write_suite(void)
+{
+	Suite *s = suite_create("rescan-write");
+	TCase *tc = tcase_create("rescan-write");
+
+	tcase_add_test(tc, test_rescan_write);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(rescan_write_suite)

@@ -3,7 +3,7 @@
  * checktree: the temporary trees of check-util.h themselves. A test that fails ends its process
  * (check forks one per test and exits it on a failed assertion) before its own
  * check_tree_remove(): the tree must be removed anyway, or every failing run of a tree-based test
- * leaves a directory in $TMPDIR.
+ * leaves a directory in $TMPDIR. And the fake LU every tree-based test builds.
  */
 
 #include <check.h>
@@ -69,6 +69,49 @@ START_TEST(test_removed_tree_stays_removed)
 }
 END_TEST
 
+/* The LU builder writes what the kernel shows: padded strings, INQUIRY, nodes, the bus link. */
+START_TEST(test_put_lu)
+{
+	static const char inq[] = "\x01\x00\x06\x02\x1f\x00\x00\x00QEMU    TAPE            2.5+";
+	static const char *const want[][2] = {
+		{ "sys/bus/scsi/devices/0:0:1:0/type", "1\n" },
+		{ "sys/bus/scsi/devices/0:0:1:0/vendor", "QEMU    \n" },
+		{ "sys/bus/scsi/devices/0:0:1:0/model", "TAPE            \n" },
+		{ "sys/bus/scsi/devices/0:0:1:0/rev", "2.5+\n" },
+		{ "sys/devices/h/t/0:0:1:0/scsi_level", "7\n" },
+		{ "sys/devices/h/t/0:0:1:0/scsi_tape/st0/dev", "9:0\n" },
+		{ "sys/devices/h/t/0:0:1:0/timeout", "30\n" },
+	};
+	CheckTree t;
+	char *v;
+
+	check_tree_new(&t, "check-checktree");
+	check_tree_put_lu(&t, &(CheckLu){ .hctl = "0:0:1:0",
+	                                  .parent = "h/t",
+	                                  .type = 1,
+	                                  .vendor = "QEMU",
+	                                  .model = "TAPE",
+	                                  .rev = "2.5+",
+	                                  .inquiry = true,
+	                                  .scsi_level = 7,
+	                                  .tape = { "st0", "9:0\n" },
+	                                  .sg = { "sg1" },
+	                                  .attrs = { { "timeout", "30\n" } } });
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		v = check_tree_get(&t, want[i][0]);
+		ck_assert_msg(v && streq(v, want[i][1]), "%s: %s", want[i][0], v ?: "(none)");
+		free(v);
+	}
+	v = check_tree_get(&t, "sys/bus/scsi/devices/0:0:1:0/inquiry");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_mem_eq(v, inq, 36);
+	free(v);
+	ck_assert_int_eq(faccessat(t.fd, "sys/devices/h/t/0:0:1:0/scsi_generic/sg1", F_OK, 0), 0);
+	ck_assert_int_lt(faccessat(t.fd, "sys/devices/h/t/0:0:1:0/block", F_OK, 0), 0);
+	check_tree_remove(&t);
+}
+END_TEST
+
 static Suite *checktree_suite(void)
 {
 	Suite *s = suite_create("checktree");
@@ -76,6 +119,7 @@ static Suite *checktree_suite(void)
 
 	tcase_add_test(tc, test_failed_test_leaves_no_tree);
 	tcase_add_test(tc, test_removed_tree_stays_removed);
+	tcase_add_test(tc, test_put_lu);
 	suite_add_tcase(s, tc);
 	return s;
 }

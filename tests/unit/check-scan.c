@@ -202,44 +202,37 @@ static FakeTarget *target(unsigned h, unsigned c, unsigned t)
 /* Instantiate an LU in sysfs as the kernel would: a disk with sg and block nodes. */
 static void instantiate(unsigned h, unsigned c, unsigned t, uint64_t l)
 {
-	char d[128], p[256], v[64];
+	const FakeLu *w = on_wire(h, c, t, l);
 	unsigned n = next_disk++;
+	bool wlun = scan_lun_is_wlun(l);
+	char hctl[64], p[128], holders[128], sd[8], sg[16], dev[16];
+	uint8_t pg[16];
 
 	if (!fake.ports) {
 		xsnprintf(p, "sys/class/scsi_host/host%u/device/target%u:%u:%u", h, h, c, t);
 		check_tree_mkdirs(&tree, p);
 	}
-	xsnprintf(d, "sys/bus/scsi/devices/%u:%u:%u:%" PRIu64, h, c, t, l);
-	xsnprintf(p, "%s/type", d);
-	check_tree_put_str(&tree, p, scan_lun_is_wlun(l) ? "30\n" : "0\n");
-	xsnprintf(p, "%s/scsi_level", d);
-	check_tree_put_str(&tree, p, "7\n");
-	xsnprintf(p, "%s/vendor", d);
-	check_tree_put_str(&tree, p, "FAKE    \n");
-	{
-		const FakeLu *w = on_wire(h, c, t, l);
-		uint8_t pg[16];
-
-		/* as the kernel shows them: the padded 16-byte field, and its VPD cache */
-		xsnprintf(p, "%s/model", d);
-		xsnprintf(v, "%-16s\n", w ? w->model : "DISK");
-		check_tree_put_str(&tree, p, v);
-		xsnprintf(p, "%s/rev", d);
-		check_tree_put_str(&tree, p, "0001\n");
-		xsnprintf(p, "%s/vpd_pg83", d);
-		check_tree_put(&tree, p, pg, fake_pg83(w ? w->naa : 0, pg));
-	}
-	xsnprintf(p, "%s/scsi_generic/sg%u", d, n);
-	check_tree_mkdirs(&tree, p);
-	if (scan_lun_is_wlun(l))
-		return;
-	xsnprintf(p, "%s/block/sd%c/size", d, 'a' + n);
-	check_tree_put_str(&tree, p, "16384\n"); /* 8 MiB */
-	xsnprintf(p, "%s/block/sd%c/dev", d, 'a' + n);
-	xsnprintf(v, "8:%u\n", n * 16);
-	check_tree_put_str(&tree, p, v);
-	xsnprintf(p, "%s/block/sd%c/holders", d, 'a' + n);
-	check_tree_mkdirs(&tree, p);
+	xsnprintf(hctl, "%u:%u:%u:%" PRIu64, h, c, t, l);
+	xsnprintf(sd, "sd%c", 'a' + n);
+	xsnprintf(sg, "sg%u", n);
+	xsnprintf(dev, "8:%u\n", n * 16);
+	xsnprintf(p, "block/%s/size", sd);
+	xsnprintf(holders, "block/%s/holders/", sd);
+	/* as the kernel shows them: the padded 16-byte field, and its VPD cache */
+	check_tree_put_lu(&tree, &(CheckLu){ .hctl = hctl,
+	                                     .type = wlun ? 30 : 0,
+	                                     .scsi_level = 7,
+	                                     .vendor = "FAKE",
+	                                     .model = w ? w->model : "DISK",
+	                                     .rev = "0001",
+	                                     .sg = { sg },
+	                                     .block = { wlun ? NULL : sd, dev },
+	                                     .attrs = {
+	                                             { "vpd_pg83", .data = pg,
+	                                               .len = fake_pg83(w ? w->naa : 0, pg) },
+	                                             { wlun ? NULL : p, "16384\n" }, /* 8 MiB */
+	                                             { holders },
+	                                     } });
 }
 
 static const char *block_of(const char *hctl)

@@ -91,17 +91,10 @@ START_TEST(test_names)
 }
 END_TEST
 
-/* An LU at sys/devices/<devpath>, listed in sys/bus/scsi/devices/<hctl> as the kernel lists it. */
+/* An LU at sys/devices/<devpath>/<hctl>, listed in sys/bus/scsi/devices as the kernel lists it. */
 static void put_lu(const char *devpath, const char *hctl)
 {
-	char dir[1024], link[256], target[1024];
-
-	xsnprintf(dir, "sys/devices/%s/%s", devpath, hctl);
-	check_tree_mkdirs(&tree, dir);
-	check_tree_mkdirs(&tree, "sys/bus/scsi/devices");
-	xsnprintf(link, "sys/bus/scsi/devices/%s", hctl);
-	xsnprintf(target, "../../../devices/%s/%s", devpath, hctl);
-	ck_assert_msg(symlinkat(target, tree.fd, link) == 0, "symlink %s: %m", link);
+	check_tree_put_lu(&tree, &(CheckLu){ .hctl = hctl, .parent = devpath });
 }
 
 static const struct {

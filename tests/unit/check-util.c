@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -202,4 +203,77 @@ char **check_fixture_list(const char *dir, const char *suffix, size_t *ret_n)
 	qsort(names, n, sizeof(*names), cmp_str);
 	*ret_n = n;
 	return names;
+}
+
+static void put_node(const CheckTree *t, const char *dir, const char *cls, const CheckLuNode *n)
+{
+	char p[PATH_MAX];
+
+	if (!n->name)
+		return;
+	xsnprintf(p, "%s/%s/%s%s", dir, cls, n->name, n->dev ? "/dev" : "");
+	if (n->dev)
+		check_tree_put_str(t, p, n->dev);
+	else
+		check_tree_mkdirs(t, p);
+}
+
+void check_tree_put_lu(const CheckTree *t, const CheckLu *lu)
+{
+	char d[PATH_MAX], p[PATH_MAX], v[32];
+
+	if (lu->parent) {
+		char link[PATH_MAX];
+
+		xsnprintf(d, "sys/devices/%s/%s", lu->parent, lu->hctl);
+		check_tree_mkdirs(t, d);
+		check_tree_mkdirs(t, "sys/bus/scsi/devices");
+		xsnprintf(link, "sys/bus/scsi/devices/%s", lu->hctl);
+		xsnprintf(p, "../../../devices/%s/%s", lu->parent, lu->hctl);
+		ck_assert_msg(symlinkat(p, t->fd, link) == 0, "symlink %s: %m", link);
+	} else
+		xsnprintf(d, "sys/bus/scsi/devices/%s", lu->hctl);
+
+	xsnprintf(p, "%s/type", d);
+	xsnprintf(v, "%d\n", lu->type);
+	check_tree_put_str(t, p, v);
+	if (lu->scsi_level) {
+		xsnprintf(p, "%s/scsi_level", d);
+		xsnprintf(v, "%d\n", lu->scsi_level);
+		check_tree_put_str(t, p, v);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const names[] = { "vendor", "model", "rev" };
+		static const int widths[] = { 8, 16, 4 };
+		const char *s = i == 0 ? lu->vendor : i == 1 ? lu->model : lu->rev;
+
+		if (!s)
+			continue;
+		xsnprintf(p, "%s/%s", d, names[i]);
+		xsnprintf(v, "%-*.*s\n", widths[i], widths[i],
+		          s); /* padded, as the kernel has it */
+		check_tree_put_str(t, p, v);
+	}
+	if (lu->inquiry) {
+		uint8_t inq[36] = { (uint8_t)lu->type, 0, 6, 2, 31 };
+
+		xsnprintf(v, "%-8.8s%-16.16s%-4.4s", lu->vendor ?: "", lu->model ?: "",
+		          lu->rev ?: "");
+		memcpy(inq + 8, v, 28);
+		xsnprintf(p, "%s/inquiry", d);
+		check_tree_put(t, p, inq, sizeof(inq));
+	}
+	put_node(t, d, "block", &lu->block);
+	put_node(t, d, "scsi_generic", &lu->sg);
+	put_node(t, d, "scsi_tape", &lu->tape);
+	for (const CheckAttr *a = lu->attrs; a < lu->attrs + ELEMENTSOF(lu->attrs) && a->name;
+	     a++) {
+		xsnprintf(p, "%s/%s", d, a->name);
+		if (p[strlen(p) - 1] == '/')
+			check_tree_mkdirs(t, p);
+		else if (a->value)
+			check_tree_put_str(t, p, a->value);
+		else
+			check_tree_put(t, p, a->data, a->len);
+	}
 }

@@ -81,3 +81,47 @@ char *check_read_file(const char *path, bool skip_comments, size_t *ret_len);
  * run), NULL-terminated; their count in @ret_n. Exits the program when there are none: a
  * fixture set that vanished must not pass by running no case. */
 char **check_fixture_list(const char *dir, const char *suffix, size_t *ret_n);
+
+/*
+ * A SCSI LU in a tree's fake sysfs, laid out as Linux 6.1 shows one. Only what is given is
+ * written, besides `type`, which every LU has:
+ *
+ *	check_tree_put_lu(&tree, &(CheckLu){
+ *	        .hctl = "0:0:0:0", .type = 0, .vendor = "QEMU", .model = "QEMU HARDDISK",
+ *	        .scsi_level = 7, .inquiry = true,
+ *	        .block = { "sda", "8:0\n" }, .sg = { "sg0", "21:0\n" },
+ *	        .attrs = { { "vpd_pg83", .data = pg83, .len = sizeof(pg83) } } });
+ */
+typedef struct CheckAttr {
+	const char *name;  /* below the LU's directory; ending in '/': an empty directory */
+	const char *value; /* the text written, or NULL for @data */
+	const void *data;  /* binary (inquiry, vpd_pg83), @len bytes */
+	size_t len;
+} CheckAttr;
+
+typedef struct CheckLuNode {
+	const char *name; /* "sda", "st0", "sg0"; NULL: no such node */
+	const char *dev;  /* its `dev` file ("8:0\n"); NULL: the directory only */
+} CheckLuNode;
+
+typedef struct CheckLu {
+	const char *hctl; /* "H:C:T:L" */
+	/* NULL: the LU is the directory sys/bus/scsi/devices/<hctl>. Else the LU's parent below
+	 * sys/devices ("platform/host3/session1/target3:0:0"), the LU sys/devices/<parent>/<hctl>
+	 * and sys/bus/scsi/devices/<hctl> a symlink to it, as the kernel lists it. */
+	const char *parent;
+	int type; /* peripheral device type, written as `type` */
+	/* `vendor`, `model`, `rev` padded with spaces to 8, 16 and 4 as the kernel shows them
+	 * (NULL: not written); @inquiry writes a standard 36-byte `inquiry` (SPC-4) of them. */
+	const char *vendor, *model, *rev;
+	bool inquiry;
+	int scsi_level;      /* 0: not written */
+	CheckLuNode block;   /* below block/ */
+	CheckLuNode sg;      /* below scsi_generic/ */
+	CheckLuNode tape;    /* below scsi_tape/ */
+	CheckAttr attrs[12]; /* anything else (vpd_pg*, timeout, state, ...), up to the first
+	                        unnamed */
+} CheckLu;
+
+/* Writes @lu below the tree. */
+void check_tree_put_lu(const CheckTree *t, const CheckLu *lu);
