@@ -213,18 +213,6 @@ void inventory_forget_caches(Inventory *inv)
 	pathid_cache_forget(inv->paths);
 }
 
-void inventory_note_uevent(Inventory *inv, const Uevent *ev)
-{
-	if (!inv || !ev || !ev->subsystem || !ev->action || streq(ev->action, "change"))
-		return;
-	/* A host or target came, went or moved: path_id's walks read their directories again
-	 * (pathid.h). The host's class device (scsi_host) comes with the host's. */
-	if ((streq(ev->subsystem, "scsi") && ev->devtype &&
-	     (streq(ev->devtype, "scsi_host") || streq(ev->devtype, "scsi_target"))) ||
-	    streq(ev->subsystem, "scsi_host"))
-		pathid_cache_forget(inv->paths);
-}
-
 /* The rules udev reads, from the inventory's cache (udevctx.h), on CLOCK_MONOTONIC. */
 static void inventory_rules(Inventory *inv, UdevRules *ret)
 {
@@ -1718,32 +1706,35 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Inventory *inv, const Uevent
 	[UEVENT_NODE] = react_node,
 };
 
-int inventory_react(Inventory *inv, const Uevent *ev, UeventReaction reaction)
+/* Every uevent: a SCSI host or target that came or went makes path_id's walks read their
+ * ancestors again. */
+static void note_uevent(Inventory *inv, const Uevent *ev)
 {
-	const char *base;
-
-	assert_return(inv && ev, -EINVAL);
-	assert_return(reaction >= 0 && reaction < _UEVENT_REACTION_MAX, -EINVAL);
-
-	if (!reactions[reaction] || !ev->action || !ev->subsystem || !ev->devpath)
-		return 0;
-	base = strrchr(ev->devpath, '/');
-	base = base ? base + 1 : ev->devpath;
-	return reactions[reaction](inv, ev, base);
+	if (!ev->subsystem || !ev->action || streq(ev->action, "change"))
+		return;
+	/* A host or target came, went or moved: path_id's walks read their directories again
+	 * (pathid.h). The host's class device (scsi_host) comes with the host's. */
+	if ((streq(ev->subsystem, "scsi") && ev->devtype &&
+	     (streq(ev->devtype, "scsi_host") || streq(ev->devtype, "scsi_target"))) ||
+	    streq(ev->subsystem, "scsi_host"))
+		pathid_cache_forget(inv->paths);
 }
 
-int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
+int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions what)
 {
-	UeventReactions what;
+	const char *base;
 	int ret = 0;
 
 	assert_return(inv && ev, -EINVAL);
 
-	what = uevent_reactions(ev);
-	inventory_note_uevent(inv, ev);
+	note_uevent(inv, ev);
+	if (!ev->action || !ev->subsystem || !ev->devpath)
+		return 0;
+	base = strrchr(ev->devpath, '/');
+	base = base ? base + 1 : ev->devpath;
 	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++)
-		if (what & (1u << i)) {
-			int r = inventory_react(inv, ev, i);
+		if (reactions[i] && (what & (1u << i))) {
+			int r = reactions[i](inv, ev, base);
 
 			if (r < 0 && ret == 0)
 				ret = r;

@@ -186,9 +186,6 @@ int inventory_rootfd(const Inventory *inv);
 /* inventory_forget_caches() - what identification keeps across LUs (udev's rules files, path_id's
  * walks above the LUs) read again from the next LU on: a reload, a resync. */
 void inventory_forget_caches(Inventory *inv);
-/* inventory_note_uevent() - every uevent before its reactions: a SCSI host or target that came
- * or went makes path_id's walks read their ancestors again. */
-void inventory_note_uevent(Inventory *inv, const Uevent *ev);
 Host *inventory_hosts(const Inventory *inv);
 size_t inventory_n_lus(const Inventory *inv);
 
@@ -256,14 +253,13 @@ bool lu_identify_job_cache_only(const LuIdentifyJob *job);
 int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error);
 
 /*
- * inventory_react() - carry out the inventory's part of one reaction to @ev (core/uevent.h):
- * UEVENT_LU, UEVENT_HOST_REMOVED and UEVENT_NODE; any other reaction is not the inventory's and
- * returns 0. Returns 0 (also for events of no interest) or -errno.
+ * inventory_handle_uevent() - the inventory's part of @ev, whose reactions (core/uevent.h) are
+ * @what, uevent_reactions(@ev): UEVENT_LU, UEVENT_HOST_REMOVED and UEVENT_NODE (the others are
+ * not the inventory's). Every uevent comes here, whatever @what, and before the reactions that
+ * follow these in the table: a SCSI host or target that came or went makes path_id's walks read
+ * their ancestors again. Returns 0 (also for events of no interest) or -errno.
  */
-int inventory_react(Inventory *inv, const Uevent *ev, UeventReaction reaction);
-
-/* inventory_handle_uevent() - every reaction of the inventory's that @ev calls for. */
-int inventory_handle_uevent(Inventory *inv, const Uevent *ev);
+int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions what);
 
 /*
  * lu_primary_node() - the node an LU's plain by-id name points to (lund(8), LINKS): the block

@@ -523,12 +523,8 @@ static int react_holder(Manager *m, const Uevent *ev, UeventReaction what)
 	return manager_react_holder(m, ev);
 }
 
-static int react_inventory(Manager *m, const Uevent *ev, UeventReaction what)
-{
-	return inventory_react(m->inventory, ev, what);
-}
-
-/* Who carries out each reaction of core/uevent.c's table, in the table's order. */
+/* Who carries out each reaction of core/uevent.c's table, in the table's order; the inventory's
+ * (UEVENT_LU, UEVENT_HOST_REMOVED, UEVENT_NODE) are inventory_handle_uevent()'s. */
 static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev,
                                                     UeventReaction what) = {
 	[UEVENT_LOAD_DRIVERS] = react_load_drivers,
@@ -537,9 +533,6 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev
 	[UEVENT_STATE] = react_state,
 	[UEVENT_NEW_HOST] = react_new_host,
 	[UEVENT_NEW_TARGET_PORT] = react_new_host,
-	[UEVENT_LU] = react_inventory,
-	[UEVENT_HOST_REMOVED] = react_inventory,
-	[UEVENT_NODE] = react_inventory,
 	[UEVENT_HOLDER] = react_holder,
 };
 
@@ -547,14 +540,16 @@ void manager_handle_uevent(Manager *m, const Uevent *ev)
 {
 	UeventReactions what = uevent_reactions(ev);
 
-	inventory_note_uevent(m->inventory, ev);
-	for (UeventReaction i = 0; what != 0 && i < _UEVENT_REACTION_MAX; i++) {
+	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++) {
 		int r;
 
-		if (!(what & (1u << i)))
+		/* The inventory sees every event, in the place of its first reaction. */
+		if (i == UEVENT_LU)
+			r = inventory_handle_uevent(m->inventory, ev, what);
+		else if (reactions[i] && (what & (1u << i)))
+			r = reactions[i](m, ev, i);
+		else
 			continue;
-		what &= ~(1u << i);
-		r = reactions[i](m, ev, i);
 		if (r < 0)
 			log_warning_errno(
 			        r, "%s %s (seqnum %" PRIu64 "): handling failed, ignoring: %m",

@@ -640,7 +640,7 @@ START_TEST(test_uevent)
 	Inventory *inv = new_inventory(c->hook_rescan);
 
 	c->tree();
-	ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev, uevent_reactions(&c->ev)), 0);
 	ck_assert_msg(inventory_n_lus(inv) == c->n_lus, "%s: %zu LUs", c->what,
 	              inventory_n_lus(inv));
 	ck_assert_msg(counts.added == c->expect.added && counts.removed == c->expect.removed &&
@@ -697,7 +697,7 @@ START_TEST(test_rescan_deferred)
 	memset(&counts, 0, sizeof(counts));
 
 	taken_hctl[0] = 0;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &cap), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &cap, uevent_reactions(&cap)), 0);
 	ck_assert_str_eq(taken_hctl, "0:0:0:0");
 	ck_assert_int_eq(taken_ua, LU_UA_CAPACITY_CHANGED);
 	ck_assert_uint_eq(counts.ua, 0);
@@ -709,7 +709,7 @@ START_TEST(test_rescan_deferred)
 	ck_assert_str_eq(counts.last_ua_action, "capacity-reread");
 
 	tree_new_id();
-	ck_assert_int_eq(inventory_handle_uevent(inv, &inq), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &inq, uevent_reactions(&inq)), 0);
 	ck_assert_int_eq(taken_ua, LU_UA_INQUIRY_CHANGED);
 	ck_assert_uint_eq(counts.ua, 1);
 	ck_assert_uint_eq(counts.names_changed, 0);
@@ -732,7 +732,7 @@ static void node_event(Inventory *inv, const char *action, const char *subsystem
 {
 	Uevent ev = { action, subsystem, devtype, devpath };
 
-	ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &ev, uevent_reactions(&ev)), 0);
 }
 
 /* A tape's nodes, partitions and a dm-multipath map sit in a side allocation, made for the LUs
@@ -843,7 +843,7 @@ START_TEST(test_node_event_reprobes)
 	/* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
 	put_lu("0:0:0:1", 0, NULL, NULL);
 	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "0:0:0:1");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert(lu->probe_no_node);
@@ -931,7 +931,7 @@ START_TEST(test_identify_off_loop)
 
 	/* Probed again meanwhile: only the newer identification counts. */
 	a = job_of("2:0:0:3");
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_ptr_ne(job_of("2:0:0:3"), a);
 	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
 	lu_identify_job_run(a);
@@ -1027,7 +1027,7 @@ START_TEST(test_path_cache_forgotten)
 	Lu *lu;
 
 	put_hba_lu("pci");
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
@@ -1037,11 +1037,11 @@ START_TEST(test_path_cache_forgotten)
 	for (size_t i = 0; i < ELEMENTSOF(gone); i++) {
 		Uevent ev = { "remove", gone[i][0], gone[i][1], gone[i][2] };
 
-		ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+		ck_assert_int_eq(inventory_handle_uevent(inv, &ev, uevent_reactions(&ev)), 0);
 	}
 	ck_assert_ptr_null(inventory_find(inv, "5:0:0:0"));
 	put_hba_lu("platform");
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.id_path, "platform-0000:00:02.0-scsi-0:0:0:0");
@@ -1140,7 +1140,7 @@ START_TEST(test_add_devpath)
 
 	put_hba_lu("pci");
 	n_lu_resolved = 0;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_uint_eq(n_lu_resolved, 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
@@ -1214,7 +1214,7 @@ START_TEST(test_identify_cached_off_loop)
 
 	/* The kernel's add: handed off, no names until its result. */
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_uint_eq(n_jobs, 4);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert(lu->naming_pending && !lu->identified);
@@ -1266,7 +1266,7 @@ START_TEST(test_identify_cached_off_loop)
 	        symlinkat("../../../../../../bus/scsi/devices/0:0:0:0", tree.fd, "sys" DEVPATH0),
 	        0);
 	add0.devpath = DEVPATH0;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0, uevent_reactions(&add0)), 0);
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert(lu->naming_pending && lu->info_pending);
 	ck_assert(lu_identify_job_cache_only(job_of("0:0:0:0")));
@@ -1299,7 +1299,7 @@ START_TEST(test_identify_cached_off_loop)
 	n = n_jobs;
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
 	add.synthetic = true;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_uint_eq(n_jobs, n);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert(!lu->naming_pending && lu->identified);
@@ -1308,7 +1308,7 @@ START_TEST(test_identify_cached_off_loop)
 	/* Gone between its add and its identification: the result finds no directory, reads
 	 * the LU as a resync would, and that removes it. */
 	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0, uevent_reactions(&add0)), 0);
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert(lu->naming_pending && lu->info_pending);
 	n = inventory_n_identifying(inv);
@@ -1327,7 +1327,7 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_uint_eq(counts.removed, 0);
 	rm_lu("0:0:0:0");
 	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0, uevent_reactions(&add0)), 0);
 	ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
 	n = inventory_n_identifying(inv) - 1;
 	counts = (Counts){};
@@ -1361,7 +1361,7 @@ START_TEST(test_add_reads)
 
 	put_hba_lu("pci");
 	memset(&lu5_reads, 0, sizeof(lu5_reads));
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_int_eq(lu->naming_error, 0);
@@ -1391,13 +1391,13 @@ START_TEST(test_add_reads)
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
 	add.modalias = "scsi:t-0x05";
 	memset(&lu5_reads, 0, sizeof(lu5_reads));
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_int_eq(lu->type, 5);
 	ck_assert_uint_eq(lu5_reads.type, 0);
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
 	add.modalias = "scsi:t-0x5";
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_int_eq(lu->type, 0);
 	ck_assert_uint_eq(lu5_reads.type, 1);
@@ -1406,7 +1406,7 @@ START_TEST(test_add_reads)
 	/* replayed through sysfs */
 	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
 	add.synthetic = true;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_str_eq(lu->sg, "sg5");
 	ck_assert_str_eq(lu->block, "sdb");
@@ -1417,7 +1417,7 @@ START_TEST(test_add_reads)
 	check_tree_rm(&tree, "sys/bus/scsi/devices/5:0:0:0/vpd_pg83");
 	add.synthetic = false;
 	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv2), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv2, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv2, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv2, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->sg, "sg5");
