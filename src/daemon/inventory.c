@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "inventory.h"
+#include "lu-identify.h"
 #include "luns.h"
 #include "macro.h"
 #include "strpool.h"
@@ -492,52 +493,14 @@ static const char *attr_shared(Inventory *inv, const char *syspath, const char *
 	return string_shared(inv, s);
 }
 
-/* A text attribute of the LU @ref into @s (@size bytes), from its directory descriptor when it
- * has one: whether it could be read. No inventory: identification threads read with it too. */
-static bool ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size)
-{
-	char buf[PATH_MAX];
-	int dirfd;
-	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
-
-	return p && sysfs_read_string_buf(dirfd, p, s, size) >= 0;
-}
-
 /* The same, shared as attr_shared() shares it. */
 static const char *ref_attr_shared(Inventory *inv, const LuRef *ref, const char *attr)
 {
 	char s[4096 + 1];
 
-	if (!ref_attr_string(inv->rootfd, ref, attr, s, sizeof(s)))
+	if (!lu_ref_attr_string(inv->rootfd, ref, attr, s, sizeof(s)))
 		return NULL;
 	return string_shared(inv, s);
-}
-
-/* A number attribute of the LU @ref, as ref_attr_string() reads it. */
-static int ref_attr_u64(int rootfd, const LuRef *ref, const char *attr, uint64_t *ret)
-{
-	char buf[PATH_MAX];
-	int dirfd;
-	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
-
-	return p ? sysfs_read_u64(dirfd, p, ret) : -ENAMETOOLONG;
-}
-
-/* The LU's peripheral device type ("type"), -1 when unreadable or out of range. */
-static int ref_type(int rootfd, const LuRef *ref)
-{
-	uint64_t v;
-
-	return ref_attr_u64(rootfd, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
-}
-
-/* The LU's "scsi_level", 0 when unreadable or out of range. */
-static unsigned ref_scsi_level(int rootfd, const LuRef *ref)
-{
-	uint64_t v;
-
-	return ref_attr_u64(rootfd, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v
-	                                                                           : 0;
 }
 
 /* Add partition @node numbered @num to @lu's, kept ordered by number. */
@@ -652,33 +615,13 @@ static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const cha
 	return 0;
 }
 
-/*
- * @attr ("vendor", "model" or "rev") of the LU @ref names: the kernel prints it "%.*s" from its
- * cached INQUIRY data, @len bytes at @off (scsi_add_lun() points the strings there, after
- * scsi_probe_lun() made them printable, and keeps at least 36 bytes). Taken from that data, read
- * once for identification anyway, instead of one attribute each; read as an attribute without it.
- */
-static bool inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
-{
-	size_t n = 0;
-
-	if (!ref->inquiry || ref->inquiry_len < 36)
-		return false;
-	while (n < len && ref->inquiry[off + n] != 0) {
-		s[n] = (char)ref->inquiry[off + n];
-		n++;
-	}
-	s[n] = 0;
-	return true;
-}
-
 static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *attr, size_t off,
                                   size_t len)
 {
 	char s[16 + 1];
 
 	assert(len < sizeof(s));
-	if (!inquiry_field(ref, off, len, s))
+	if (!lu_ref_inquiry_field(ref, off, len, s))
 		return ref_attr_shared(inv, ref, attr);
 	return string_shared(inv, s);
 }
@@ -753,7 +696,7 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
 	else if (info_lazy)
 		lu->type = -1;
 	else
-		lu->type = ref_type(inv->rootfd, ref);
+		lu->type = lu_ref_type(inv->rootfd, ref);
 	if (info_lazy) {
 		lu->info_pending = true;
 		return 0;
@@ -765,7 +708,7 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
  * all when an identification that was to read it did not (lu_info_in_loop()). */
 static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
 {
-	lu->scsi_level = ref_scsi_level(inv->rootfd, ref);
+	lu->scsi_level = lu_ref_scsi_level(inv->rootfd, ref);
 	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
 		return -ENOMEM;
 	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
@@ -775,50 +718,9 @@ static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
 	return 0;
 }
 
-struct LuIdentifyJob {
-	int rootfd;
-	ProbeFlags flags;
-	uint64_t token;
-	LuRef ref;
-	unsigned scsi_level;
-	bool is_cdrom;
-	/* The inventory's when the job was made; a reference to its PathIdCache, as a job may
-	 * outlive the inventory (a device that does not answer). */
-	UdevRules rules;
-	PathIdCache *paths;
-	bool cache_only; /* the kernel's cached pages only (PROBE_SYSFS_ONLY): no command */
-	bool read_info;  /* the LU's info_pending: read what describes it first (LuJobInfo) */
-	/* the result, lu_identify_job_run()'s */
-	struct LuJobInfo {
-		int error; /* -ENOENT: the LU has gone */
-		int type;  /* -1: unknown */
-		char vendor[64], model[64], revision[64], state[64];
-		bool vendor_ok, model_ok, revision_ok, state_ok; /* false: unreadable */
-	} info;
-	LuNaming naming;
-	int error;
-	unsigned commands;
-	bool no_node;
-	bool cache_short; /* cache_only, and the kernel cached too little */
-};
-
 static bool lu_is_cdrom(const Lu *lu)
 {
 	return lu->block && strneq(lu->block, "sr", 2);
-}
-
-/* @lu's names from the pages in @pd (probe_read() returned @r). */
-static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, int r,
-                            unsigned scsi_level, bool is_cdrom, const UdevRules *rules,
-                            PathIdCache *paths, LuNaming *naming, bool *no_node)
-{
-	*no_node = false;
-	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
-		if (pd->error[p] == -ENODEV)
-			*no_node = true;
-	if (r >= 0)
-		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, rules, paths, naming);
-	return r < 0 ? r : 0;
 }
 
 /*
@@ -875,8 +777,8 @@ names:
 	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
 	inventory_rules(inv, &rules);
 	lu->naming_error =
-	        names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level, lu_is_cdrom(lu), &rules,
-	                         inv->paths, &lu->naming, &no_node);
+	        lu_identify_names(inv->rootfd, ref, &pd, r, lu->scsi_level, lu_is_cdrom(lu), &rules,
+	                          inv->paths, &lu->naming, &no_node);
 	lu->probe_no_node = no_node;
 	lu->naming_pending = false;
 	lu->identified = true;
@@ -893,123 +795,36 @@ static void lu_set_pending(Inventory *inv, Lu *lu)
 	lu->identify_token = ++inv->identify_seq;
 }
 
-void lu_identify_job_free(LuIdentifyJob *job)
-{
-	if (!job)
-		return;
-	lu_ref_done(&job->ref);
-	lu_naming_done(&job->naming);
-	pathid_cache_free(job->paths);
-	free(job);
-}
-
-const char *lu_identify_job_hctl(const LuIdentifyJob *job)
-{
-	return job->ref.hctl;
-}
-
-/* What lu_read() reads of an LU, read here for one the kernel has just added: its SCSI level
- * (which identification needs), type when its add uevent lacked it, the INQUIRY strings (from
- * the cached INQUIRY data, which identification reads anyway) and its state. */
-static void job_read_info(LuIdentifyJob *job)
-{
-	struct LuJobInfo *info = &job->info;
-	const LuRef *ref = &job->ref;
-	int rootfd = job->rootfd, r;
-
-	r = probe_open_dir(rootfd, &job->ref);
-	if (r < 0) {
-		info->error = r;
-		return;
-	}
-	job->scsi_level = ref_scsi_level(rootfd, ref);
-	if (info->type < 0)
-		info->type = ref_type(rootfd, ref);
-	r = probe_keep_inquiry(rootfd, &job->ref);
-	if (r == -ENOENT) {
-		info->error = r;
-		return;
-	}
-	info->vendor_ok =
-	        inquiry_field(ref, 8, 8, info->vendor) ||
-	        ref_attr_string(rootfd, ref, "vendor", info->vendor, sizeof(info->vendor));
-	info->model_ok = inquiry_field(ref, 16, 16, info->model) ||
-	                 ref_attr_string(rootfd, ref, "model", info->model, sizeof(info->model));
-	info->revision_ok =
-	        inquiry_field(ref, 32, 4, info->revision) ||
-	        ref_attr_string(rootfd, ref, "rev", info->revision, sizeof(info->revision));
-	info->state_ok = ref_attr_string(rootfd, ref, "state", info->state, sizeof(info->state));
-}
-
-void lu_identify_job_run(LuIdentifyJob *job)
-{
-	_cleanup_(probe_data_done) ProbeData pd = {};
-	int r;
-
-	if (job->read_info) {
-		job_read_info(job);
-		if (job->info.error < 0)
-			return;
-	}
-	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
-	if (job->cache_only && r >= 0 && pd.uncached > 0) {
-		job->cache_short = true;
-		return;
-	}
-	job->commands = pd.commands;
-	job->error =
-	        names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
-	                         &job->rules, job->paths, &job->naming, &job->no_node);
-}
-
-static int strdup_opt(const char *s, char **ret)
-{
-	*ret = s ? strdup(s) : NULL;
-	return s && !*ret ? -ENOMEM : 0;
-}
-
-bool lu_identify_job_cache_only(const LuIdentifyJob *job)
-{
-	return job->cache_only;
-}
-
-static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu, bool cache_only)
-{
-	LuIdentifyJob *job = calloc(1, sizeof(*job));
-
-	if (!job)
-		return NULL;
-	*job = (LuIdentifyJob){
-		.rootfd = inv->rootfd,
-		.flags = inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0),
-		.cache_only = cache_only,
-		.read_info = lu->info_pending,
-		.info.type = lu->type,
-		.token = lu->identify_token,
-		.scsi_level = lu->scsi_level,
-		.is_cdrom = lu_is_cdrom(lu),
-		.paths = pathid_cache_ref(inv->paths),
-	};
-	inventory_rules(inv, &job->rules);
-	if (hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
-	               &job->ref.lun) < 0 ||
-	    strdup_opt(lu->hctl, &job->ref.hctl) < 0 ||
-	    strdup_opt(lu->syspath, &job->ref.syspath) < 0 ||
-	    strdup_opt(lu->sg, &job->ref.sg) < 0 || strdup_opt(lu->block, &job->ref.block) < 0 ||
-	    strdup_opt(lu_tape(lu), &job->ref.tape) < 0) {
-		lu_identify_job_free(job);
-		return NULL;
-	}
-	return job;
-}
-
 static LuChange lu_info_in_loop(Inventory *inv, Lu *lu);
 
 /* Hand @lu's identification (pending, counted) to the owner; on failure it ends here. */
 static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 {
-	LuIdentifyJob *job = lu_identify_job_new(inv, lu, cache_only);
-	int r = job ? inv->hooks.identify(inv, job, inv->userdata) : -ENOMEM;
+	LuIdentifyJob *job;
+	UdevRules rules;
+	int r;
+
+	inventory_rules(inv, &rules);
+	r = lu_identify_job_new(
+	        &(LuIdentifyRequest){
+	                .rootfd = inv->rootfd,
+	                .flags = inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0),
+	                .token = lu->identify_token,
+	                .hctl = lu->hctl,
+	                .syspath = lu->syspath,
+	                .sg = lu->sg,
+	                .block = lu->block,
+	                .tape = lu_tape(lu),
+	                .type = lu->type,
+	                .scsi_level = lu->scsi_level,
+	                .is_cdrom = lu_is_cdrom(lu),
+	                .read_info = lu->info_pending,
+	                .rules = &rules,
+	                .paths = inv->paths,
+	        },
+	        &job);
+	if (r >= 0)
+		r = inv->hooks.identify(inv, job, inv->userdata);
 
 	if (r >= 0)
 		return;
@@ -1052,14 +867,13 @@ static void lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
 }
 
 /* What job_read_info() read, into @lu, whose info_pending ends: the change that makes. */
-static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyJob *job)
+static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyInfo *info)
 {
-	struct LuJobInfo *info = &job->info;
 	Lu was = *lu;
 
 	lu->info_pending = false;
 	lu->type = (int8_t)info->type;
-	lu->scsi_level = job->scsi_level;
+	lu->scsi_level = info->scsi_level;
 	lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok);
 	lu_take_string(inv, &lu->model, info->model, info->model_ok);
 	lu_take_string(inv, &lu->revision, info->revision, info->revision_ok);
@@ -1083,7 +897,7 @@ static LuChange lu_info_in_loop(Inventory *inv, Lu *lu)
 	                     PROBE_RESOLVE_DIRFD | PROBE_RESOLVE_NO_NODES, &ref) < 0)
 		return 0;
 	if (lu->type < 0)
-		lu->type = ref_type(inv->rootfd, &ref);
+		lu->type = lu_ref_type(inv->rootfd, &ref);
 	lu->vendor = lu->model = lu->revision = lu->state = NULL;
 	(void)lu_read_info(inv, lu, &ref);
 	what = lu_diff(&was, lu);
@@ -1098,6 +912,7 @@ static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_
 
 int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 {
+	LuIdentifyInfo *info;
 	LuChange what = 0;
 	LuNaming old;
 	int old_error;
@@ -1105,10 +920,11 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	Lu *lu;
 
 	assert_return(inv && job, -EINVAL);
-	lu = inventory_find(inv, job->ref.hctl);
-	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
+	lu = inventory_find(inv, lu_identify_job_hctl(job));
+	if (!lu || !lu->naming_pending || lu->identify_token != lu_identify_job_token(job))
 		return 0; /* removed, or re-probed since: not this LU's result any more */
-	if (lu->info_pending && error >= 0 && job->read_info && job->info.error < 0) {
+	info = error >= 0 ? lu_identify_job_info(job) : NULL;
+	if (lu->info_pending && info && info->error < 0) {
 		char hctl[sizeof("4294967295:4294967295:4294967295:18446744073709551615")];
 
 		/* Its directory was not there: gone since its add (its remove uevent follows),
@@ -1122,11 +938,8 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	}
 	if (lu->info_pending)
 		/* -ETIMEDOUT: the job still runs, nothing of it is read */
-		what = error >= 0 && job->read_info ? lu_take_info(inv, lu, job)
-		                                    : lu_info_in_loop(inv, lu);
-	if (error >= 0 &&
-	    (job->cache_short || (job->no_node && !job->ref.sg && !job->ref.block &&
-	                          !job->ref.tape && (lu->sg || lu->block || lu_tape(lu))))) {
+		what = info ? lu_take_info(inv, lu, info) : lu_info_in_loop(inv, lu);
+	if (error >= 0 && lu_identify_job_reask(job, lu->sg || lu->block || lu_tape(lu))) {
 		/* The kernel cached too little: commands, on the nodes it has by now (none: from
 		 * the cache alone, and again when its first node appears), as in the loop. Or the
 		 * job had no node to send them to, and the LU has one now: its uevent came while
@@ -1148,11 +961,13 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		lu->naming_error = error;
 		lu->probe_no_node = false;
 	} else {
-		lu->naming = job->naming;
-		job->naming = (LuNaming){};
-		lu->naming_error = job->error;
-		lu->probe_commands = (uint16_t)MIN(job->commands, (unsigned)UINT16_MAX);
-		lu->probe_no_node = job->no_node;
+		unsigned commands;
+		bool no_node;
+
+		lu->naming_error =
+		        (int16_t)lu_identify_job_result(job, &lu->naming, &commands, &no_node);
+		lu->probe_commands = (uint16_t)MIN(commands, (unsigned)UINT16_MAX);
+		lu->probe_no_node = no_node;
 	}
 	changed = old_error != lu->naming_error || !lu_naming_equal(&old, &lu->naming);
 	lu_naming_done(&old);

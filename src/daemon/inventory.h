@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lu-identify.h"
 #include "naming.h"
 #include "probe.h"
 #include "uevent.h"
@@ -131,9 +132,6 @@ typedef enum LuUnitAttention {
 LuUnitAttention lu_unit_attention_from_string(const char *s);
 const char *lu_unit_attention_to_string(LuUnitAttention ua);
 
-/* One LU's identification with SCSI commands, to run off the loop: a copy of what it needs. */
-typedef struct LuIdentifyJob LuIdentifyJob;
-
 typedef struct InventoryHooks {
 	void (*lu_added)(Inventory *inv, Lu *lu, void *userdata);
 	void (*lu_changed)(Inventory *inv, Lu *lu, LuChange what, void *userdata);
@@ -236,14 +234,6 @@ size_t inventory_n_identifying(const Inventory *inv);
  * that need commands go to the hook.
  */
 void inventory_identify_off_loop(Inventory *inv, bool b);
-/* In any thread: read the pages (SG_IO for what the kernel did not cache) and derive the
- * names. Touches nothing but @job. */
-void lu_identify_job_run(LuIdentifyJob *job);
-void lu_identify_job_free(LuIdentifyJob *job);
-const char *lu_identify_job_hctl(const LuIdentifyJob *job);
-/* The job reads the kernel's cached pages and sends no command (inventory_identify_off_loop()):
- * it never waits for a device, so it need not queue behind those that do. */
-bool lu_identify_job_cache_only(const LuIdentifyJob *job);
 /*
  * inventory_identify_done() - @job ended with @error (-ETIMEDOUT: it is still running and
  * nothing of its result is read). The result is taken only when its LU is still there and

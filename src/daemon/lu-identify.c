@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lu-identify.h"
+#include "luns.h"
+#include "macro.h"
+#include "sysfs.h"
+
+struct LuIdentifyJob {
+	int rootfd;
+	ProbeFlags flags;
+	uint64_t token;
+	LuRef ref;
+	unsigned scsi_level;
+	bool is_cdrom;
+	/* The inventory's when the job was made; a reference to its PathIdCache, as a job may
+	 * outlive the inventory (a device that does not answer). */
+	UdevRules rules;
+	PathIdCache *paths;
+	bool cache_only; /* the kernel's cached pages only (PROBE_SYSFS_ONLY): no command */
+	bool read_info;  /* the LU's info_pending: read what describes it first (@info) */
+	/* the result, lu_identify_job_run()'s */
+	LuIdentifyInfo info;
+	LuNaming naming;
+	int error;
+	unsigned commands;
+	bool no_node;
+	bool cache_short; /* cache_only, and the kernel cached too little */
+};
+
+bool lu_ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size)
+{
+	char buf[PATH_MAX];
+	int dirfd;
+	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
+
+	return p && sysfs_read_string_buf(dirfd, p, s, size) >= 0;
+}
+
+/* A number attribute of the LU @ref, as lu_ref_attr_string() reads it. */
+static int ref_attr_u64(int rootfd, const LuRef *ref, const char *attr, uint64_t *ret)
+{
+	char buf[PATH_MAX];
+	int dirfd;
+	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
+
+	return p ? sysfs_read_u64(dirfd, p, ret) : -ENAMETOOLONG;
+}
+
+int lu_ref_type(int rootfd, const LuRef *ref)
+{
+	uint64_t v;
+
+	return ref_attr_u64(rootfd, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
+}
+
+unsigned lu_ref_scsi_level(int rootfd, const LuRef *ref)
+{
+	uint64_t v;
+
+	return ref_attr_u64(rootfd, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v
+	                                                                           : 0;
+}
+
+bool lu_ref_inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
+{
+	size_t n = 0;
+
+	if (!ref->inquiry || ref->inquiry_len < 36)
+		return false;
+	while (n < len && ref->inquiry[off + n] != 0) {
+		s[n] = (char)ref->inquiry[off + n];
+		n++;
+	}
+	s[n] = 0;
+	return true;
+}
+
+int lu_identify_names(int rootfd, const LuRef *ref, const ProbeData *pd, int r, unsigned scsi_level,
+                      bool is_cdrom, const UdevRules *rules, PathIdCache *paths, LuNaming *naming,
+                      bool *no_node)
+{
+	*no_node = false;
+	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
+		if (pd->error[p] == -ENODEV)
+			*no_node = true;
+	if (r >= 0)
+		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, rules, paths, naming);
+	return r < 0 ? r : 0;
+}
+
+void lu_identify_job_free(LuIdentifyJob *job)
+{
+	if (!job)
+		return;
+	lu_ref_done(&job->ref);
+	lu_naming_done(&job->naming);
+	pathid_cache_free(job->paths);
+	free(job);
+}
+
+static int strdup_opt(const char *s, char **ret)
+{
+	*ret = s ? strdup(s) : NULL;
+	return s && !*ret ? -ENOMEM : 0;
+}
+
+int lu_identify_job_new(const LuIdentifyRequest *req, LuIdentifyJob **ret)
+{
+	LuIdentifyJob *job = calloc(1, sizeof(*job));
+	int r;
+
+	if (!job)
+		return -ENOMEM;
+	*job = (LuIdentifyJob){
+		.rootfd = req->rootfd,
+		.flags = req->flags,
+		.cache_only = req->flags & PROBE_SYSFS_ONLY,
+		.read_info = req->read_info,
+		.info.type = req->type,
+		.token = req->token,
+		.scsi_level = req->scsi_level,
+		.is_cdrom = req->is_cdrom,
+		.rules = *req->rules,
+		.paths = pathid_cache_ref(req->paths),
+	};
+	r = hctl_parse(req->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
+	               &job->ref.lun);
+	if (r >= 0 &&
+	    (strdup_opt(req->hctl, &job->ref.hctl) < 0 ||
+	     strdup_opt(req->syspath, &job->ref.syspath) < 0 ||
+	     strdup_opt(req->sg, &job->ref.sg) < 0 || strdup_opt(req->block, &job->ref.block) < 0 ||
+	     strdup_opt(req->tape, &job->ref.tape) < 0))
+		r = -ENOMEM;
+	if (r < 0) {
+		lu_identify_job_free(job);
+		return r;
+	}
+	*ret = job;
+	return 0;
+}
+
+const char *lu_identify_job_hctl(const LuIdentifyJob *job)
+{
+	return job->ref.hctl;
+}
+
+uint64_t lu_identify_job_token(const LuIdentifyJob *job)
+{
+	return job->token;
+}
+
+bool lu_identify_job_cache_only(const LuIdentifyJob *job)
+{
+	return job->cache_only;
+}
+
+/* What the inventory reads of an LU in the loop, read here for one the kernel has just added:
+ * its SCSI level (which identification needs), type when its add uevent lacked it, the INQUIRY
+ * strings (from the cached INQUIRY data, which identification reads anyway) and its state. */
+static void job_read_info(LuIdentifyJob *job)
+{
+	LuIdentifyInfo *info = &job->info;
+	const LuRef *ref = &job->ref;
+	int rootfd = job->rootfd, r;
+
+	r = probe_open_dir(rootfd, &job->ref);
+	if (r < 0) {
+		info->error = r;
+		return;
+	}
+	job->scsi_level = info->scsi_level = lu_ref_scsi_level(rootfd, ref);
+	if (info->type < 0)
+		info->type = lu_ref_type(rootfd, ref);
+	r = probe_keep_inquiry(rootfd, &job->ref);
+	if (r == -ENOENT) {
+		info->error = r;
+		return;
+	}
+	info->vendor_ok =
+	        lu_ref_inquiry_field(ref, 8, 8, info->vendor) ||
+	        lu_ref_attr_string(rootfd, ref, "vendor", info->vendor, sizeof(info->vendor));
+	info->model_ok = lu_ref_inquiry_field(ref, 16, 16, info->model) ||
+	                 lu_ref_attr_string(rootfd, ref, "model", info->model, sizeof(info->model));
+	info->revision_ok =
+	        lu_ref_inquiry_field(ref, 32, 4, info->revision) ||
+	        lu_ref_attr_string(rootfd, ref, "rev", info->revision, sizeof(info->revision));
+	info->state_ok = lu_ref_attr_string(rootfd, ref, "state", info->state, sizeof(info->state));
+}
+
+void lu_identify_job_run(LuIdentifyJob *job)
+{
+	_cleanup_(probe_data_done) ProbeData pd = {};
+	int r;
+
+	if (job->read_info) {
+		job_read_info(job);
+		if (job->info.error < 0)
+			return;
+	}
+	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
+	if (job->cache_only && r >= 0 && pd.uncached > 0) {
+		job->cache_short = true;
+		return;
+	}
+	job->commands = pd.commands;
+	job->error =
+	        lu_identify_names(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
+	                          &job->rules, job->paths, &job->naming, &job->no_node);
+}
+
+LuIdentifyInfo *lu_identify_job_info(LuIdentifyJob *job)
+{
+	return job->read_info ? &job->info : NULL;
+}
+
+bool lu_identify_job_reask(const LuIdentifyJob *job, bool lu_has_node)
+{
+	return job->cache_short ||
+	       (job->no_node && !job->ref.sg && !job->ref.block && !job->ref.tape && lu_has_node);
+}
+
+int lu_identify_job_result(LuIdentifyJob *job, LuNaming *ret_naming, unsigned *ret_commands,
+                           bool *ret_no_node)
+{
+	*ret_naming = job->naming;
+	job->naming = (LuNaming){};
+	*ret_commands = job->commands;
+	*ret_no_node = job->no_node;
+	return job->error;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Identifying one LU off the event loop: a job is a copy of what its identification needs, made
+ * in the loop's thread (lu_identify_job_new()), run in any thread (lu_identify_job_run(), which
+ * touches nothing but the job: no inventory, no LU), and read back in the loop's thread, where
+ * the inventory decides whether the result still applies (inventory_identify_done(), by the
+ * job's token).
+ *
+ * Two kinds of job, which the owner runs in threads of their own (InventoryHooks.identify): a
+ * cache-only job reads the kernel's cached pages and sends no SCSI command, so it never waits
+ * for a device; any other job may send commands and wait as long as the device does. A
+ * cache-only job that finds the kernel cached too little, and a job that had no node to send
+ * commands to while its LU has one by now, end without names: the LU is asked again with
+ * commands (lu_identify_job_reask()).
+ *
+ * The LuRef readers below are the ones the inventory reads an LU with in the loop, so that both
+ * read the same attributes the same way.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "naming.h"
+#include "pathid.h"
+#include "probe.h"
+#include "udevctx.h"
+
+typedef struct LuIdentifyJob LuIdentifyJob;
+
+/* What a job is made from: the LU as the inventory knows it. The strings are copied. */
+typedef struct LuIdentifyRequest {
+	int rootfd;
+	ProbeFlags flags; /* PROBE_SYSFS_ONLY: a cache-only job */
+	uint64_t token;   /* the identification's (Lu.identify_token) */
+	const char *hctl, *syspath, *sg, *block, *tape;
+	int type; /* -1: unknown (read by the job when @read_info) */
+	unsigned scsi_level;
+	bool is_cdrom;
+	/* Read what describes the LU first (Lu.info_pending): LuIdentifyInfo. */
+	bool read_info;
+	const UdevRules *rules; /* copied */
+	PathIdCache *paths;     /* referenced: a job may outlive its inventory */
+} LuIdentifyRequest;
+
+/* What describes the LU, as a job with read_info read it. */
+typedef struct LuIdentifyInfo {
+	int error; /* -ENOENT: the LU's directory was not there; the rest is unset */
+	int type;  /* -1: unknown */
+	unsigned scsi_level;
+	char vendor[64], model[64], revision[64], state[64];
+	bool vendor_ok, model_ok, revision_ok, state_ok; /* false: unreadable */
+} LuIdentifyInfo;
+
+/* lu_identify_job_new() - a job for @req. Returns 0, -EINVAL (@req->hctl is no H:C:T:L) or
+ * -ENOMEM. */
+int lu_identify_job_new(const LuIdentifyRequest *req, LuIdentifyJob **ret);
+/* In any thread: read the pages (SG_IO for what the kernel did not cache, unless cache-only)
+ * and derive the names. Touches nothing but @job. */
+void lu_identify_job_run(LuIdentifyJob *job);
+void lu_identify_job_free(LuIdentifyJob *job);
+
+const char *lu_identify_job_hctl(const LuIdentifyJob *job);
+uint64_t lu_identify_job_token(const LuIdentifyJob *job);
+/* The job reads the kernel's cached pages and sends no command: it never waits for a device,
+ * so it need not queue behind those that do. */
+bool lu_identify_job_cache_only(const LuIdentifyJob *job);
+
+/* After lu_identify_job_run(): what describes the LU, NULL when the job was not to read it;
+ * the caller may take its strings in place. */
+LuIdentifyInfo *lu_identify_job_info(LuIdentifyJob *job);
+/*
+ * lu_identify_job_reask() - after lu_identify_job_run(): whether the LU must be identified
+ * again with commands, its names not being in this result: a cache-only job found the kernel
+ * cached too little, or the job had no node to send commands to and the LU has one now
+ * (@lu_has_node: its node's uevent came while the job ran).
+ */
+bool lu_identify_job_reask(const LuIdentifyJob *job, bool lu_has_node);
+/*
+ * lu_identify_job_result() - after lu_identify_job_run(): the names, moved to @ret_naming, the
+ * SCSI commands sent and whether a page could not be read for want of a node. Returns the
+ * identification's result: 0, or -errno (no names then).
+ */
+int lu_identify_job_result(LuIdentifyJob *job, LuNaming *ret_naming, unsigned *ret_commands,
+                           bool *ret_no_node);
+
+/*
+ * lu_identify_names() - @ref's names (@naming) from the pages in @pd, for which probe_read()
+ * returned @r; *@no_node when a page could not be read for want of a node. Returns 0 or -errno.
+ */
+int lu_identify_names(int rootfd, const LuRef *ref, const ProbeData *pd, int r, unsigned scsi_level,
+                      bool is_cdrom, const UdevRules *rules, PathIdCache *paths, LuNaming *naming,
+                      bool *no_node);
+
+/* A text attribute of the LU @ref into @s (@size bytes), from its directory descriptor when it
+ * has one: whether it could be read. */
+bool lu_ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size);
+/* The LU's peripheral device type ("type"), -1 when unreadable or out of range. */
+int lu_ref_type(int rootfd, const LuRef *ref);
+/* The LU's "scsi_level", 0 when unreadable or out of range. */
+unsigned lu_ref_scsi_level(int rootfd, const LuRef *ref);
+/*
+ * lu_ref_inquiry_field() - the attribute "vendor", "model" or "rev" of the LU @ref names, into
+ * @s (@len + 1 bytes): the kernel prints it "%.*s" from its cached INQUIRY data, @len bytes at
+ * @off (scsi_add_lun() points the strings there, after scsi_probe_lun() made them printable,
+ * and keeps at least 36 bytes). Taken from that data (LuRef.inquiry), read once for
+ * identification anyway, instead of one attribute each: false when @ref does not hold it.
+ */
+bool lu_ref_inquiry_field(const LuRef *ref, size_t off, size_t len, char *s);
