@@ -148,13 +148,19 @@ static void lu_partitions_clear(Lu *lu)
 	lu->rare->n_partitions = 0;
 }
 
-static void lu_clear_fields(Inventory *inv, Lu *lu)
+/* Let go of @lu's shared strings (string_shared()). */
+static void lu_put_strings(Inventory *inv, const Lu *lu)
 {
-	free(lu->syspath); /* and the nodes with it (lu_read()) */
 	strpool_put(inv->strings, lu->vendor);
 	strpool_put(inv->strings, lu->model);
 	strpool_put(inv->strings, lu->revision);
 	strpool_put(inv->strings, lu->state);
+}
+
+static void lu_clear_fields(Inventory *inv, Lu *lu)
+{
+	free(lu->syspath); /* and the nodes with it (lu_read()) */
+	lu_put_strings(inv, lu);
 	if (lu->rare) {
 		/* The tape's nodes went with the syspath; the map is the owner's to clear. */
 		lu->rare->tape = lu->rare->tape_nr = NULL;
@@ -451,10 +457,24 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 	free(h);
 }
 
+/* The lu_changed hook, when something changed. */
+static void lu_changed(Inventory *inv, Lu *lu, LuChange what)
+{
+	if (what && inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, what, inv->userdata);
+}
+
+/* @lu (pending, counted) waits no more for an identification off the loop. */
+static void lu_pending_end(Inventory *inv, Lu *lu)
+{
+	lu->naming_pending = false;
+	inv->n_identifying--;
+}
+
 static void remove_lu(Inventory *inv, Lu *lu)
 {
 	if (lu->naming_pending)
-		inv->n_identifying--;
+		lu_pending_end(inv, lu);
 	if (inv->hooks.lu_removed)
 		inv->hooks.lu_removed(inv, lu, inv->userdata);
 	unlink_lu(inv, lu);
@@ -797,6 +817,15 @@ static void lu_set_pending(Inventory *inv, Lu *lu)
 
 static LuChange lu_info_in_loop(Inventory *inv, Lu *lu);
 
+/* @lu's identification off the loop ended, no longer pending: @what changed. */
+static void lu_identified(Inventory *inv, Lu *lu, LuChange what)
+{
+	lu_changed(inv, lu, what);
+	if (inv->hooks.lu_identified)
+		inv->hooks.lu_identified(inv, lu, inv->userdata);
+	lu->identified = true;
+}
+
 /* Hand @lu's identification (pending, counted) to the owner; on failure it ends here. */
 static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 {
@@ -832,18 +861,10 @@ static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 	lu = inventory_find(inv, lu->hctl);
 	if (!lu || !lu->naming_pending)
 		return;
-	lu->naming_pending = false;
-	inv->n_identifying--;
+	lu_pending_end(inv, lu);
 	lu_naming_done(&lu->naming);
 	lu->naming_error = r;
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu,
-		                      LU_CHANGE_NAMES |
-		                              (lu->info_pending ? lu_info_in_loop(inv, lu) : 0),
-		                      inv->userdata);
-	if (inv->hooks.lu_identified)
-		inv->hooks.lu_identified(inv, lu, inv->userdata);
-	lu->identified = true;
+	lu_identified(inv, lu, LU_CHANGE_NAMES | (lu->info_pending ? lu_info_in_loop(inv, lu) : 0));
 }
 
 void inventory_identify_off_loop(Inventory *inv, bool b)
@@ -901,14 +922,11 @@ static LuChange lu_info_in_loop(Inventory *inv, Lu *lu)
 	lu->vendor = lu->model = lu->revision = lu->state = NULL;
 	(void)lu_read_info(inv, lu, &ref);
 	what = lu_diff(&was, lu);
-	strpool_put(inv->strings, was.vendor);
-	strpool_put(inv->strings, was.model);
-	strpool_put(inv->strings, was.revision);
-	strpool_put(inv->strings, was.state);
+	lu_put_strings(inv, &was);
 	return what;
 }
 
-static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names);
+static int lu_reprobe(Inventory *inv, const char *hctl);
 
 int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 {
@@ -930,10 +948,9 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		/* Its directory was not there: gone since its add (its remove uevent follows),
 		 * or not where that said. Read as a resync would, which settles either. */
 		snprintf(hctl, sizeof(hctl), "%s", lu->hctl);
-		lu->naming_pending = false;
+		lu_pending_end(inv, lu);
 		lu->info_pending = false;
-		inv->n_identifying--;
-		(void)refresh_lu(inv, hctl, true, false);
+		(void)lu_reprobe(inv, hctl);
 		return 1;
 	}
 	if (lu->info_pending)
@@ -944,15 +961,13 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 		 * the cache alone, and again when its first node appears), as in the loop. Or the
 		 * job had no node to send them to, and the LU has one now: its uevent came while
 		 * the job ran, and finding the LU pending it left the asking to this result. */
-		if (what && inv->hooks.lu_changed)
-			inv->hooks.lu_changed(inv, lu, what, inv->userdata);
+		lu_changed(inv, lu, what);
 		lu->identify_token = ++inv->identify_seq;
 		lu_identify_submit(inv, lu, false);
 		return 1;
 	}
 
-	lu->naming_pending = false;
-	inv->n_identifying--;
+	lu_pending_end(inv, lu);
 	old = lu->naming;
 	old_error = lu->naming_error;
 	lu->naming = (LuNaming){};
@@ -973,11 +988,7 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
 	lu_naming_done(&old);
 	if (changed)
 		what |= LU_CHANGE_NAMES;
-	if (what && inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, what, inv->userdata);
-	if (inv->hooks.lu_identified)
-		inv->hooks.lu_identified(inv, lu, inv->userdata);
-	lu->identified = true;
+	lu_identified(inv, lu, what);
 	return 1;
 }
 
@@ -1127,22 +1138,23 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		} else if (tmp.rare)
 			old->rare = tmp.rare;
 		free(lu);
-		if (what && inv->hooks.lu_changed)
-			inv->hooks.lu_changed(inv, old, what, inv->userdata);
+		lu_changed(inv, old, what);
 		if (identify)
 			lu_identify_submit(inv, old, false);
 	}
 	return 0;
 }
 
-static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
-{
-	return refresh_lu_at(inv, hctl, NULL, -1, reprobe, keep_names, false);
-}
-
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 {
-	return refresh_lu(inv, hctl, reprobe, true);
+	return refresh_lu_at(inv, hctl, NULL, -1, reprobe, true, false);
+}
+
+/* The device said its identity changed: read @hctl again and derive its IDs and names, which
+ * it has none of while that takes commands. */
+static int lu_reprobe(Inventory *inv, const char *hctl)
+{
+	return refresh_lu_at(inv, hctl, NULL, -1, true, false, false);
 }
 
 int inventory_resync(Inventory *inv, bool reprobe)
@@ -1256,7 +1268,7 @@ int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, 
 
 	assert_return(inv && hctl, -EINVAL);
 	if (ua == LU_UA_INQUIRY_CHANGED) {
-		int k = refresh_lu(inv, hctl, true, false);
+		int k = lu_reprobe(inv, hctl);
 
 		action = "reprobed";
 		if (r >= 0)
@@ -1271,12 +1283,6 @@ int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, 
 static bool action_is(const Uevent *ev, const char *a)
 {
 	return ev->action && streq(ev->action, a);
-}
-
-static void lu_nodes_changed(Inventory *inv, Lu *lu)
-{
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NODES, inv->userdata);
 }
 
 /* A partition of the LU's disk appeared or went away (@disk/@part from the event's path). */
@@ -1303,7 +1309,7 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 		memmove(rare->partitions + i, rare->partitions + i + 1,
 		        (rare->n_partitions - i - 1) * sizeof(*rare->partitions));
 		rare->n_partitions--;
-		lu_nodes_changed(inv, lu);
+		lu_changed(inv, lu, LU_CHANGE_NODES);
 		return 1;
 	}
 
@@ -1319,7 +1325,7 @@ static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk
 	r = lu_partition_insert(lu, part, num);
 	if (r < 0)
 		return r;
-	lu_nodes_changed(inv, lu);
+	lu_changed(inv, lu, LU_CHANGE_NODES);
 	return 1;
 }
 
@@ -1386,12 +1392,26 @@ static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *b
 		return r;
 	if (!lu->block)
 		lu_partitions_clear(lu); /* the disk went, and its partitions with it */
-	lu_nodes_changed(inv, lu);
+	lu_changed(inv, lu, LU_CHANGE_NODES);
 	return 1;
 }
 
 /* bind/unbind of a known LU: an upper driver came or went. Its nodes have events of their own;
  * only the device's state may differ. */
+/* @state (shared, NULL: unreadable) as @lu's: 1 when it changed (the lu_changed hook has been
+ * called), 0 when not. */
+static int lu_take_state(Inventory *inv, Lu *lu, const char *state)
+{
+	if (streq_ptr(state, lu->state)) {
+		strpool_put(inv->strings, state);
+		return 0;
+	}
+	strpool_put(inv->strings, lu->state);
+	lu->state = state;
+	lu_changed(inv, lu, LU_CHANGE_INFO);
+	return 1;
+}
+
 static int lu_driver_event(Inventory *inv, Lu *lu)
 {
 	const char *state;
@@ -1401,14 +1421,7 @@ static int lu_driver_event(Inventory *inv, Lu *lu)
 	state = attr_shared(inv, lu->syspath, "state");
 	if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
 		return 0; /* gone: a full read removes it */
-	if (streq_ptr(state, lu->state)) {
-		strpool_put(inv->strings, state);
-		return 1;
-	}
-	strpool_put(inv->strings, lu->state);
-	lu->state = state;
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
+	(void)lu_take_state(inv, lu, state);
 	return 1;
 }
 
@@ -1418,15 +1431,7 @@ int inventory_reread_state(Inventory *inv, Lu *lu)
 
 	assert_return(inv && lu, -EINVAL);
 	state = attr_shared(inv, lu->syspath, "state");
-	if (!state || streq_ptr(state, lu->state)) {
-		strpool_put(inv->strings, state);
-		return 0;
-	}
-	strpool_put(inv->strings, lu->state);
-	lu->state = state;
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
-	return 1;
+	return state ? lu_take_state(inv, lu, state) : 0;
 }
 
 /* UEVENT_LU: the scsi_device itself. */
@@ -1445,7 +1450,7 @@ static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 	 * derive the IDs and names again, as after INQUIRY DATA HAS CHANGED (the rescan is done
 	 * already). */
 	if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
-		return refresh_lu(inv, base, true, false);
+		return lu_reprobe(inv, base);
 	if (action_is(ev, "bind") || action_is(ev, "unbind")) {
 		lu = inventory_find(inv, base);
 		r = lu ? lu_driver_event(inv, lu) : 0;
