@@ -4,11 +4,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lu-identify.h"
 #include "luns.h"
 #include "macro.h"
 #include "sysfs.h"
+#include "worker.h"
 
 struct LuIdentifyJob {
 	int rootfd;
@@ -232,4 +234,105 @@ int lu_identify_job_result(LuIdentifyJob *job, LuNaming *ret_naming, unsigned *r
 	*ret_commands = job->commands;
 	*ret_no_node = job->no_node;
 	return job->error;
+}
+
+struct IdentifyThreads {
+	sd_event *event;
+	IdentifyDoneFn done;
+	void *userdata;
+	Worker *workers[2]; /* [true]: cache-only jobs */
+};
+
+/* One job in a worker. */
+typedef struct IdentifyJob {
+	IdentifyThreads *threads;
+	LuIdentifyJob *job;
+} IdentifyJob;
+
+static void identify_job_free(void *data)
+{
+	IdentifyJob *j = data;
+
+	lu_identify_job_free(j->job);
+	free(j);
+}
+
+static int identify_job_run(void *data)
+{
+	lu_identify_job_run(((IdentifyJob *)data)->job);
+	return 0;
+}
+
+static void identify_job_done(void *data, int r)
+{
+	IdentifyJob *j = data;
+
+	j->threads->done(j->job, r, j->threads->userdata);
+}
+
+int identify_threads_new(sd_event *e, IdentifyDoneFn done, void *userdata, IdentifyThreads **ret)
+{
+	IdentifyThreads *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	*t = (IdentifyThreads){ .event = e, .done = done, .userdata = userdata };
+	*ret = t;
+	return 0;
+}
+
+int identify_threads_start(IdentifyThreads *t, bool cache_only)
+{
+	/* Cache-only jobs are work to spread over the CPUs, not waits to overlap: no more threads
+	 * than CPUs (each costs ~150 KiB of private memory once it has run: its stack, its
+	 * arena). */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = !cache_only ? IDENTIFY_THREADS
+	             : cpus < 1  ? 1
+	                         : (unsigned)MIN(cpus, (long)IDENTIFY_THREADS);
+
+	return worker_new(t->event, cache_only ? "identify-cache" : "identify", n,
+	                  &t->workers[cache_only]);
+}
+
+int identify_threads_submit(IdentifyThreads *t, LuIdentifyJob *job)
+{
+	bool cache_only = lu_identify_job_cache_only(job);
+	Worker *w = t->workers[cache_only];
+	IdentifyJob *j;
+
+	if (!w) {
+		/* No thread to be had: identify it here. */
+		lu_identify_job_run(job);
+		t->done(job, 0, t->userdata);
+		lu_identify_job_free(job);
+		return 0;
+	}
+	j = malloc(sizeof(*j));
+	if (!j) {
+		lu_identify_job_free(job);
+		return -ENOMEM;
+	}
+	*j = (IdentifyJob){ .threads = t, .job = job };
+	return worker_submit(w, identify_job_run, identify_job_done, identify_job_free, j,
+	                     cache_only ? 0 : IDENTIFY_TIMEOUT_USEC);
+}
+
+int identify_threads_stop(IdentifyThreads *t, bool cache_only, uint64_t grace_usec)
+{
+	Worker *w;
+
+	if (!t)
+		return 0;
+	w = t->workers[cache_only];
+	t->workers[cache_only] = NULL;
+	return worker_shutdown(w, grace_usec);
+}
+
+IdentifyThreads *identify_threads_free(IdentifyThreads *t)
+{
+	(void)identify_threads_stop(t, false, 0);
+	(void)identify_threads_stop(t, true, 0);
+	free(t);
+	return NULL;
 }

@@ -8,7 +8,7 @@
  * the inventory decides whether the result still applies (inventory_identify_done(), by the
  * job's token).
  *
- * Two kinds of job, which the owner runs in threads of their own (InventoryHooks.identify): a
+ * Two kinds of job, each run in threads of its own (IdentifyThreads, below): a
  * cache-only job reads the kernel's cached pages and sends no SCSI command, so it never waits
  * for a device; any other job may send commands and wait as long as the device does. A
  * cache-only job that finds the kernel cached too little, and a job that had no node to send
@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "naming.h"
 #include "pathid.h"
@@ -109,3 +110,40 @@ unsigned lu_ref_scsi_level(int rootfd, const LuRef *ref);
  * identification anyway, instead of one attribute each: false when @ref does not hold it.
  */
 bool lu_ref_inquiry_field(const LuRef *ref, size_t off, size_t len, char *s);
+
+/*
+ * IdentifyThreads - where jobs run off the loop: jobs that may send commands in
+ * IDENTIFY_THREADS threads, each bounded by IDENTIFY_TIMEOUT_USEC (its end is then -ETIMEDOUT,
+ * reported at the deadline while the job runs on and its result is dropped); cache-only jobs in
+ * threads of their own, no more than there are CPUs, with no deadline, so that they never queue
+ * behind a device that takes its time. Each job's end comes back in the loop's thread through
+ * the done function, after which the job is freed. A kind of job whose threads could not be had
+ * runs in the caller's thread, its end reported before identify_threads_submit() returns.
+ */
+
+/* Identification with SG_IO: a handful of commands, each with its own 20 s timeout in the
+ * kernel; past this the LU is left unidentified (no names) until an event re-probes it. */
+#define IDENTIFY_TIMEOUT_USEC (30 * 1000 * 1000ULL)
+/* Identifications run side by side: one device that does not answer holds one thread. */
+#define IDENTIFY_THREADS 4
+
+typedef struct IdentifyThreads IdentifyThreads;
+/* In the loop's thread: @job ended with @error (0, -ETIMEDOUT); freed after this returns. */
+typedef void (*IdentifyDoneFn)(LuIdentifyJob *job, int error, void *userdata);
+
+/* identify_threads_new() - no thread yet (identify_threads_start()). Returns 0 or -ENOMEM. */
+int identify_threads_new(sd_event *e, IdentifyDoneFn done, void *userdata, IdentifyThreads **ret);
+/* identify_threads_start() - the threads for cache-only jobs (@cache_only) or for the others.
+ * Returns 0, or -errno: such jobs then run in the caller's thread. */
+int identify_threads_start(IdentifyThreads *t, bool cache_only);
+/* identify_threads_submit() - run @job off the loop. Takes @job. Returns 0, or -errno when it
+ * could not be queued (@job is freed, no end is reported). */
+int identify_threads_submit(IdentifyThreads *t, LuIdentifyJob *job);
+/*
+ * identify_threads_stop() - drop the queued jobs of one kind (their ends are not reported) and
+ * wait @grace_usec at most for the running ones: worker_shutdown()'s contract (-ETIMEDOUT when
+ * one is still in the kernel). No-op for threads already stopped or never started.
+ */
+int identify_threads_stop(IdentifyThreads *t, bool cache_only, uint64_t grace_usec);
+/* Stops what still runs (no grace) and frees @t; NULL is fine. */
+IdentifyThreads *identify_threads_free(IdentifyThreads *t);
