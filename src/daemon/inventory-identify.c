@@ -152,13 +152,6 @@ size_t inventory_n_identifying(const Inventory *inv)
 	return inv ? inv->n_identifying : 0;
 }
 
-/* @s (unless !@ok) as @lu's string *@field when that is still NULL. */
-static void lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
-{
-	if (ok && !*field)
-		*field = inventory_string_shared(inv, s);
-}
-
 /* What the job read of @lu (lu_identify_job_info()), into @lu, whose info_pending ends: the
  * change that makes. */
 static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyInfo *info)
@@ -168,11 +161,8 @@ static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyInfo *info)
 	lu->info_pending = false;
 	lu->type = (int8_t)info->type;
 	lu->scsi_level = info->scsi_level;
-	lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok);
-	lu_take_string(inv, &lu->model, info->model, info->model_ok);
-	lu_take_string(inv, &lu->revision, info->revision, info->revision_ok);
 	/* the state may have been read since, on its own event (inventory_reread_state()) */
-	lu_take_string(inv, &lu->state, info->state, info->state_ok);
+	lu_take_strings(inv, lu, info);
 	return lu_diff(&was, lu);
 }
 

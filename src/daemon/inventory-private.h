@@ -64,6 +64,8 @@ int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const char *bloc
 int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref);
 /* What describes @lu (SCSI level, INQUIRY strings, state), read through @ref. */
 int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref);
+/* Each string @info holds that @lu has none of, trimmed and shared, as @lu's. */
+void lu_take_strings(Inventory *inv, Lu *lu, LuIdentifyInfo *info);
 /* What differs between @a and @b. */
 LuChange lu_diff(const Lu *a, const Lu *b);
 /* Read @hctl again (inventory_refresh()), from the directory @devpath and with the type @type

@@ -176,11 +176,6 @@ void inventory_rules(Inventory *inv, UdevRules *ret)
 	                     (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, ret);
 }
 
-int inventory_rootfd(const Inventory *inv)
-{
-	return inv->rootfd;
-}
-
 Host *inventory_hosts(const Inventory *inv)
 {
 	return inv->hosts;
@@ -457,16 +452,6 @@ const char *inventory_attr_shared(Inventory *inv, const char *syspath, const cha
 	return inventory_string_shared(inv, s);
 }
 
-/* The same, shared as inventory_attr_shared() shares it. */
-static const char *ref_attr_shared(Inventory *inv, const LuRef *ref, const char *attr)
-{
-	char s[4096 + 1];
-
-	if (!lu_ref_attr_string(inv->rootfd, ref, attr, s, sizeof(s)))
-		return NULL;
-	return inventory_string_shared(inv, s);
-}
-
 int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
 {
 	LuRare *rare = lu_rare_get(lu);
@@ -578,17 +563,6 @@ int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const char *bloc
 	return 0;
 }
 
-static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *attr, size_t off,
-                                  size_t len)
-{
-	char s[16 + 1];
-
-	assert(len < sizeof(s));
-	if (!lu_ref_inquiry_field(ref, off, len, s))
-		return ref_attr_shared(inv, ref, attr);
-	return inventory_string_shared(inv, s);
-}
-
 /* @lu's nodes (sg, block with its partitions, st, bsg) from sysfs, those @ref has not looked up
  * yet with them. */
 int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
@@ -662,14 +636,32 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
  * all when an identification that was to read it did not (lu_info_in_loop()). */
 int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
 {
+	LuIdentifyInfo info;
+
 	lu->scsi_level = lu_ref_scsi_level(inv->rootfd, ref);
 	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
 		return -ENOMEM;
-	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
-	lu->model = inquiry_string(inv, ref, "model", 16, 16);
-	lu->revision = inquiry_string(inv, ref, "rev", 32, 4);
-	lu->state = ref_attr_shared(inv, ref, "state");
+	lu_ref_read_strings(inv->rootfd, ref, &info);
+	lu_take_strings(inv, lu, &info);
 	return 0;
+}
+
+void lu_take_strings(Inventory *inv, Lu *lu, LuIdentifyInfo *info)
+{
+	const struct {
+		const char **field;
+		char *s;
+		bool ok;
+	} strings[] = {
+		{ &lu->vendor, info->vendor, info->vendor_ok },
+		{ &lu->model, info->model, info->model_ok },
+		{ &lu->revision, info->revision, info->revision_ok },
+		{ &lu->state, info->state, info->state_ok },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(strings); i++)
+		if (strings[i].ok && !*strings[i].field)
+			*strings[i].field = inventory_string_shared(inv, strings[i].s);
 }
 
 LuChange lu_diff(const Lu *a, const Lu *b)

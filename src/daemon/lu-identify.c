@@ -34,7 +34,9 @@ struct LuIdentifyJob {
 	bool cache_short; /* cache_only, and the kernel cached too little */
 };
 
-bool lu_ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size)
+/* A text attribute of the LU @ref into @s (@size bytes), from its directory descriptor when it
+ * has one: whether it could be read. */
+static bool ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size)
 {
 	char buf[PATH_MAX];
 	int dirfd;
@@ -43,7 +45,7 @@ bool lu_ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s,
 	return p && sysfs_read_string_buf(dirfd, p, s, size) >= 0;
 }
 
-/* A number attribute of the LU @ref, as lu_ref_attr_string() reads it. */
+/* A number attribute of the LU @ref, as ref_attr_string() reads it. */
 static int ref_attr_u64(int rootfd, const LuRef *ref, const char *attr, uint64_t *ret)
 {
 	char buf[PATH_MAX];
@@ -68,7 +70,13 @@ unsigned lu_ref_scsi_level(int rootfd, const LuRef *ref)
 	                                                                           : 0;
 }
 
-bool lu_ref_inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
+/*
+ * The attribute "vendor", "model" or "rev" of the LU @ref names, into @s (@len + 1 bytes): the
+ * kernel prints it "%.*s" from its cached INQUIRY data, @len bytes at @off (scsi_add_lun()
+ * points the strings there, after scsi_probe_lun() made them printable, and keeps at least 36
+ * bytes). False when @ref does not hold that data.
+ */
+static bool inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
 {
 	size_t n = 0;
 
@@ -80,6 +88,19 @@ bool lu_ref_inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
 	}
 	s[n] = 0;
 	return true;
+}
+
+void lu_ref_read_strings(int rootfd, const LuRef *ref, LuIdentifyInfo *info)
+{
+	info->vendor_ok =
+	        inquiry_field(ref, 8, 8, info->vendor) ||
+	        ref_attr_string(rootfd, ref, "vendor", info->vendor, sizeof(info->vendor));
+	info->model_ok = inquiry_field(ref, 16, 16, info->model) ||
+	                 ref_attr_string(rootfd, ref, "model", info->model, sizeof(info->model));
+	info->revision_ok =
+	        inquiry_field(ref, 32, 4, info->revision) ||
+	        ref_attr_string(rootfd, ref, "rev", info->revision, sizeof(info->revision));
+	info->state_ok = ref_attr_string(rootfd, ref, "state", info->state, sizeof(info->state));
 }
 
 int lu_identify_names(int rootfd, const LuRef *ref, const ProbeData *pd, int r, unsigned scsi_level,
@@ -183,15 +204,7 @@ static void job_read_info(LuIdentifyJob *job)
 		info->error = r;
 		return;
 	}
-	info->vendor_ok =
-	        lu_ref_inquiry_field(ref, 8, 8, info->vendor) ||
-	        lu_ref_attr_string(rootfd, ref, "vendor", info->vendor, sizeof(info->vendor));
-	info->model_ok = lu_ref_inquiry_field(ref, 16, 16, info->model) ||
-	                 lu_ref_attr_string(rootfd, ref, "model", info->model, sizeof(info->model));
-	info->revision_ok =
-	        lu_ref_inquiry_field(ref, 32, 4, info->revision) ||
-	        lu_ref_attr_string(rootfd, ref, "rev", info->revision, sizeof(info->revision));
-	info->state_ok = lu_ref_attr_string(rootfd, ref, "state", info->state, sizeof(info->state));
+	lu_ref_read_strings(rootfd, ref, info);
 }
 
 void lu_identify_job_run(LuIdentifyJob *job)

@@ -95,21 +95,17 @@ int lu_identify_names(int rootfd, const LuRef *ref, const ProbeData *pd, int r, 
                       bool is_cdrom, const UdevRules *rules, PathIdCache *paths, LuNaming *naming,
                       bool *no_node);
 
-/* A text attribute of the LU @ref into @s (@size bytes), from its directory descriptor when it
- * has one: whether it could be read. */
-bool lu_ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size);
 /* The LU's peripheral device type ("type"), -1 when unreadable or out of range. */
 int lu_ref_type(int rootfd, const LuRef *ref);
 /* The LU's "scsi_level", 0 when unreadable or out of range. */
 unsigned lu_ref_scsi_level(int rootfd, const LuRef *ref);
 /*
- * lu_ref_inquiry_field() - the attribute "vendor", "model" or "rev" of the LU @ref names, into
- * @s (@len + 1 bytes): the kernel prints it "%.*s" from its cached INQUIRY data, @len bytes at
- * @off (scsi_add_lun() points the strings there, after scsi_probe_lun() made them printable,
- * and keeps at least 36 bytes). Taken from that data (LuRef.inquiry), read once for
- * identification anyway, instead of one attribute each: false when @ref does not hold it.
+ * lu_ref_read_strings() - the vendor, model, revision and state of the LU @ref names into @info
+ * (the *_ok flags say which could be read). The kernel prints the first three from its cached
+ * INQUIRY data: taken from that data when @ref holds it (LuRef.inquiry, probe_keep_inquiry()),
+ * which identification reads anyway, instead of one attribute each.
  */
-bool lu_ref_inquiry_field(const LuRef *ref, size_t off, size_t len, char *s);
+void lu_ref_read_strings(int rootfd, const LuRef *ref, LuIdentifyInfo *info);
 
 /*
  * IdentifyThreads - where jobs run off the loop: jobs that may send commands in
