@@ -392,14 +392,16 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions wh
 	assert_return(inv && ev, -EINVAL);
 
 	note_uevent(inv, ev);
-	if (!ev->action || !ev->subsystem || !ev->devpath)
+	what &= 1u << UEVENT_LU | 1u << UEVENT_HOST_REMOVED | 1u << UEVENT_NODE;
+	if (what == 0 || !ev->action || !ev->subsystem || !ev->devpath)
 		return 0;
 	base = strrchr(ev->devpath, '/');
 	base = base ? base + 1 : ev->devpath;
-	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++)
-		if (reactions[i] && (what & (1u << i))) {
+	for (UeventReaction i = UEVENT_LU; what != 0; i++)
+		if (what & (1u << i)) {
 			int r = reactions[i](inv, ev, base);
 
+			what &= ~(1u << i);
 			if (r < 0 && ret == 0)
 				ret = r;
 		}

@@ -646,22 +646,19 @@ int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
 	return 0;
 }
 
+/* @s (unless !@ok) as @lu's string *@field when that is still NULL. */
+static void lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
+{
+	if (ok && !*field)
+		*field = inventory_string_shared(inv, s);
+}
+
 void lu_take_strings(Inventory *inv, Lu *lu, LuIdentifyInfo *info)
 {
-	const struct {
-		const char **field;
-		char *s;
-		bool ok;
-	} strings[] = {
-		{ &lu->vendor, info->vendor, info->vendor_ok },
-		{ &lu->model, info->model, info->model_ok },
-		{ &lu->revision, info->revision, info->revision_ok },
-		{ &lu->state, info->state, info->state_ok },
-	};
-
-	for (size_t i = 0; i < ELEMENTSOF(strings); i++)
-		if (strings[i].ok && !*strings[i].field)
-			*strings[i].field = inventory_string_shared(inv, strings[i].s);
+	lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok);
+	lu_take_string(inv, &lu->model, info->model, info->model_ok);
+	lu_take_string(inv, &lu->revision, info->revision, info->revision_ok);
+	lu_take_string(inv, &lu->state, info->state, info->state_ok);
 }
 
 LuChange lu_diff(const Lu *a, const Lu *b)

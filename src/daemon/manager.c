@@ -495,14 +495,18 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev
 void manager_handle_uevent(Manager *m, const Uevent *ev)
 {
 	UeventReactions what = uevent_reactions(ev);
+	/* The inventory sees every event, in the place of its first reaction. */
+	UeventReactions left = what | 1u << UEVENT_LU;
 
-	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++) {
+	for (UeventReaction i = 0; left != 0; i++) {
 		int r;
 
-		/* The inventory sees every event, in the place of its first reaction. */
+		if (!(left & (1u << i)))
+			continue;
+		left &= ~(1u << i);
 		if (i == UEVENT_LU)
 			r = inventory_handle_uevent(m->inventory, ev, what);
-		else if (reactions[i] && (what & (1u << i)))
+		else if (reactions[i])
 			r = reactions[i](m, ev, i);
 		else
 			continue;
