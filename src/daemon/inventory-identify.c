@@ -14,11 +14,6 @@ bool lu_off_loop(const Inventory *inv)
 	       !(inv->probe_flags & PROBE_SYSFS_ONLY);
 }
 
-static bool lu_is_cdrom(const Lu *lu)
-{
-	return lu->block && strneq(lu->block, "sr", 2);
-}
-
 /*
  * Identify @lu in the caller's thread, which is what happens when the kernel's cache holds every
  * page that identifies it (no command needed), when it has no node to send a command to, or
@@ -108,24 +103,9 @@ void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 	int r;
 
 	inventory_rules(inv, &rules);
-	r = lu_identify_job_new(
-	        &(LuIdentifyRequest){
-	                .rootfd = inv->rootfd,
-	                .flags = inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0),
-	                .token = lu->identify_token,
-	                .hctl = lu->hctl,
-	                .syspath = lu->syspath,
-	                .sg = lu->sg,
-	                .block = lu->block,
-	                .tape = lu_tape(lu),
-	                .type = lu->type,
-	                .scsi_level = lu->scsi_level,
-	                .is_cdrom = lu_is_cdrom(lu),
-	                .read_info = lu->info_pending,
-	                .rules = &rules,
-	                .paths = inv->paths,
-	        },
-	        &job);
+	r = lu_identify_job_new(lu, inv->rootfd,
+	                        inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0), &rules,
+	                        inv->paths, &job);
 	if (r >= 0)
 		r = inv->hooks.identify(inv, job, inv->userdata);
 

@@ -250,6 +250,12 @@ int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error);
  */
 int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions what);
 
+/* lu_is_cdrom() - whether @lu's block node is a CD/DVD drive's (sr). */
+static inline bool lu_is_cdrom(const Lu *lu)
+{
+	return lu->block && lu->block[0] == 's' && lu->block[1] == 'r';
+}
+
 /*
  * lu_primary_node() - the node an LU's plain by-id name points to (lund(8), LINKS): the block
  * node for disk-like and CD/DVD types, the rewinding tape node for tapes, the sg node for every

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "inventory.h"
 #include "lu-identify.h"
 #include "luns.h"
 #include "macro.h"
@@ -132,7 +133,8 @@ static int strdup_opt(const char *s, char **ret)
 	return s && !*ret ? -ENOMEM : 0;
 }
 
-int lu_identify_job_new(const LuIdentifyRequest *req, LuIdentifyJob **ret)
+int lu_identify_job_new(const Lu *lu, int rootfd, ProbeFlags flags, const UdevRules *rules,
+                        PathIdCache *paths, LuIdentifyJob **ret)
 {
 	LuIdentifyJob *job = calloc(1, sizeof(*job));
 	int r;
@@ -140,24 +142,24 @@ int lu_identify_job_new(const LuIdentifyRequest *req, LuIdentifyJob **ret)
 	if (!job)
 		return -ENOMEM;
 	*job = (LuIdentifyJob){
-		.rootfd = req->rootfd,
-		.flags = req->flags,
-		.cache_only = req->flags & PROBE_SYSFS_ONLY,
-		.read_info = req->read_info,
-		.info.type = req->type,
-		.token = req->token,
-		.scsi_level = req->scsi_level,
-		.is_cdrom = req->is_cdrom,
-		.rules = *req->rules,
-		.paths = pathid_cache_ref(req->paths),
+		.rootfd = rootfd,
+		.flags = flags,
+		.cache_only = flags & PROBE_SYSFS_ONLY,
+		.read_info = lu->info_pending,
+		.info.type = lu->type,
+		.token = lu->identify_token,
+		.scsi_level = lu->scsi_level,
+		.is_cdrom = lu_is_cdrom(lu),
+		.rules = *rules,
+		.paths = pathid_cache_ref(paths),
 	};
-	r = hctl_parse(req->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
+	r = hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
 	               &job->ref.lun);
 	if (r >= 0 &&
-	    (strdup_opt(req->hctl, &job->ref.hctl) < 0 ||
-	     strdup_opt(req->syspath, &job->ref.syspath) < 0 ||
-	     strdup_opt(req->sg, &job->ref.sg) < 0 || strdup_opt(req->block, &job->ref.block) < 0 ||
-	     strdup_opt(req->tape, &job->ref.tape) < 0))
+	    (strdup_opt(lu->hctl, &job->ref.hctl) < 0 ||
+	     strdup_opt(lu->syspath, &job->ref.syspath) < 0 ||
+	     strdup_opt(lu->sg, &job->ref.sg) < 0 || strdup_opt(lu->block, &job->ref.block) < 0 ||
+	     strdup_opt(lu_tape(lu), &job->ref.tape) < 0))
 		r = -ENOMEM;
 	if (r < 0) {
 		lu_identify_job_free(job);

@@ -29,22 +29,8 @@
 #include "probe.h"
 #include "udevctx.h"
 
+typedef struct Lu Lu;
 typedef struct LuIdentifyJob LuIdentifyJob;
-
-/* What a job is made from: the LU as the inventory knows it. The strings are copied. */
-typedef struct LuIdentifyRequest {
-	int rootfd;
-	ProbeFlags flags; /* PROBE_SYSFS_ONLY: a cache-only job */
-	uint64_t token;   /* the identification's (Lu.identify_token) */
-	const char *hctl, *syspath, *sg, *block, *tape;
-	int type; /* -1: unknown (read by the job when @read_info) */
-	unsigned scsi_level;
-	bool is_cdrom;
-	/* Read what describes the LU first (Lu.info_pending): LuIdentifyInfo. */
-	bool read_info;
-	const UdevRules *rules; /* copied */
-	PathIdCache *paths;     /* referenced: a job may outlive its inventory */
-} LuIdentifyRequest;
 
 /* What describes the LU, as a job with read_info read it. */
 typedef struct LuIdentifyInfo {
@@ -55,9 +41,15 @@ typedef struct LuIdentifyInfo {
 	bool vendor_ok, model_ok, revision_ok, state_ok; /* false: unreadable */
 } LuIdentifyInfo;
 
-/* lu_identify_job_new() - a job for @req. Returns 0, -EINVAL (@req->hctl is no H:C:T:L) or
- * -ENOMEM. */
-int lu_identify_job_new(const LuIdentifyRequest *req, LuIdentifyJob **ret);
+/*
+ * lu_identify_job_new() - a job for @lu as the inventory knows it (its strings copied, its
+ * Lu.identify_token the job's token; with Lu.info_pending it reads what describes the LU
+ * first: LuIdentifyInfo), to read below @rootfd with @flags (PROBE_SYSFS_ONLY: a cache-only
+ * job), with @rules (copied) and @paths (referenced: a job may outlive its inventory).
+ * Returns 0, -EINVAL (Lu.hctl is no H:C:T:L) or -ENOMEM.
+ */
+int lu_identify_job_new(const Lu *lu, int rootfd, ProbeFlags flags, const UdevRules *rules,
+                        PathIdCache *paths, LuIdentifyJob **ret);
 /* In any thread: read the pages (SG_IO for what the kernel did not cache, unless cache-only)
  * and derive the names. Touches nothing but @job. */
 void lu_identify_job_run(LuIdentifyJob *job);
