@@ -2,69 +2,17 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "inventory.h"
+#include "inventory-private.h"
+#include "lu-identify.h"
 #include "luns.h"
 #include "macro.h"
 #include "strpool.h"
 #include "sysfs.h"
-
-struct Inventory {
-	int rootfd;
-	ProbeFlags probe_flags;
-	InventoryHooks hooks;
-	void *userdata;
-	Host *hosts;
-	size_t n_lus;
-	size_t n_identifying; /* LUs with naming_pending */
-	uint64_t identify_seq;
-	unsigned generation;
-	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
-	 * linear probing, @index_size a power of two kept at least twice @n_lus. */
-	Lu **index;
-	size_t index_size;
-	StrPool *strings; /* Lu.vendor, .model, .revision, .state */
-	/* What identifying one LU reads that is the same for many: which udev rules files exist,
-	 * and path_id's walk above the LUs (hosts, targets, adapters). */
-	UdevRulesCache rules;
-	PathIdCache *paths;
-	/* The identification of every LU the kernel adds goes to the identify hook, one from the
-	 * kernel's cache too (inventory_identify_off_loop()). */
-	bool identify_off_loop;
-};
-
-static const char *const ua_table[_LU_UA_MAX] = {
-	[LU_UA_REPORTED_LUNS_CHANGED] = "REPORTED_LUNS_DATA_HAS_CHANGED",
-	[LU_UA_CAPACITY_CHANGED] = "CAPACITY_DATA_HAS_CHANGED",
-	[LU_UA_INQUIRY_CHANGED] = "INQUIRY_DATA_HAS_CHANGED",
-	[LU_UA_POWER_ON_RESET] = "POWER_ON_RESET_OCCURRED",
-	[LU_UA_MODE_PARAMETERS_CHANGED] = "MODE_PARAMETERS_CHANGED",
-	[LU_UA_THIN_PROVISIONING_THRESHOLD] = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED",
-	[LU_UA_ALUA_STATE_CHANGED] = "ASYMMETRIC_ACCESS_STATE_CHANGED",
-	[LU_UA_OTHER] = "OTHER",
-};
-
-LuUnitAttention lu_unit_attention_from_string(const char *s)
-{
-	if (!s)
-		return _LU_UA_INVALID;
-	for (LuUnitAttention i = 0; i < LU_UA_OTHER; i++)
-		if (streq(s, ua_table[i]))
-			return i;
-	return LU_UA_OTHER;
-}
-
-const char *lu_unit_attention_to_string(LuUnitAttention ua)
-{
-	return ua >= 0 && ua < _LU_UA_MAX ? ua_table[ua] : NULL;
-}
 
 const char *lu_type_name(int type)
 {
@@ -137,7 +85,7 @@ LuRare *lu_rare_get(Lu *lu)
 	return lu->rare;
 }
 
-static void lu_partitions_clear(Lu *lu)
+void lu_partitions_clear(Lu *lu)
 {
 	if (!lu->rare)
 		return;
@@ -147,13 +95,19 @@ static void lu_partitions_clear(Lu *lu)
 	lu->rare->n_partitions = 0;
 }
 
-static void lu_clear_fields(Inventory *inv, Lu *lu)
+/* Let go of @lu's shared strings (inventory_string_shared()). */
+void lu_put_strings(Inventory *inv, const Lu *lu)
 {
-	free(lu->syspath); /* and the nodes with it (lu_read()) */
 	strpool_put(inv->strings, lu->vendor);
 	strpool_put(inv->strings, lu->model);
 	strpool_put(inv->strings, lu->revision);
 	strpool_put(inv->strings, lu->state);
+}
+
+static void lu_clear_fields(Inventory *inv, Lu *lu)
+{
+	free(lu->syspath); /* and the nodes with it (lu_read()) */
+	lu_put_strings(inv, lu);
 	if (lu->rare) {
 		/* The tape's nodes went with the syspath; the map is the owner's to clear. */
 		lu->rare->tape = lu->rare->tape_nr = NULL;
@@ -213,31 +167,13 @@ void inventory_forget_caches(Inventory *inv)
 	pathid_cache_forget(inv->paths);
 }
 
-void inventory_note_uevent(Inventory *inv, const Uevent *ev)
-{
-	if (!inv || !ev || !ev->subsystem || !ev->action || streq(ev->action, "change"))
-		return;
-	/* A host or target came, went or moved: path_id's walks read their directories again
-	 * (pathid.h). The host's class device (scsi_host) comes with the host's. */
-	if ((streq(ev->subsystem, "scsi") && ev->devtype &&
-	     (streq(ev->devtype, "scsi_host") || streq(ev->devtype, "scsi_target"))) ||
-	    streq(ev->subsystem, "scsi_host"))
-		pathid_cache_forget(inv->paths);
-}
-
-/* The rules udev reads, from the inventory's cache (udevctx.h), on CLOCK_MONOTONIC. */
-static void inventory_rules(Inventory *inv, UdevRules *ret)
+void inventory_rules(Inventory *inv, UdevRules *ret)
 {
 	struct timespec ts;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	udevctx_rules_cached(&inv->rules, inv->rootfd,
 	                     (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, ret);
-}
-
-int inventory_rootfd(const Inventory *inv)
-{
-	return inv->rootfd;
 }
 
 Host *inventory_hosts(const Inventory *inv)
@@ -462,10 +398,22 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 	free(h);
 }
 
+void lu_changed(Inventory *inv, Lu *lu, LuChange what)
+{
+	if (what && inv->hooks.lu_changed)
+		inv->hooks.lu_changed(inv, lu, what, inv->userdata);
+}
+
+void lu_pending_end(Inventory *inv, Lu *lu)
+{
+	lu->naming_pending = false;
+	inv->n_identifying--;
+}
+
 static void remove_lu(Inventory *inv, Lu *lu)
 {
 	if (lu->naming_pending)
-		inv->n_identifying--;
+		lu_pending_end(inv, lu);
 	if (inv->hooks.lu_removed)
 		inv->hooks.lu_removed(inv, lu, inv->userdata);
 	unlink_lu(inv, lu);
@@ -484,7 +432,7 @@ int inventory_remove(Inventory *inv, const char *hctl)
 
 /* @s without its trailing blanks (the kernel pads INQUIRY strings with spaces to their field's
  * width), as the inventory's shared copy (strpool_put() it). */
-static const char *string_shared(Inventory *inv, char *s)
+const char *inventory_string_shared(Inventory *inv, char *s)
 {
 	size_t n = strlen(s);
 
@@ -495,65 +443,16 @@ static const char *string_shared(Inventory *inv, char *s)
 
 /* A text attribute so shared; NULL when unreadable. Read on every uevent of an LU: into the
  * stack, one page as sysfs holds at most. */
-static const char *attr_shared(Inventory *inv, const char *syspath, const char *attr)
+const char *inventory_attr_shared(Inventory *inv, const char *syspath, const char *attr)
 {
 	char s[4096 + 1];
 
 	if (sysfs_attr_string_buf(inv->rootfd, syspath, attr, s, sizeof(s)) < 0)
 		return NULL;
-	return string_shared(inv, s);
+	return inventory_string_shared(inv, s);
 }
 
-/* A text attribute of the LU @ref into @s (@size bytes), from its directory descriptor when it
- * has one: whether it could be read. No inventory: identification threads read with it too. */
-static bool ref_attr_string(int rootfd, const LuRef *ref, const char *attr, char *s, size_t size)
-{
-	char buf[PATH_MAX];
-	int dirfd;
-	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
-
-	return p && sysfs_read_string_buf(dirfd, p, s, size) >= 0;
-}
-
-/* The same, shared as attr_shared() shares it. */
-static const char *ref_attr_shared(Inventory *inv, const LuRef *ref, const char *attr)
-{
-	char s[4096 + 1];
-
-	if (!ref_attr_string(inv->rootfd, ref, attr, s, sizeof(s)))
-		return NULL;
-	return string_shared(inv, s);
-}
-
-/* A number attribute of the LU @ref, as ref_attr_string() reads it. */
-static int ref_attr_u64(int rootfd, const LuRef *ref, const char *attr, uint64_t *ret)
-{
-	char buf[PATH_MAX];
-	int dirfd;
-	const char *p = probe_attr_at(ref, rootfd, attr, buf, sizeof(buf), &dirfd);
-
-	return p ? sysfs_read_u64(dirfd, p, ret) : -ENAMETOOLONG;
-}
-
-/* The LU's peripheral device type ("type"), -1 when unreadable or out of range. */
-static int ref_type(int rootfd, const LuRef *ref)
-{
-	uint64_t v;
-
-	return ref_attr_u64(rootfd, ref, "type", &v) >= 0 && v <= 0x1f ? (int)v : -1;
-}
-
-/* The LU's "scsi_level", 0 when unreadable or out of range. */
-static unsigned ref_scsi_level(int rootfd, const LuRef *ref)
-{
-	uint64_t v;
-
-	return ref_attr_u64(rootfd, ref, "scsi_level", &v) >= 0 && v <= UINT32_MAX ? (unsigned)v
-	                                                                           : 0;
-}
-
-/* Add partition @node numbered @num to @lu's, kept ordered by number. */
-static int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
+int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
 {
 	LuRare *rare = lu_rare_get(lu);
 	LuPartition *np;
@@ -631,8 +530,8 @@ static char *strings_put(char **p, const char *prefix, const char *s)
  * non-rewinding node after the rewinding one: st0 / nst0. The arguments may point into the
  * strings they replace.
  */
-static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const char *block,
-                          const char *tape, const char *bsg)
+int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const char *block, const char *tape,
+                   const char *bsg)
 {
 	size_t n = strlen(syspath) + 1 + (sg ? strlen(sg) + 1 : 0) +
 	           (block ? strlen(block) + 1 : 0) + (tape ? 2 * strlen(tape) + 3 : 0) +
@@ -664,47 +563,9 @@ static int lu_set_strings(Lu *lu, const char *syspath, const char *sg, const cha
 	return 0;
 }
 
-/*
- * @attr ("vendor", "model" or "rev") of the LU @ref names: the kernel prints it "%.*s" from its
- * cached INQUIRY data, @len bytes at @off (scsi_add_lun() points the strings there, after
- * scsi_probe_lun() made them printable, and keeps at least 36 bytes). Taken from that data, read
- * once for identification anyway, instead of one attribute each; read as an attribute without it.
- */
-static bool inquiry_field(const LuRef *ref, size_t off, size_t len, char *s)
-{
-	size_t n = 0;
-
-	if (!ref->inquiry || ref->inquiry_len < 36)
-		return false;
-	while (n < len && ref->inquiry[off + n] != 0) {
-		s[n] = (char)ref->inquiry[off + n];
-		n++;
-	}
-	s[n] = 0;
-	return true;
-}
-
-static const char *inquiry_string(Inventory *inv, const LuRef *ref, const char *attr, size_t off,
-                                  size_t len)
-{
-	char s[16 + 1];
-
-	assert(len < sizeof(s));
-	if (!inquiry_field(ref, off, len, s))
-		return ref_attr_shared(inv, ref, attr);
-	return string_shared(inv, s);
-}
-
-/* Whether the identification of an LU the kernel adds runs off the loop. */
-static bool lu_off_loop(const Inventory *inv)
-{
-	return inv->identify_off_loop && inv->hooks.identify &&
-	       !(inv->probe_flags & PROBE_SYSFS_ONLY);
-}
-
 /* @lu's nodes (sg, block with its partitions, st, bsg) from sysfs, those @ref has not looked up
  * yet with them. */
-static int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
+int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
 {
 	_cleanup_free_ char *bsgdir = NULL, *bsg = NULL;
 	int r;
@@ -741,8 +602,6 @@ static int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
  * read at all: the identification reads what describes the LU (lu->info_pending), and the
  * directory the add uevent named is taken as it is.
  */
-static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref);
-
 static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef *ref,
                    bool nodes_from_events, bool info_lazy)
 {
@@ -765,7 +624,7 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
 	else if (info_lazy)
 		lu->type = -1;
 	else
-		lu->type = ref_type(inv->rootfd, ref);
+		lu->type = lu_ref_type(inv->rootfd, ref);
 	if (info_lazy) {
 		lu->info_pending = true;
 		return 0;
@@ -775,410 +634,34 @@ static int lu_read(Inventory *inv, Lu *lu, const char *devpath, int type, LuRef 
 
 /* What describes @lu, read through @ref (its directory open): lu_read()'s, or in the loop after
  * all when an identification that was to read it did not (lu_info_in_loop()). */
-static int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
+int lu_read_info(Inventory *inv, Lu *lu, LuRef *ref)
 {
-	lu->scsi_level = ref_scsi_level(inv->rootfd, ref);
+	LuIdentifyInfo info;
+
+	lu->scsi_level = lu_ref_scsi_level(inv->rootfd, ref);
 	if (probe_keep_inquiry(inv->rootfd, ref) == -ENOMEM)
 		return -ENOMEM;
-	lu->vendor = inquiry_string(inv, ref, "vendor", 8, 8);
-	lu->model = inquiry_string(inv, ref, "model", 16, 16);
-	lu->revision = inquiry_string(inv, ref, "rev", 32, 4);
-	lu->state = ref_attr_shared(inv, ref, "state");
+	lu_ref_read_strings(inv->rootfd, ref, &info);
+	lu_take_strings(inv, lu, &info);
 	return 0;
 }
-
-struct LuIdentifyJob {
-	int rootfd;
-	ProbeFlags flags;
-	uint64_t token;
-	LuRef ref;
-	unsigned scsi_level;
-	bool is_cdrom;
-	/* The inventory's when the job was made; a reference to its PathIdCache, as a job may
-	 * outlive the inventory (a device that does not answer). */
-	UdevRules rules;
-	PathIdCache *paths;
-	bool cache_only; /* the kernel's cached pages only (PROBE_SYSFS_ONLY): no command */
-	bool read_info;  /* the LU's info_pending: read what describes it first (LuJobInfo) */
-	/* the result, lu_identify_job_run()'s */
-	struct LuJobInfo {
-		int error; /* -ENOENT: the LU has gone */
-		int type;  /* -1: unknown */
-		char vendor[64], model[64], revision[64], state[64];
-		bool vendor_ok, model_ok, revision_ok, state_ok; /* false: unreadable */
-	} info;
-	LuNaming naming;
-	int error;
-	unsigned commands;
-	bool no_node;
-	bool cache_short; /* cache_only, and the kernel cached too little */
-};
-
-static bool lu_is_cdrom(const Lu *lu)
-{
-	return lu->block && strneq(lu->block, "sr", 2);
-}
-
-/* @lu's names from the pages in @pd (probe_read() returned @r). */
-static int names_from_pages(int rootfd, const LuRef *ref, const ProbeData *pd, int r,
-                            unsigned scsi_level, bool is_cdrom, const UdevRules *rules,
-                            PathIdCache *paths, LuNaming *naming, bool *no_node)
-{
-	*no_node = false;
-	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
-		if (pd->error[p] == -ENODEV)
-			*no_node = true;
-	if (r >= 0)
-		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, rules, paths, naming);
-	return r < 0 ? r : 0;
-}
-
-/*
- * Identify @lu in the caller's thread, which is what happens when the kernel's cache holds every
- * page that identifies it (no command needed), when it has no node to send a command to, or
- * when nobody takes commands off this thread (no identify hook): true. False when commands are
- * needed and the identify hook is set, or with @off_loop (and the hook set): the caller makes the
- * LU pending and hands it over (lu_identify_submit()), with *@ret_cache_only for @off_loop: a job
- * that reads the kernel's cache and nothing else.
- */
-static bool lu_probe_names(Inventory *inv, Lu *lu, LuRef *ref, bool off_loop, bool *ret_cache_only)
-{
-	_cleanup_(probe_data_done) ProbeData pd = {};
-	ProbeFlags flags = inv->probe_flags;
-	bool no_node = false, cache_short = false;
-	UdevRules rules;
-	int r;
-
-	*ret_cache_only = false;
-	/* Off the loop, with the rest of the LU's reads there (the pages, path_id's walk); what
-	 * the cache lacks is asked for later, once that is known (inventory_identify_done()). */
-	if (off_loop) {
-		*ret_cache_only = !(flags & PROBE_SGIO_ONLY);
-		return false;
-	}
-	/* Nodes left to their uevents (lu_read()) are looked up after all when the kernel's
-	 * cache lacks a page, as they would have been: a command needs one. */
-	if (ref->nodes_lazy && !(flags & PROBE_SYSFS_ONLY)) {
-		if (!(flags & PROBE_SGIO_ONLY)) {
-			r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
-			if (r == -ENOMEM || (r >= 0 && pd.uncached == 0))
-				goto names;
-			cache_short = true;
-			probe_data_done(&pd);
-		}
-		r = lu_read_nodes(inv, lu, ref);
-		if (r < 0)
-			goto names;
-	}
-
-	/* Without a node no command can be sent: identifying it never waits for a device. */
-	if (inv->hooks.identify && !(flags & PROBE_SYSFS_ONLY) &&
-	    (ref->sg || ref->block || ref->tape)) {
-		/* the cache's answer, when the look above asked it already */
-		if ((flags & PROBE_SGIO_ONLY) || cache_short)
-			return false;
-		r = probe_read(inv->rootfd, ref, flags | PROBE_SYSFS_ONLY, &pd);
-		if (r != -ENOMEM && (r < 0 || pd.uncached != 0))
-			return false;
-	} else
-		r = probe_read(inv->rootfd, ref, flags, &pd);
-names:
-	lu_naming_done(&lu->naming);
-	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
-	inventory_rules(inv, &rules);
-	lu->naming_error =
-	        names_from_pages(inv->rootfd, ref, &pd, r, lu->scsi_level, lu_is_cdrom(lu), &rules,
-	                         inv->paths, &lu->naming, &no_node);
-	lu->probe_no_node = no_node;
-	lu->naming_pending = false;
-	lu->identified = true;
-	return true;
-}
-
-/* @lu (not in the tree yet, or not counted) waits for an identification off the loop. */
-static void lu_set_pending(Inventory *inv, Lu *lu)
-{
-	lu->naming_error = 0;
-	lu->probe_no_node = false;
-	lu->probe_commands = 0;
-	lu->naming_pending = true;
-	lu->identify_token = ++inv->identify_seq;
-}
-
-void lu_identify_job_free(LuIdentifyJob *job)
-{
-	if (!job)
-		return;
-	lu_ref_done(&job->ref);
-	lu_naming_done(&job->naming);
-	pathid_cache_free(job->paths);
-	free(job);
-}
-
-const char *lu_identify_job_hctl(const LuIdentifyJob *job)
-{
-	return job->ref.hctl;
-}
-
-/* What lu_read() reads of an LU, read here for one the kernel has just added: its SCSI level
- * (which identification needs), type when its add uevent lacked it, the INQUIRY strings (from
- * the cached INQUIRY data, which identification reads anyway) and its state. */
-static void job_read_info(LuIdentifyJob *job)
-{
-	struct LuJobInfo *info = &job->info;
-	const LuRef *ref = &job->ref;
-	int rootfd = job->rootfd, r;
-
-	r = probe_open_dir(rootfd, &job->ref);
-	if (r < 0) {
-		info->error = r;
-		return;
-	}
-	job->scsi_level = ref_scsi_level(rootfd, ref);
-	if (info->type < 0)
-		info->type = ref_type(rootfd, ref);
-	r = probe_keep_inquiry(rootfd, &job->ref);
-	if (r == -ENOENT) {
-		info->error = r;
-		return;
-	}
-	info->vendor_ok =
-	        inquiry_field(ref, 8, 8, info->vendor) ||
-	        ref_attr_string(rootfd, ref, "vendor", info->vendor, sizeof(info->vendor));
-	info->model_ok = inquiry_field(ref, 16, 16, info->model) ||
-	                 ref_attr_string(rootfd, ref, "model", info->model, sizeof(info->model));
-	info->revision_ok =
-	        inquiry_field(ref, 32, 4, info->revision) ||
-	        ref_attr_string(rootfd, ref, "rev", info->revision, sizeof(info->revision));
-	info->state_ok = ref_attr_string(rootfd, ref, "state", info->state, sizeof(info->state));
-}
-
-void lu_identify_job_run(LuIdentifyJob *job)
-{
-	_cleanup_(probe_data_done) ProbeData pd = {};
-	int r;
-
-	if (job->read_info) {
-		job_read_info(job);
-		if (job->info.error < 0)
-			return;
-	}
-	r = probe_read(job->rootfd, &job->ref, job->flags, &pd);
-	if (job->cache_only && r >= 0 && pd.uncached > 0) {
-		job->cache_short = true;
-		return;
-	}
-	job->commands = pd.commands;
-	job->error =
-	        names_from_pages(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
-	                         &job->rules, job->paths, &job->naming, &job->no_node);
-}
-
-static int strdup_opt(const char *s, char **ret)
-{
-	*ret = s ? strdup(s) : NULL;
-	return s && !*ret ? -ENOMEM : 0;
-}
-
-bool lu_identify_job_cache_only(const LuIdentifyJob *job)
-{
-	return job->cache_only;
-}
-
-static LuIdentifyJob *lu_identify_job_new(Inventory *inv, const Lu *lu, bool cache_only)
-{
-	LuIdentifyJob *job = calloc(1, sizeof(*job));
-
-	if (!job)
-		return NULL;
-	*job = (LuIdentifyJob){
-		.rootfd = inv->rootfd,
-		.flags = inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0),
-		.cache_only = cache_only,
-		.read_info = lu->info_pending,
-		.info.type = lu->type,
-		.token = lu->identify_token,
-		.scsi_level = lu->scsi_level,
-		.is_cdrom = lu_is_cdrom(lu),
-		.paths = pathid_cache_ref(inv->paths),
-	};
-	inventory_rules(inv, &job->rules);
-	if (hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
-	               &job->ref.lun) < 0 ||
-	    strdup_opt(lu->hctl, &job->ref.hctl) < 0 ||
-	    strdup_opt(lu->syspath, &job->ref.syspath) < 0 ||
-	    strdup_opt(lu->sg, &job->ref.sg) < 0 || strdup_opt(lu->block, &job->ref.block) < 0 ||
-	    strdup_opt(lu_tape(lu), &job->ref.tape) < 0) {
-		lu_identify_job_free(job);
-		return NULL;
-	}
-	return job;
-}
-
-static LuChange lu_info_in_loop(Inventory *inv, Lu *lu);
-
-/* Hand @lu's identification (pending, counted) to the owner; on failure it ends here. */
-static void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
-{
-	LuIdentifyJob *job = lu_identify_job_new(inv, lu, cache_only);
-	int r = job ? inv->hooks.identify(inv, job, inv->userdata) : -ENOMEM;
-
-	if (r >= 0)
-		return;
-	/* Still pending with this token unless the hook finished it already. */
-	lu = inventory_find(inv, lu->hctl);
-	if (!lu || !lu->naming_pending)
-		return;
-	lu->naming_pending = false;
-	inv->n_identifying--;
-	lu_naming_done(&lu->naming);
-	lu->naming_error = r;
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu,
-		                      LU_CHANGE_NAMES |
-		                              (lu->info_pending ? lu_info_in_loop(inv, lu) : 0),
-		                      inv->userdata);
-	if (inv->hooks.lu_identified)
-		inv->hooks.lu_identified(inv, lu, inv->userdata);
-	lu->identified = true;
-}
-
-void inventory_identify_off_loop(Inventory *inv, bool b)
-{
-	if (inv)
-		inv->identify_off_loop = b;
-}
-
-size_t inventory_n_identifying(const Inventory *inv)
-{
-	return inv ? inv->n_identifying : 0;
-}
-
-static LuChange lu_diff(const Lu *a, const Lu *b);
 
 /* @s (unless !@ok) as @lu's string *@field when that is still NULL. */
 static void lu_take_string(Inventory *inv, const char **field, char *s, bool ok)
 {
 	if (ok && !*field)
-		*field = string_shared(inv, s);
+		*field = inventory_string_shared(inv, s);
 }
 
-/* What job_read_info() read, into @lu, whose info_pending ends: the change that makes. */
-static LuChange lu_take_info(Inventory *inv, Lu *lu, LuIdentifyJob *job)
+void lu_take_strings(Inventory *inv, Lu *lu, LuIdentifyInfo *info)
 {
-	struct LuJobInfo *info = &job->info;
-	Lu was = *lu;
-
-	lu->info_pending = false;
-	lu->type = (int8_t)info->type;
-	lu->scsi_level = job->scsi_level;
 	lu_take_string(inv, &lu->vendor, info->vendor, info->vendor_ok);
 	lu_take_string(inv, &lu->model, info->model, info->model_ok);
 	lu_take_string(inv, &lu->revision, info->revision, info->revision_ok);
-	/* the state may have been read since, on its own event (inventory_reread_state()) */
 	lu_take_string(inv, &lu->state, info->state, info->state_ok);
-	return lu_diff(&was, lu);
 }
 
-/*
- * @lu's identification was to read what describes it and did not: read in the loop, as
- * lu_read() does otherwise. The change that makes.
- */
-static LuChange lu_info_in_loop(Inventory *inv, Lu *lu)
-{
-	_cleanup_(lu_ref_done) LuRef ref = {};
-	Lu was = *lu;
-	LuChange what;
-
-	lu->info_pending = false;
-	if (probe_resolve_at(inv->rootfd, lu->hctl, lu->syspath,
-	                     PROBE_RESOLVE_DIRFD | PROBE_RESOLVE_NO_NODES, &ref) < 0)
-		return 0;
-	if (lu->type < 0)
-		lu->type = ref_type(inv->rootfd, &ref);
-	lu->vendor = lu->model = lu->revision = lu->state = NULL;
-	(void)lu_read_info(inv, lu, &ref);
-	what = lu_diff(&was, lu);
-	strpool_put(inv->strings, was.vendor);
-	strpool_put(inv->strings, was.model);
-	strpool_put(inv->strings, was.revision);
-	strpool_put(inv->strings, was.state);
-	return what;
-}
-
-static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names);
-
-int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error)
-{
-	LuChange what = 0;
-	LuNaming old;
-	int old_error;
-	bool changed;
-	Lu *lu;
-
-	assert_return(inv && job, -EINVAL);
-	lu = inventory_find(inv, job->ref.hctl);
-	if (!lu || !lu->naming_pending || lu->identify_token != job->token)
-		return 0; /* removed, or re-probed since: not this LU's result any more */
-	if (lu->info_pending && error >= 0 && job->read_info && job->info.error < 0) {
-		char hctl[sizeof("4294967295:4294967295:4294967295:18446744073709551615")];
-
-		/* Its directory was not there: gone since its add (its remove uevent follows),
-		 * or not where that said. Read as a resync would, which settles either. */
-		snprintf(hctl, sizeof(hctl), "%s", lu->hctl);
-		lu->naming_pending = false;
-		lu->info_pending = false;
-		inv->n_identifying--;
-		(void)refresh_lu(inv, hctl, true, false);
-		return 1;
-	}
-	if (lu->info_pending)
-		/* -ETIMEDOUT: the job still runs, nothing of it is read */
-		what = error >= 0 && job->read_info ? lu_take_info(inv, lu, job)
-		                                    : lu_info_in_loop(inv, lu);
-	if (error >= 0 &&
-	    (job->cache_short || (job->no_node && !job->ref.sg && !job->ref.block &&
-	                          !job->ref.tape && (lu->sg || lu->block || lu_tape(lu))))) {
-		/* The kernel cached too little: commands, on the nodes it has by now (none: from
-		 * the cache alone, and again when its first node appears), as in the loop. Or the
-		 * job had no node to send them to, and the LU has one now: its uevent came while
-		 * the job ran, and finding the LU pending it left the asking to this result. */
-		if (what && inv->hooks.lu_changed)
-			inv->hooks.lu_changed(inv, lu, what, inv->userdata);
-		lu->identify_token = ++inv->identify_seq;
-		lu_identify_submit(inv, lu, false);
-		return 1;
-	}
-
-	lu->naming_pending = false;
-	inv->n_identifying--;
-	old = lu->naming;
-	old_error = lu->naming_error;
-	lu->naming = (LuNaming){};
-	if (error < 0) {
-		/* -ETIMEDOUT: the job still runs; nothing of it is read */
-		lu->naming_error = error;
-		lu->probe_no_node = false;
-	} else {
-		lu->naming = job->naming;
-		job->naming = (LuNaming){};
-		lu->naming_error = job->error;
-		lu->probe_commands = (uint16_t)MIN(job->commands, (unsigned)UINT16_MAX);
-		lu->probe_no_node = job->no_node;
-	}
-	changed = old_error != lu->naming_error || !lu_naming_equal(&old, &lu->naming);
-	lu_naming_done(&old);
-	if (changed)
-		what |= LU_CHANGE_NAMES;
-	if (what && inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, what, inv->userdata);
-	if (inv->hooks.lu_identified)
-		inv->hooks.lu_identified(inv, lu, inv->userdata);
-	lu->identified = true;
-	return 1;
-}
-
-static LuChange lu_diff(const Lu *a, const Lu *b)
+LuChange lu_diff(const Lu *a, const Lu *b)
 {
 	LuChange c = 0;
 
@@ -1208,7 +691,7 @@ static LuChange lu_diff(const Lu *a, const Lu *b)
  * its identity changed); without, it has none meanwhile (the device said its identity data
  * changed).
  */
-static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, int type,
+int inventory_refresh_at(Inventory *inv, const char *hctl, const char *devpath, int type,
                          bool reprobe, bool keep_names, bool kernel_add)
 {
 	_cleanup_(lu_ref_done) LuRef ref = {};
@@ -1324,22 +807,23 @@ static int refresh_lu_at(Inventory *inv, const char *hctl, const char *devpath, 
 		} else if (tmp.rare)
 			old->rare = tmp.rare;
 		free(lu);
-		if (what && inv->hooks.lu_changed)
-			inv->hooks.lu_changed(inv, old, what, inv->userdata);
+		lu_changed(inv, old, what);
 		if (identify)
 			lu_identify_submit(inv, old, false);
 	}
 	return 0;
 }
 
-static int refresh_lu(Inventory *inv, const char *hctl, bool reprobe, bool keep_names)
-{
-	return refresh_lu_at(inv, hctl, NULL, -1, reprobe, keep_names, false);
-}
-
 int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe)
 {
-	return refresh_lu(inv, hctl, reprobe, true);
+	return inventory_refresh_at(inv, hctl, NULL, -1, reprobe, true, false);
+}
+
+/* The device said its identity changed: read @hctl again and derive its IDs and names, which
+ * it has none of while that takes commands. */
+int inventory_reprobe(Inventory *inv, const char *hctl)
+{
+	return inventory_refresh_at(inv, hctl, NULL, -1, true, false, false);
 }
 
 int inventory_resync(Inventory *inv, bool reprobe)
@@ -1378,377 +862,6 @@ int inventory_resync(Inventory *inv, bool reprobe)
 		}
 	}
 	return r;
-}
-
-static int default_rescan_target(Inventory *inv, Target *t)
-{
-	_cleanup_free_ char *path = NULL, *value = NULL;
-
-	/* The kernel's own scan of one target: adds LUNs it reports, removes none. */
-	if (asprintf(&path, "sys/class/scsi_host/host%u/scan", t->host->number) < 0 ||
-	    asprintf(&value, "%u %u -", t->channel, t->id) < 0)
-		return -ENOMEM;
-	return sysfs_write_attr(inv->rootfd, path, value);
-}
-
-static int handle_unit_attention(Inventory *inv, const char *hctl, const char *ua_string)
-{
-	LuUnitAttention ua = lu_unit_attention_from_string(ua_string);
-	_cleanup_free_ char *rescan = NULL;
-	const char *action = "none";
-	Lu *lu;
-	int r = 0;
-
-	lu = inventory_find(inv, hctl);
-	if (!lu) {
-		r = inventory_refresh(inv, hctl, false);
-		if (r < 0)
-			return r;
-		lu = inventory_find(inv, hctl);
-		if (!lu)
-			return 0;
-	}
-
-	switch (ua) {
-	case LU_UA_REPORTED_LUNS_CHANGED:
-		action = "rescan-target";
-		r = inv->hooks.rescan_target
-		            ? inv->hooks.rescan_target(inv, lu->target, inv->userdata)
-		            : default_rescan_target(inv, lu->target);
-		break;
-	case LU_UA_CAPACITY_CHANGED:
-	case LU_UA_INQUIRY_CHANGED:
-		/* CAPACITY: the rescan attribute makes the upper driver re-read the capacity.
-		 * INQUIRY: the kernel names nothing: have it re-read its VPD cache
-		 * (scsi_rescan_device()), then re-derive IDs and names from it. */
-		if (inv->hooks.rescan_lu) {
-			r = inv->hooks.rescan_lu(inv, lu, ua, inv->userdata);
-			if (r >= 0)
-				return 0; /* reported by inventory_rescan_done() */
-			action = ua == LU_UA_CAPACITY_CHANGED ? "capacity-reread" : "reprobed";
-			break;
-		}
-		if (asprintf(&rescan, "%s/rescan", lu->syspath) < 0)
-			return -ENOMEM;
-		return inventory_rescan_done(inv, hctl, ua,
-		                             sysfs_write_attr(inv->rootfd, rescan, "1"));
-	case LU_UA_POWER_ON_RESET:
-		action = "policy";
-		r = inv->hooks.apply_policy ? inv->hooks.apply_policy(inv, lu, inv->userdata) : 0;
-		break;
-	default:
-		break;
-	}
-
-	if (lu && inv->hooks.unit_attention)
-		inv->hooks.unit_attention(inv, lu, ua, action, r, inv->userdata);
-	return r;
-}
-
-int inventory_rescan_done(Inventory *inv, const char *hctl, LuUnitAttention ua, int error)
-{
-	const char *action = "capacity-reread";
-	int r = error;
-	Lu *lu;
-
-	assert_return(inv && hctl, -EINVAL);
-	if (ua == LU_UA_INQUIRY_CHANGED) {
-		int k = refresh_lu(inv, hctl, true, false);
-
-		action = "reprobed";
-		if (r >= 0)
-			r = k;
-	}
-	lu = inventory_find(inv, hctl);
-	if (lu && inv->hooks.unit_attention)
-		inv->hooks.unit_attention(inv, lu, ua, action, r, inv->userdata);
-	return r;
-}
-
-static bool action_is(const Uevent *ev, const char *a)
-{
-	return ev->action && streq(ev->action, a);
-}
-
-static void lu_nodes_changed(Inventory *inv, Lu *lu)
-{
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_NODES, inv->userdata);
-}
-
-/* A partition of the LU's disk appeared or went away (@disk/@part from the event's path). */
-static int lu_partition_event(Inventory *inv, Lu *lu, bool add, const char *disk, size_t disk_len,
-                              const char *part)
-{
-	_cleanup_free_ char *p = NULL;
-	uint64_t num;
-	size_t i;
-	int r;
-
-	if (!lu->block || strlen(lu->block) != disk_len || !strneq(lu->block, disk, disk_len))
-		return 0;
-	for (i = 0; i < lu_n_partitions(lu); i++)
-		if (streq(lu_partitions(lu)[i].node, part))
-			break;
-
-	if (!add) {
-		LuRare *rare = lu->rare;
-
-		if (i == lu_n_partitions(lu))
-			return 1; /* never knew it: nothing changes */
-		free(rare->partitions[i].node);
-		memmove(rare->partitions + i, rare->partitions + i + 1,
-		        (rare->n_partitions - i - 1) * sizeof(*rare->partitions));
-		rare->n_partitions--;
-		lu_nodes_changed(inv, lu);
-		return 1;
-	}
-
-	if (i < lu_n_partitions(lu))
-		return 1;
-	if (asprintf(&p, "%s/block/%s/%s", lu->syspath, lu->block, part) < 0)
-		return -ENOMEM;
-	r = sysfs_attr_u64(inv->rootfd, p, "partition", &num);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0 || num == 0 || num > UINT32_MAX)
-		return 0; /* not what the event said: let a full read decide */
-	r = lu_partition_insert(lu, part, num);
-	if (r < 0)
-		return r;
-	lu_nodes_changed(inv, lu);
-	return 1;
-}
-
-/*
- * A node of a known LU was added or removed: the event names it (the last component of
- * DEVPATH is the node's name; bsg nodes live in dev/bsg/), so update that one node instead of
- * reading the whole LU from sysfs again. Returns 1 when done, 0 when the event does not fit
- * what the inventory knows (or needs more than the node: a re-probe) and the caller must read
- * the LU in full, or -errno.
- */
-static int lu_node_event(Inventory *inv, Lu *lu, const Uevent *ev, const char *base)
-{
-	bool add = action_is(ev, "add");
-	_cleanup_free_ char *bsg = NULL;
-	const char *name = base;
-	char **slot;
-	int r;
-
-	if (!add && !action_is(ev, "remove"))
-		return 0; /* change, move: read it all */
-
-	if (streq(ev->subsystem, "block")) {
-		if (ev->devtype && streq(ev->devtype, "partition")) {
-			/* .../block/<disk>/<part> */
-			const char *end = base - 1, *disk = end;
-
-			while (disk > ev->devpath && disk[-1] != '/')
-				disk--;
-			if (disk == end || (size_t)(disk - ev->devpath) < strlen("/block/") ||
-			    !strneq(disk - strlen("/block/"), "/block/", strlen("/block/")))
-				return 0;
-			return lu_partition_event(inv, lu, add, disk, (size_t)(end - disk), base);
-		}
-		if (!ev->devtype || !streq(ev->devtype, "disk"))
-			return 0;
-		slot = &lu->block;
-	} else if (streq(ev->subsystem, "scsi_generic"))
-		slot = &lu->sg;
-	else if (streq(ev->subsystem, "bsg")) {
-		if (asprintf(&bsg, "bsg/%s", base) < 0)
-			return -ENOMEM;
-		name = bsg;
-		slot = &lu->bsg;
-	} else
-		return 0; /* st makes several nodes per LU (st0, nst0, st0l, ...): read them */
-
-	if (add) {
-		if (*slot)
-			return streq(*slot, name) ? 1 : 0;
-		/* Identification failed for want of a node to ask: a full read re-probes. */
-		if (lu->naming_error < 0 || lu->probe_no_node)
-			return 0;
-	} else {
-		if (!*slot)
-			return 1;
-		if (!streq(*slot, name))
-			return 0;
-		name = NULL;
-	}
-	r = lu_set_strings(lu, lu->syspath, slot == &lu->sg ? name : lu->sg,
-	                   slot == &lu->block ? name : lu->block, lu_tape(lu),
-	                   slot == &lu->bsg ? name : lu->bsg);
-	if (r < 0)
-		return r;
-	if (!lu->block)
-		lu_partitions_clear(lu); /* the disk went, and its partitions with it */
-	lu_nodes_changed(inv, lu);
-	return 1;
-}
-
-/* bind/unbind of a known LU: an upper driver came or went. Its nodes have events of their own;
- * only the device's state may differ. */
-static int lu_driver_event(Inventory *inv, Lu *lu)
-{
-	const char *state;
-
-	if (lu->info_pending)
-		return 1; /* its identification reads the state */
-	state = attr_shared(inv, lu->syspath, "state");
-	if (!state && faccessat(inv->rootfd, lu->syspath, F_OK, 0) < 0)
-		return 0; /* gone: a full read removes it */
-	if (streq_ptr(state, lu->state)) {
-		strpool_put(inv->strings, state);
-		return 1;
-	}
-	strpool_put(inv->strings, lu->state);
-	lu->state = state;
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
-	return 1;
-}
-
-int inventory_reread_state(Inventory *inv, Lu *lu)
-{
-	const char *state;
-
-	assert_return(inv && lu, -EINVAL);
-	state = attr_shared(inv, lu->syspath, "state");
-	if (!state || streq_ptr(state, lu->state)) {
-		strpool_put(inv->strings, state);
-		return 0;
-	}
-	strpool_put(inv->strings, lu->state);
-	lu->state = state;
-	if (inv->hooks.lu_changed)
-		inv->hooks.lu_changed(inv, lu, LU_CHANGE_INFO, inv->userdata);
-	return 1;
-}
-
-/* UEVENT_LU: the scsi_device itself. */
-static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
-{
-	Lu *lu;
-	int r;
-
-	if (hctl_parse(base, NULL, NULL, NULL, NULL) < 0)
-		return 0;
-	if (action_is(ev, "remove"))
-		return inventory_remove(inv, base) < 0 ? -EIO : 0;
-	if (action_is(ev, "change") && ev->sdev_ua)
-		return handle_unit_attention(inv, base, ev->sdev_ua);
-	/* A scan found the device's identity changed and had the kernel re-read its VPD pages:
-	 * derive the IDs and names again, as after INQUIRY DATA HAS CHANGED (the rescan is done
-	 * already). */
-	if (action_is(ev, "change") && ev->synth_lund && streq(ev->synth_lund, "ids"))
-		return refresh_lu(inv, base, true, false);
-	if (action_is(ev, "bind") || action_is(ev, "unbind")) {
-		lu = inventory_find(inv, base);
-		r = lu ? lu_driver_event(inv, lu) : 0;
-		if (r != 0)
-			return r < 0 ? r : 0;
-	}
-	/* add, change (state, media), move, online, offline */
-	if (action_is(ev, "add")) {
-		char devpath[PATH_MAX];
-
-		/* The add uevent names the device's directory (identification need not resolve
-		 * sys/bus/scsi/devices/H:C:T:L again: 5 system calls) and its type. */
-		return refresh_lu_at(
-		        inv, base, uevent_lu_devpath(ev->devpath, devpath) ? devpath : NULL,
-		        uevent_modalias_scsi_type(ev->modalias), true, true, !ev->synthetic);
-	}
-	return inventory_refresh(inv, base, false);
-}
-
-/* UEVENT_HOST_REMOVED: each LU gets its own remove event first; this catches any missed: re-read
- * the LUs below the host or target that went, which drops those sysfs lost. Only those: a SAN
- * taking its targets away one after the other must not have every LU read again each time. */
-static int react_host_removed(Inventory *inv, const Uevent *ev, const char *base)
-{
-	unsigned host, channel = 0, id = 0;
-	bool any = uevent_devpath_host(ev->devpath, &host) < 0, one_target = false;
-
-	if (!any && ev->devtype && streq(ev->devtype, "scsi_target") && strneq(base, "target", 6)) {
-		char hctl[64];
-		unsigned h;
-
-		/* "targetH:C:T" */
-		if ((size_t)snprintf(hctl, sizeof(hctl), "%s:0", base + 6) < sizeof(hctl) &&
-		    hctl_parse(hctl, &h, &channel, &id, NULL) >= 0 && h == host)
-			one_target = true;
-	}
-	for (Lu *next, *x = inventory_first_lu(inv); x; x = next) {
-		next = inventory_next_lu(x);
-		if (any ||
-		    (x->target->host->number == host &&
-		     (!one_target || (x->target->channel == channel && x->target->id == id))))
-			(void)inventory_refresh(inv, x->hctl, false);
-	}
-	return 0;
-}
-
-/* UEVENT_NODE: a node of an LU appeared, changed or went away: update that node, or re-read the
- * LU's nodes when the event alone does not say enough. */
-static int react_node(Inventory *inv, const Uevent *ev, const char *base)
-{
-	_cleanup_free_ char *hctl = NULL;
-	Lu *lu;
-	int r;
-
-	r = uevent_devpath_hctl(ev->devpath, &hctl);
-	if (r < 0)
-		return r == -ENOENT ? 0 : r; /* not a SCSI device's node (loop, nvme, ...) */
-	lu = inventory_find(inv, hctl);
-	if (!lu && action_is(ev, "remove"))
-		return 0;
-	if (lu) {
-		r = lu_node_event(inv, lu, ev, base);
-		if (r != 0)
-			return r < 0 ? r : 0;
-	}
-	return inventory_refresh(inv, hctl, false);
-}
-
-static int (*const reactions[_UEVENT_REACTION_MAX])(Inventory *inv, const Uevent *ev,
-                                                    const char *base) = {
-	[UEVENT_LU] = react_lu,
-	[UEVENT_HOST_REMOVED] = react_host_removed,
-	[UEVENT_NODE] = react_node,
-};
-
-int inventory_react(Inventory *inv, const Uevent *ev, UeventReaction reaction)
-{
-	const char *base;
-
-	assert_return(inv && ev, -EINVAL);
-	assert_return(reaction >= 0 && reaction < _UEVENT_REACTION_MAX, -EINVAL);
-
-	if (!reactions[reaction] || !ev->action || !ev->subsystem || !ev->devpath)
-		return 0;
-	base = strrchr(ev->devpath, '/');
-	base = base ? base + 1 : ev->devpath;
-	return reactions[reaction](inv, ev, base);
-}
-
-int inventory_handle_uevent(Inventory *inv, const Uevent *ev)
-{
-	UeventReactions what;
-	int ret = 0;
-
-	assert_return(inv && ev, -EINVAL);
-
-	what = uevent_reactions(ev);
-	inventory_note_uevent(inv, ev);
-	for (UeventReaction i = 0; i < _UEVENT_REACTION_MAX; i++)
-		if (what & (1u << i)) {
-			int r = inventory_react(inv, ev, i);
-
-			if (r < 0 && ret == 0)
-				ret = r;
-		}
-	return ret;
 }
 
 LuSysfs lu_sysfs(const Lu *lu)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lu-identify.h"
 #include "naming.h"
 #include "probe.h"
 #include "uevent.h"
@@ -131,9 +132,6 @@ typedef enum LuUnitAttention {
 LuUnitAttention lu_unit_attention_from_string(const char *s);
 const char *lu_unit_attention_to_string(LuUnitAttention ua);
 
-/* One LU's identification with SCSI commands, to run off the loop: a copy of what it needs. */
-typedef struct LuIdentifyJob LuIdentifyJob;
-
 typedef struct InventoryHooks {
 	void (*lu_added)(Inventory *inv, Lu *lu, void *userdata);
 	void (*lu_changed)(Inventory *inv, Lu *lu, LuChange what, void *userdata);
@@ -182,13 +180,9 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
                   Inventory **ret);
 Inventory *inventory_free(Inventory *inv);
 
-int inventory_rootfd(const Inventory *inv);
 /* inventory_forget_caches() - what identification keeps across LUs (udev's rules files, path_id's
  * walks above the LUs) read again from the next LU on: a reload, a resync. */
 void inventory_forget_caches(Inventory *inv);
-/* inventory_note_uevent() - every uevent before its reactions: a SCSI host or target that came
- * or went makes path_id's walks read their ancestors again. */
-void inventory_note_uevent(Inventory *inv, const Uevent *ev);
 Host *inventory_hosts(const Inventory *inv);
 size_t inventory_n_lus(const Inventory *inv);
 
@@ -239,14 +233,6 @@ size_t inventory_n_identifying(const Inventory *inv);
  * that need commands go to the hook.
  */
 void inventory_identify_off_loop(Inventory *inv, bool b);
-/* In any thread: read the pages (SG_IO for what the kernel did not cache) and derive the
- * names. Touches nothing but @job. */
-void lu_identify_job_run(LuIdentifyJob *job);
-void lu_identify_job_free(LuIdentifyJob *job);
-const char *lu_identify_job_hctl(const LuIdentifyJob *job);
-/* The job reads the kernel's cached pages and sends no command (inventory_identify_off_loop()):
- * it never waits for a device, so it need not queue behind those that do. */
-bool lu_identify_job_cache_only(const LuIdentifyJob *job);
 /*
  * inventory_identify_done() - @job ended with @error (-ETIMEDOUT: it is still running and
  * nothing of its result is read). The result is taken only when its LU is still there and
@@ -256,14 +242,19 @@ bool lu_identify_job_cache_only(const LuIdentifyJob *job);
 int inventory_identify_done(Inventory *inv, LuIdentifyJob *job, int error);
 
 /*
- * inventory_react() - carry out the inventory's part of one reaction to @ev (core/uevent.h):
- * UEVENT_LU, UEVENT_HOST_REMOVED and UEVENT_NODE; any other reaction is not the inventory's and
- * returns 0. Returns 0 (also for events of no interest) or -errno.
+ * inventory_handle_uevent() - the inventory's part of @ev, whose reactions (core/uevent.h) are
+ * @what, uevent_reactions(@ev): UEVENT_LU, UEVENT_HOST_REMOVED and UEVENT_NODE (the others are
+ * not the inventory's). Every uevent comes here, whatever @what, and before the reactions that
+ * follow these in the table: a SCSI host or target that came or went makes path_id's walks read
+ * their ancestors again. Returns 0 (also for events of no interest) or -errno.
  */
-int inventory_react(Inventory *inv, const Uevent *ev, UeventReaction reaction);
+int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions what);
 
-/* inventory_handle_uevent() - every reaction of the inventory's that @ev calls for. */
-int inventory_handle_uevent(Inventory *inv, const Uevent *ev);
+/* lu_is_cdrom() - whether @lu's block node is a CD/DVD drive's (sr). */
+static inline bool lu_is_cdrom(const Lu *lu)
+{
+	return lu->block && lu->block[0] == 's' && lu->block[1] == 'r';
+}
 
 /*
  * lu_primary_node() - the node an LU's plain by-id name points to (lund(8), LINKS): the block

@@ -134,12 +134,11 @@ struct Manager {
 	uint64_t scans;
 
 	HostScanner *scanner;
-	Worker *io_worker;       /* LUs' rescan attribute writes (unit attentions) */
-	Worker *modload_worker;  /* driver loading: one thread, libkmod's context is not shared */
-	Worker *identify_worker; /* identification that needs SCSI commands (SG_IO) */
-	/* identification from the kernel's cached pages alone: never behind a device that
-	 * takes its time (inventory_identify_off_loop()) */
-	Worker *identify_cache_worker;
+	Worker *io_worker;      /* LUs' rescan attribute writes (unit attentions) */
+	Worker *modload_worker; /* driver loading: one thread, libkmod's context is not shared */
+	/* LUs' identification off the loop, from the kernel's cached pages or with SCSI
+	 * commands (lu-identify.h) */
+	IdentifyThreads *identify;
 	bool ready_deferred;   /* readiness waits for the identifications under way */
 	char *kernel_scan;     /* scsi_mod.scan as last read; NULL: scsi_mod not loaded */
 	bool kernel_scan_read; /* read at least once */

@@ -29,11 +29,6 @@
 /* A rescan write (the kernel re-reads the device) or a module load reported late after this;
  * the loop never waits for either. */
 #define WORKER_JOB_TIMEOUT_USEC (60 * 1000 * 1000ULL)
-/* Identification with SG_IO: a handful of commands, each with its own 20 s timeout in the
- * kernel; past this the LU is left unidentified (no names) until an event re-probes it. */
-#define IDENTIFY_TIMEOUT_USEC (30 * 1000 * 1000ULL)
-/* Identifications run side by side: one device that does not answer holds one thread. */
-#define IDENTIFY_THREADS 4
 
 static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 	[MANAGER_SCAN_AUTO] = "auto",
@@ -200,58 +195,19 @@ static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
 		manager_send_ready(m);
 }
 
-typedef struct IdentifyJob {
-	Manager *m;
-	LuIdentifyJob *job;
-} IdentifyJob;
-
-static void identify_job_free(void *data)
-{
-	IdentifyJob *j = data;
-
-	lu_identify_job_free(j->job);
-	free(j);
-}
-
-static int identify_job_run(void *data)
-{
-	lu_identify_job_run(((IdentifyJob *)data)->job);
-	return 0;
-}
-
-static void identify_job_done(void *data, int r)
-{
-	IdentifyJob *j = data;
-
-	(void)inventory_identify_done(j->m->inventory, j->job, r);
-}
-
-/* InventoryHooks.identify: SG_IO to the device, in the identify threads; the kernel's cached
- * pages alone in threads of their own, with no deadline (no device to wait for: a job there
- * ends as soon as a thread takes it), so that those never queue behind devices that take up to
- * IDENTIFY_TIMEOUT_USEC. */
+/* InventoryHooks.identify: off the loop, in the identification threads (lu-identify.h). */
 static int on_identify(Inventory *inv, LuIdentifyJob *job, void *userdata)
 {
 	Manager *m = userdata;
-	bool cache_only = lu_identify_job_cache_only(job);
-	Worker *w = cache_only ? m->identify_cache_worker : m->identify_worker;
-	IdentifyJob *j;
 
-	if (!w) {
-		/* No thread to be had: ask the device here. */
-		lu_identify_job_run(job);
-		(void)inventory_identify_done(inv, job, 0);
-		lu_identify_job_free(job);
-		return 0;
-	}
-	j = malloc(sizeof(*j));
-	if (!j) {
-		lu_identify_job_free(job);
-		return -ENOMEM;
-	}
-	*j = (IdentifyJob){ .m = m, .job = job };
-	return worker_submit(w, identify_job_run, identify_job_done, identify_job_free, j,
-	                     cache_only ? 0 : IDENTIFY_TIMEOUT_USEC);
+	return identify_threads_submit(m->identify, job);
+}
+
+static void on_identify_done(LuIdentifyJob *job, int error, void *userdata)
+{
+	Manager *m = userdata;
+
+	(void)inventory_identify_done(m->inventory, job, error);
 }
 
 size_t manager_n_identifying(const Manager *m)
@@ -523,12 +479,8 @@ static int react_holder(Manager *m, const Uevent *ev, UeventReaction what)
 	return manager_react_holder(m, ev);
 }
 
-static int react_inventory(Manager *m, const Uevent *ev, UeventReaction what)
-{
-	return inventory_react(m->inventory, ev, what);
-}
-
-/* Who carries out each reaction of core/uevent.c's table, in the table's order. */
+/* Who carries out each reaction of core/uevent.c's table, in the table's order; the inventory's
+ * (UEVENT_LU, UEVENT_HOST_REMOVED, UEVENT_NODE) are inventory_handle_uevent()'s. */
 static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev,
                                                     UeventReaction what) = {
 	[UEVENT_LOAD_DRIVERS] = react_load_drivers,
@@ -537,24 +489,27 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Manager *m, const Uevent *ev
 	[UEVENT_STATE] = react_state,
 	[UEVENT_NEW_HOST] = react_new_host,
 	[UEVENT_NEW_TARGET_PORT] = react_new_host,
-	[UEVENT_LU] = react_inventory,
-	[UEVENT_HOST_REMOVED] = react_inventory,
-	[UEVENT_NODE] = react_inventory,
 	[UEVENT_HOLDER] = react_holder,
 };
 
 void manager_handle_uevent(Manager *m, const Uevent *ev)
 {
 	UeventReactions what = uevent_reactions(ev);
+	/* The inventory sees every event, in the place of its first reaction. */
+	UeventReactions left = what | 1u << UEVENT_LU;
 
-	inventory_note_uevent(m->inventory, ev);
-	for (UeventReaction i = 0; what != 0 && i < _UEVENT_REACTION_MAX; i++) {
+	for (UeventReaction i = 0; left != 0; i++) {
 		int r;
 
-		if (!(what & (1u << i)))
+		if (!(left & (1u << i)))
 			continue;
-		what &= ~(1u << i);
-		r = reactions[i](m, ev, i);
+		left &= ~(1u << i);
+		if (i == UEVENT_LU)
+			r = inventory_handle_uevent(m->inventory, ev, what);
+		else if (reactions[i])
+			r = reactions[i](m, ev, i);
+		else
+			continue;
 		if (r < 0)
 			log_warning_errno(
 			        r, "%s %s (seqnum %" PRIu64 "): handling failed, ignoring: %m",
@@ -893,10 +848,11 @@ Manager *manager_free(Manager *m)
 		           SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->modload_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
-	if (worker_shutdown(m->identify_worker, grace_left(start)) == -ETIMEDOUT)
+	if (identify_threads_stop(m->identify, false, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
-	if (worker_shutdown(m->identify_cache_worker, grace_left(start)) == -ETIMEDOUT)
+	if (identify_threads_stop(m->identify, true, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "reading a logical unit's pages in sysfs", SHUTDOWN_GRACE_USEC);
+	m->identify = identify_threads_free(m->identify);
 	sd_event_source_disable_unref(m->bind_source);
 	manager_state_free(m);
 	manager_iscsi_free(m);
@@ -1039,7 +995,10 @@ int manager_start(Manager *m)
 		log_warning_errno(r,
 		                  "Cannot write rescan attributes off the event loop, writing them "
 		                  "in it: %m");
-	r = worker_new(m->event, "identify", IDENTIFY_THREADS, &m->identify_worker);
+	r = identify_threads_new(m->event, on_identify_done, m, &m->identify);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up identification: %m");
+	r = identify_threads_start(m->identify, false);
 	if (r < 0)
 		log_warning_errno(r,
 		                  "Cannot identify logical units off the event loop, sending their "
@@ -1050,14 +1009,7 @@ int manager_start(Manager *m)
 		return log_error_errno(r, "Failed to create the inventory: %m");
 	/* A storm of new LUs (a boot, an array mapping its LUNs) then shares out across the
 	 * CPUs: the loop's thread keeps the inventory, claims and links. */
-	{
-		/* Work to spread over the CPUs, not waits to overlap: no more threads than CPUs
-		 * (each costs ~150 KiB of private memory once it has run: its stack, its arena). */
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		unsigned n = cpus < 1 ? 1 : (unsigned)MIN(cpus, (long)IDENTIFY_THREADS);
-
-		r = worker_new(m->event, "identify-cache", n, &m->identify_cache_worker);
-	}
+	r = identify_threads_start(m->identify, true);
 	if (r < 0)
 		log_warning_errno(r, "Cannot identify logical units from sysfs off the event loop, "
 		                     "doing it in it: %m");

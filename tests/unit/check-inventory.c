@@ -640,7 +640,7 @@ START_TEST(test_uevent)
 	Inventory *inv = new_inventory(c->hook_rescan);
 
 	c->tree();
-	ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &c->ev, uevent_reactions(&c->ev)), 0);
 	ck_assert_msg(inventory_n_lus(inv) == c->n_lus, "%s: %zu LUs", c->what,
 	              inventory_n_lus(inv));
 	ck_assert_msg(counts.added == c->expect.added && counts.removed == c->expect.removed &&
@@ -697,7 +697,7 @@ START_TEST(test_rescan_deferred)
 	memset(&counts, 0, sizeof(counts));
 
 	taken_hctl[0] = 0;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &cap), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &cap, uevent_reactions(&cap)), 0);
 	ck_assert_str_eq(taken_hctl, "0:0:0:0");
 	ck_assert_int_eq(taken_ua, LU_UA_CAPACITY_CHANGED);
 	ck_assert_uint_eq(counts.ua, 0);
@@ -709,7 +709,7 @@ START_TEST(test_rescan_deferred)
 	ck_assert_str_eq(counts.last_ua_action, "capacity-reread");
 
 	tree_new_id();
-	ck_assert_int_eq(inventory_handle_uevent(inv, &inq), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &inq, uevent_reactions(&inq)), 0);
 	ck_assert_int_eq(taken_ua, LU_UA_INQUIRY_CHANGED);
 	ck_assert_uint_eq(counts.ua, 1);
 	ck_assert_uint_eq(counts.names_changed, 0);
@@ -727,12 +727,14 @@ END_TEST
 
 /* ---- node events of a known LU: the event names the node, sysfs is not read again ---- */
 
-static void node_event(Inventory *inv, const char *action, const char *subsystem,
-                       const char *devtype, const char *devpath)
+/* A uevent, through the inventory's one entrance with the reactions core/uevent.c's table gives
+ * it, as the daemon's dispatch hands it over. */
+static void send_uevent(Inventory *inv, const char *action, const char *subsystem,
+                        const char *devtype, const char *devpath)
 {
 	Uevent ev = { action, subsystem, devtype, devpath };
 
-	ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &ev, uevent_reactions(&ev)), 0);
 }
 
 /* A tape's nodes, partitions and a dm-multipath map sit in a side allocation, made for the LUs
@@ -761,12 +763,12 @@ START_TEST(test_rare_fields)
 	rare->mpath = strdup("dm-3");
 	rare->mpath_uuid = strdup("mpath-35001405f12345678");
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
-	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	send_uevent(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
 	ck_assert_ptr_eq(lu->rare, rare);
 	ck_assert_uint_eq(lu_n_partitions(lu), 1);
 	/* Read again from sysfs (a node it did not expect): partitions read, the map kept. */
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
-	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+	send_uevent(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
 	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
 	ck_assert_uint_eq(lu_n_partitions(lu), 2);
 	ck_assert_str_eq(lu_partitions(lu)[1].node, "sda2");
@@ -777,7 +779,7 @@ START_TEST(test_rare_fields)
 	ck_assert_str_eq(lu_tape(tape), "st0");
 	ck_assert_str_eq(lu_tape_nr(tape), "nst0");
 	/* The disk goes: its partitions with it, the map the owner's to clear. */
-	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+	send_uevent(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
 	ck_assert_uint_eq(lu_n_partitions(lu), 0);
 	ck_assert_str_eq(lu_mpath(lu), "dm-3");
 	inventory_free(inv);
@@ -790,40 +792,40 @@ START_TEST(test_node_events)
 	Lu *lu = inventory_find(inv, "0:0:0:0");
 
 	/* sg goes away in the event; the tree still shows it, so only the event can say so. */
-	node_event(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
+	send_uevent(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
 	ck_assert_ptr_null(lu->sg);
 	ck_assert_uint_eq(counts.nodes_changed, 1);
 	ck_assert_str_eq(lu_primary_node(lu), "sda");
 
 	/* bsg appears; the same event again changes nothing. */
-	node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+	send_uevent(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
 	ck_assert_str_eq(lu->bsg, "bsg/0:0:0:0");
-	node_event(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
+	send_uevent(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
 	ck_assert_uint_eq(counts.nodes_changed, 2);
 
 	/* Partitions, in whatever order their events come, are kept ordered by number. */
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda2/partition", "2\n");
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/block/sda/sda1/partition", "1\n");
-	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
-	node_event(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	send_uevent(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda2");
+	send_uevent(inv, "add", "block", "partition", DEVPATH0 "/block/sda/sda1");
 	ck_assert_uint_eq(lu_n_partitions(lu), 2);
 	ck_assert_str_eq(lu_partitions(lu)[0].node, "sda1");
 	ck_assert_uint_eq(lu_partitions(lu)[0].number, 1);
 	ck_assert_str_eq(lu_partitions(lu)[1].node, "sda2");
 	ck_assert_uint_eq(counts.nodes_changed, 4);
-	node_event(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
+	send_uevent(inv, "remove", "block", "partition", DEVPATH0 "/block/sda/sda1");
 	ck_assert_uint_eq(lu_n_partitions(lu), 1);
 	ck_assert_str_eq(lu_partitions(lu)[0].node, "sda2");
 
 	/* A node the inventory does not expect: the LU is read again from sysfs. */
-	node_event(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
+	send_uevent(inv, "add", "block", "disk", DEVPATH0 "/block/sdz");
 	ck_assert_str_eq(lu->block, "sda");
 	ck_assert_str_eq(lu->sg, "sg0");
 	ck_assert_uint_eq(lu_n_partitions(lu), 2);
 	ck_assert_ptr_eq(inventory_find(inv, "0:0:0:0"), lu);
 
 	/* The disk goes, its partitions with it. */
-	node_event(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
+	send_uevent(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
 	ck_assert_ptr_null(lu->block);
 	ck_assert_uint_eq(lu_n_partitions(lu), 0);
 	ck_assert_ptr_null(lu_primary_node(lu));
@@ -843,7 +845,7 @@ START_TEST(test_node_event_reprobes)
 	/* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
 	put_lu("0:0:0:1", 0, NULL, NULL);
 	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "0:0:0:1");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert(lu->probe_no_node);
@@ -852,8 +854,8 @@ START_TEST(test_node_event_reprobes)
 	 * the inventory reads the LU in full to probe it again, and finds the disk too. */
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/block/sdb/dev", "8:16\n");
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
-	node_event(inv, "add", "scsi_generic", NULL,
-	           "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
+	send_uevent(inv, "add", "scsi_generic", NULL,
+	            "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
 	ck_assert_str_eq(lu->sg, "sg3");
 	ck_assert_str_eq(lu->block, "sdb");
 	inventory_free(inv);
@@ -931,7 +933,7 @@ START_TEST(test_identify_off_loop)
 
 	/* Probed again meanwhile: only the newer identification counts. */
 	a = job_of("2:0:0:3");
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_ptr_ne(job_of("2:0:0:3"), a);
 	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
 	lu_identify_job_run(a);
@@ -954,8 +956,8 @@ START_TEST(test_identify_off_loop)
 	ck_assert(!lu->naming_pending && lu->probe_no_node);
 	ck_assert_ptr_eq(jobs[n_jobs - 1], a);
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:1/scsi_generic/sg3/dev", "21:3\n");
-	node_event(inv, "add", "scsi_generic", NULL,
-	           "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
+	send_uevent(inv, "add", "scsi_generic", NULL,
+	            "/devices/x/host0/target0:0:0/0:0:0:1/scsi_generic/sg3");
 	ck_assert_ptr_ne(jobs[n_jobs - 1], a);
 	ck_assert(lu->naming_pending);
 	ck_assert_uint_eq(inventory_n_identifying(inv), 1);
@@ -1027,7 +1029,7 @@ START_TEST(test_path_cache_forgotten)
 	Lu *lu;
 
 	put_hba_lu("pci");
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
@@ -1037,11 +1039,11 @@ START_TEST(test_path_cache_forgotten)
 	for (size_t i = 0; i < ELEMENTSOF(gone); i++) {
 		Uevent ev = { "remove", gone[i][0], gone[i][1], gone[i][2] };
 
-		ck_assert_int_eq(inventory_handle_uevent(inv, &ev), 0);
+		ck_assert_int_eq(inventory_handle_uevent(inv, &ev, uevent_reactions(&ev)), 0);
 	}
 	ck_assert_ptr_null(inventory_find(inv, "5:0:0:0"));
 	put_hba_lu("platform");
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.id_path, "platform-0000:00:02.0-scsi-0:0:0:0");
@@ -1140,7 +1142,7 @@ START_TEST(test_add_devpath)
 
 	put_hba_lu("pci");
 	n_lu_resolved = 0;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_uint_eq(n_lu_resolved, 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
@@ -1151,7 +1153,7 @@ START_TEST(test_add_devpath)
 	                 "sys/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0");
 	id_path = strdup(lu->naming.id_path);
 	ck_assert_str_eq(id_path, "pci-0000:00:02.0-scsi-0:0:0:0");
-	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", add.devpath);
 	ck_assert_ptr_null(inventory_find(inv, "5:0:0:0"));
 
 	/* without the uevent (a resync): resolved, the same names */
@@ -1213,8 +1215,8 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_str_eq(lu->naming.wwn, "0x5001405f12345655");
 
 	/* The kernel's add: handed off, no names until its result. */
-	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", add.devpath);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_uint_eq(n_jobs, 4);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert(lu->naming_pending && !lu->identified);
@@ -1248,8 +1250,8 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_uint_eq(inventory_n_identifying(inv), 3);
 
 	/* Its nodes: a refresh that keeps its identity, and that it was identified. */
-	node_event(inv, "add", "scsi_generic", NULL,
-	           "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/scsi_generic/sg5");
+	send_uevent(inv, "add", "scsi_generic", NULL,
+	            "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/scsi_generic/sg5");
 	ck_assert_str_eq(lu->sg, "sg5");
 	ck_assert(lu->identified && !lu->naming_pending);
 	ck_assert_int_eq(inventory_refresh(inv, "5:0:0:0", false), 0);
@@ -1260,13 +1262,13 @@ START_TEST(test_identify_cached_off_loop)
 
 	/* The kernel's add of an LU it cached too little of (no page 0x00): the cache's job
 	 * finds that out, and hands the LU on to a job that may send commands. */
-	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", DEVPATH0);
 	check_tree_mkdirs(&tree, "sys/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0");
 	ck_assert_int_eq(
 	        symlinkat("../../../../../../bus/scsi/devices/0:0:0:0", tree.fd, "sys" DEVPATH0),
 	        0);
 	add0.devpath = DEVPATH0;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0, uevent_reactions(&add0)), 0);
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert(lu->naming_pending && lu->info_pending);
 	ck_assert(lu_identify_job_cache_only(job_of("0:0:0:0")));
@@ -1283,7 +1285,7 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_int_eq(inventory_identify_done(inv, jobs[n - 1], 0), 0); /* the old token's */
 	/* That job has no node to ask; the LU's first node comes while it runs, and its result
 	 * hands the LU on once more, to ask through the node. */
-	node_event(inv, "add", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
+	send_uevent(inv, "add", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
 	ck_assert_str_eq(lu->sg, "sg0");
 	lu_identify_job_run(job_of("0:0:0:0"));
 	ck_assert_int_eq(inventory_identify_done(inv, job_of("0:0:0:0"), 0), 1);
@@ -1297,9 +1299,9 @@ START_TEST(test_identify_cached_off_loop)
 
 	/* Replayed through sysfs (udevadm trigger): in place. */
 	n = n_jobs;
-	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", add.devpath);
 	add.synthetic = true;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	ck_assert_uint_eq(n_jobs, n);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert(!lu->naming_pending && lu->identified);
@@ -1307,8 +1309,8 @@ START_TEST(test_identify_cached_off_loop)
 
 	/* Gone between its add and its identification: the result finds no directory, reads
 	 * the LU as a resync would, and that removes it. */
-	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", DEVPATH0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0, uevent_reactions(&add0)), 0);
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert(lu->naming_pending && lu->info_pending);
 	n = inventory_n_identifying(inv);
@@ -1326,8 +1328,8 @@ START_TEST(test_identify_cached_off_loop)
 	ck_assert_uint_eq(inventory_n_identifying(inv), n);
 	ck_assert_uint_eq(counts.removed, 0);
 	rm_lu("0:0:0:0");
-	ck_assert_int_ge(inventory_remove(inv, "0:0:0:0"), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add0), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", DEVPATH0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add0, uevent_reactions(&add0)), 0);
 	ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:0"));
 	n = inventory_n_identifying(inv) - 1;
 	counts = (Counts){};
@@ -1361,7 +1363,7 @@ START_TEST(test_add_reads)
 
 	put_hba_lu("pci");
 	memset(&lu5_reads, 0, sizeof(lu5_reads));
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_int_eq(lu->naming_error, 0);
@@ -1378,35 +1380,35 @@ START_TEST(test_add_reads)
 	ck_assert_uint_eq(lu5_reads.inquiry, 1);
 	ck_assert_uint_eq(lu5_reads.type, 1);
 	ck_assert_int_eq(lu->type, 0);
-	node_event(inv, "add", "scsi_generic", NULL,
-	           "/devices/pci0000:00/0000:00:02.0/host5/"
-	           "target5:0:0/5:0:0:0/scsi_generic/sg5");
-	node_event(inv, "add", "block", "disk",
-	           "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/block/sdb");
+	send_uevent(inv, "add", "scsi_generic", NULL,
+	            "/devices/pci0000:00/0000:00:02.0/host5/"
+	            "target5:0:0/5:0:0:0/scsi_generic/sg5");
+	send_uevent(inv, "add", "block", "disk",
+	            "/devices/pci0000:00/0000:00:02.0/host5/target5:0:0/5:0:0:0/block/sdb");
 	ck_assert_str_eq(lu->sg, "sg5");
 	ck_assert_str_eq(lu->block, "sdb");
 
 	/* the type from the kernel's MODALIAS when the add carries one (a CD-ROM's, to tell it
 	 * from the attribute's 0), the attribute when it is not the kernel's form */
-	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", add.devpath);
 	add.modalias = "scsi:t-0x05";
 	memset(&lu5_reads, 0, sizeof(lu5_reads));
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_int_eq(lu->type, 5);
 	ck_assert_uint_eq(lu5_reads.type, 0);
-	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", add.devpath);
 	add.modalias = "scsi:t-0x5";
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_int_eq(lu->type, 0);
 	ck_assert_uint_eq(lu5_reads.type, 1);
 	add.modalias = NULL;
 
 	/* replayed through sysfs */
-	ck_assert_int_ge(inventory_remove(inv, "5:0:0:0"), 0);
+	send_uevent(inv, "remove", "scsi", "scsi_device", add.devpath);
 	add.synthetic = true;
-	ck_assert_int_eq(inventory_handle_uevent(inv, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "5:0:0:0");
 	ck_assert_str_eq(lu->sg, "sg5");
 	ck_assert_str_eq(lu->block, "sdb");
@@ -1417,7 +1419,7 @@ START_TEST(test_add_reads)
 	check_tree_rm(&tree, "sys/bus/scsi/devices/5:0:0:0/vpd_pg83");
 	add.synthetic = false;
 	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv2), 0);
-	ck_assert_int_eq(inventory_handle_uevent(inv2, &add), 0);
+	ck_assert_int_eq(inventory_handle_uevent(inv2, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv2, "5:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->sg, "sg5");
@@ -1454,11 +1456,11 @@ START_TEST(test_driver_events)
 	Lu *lu = inventory_find(inv, "0:0:0:0");
 
 	/* bind/unbind re-read the state only; the nodes come with events of their own. */
-	node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+	send_uevent(inv, "bind", "scsi", "scsi_device", DEVPATH0);
 	ck_assert_uint_eq(counts.changed, 0);
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/0:0:0:0/state", "offline\n");
 	rm_lu("0:0:0:0/scsi_generic");
-	node_event(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
+	send_uevent(inv, "unbind", "scsi", "scsi_device", DEVPATH0);
 	ck_assert_uint_eq(counts.changed, 1);
 	ck_assert_uint_eq(counts.nodes_changed, 0);
 	ck_assert_str_eq(lu->state, "offline");
@@ -1466,7 +1468,7 @@ START_TEST(test_driver_events)
 
 	/* A bind of an LU sysfs no longer has removes it. */
 	rm_lu("0:0:0:0");
-	node_event(inv, "bind", "scsi", "scsi_device", DEVPATH0);
+	send_uevent(inv, "bind", "scsi", "scsi_device", DEVPATH0);
 	ck_assert_uint_eq(counts.removed, 1);
 	ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
 	inventory_free(inv);
