@@ -285,60 +285,49 @@ static uint8_t zat(const uint8_t *b, size_t len, size_t i)
 	return i < len ? b[i] : 0;
 }
 
+/* sg_inq's strings of the standard INQUIRY data (SPC-6 6.7.2), in the order it prints them, each
+ * only when the data reaches it and it holds more than blanks. */
+static const struct {
+	uint8_t off, n;
+	bool tabs;           /* tabs become blanks first (the vendor only, as in sg_inq) */
+	const char *key;     /* the field as sg_encode_whitespaces() left it */
+	const char *key_enc; /* the raw bytes, sg_encode_string()d; NULL: none */
+} sg_std_strings[] = {
+	{ 8, 8, true, "SCSI_VENDOR", "SCSI_VENDOR_ENC" },  /* T10 VENDOR IDENTIFICATION */
+	{ 16, 16, false, "SCSI_MODEL", "SCSI_MODEL_ENC" }, /* PRODUCT IDENTIFICATION */
+	{ 32, 4, false, "SCSI_REVISION", NULL },           /* PRODUCT REVISION LEVEL */
+};
+
 static int export_sg_std_inquiry(const uint8_t *b, size_t len, const Emitter *e)
 {
-	uint8_t x[17];
+	uint8_t x[16 + 1], raw[16];
 	char enc[16 * 4 + 1];
 	int r;
 
 	if ((r = emitf(e, "SCSI_TPGS", "%d", (zat(b, len, 5) & 0x30) >> 4)) < 0 ||
 	    (r = emit(e, "SCSI_TYPE", sg_pdt_names[zat(b, len, 0) & 0x1f])) < 0)
 		return r;
-	if (len <= 8)
-		return 0;
+	for (size_t k = 0; k < ELEMENTSOF(sg_std_strings); k++) {
+		size_t off = sg_std_strings[k].off, n = sg_std_strings[k].n;
 
-	/* SPC-6 6.7.2: T10 VENDOR IDENTIFICATION, bytes 8..15; tabs become blanks first. */
-	for (size_t i = 0; i < 8; i++)
-		x[i] = zat(b, len, 8 + i) == '\t' ? ' ' : zat(b, len, 8 + i);
-	x[8] = 0;
-	if (sg_encode_whitespaces(x, 8) > 0) {
-		uint8_t raw[8];
-
-		for (size_t i = 0; i < 8; i++)
-			raw[i] = zat(b, len, 8 + i);
-		if ((r = emit(e, "SCSI_VENDOR", (const char *)x)) < 0)
+		assert(n <= sizeof(raw));
+		if (len <= off)
+			return 0;
+		for (size_t i = 0; i < n; i++) {
+			raw[i] = zat(b, len, off + i);
+			x[i] = sg_std_strings[k].tabs && raw[i] == '\t' ? ' ' : raw[i];
+		}
+		x[n] = 0;
+		if (sg_encode_whitespaces(x, n) == 0)
+			continue;
+		if ((r = emit(e, sg_std_strings[k].key, (const char *)x)) < 0)
 			return r;
-		sg_encode_string(raw, 8, enc);
-		if ((r = emit(e, "SCSI_VENDOR_ENC", enc)) < 0)
-			return r;
-	}
-	if (len <= 16)
-		return 0;
-
-	/* PRODUCT IDENTIFICATION, bytes 16..31 (no tab fix-up here, as in sg_inq). */
-	for (size_t i = 0; i < 16; i++)
-		x[i] = zat(b, len, 16 + i);
-	x[16] = 0;
-	if (sg_encode_whitespaces(x, 16) > 0) {
-		uint8_t raw[16];
-
-		for (size_t i = 0; i < 16; i++)
-			raw[i] = zat(b, len, 16 + i);
-		if ((r = emit(e, "SCSI_MODEL", (const char *)x)) < 0)
-			return r;
-		sg_encode_string(raw, 16, enc);
-		if ((r = emit(e, "SCSI_MODEL_ENC", enc)) < 0)
+		if (!sg_std_strings[k].key_enc)
+			continue;
+		sg_encode_string(raw, n, enc);
+		if ((r = emit(e, sg_std_strings[k].key_enc, enc)) < 0)
 			return r;
 	}
-	if (len <= 32)
-		return 0;
-
-	/* PRODUCT REVISION LEVEL, bytes 32..35. */
-	for (size_t i = 0; i < 4; i++)
-		x[i] = zat(b, len, 32 + i);
-	x[4] = 0;
-	if (sg_encode_whitespaces(x, 4) > 0 && (r = emit(e, "SCSI_REVISION", (const char *)x)) < 0)
-		return r;
 	return 0;
 }
 

@@ -864,16 +864,7 @@ int inventory_resync(Inventory *inv, bool reprobe)
 	return r;
 }
 
-LuSysfs lu_sysfs(const Lu *lu)
-{
-	const Inventory *inv = lu->target && lu->target->host ? lu->target->host->inventory : NULL;
-
-	return (LuSysfs){ .rootfd = inv ? inv->rootfd : -EBADF, .syspath = lu->syspath };
-}
-
 LuRelation lu_relation(const Lu *a, const Lu *b)
 {
-	LuSysfs at_a = lu_sysfs(a), at_b = lu_sysfs(b);
-
-	return lu_naming_relation(&a->naming, &at_a, &b->naming, &at_b);
+	return lu_naming_relation(&a->naming, &b->naming);
 }

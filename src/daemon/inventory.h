@@ -292,9 +292,6 @@ static inline const LuPartition *lu_partitions(const Lu *lu)
  * memory. */
 LuRare *lu_rare_get(Lu *lu);
 
-/* lu_sysfs() - where @lu's naming reads its pages again (LuNaming.pages_in_sysfs): the
- * inventory's root and the LU's sysfs directory; rootfd -EBADF for an LU in no inventory. */
-LuSysfs lu_sysfs(const Lu *lu);
-/* lu_relation() - lu_naming_relation() of @a's and @b's naming, each read again at its LU. */
+/* lu_relation() - lu_naming_relation() of @a's and @b's naming. */
 LuRelation lu_relation(const Lu *a, const Lu *b);
 const char *lu_type_name(int type);

@@ -10,7 +10,6 @@
  * link the daemon's library link libsgutils2 itself.
  */
 
-
 #include "dlstub.h"
 #include "log.h"
 #include "sgio-libs.h"

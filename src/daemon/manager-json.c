@@ -161,10 +161,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
 	            *names = json_object_new_array(), *links = json_object_new_array(),
 	            *parts = json_object_new_array();
-	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
-	/* The pages read again from the kernel's cache when the LU keeps only their fingerprint:
-	 * pages that are not those it was named from show as none (no "id", no "properties"). */
-	LuSysfs at = lu_sysfs(lu);
+	_cleanup_(identity_done) Identity sid = {};
 	ClaimView view;
 
 	json_object_object_add(o, "hctl", json_object_new_string(lu->hctl));
@@ -216,7 +213,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	json_object_object_add(o, "names", names);
 	/* scsi_id's view, for `lunctl list`: the same strings and properties it computes
 	 * itself when no daemon answers. */
-	if (lu_naming_scsi_id(&lu->naming, &at, &sid) >= 0) {
+	if (lu_naming_scsi_id(&lu->naming, &sid) >= 0) {
 		json_object *id = json_object_new_object(), *props = json_object_new_object();
 
 		json_object_object_add(id, "type", json_str_or_null(sid.id->type));
@@ -228,8 +225,8 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 		        id, "serial",
 		        json_str_or_null(sid.id->have_serial ? sid.id->serial : NULL));
 		json_object_object_add(o, "id", id);
-		for (const char *kv = lu_scsi_id_next_prop(&sid, NULL); kv;
-		     kv = lu_scsi_id_next_prop(&sid, kv)) {
+		for (const char *kv = identity_next_line(&sid, NULL, true); kv;
+		     kv = identity_next_line(&sid, kv, true)) {
 			const char *eq = strchr(kv, '=');
 			_cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
 

@@ -284,11 +284,9 @@ static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret
 	*ret_rule = (NameRule)r;
 	if (r == NAME_RULE_SERIAL_PATH)
 		r = names_serial_path(lu->naming.names[0], lu->naming.id_path, name);
-	else if (r == NAME_RULE_UNIT_SERIAL) {
-		LuSysfs at = lu_sysfs(lu);
-
-		r = lu_naming_unit_serial(&lu->naming, &at, name);
-	} else
+	else if (r == NAME_RULE_UNIT_SERIAL)
+		r = lu_naming_unit_serial(&lu->naming, name);
+	else
 		return 0;
 	if (r == -ENOMEM)
 		return r;

@@ -3,11 +3,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdalign.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
 #include "identify.h"
 #include "lupath.h"
 #include "macro.h"
@@ -21,8 +19,6 @@ void lu_naming_done(LuNaming *n)
 	free(n->scsi_pages);
 	*n = (LuNaming){};
 }
-
-static uint64_t naming_pages_hash(const LuNaming *n);
 
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 {
@@ -38,12 +34,10 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	for (size_t i = 0; i < a->n_names; i++)
 		if (!streq(a->names[i], b->names[i]))
 			return false;
-	/* The same bytes give the same scsi_id view; kept or a fingerprint, a hash of them. */
-	if (a->scsi_pages_size != b->scsi_pages_size || a->scsi_pages_size == 0)
-		return a->scsi_pages_size == b->scsi_pages_size;
-	if (!a->pages_in_sysfs && !b->pages_in_sysfs)
-		return memcmp(a->scsi_pages, b->scsi_pages, a->scsi_pages_size) == 0;
-	return naming_pages_hash(a) == naming_pages_hash(b);
+	/* The same kept bytes give the same scsi_id view, unit-serial name and path keys. */
+	return a->scsi_pages_size == b->scsi_pages_size &&
+	       (a->scsi_pages_size == 0 ||
+	        memcmp(a->scsi_pages, b->scsi_pages, a->scsi_pages_size) == 0);
 }
 
 /*
@@ -110,81 +104,60 @@ static void naming_keep_pages(uint8_t *b, const ProbeData *pd, bool pg00_infer)
 	}
 }
 
-/* The fingerprint of LuNaming.scsi_pages' bytes (FNV-1a, 64 bits): what tells the pages read
- * again from sysfs from those the LU was named from. */
-static uint64_t pages_hash(const uint8_t *b, size_t n)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
-	return h;
-}
-
-static uint64_t naming_pages_hash(const LuNaming *n)
-{
-	uint64_t h;
-
-	if (!n->pages_in_sysfs)
-		return pages_hash(n->scsi_pages, n->scsi_pages_size);
-	memcpy(&h, n->scsi_pages, sizeof(h));
-	return h;
-}
-
-/* Whether every page scsi_id's view is made of came from the kernel's sysfs cache (or was not
- * there at all): then reading them again at the LU gives them back without a command. */
-static bool pages_from_sysfs(const ProbeData *pd)
-{
-	static const ProbePage read[] = { PROBE_INQUIRY, PROBE_PG00, PROBE_PG80, PROBE_PG83,
-		                          PROBE_PG89 };
-
-	for (size_t k = 0; k < ELEMENTSOF(read); k++)
-		if (pd->buf[read[k]] && pd->source[read[k]] != PROBE_SOURCE_SYSFS)
-			return false;
-	return pd->buf[PROBE_INQUIRY];
-}
-
 /*
- * The bytes of @n's scsi_pages: @n's own, or when it keeps only their fingerprint, read again
- * from the kernel's cache at @at into *@ret_buf (the caller frees it). -ENODATA without pages,
- * -ESTALE when those read are not the bytes @n was named from (gone, changed: never another
- * LU's data), -ENOMEM.
+ * @n's kept pages as identify_pages() takes them, pointing into @n (not owned: never given to
+ * probe_data_done()). Page 0x00 absent as it was when @n was named: a page the device rejected
+ * stays rejected, so identify_pages() infers one exactly when lu_compute_names()'s
+ * identification did. -ENODATA when @n has none (naming failed), -EBADMSG when its block is not
+ * what naming_keep_pages() wrote.
  */
-static int naming_pages(const LuNaming *n, const LuSysfs *at, uint8_t **ret_buf,
-                        const uint8_t **ret_pages)
+static int naming_pages(const LuNaming *n, ProbeData *ret)
 {
-	_cleanup_(probe_data_done) ProbeData pd = {};
-	_cleanup_free_ uint8_t *b = NULL;
-	LuRef ref;
-	size_t size;
+	/* Stands in for page 0x89 when a page 0x00 inferred lists it; scsi_id's set reads
+	 * nothing of it (length 0). */
+	static uint8_t no_page[1];
+	const uint8_t *b = n->scsi_pages;
+	ProbeData pd = {};
+	size_t pos = 1;
+
+	if (!b || n->scsi_pages_size < 1 + ELEMENTSOF(scsi_id_pages))
+		return -ENODATA;
+	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
+		ProbePage p = scsi_id_pages[k];
+
+		if (pos >= n->scsi_pages_size)
+			return -EBADMSG;
+		if (b[pos] == SCSI_PAGE_ABSENT) {
+			pos++;
+			continue;
+		}
+		pd.len[p] = b[pos++];
+		if (pd.len[p] > n->scsi_pages_size - pos)
+			return -EBADMSG;
+		/* Only read: identify_pages() takes the pages as const. */
+		pd.buf[p] = n->scsi_pages + pos;
+		pos += pd.len[p];
+	}
+	if (!pd.buf[PROBE_PG00] && !(b[0] & SCSI_PAGES_PG00_INFER))
+		pd.error[PROBE_PG00] = -EOPNOTSUPP;
+	if (b[0] & SCSI_PAGES_PG89)
+		pd.buf[PROBE_PG89] = no_page;
+	*ret = pd;
+	return 0;
+}
+
+/* identify_pages() of @n's kept pages, with @opts (no names: the udev context is not read). */
+static int naming_identify(const LuNaming *n, const IdentifyOptions *opts, Identity *ret)
+{
+	ProbeData pd;
 	int r;
 
-	*ret_buf = NULL;
-	if (!n->scsi_pages || n->scsi_pages_size < 1 + ELEMENTSOF(scsi_id_pages))
-		return -ENODATA;
-	if (!n->pages_in_sysfs) {
-		*ret_pages = n->scsi_pages;
-		return 0;
-	}
-	if (!at || at->rootfd < 0 || !at->syspath)
-		return -ESTALE;
-	ref = (LuRef){ .syspath = (char *)at->syspath };
-	r = probe_read(at->rootfd, &ref, PROBE_SYSFS_ONLY | PROBE_IDENTITY_ONLY, &pd);
-	if (r == -ENOMEM)
+	assert(opts->no_names);
+	r = naming_pages(n, &pd);
+	if (r < 0)
 		return r;
-	if (r < 0 || !pages_from_sysfs(&pd))
-		return -ESTALE;
-	size = naming_pages_size(&pd);
-	if (size != n->scsi_pages_size)
-		return -ESTALE;
-	b = malloc(size);
-	if (!b)
-		return -ENOMEM;
-	naming_keep_pages(b, &pd, n->pg00_infer);
-	if (pages_hash(b, size) != naming_pages_hash(n))
-		return -ESTALE;
-	*ret_pages = *ret_buf = TAKE_PTR(b);
-	return 0;
+	/* No LU directory: path_id is not walked, nothing is read below the root. */
+	return identify_pages(-EBADF, &(LuRef){}, &pd, opts, ret);
 }
 
 /*
@@ -238,85 +211,10 @@ static void pack_put(const Pack *p, char *pos)
 	}
 }
 
-void lu_scsi_id_done(LuScsiId *s)
-{
-	if (!s)
-		return;
-	free(s->id);
-	free(s->props);
-	*s = (LuScsiId){};
-}
-
-const char *lu_scsi_id_next_prop(const LuScsiId *s, const char *prev)
-{
-	const char *p = prev ? prev + strlen(prev) + 1 : s->props;
-
-	return p && p < s->props + s->props_size ? p : NULL;
-}
-
-static int collect_prop(const char *key, const char *value, void *userdata)
-{
-	LuScsiId *s = userdata;
-	size_t kl = strlen(key), vl = strlen(value), add = kl + 1 + vl + 1;
-	char *p = realloc(s->props, s->props_size + add);
-
-	if (!p)
-		return -ENOMEM;
-	s->props = p;
-	p += s->props_size;
-	memcpy(p, key, kl);
-	p[kl] = '=';
-	memcpy(p + kl + 1, value, vl + 1);
-	s->props_size += add;
-	s->n_props++;
-	return 0;
-}
-
-/* The ScsiIdentInput scsi_id's view is computed from, pointing into @b: @n's pages as
- * naming_pages() gave them. */
-static int scsi_pages_input(const LuNaming *n, const uint8_t *b, ScsiIdentInput *ret)
-{
-	/* Stands in for page 0x89 in a page 0x00 inferred; scsi_id's set reads nothing of it. */
-	static const uint8_t no_page[1];
-	const uint8_t *page[ELEMENTSOF(scsi_id_pages)] = {};
-	size_t len[ELEMENTSOF(scsi_id_pages)] = {}, pos = 1;
-
-	for (size_t k = 0; k < ELEMENTSOF(scsi_id_pages); k++) {
-		if (pos >= n->scsi_pages_size)
-			return -EBADMSG;
-		if (b[pos] == SCSI_PAGE_ABSENT) {
-			pos++;
-			continue;
-		}
-		len[k] = b[pos++];
-		if (len[k] > n->scsi_pages_size - pos)
-			return -EBADMSG;
-		page[k] = b + pos;
-		pos += len[k];
-	}
-
-	*ret = (ScsiIdentInput){
-		.inquiry = page[0],
-		.inquiry_len = len[0],
-		.pg00 = page[1],
-		.pg00_len = len[1],
-		.pg80 = page[2],
-		.pg80_len = len[2],
-		.pg83 = page[3],
-		.pg83_len = len[3],
-		.pg89 = b[0] & SCSI_PAGES_PG89 ? no_page : NULL,
-		.page = IDENT_PAGE_DEFAULT,
-		.pg00_infer = b[0] & SCSI_PAGES_PG00_INFER,
-	};
-	return 0;
-}
-
-int lu_naming_path_keys(const LuNaming *n, const LuSysfs *at, char **ret_lu, char **ret_port)
+int lu_naming_path_keys(const LuNaming *n, char **ret_lu, char **ret_port)
 {
 	_cleanup_free_ char *lu = NULL, *port = NULL;
-	_cleanup_free_ uint8_t *buf = NULL;
-	const uint8_t *pages;
-	ScsiIdentInput in;
+	ProbeData pd;
 	int r;
 
 	assert_return(n && ret_lu && ret_port, -EINVAL);
@@ -325,84 +223,59 @@ int lu_naming_path_keys(const LuNaming *n, const LuSysfs *at, char **ret_lu, cha
 		if ((n->lu_key && !(lu = strdup(n->lu_key))) ||
 		    (n->port_key && !(port = strdup(n->port_key))))
 			return -ENOMEM;
-	} else {
-		r = naming_pages(n, at, &buf, &pages);
-		if (r == -ENOMEM || r == -ESTALE)
+	} else if (naming_pages(n, &pd) >= 0 && pd.buf[PROBE_PG83]) {
+		r = lupath_keys(pd.buf[PROBE_PG83], pd.len[PROBE_PG83], &lu, &port);
+		/* A malformed page proves nothing: no keys, as lu_compute_names() decided. */
+		if (r == -ENOMEM)
 			return r;
-		if (r >= 0 && scsi_pages_input(n, pages, &in) >= 0 && in.pg83) {
-			r = lupath_keys(in.pg83, in.pg83_len, &lu, &port);
-			/* A malformed page proves nothing: no keys, as lu_compute_names()
-			 * decided. */
-			if (r == -ENOMEM)
-				return r;
-		}
 	}
 	*ret_lu = TAKE_PTR(lu);
 	*ret_port = TAKE_PTR(port);
 	return 0;
 }
 
-LuRelation lu_naming_relation(const LuNaming *a, const LuSysfs *at_a, const LuNaming *b,
-                              const LuSysfs *at_b)
+LuRelation lu_naming_relation(const LuNaming *a, const LuNaming *b)
 {
 	_cleanup_free_ char *lu_a = NULL, *port_a = NULL, *lu_b = NULL, *port_b = NULL;
 
 	if (!a->keys_in_pages && !b->keys_in_pages)
 		return lupath_relation(a->lu_key, a->port_key, b->lu_key, b->port_key);
-	if (lu_naming_path_keys(a, at_a, &lu_a, &port_a) < 0 ||
-	    lu_naming_path_keys(b, at_b, &lu_b, &port_b) < 0)
+	if (lu_naming_path_keys(a, &lu_a, &port_a) < 0 ||
+	    lu_naming_path_keys(b, &lu_b, &port_b) < 0)
 		return LU_RELATION_CLONES;
 	return lupath_relation(lu_a, port_a, lu_b, port_b);
 }
 
-int lu_naming_scsi_id(const LuNaming *n, const LuSysfs *at, LuScsiId *ret)
+int lu_naming_scsi_id(const LuNaming *n, Identity *ret)
 {
-	_cleanup_(lu_scsi_id_done) LuScsiId s = {};
-	_cleanup_free_ uint8_t *buf = NULL;
-	const uint8_t *pages;
-	ScsiIdentInput in;
+	/* scsi_id's ID_* set, as `lunctl id --export` prints it first. */
+	static const IdentifyOptions opts = { .no_names = true, .udev_lines_only = true };
+	_cleanup_(identity_done) Identity ident = {};
 	int r;
 
 	assert_return(n && ret, -EINVAL);
-	r = naming_pages(n, at, &buf, &pages);
-	if (r < 0)
-		return r;
-	r = scsi_pages_input(n, pages, &in);
-	if (r < 0)
-		return r;
-	/* A few KiB: never on the event loop's stack. */
-	s.id = malloc(sizeof(*s.id));
-	if (!s.id)
-		return -ENOMEM;
-	r = ident_compute(&in, s.id);
-	if (r < 0)
-		return r;
-	r = export_ident(s.id, EXPORT_UDEV, collect_prop, &s);
+	r = naming_identify(n, &opts, &ident);
 	if (r < 0)
 		return r;
 	/* The pages are @n's: the view must not point at them once @n changes. */
-	s.id->in = (ScsiIdentInput){};
-	*ret = s;
-	s = (LuScsiId){};
+	ident.id->in = (ScsiIdentInput){};
+	*ret = ident;
+	ident = (Identity){};
 	return 0;
 }
 
-int lu_naming_unit_serial(const LuNaming *n, const LuSysfs *at, char ret[static NAME_MAX + 1])
+int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1])
 {
-	_cleanup_free_ uint8_t *buf = NULL;
-	const uint8_t *pages;
-	ScsiIdentInput in;
+	static const IdentifyOptions opts = { .no_names = true, .no_lines = true };
+	_cleanup_(identity_done) Identity ident = {};
 	int r;
 
 	assert_return(n && ret, -EINVAL);
 	/* The 254 bytes of page 0x80 kept are all scsi_id reads of it. */
-	r = naming_pages(n, at, &buf, &pages);
+	r = naming_identify(n, &opts, &ident);
 	if (r < 0)
 		return r;
-	r = scsi_pages_input(n, pages, &in);
-	if (r < 0)
-		return r;
-	return name_rule_unit_serial(&in, ret);
+	return name_rule_unit_serial(&ident.id->in, ret);
 }
 
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
@@ -422,7 +295,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	LuNaming n = {};
 	char *name_at[NAMES_MAX];
 	Pack pack = {};
-	size_t n_names, size, pages_size, head, pad;
+	size_t n_names, size, pages_size, pad;
 	const char *bus;
 	char *pos;
 	int r;
@@ -447,12 +320,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	 * lu_naming_done() frees), then the names array at a pointer's alignment. */
 	n_names = ident.names->n;
 	pages_size = naming_pages_size(pd);
-	/* Pages the kernel caches are read again when needed (rarely): only their fingerprint
-	 * is kept. */
-	n.pages_in_sysfs = pages_from_sysfs(pd);
-	n.pg00_infer = ident.pg00_inferred;
-	head = n.pages_in_sysfs ? sizeof(uint64_t) : pages_size;
-	pad = (alignof(char *) - head % alignof(char *)) % alignof(char *);
+	pad = (alignof(char *) - pages_size % alignof(char *)) % alignof(char *);
 	/* The names first: the serial and the WWN end them. */
 	for (size_t i = 0; i < n_names; i++)
 		pack_add(&pack, ident.names->name[i], &name_at[i]);
@@ -462,22 +330,13 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	pack_add(&pack, ident.path.ata_compat, &n.id_path_ata_compat);
 	pack_add(&pack, lu_key, &n.lu_key);
 	pack_add(&pack, port_key, &n.port_key);
-	size = head + pad + n_names * sizeof(char *) + pack.size;
+	size = pages_size + pad + n_names * sizeof(char *) + pack.size;
 	n.scsi_pages = malloc(size);
 	if (!n.scsi_pages)
 		return -ENOMEM;
 	n.scsi_pages_size = (unsigned short)pages_size;
-	if (n.pages_in_sysfs) {
-		uint8_t pages[NAMING_PAGES_MAX];
-		uint64_t h;
-
-		assert(pages_size <= sizeof(pages));
-		naming_keep_pages(pages, pd, ident.pg00_inferred);
-		h = pages_hash(pages, pages_size);
-		memcpy(n.scsi_pages, &h, sizeof(h));
-	} else
-		naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
-	pos = (char *)n.scsi_pages + head + pad;
+	naming_keep_pages(n.scsi_pages, pd, ident.pg00_inferred);
+	pos = (char *)n.scsi_pages + pages_size + pad;
 	if (n_names > 0) {
 		n.names = (char **)(void *)pos;
 		n.n_names = (unsigned)n_names;

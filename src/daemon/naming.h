@@ -5,7 +5,8 @@
  * The one place the daemon turns what it read from a logical unit into identifiers and link
  * names: a narrow adapter over engine/identify.h, the identify path `lunctl id`, `lunctl list`
  * and `lunctl names` use, so the daemon names devices exactly as they and udev's rules do. It
- * keeps only what the inventory holds per LU (a few strings, not the pages).
+ * keeps only what the inventory holds per LU: a few strings and the bytes of the pages scsi_id
+ * reads.
  */
 
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "ident.h"
+#include "identify.h"
 #include "lupath.h"
 #include "pathid.h"
 #include "probe.h"
@@ -28,15 +30,12 @@ typedef struct LuNaming {
 	 * @path_virtual: below devices/virtual/, where udev's rules make no disk/by-path name. */
 	char *id_path, *id_path_ata_compat;
 	/* scsi_id's view, as `lunctl list` shows it, kept as the part of the pages it is made of
-	 * (@scsi_pages_size bytes, lu_naming_scsi_id() rebuilds it when a client asks): the first
-	 * 36 bytes of the INQUIRY data and the first 254 of pages 0x00, 0x80 and 0x83, which is
-	 * all scsi_id reads of them. NULL when naming failed. When every one of them came from
-	 * the kernel's sysfs cache (@pages_in_sysfs), only their fingerprint is kept here (a
-	 * 64-bit hash of those @scsi_pages_size bytes) and the readers below read the pages
-	 * again from the LU's sysfs directory (LuSysfs): a cached kernel buffer, no SCSI command.
-	 * A read that fails or gives other bytes is treated as no pages (fail safe).
-	 * lu_compute_names() puts every string and array here in one allocation, which starts
-	 * with these bytes (or the fingerprint): the one lu_naming_done() frees. */
+	 * (@scsi_pages_size bytes, lu_naming_scsi_id() computes it from them when a client asks):
+	 * the first 36 bytes of the INQUIRY data and the first 254 of pages 0x00, 0x80 and 0x83,
+	 * which is all scsi_id reads of them. NULL when naming failed. These bytes, not a later
+	 * read of sysfs, are what the view, the unit-serial name and the path keys come from, so
+	 * each stays what the LU was named from. lu_compute_names() puts every string and array
+	 * here in one allocation, which starts with these bytes: the one lu_naming_done() frees. */
 	uint8_t *scsi_pages;
 	/* Page 0x83's LU and target-port designators (core/lupath.h: lupath_keys()), which tell
 	 * paths to one LU from clones; NULL without a usable page 0x83. Kept only when
@@ -52,52 +51,29 @@ typedef struct LuNaming {
 	bool have_usb_ids : 1;
 	bool path_virtual : 1;
 	bool keys_in_pages : 1;
-	bool pages_in_sysfs : 1; /* @scsi_pages holds the fingerprint, not the bytes */
-	bool pg00_infer : 1;     /* with @pages_in_sysfs: identify_pages() inferred page 0x00 */
 } LuNaming;
-
-/* Where an LU's pages are read again when its LuNaming keeps only their fingerprint: the root
- * and the LU's sysfs directory below it (Lu.syspath). */
-typedef struct LuSysfs {
-	int rootfd;
-	const char *syspath;
-} LuSysfs;
 
 void lu_naming_done(LuNaming *n);
 
-/* scsi_id's view of an LU, rebuilt from LuNaming.scsi_pages: ID_TYPE, ID_VENDOR, ID_MODEL,
- * ID_REVISION and ID_SERIAL in @id (id->have_serial: ID_SERIAL is printed), and every property
- * of `scsi_id --export` as "KEY=VALUE" (escaped as exported), @n_props of them, packed one
- * after the other, each NUL-terminated, in @props (@props_size bytes in all). */
-typedef struct LuScsiId {
-	ScsiIdent *id;
-	char *props;
-	size_t n_props, props_size;
-} LuScsiId;
-
-/* lu_naming_scsi_id() - @n's scsi_id view, its pages read again at @at when @n keeps only their
- * fingerprint. Returns 0, -ENODATA when @n has none (naming failed), -ESTALE when the pages
- * read again are not those @n was named from (changed, gone), -ENOMEM. */
-int lu_naming_scsi_id(const LuNaming *n, const LuSysfs *at, LuScsiId *ret);
-void lu_scsi_id_done(LuScsiId *s);
-/* The next "KEY=VALUE" of @s's properties after @prev (NULL: the first); NULL after the last. */
-const char *lu_scsi_id_next_prop(const LuScsiId *s, const char *prev);
+/* lu_naming_scsi_id() - @n's scsi_id view, from its kept pages through the identify path `lunctl
+ * id --export` takes (engine/identify.h: identify_pages()): ret->id (ID_TYPE, ID_VENDOR,
+ * ID_MODEL, ID_REVISION, and ID_SERIAL when id->have_serial; its pages not kept, id->in empty)
+ * and every line of `scsi_id --export` (identity_next_line(ret, prev, true)). Returns 0,
+ * -ENODATA when @n has none (naming failed), -ENOMEM. */
+int lu_naming_scsi_id(const LuNaming *n, Identity *ret);
 
 /* lu_naming_unit_serial() - @n's name under the hwdb's unit-serial rule (engine/namerule.h:
- * name_rule_unit_serial(), from the pages @n keeps or reads again at @at). Returns its length,
- * -ENODATA when @n has no pages or page 0x80 gives no serial of its own, -ESTALE (as
- * lu_naming_scsi_id()), -EINVAL, -ENOMEM. */
-int lu_naming_unit_serial(const LuNaming *n, const LuSysfs *at, char ret[static NAME_MAX + 1]);
+ * name_rule_unit_serial(), from the pages @n keeps). Returns its length, -ENODATA when @n has
+ * no pages or page 0x80 gives no serial of its own, -EINVAL, -ENOMEM. */
+int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1]);
 
 /* lu_naming_path_keys() - @n's page 0x83 keys (lupath_keys()), each NULL without a usable
- * page 0x83, allocated. Returns 0, -ESTALE (as lu_naming_scsi_id()) or -ENOMEM. */
-int lu_naming_path_keys(const LuNaming *n, const LuSysfs *at, char **ret_lu, char **ret_port);
+ * page 0x83, allocated. Returns 0 or -ENOMEM. */
+int lu_naming_path_keys(const LuNaming *n, char **ret_lu, char **ret_port);
 
 /* lu_naming_relation() - paths or clones (core/lupath.h: lupath_relation()) by @a's and @b's
- * page 0x83 keys (pages read again at @at_a, @at_b when needed); clones when out of memory for
- * the keys or when pages read again are not those named from, as without a usable page 0x83. */
-LuRelation lu_naming_relation(const LuNaming *a, const LuSysfs *at_a, const LuNaming *b,
-                              const LuSysfs *at_b);
+ * page 0x83 keys; clones when out of memory for the keys, as without a usable page 0x83. */
+LuRelation lu_naming_relation(const LuNaming *a, const LuNaming *b);
 
 /* Same IDs, names and scsi_id view. */
 bool lu_naming_equal(const LuNaming *a, const LuNaming *b);

@@ -170,24 +170,24 @@ START_TEST(test_initial)
 	ck_assert_uint_eq(lu->probe_commands, 0);
 	/* scsi_id's view, rebuilt for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
 	{
-		_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
+		_cleanup_(identity_done) Identity sid = {};
 		bool scsi = false, serial = false;
 		size_t np = 0;
 
-		LuSysfs at = lu_sysfs(lu);
-
-		ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &sid), 0);
+		ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &sid), 0);
 		ck_assert_str_eq(sid.id->type, "disk");
 		ck_assert_str_eq(sid.id->vendor, "QEMU");
 		ck_assert_str_eq(sid.id->model, "QEMU_HARDDISK");
 		ck_assert(sid.id->have_serial);
 		ck_assert_str_eq(sid.id->serial, "35001405f12345678");
-		for (const char *kv = lu_scsi_id_next_prop(&sid, NULL); kv;
-		     kv = lu_scsi_id_next_prop(&sid, kv), np++) {
+		for (const char *kv = identity_next_line(&sid, NULL, true); kv;
+		     kv = identity_next_line(&sid, kv, true), np++) {
 			scsi |= streq(kv, "ID_SCSI=1");
 			serial |= streq(kv, "ID_SERIAL=35001405f12345678");
 		}
-		ck_assert_uint_eq(np, sid.n_props);
+		/* scsi_id's set only: no sg_inq SCSI_* line. */
+		ck_assert_uint_eq(np, sid.n_lines);
+		ck_assert_uint_eq(sid.n_udev_lines, sid.n_lines);
 		ck_assert(scsi && serial);
 	}
 	/* The IDs and names kept (naming.c packs them into one block, the IDs inside the names
@@ -204,9 +204,8 @@ START_TEST(test_initial)
 	ck_assert_ptr_null(lu->naming.lu_key);
 	{
 		_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
-		LuSysfs at = lu_sysfs(lu);
 
-		ck_assert_int_eq(lu_naming_path_keys(&lu->naming, &at, &lu_key, &port_key), 0);
+		ck_assert_int_eq(lu_naming_path_keys(&lu->naming, &lu_key, &port_key), 0);
 		ck_assert_str_eq(lu_key, "0103:5001405f12345678");
 		ck_assert_str_eq(port_key, "");
 	}
@@ -468,9 +467,7 @@ START_TEST(test_path_keys)
 		ck_assert_int_eq(lu[i]->naming_error, 0);
 		ck_assert(lu[i]->naming.keys_in_pages == (lus[i].pad == 0));
 		ck_assert(!lu[i]->naming.lu_key == (lus[i].pad == 0));
-		LuSysfs at = lu_sysfs(lu[i]);
-
-		ck_assert_int_eq(lu_naming_path_keys(&lu[i]->naming, &at, &lu_key, &port_key), 0);
+		ck_assert_int_eq(lu_naming_path_keys(&lu[i]->naming, &lu_key, &port_key), 0);
 		ck_assert_str_eq(lu_key, "0103:5001405f12345678");
 		xsnprintf(port, "0114:0000000%u", lus[i].port);
 		ck_assert_str_eq(port_key, port);
@@ -489,7 +486,6 @@ START_TEST(test_unit_serial)
 		                        'N',  '-',  '0',  '0',  '0', '1', ' ' };
 	char name[NAME_MAX + 1];
 	Inventory *inv;
-	LuSysfs at;
 	Lu *lu;
 
 	check_tree_put(&tree, "sys/bus/scsi/devices/0:0:0:0/vpd_pg80", pg80, sizeof(pg80));
@@ -497,60 +493,79 @@ START_TEST(test_unit_serial)
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.names[0], "scsi-35001405f12345678");
-	at = lu_sysfs(lu);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name),
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name),
 	                 (int)strlen("scsi-SQEMU_QEMU_HARDDISK_USN-0001"));
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
 	lu = inventory_find(inv, "2:0:0:3");
 	ck_assert_ptr_nonnull(lu);
-	at = lu_sysfs(lu);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name), -ENODATA);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name), -ENODATA);
 	inventory_free(inv);
 }
 END_TEST
 
-/* @lu's scsi_id view as its properties, one "KEY=VALUE\n" after the other; NULL when it has
+/* @n's scsi_id view as its properties, one "KEY=VALUE\n" after the other; NULL when it has
  * none (the error in *@ret_r). */
-static char *scsi_id_text(const LuNaming *n, const LuSysfs *at, int *ret_r)
+static char *scsi_id_text(const LuNaming *n, int *ret_r)
 {
-	_cleanup_(lu_scsi_id_done) LuScsiId sid = {};
+	_cleanup_(identity_done) Identity sid = {};
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f;
 
-	*ret_r = lu_naming_scsi_id(n, at, &sid);
+	*ret_r = lu_naming_scsi_id(n, &sid);
 	if (*ret_r < 0)
 		return NULL;
 	f = open_memstream(&text, &size);
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "%s|%s|%s|%s\n", sid.id->type, sid.id->vendor, sid.id->model,
 	        sid.id->have_serial ? sid.id->serial : "-");
-	for (const char *kv = lu_scsi_id_next_prop(&sid, NULL); kv;
-	     kv = lu_scsi_id_next_prop(&sid, kv))
+	for (const char *kv = identity_next_line(&sid, NULL, true); kv;
+	     kv = identity_next_line(&sid, kv, true))
+		fprintf(f, "%s\n", kv);
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
+/* The scsi_id lines `lunctl id --export` prints first for @pd, one "KEY=VALUE\n" after the
+ * other. */
+static char *scsi_id_lines(const LuRef *ref, const ProbeData *pd)
+{
+	const IdentifyOptions opts = { .flags = PROBE_SYSFS_ONLY, .udev_lines_only = true };
+	_cleanup_(identity_done) Identity ident = {};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	ck_assert_int_eq(identify_pages(tree.fd, ref, pd, &opts, &ident), 0);
+	f = open_memstream(&text, &size);
+	ck_assert_ptr_nonnull(f);
+	for (const char *kv = identity_next_line(&ident, NULL, true); kv;
+	     kv = identity_next_line(&ident, kv, true))
 		fprintf(f, "%s\n", kv);
 	ck_assert_int_eq(fclose(f), 0);
 	return text;
 }
 
 /*
- * Pages the kernel caches are not kept, only their fingerprint: read again from sysfs they give
- * the view, the relation and the unit-serial name the kept pages give; read again after they
- * changed or vanished, they give what an LU without pages gives (no view, clones, no name),
- * never the pages of another LU.
+ * Pages the kernel caches are kept as those a command read are: the scsi_id view (the lines
+ * `lunctl id --export` prints from the same pages), the relation and the unit-serial name are
+ * those of the bytes the LU was named from. Files that change or vanish afterwards change none
+ * of them: a link never depends on a later read of sysfs (the next identification renames).
+ * Two namings are equal when their kept bytes are, whatever the bytes were read from.
  */
-START_TEST(test_pages_reread)
+START_TEST(test_pages_kept)
 {
 	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
 		                        'N',  '-',  '0',  '0',  '0', '1', ' ' };
 	static const uint8_t pg80_other[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
 		                              'N',  '-',  '0',  '0',  '0', '2', ' ' };
-	_cleanup_(lu_naming_done) LuNaming kept = {};
+	_cleanup_(lu_naming_done) LuNaming kept = {}, other = {};
 	_cleanup_(probe_data_done) ProbeData pd = {};
 	_cleanup_(lu_ref_done) LuRef ref = {};
-	_cleanup_free_ char *view = NULL, *view_kept = NULL, *again = NULL;
+	_cleanup_free_ char *view = NULL, *view_kept = NULL, *again = NULL, *lines = NULL;
 	char name[NAME_MAX + 1], name_kept[NAME_MAX + 1];
 	Inventory *inv = NULL;
-	LuSysfs at, at1;
+	uint8_t *pg80_read;
 	Lu *lu, *lu1;
 	int r;
 
@@ -565,71 +580,67 @@ START_TEST(test_pages_reread)
 	lu1 = inventory_find(inv, "3:0:1:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_ptr_nonnull(lu1);
-	ck_assert(lu->naming.pages_in_sysfs);
-	ck_assert(lu1->naming.pages_in_sysfs);
-	at = lu_sysfs(lu);
-	at1 = lu_sysfs(lu1);
 
-	/* The same LU named from the same bytes as if a command had read them: kept. */
+	/* The same LU named from the same bytes as if a command had read them: equal. */
 	ck_assert_int_eq(probe_resolve(tree.fd, "3:0:0:0", &ref), 0);
 	ck_assert_int_eq(probe_read(tree.fd, &ref, PROBE_SYSFS_ONLY, &pd), 0);
 	for (ProbePage p = 0; p < _PROBE_PAGE_MAX; p++)
 		if (pd.buf[p])
 			pd.source[p] = PROBE_SOURCE_SGIO;
 	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, NULL, &kept), 0);
-	ck_assert(!kept.pages_in_sysfs);
 	ck_assert(lu_naming_equal(&kept, &lu->naming));
 	ck_assert(lu_naming_equal(&lu->naming, &kept));
 	ck_assert(!lu_naming_equal(&kept, &lu1->naming));
 
-	view = scsi_id_text(&lu->naming, &at, &r);
+	/* The view is what the identify path makes of the same pages, line for line. */
+	view = scsi_id_text(&lu->naming, &r);
 	ck_assert_int_eq(r, 0);
-	view_kept = scsi_id_text(&kept, NULL, &r);
+	view_kept = scsi_id_text(&kept, &r);
 	ck_assert_int_eq(r, 0);
 	ck_assert_str_eq(view, view_kept);
 	ck_assert_ptr_nonnull(strstr(view, "ID_SERIAL=35001405f12345678\n"));
+	lines = scsi_id_lines(&ref, &pd);
+	ck_assert_str_eq(strchr(view, '\n') + 1, lines);
 	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
-	ck_assert_int_eq(lu_naming_relation(&kept, NULL, &lu1->naming, &at1), LU_RELATION_PATHS);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name),
-	                 lu_naming_unit_serial(&kept, NULL, name_kept));
+	ck_assert_int_eq(lu_naming_relation(&kept, &lu1->naming), LU_RELATION_PATHS);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name),
+	                 lu_naming_unit_serial(&kept, name_kept));
 	ck_assert_str_eq(name, name_kept);
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
-	/* No place to read them again: none. */
-	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, NULL, &(LuScsiId){}), -ESTALE);
 
-	/* Page 0x80 changed since the naming: no view, clones, no unit-serial name. */
+	/* Another page 0x80, the same names: not equal, its bytes differ. */
+	pg80_read = pd.buf[PROBE_PG80];
+	ck_assert_uint_eq(pd.len[PROBE_PG80], sizeof(pg80_other));
+	memcpy(pg80_read, pg80_other, sizeof(pg80_other));
+	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, NULL, &other), 0);
+	ck_assert_str_eq(other.names[0], lu->naming.names[0]);
+	ck_assert(!lu_naming_equal(&other, &lu->naming));
+	ck_assert(!lu_naming_equal(&lu->naming, &other));
+	ck_assert_int_eq(lu_naming_unit_serial(&other, name), (int)strlen(name));
+	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0002");
+
+	/* Page 0x80 changed in sysfs since the naming: the same view and unit-serial name. */
 	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg80", pg80_other,
 	               sizeof(pg80_other));
-	ck_assert_ptr_null(scsi_id_text(&lu->naming, &at, &r));
-	ck_assert_int_eq(r, -ESTALE);
-	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
-	ck_assert_int_eq(lu_relation(lu1, lu), LU_RELATION_CLONES);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name), -ESTALE);
-	/* The kept pages do not change with the files. */
-	ck_assert_int_eq(lu_naming_relation(&kept, NULL, &lu1->naming, &at1), LU_RELATION_PATHS);
-
-	/* Back as named: the same view again. */
-	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg80", pg80, sizeof(pg80));
-	again = scsi_id_text(&lu->naming, &at, &r);
+	again = scsi_id_text(&lu->naming, &r);
 	ck_assert_int_eq(r, 0);
 	ck_assert_str_eq(again, view);
-	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
+	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name), (int)strlen(name));
+	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
 
-	/* Another LU's page 0x83 in its place (the same length): never that LU's data. */
+	/* Another LU's page 0x83 in its place, then page 0x83 gone, then the whole LU: still
+	 * the paths it was named as. */
 	put_pg83_port("3:0:0:0", 2, 0);
-	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &(LuScsiId){}), -ESTALE);
-	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
-	put_pg83_port("3:0:0:0", 1, 0);
 	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
-
-	/* Page 0x83 gone, then the whole LU. */
 	check_tree_rm(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg83");
-	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &(LuScsiId){}), -ESTALE);
-	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
 	rm_lu("3:0:0:0");
-	ck_assert_int_eq(lu_naming_scsi_id(&lu->naming, &at, &(LuScsiId){}), -ESTALE);
-	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_CLONES);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, &at, name), -ESTALE);
+	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
+	ck_assert_int_eq(lu_relation(lu1, lu), LU_RELATION_PATHS);
+	free(again);
+	again = scsi_id_text(&lu->naming, &r);
+	ck_assert_int_eq(r, 0);
+	ck_assert_str_eq(again, view);
 	inventory_free(inv);
 }
 END_TEST
@@ -1568,7 +1579,7 @@ static Suite *inventory_suite(void)
 	tcase_add_test(tc, test_rare_fields);
 	tcase_add_test(tc, test_unit_serial);
 	tcase_add_test(tc, test_path_keys);
-	tcase_add_test(tc, test_pages_reread);
+	tcase_add_test(tc, test_pages_kept);
 	CHECK_ADD_LOOP(tc, test_uevent, uevent_cases);
 	tcase_add_test(tc, test_node_events);
 	tcase_add_test(tc, test_node_event_reprobes);
