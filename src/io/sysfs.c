@@ -262,7 +262,7 @@ int sysfs_write_attr(int dirfd, const char *path, const char *value)
 	return 0;
 }
 
-int sysfs_opendir(int dirfd, const char *path, DIR **ret)
+int sysfs_opendir_flags(int dirfd, const char *path, int flags, DIR **ret)
 {
 	DIR *d;
 	int fd;
@@ -270,7 +270,7 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 	assert_return(path && path[0] != '/', -EINVAL);
 	assert_return(ret, -EINVAL);
 
-	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	d = fdopendir(fd);
@@ -280,6 +280,11 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 	}
 	*ret = d;
 	return 0;
+}
+
+int sysfs_opendir(int dirfd, const char *path, DIR **ret)
+{
+	return sysfs_opendir_flags(dirfd, path, 0, ret);
 }
 
 /*
