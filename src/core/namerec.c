@@ -18,15 +18,8 @@ static const char *const change_names[_NAMECHANGE_KIND_MAX] = {
 	[NAMECHANGE_RETARGETED] = "retargeted",
 };
 
-const char *namerec_state_name(NameRecState s)
-{
-	return s >= 0 && s < _NAMEREC_STATE_MAX ? state_names[s] : NULL;
-}
-
-const char *namechange_kind_name(NameChangeKind k)
-{
-	return k >= 0 && k < _NAMECHANGE_KIND_MAX ? change_names[k] : NULL;
-}
+DEFINE_NAME_LOOKUP(namerec_state_name, NameRecState, state_names)
+DEFINE_NAME_LOOKUP(namechange_kind_name, NameChangeKind, change_names)
 
 static NameRecState state_from_string(const char *s, size_t len)
 {

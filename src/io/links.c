@@ -53,10 +53,7 @@ static const char *const link_action_table[_LINK_ACTION_MAX] = {
 	[LINK_RECORD_REPAIRED] = "record-repaired",
 };
 
-const char *link_action_name(LinkAction a)
-{
-	return a >= 0 && a < _LINK_ACTION_MAX ? link_action_table[a] : NULL;
-}
+DEFINE_NAME_LOOKUP(link_action_name, LinkAction, link_action_table)
 
 /* Bytes no link name or target may hold; '/' only in a name. Every link written and
  * removed is checked: one table lookup per byte, the length counted on the way. */

@@ -27,6 +27,14 @@
 	(__builtin_choose_expr(!__builtin_types_compatible_p(typeof(x), typeof(&*(x))), \
 	                       sizeof(x) / sizeof((x)[0]), (void)0))
 
+/* const char *func(type i): the name of enum value i in the designated-initializer table, NULL
+ * for _X_INVALID and anything else outside the table. */
+#define DEFINE_NAME_LOOKUP(func, type, table)                                       \
+	const char *func(type i)                                                    \
+	{                                                                           \
+		return i >= 0 && (size_t)i < ELEMENTSOF(table) ? (table)[i] : NULL; \
+	}
+
 #define MIN(a, b)                   \
 	({                          \
 		typeof(a) _a = (a); \
