@@ -18,8 +18,6 @@
 #define _unused_       __attribute__((unused))
 #define _cleanup_(x)   __attribute__((cleanup(x)))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _pure_         __attribute__((pure))
-#define _const_        __attribute__((const))
 #define _fallthrough_  __attribute__((fallthrough))
 #define _sentinel_     __attribute__((sentinel))
 
