@@ -285,10 +285,31 @@ static uint8_t zat(const uint8_t *b, size_t len, size_t i)
 	return i < len ? b[i] : 0;
 }
 
+/* An sg_inq standard INQUIRY string, bytes [@off, @off + @n) with @n <= 16, tabs made blanks
+ * when @tabs: @key with its whitespace folded, unless that leaves nothing; then, with @key_enc,
+ * the raw bytes encoded. */
+static int emit_inq_string(const Emitter *e, const uint8_t *b, size_t len, size_t off, size_t n,
+                           bool tabs, const char *key, const char *key_enc)
+{
+	uint8_t x[17], raw[16];
+	char enc[16 * 4 + 1];
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		raw[i] = zat(b, len, off + i);
+		x[i] = tabs && raw[i] == '\t' ? ' ' : raw[i];
+	}
+	x[n] = 0;
+	if (sg_encode_whitespaces(x, n) == 0)
+		return 0;
+	if ((r = emit(e, key, (const char *)x)) < 0 || !key_enc)
+		return r;
+	sg_encode_string(raw, n, enc);
+	return emit(e, key_enc, enc);
+}
+
 static int export_sg_std_inquiry(const uint8_t *b, size_t len, const Emitter *e)
 {
-	uint8_t x[17];
-	char enc[16 * 4 + 1];
 	int r;
 
 	if ((r = emitf(e, "SCSI_TPGS", "%d", (zat(b, len, 5) & 0x30) >> 4)) < 0 ||
@@ -298,48 +319,20 @@ static int export_sg_std_inquiry(const uint8_t *b, size_t len, const Emitter *e)
 		return 0;
 
 	/* SPC-6 6.7.2: T10 VENDOR IDENTIFICATION, bytes 8..15; tabs become blanks first. */
-	for (size_t i = 0; i < 8; i++)
-		x[i] = zat(b, len, 8 + i) == '\t' ? ' ' : zat(b, len, 8 + i);
-	x[8] = 0;
-	if (sg_encode_whitespaces(x, 8) > 0) {
-		uint8_t raw[8];
-
-		for (size_t i = 0; i < 8; i++)
-			raw[i] = zat(b, len, 8 + i);
-		if ((r = emit(e, "SCSI_VENDOR", (const char *)x)) < 0)
-			return r;
-		sg_encode_string(raw, 8, enc);
-		if ((r = emit(e, "SCSI_VENDOR_ENC", enc)) < 0)
-			return r;
-	}
+	if ((r = emit_inq_string(e, b, len, 8, 8, true, "SCSI_VENDOR", "SCSI_VENDOR_ENC")) < 0)
+		return r;
 	if (len <= 16)
 		return 0;
 
 	/* PRODUCT IDENTIFICATION, bytes 16..31 (no tab fix-up here, as in sg_inq). */
-	for (size_t i = 0; i < 16; i++)
-		x[i] = zat(b, len, 16 + i);
-	x[16] = 0;
-	if (sg_encode_whitespaces(x, 16) > 0) {
-		uint8_t raw[16];
-
-		for (size_t i = 0; i < 16; i++)
-			raw[i] = zat(b, len, 16 + i);
-		if ((r = emit(e, "SCSI_MODEL", (const char *)x)) < 0)
-			return r;
-		sg_encode_string(raw, 16, enc);
-		if ((r = emit(e, "SCSI_MODEL_ENC", enc)) < 0)
-			return r;
-	}
+	if ((r = emit_inq_string(e, b, len, 16, 16, false, "SCSI_MODEL", "SCSI_MODEL_ENC")) < 0)
+		return r;
 	if (len <= 32)
 		return 0;
 
 	/* PRODUCT REVISION LEVEL, bytes 32..35. */
-	for (size_t i = 0; i < 4; i++)
-		x[i] = zat(b, len, 32 + i);
-	x[4] = 0;
-	if (sg_encode_whitespaces(x, 4) > 0 && (r = emit(e, "SCSI_REVISION", (const char *)x)) < 0)
-		return r;
-	return 0;
+	r = emit_inq_string(e, b, len, 32, 4, false, "SCSI_REVISION", NULL);
+	return r < 0 ? r : 0;
 }
 
 /* sg_inq reads an --inhex file into its response buffer of MX_ALLOC_LEN + 1 bytes
