@@ -174,13 +174,9 @@ int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size)
 int sysfs_attr_string_buf(int dirfd, const char *dir, const char *attr, char *buf, size_t size)
 {
 	char p[PATH_MAX];
-	size_t dl = strlen(dir), al = strlen(attr);
 
-	if (dl + 1 + al >= sizeof(p))
+	if (!strjoin_buf(p, sizeof(p), dir, "/", attr))
 		return -ENAMETOOLONG;
-	memcpy(p, dir, dl);
-	p[dl] = '/';
-	memcpy(p + dl + 1, attr, al + 1);
 	return sysfs_read_string_buf(dirfd, p, buf, size);
 }
 
@@ -223,13 +219,9 @@ char *sysfs_attr_string(int dirfd, const char *dir, const char *attr)
 int sysfs_attr_u64(int dirfd, const char *dir, const char *attr, uint64_t *ret)
 {
 	char p[PATH_MAX];
-	size_t dl = strlen(dir), al = strlen(attr);
 
-	if (dl + 1 + al >= sizeof(p))
+	if (!strjoin_buf(p, sizeof(p), dir, "/", attr))
 		return -ENAMETOOLONG;
-	memcpy(p, dir, dl);
-	p[dl] = '/';
-	memcpy(p + dl + 1, attr, al + 1);
 	return sysfs_read_u64(dirfd, p, ret);
 }
 
