@@ -93,6 +93,27 @@ static inline int safe_close(int fd)
 	}
 	return -EBADF;
 }
+/* write(2) all @len bytes of @buf, again after EINTR and short writes; -EIO when write() makes
+ * no progress. */
+static inline int loop_write(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t k = write(fd, p, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -EIO;
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
 static inline void closedirp(DIR **d)
 {
 	if (*d)
