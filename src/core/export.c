@@ -189,34 +189,21 @@ static size_t sg_encode_whitespaces(uint8_t *s, size_t len)
 	return res;
 }
 
-/* sg_inq's "udev-conforming character encoding" of @s[0..@len): allowlist or "\xNN". */
-static size_t sg_udev_escape(const uint8_t *s, size_t len, char *out)
+/* sg_inq's escapes of @s[0..@len) into @out, each byte as is or as "\xNN": @udev, its
+ * "udev-conforming character encoding" (the allowlist); otherwise its encode_string()
+ * (SCSI_VENDOR_ENC, SCSI_MODEL_ENC), which escapes blanks and non-printable bytes. */
+static size_t sg_escape(const uint8_t *s, size_t len, bool udev, char *out)
 {
 	size_t j = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		if (udev_char_allowed(s[i], NULL))
+		if (udev ? udev_char_allowed(s[i], NULL) : c_isprint(s[i]) && !c_isblank(s[i]))
 			out[j++] = (char)s[i];
 		else
 			j += (size_t)sprintf(out + j, "\\x%02x", s[i]);
 	}
 	out[j] = 0;
 	return j;
-}
-
-/* sg_inq's encode_string() (SCSI_VENDOR_ENC, SCSI_MODEL_ENC): blanks and non-printable bytes
- * as "\xNN", everything else as is. */
-static void sg_encode_string(const uint8_t *s, size_t len, char *out)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (c_isblank(s[i]) || !c_isprint(s[i]))
-			j += (size_t)sprintf(out + j, "\\x%02x", s[i]);
-		else
-			out[j++] = (char)s[i];
-	}
-	out[j] = 0;
 }
 
 static size_t hex_of(const uint8_t *s, size_t len, char *out)
@@ -291,7 +278,7 @@ static const struct {
 	uint8_t off, n;
 	bool tabs;           /* tabs become blanks first (the vendor only, as in sg_inq) */
 	const char *key;     /* the field as sg_encode_whitespaces() left it */
-	const char *key_enc; /* the raw bytes, sg_encode_string()d; NULL: none */
+	const char *key_enc; /* the raw bytes, escaped as sg_inq does; NULL: none */
 } sg_std_strings[] = {
 	{ 8, 8, true, "SCSI_VENDOR", "SCSI_VENDOR_ENC" },  /* T10 VENDOR IDENTIFICATION */
 	{ 16, 16, false, "SCSI_MODEL", "SCSI_MODEL_ENC" }, /* PRODUCT IDENTIFICATION */
@@ -324,7 +311,7 @@ static int export_sg_std_inquiry(const uint8_t *b, size_t len, const Emitter *e)
 			return r;
 		if (!sg_std_strings[k].key_enc)
 			continue;
-		sg_encode_string(raw, n, enc);
+		sg_escape(raw, n, false, enc);
 		if ((r = emit(e, sg_std_strings[k].key_enc, enc)) < 0)
 			return r;
 	}
@@ -359,7 +346,7 @@ static int export_sg_pg80(const uint8_t *b, size_t len, const Emitter *e)
 	k = sg_encode_whitespaces(s, n);
 	if (k == 0)
 		return 0;
-	sg_udev_escape(s, k, out);
+	sg_escape(s, k, true, out);
 	return emit(e, "SCSI_IDENT_SERIAL", out);
 }
 
@@ -411,7 +398,7 @@ static int export_sg_designator(uint8_t *ip, size_t i_len, size_t avail, uint8_t
 			k = sg_encode_whitespaces(ip, i_len);
 			if (k == 0)
 				return 0;
-			sg_udev_escape(ip, k, v);
+			sg_escape(ip, k, true, v);
 		} else
 			hex_of(ip, i_len, v);
 		return emit(e, key, v);
@@ -422,7 +409,7 @@ static int export_sg_designator(uint8_t *ip, size_t i_len, size_t avail, uint8_t
 			return emit(e, key, v);
 		}
 		k = sg_encode_whitespaces(ip, i_len);
-		sg_udev_escape(ip, k, v);
+		sg_escape(ip, k, true, v);
 		if ((r = emit(e, key, v)) < 0)
 			return r;
 		/* sg_inq compares 4 bytes whatever the length (past a short designator:

@@ -31,11 +31,6 @@ typedef enum ExportFlags {
 
 /* Longest key lund emits ("SCSI_IDENT_TARGET_UAS_INTERFACE_NUMBER") plus NUL, rounded up. */
 #define EXPORT_KEY_MAX 48
-/* Longest value but one: a 255-byte designator escaped (4 bytes per input byte) plus NUL. The
- * exception is sg_inq's SCSI-2 style page 0x83, printed as one hex string of the whole page
- * body (up to 2 * 65531 bytes): size buffers from the value, not from this. */
-#define EXPORT_VALUE_MAX (4 * 255 + 1)
-
 /*
  * Callback for each property. @key and @value are NUL-terminated and safe (see above).
  * Return < 0 to stop the export; that value is returned by export_ident().

@@ -630,18 +630,15 @@ int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
 	return 0;
 }
 
-const char *ident_serial_source_name(IdentSerialSource s)
-{
-	static const char *const names[_IDENT_SERIAL_SOURCE_MAX] = {
-		[IDENT_SERIAL_NONE] = "none",
-		[IDENT_SERIAL_PG83] = "pg83",
-		[IDENT_SERIAL_PG83_PRE_SPC2] = "pg83-pre-spc2",
-		[IDENT_SERIAL_PG80] = "pg80",
-		[IDENT_SERIAL_LEFTOVER] = "leftover",
-	};
+static const char *const serial_source_names[_IDENT_SERIAL_SOURCE_MAX] = {
+	[IDENT_SERIAL_NONE] = "none",
+	[IDENT_SERIAL_PG83] = "pg83",
+	[IDENT_SERIAL_PG83_PRE_SPC2] = "pg83-pre-spc2",
+	[IDENT_SERIAL_PG80] = "pg80",
+	[IDENT_SERIAL_LEFTOVER] = "leftover",
+};
 
-	return s >= 0 && s < _IDENT_SERIAL_SOURCE_MAX ? names[s] : NULL;
-}
+DEFINE_NAME_LOOKUP(ident_serial_source_name, IdentSerialSource, serial_source_names)
 
 size_t ident_designators(const ScsiIdent *id, IdentDesignator *ret, size_t max)
 {
@@ -694,19 +691,16 @@ size_t ident_designators(const ScsiIdent *id, IdentDesignator *ret, size_t max)
 	return n;
 }
 
-const char *ident_designator_verdict_name(IdentDesigVerdict v)
-{
-	static const char *const names[_IDENT_DESIG_MAX] = {
-		[IDENT_DESIG_USED] = "used",
-		[IDENT_DESIG_OUTRANKED] = "outranked",
-		[IDENT_DESIG_TPG] = "target-port-group",
-		[IDENT_DESIG_ASSOC] = "not-the-lu",
-		[IDENT_DESIG_TYPE] = "type-not-used",
-		[IDENT_DESIG_CODE_SET] = "code-set-not-used",
-		[IDENT_DESIG_TOO_LONG] = "too-long",
-		[IDENT_DESIG_UNSEEN] = "unseen",
-		[IDENT_DESIG_NOT_TRIED] = "not-tried",
-	};
+static const char *const desig_verdict_names[_IDENT_DESIG_MAX] = {
+	[IDENT_DESIG_USED] = "used",
+	[IDENT_DESIG_OUTRANKED] = "outranked",
+	[IDENT_DESIG_TPG] = "target-port-group",
+	[IDENT_DESIG_ASSOC] = "not-the-lu",
+	[IDENT_DESIG_TYPE] = "type-not-used",
+	[IDENT_DESIG_CODE_SET] = "code-set-not-used",
+	[IDENT_DESIG_TOO_LONG] = "too-long",
+	[IDENT_DESIG_UNSEEN] = "unseen",
+	[IDENT_DESIG_NOT_TRIED] = "not-tried",
+};
 
-	return v >= 0 && v < _IDENT_DESIG_MAX ? names[v] : NULL;
-}
+DEFINE_NAME_LOOKUP(ident_designator_verdict_name, IdentDesigVerdict, desig_verdict_names)

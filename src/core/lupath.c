@@ -136,12 +136,9 @@ LuRelation lupath_relation(const char *lu_a, const char *port_a, const char *lu_
 	return LU_RELATION_PATHS;
 }
 
-const char *lu_relation_to_string(LuRelation r)
-{
-	static const char *const table[_LU_RELATION_MAX] = {
-		[LU_RELATION_PATHS] = "paths",
-		[LU_RELATION_CLONES] = "clones",
-	};
+static const char *const relation_names[_LU_RELATION_MAX] = {
+	[LU_RELATION_PATHS] = "paths",
+	[LU_RELATION_CLONES] = "clones",
+};
 
-	return r >= 0 && r < _LU_RELATION_MAX ? table[r] : NULL;
-}
+DEFINE_NAME_LOOKUP(lu_relation_to_string, LuRelation, relation_names)

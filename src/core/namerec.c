@@ -18,15 +18,8 @@ static const char *const change_names[_NAMECHANGE_KIND_MAX] = {
 	[NAMECHANGE_RETARGETED] = "retargeted",
 };
 
-const char *namerec_state_name(NameRecState s)
-{
-	return s >= 0 && s < _NAMEREC_STATE_MAX ? state_names[s] : NULL;
-}
-
-const char *namechange_kind_name(NameChangeKind k)
-{
-	return k >= 0 && k < _NAMECHANGE_KIND_MAX ? change_names[k] : NULL;
-}
+DEFINE_NAME_LOOKUP(namerec_state_name, NameRecState, state_names)
+DEFINE_NAME_LOOKUP(namechange_kind_name, NameChangeKind, change_names)
 
 static NameRecState state_from_string(const char *s, size_t len)
 {
@@ -361,8 +354,14 @@ int namerec_diff(const NameRecSet *recorded, const NameRecSet *current, const ch
 	return 0;
 }
 
-int namerec_accept(const NameRecSet *recorded, const NameRecSet *current, const char *only_identity,
-                   NameRecSet *ret)
+/*
+ * accept (@keep false): a record stays unless its identity is accepted (@only, NULL: all) and
+ * attached, or its name now goes to an accepted identity; the accepted identities then have
+ * exactly their current names. keep: a record stays unless @current gives its name, as an alias
+ * when its identity is attached; every current name is added.
+ */
+static int merge(const NameRecSet *recorded, const NameRecSet *current, const char *only, bool keep,
+                 NameRecSet *ret)
 {
 	_cleanup_(namerec_set_done) NameRecSet s = {};
 	_cleanup_(ids_done) Ids ids = {};
@@ -371,24 +370,23 @@ int namerec_accept(const NameRecSet *recorded, const NameRecSet *current, const 
 	r = ids_of(current, &ids);
 	if (r < 0)
 		return r;
-	/* A record stays unless its identity is accepted or its name now goes to an accepted
-	 * identity. */
 	for (size_t i = 0; i < recorded->n; i++) {
 		const NameRec *o = &recorded->rec[i], *c = namerec_set_find(current, o->name);
+		bool att = attached(&ids, o->identity);
 
-		if (attached(&ids, o->identity) && wanted(only_identity, o->identity, NULL))
+		if (c && (keep || wanted(only, c->identity, NULL)))
 			continue;
-		if (c && wanted(only_identity, c->identity, NULL))
+		if (att && !keep && wanted(only, o->identity, NULL))
 			continue;
-		r = namerec_set_add(&s, o->identity, o->name, o->state);
+		r = namerec_set_add(&s, o->identity, o->name,
+		                    att && keep ? NAMEREC_ALIAS : o->state);
 		if (r < 0)
 			return r;
 	}
-	/* The accepted identities have exactly their current names. */
 	for (size_t k = 0; k < current->n; k++) {
 		const NameRec *c = &current->rec[k];
 
-		if (!wanted(only_identity, c->identity, NULL))
+		if (!wanted(only, c->identity, NULL))
 			continue;
 		r = namerec_set_add(&s, c->identity, c->name, NAMEREC_NAME);
 		if (r < 0)
@@ -400,35 +398,13 @@ int namerec_accept(const NameRecSet *recorded, const NameRecSet *current, const 
 	return 0;
 }
 
+int namerec_accept(const NameRecSet *recorded, const NameRecSet *current, const char *only_identity,
+                   NameRecSet *ret)
+{
+	return merge(recorded, current, only_identity, false, ret);
+}
+
 int namerec_keep(const NameRecSet *recorded, const NameRecSet *current, NameRecSet *ret)
 {
-	_cleanup_(namerec_set_done) NameRecSet s = {};
-	_cleanup_(ids_done) Ids ids = {};
-	int r;
-
-	r = ids_of(current, &ids);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < recorded->n; i++) {
-		const NameRec *o = &recorded->rec[i];
-		NameRecState st = o->state;
-
-		if (namerec_set_find(current, o->name))
-			continue;
-		if (attached(&ids, o->identity))
-			st = NAMEREC_ALIAS;
-		r = namerec_set_add(&s, o->identity, o->name, st);
-		if (r < 0)
-			return r;
-	}
-	for (size_t k = 0; k < current->n; k++) {
-		r = namerec_set_add(&s, current->rec[k].identity, current->rec[k].name,
-		                    NAMEREC_NAME);
-		if (r < 0)
-			return r;
-	}
-	namerec_set_sort(&s);
-	*ret = s;
-	s = (NameRecSet){};
-	return 0;
+	return merge(recorded, current, NULL, true, ret);
 }

@@ -20,16 +20,13 @@ static const char *const bus_prefix[_NAMES_BUS_MAX] = {
 	[NAMES_BUS_USB] = "usb-",
 };
 
-const char *names_bus_name(NamesBus b)
-{
-	static const char *const n[_NAMES_BUS_MAX] = {
-		[NAMES_BUS_SCSI] = "scsi",
-		[NAMES_BUS_ATA] = "ata",
-		[NAMES_BUS_USB] = "usb",
-	};
+static const char *const bus_names[_NAMES_BUS_MAX] = {
+	[NAMES_BUS_SCSI] = "scsi",
+	[NAMES_BUS_ATA] = "ata",
+	[NAMES_BUS_USB] = "usb",
+};
 
-	return b >= 0 && b < _NAMES_BUS_MAX ? n[b] : NULL;
-}
+DEFINE_NAME_LOOKUP(names_bus_name, NamesBus, bus_names)
 
 NamesBus names_bus(const ScsiIdent *id, unsigned scsi_level)
 {

@@ -231,18 +231,24 @@ int sense_parse(const uint8_t *buf, size_t len, ScsiSense *ret)
 	return 0;
 }
 
-int sense_progress(const ScsiSense *s, uint16_t *ret)
+/* The 16-bit field in sense-key specific bytes 1..2, present when SKSV is set and the sense key
+ * is one of @keys (a bit per key, KEY()). */
+#define KEY(k) (1u << SENSE_KEY_##k)
+static int sks_value(const ScsiSense *s, unsigned keys, uint16_t *ret)
 {
 	assert_return(s, -EINVAL);
 	assert_return(ret, -EINVAL);
 
-	/* SPC-6 4.4.2.4.4: PROGRESS INDICATION for NO SENSE and NOT READY. */
-	if (!s->sks_valid)
-		return -ENODATA;
-	if (s->key != SENSE_KEY_NO_SENSE && s->key != SENSE_KEY_NOT_READY)
+	if (!s->sks_valid || s->key > 0xf || !(keys & 1u << s->key))
 		return -ENODATA;
 	*ret = unaligned_read_be16(s->sks + 1);
 	return 0;
+}
+
+int sense_progress(const ScsiSense *s, uint16_t *ret)
+{
+	/* SPC-6 4.4.2.4.4: PROGRESS INDICATION for NO SENSE and NOT READY. */
+	return sks_value(s, KEY(NO_SENSE) | KEY(NOT_READY), ret);
 }
 
 int sense_field_pointer(const ScsiSense *s, bool *ret_cdb, uint16_t *ret_byte, int *ret_bit)
@@ -261,17 +267,8 @@ int sense_field_pointer(const ScsiSense *s, bool *ret_cdb, uint16_t *ret_byte, i
 
 int sense_retry_count(const ScsiSense *s, uint16_t *ret)
 {
-	assert_return(s, -EINVAL);
-	assert_return(ret, -EINVAL);
-
 	/* SPC-6 4.4.2.4.3: ACTUAL RETRY COUNT. */
-	if (!s->sks_valid)
-		return -ENODATA;
-	if (s->key != SENSE_KEY_RECOVERED_ERROR && s->key != SENSE_KEY_MEDIUM_ERROR &&
-	    s->key != SENSE_KEY_HARDWARE_ERROR)
-		return -ENODATA;
-	*ret = unaligned_read_be16(s->sks + 1);
-	return 0;
+	return sks_value(s, KEY(RECOVERED_ERROR) | KEY(MEDIUM_ERROR) | KEY(HARDWARE_ERROR), ret);
 }
 
 /* SPC-6 table 51. Ch was EQUAL, now obsolete. */

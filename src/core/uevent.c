@@ -73,10 +73,7 @@ static const char *const reaction_names[_UEVENT_REACTION_MAX] = {
 	[UEVENT_HOLDER] = "holder",
 };
 
-const char *uevent_reaction_to_string(UeventReaction r)
-{
-	return r >= 0 && r < _UEVENT_REACTION_MAX ? reaction_names[r] : NULL;
-}
+DEFINE_NAME_LOOKUP(uevent_reaction_to_string, UeventReaction, reaction_names)
 
 int uevent_devpath_host(const char *devpath, unsigned *ret)
 {
@@ -198,10 +195,7 @@ static const char *const sdev_state_names[_UEVENT_SDEV_STATE_MAX] = {
 	[UEVENT_SDEV_TRANSPORT_OFFLINE] = "transport-offline",
 };
 
-const char *uevent_sdev_state_to_string(UeventSdevState s)
-{
-	return s >= 0 && s < _UEVENT_SDEV_STATE_MAX ? sdev_state_names[s] : NULL;
-}
+DEFINE_NAME_LOOKUP(uevent_sdev_state_to_string, UeventSdevState, sdev_state_names)
 
 int uevent_sdev_state_parse(const char *s, UeventSdevState *ret)
 {

@@ -37,8 +37,9 @@ int vpd_parse_header(const uint8_t *buf, size_t len, VpdHeader *ret)
 	return 0;
 }
 
-/* Validate the header and check that this is the page the caller asked for. */
-static int vpd_parse_page(const uint8_t *buf, size_t len, uint8_t page, VpdHeader *ret)
+/* Validate the header and check that this is the page the caller asked for. Returns the
+ * offset just past the page (header included, at most VPD_MAX_LEN), or -errno. */
+static int vpd_page_end(const uint8_t *buf, size_t len, uint8_t page)
 {
 	VpdHeader h;
 	int r;
@@ -48,25 +49,23 @@ static int vpd_parse_page(const uint8_t *buf, size_t len, uint8_t page, VpdHeade
 		return r;
 	if (h.page != page)
 		return -ENODATA;
-	*ret = h;
-	return 0;
+	return (int)(VPD_HEADER_LEN + h.page_len);
 }
 
 int vpd00_parse(const uint8_t *buf, size_t len, VpdSupported *ret)
 {
 	VpdSupported s = {};
-	VpdHeader h;
-	int r;
+	int end;
 
 	assert_return(ret, -EINVAL);
 
-	r = vpd_parse_page(buf, len, 0x00, &h);
-	if (r < 0)
-		return r;
+	end = vpd_page_end(buf, len, 0x00);
+	if (end < 0)
+		return end;
 
 	/* SPC-6 7.7.16: one byte per supported page code. Duplicates are counted once. */
-	for (size_t i = 0; i < h.page_len; i++) {
-		uint8_t p = buf[VPD_HEADER_LEN + i];
+	for (int i = VPD_HEADER_LEN; i < end; i++) {
+		uint8_t p = buf[i];
 
 		if (s.bitmap[p / 8] & (1u << (p % 8)))
 			continue;
@@ -87,25 +86,23 @@ bool vpd_supported_has(const VpdSupported *s, uint8_t page)
 
 int vpd80_parse(const uint8_t *buf, size_t len, const uint8_t **ret_serial, size_t *ret_len)
 {
-	VpdHeader h;
-	int r;
+	int end;
 
 	assert_return(ret_serial, -EINVAL);
 	assert_return(ret_len, -EINVAL);
 
-	r = vpd_parse_page(buf, len, 0x80, &h);
-	if (r < 0)
-		return r;
+	end = vpd_page_end(buf, len, 0x80);
+	if (end < 0)
+		return end;
 
 	/* SPC-6 7.7.18: PRODUCT SERIAL NUMBER fills the page; it may be empty. */
 	*ret_serial = buf + VPD_HEADER_LEN;
-	*ret_len = h.page_len;
+	*ret_len = (size_t)end - VPD_HEADER_LEN;
 	return 0;
 }
 
 int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *ret)
 {
-	VpdHeader h;
 	size_t off, end, dlen;
 	const uint8_t *d;
 	int r;
@@ -114,11 +111,11 @@ int vpd83_next(const uint8_t *buf, size_t len, size_t *offset, VpdDesignator *re
 	assert_return(ret, -EINVAL);
 
 	/* Re-validated on every call: it is cheap and the cursor must never outrun the page. */
-	r = vpd_parse_page(buf, len, 0x83, &h);
+	r = vpd_page_end(buf, len, 0x83);
 	if (r < 0)
 		return r;
 
-	end = VPD_HEADER_LEN + h.page_len;
+	end = (size_t)r;
 	off = MAX(*offset, (size_t)VPD_HEADER_LEN);
 	if (off >= end)
 		return 0;
@@ -166,6 +163,9 @@ bool vpd83_is_pre_spc2(const uint8_t *buf, size_t len)
 #define VPD89_COMMAND_CODE 56
 #define VPD89_IDENTIFY     60
 
+/* The field at [off, off + size) lies wholly inside the page that ends at end. */
+#define HAVE(off, size) ((size_t)end >= (size_t)(off) + (size))
+
 uint16_t ata_identify_word(const uint8_t *identify, unsigned word)
 {
 	return (uint16_t)(identify[word * 2] | identify[word * 2 + 1] << 8);
@@ -187,28 +187,25 @@ void ata_identify_string(const uint8_t *identify, unsigned first_word, unsigned 
 int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret)
 {
 	VpdAtaInfo a = {};
-	VpdHeader h;
-	size_t end;
-	int r;
+	int end;
 
 	assert_return(ret, -EINVAL);
 
-	r = vpd_parse_page(buf, len, 0x89, &h);
-	if (r < 0)
-		return r;
-	end = VPD_HEADER_LEN + h.page_len;
+	end = vpd_page_end(buf, len, 0x89);
+	if (end < 0)
+		return end;
 
 	/* Each field is taken only when all of its bytes are inside the page. */
-	if (end >= VPD89_SAT_VENDOR + sizeof(a.sat_vendor))
+	if (HAVE(VPD89_SAT_VENDOR, sizeof(a.sat_vendor)))
 		memcpy(a.sat_vendor, buf + VPD89_SAT_VENDOR, sizeof(a.sat_vendor));
-	if (end >= VPD89_SAT_PRODUCT + sizeof(a.sat_product))
+	if (HAVE(VPD89_SAT_PRODUCT, sizeof(a.sat_product)))
 		memcpy(a.sat_product, buf + VPD89_SAT_PRODUCT, sizeof(a.sat_product));
-	if (end >= VPD89_SAT_REVISION + sizeof(a.sat_revision))
+	if (HAVE(VPD89_SAT_REVISION, sizeof(a.sat_revision)))
 		memcpy(a.sat_revision, buf + VPD89_SAT_REVISION, sizeof(a.sat_revision));
-	if (end > VPD89_COMMAND_CODE)
+	if (HAVE(VPD89_COMMAND_CODE, 1))
 		a.command_code = buf[VPD89_COMMAND_CODE];
 
-	if (end >= VPD89_IDENTIFY + ATA_IDENTIFY_LEN) {
+	if (HAVE(VPD89_IDENTIFY, ATA_IDENTIFY_LEN)) {
 		const uint8_t *id = buf + VPD89_IDENTIFY;
 
 		/* ATA8-ACS table 45: serial words 10..19, firmware 23..26, model 27..46. */
@@ -226,20 +223,16 @@ int vpd89_parse(const uint8_t *buf, size_t len, VpdAtaInfo *ret)
 int vpdb0_parse(const uint8_t *buf, size_t len, VpdBlockLimits *ret)
 {
 	VpdBlockLimits b = {};
-	VpdHeader h;
-	size_t end;
-	int r;
+	int end;
 
 	assert_return(ret, -EINVAL);
 
-	r = vpd_parse_page(buf, len, 0xb0, &h);
-	if (r < 0)
-		return r;
-	end = VPD_HEADER_LEN + h.page_len;
+	end = vpd_page_end(buf, len, 0xb0);
+	if (end < 0)
+		return end;
 
 	/* SBC-4 6.6.4 table 262. Older devices send a 0x10-byte page (SBC-2/3 before the
 	 * unmap fields), so every field is read only if it is fully inside the page. */
-#define HAVE(off, size) (end >= (size_t)(off) + (size))
 	if (HAVE(4, 1))
 		b.wsnz = buf[4] & 0x01;
 	if (HAVE(5, 1))
@@ -272,7 +265,6 @@ int vpdb0_parse(const uint8_t *buf, size_t len, VpdBlockLimits *ret)
 		b.atomic_alignment = unaligned_read_be32(buf + 48);
 	if (HAVE(52, 4))
 		b.atomic_xfer_len_granularity = unaligned_read_be32(buf + 52);
-#undef HAVE
 
 	*ret = b;
 	return 0;

@@ -60,20 +60,6 @@ typedef enum VpdAssociation {
 	VPD_ASSOC_TARGET_DEVICE = 2,
 } VpdAssociation;
 
-typedef enum VpdDesignatorType {
-	VPD_DESIG_VENDOR_SPECIFIC = 0x0,
-	VPD_DESIG_T10_VENDOR_ID = 0x1,
-	VPD_DESIG_EUI64 = 0x2,
-	VPD_DESIG_NAA = 0x3,
-	VPD_DESIG_RELATIVE_TARGET_PORT = 0x4,
-	VPD_DESIG_TARGET_PORT_GROUP = 0x5,
-	VPD_DESIG_LU_GROUP = 0x6,
-	VPD_DESIG_MD5_LU = 0x7,
-	VPD_DESIG_SCSI_NAME_STRING = 0x8,
-	VPD_DESIG_PROTOCOL_SPECIFIC = 0x9,
-	VPD_DESIG_UUID = 0xa,
-} VpdDesignatorType;
-
 typedef struct VpdDesignator {
 	uint8_t protocol_id; /* byte 0 bits 7..4; meaningful only when piv is set */
 	uint8_t code_set;    /* byte 0 bits 3..0 */

@@ -17,6 +17,7 @@
 
 #include "links.h"
 #include "macro.h"
+#include "sysfs.h"
 
 /* Temporary entries: a prefix no name lund writes can start with (names never start with '.'
  * followed by '#' in udev's escaping, and a foreign file with this prefix is only ever touched
@@ -52,10 +53,7 @@ static const char *const link_action_table[_LINK_ACTION_MAX] = {
 	[LINK_RECORD_REPAIRED] = "record-repaired",
 };
 
-const char *link_action_name(LinkAction a)
-{
-	return a >= 0 && a < _LINK_ACTION_MAX ? link_action_table[a] : NULL;
-}
+DEFINE_NAME_LOOKUP(link_action_name, LinkAction, link_action_table)
 
 /* Bytes no link name or target may hold; '/' only in a name. Every link written and
  * removed is checked: one table lookup per byte, the length counted on the way. */
@@ -368,7 +366,7 @@ static void report(Links *l, LinkAction a, const char *name, const char *target,
 static int remove_entry(int dfd, const char *name, unsigned depth)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
-	int fd;
+	int r;
 
 	if (unlinkat(dfd, name, 0) >= 0 || errno == ENOENT)
 		return 0;
@@ -376,14 +374,9 @@ static int remove_entry(int dfd, const char *name, unsigned depth)
 		return -errno;
 	if (depth == 0)
 		return -ELOOP;
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		safe_close(fd);
-		return -errno;
-	}
+	r = sysfs_opendir_flags(dfd, name, O_NOFOLLOW, &d);
+	if (r < 0)
+		return r;
 	for (struct dirent *de; (de = readdir(d));)
 		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
 			(void)remove_entry(dirfd(d), de->d_name, depth - 1);
@@ -779,16 +772,9 @@ int links_remove(Links *l, const char *name, const char *known)
 static void clean_tmp(Links *l, int dfd, LinksStats *st)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
-	int fd;
 
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (sysfs_opendir(dfd, ".", &d) < 0)
 		return;
-	d = fdopendir(fd);
-	if (!d) {
-		safe_close(fd);
-		return;
-	}
 	for (struct dirent *de; (de = readdir(d));) {
 		struct stat s;
 
@@ -834,7 +820,7 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	_cleanup_free_ const LinkSpec **sorted = NULL;
 	_cleanup_(closedirp) DIR *d = NULL;
 	LinksStats st = {};
-	int ret = 0, r, fd;
+	int ret = 0, r;
 
 	assert_return(l, -EINVAL);
 	assert_return(want || n == 0, -EINVAL);
@@ -892,13 +878,7 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	}
 
 	/* Recorded links nobody wants any more. */
-	fd = openat(rfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		d = fdopendir(fd);
-		if (!d)
-			safe_close(fd);
-	}
-	if (d)
+	if (sysfs_opendir(rfd, ".", &d) >= 0)
 		for (struct dirent *de; (de = readdir(d));) {
 			if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 				continue;
@@ -943,7 +923,7 @@ int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, vo
 	_cleanup_free_ const LinkSpec **sorted = NULL;
 	_cleanup_(closedirp) DIR *d = NULL;
 	unsigned removed = 0;
-	int ret = 0, r, fd;
+	int ret = 0, r;
 
 	assert_return(l && prune, -EINVAL);
 	assert_return(want || n == 0, -EINVAL);
@@ -959,14 +939,9 @@ int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, vo
 			sorted[i] = &want[i];
 		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
 	}
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		safe_close(fd);
-		return -errno;
-	}
+	r = sysfs_opendir(dfd, ".", &d);
+	if (r < 0)
+		return r;
 	for (struct dirent *de; (de = readdir(d));) {
 		_cleanup_free_ char *target = NULL, *rec = NULL;
 		struct stat st;

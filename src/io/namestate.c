@@ -69,21 +69,6 @@ int namestate_load(int dirfd, NameRecSet *ret, NameStateDamage *ret_damage)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t k = write(fd, p, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 int namestate_save(int dirfd, const NameRecSet *s)
 {
 	_cleanup_free_ char *text = NULL;
@@ -101,7 +86,7 @@ int namestate_save(int dirfd, const NameRecSet *s)
 	            0644);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, text, len);
+	r = loop_write(fd, text, len);
 	if (r >= 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r >= 0 && renameat(dirfd, NAMESTATE_TMP, dirfd, NAMESTATE_FILE) < 0)

@@ -13,12 +13,9 @@
 #include "sgio.h"
 #include "unaligned.h"
 
-/* SPC: allocation length of INQUIRY is 16 bits; REPORT LUNS' is 32 bits but a list larger than
- * this many LUNs (16384 * 8 + 8 bytes) is beyond any device we drive; the kernel caps at 511. */
-#define VPD_FIRST_READ         255u
-#define VPD_MAX_READ           (4u + 65535u)
-#define REPORT_LUNS_FIRST_READ (8u + 256u * 8u)
-#define REPORT_LUNS_MAX_READ   (8u + 16384u * 8u)
+/* SPC: allocation length of INQUIRY is 16 bits. */
+#define VPD_FIRST_READ 255u
+#define VPD_MAX_READ   (4u + 65535u)
 
 static int category_to_errno(int cat)
 {
@@ -178,59 +175,6 @@ int sgio_vpd_page(int fd, uint8_t page, uint8_t **ret_buf, size_t *ret_len, Sgio
 		want = need;
 	}
 	return -EBADMSG;
-}
-
-int sgio_report_luns(int fd, uint8_t select, uint8_t **ret_buf, size_t *ret_len, SgioResult *result)
-{
-	_cleanup_free_ uint8_t *buf = NULL;
-	size_t want = REPORT_LUNS_FIRST_READ, need;
-	int r;
-
-	assert_return(ret_buf && ret_len, -EINVAL);
-
-	for (unsigned pass = 0; pass < 2; pass++) {
-		uint8_t cdb[12] = { 0xa0, 0, select };
-
-		free(buf);
-		buf = calloc(1, want);
-		if (!buf)
-			return -ENOMEM;
-
-		unaligned_write_be32(cdb + 6, (uint32_t)want);
-		r = sgio_exec_retry(fd, cdb, sizeof(cdb), buf, want, 0, result);
-		if (r < 0)
-			return r;
-		if (result->len < 8)
-			return -EBADMSG;
-
-		/* SPC: LUN LIST LENGTH excludes the 8-byte header. */
-		need = 8 + (size_t)unaligned_read_be32(buf);
-		if (need <= result->len) {
-			*ret_len = need;
-			*ret_buf = TAKE_PTR(buf);
-			return 0;
-		}
-		if (need > REPORT_LUNS_MAX_READ || want >= need)
-			return -EBADMSG;
-		want = need;
-	}
-	return -EBADMSG;
-}
-
-int sgio_read_capacity16(int fd, uint8_t buf[32], SgioResult *result)
-{
-	/* SBC: SERVICE ACTION IN(16), service action 0x10. */
-	uint8_t cdb[16] = { 0x9e, 0x10 };
-
-	unaligned_write_be32(cdb + 10, 32);
-	return sgio_exec_retry(fd, cdb, sizeof(cdb), buf, 32, 0, result);
-}
-
-int sgio_test_unit_ready(int fd, SgioResult *result)
-{
-	uint8_t cdb[6] = { 0 };
-
-	return sgio_exec_retry(fd, cdb, sizeof(cdb), NULL, 0, 0, result);
 }
 
 const char *sgio_asc_text(uint8_t asc, uint8_t ascq, char *buf, size_t size)

@@ -56,16 +56,6 @@ int sgio_inquiry(int fd, bool evpd, uint8_t page, uint8_t *buf, size_t len, Sgio
  */
 int sgio_vpd_page(int fd, uint8_t page, uint8_t **ret_buf, size_t *ret_len, SgioResult *result);
 
-/* REPORT LUNS (SPC 6.33), select report @select; whole list, re-read when the first is short. */
-int sgio_report_luns(int fd, uint8_t select, uint8_t **ret_buf, size_t *ret_len,
-                     SgioResult *result);
-
-/* READ CAPACITY(16) (SBC 5.20): 32 bytes of parameter data. */
-int sgio_read_capacity16(int fd, uint8_t buf[32], SgioResult *result);
-
-/* TEST UNIT READY (SPC 6.47). */
-int sgio_test_unit_ready(int fd, SgioResult *result);
-
 /*
  * sgio_asc_text() - the SPC name of an additional sense code and qualifier from libsgutils2's
  * full table ("Reported luns data has changed"), written to @buf of @size bytes (at least

@@ -44,6 +44,19 @@ static ssize_t read_chunk(int fd, void *buf, size_t want, bool attr, bool *ret_e
 	}
 }
 
+/* read_chunk() into the @room bytes left of a buffer. With no room left, a one-byte probe: the
+ * end of the file (0, *ret_end set), or @err_full when there is more. */
+static ssize_t read_room(int fd, void *buf, size_t room, bool attr, int err_full, bool *ret_end)
+{
+	uint8_t probe;
+	ssize_t k;
+
+	if (room > 0)
+		return read_chunk(fd, buf, room, attr, ret_end);
+	k = read_chunk(fd, &probe, 1, attr, ret_end);
+	return k > 0 ? err_full : k;
+}
+
 /* Reads @fd to its end into @buf (@size bytes, @size < @max only while it may grow), at most
  * @max bytes: -EFBIG when there is more. */
 static int read_all(int fd, size_t max, bool attr, uint8_t **ret_buf, size_t *ret_len)
@@ -73,17 +86,8 @@ static int read_all(int fd, size_t max, bool attr, uint8_t **ret_buf, size_t *re
 				return -ENOMEM;
 			buf = bigger;
 		}
-		if (n == max) {
-			uint8_t probe;
-
-			k = read_chunk(fd, &probe, 1, attr, &end);
-			if (k < 0)
-				return (int)k;
-			if (k > 0)
-				return -EFBIG;
-			break;
-		}
-		k = read_chunk(fd, buf + n, size - n, attr, &end);
+		/* n == size only once size == max */
+		k = read_room(fd, buf + n, size - n, attr, -EFBIG, &end);
 		if (k < 0)
 			return (int)k;
 		n += (size_t)k;
@@ -153,19 +157,8 @@ int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size)
 	if (fd < 0)
 		return -errno;
 	while (!end) {
-		ssize_t k;
+		ssize_t k = read_room(fd, buf + n, size - 1 - n, true, -ENOBUFS, &end);
 
-		if (n == size - 1) {
-			char probe;
-
-			k = read_chunk(fd, &probe, 1, true, &end);
-			if (k < 0)
-				return (int)k;
-			if (k > 0)
-				return -ENOBUFS;
-			break;
-		}
-		k = read_chunk(fd, buf + n, size - 1 - n, true, &end);
 		if (k < 0)
 			return (int)k;
 		n += (size_t)k;
@@ -181,13 +174,9 @@ int sysfs_read_string_buf(int dirfd, const char *path, char *buf, size_t size)
 int sysfs_attr_string_buf(int dirfd, const char *dir, const char *attr, char *buf, size_t size)
 {
 	char p[PATH_MAX];
-	size_t dl = strlen(dir), al = strlen(attr);
 
-	if (dl + 1 + al >= sizeof(p))
+	if (!strjoin_buf(p, sizeof(p), dir, "/", attr))
 		return -ENAMETOOLONG;
-	memcpy(p, dir, dl);
-	p[dl] = '/';
-	memcpy(p + dl + 1, attr, al + 1);
 	return sysfs_read_string_buf(dirfd, p, buf, size);
 }
 
@@ -230,13 +219,9 @@ char *sysfs_attr_string(int dirfd, const char *dir, const char *attr)
 int sysfs_attr_u64(int dirfd, const char *dir, const char *attr, uint64_t *ret)
 {
 	char p[PATH_MAX];
-	size_t dl = strlen(dir), al = strlen(attr);
 
-	if (dl + 1 + al >= sizeof(p))
+	if (!strjoin_buf(p, sizeof(p), dir, "/", attr))
 		return -ENAMETOOLONG;
-	memcpy(p, dir, dl);
-	p[dl] = '/';
-	memcpy(p + dl + 1, attr, al + 1);
 	return sysfs_read_u64(dirfd, p, ret);
 }
 
@@ -262,7 +247,7 @@ int sysfs_write_attr(int dirfd, const char *path, const char *value)
 	return 0;
 }
 
-int sysfs_opendir(int dirfd, const char *path, DIR **ret)
+int sysfs_opendir_flags(int dirfd, const char *path, int flags, DIR **ret)
 {
 	DIR *d;
 	int fd;
@@ -270,7 +255,7 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 	assert_return(path && path[0] != '/', -EINVAL);
 	assert_return(ret, -EINVAL);
 
-	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	d = fdopendir(fd);
@@ -280,6 +265,11 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 	}
 	*ret = d;
 	return 0;
+}
+
+int sysfs_opendir(int dirfd, const char *path, DIR **ret)
+{
+	return sysfs_opendir_flags(dirfd, path, 0, ret);
 }
 
 /*

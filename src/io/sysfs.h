@@ -76,8 +76,10 @@ int sysfs_for_each_entry(int dirfd, const char *path, const char *prefix,
 /*
  * sysfs_opendir() - open directory @path below @dirfd for readdir(). Returns 0 with the DIR in
  * @ret (closedir() it), -errno otherwise (-ENOENT when it does not exist).
+ * sysfs_opendir_flags() - the same with @flags (O_NOFOLLOW) added to the open(2) flags.
  */
 int sysfs_opendir(int dirfd, const char *path, DIR **ret);
+int sysfs_opendir_flags(int dirfd, const char *path, int flags, DIR **ret);
 
 /*
  * sysfs_scsi_host_parse() - the number of a SCSI host directory name, "host<decimal>" as

@@ -191,23 +191,6 @@ static bool record_holds(int dirfd, const char *key, const char *text)
 	return got == len && memcmp(buf, text, len) == 0;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t k = write(fd, s, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			return -EIO;
-		s += k;
-		len -= k;
-	}
-	return 0;
-}
-
 int udevrec_write(int dirfd, const char *key, const char *text)
 {
 	char tmp[UDEVREC_KEY_MAX + 8];
@@ -225,7 +208,7 @@ int udevrec_write(int dirfd, const char *key, const char *text)
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, text, strlen(text));
+	r = loop_write(fd, text, strlen(text));
 	if (r >= 0 && close(TAKE_FD(fd)) < 0)
 		r = -errno;
 	if (r >= 0 && renameat(dirfd, tmp, dirfd, key) < 0)

@@ -18,14 +18,20 @@
 #define _unused_       __attribute__((unused))
 #define _cleanup_(x)   __attribute__((cleanup(x)))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _pure_         __attribute__((pure))
-#define _const_        __attribute__((const))
 #define _fallthrough_  __attribute__((fallthrough))
 #define _sentinel_     __attribute__((sentinel))
 
 #define ELEMENTSOF(x)                                                                   \
 	(__builtin_choose_expr(!__builtin_types_compatible_p(typeof(x), typeof(&*(x))), \
 	                       sizeof(x) / sizeof((x)[0]), (void)0))
+
+/* const char *func(type i): the name of enum value i in the designated-initializer table, NULL
+ * for _X_INVALID and anything else outside the table. */
+#define DEFINE_NAME_LOOKUP(func, type, table)                                       \
+	const char *func(type i)                                                    \
+	{                                                                           \
+		return i >= 0 && (size_t)i < ELEMENTSOF(table) ? (table)[i] : NULL; \
+	}
 
 #define MIN(a, b)                   \
 	({                          \
@@ -87,6 +93,27 @@ static inline int safe_close(int fd)
 	}
 	return -EBADF;
 }
+/* write(2) all @len bytes of @buf, again after EINTR and short writes; -EIO when write() makes
+ * no progress. */
+static inline int loop_write(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t k = write(fd, p, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -EIO;
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
 static inline void closedirp(DIR **d)
 {
 	if (*d)

@@ -14,12 +14,6 @@ static inline uint16_t unaligned_read_be16(const void *p)
 	return be16toh(v);
 }
 
-static inline uint32_t unaligned_read_be24(const void *p)
-{
-	const uint8_t *b = p;
-	return ((uint32_t)b[0] << 16) | ((uint32_t)b[1] << 8) | b[2];
-}
-
 static inline uint32_t unaligned_read_be32(const void *p)
 {
 	uint32_t v;
