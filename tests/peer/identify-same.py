@@ -22,6 +22,9 @@ is a device that rejects it, for which the kernel caches no VPD page at all (scs
 Exit: 0 pass, 1 fail, 77 skipped."""
 import json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from fakesys import lu, put  # noqa: E402
+
 LUND, LUNCTL = os.environ.get('LUND'), os.environ.get('LUNCTL')
 FIX, MOCK = sys.argv[1], sys.argv[2]
 if not LUND or not LUNCTL:
@@ -103,29 +106,21 @@ def build_tree(tmp):
     root = os.path.join(tmp, 'root')
     lus = []
     for t, (label, mdir, mname, pages) in enumerate(fixtures(tmp)):
-        hctl = '0:0:%d:0' % t
-        s = os.path.join(root, 'sys/bus/scsi/devices', hctl)
-        os.makedirs(os.path.join(s, 'scsi_generic', 'sg%d' % t))
-        for attr, data in pages.items():
-            open(os.path.join(s, attr), 'wb').write(data)
-        open(os.path.join(s, 'scsi_level'), 'w').write('6\n')
+        hctl, sg = '0:0:%d:0' % t, 'sg%d' % t
         pdt = pages['inquiry'][0] & 0x1f
-        open(os.path.join(s, 'type'), 'w').write('%d\n' % pdt)
         # The block node sd or sr binds, and for sd a partition: the links of every kind.
-        block = None
+        block, attrs = None, dict(pages)
         if pdt in (0x00, 0x04, 0x07, 0x0e, 0x14):
             block = 'sd' + ''.join(chr(97 + int(c)) for c in '%03d' % t)
-            os.makedirs(os.path.join(s, 'block', block, block + '1'))
-            open(os.path.join(s, 'block', block, block + '1', 'partition'), 'w').write('1\n')
+            attrs['block/%s/%s1/partition' % (block, block)] = '1'
         elif pdt == 0x05:
             block = 'sr%d' % t
-            os.makedirs(os.path.join(s, 'block', block))
-        NODES['sg%d' % t] = {'sg%d' % t, block} - {None}
-        os.makedirs(os.path.join(root, 'dev'), exist_ok=True)
-        open(os.path.join(root, 'dev', 'sg%d' % t), 'w').write(
-            '%s/%s\n' % (os.path.abspath(mdir), mname))
-        lus.append((hctl, label, 'sg%d' % t))
-        KEYS['sg%d' % t] = pg83_keys(pages.get('vpd_pg83'))
+        lu(root, hctl, ptype=pdt, vendor=None, model=None, rev=None, block=block, sg=sg,
+           attrs=attrs)
+        NODES[sg] = {sg, block} - {None}
+        put(root, 'dev/' + sg, '%s/%s\n' % (os.path.abspath(mdir), mname))
+        lus.append((hctl, label, sg))
+        KEYS[sg] = pg83_keys(pages.get('vpd_pg83'))
     return root, lus
 
 KEYS = {}

@@ -24,44 +24,60 @@
 
 static CheckTree tree;
 
-static void put_pg83_naa(const char *hctl, uint8_t last)
-{
-	const uint8_t page[] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03, 0x00, 0x08,
-		                 0x50, 0x01, 0x40, 0x5f, 0x12, 0x34, 0x56, last };
-	char p[PATH_MAX];
+/* Page 0x83 of one LU: NAA 0x5001405f123456@last, then, unless @port is 0, relative target port
+ * @port, padded past what LuNaming keeps of it by a target device designator of @pad bytes. */
+typedef struct Pg83 {
+	uint8_t data[16 + 8 + 4 + UINT8_MAX];
+	size_t len;
+} Pg83;
 
-	xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
-	check_tree_put(&tree, p, page, sizeof(page));
+#define PG83(last, port, pad) pg83(&(Pg83){ .len = 0 }, (last), (port), (pad))
+
+static const Pg83 *pg83(Pg83 *pg, uint8_t last, uint8_t port, uint8_t pad)
+{
+	static const uint8_t naa[] = { 0x00, 0x83, 0x00, 0x0c, 0x01, 0x03, 0x00, 0x08,
+		                       0x50, 0x01, 0x40, 0x5f, 0x12, 0x34, 0x56 };
+
+	memcpy(pg->data, naa, sizeof(naa));
+	pg->data[sizeof(naa)] = last;
+	pg->len = sizeof(naa) + 1;
+	if (port) {
+		memcpy(pg->data + pg->len,
+		       (const uint8_t[]){ 0x01, 0x14, 0x00, 0x04, 0, 0, 0, port }, 8);
+		pg->len += 8;
+	}
+	if (pad) {
+		memcpy(pg->data + pg->len, (const uint8_t[]){ 0x02, 0x21, 0x00, pad }, 4);
+		memset(pg->data + pg->len + 4, 'A', pad);
+		pg->len += 4 + pad;
+	}
+	pg->data[2] = (uint8_t)((pg->len - 4) >> 8);
+	pg->data[3] = (uint8_t)(pg->len - 4);
+	return pg;
 }
 
-static void put_lu(const char *hctl, int type, const char *node, const char *sg)
+/* An LU of type @type as QEMU's scsi-hd shows one, with @node (a disk, or st* a tape), @sg and
+ * page 0x83 @pg83 unless NULL. No `rev`: tests count the reads of vendor, model and rev. */
+static void put_lu(const char *hctl, int type, const char *node, const char *sg, const Pg83 *pg83)
 {
 	uint8_t inq[36] = { (uint8_t)type, 0, 6, 2, 31 };
-	char p[PATH_MAX], v[16];
+	bool tape = node && node[1] == 't';
 
 	memcpy(inq + 8, "QEMU    QEMU HARDDISK   2.5+", 28);
-	xsnprintf(p, "sys/bus/scsi/devices/%s/inquiry", hctl);
-	check_tree_put(&tree, p, inq, sizeof(inq));
-	xsnprintf(p, "sys/bus/scsi/devices/%s/type", hctl);
-	xsnprintf(v, "%d\n", type);
-	check_tree_put_str(&tree, p, v);
-	xsnprintf(p, "sys/bus/scsi/devices/%s/vendor", hctl);
-	check_tree_put_str(&tree, p, "QEMU    \n");
-	xsnprintf(p, "sys/bus/scsi/devices/%s/model", hctl);
-	check_tree_put_str(&tree, p, "QEMU HARDDISK   \n");
-	xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_level", hctl);
-	check_tree_put_str(&tree, p, "7\n");
-	xsnprintf(p, "sys/bus/scsi/devices/%s/rescan", hctl);
-	check_tree_put_str(&tree, p, "");
-	if (node) {
-		xsnprintf(p, "sys/bus/scsi/devices/%s/%s/%s/dev", hctl,
-		          node[1] == 't' ? "scsi_tape" : "block", node);
-		check_tree_put_str(&tree, p, "8:0\n");
-	}
-	if (sg) {
-		xsnprintf(p, "sys/bus/scsi/devices/%s/scsi_generic/%s/dev", hctl, sg);
-		check_tree_put_str(&tree, p, "21:0\n");
-	}
+	check_tree_put_lu(
+	        &tree,
+	        &(CheckLu){ .hctl = hctl,
+	                    .type = type,
+	                    .vendor = "QEMU",
+	                    .model = "QEMU HARDDISK",
+	                    .scsi_level = 7,
+	                    .block = { tape ? NULL : node, "8:0\n" },
+	                    .tape = { tape ? node : NULL, "8:0\n" },
+	                    .sg = { sg, "21:0\n" },
+	                    .attrs = { { "inquiry", .data = inq, .len = sizeof(inq) },
+	                               { "rescan", "" },
+	                               { pg83 ? "vpd_pg83" : NULL, .data = pg83 ? pg83->data : NULL,
+	                                 .len = pg83 ? pg83->len : 0 } } });
 }
 
 static void rm_lu(const char *hctl)
@@ -117,10 +133,9 @@ static void setup(void)
 {
 	check_tree_new(&tree, "check-inventory");
 
-	put_lu("0:0:0:0", 0, "sda", "sg0");
-	put_pg83_naa("0:0:0:0", 0x78);
-	put_lu("0:0:1:0", 1, "st0", "sg1");
-	put_lu("2:0:0:3", 0x0d, NULL, "sg2");
+	put_lu("0:0:0:0", 0, "sda", "sg0", PG83(0x78, 0, 0));
+	put_lu("0:0:1:0", 1, "st0", "sg1", NULL);
+	put_lu("2:0:0:3", 0x0d, NULL, "sg2", NULL);
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/host0/uevent", "");
 	check_tree_put_str(&tree, "sys/bus/scsi/devices/target0:0:0/uevent", "");
 	check_tree_put_str(&tree, "sys/class/scsi_host/host0/scan", "");
@@ -241,7 +256,7 @@ static void tree_remove_lu(void)
 
 static void tree_new_lu(void)
 {
-	put_lu("0:0:0:1", 0, "sdb", "sg3");
+	put_lu("0:0:0:1", 0, "sdb", "sg3", NULL);
 }
 
 static void tree_new_partition(void)
@@ -251,7 +266,9 @@ static void tree_new_partition(void)
 
 static void tree_new_id(void)
 {
-	put_pg83_naa("0:0:0:0", 0x79);
+	const Pg83 *pg = PG83(0x79, 0, 0);
+
+	check_tree_put(&tree, "sys/bus/scsi/devices/0:0:0:0/vpd_pg83", pg->data, pg->len);
 }
 
 static void tree_remove_host2(void)
@@ -395,35 +412,6 @@ static const UeventCase uevent_cases[] = {
 	  { .removed = 1, .changed = 1 } },
 };
 
-/* lund.hwdb's unit-serial name from the pages the inventory keeps per LU: scsi_id --page=0x80's
- * ID_SERIAL, not the identity's NAA; no page 0x80 no name. */
-/* Page 0x83 of one LU (NAA 0x5001405f12345678) through relative target port @port, padded
- * past what LuNaming keeps of it by a target device designator of @pad bytes. */
-static void put_pg83_port(const char *hctl, uint8_t port, uint8_t pad)
-{
-	static const uint8_t naa[] = { 0x01, 0x03, 0x00, 0x08, 0x50, 0x01,
-		                       0x40, 0x5f, 0x12, 0x34, 0x56, 0x78 };
-	uint8_t page[4 + sizeof(naa) + 8 + 4 + UINT8_MAX];
-	char p[PATH_MAX];
-	size_t n = 4;
-
-	memcpy(page + n, naa, sizeof(naa));
-	n += sizeof(naa);
-	memcpy(page + n, (const uint8_t[]){ 0x01, 0x14, 0x00, 0x04, 0, 0, 0, port }, 8);
-	n += 8;
-	if (pad) {
-		memcpy(page + n, (const uint8_t[]){ 0x02, 0x21, 0x00, pad }, 4);
-		memset(page + n + 4, 'A', pad);
-		n += 4 + pad;
-	}
-	page[0] = 0x00;
-	page[1] = 0x83;
-	page[2] = (uint8_t)((n - 4) >> 8);
-	page[3] = (uint8_t)(n - 4);
-	xsnprintf(p, "sys/bus/scsi/devices/%s/vpd_pg83", hctl);
-	check_tree_put(&tree, p, page, n);
-}
-
 /* Paths and clones tell apart alike whether the keys are derived from the kept page 0x83 or
  * kept themselves (a page longer than LuNaming keeps). */
 START_TEST(test_path_keys)
@@ -453,8 +441,7 @@ START_TEST(test_path_keys)
 		char sg[16];
 
 		xsnprintf(sg, "sg%zu", 10 + i);
-		put_lu(lus[i].hctl, 0, NULL, sg);
-		put_pg83_port(lus[i].hctl, lus[i].port, lus[i].pad);
+		put_lu(lus[i].hctl, 0, NULL, sg, PG83(0x78, lus[i].port, lus[i].pad));
 	}
 	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, NULL, NULL, &inv), 0);
 	ck_assert_int_eq(inventory_resync(inv, false), 0);
@@ -480,6 +467,8 @@ START_TEST(test_path_keys)
 }
 END_TEST
 
+/* lund.hwdb's unit-serial name from the pages the inventory keeps per LU: scsi_id --page=0x80's
+ * ID_SERIAL, not the identity's NAA; no page 0x80 no name. */
 START_TEST(test_unit_serial)
 {
 	static const uint8_t pg80[] = { 0x00, 0x80, 0x00, 0x0a, ' ', 'U', 'S',
@@ -566,14 +555,13 @@ START_TEST(test_pages_kept)
 	char name[NAME_MAX + 1], name_kept[NAME_MAX + 1];
 	Inventory *inv = NULL;
 	uint8_t *pg80_read;
+	const Pg83 *pg;
 	Lu *lu, *lu1;
 	int r;
 
-	put_lu("3:0:0:0", 0, NULL, "sg10");
-	put_pg83_port("3:0:0:0", 1, 0);
+	put_lu("3:0:0:0", 0, NULL, "sg10", PG83(0x78, 1, 0));
 	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg80", pg80, sizeof(pg80));
-	put_lu("3:0:1:0", 0, NULL, "sg11");
-	put_pg83_port("3:0:1:0", 2, 0);
+	put_lu("3:0:1:0", 0, NULL, "sg11", PG83(0x78, 2, 0));
 	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, NULL, NULL, &inv), 0);
 	ck_assert_int_eq(inventory_resync(inv, false), 0);
 	lu = inventory_find(inv, "3:0:0:0");
@@ -630,7 +618,8 @@ START_TEST(test_pages_kept)
 
 	/* Another LU's page 0x83 in its place, then page 0x83 gone, then the whole LU: still
 	 * the paths it was named as. */
-	put_pg83_port("3:0:0:0", 2, 0);
+	pg = PG83(0x78, 2, 0);
+	check_tree_put(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg83", pg->data, pg->len);
 	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
 	check_tree_rm(&tree, "sys/bus/scsi/devices/3:0:0:0/vpd_pg83");
 	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
@@ -854,7 +843,7 @@ START_TEST(test_node_event_reprobes)
 	Lu *lu;
 
 	/* No cached VPD and no node yet: identification needs SG_IO and has nothing to ask. */
-	put_lu("0:0:0:1", 0, NULL, NULL);
+	put_lu("0:0:0:1", 0, NULL, NULL, NULL);
 	ck_assert_int_eq(inventory_new(tree.fd, 0, &hooks, NULL, &inv), 0);
 	ck_assert_int_eq(inventory_handle_uevent(inv, &add, uevent_reactions(&add)), 0);
 	lu = inventory_find(inv, "0:0:0:1");
@@ -960,7 +949,7 @@ START_TEST(test_identify_off_loop)
 
 	/* No node to send a command to: identified from the cache in place, no job. When its
 	 * first node appears it is handed off. */
-	put_lu("0:0:0:1", 0, NULL, NULL);
+	put_lu("0:0:0:1", 0, NULL, NULL, NULL);
 	a = jobs[n_jobs - 1];
 	ck_assert_int_eq(inventory_refresh(inv, "0:0:0:1", false), 0);
 	lu = inventory_find(inv, "0:0:0:1");
@@ -1020,8 +1009,7 @@ static void put_hba_lu(const char *hba_subsystem)
 	                           "5:0:0:0",
 	                           tree.fd, "sys/bus/scsi/devices/5:0:0:0"),
 	                 0);
-	put_lu("5:0:0:0", 0, "sdb", "sg5");
-	put_pg83_naa("5:0:0:0", 0x55);
+	put_lu("5:0:0:0", 0, "sdb", "sg5", PG83(0x55, 0, 0));
 }
 
 /* path_id's walks kept across LUs (engine/pathid.h) are forgotten when a host or target goes:
@@ -1499,12 +1487,12 @@ START_TEST(test_many_lus)
 	 * to grow the index a few times. */
 	for (unsigned l = 40; l-- > 0;) {
 		xsnprintf(hctl, "3:0:1:%u", l);
-		put_lu(hctl, 0x0d, NULL, NULL);
+		put_lu(hctl, 0x0d, NULL, NULL, NULL);
 		ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
 	}
 	for (unsigned l = 0; l < 120; l++) {
 		xsnprintf(hctl, "%u:0:%u:%u", 4 + l % 2, l % 3, l);
-		put_lu(hctl, 0x0d, NULL, NULL);
+		put_lu(hctl, 0x0d, NULL, NULL, NULL);
 		ck_assert_int_eq(inventory_refresh(inv, hctl, false), 0);
 	}
 	ck_assert_uint_eq(inventory_n_lus(inv), 3 + 160);
