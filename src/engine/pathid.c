@@ -1124,20 +1124,10 @@ int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, Path
 	return pathid_walk(rootfd, cache, dev, ret);
 }
 
-int pathid_read(int rootfd, const char *syspath, PathId *ret)
-{
-	return pathid_read_cached(rootfd, NULL, syspath, ret);
-}
-
 int pathid_read_dev_cached(int rootfd, PathIdCache *cache, const char *devpath, PathId *ret)
 {
 	assert_return(devpath && ret, -EINVAL);
 	assert_return(strneq(devpath, "sys/devices/", strlen("sys/devices/")), -EINVAL);
 
 	return pathid_walk(rootfd, cache, devpath, ret);
-}
-
-int pathid_read_dev(int rootfd, const char *devpath, PathId *ret)
-{
-	return pathid_read_dev_cached(rootfd, NULL, devpath, ret);
 }

@@ -331,11 +331,6 @@ void udevctx_rules_forget(UdevRulesCache *c)
 		c->valid = false;
 }
 
-int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
-{
-	return udevctx_read_full(rootfd, lu, NULL, ret);
-}
-
 /* Whether the kernel's cached attribute @attr of @lu exists: @page read from sysfs says so
  * without asking again. */
 static bool cached_attr_exists(int rootfd, const LuRef *lu, const ProbeData *pages, ProbePage page,
