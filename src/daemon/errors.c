@@ -11,6 +11,7 @@
 #include "macro.h"
 #include "ptrtable.h"
 #include "strhash.h"
+#include "strtable.h"
 #include "sysfs.h"
 
 /* journalctl MESSAGE_ID=... finds every command failure and every threshold crossing. */
@@ -101,10 +102,7 @@ static const char *const action_names[_ERROR_ACTION_MAX] = {
 	[ERROR_ACTION_RESCAN] = "rescan",
 };
 
-const char *error_action_to_string(ErrorAction a)
-{
-	return a >= 0 && a < _ERROR_ACTION_MAX ? action_names[a] : NULL;
-}
+DEFINE_STRING_TABLE_TO_STRING(error_action_to_string, ErrorAction, action_names)
 
 int error_threshold_parse(const char *s, ErrorThreshold *ret)
 {

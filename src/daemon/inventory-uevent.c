@@ -11,6 +11,7 @@
 #include "inventory-private.h"
 #include "luns.h"
 #include "macro.h"
+#include "strtable.h"
 #include "sysfs.h"
 
 static const char *const ua_table[_LU_UA_MAX] = {
@@ -34,10 +35,7 @@ LuUnitAttention lu_unit_attention_from_string(const char *s)
 	return LU_UA_OTHER;
 }
 
-const char *lu_unit_attention_to_string(LuUnitAttention ua)
-{
-	return ua >= 0 && ua < _LU_UA_MAX ? ua_table[ua] : NULL;
-}
+DEFINE_STRING_TABLE_TO_STRING(lu_unit_attention_to_string, LuUnitAttention, ua_table)
 
 static int default_rescan_target(Inventory *inv, Target *t)
 {

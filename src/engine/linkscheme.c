@@ -10,6 +10,7 @@
 #include "macro.h"
 #include "names.h"
 #include "pathtag.h"
+#include "strtable.h"
 
 /* SPC peripheral device types the scheme tells apart (SPC-6 table 6). */
 enum {
@@ -36,15 +37,8 @@ static const char *const set_dirs[_LINK_SCHEME_SET_MAX] = {
 	[LINK_SCHEME_DISK_PATH] = "disk/by-path",
 };
 
-const char *link_scheme_set_name(LinkSchemeSet s)
-{
-	return s >= 0 && s < _LINK_SCHEME_SET_MAX ? set_names[s] : NULL;
-}
-
-const char *link_scheme_set_dir(LinkSchemeSet s)
-{
-	return s >= 0 && s < _LINK_SCHEME_SET_MAX ? set_dirs[s] : NULL;
-}
+DEFINE_STRING_TABLE_TO_STRING(link_scheme_set_name, LinkSchemeSet, set_names)
+DEFINE_STRING_TABLE_TO_STRING(link_scheme_set_dir, LinkSchemeSet, set_dirs)
 
 /* Disk-like and CD/DVD: the types sd and sr bind, which udev's disk/ rules name. */
 static bool type_has_block(int type)

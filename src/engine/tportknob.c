@@ -8,6 +8,7 @@
 #include "decimal.h"
 #include "macro.h"
 #include "pathid.h"
+#include "strtable.h"
 #include "sysfs.h"
 #include "tportknob.h"
 
@@ -42,10 +43,7 @@ static const char *const class_dirs[_TPORT_KIND_MAX] = {
 	[TPORT_FC] = "sys/class/fc_remote_ports/",
 };
 
-const char *tport_kind_to_string(TportKind k)
-{
-	return k >= 0 && k < _TPORT_KIND_MAX ? kinds[k] : NULL;
-}
+DEFINE_STRING_TABLE_TO_STRING(tport_kind_to_string, TportKind, kinds)
 
 const char *tport_knob_to_string(TportKnob k)
 {
