@@ -10,6 +10,7 @@
 #include "errpolicy.h"
 #include "macro.h"
 #include "ptrtable.h"
+#include "strhash.h"
 #include "sysfs.h"
 
 /* journalctl MESSAGE_ID=... finds every command failure and every threshold crossing. */
@@ -100,10 +101,7 @@ static const char *const action_names[_ERROR_ACTION_MAX] = {
 	[ERROR_ACTION_RESCAN] = "rescan",
 };
 
-const char *error_action_to_string(ErrorAction a)
-{
-	return a >= 0 && a < _ERROR_ACTION_MAX ? action_names[a] : NULL;
-}
+DEFINE_NAME_LOOKUP(error_action_to_string, ErrorAction, action_names)
 
 int error_threshold_parse(const char *s, ErrorThreshold *ret)
 {
@@ -199,20 +197,10 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 	return NULL;
 }
 
-/* FNV-1a. */
-static uint32_t hctl_hash(const char *hctl)
-{
-	uint32_t h = 2166136261U;
-
-	for (const unsigned char *p = (const unsigned char *)hctl; *p; p++)
-		h = (h ^ *p) * 16777619U;
-	return h;
-}
-
 /* Found in O(1): every LU added and removed looks itself up. */
 static LuErrors *lu_errors_find(ErrorTracker *t, const char *hctl)
 {
-	uint32_t h = hctl_hash(hctl);
+	uint32_t h = str_hash_fnv1a(hctl);
 
 	for (size_t i = ptrtable_home(&t->index, h); ptrtable_at(&t->index, i);
 	     i = ptrtable_next(&t->index, i)) {
@@ -234,7 +222,7 @@ static LuErrors *lu_errors_get(ErrorTracker *t, const char *hctl)
 	if (!e)
 		return NULL;
 	strcpy(e->hctl, hctl);
-	e->hash = hctl_hash(hctl);
+	e->hash = str_hash_fnv1a(hctl);
 	if (ptrtable_insert(&t->index, e) < 0)
 		return lu_errors_free(e);
 	e->next = t->lus;

@@ -34,10 +34,7 @@ LuUnitAttention lu_unit_attention_from_string(const char *s)
 	return LU_UA_OTHER;
 }
 
-const char *lu_unit_attention_to_string(LuUnitAttention ua)
-{
-	return ua >= 0 && ua < _LU_UA_MAX ? ua_table[ua] : NULL;
-}
+DEFINE_NAME_LOOKUP(lu_unit_attention_to_string, LuUnitAttention, ua_table)
 
 static int default_rescan_target(Inventory *inv, Target *t)
 {

@@ -30,23 +30,6 @@ const char *lu_type_name(int type)
 	return names[type];
 }
 
-const char *lu_primary_node(const Lu *lu)
-{
-	switch (lu->type) {
-	case LU_TYPE_DISK:
-	case LU_TYPE_OPTICAL:
-	case LU_TYPE_RBC:
-	case LU_TYPE_ZBC:
-	case LU_TYPE_WORM:
-	case LU_TYPE_CDROM:
-		return lu->block;
-	case LU_TYPE_TAPE:
-		return lu_tape(lu);
-	default:
-		return lu->sg;
-	}
-}
-
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,
                   Inventory **ret)
 {

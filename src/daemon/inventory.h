@@ -256,13 +256,6 @@ static inline bool lu_is_cdrom(const Lu *lu)
 	return lu->block && lu->block[0] == 's' && lu->block[1] == 'r';
 }
 
-/*
- * lu_primary_node() - the node an LU's plain by-id name points to (lund(8), LINKS): the block
- * node for disk-like and CD/DVD types, the rewinding tape node for tapes, the sg node for every
- * other type; NULL when that node does not exist (yet).
- */
-const char *lu_primary_node(const Lu *lu);
-
 /* @lu's rare fields (LuRare), NULL or 0 when it has none. */
 static inline const char *lu_tape(const Lu *lu)
 {

@@ -270,30 +270,6 @@ json_object *manager_reply_ok(void)
 	return o;
 }
 
-json_object *manager_inventory_to_json(Manager *m)
-{
-	json_object *hosts = json_object_new_array();
-
-	for (Host *h = inventory_hosts(m->inventory); h; h = h->next) {
-		json_object *ho = json_object_new_object(), *targets = json_object_new_array();
-
-		json_object_object_add(ho, "host", json_object_new_int64(h->number));
-		for (Target *t = h->targets; t; t = t->next) {
-			json_object *to = json_object_new_object(), *lus = json_object_new_array();
-
-			json_object_object_add(to, "channel", json_object_new_int64(t->channel));
-			json_object_object_add(to, "target", json_object_new_int64(t->id));
-			for (Lu *lu = t->lus; lu; lu = lu->next)
-				json_object_array_add(lus, manager_lu_to_json(m, lu));
-			json_object_object_add(to, "lus", lus);
-			json_object_array_add(targets, to);
-		}
-		json_object_object_add(ho, "targets", targets);
-		json_object_array_add(hosts, ho);
-	}
-	return hosts;
-}
-
 typedef struct StatusWalk {
 	Manager *m;
 	json_object *collisions, *foreign;

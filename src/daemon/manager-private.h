@@ -301,5 +301,4 @@ bool manager_want_events(Manager *m);
 json_object *manager_event_hctl(const Lu *lu);
 json_object *manager_reply_ok(void);
 json_object *manager_lu_to_json(Manager *m, const Lu *lu);
-json_object *manager_inventory_to_json(Manager *m);
 json_object *manager_status_to_json(Manager *m);

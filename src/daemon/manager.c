@@ -36,18 +36,8 @@ static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 	[MANAGER_SCAN_NEVER] = "never",
 };
 
-const char *manager_scan_mode_to_string(ManagerScanMode mode)
-{
-	return mode >= 0 && mode < _MANAGER_SCAN_MAX ? scan_mode_table[mode] : NULL;
-}
-
-ManagerScanMode manager_scan_mode_from_string(const char *s)
-{
-	for (ManagerScanMode i = 0; s && i < _MANAGER_SCAN_MAX; i++)
-		if (streq(s, scan_mode_table[i]))
-			return i;
-	return _MANAGER_SCAN_INVALID;
-}
+DEFINE_NAME_LOOKUP(manager_scan_mode_to_string, ManagerScanMode, scan_mode_table)
+DEFINE_NAME_PARSE(manager_scan_mode_from_string, ManagerScanMode, scan_mode_table)
 
 /* ---- inventory hooks ---- */
 

@@ -34,7 +34,7 @@
 typedef struct IdentifyOptions {
 	ProbeFlags flags;        /* PROBE_SYSFS_ONLY: never a command; PROBE_SGIO_ONLY: no cache */
 	const UdevCtx *udev;     /* what udev's rules read besides the pages; NULL: read it from
-	                          * sysfs below the root (udevctx_read()) */
+	                          * sysfs below the root (udevctx_read_full()) */
 	bool udev_lines_only;    /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
 	bool no_lines;           /* no export lines at all (Identity.lines stays empty) */
 	bool no_names;           /* no by-id names (Identity.names empty, .serial/.wwn NULL): the

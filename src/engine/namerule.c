@@ -14,18 +14,8 @@ static const char *const rule_names[_NAME_RULE_MAX] = {
 	[NAME_RULE_UNIT_SERIAL] = "unit-serial",
 };
 
-const char *name_rule_to_string(NameRule r)
-{
-	return r >= 0 && r < _NAME_RULE_MAX ? rule_names[r] : NULL;
-}
-
-NameRule name_rule_from_string(const char *s)
-{
-	for (NameRule r = 0; s && r < _NAME_RULE_MAX; r++)
-		if (streq(s, rule_names[r]))
-			return r;
-	return _NAME_RULE_INVALID;
-}
+DEFINE_NAME_LOOKUP(name_rule_to_string, NameRule, rule_names)
+DEFINE_NAME_PARSE(name_rule_from_string, NameRule, rule_names)
 
 typedef struct LookupCtx {
 	NameRule rule;

@@ -199,11 +199,18 @@ static const char *dev_sysnum(const char *dev)
  * devtype and whether they are devices several times over (skip_subsystem(), the handlers'
  * parent searches); each file is read once per walk.
  */
+/* What the walks read of a directory and cache: its subsystem and its uevent's DEVTYPE=. */
+typedef enum DevAttr {
+	DEV_SUBSYSTEM,
+	DEV_DEVTYPE,
+	_DEV_ATTR_MAX,
+} DevAttr;
+
 typedef struct DevCache {
 	char *path;
 	signed char device; /* has a uevent file; -1: not looked at yet */
-	bool subsystem_read, devtype_read;
-	char *subsystem, *devtype; /* NULL: none */
+	bool attr_read[_DEV_ATTR_MAX];
+	char *attr[_DEV_ATTR_MAX]; /* NULL: none */
 } DevCache;
 
 /* More directories than any device path has levels; past them reads are just not cached. */
@@ -219,8 +226,8 @@ typedef struct DevCache {
 typedef struct SharedDir {
 	char *path;
 	signed char device;
-	bool subsystem_read, devtype_read, lowest_host_read;
-	char *subsystem, *devtype;
+	bool attr_read[_DEV_ATTR_MAX], lowest_host_read;
+	char *attr[_DEV_ATTR_MAX];
 	long lowest_host;
 } SharedDir;
 
@@ -238,11 +245,26 @@ struct PathIdCache {
 	size_t n_dirs;
 };
 
+static void dev_attrs_free(char **attr)
+{
+	for (DevAttr a = 0; a < _DEV_ATTR_MAX; a++)
+		free(attr[a]);
+}
+
+/* What @from knows of a directory's attributes that @to has not read, copied into @to. */
+static void dev_attrs_copy(char **to, bool *to_read, char *const *from, const bool *from_read)
+{
+	for (DevAttr a = 0; a < _DEV_ATTR_MAX; a++)
+		if (!to_read[a] && from_read[a]) {
+			to[a] = from[a] ? strdup(from[a]) : NULL;
+			to_read[a] = !from[a] || to[a];
+		}
+}
+
 static void shared_dir_done(SharedDir *d)
 {
 	free(d->path);
-	free(d->subsystem);
-	free(d->devtype);
+	dev_attrs_free(d->attr);
 	*d = (SharedDir){};
 }
 
@@ -365,14 +387,7 @@ static void walk_cache_share(Walk *w)
 			break;
 		if (s->device < 0)
 			s->device = d->device;
-		if (!s->subsystem_read && d->subsystem_read) {
-			s->subsystem = d->subsystem ? strdup(d->subsystem) : NULL;
-			s->subsystem_read = !d->subsystem || s->subsystem;
-		}
-		if (!s->devtype_read && d->devtype_read) {
-			s->devtype = d->devtype ? strdup(d->devtype) : NULL;
-			s->devtype_read = !d->devtype || s->devtype;
-		}
+		dev_attrs_copy(s->attr, s->attr_read, d->attr, d->attr_read);
 	}
 	pthread_mutex_unlock(&c->lock);
 }
@@ -389,14 +404,7 @@ static void walk_cache_from_shared(Walk *w, DevCache *d)
 	s = shared_find_locked(c, d->path);
 	if (s) {
 		d->device = s->device;
-		if (s->subsystem_read) {
-			d->subsystem = s->subsystem ? strdup(s->subsystem) : NULL;
-			d->subsystem_read = !s->subsystem || d->subsystem;
-		}
-		if (s->devtype_read) {
-			d->devtype = s->devtype ? strdup(s->devtype) : NULL;
-			d->devtype_read = !s->devtype || d->devtype;
-		}
+		dev_attrs_copy(d->attr, d->attr_read, s->attr, s->attr_read);
 	}
 	pthread_mutex_unlock(&c->lock);
 }
@@ -406,8 +414,7 @@ static void walk_cache_done(Walk *w)
 	walk_cache_share(w);
 	for (size_t i = 0; i < w->n_cache; i++) {
 		free(w->cache[i].path);
-		free(w->cache[i].subsystem);
-		free(w->cache[i].devtype);
+		dev_attrs_free(w->cache[i].attr);
 	}
 	w->n_cache = 0;
 }
@@ -481,29 +488,6 @@ static char *dev_subsystem_read(int rootfd, const char *dev)
 	return s;
 }
 
-/* The same, cached: the walk's copy (do not free), NULL for none. */
-static const char *dev_subsystem(Walk *w, const char *dev, char **ret_uncached)
-{
-	DevCache *c = dev_cache(w, dev);
-
-	*ret_uncached = NULL;
-	if (!c)
-		return (*ret_uncached = dev_subsystem_read(w->rootfd, dev));
-	if (!c->subsystem_read) {
-		c->subsystem = dev_subsystem_read(w->rootfd, dev);
-		c->subsystem_read = true;
-	}
-	return c->subsystem;
-}
-
-static bool dev_in_subsystem(Walk *w, const char *dev, const char *subsystem)
-{
-	_cleanup_free_ char *uncached = NULL;
-	const char *s = dev_subsystem(w, dev, &uncached);
-
-	return s && streq(s, subsystem);
-}
-
 /* DEVTYPE= of @dev's uevent file, NULL for none. */
 static char *dev_devtype_read(int rootfd, const char *dev)
 {
@@ -525,27 +509,32 @@ static char *dev_devtype_read(int rootfd, const char *dev)
 	return NULL;
 }
 
-/* The same, cached as dev_subsystem() is. */
-static const char *dev_devtype(Walk *w, const char *dev, char **ret_uncached)
+static char *(*const dev_attr_read[_DEV_ATTR_MAX])(int rootfd, const char *dev) = {
+	[DEV_SUBSYSTEM] = dev_subsystem_read,
+	[DEV_DEVTYPE] = dev_devtype_read,
+};
+
+/* @dev's attribute @a, cached: the walk's copy (do not free), NULL for none. */
+static const char *dev_attr(Walk *w, const char *dev, DevAttr a, char **ret_uncached)
 {
 	DevCache *c = dev_cache(w, dev);
 
 	*ret_uncached = NULL;
 	if (!c)
-		return (*ret_uncached = dev_devtype_read(w->rootfd, dev));
-	if (!c->devtype_read) {
-		c->devtype = dev_devtype_read(w->rootfd, dev);
-		c->devtype_read = true;
+		return (*ret_uncached = dev_attr_read[a](w->rootfd, dev));
+	if (!c->attr_read[a]) {
+		c->attr[a] = dev_attr_read[a](w->rootfd, dev);
+		c->attr_read[a] = true;
 	}
-	return c->devtype;
+	return c->attr[a];
 }
 
-static bool dev_is_devtype(Walk *w, const char *dev, const char *devtype)
+static bool dev_attr_is(Walk *w, const char *dev, DevAttr a, const char *value)
 {
 	_cleanup_free_ char *uncached = NULL;
-	const char *t = dev_devtype(w, dev, &uncached);
+	const char *v = dev_attr(w, dev, a, &uncached);
 
-	return t && streq(t, devtype);
+	return v && streq(v, value);
 }
 
 /* The first ancestor of @dev (not @dev) in @subsystem with @devtype (NULL: any); NULL for none. */
@@ -556,8 +545,8 @@ static char *dev_parent_with(Walk *w, const char *dev, const char *subsystem, co
 	while (cur) {
 		char *next;
 
-		if (dev_in_subsystem(w, cur, subsystem) &&
-		    (!devtype || dev_is_devtype(w, cur, devtype)))
+		if (dev_attr_is(w, cur, DEV_SUBSYSTEM, subsystem) &&
+		    (!devtype || dev_attr_is(w, cur, DEV_DEVTYPE, devtype)))
 			return TAKE_PTR(cur);
 		next = dev_parent(w, cur);
 		free(cur);
@@ -592,10 +581,10 @@ static char *skip_subsystem(Walk *w, const char *dev, const char *subsystem)
 
 	if (!last)
 		return NULL;
-	if (!dev_in_subsystem(w, last, subsystem))
+	if (!dev_attr_is(w, last, DEV_SUBSYSTEM, subsystem))
 		return TAKE_PTR(last);
 	cur = dev_parent(w, last);
-	while (cur && dev_in_subsystem(w, cur, subsystem)) {
+	while (cur && dev_attr_is(w, cur, DEV_SUBSYSTEM, subsystem)) {
 		free(last);
 		last = TAKE_PTR(cur);
 		cur = dev_parent(w, last);
@@ -909,7 +898,7 @@ static char *handle_scsi(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *fw = NULL, *unit = NULL;
 
-	if (!dev_is_devtype(w, dev, "scsi_device"))
+	if (!dev_attr_is(w, dev, DEV_DEVTYPE, "scsi_device"))
 		return strdup(dev);
 
 	/* Only firewire-sbp2 gives its SCSI devices this attribute, and its hosts sit below the
@@ -949,7 +938,8 @@ static char *handle_usb(Walk *w, const char *dev)
 {
 	const char *port;
 
-	if (!dev_is_devtype(w, dev, "usb_interface") && !dev_is_devtype(w, dev, "usb_device"))
+	if (!dev_attr_is(w, dev, DEV_DEVTYPE, "usb_interface") &&
+	    !dev_attr_is(w, dev, DEV_DEVTYPE, "usb_device"))
 		return strdup(dev);
 	port = strchr(dev_sysname(dev), '-');
 	if (!port)
@@ -985,7 +975,7 @@ static const struct {
 static char *walk_step(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *uncached = NULL;
-	const char *subsystem = dev_subsystem(w, dev, &uncached);
+	const char *subsystem = dev_attr(w, dev, DEV_SUBSYSTEM, &uncached);
 	const char *num;
 
 	if (!subsystem)
@@ -1048,16 +1038,16 @@ static void walk_know_sdev(Walk *w, const char *dev)
 	    !strneq(parent, target, strlen(target)) || parent + strlen(target) != base + 1)
 		return;
 	d = dev_cache(w, dev);
-	if (!d || d->subsystem_read || d->devtype_read)
+	if (!d || d->attr_read[DEV_SUBSYSTEM] || d->attr_read[DEV_DEVTYPE])
 		return;
-	d->subsystem = strdup("scsi");
-	d->devtype = strdup("scsi_device");
-	if (!d->subsystem || !d->devtype) {
-		d->subsystem = mfree(d->subsystem);
-		d->devtype = mfree(d->devtype);
+	d->attr[DEV_SUBSYSTEM] = strdup("scsi");
+	d->attr[DEV_DEVTYPE] = strdup("scsi_device");
+	if (!d->attr[DEV_SUBSYSTEM] || !d->attr[DEV_DEVTYPE]) {
+		dev_attrs_free(d->attr);
+		d->attr[DEV_SUBSYSTEM] = d->attr[DEV_DEVTYPE] = NULL;
 		return;
 	}
-	d->subsystem_read = d->devtype_read = true;
+	d->attr_read[DEV_SUBSYSTEM] = d->attr_read[DEV_DEVTYPE] = true;
 	d->device = 1;
 }
 
@@ -1124,20 +1114,10 @@ int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, Path
 	return pathid_walk(rootfd, cache, dev, ret);
 }
 
-int pathid_read(int rootfd, const char *syspath, PathId *ret)
-{
-	return pathid_read_cached(rootfd, NULL, syspath, ret);
-}
-
 int pathid_read_dev_cached(int rootfd, PathIdCache *cache, const char *devpath, PathId *ret)
 {
 	assert_return(devpath && ret, -EINVAL);
 	assert_return(strneq(devpath, "sys/devices/", strlen("sys/devices/")), -EINVAL);
 
 	return pathid_walk(rootfd, cache, devpath, ret);
-}
-
-int pathid_read_dev(int rootfd, const char *devpath, PathId *ret)
-{
-	return pathid_read_dev_cached(rootfd, NULL, devpath, ret);
 }

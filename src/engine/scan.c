@@ -39,28 +39,20 @@ int _printf_(3, 4) scan_pathfmt(char *buf, size_t size, const char *fmt, ...)
 	return 0;
 }
 
-const char *scan_action_kind_name(ScanActionKind k)
-{
-	static const char *const names[_SCAN_ACTION_KIND_MAX] = {
-		[SCAN_ACTION_PROBE] = "probe",   [SCAN_ACTION_ADD] = "add",
-		[SCAN_ACTION_REMOVE] = "remove", [SCAN_ACTION_KEEP] = "keep",
-		[SCAN_ACTION_RESIZE] = "resize", [SCAN_ACTION_REIDENTIFY] = "reidentify",
-	};
+static const char *const action_kind_names[_SCAN_ACTION_KIND_MAX] = {
+	[SCAN_ACTION_PROBE] = "probe",   [SCAN_ACTION_ADD] = "add",
+	[SCAN_ACTION_REMOVE] = "remove", [SCAN_ACTION_KEEP] = "keep",
+	[SCAN_ACTION_RESIZE] = "resize", [SCAN_ACTION_REIDENTIFY] = "reidentify",
+};
+static const char *const method_names[_SCAN_METHOD_MAX] = {
+	[SCAN_METHOD_NONE] = "none",
+	[SCAN_METHOD_REPORT_LUNS] = "report-luns",
+	[SCAN_METHOD_SEQUENTIAL] = "sequential",
+	[SCAN_METHOD_KERNEL] = "kernel",
+};
 
-	return k >= 0 && k < _SCAN_ACTION_KIND_MAX ? names[k] : NULL;
-}
-
-const char *scan_method_name(ScanMethod m)
-{
-	static const char *const names[_SCAN_METHOD_MAX] = {
-		[SCAN_METHOD_NONE] = "none",
-		[SCAN_METHOD_REPORT_LUNS] = "report-luns",
-		[SCAN_METHOD_SEQUENTIAL] = "sequential",
-		[SCAN_METHOD_KERNEL] = "kernel",
-	};
-
-	return m >= 0 && m < _SCAN_METHOD_MAX ? names[m] : NULL;
-}
+DEFINE_NAME_LOOKUP(scan_action_kind_name, ScanActionKind, action_kind_names)
+DEFINE_NAME_LOOKUP(scan_method_name, ScanMethod, method_names)
 
 void scan_result_done(ScanResult *r)
 {

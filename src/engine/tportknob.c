@@ -42,10 +42,7 @@ static const char *const class_dirs[_TPORT_KIND_MAX] = {
 	[TPORT_FC] = "sys/class/fc_remote_ports/",
 };
 
-const char *tport_kind_to_string(TportKind k)
-{
-	return k >= 0 && k < _TPORT_KIND_MAX ? kinds[k] : NULL;
-}
+DEFINE_NAME_LOOKUP(tport_kind_to_string, TportKind, kinds)
 
 const char *tport_knob_to_string(TportKnob k)
 {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "pathid.h"
 #include "sysfs.h"
 #include "udevctx.h"
 
@@ -25,64 +26,16 @@ static bool attr_exists(int rootfd, const char *dir, const char *attr)
 
 /*
  * The SCSI device's directory under sys/devices, relative to the root: @lu's syspath when it is
- * that directory already (probe_resolve_at()), else its sys/bus/scsi/devices link resolved by
- * hand (the root may not be "/"), ".." folded.
+ * that directory already (probe_resolve_at()), else its sys/bus/scsi/devices link resolved
+ * inside the root (the root may not be "/").
  */
 static int scsi_devpath(int rootfd, const LuRef *lu, char **ret)
 {
-	char target[PATH_MAX];
-	_cleanup_free_ char *joined = NULL;
-	char *parts[PATH_MAX / 2];
-	size_t n = 0, len = 0;
-	char *save = NULL, *out;
-	ssize_t k;
-
 	if (strneq(lu->syspath, "sys/devices/", strlen("sys/devices/"))) {
 		*ret = strdup(lu->syspath);
 		return *ret ? 0 : -ENOMEM;
 	}
-	k = readlinkat(rootfd, lu->syspath, target, sizeof(target));
-	if (k < 0)
-		return -errno;
-	if ((size_t)k >= sizeof(target))
-		return -ENAMETOOLONG;
-	target[k] = 0;
-	if (target[0] == '/')
-		return -EBADMSG;
-
-	/* The link lives in sys/bus/scsi/devices. */
-	if (!(joined = strjoin("sys/bus/scsi/devices/", target)))
-		return -ENOMEM;
-	for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (streq(c, "."))
-			continue;
-		if (streq(c, "..")) {
-			if (n == 0)
-				return -EBADMSG;
-			n--;
-			continue;
-		}
-		if (n >= ELEMENTSOF(parts))
-			return -ENAMETOOLONG;
-		parts[n++] = c;
-	}
-	for (size_t i = 0; i < n; i++)
-		len += strlen(parts[i]) + 1;
-	out = malloc(len + 1);
-	if (!out)
-		return -ENOMEM;
-	out[0] = 0;
-	for (size_t i = 0, pos = 0; i < n; i++) {
-		size_t l = strlen(parts[i]);
-
-		if (i > 0)
-			out[pos++] = '/';
-		memcpy(out + pos, parts[i], l);
-		pos += l;
-		out[pos] = 0;
-	}
-	*ret = out;
-	return 0;
+	return pathid_resolve(rootfd, lu->syspath, ret);
 }
 
 /* idVendor/idProduct: exactly four hex digits (the kernel's "%04x"). */
@@ -329,11 +282,6 @@ void udevctx_rules_forget(UdevRulesCache *c)
 {
 	if (c)
 		c->valid = false;
-}
-
-int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret)
-{
-	return udevctx_read_full(rootfd, lu, NULL, ret);
 }
 
 /* Whether the kernel's cached attribute @attr of @lu exists: @page read from sysfs says so

@@ -75,11 +75,6 @@ typedef struct UdevRulesCache {
 void udevctx_rules_cached(UdevRulesCache *c, int rootfd, uint64_t now_usec, UdevRules *ret);
 void udevctx_rules_forget(UdevRulesCache *c);
 
-/*
- * udevctx_read() - gather the above for @lu. Missing attributes are not errors (they leave the
- * field at its default); returns 0, or -ENOMEM.
- */
-int udevctx_read(int rootfd, const LuRef *lu, UdevCtx *ret);
 /* What the caller knows already, so that udevctx_read_full() does not read it again. */
 typedef struct UdevCtxKnown {
 	const UdevRules *rules; /* NULL: look at the rules files */
@@ -89,7 +84,10 @@ typedef struct UdevCtxKnown {
 	unsigned scsi_level;
 } UdevCtxKnown;
 
-/* udevctx_read_full() - udevctx_read() with what @known (NULL: nothing) says. */
+/*
+ * udevctx_read_full() - gather the above for @lu, with what @known (NULL: nothing) says. Missing
+ * attributes are not errors (they leave the field at its default); returns 0, or -ENOMEM.
+ */
 int udevctx_read_full(int rootfd, const LuRef *lu, const UdevCtxKnown *known, UdevCtx *ret);
 
 /*

@@ -181,7 +181,6 @@ START_TEST(test_initial)
 	ck_assert_str_eq(lu->block, "sda");
 	ck_assert_str_eq(lu->sg, "sg0");
 	ck_assert_str_eq(lu->vendor, "QEMU");
-	ck_assert_str_eq(lu_primary_node(lu), "sda");
 	ck_assert_uint_eq(lu->probe_commands, 0);
 	/* scsi_id's view, rebuilt for `lunctl list` (page 0x83 NAA 0x5001405f12345678). */
 	{
@@ -228,11 +227,10 @@ START_TEST(test_initial)
 	lu = inventory_find(inv, "0:0:1:0");
 	ck_assert_str_eq(lu_tape(lu), "st0");
 	ck_assert_str_eq(lu_tape_nr(lu), "nst0");
-	ck_assert_str_eq(lu_primary_node(lu), "st0");
 
 	lu = inventory_find(inv, "2:0:0:3");
 	ck_assert_int_eq(lu->type, LU_TYPE_ENCLOSURE);
-	ck_assert_str_eq(lu_primary_node(lu), "sg2");
+	ck_assert_str_eq(lu->sg, "sg2");
 	ck_assert_ptr_null(inventory_find(inv, "9:9:9:9"));
 	ck_assert_ptr_null(inventory_find(inv, "host0"));
 
@@ -795,7 +793,7 @@ START_TEST(test_node_events)
 	send_uevent(inv, "remove", "scsi_generic", NULL, DEVPATH0 "/scsi_generic/sg0");
 	ck_assert_ptr_null(lu->sg);
 	ck_assert_uint_eq(counts.nodes_changed, 1);
-	ck_assert_str_eq(lu_primary_node(lu), "sda");
+	ck_assert_str_eq(lu->block, "sda");
 
 	/* bsg appears; the same event again changes nothing. */
 	send_uevent(inv, "add", "bsg", NULL, DEVPATH0 "/bsg/0:0:0:0");
@@ -828,7 +826,6 @@ START_TEST(test_node_events)
 	send_uevent(inv, "remove", "block", "disk", DEVPATH0 "/block/sda");
 	ck_assert_ptr_null(lu->block);
 	ck_assert_uint_eq(lu_n_partitions(lu), 0);
-	ck_assert_ptr_null(lu_primary_node(lu));
 	ck_assert_uint_eq(counts.nodes_changed, 7);
 	ck_assert_uint_eq(counts.added + counts.removed + counts.names_changed, 0);
 	inventory_free(inv);

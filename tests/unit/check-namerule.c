@@ -2,8 +2,8 @@
 /*
  * engine/namerule.c: the hwdb's naming rule (LUND_NAME_IDENTITY) looked up on the USB device's
  * VID:PID and on the SCSI vendor/model, in a compiled hwdb built here byte by byte (systemd's
- * hwdb-internal.h layout, as check-hwdb.c builds it); and the USB VID:PID read by udevctx_read()
- * through a fake sysfs tree, as lund and lunctl read it.
+ * hwdb-internal.h layout, as check-hwdb.c builds it); and the USB VID:PID read by
+ * udevctx_read_full() through a fake sysfs tree, as lund and lunctl read it.
  */
 
 #include <check.h>
@@ -228,7 +228,7 @@ START_TEST(test_unit_serial)
 }
 END_TEST
 
-/* udevctx_read() on a USB mass-storage tree: the VID:PID of the usb_device above the LU, and
+/* udevctx_read_full() on a USB mass-storage tree: the VID:PID of the usb_device above the LU, and
  * usb_id's inputs, the same from the LU's sys/bus/scsi/devices link and from its own directory
  * (the form the daemon keeps: probe_resolve_at()). */
 #define PCI      "sys/devices/pci0000:00/0000:00:04.0"
@@ -273,7 +273,7 @@ START_TEST(test_usb_ids)
 	check_tree_put_str(&t, UDEV_DEV "/idProduct", usb_cases[_i].id_product);
 	check_tree_put_str(&t, UDEV_DEV "/serial", "CLONE0000001\n");
 
-	ck_assert_int_eq(udevctx_read(t.fd, &lu, &c), 0);
+	ck_assert_int_eq(udevctx_read_full(t.fd, &lu, NULL, &c), 0);
 	ck_assert(c.have_usb_ids == usb_cases[_i].have);
 	if (usb_cases[_i].have) {
 		ck_assert_uint_eq(c.usb_vendor, usb_cases[_i].vendor);
@@ -282,7 +282,7 @@ START_TEST(test_usb_ids)
 	}
 
 	lu.syspath = (char *)SDEV;
-	ck_assert_int_eq(udevctx_read(t.fd, &lu, &dir), 0);
+	ck_assert_int_eq(udevctx_read_full(t.fd, &lu, NULL, &dir), 0);
 	ck_assert(dir.have_usb == c.have_usb && dir.have_usb_ids == c.have_usb_ids);
 	ck_assert(dir.usb_vendor == c.usb_vendor && dir.usb_product == c.usb_product);
 	if (c.have_usb)

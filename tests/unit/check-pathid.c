@@ -98,7 +98,7 @@ static void build(const char *const *lines)
 typedef struct Case {
 	const char *name;
 	const char *const *tree;
-	const char *lu; /* the device pathid_read() gets, below the root */
+	const char *lu; /* the device pathid_read_cached() gets, below the root */
 	const char *path, *tag, *compat;
 } Case;
 
@@ -359,7 +359,7 @@ START_TEST(test_pathid)
 	_cleanup_(pathid_done) PathId p = {};
 
 	build(c->tree);
-	ck_assert_msg(pathid_read(tree.fd, c->lu, &p) == 0, "%s", c->name);
+	ck_assert_msg(pathid_read_cached(tree.fd, NULL, c->lu, &p) == 0, "%s", c->name);
 	ck_assert_msg(streq_ptr(p.path, c->path), "%s: ID_PATH %s, want %s", c->name,
 	              p.path ?: "(none)", c->path ?: "(none)");
 	ck_assert_msg(streq_ptr(p.tag, c->tag), "%s: ID_PATH_TAG %s, want %s", c->name,
@@ -369,7 +369,7 @@ START_TEST(test_pathid)
 }
 END_TEST
 
-/* The walk from the device's directory (pathid_read_dev(): what a device node's sys/dev link
+/* The walk from the device's directory (pathid_read_dev_cached(): what a device node's sys/dev link
  * names) gives what the walk from the bus link gives. */
 START_TEST(test_pathid_dev)
 {
@@ -380,15 +380,15 @@ START_TEST(test_pathid_dev)
 	build(c->tree);
 	ck_assert_int_eq(pathid_resolve(tree.fd, c->lu, &dev), 0);
 	ck_assert_msg(strneq(dev, "sys/devices/", strlen("sys/devices/")), "%s: %s", c->name, dev);
-	ck_assert_int_eq(pathid_read(tree.fd, c->lu, &p), 0);
-	ck_assert_int_eq(pathid_read_dev(tree.fd, dev, &q), 0);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, c->lu, &p), 0);
+	ck_assert_int_eq(pathid_read_dev_cached(tree.fd, NULL, dev, &q), 0);
 	ck_assert_msg(streq_ptr(p.path, q.path) && streq_ptr(p.tag, q.tag) &&
 	                      streq_ptr(p.ata_compat, q.ata_compat) &&
 	                      p.virtual_dev == q.virtual_dev,
 	              "%s: %s / %s", c->name, p.path ?: "(none)", q.path ?: "(none)");
 	/* only a device directory, never a link to resolve */
 	if (!strneq(c->lu, "sys/devices/", strlen("sys/devices/")))
-		ck_assert_int_eq(pathid_read_dev(tree.fd, c->lu, &q), -EINVAL);
+		ck_assert_int_eq(pathid_read_dev_cached(tree.fd, NULL, c->lu, &q), -EINVAL);
 }
 END_TEST
 
@@ -462,10 +462,11 @@ START_TEST(test_virtual_flag)
 
 	build(virtual_tree);
 	build(virtio_tree);
-	ck_assert_int_eq(pathid_read(tree.fd, "sys/devices/virtual/host0/target0:0:0/0:0:0:0", &p),
+	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL,
+	                                    "sys/devices/virtual/host0/target0:0:0/0:0:0:0", &p),
 	                 0);
 	ck_assert(p.virtual_dev);
-	ck_assert_int_eq(pathid_read(tree.fd, "sys/bus/scsi/devices/2:0:1:3", &q), 0);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/bus/scsi/devices/2:0:1:3", &q), 0);
 	ck_assert(!q.virtual_dev);
 }
 END_TEST
@@ -478,8 +479,10 @@ START_TEST(test_broken_trees)
 
 	check_tree_mkdirs(&tree, "sys/bus/scsi/devices");
 	ck_assert_int_eq(symlinkat("loop", tree.fd, "sys/bus/scsi/devices/loop"), 0);
-	ck_assert_int_eq(pathid_read(tree.fd, "sys/bus/scsi/devices/loop", &p), -ELOOP);
-	ck_assert_int_eq(pathid_read(tree.fd, "sys/bus/scsi/devices/9:9:9:9", &p), -ENOENT);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/bus/scsi/devices/loop", &p),
+	                 -ELOOP);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/bus/scsi/devices/9:9:9:9", &p),
+	                 -ENOENT);
 	/* ".." and absolute links stay inside the root */
 	ck_assert_int_eq(symlinkat("/../../../sys", tree.fd, "sys/bus/scsi/devices/up"), 0);
 	ck_assert_int_eq(pathid_resolve(tree.fd, "sys/bus/scsi/devices/up/bus/../../../..", &r), 0);
@@ -488,7 +491,8 @@ START_TEST(test_broken_trees)
 	/* iSCSI connection missing: the session gives no ID_PATH */
 	build(iscsi_tree);
 	check_tree_rm(&tree, "sys/class/iscsi_connection");
-	ck_assert_int_eq(pathid_read(tree.fd, "sys/" ISCS "/target7:0:0/7:0:0:1", &p), 0);
+	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/" ISCS "/target7:0:0/7:0:0:1", &p),
+	                 0);
 	ck_assert_ptr_null(p.path);
 }
 END_TEST
