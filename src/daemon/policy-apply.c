@@ -162,9 +162,10 @@ static void on_hwdb_property(const char *key, const char *value, void *userdata)
 			/* the compiled hwdb is checked nowhere else (lunctl check-config checks
 			 * its sources) */
 			if (r == -EINVAL)
-				log_device_full(LOG_WARNING, 0, &dev,
-				                "hwdb: invalid %s \"%s\" (%s expected), ignoring",
-				                key, value, policy_knob_help(k));
+				log_device_full(
+				        LOG_WARNING, 0, &dev,
+				        "hwdb: invalid %s \"%s\" (%s=, %s expected), ignoring",
+				        policy_knobs[k].conf_key, value, key, policy_knob_help(k));
 			else if (r < 0)
 				c->error = r;
 		}
