@@ -50,21 +50,29 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 	return EXIT_OK;
 }
 
-/* The kernel's own per-class counters (companion patchset, errors/<class>), when it has them. */
-static void print_kernel_classes(json_object *e)
+/* The members of the object @o as "NAME VALUE", the first after @lead, the others after ", ".
+ * Returns whether there were any (none when @o is not an object). */
+static bool print_members(json_object *o, const char *lead)
 {
-	json_object *kc = json_member(e, "kernel_classes");
 	bool first = true;
 
-	if (!kc || !json_object_is_type(kc, json_type_object))
-		return;
-	printf("    kernel counters:");
-	json_object_object_foreach(kc, name, n)
+	if (!o || !json_object_is_type(o, json_type_object))
+		return false;
+	json_object_object_foreach(o, name, v)
 	{
-		printf("%s %s %" PRIi64, first ? "" : ",", name, json_object_get_int64(n));
+		printf("%s%s %s", first ? lead : ", ", name, json_object_get_string(v));
 		first = false;
 	}
-	printf("%s\n", first ? " none" : "");
+	return !first;
+}
+
+/* "@label NAME VALUE, NAME VALUE...\n" (" none" for no member) when @o is an object. */
+static void print_member_line(json_object *o, const char *label)
+{
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	printf("%s", label);
+	printf("%s\n", print_members(o, " ") ? "" : " none");
 }
 
 /* Command failures the kernel reported (the companion patchset's SDEV_ERROR events). */
@@ -81,48 +89,22 @@ static void print_errors(json_object *s)
 	{
 		json_object *cl = json_member(e, "classes"), *polled = json_member(e, "polled");
 
-		if (polled && json_object_get_boolean(polled)) {
+		if (polled && json_object_get_boolean(polled))
 			printf("  %s: ioerr_cnt +%" PRIi64 ", iotmo_cnt +%" PRIi64
 			       " since lund started (no error events on this kernel: polled)\n",
 			       hctl, json_int(e, "ioerr_cnt_growth"),
 			       json_int(e, "iotmo_cnt_growth"));
-			print_kernel_classes(e);
-			continue;
+		else {
+			printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
+			print_members(cl, "");
+			printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64
+			       " malformed, %" PRIi64 " threshold actions\n",
+			       json_int(e, "suppressed"), json_int(e, "malformed"),
+			       json_int(e, "threshold_actions"));
 		}
-		printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
-		if (cl && json_object_is_type(cl, json_type_object)) {
-			bool first = true;
-
-			json_object_object_foreach(cl, name, n)
-			{
-				printf("%s%s %" PRIi64, first ? "" : ", ", name,
-				       json_object_get_int64(n));
-				first = false;
-			}
-		}
-		printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64 " malformed, %" PRIi64
-		       " threshold actions\n",
-		       json_int(e, "suppressed"), json_int(e, "malformed"),
-		       json_int(e, "threshold_actions"));
-		print_kernel_classes(e);
+		/* The kernel's own per-class counters (companion patchset, errors/<class>). */
+		print_member_line(json_member(e, "kernel_classes"), "    kernel counters:");
 	}
-}
-
-/* LUs whose kernel state is not "running" (offline, transport-offline, blocked, ...) */
-static void print_not_running(json_object *s)
-{
-	json_object *nr = json_member(s, "not_running");
-	bool first = true;
-
-	if (!nr || !json_object_is_type(nr, json_type_object))
-		return;
-	printf("Not running:  ");
-	json_object_object_foreach(nr, hctl, st)
-	{
-		printf("%s %s %s", first ? "" : ",", hctl, json_object_get_string(st));
-		first = false;
-	}
-	printf("%s\n", first ? " none" : "");
 }
 
 /* iSCSI sessions lund scans once they are logged in */
@@ -235,7 +217,8 @@ static void print_status(json_object *s)
 	printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
 	print_scans(s);
 	print_logins(s);
-	print_not_running(s);
+	/* LUs whose kernel state is not "running" (offline, transport-offline, blocked, ...) */
+	print_member_line(json_member(s, "not_running"), "Not running:  ");
 
 	print_errors(s);
 }
