@@ -805,7 +805,7 @@ int verb_decode(int argc, char *argv[], Options *o)
 	size_t n = 0;
 	int c, r, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "i:p:xJh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "i:p:xJh", longopts, o, "decode")) != -1) {
 		switch (c) {
 		case 'i':
 			if (n == DECODE_FILES_MAX) {
@@ -822,12 +822,6 @@ int verb_decode(int argc, char *argv[], Options *o)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'x':
-			o->output = OUTPUT_EXPORT;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl decode --inhex FILE [--inhex FILE...] [--page PAGE] "
 			       "[--export|--json]\n"
@@ -835,7 +829,6 @@ int verb_decode(int argc, char *argv[], Options *o)
 			       "the files after it\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl decode --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

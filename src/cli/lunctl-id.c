@@ -199,21 +199,14 @@ int verb_id(int argc, char *argv[], Options *o)
 	const char *arg;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "xJh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "xJh", longopts, o, "id")) != -1) {
 		switch (c) {
-		case 'x':
-			o->output = OUTPUT_EXPORT;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl id [--export|--json] DEVICE\n"
 			       "DEVICE: /dev/sdX, /dev/sgN, /dev/srN, /dev/stN, a /sys path or "
 			       "H:C:T:L\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl id --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

@@ -392,7 +392,7 @@ int verb_names(int argc, char *argv[], Options *o)
 	const char *state_dir = NAMESTATE_DIR, *conf_path = NULL, *hwdb_path = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "names")) != -1) {
 		switch (c) {
 		case OPT_COLLISIONS:
 			collisions = true;
@@ -423,9 +423,6 @@ int verb_names(int argc, char *argv[], Options *o)
 			break;
 		case OPT_HWDB:
 			hwdb_path = optarg;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
 			printf("Usage: lunctl names [--json] [--why] [--state-dir DIR] <device>\n"
@@ -470,7 +467,6 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "here, not asked of lund.\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

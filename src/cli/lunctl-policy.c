@@ -280,11 +280,8 @@ int verb_policy(int argc, char *argv[], Options *o)
 	const char *arg;
 	int c, r, n_set;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "policy")) != -1) {
 		switch (c) {
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl policy [--json] DEVICE [KEY=VALUE ...]\n"
 			       "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, "
@@ -295,7 +292,6 @@ int verb_policy(int argc, char *argv[], Options *o)
 			       "fast_io_fail_tmo dev_loss_tmo (FC remote port)\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl policy --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

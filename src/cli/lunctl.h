@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -52,6 +53,14 @@ int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *re
 /* lunctl_resolve_full() - lunctl_resolve() as @flags ask (probe_resolve_full()). */
 int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
                         LuRef *ret);
+
+/*
+ * lunctl_getopt() - getopt_long() that takes the output options of lunctl and its verbs itself:
+ * -x/--export and -J/--json set @o->output and are not returned. On '?' (an unknown option, a
+ * missing argument) it first points at `lunctl @verb --help` (`lunctl --help` for NULL @verb).
+ */
+int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+                  Options *o, const char *verb);
 
 /*
  * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help
