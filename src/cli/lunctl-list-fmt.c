@@ -7,20 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunctl-fail.h"
 #include "lunctl-list-fmt.h"
 #include "macro.h"
-
-_printf_(3, 4) static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && size > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* One field of the filter, @n bytes at @s: a wildcard, or a number (hex allowed for the LUN). */
 static int filter_field(const char *s, size_t n, bool lun, uint64_t max, bool *ret_any,
