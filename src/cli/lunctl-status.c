@@ -223,71 +223,57 @@ static void print_status(json_object *s)
 	print_errors(s);
 }
 
-/* Parses a verb without arguments, calls lund and prints the reply as JSON when asked. Returns
- * an exit status, or -1 when the reply (in *ret_reply) is for the caller to print as text. */
+/* A verb without arguments: parses its options, calls lund and prints the reply, as JSON when
+ * asked, else with @print. Returns the exit status. */
 static int call_noargs(int argc, char *argv[], Options *o, const char *cmd, const char *help,
-                       json_object **ret_reply)
+                       void (*print)(json_object *reply))
 {
+	_cleanup_(json_object_putp) json_object *reply = NULL;
 	int r;
 
 	r = lunctl_parse_noargs(argc, argv, o, cmd, help);
 	if (r >= 0)
 		return r;
-	r = lunctl_daemon_call(cmd, NULL, NULL, ret_reply);
+	r = lunctl_daemon_call(cmd, NULL, NULL, &reply);
 	if (r != EXIT_OK)
 		return r;
 	if (o->output == OUTPUT_JSON) {
-		json_object_object_del(*ret_reply, "ok");
-		return output_json(stdout, *ret_reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+		json_object_object_del(reply, "ok");
+		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
 	}
-	return -1;
+	print(reply);
+	return EXIT_OK;
 }
 
 int verb_status(int argc, char *argv[], Options *o)
 {
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r;
+	return call_noargs(argc, argv, o, "status", NULL, print_status);
+}
 
-	r = call_noargs(argc, argv, o, "status", NULL, &reply);
-	if (r >= 0)
-		return r;
-	print_status(reply);
-	return EXIT_OK;
+static void print_reload(json_object *reply)
+{
+	json_object *pending = json_member(reply, "pending");
+
+	if (pending && json_object_get_boolean(pending))
+		printf("lund reloads its configuration when the running scan ends.\n");
+	else
+		printf("lund reloaded its configuration.\n");
 }
 
 /* lunctl reload: lund re-reads lund.conf and the hwdb and re-applies the policy (SIGHUP). */
 int verb_reload(int argc, char *argv[], Options *o)
 {
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	json_object *pending;
-	int r;
-
-	r = call_noargs(argc, argv, o, "reload",
-	                "Have lund re-read lund.conf and the hwdb and re-apply the policy.\n"
-	                "A configuration lund cannot parse is refused and the old one kept.",
-	                &reply);
-	if (r >= 0)
-		return r;
-	pending = json_member(reply, "pending");
-	if (pending && json_object_get_boolean(pending))
-		printf("lund reloads its configuration when the running scan ends.\n");
-	else
-		printf("lund reloaded its configuration.\n");
-	return EXIT_OK;
+	return call_noargs(argc, argv, o, "reload",
+	                   "Have lund re-read lund.conf and the hwdb and re-apply the policy.\n"
+	                   "A configuration lund cannot parse is refused and the old one kept.",
+	                   print_reload);
 }
 
 /* lunctl resync: lund rebuilds its inventory from sysfs and reconciles every link. */
 int verb_resync(int argc, char *argv[], Options *o)
 {
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r;
-
-	r = call_noargs(argc, argv, o, "resync",
-	                "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
-	                "as after a lost uevent. Prints lund's status afterwards.\n",
-	                &reply);
-	if (r >= 0)
-		return r;
-	print_status(reply);
-	return EXIT_OK;
+	return call_noargs(argc, argv, o, "resync",
+	                   "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
+	                   "as after a lost uevent. Prints lund's status afterwards.\n",
+	                   print_status);
 }
