@@ -672,9 +672,7 @@ static int decode_json(const Input *inputs, size_t n)
 		json_object_array_add(all, o);
 	}
 	r = output_json(stdout, n == 1 ? json_object_array_get_idx(all, 0) : all);
-	if (r < 0)
-		return log_error_errno(r, "Failed to print: %m"), EXIT_DEVICE;
-	return EXIT_OK;
+	return lunctl_printed(r);
 }
 
 static bool identity_kind(DecodeKind k)
@@ -748,11 +746,7 @@ static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 		r = output_json(stdout, props);
 	} else
 		r = output_export(stdout, &id, flags);
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }
 
 int verb_decode(int argc, char *argv[], Options *o)

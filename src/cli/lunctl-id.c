@@ -238,9 +238,5 @@ int verb_id(int argc, char *argv[], Options *o)
 	default:
 		r = print_human(&lu, &ident);
 	}
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }

@@ -299,9 +299,5 @@ int verb_list(int argc, char *argv[], Options *o)
 	r = list_print(&lo, hosts, nh, rows, n, source);
 	rows_free(rows, n);
 	hosts_free(hosts, nh);
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }

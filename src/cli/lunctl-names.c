@@ -172,7 +172,7 @@ static int show_by_path(const char *dev, const Options *o)
 		arr = json_object_new_array();
 		if (!root || !arr) {
 			json_object_put(arr);
-			return log_error_errno(-ENOMEM, "Failed to print: %m"), EXIT_DEVICE;
+			return lunctl_printed(-ENOMEM);
 		}
 		json_object_object_add(root, "hctl", json_object_new_string(lu.hctl));
 		json_object_object_add(root, "nodes", lunctl_nodes_json(&lu));
@@ -207,11 +207,7 @@ static int show_by_path(const char *dev, const Options *o)
 	}
 	if (r >= 0 && root)
 		r = output_json(stdout, root);
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }
 
 static bool is_paths(json_object *c)

@@ -51,6 +51,15 @@ int exit_code_from_errno(int r)
 	}
 }
 
+int lunctl_printed(int r)
+{
+	if (r < 0) {
+		log_error_errno(r, "Failed to print: %m");
+		return EXIT_DEVICE;
+	}
+	return EXIT_OK;
+}
+
 int lunctl_open_root(const Options *o, int *ret)
 {
 	int fd = sysfs_open_root(o->root);

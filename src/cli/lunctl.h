@@ -69,6 +69,10 @@ int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct op
  */
 int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help);
 
+/* The exit code once a verb has printed its result: EXIT_OK for @r >= 0, else EXIT_DEVICE with
+ * @r logged as why printing failed. */
+int lunctl_printed(int r);
+
 /* Map a negative errno from the engine to the exit code. */
 int exit_code_from_errno(int r);
 
