@@ -50,8 +50,8 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 	return EXIT_OK;
 }
 
-/* The members of the object @o as "NAME VALUE", the first after @lead, the others after ", ".
- * Returns whether there were any (none when @o is not an object). */
+/* The members of the object @o as "NAME VALUE" (a string, else an int64), the first after
+ * @lead, the others after ", ". Returns whether there were any (none when @o is not an object). */
 static bool print_members(json_object *o, const char *lead)
 {
 	bool first = true;
@@ -60,7 +60,11 @@ static bool print_members(json_object *o, const char *lead)
 		return false;
 	json_object_object_foreach(o, name, v)
 	{
-		printf("%s%s %s", first ? lead : ", ", name, json_object_get_string(v));
+		printf("%s%s ", first ? lead : ", ", name);
+		if (json_object_is_type(v, json_type_string))
+			printf("%s", json_object_get_string(v));
+		else
+			printf("%" PRIi64, json_object_get_int64(v));
 		first = false;
 	}
 	return !first;
