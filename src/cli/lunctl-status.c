@@ -227,17 +227,30 @@ static void print_status(json_object *s)
 	print_errors(s);
 }
 
-/* A verb without arguments: parses its options, calls lund and prints the reply, as JSON when
- * asked, else with @print. Returns the exit status. */
+/* A verb that takes no arguments, only --json and --help (the usage line, then @help when not
+ * NULL): calls lund with @cmd and prints the reply, as JSON when asked, else with @print.
+ * Returns the exit status. */
 static int call_noargs(int argc, char *argv[], Options *o, const char *cmd, const char *help,
                        void (*print)(json_object *reply))
 {
+	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
 	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r;
+	int r = lunctl_getopt(argc, argv, "Jh", longopts, o, cmd);
 
-	r = lunctl_parse_noargs(argc, argv, o, cmd, help);
-	if (r >= 0)
-		return r;
+	if (r == 'h') {
+		printf("Usage: lunctl %s [--json]\n", cmd);
+		if (help)
+			printf("\n%s", help);
+		return EXIT_OK;
+	}
+	if (r != -1)
+		return EXIT_USAGE;
+	if (optind != argc) {
+		log_error("%s takes no arguments", cmd);
+		return EXIT_USAGE;
+	}
 	r = lunctl_daemon_call(cmd, NULL, NULL, &reply);
 	if (r != EXIT_OK)
 		return r;

@@ -144,28 +144,6 @@ int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct op
 	}
 }
 
-int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help)
-{
-	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
-		                                  { "help", no_argument, NULL, 'h' },
-		                                  {} };
-	int c = lunctl_getopt(argc, argv, "Jh", longopts, o, verb);
-
-	if (c == 'h') {
-		printf("Usage: lunctl %s [--json]\n", verb);
-		if (help)
-			printf("\n%s", help);
-		return EXIT_OK;
-	}
-	if (c != -1)
-		return EXIT_USAGE;
-	if (optind != argc) {
-		log_error("%s takes no arguments", verb);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage:\n"

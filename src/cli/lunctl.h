@@ -62,13 +62,6 @@ int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags fla
 int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
                   Options *o, const char *verb);
 
-/*
- * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help
- * (which prints the usage line, then @help when not NULL).
- * Returns -1 to go on, or the exit code to return (help printed, or a usage error reported).
- */
-int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help);
-
 /* The exit code once a verb has printed its result: EXIT_OK for @r >= 0, else EXIT_DEVICE with
  * @r logged as why printing failed. */
 int lunctl_printed(int r);
