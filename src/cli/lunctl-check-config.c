@@ -86,7 +86,7 @@ int verb_check_config(int argc, char *argv[], Options *o)
 	size_t n_hwdbs = 0;
 	int c, rc = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "check-config")) != -1) {
 		switch (c) {
 		case OPT_HWDB: {
 			char **n = reallocarray(hwdbs, n_hwdbs + 1, sizeof(*hwdbs));
@@ -99,9 +99,6 @@ int verb_check_config(int argc, char *argv[], Options *o)
 			hwdbs[n_hwdbs++] = optarg;
 			break;
 		}
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl check-config [--hwdb FILE]... [--json] [FILE]\n"
 			       "\n"
@@ -123,7 +120,6 @@ int verb_check_config(int argc, char *argv[], Options *o)
 			free(hwdbs);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl check-config --help' for more information.\n");
 			free(hwdbs);
 			return EXIT_USAGE;
 		}

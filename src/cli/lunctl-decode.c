@@ -283,90 +283,112 @@ static void print_hex(const char *label, const uint8_t *b, size_t len)
 	printf("\n");
 }
 
-static int decode_sense_human(const uint8_t *b, size_t len)
+/* One response parsed by its kind's core parser, for decode_human() and decode_to_json() both.
+ * Page 0x83 is walked designator by designator by each of them. */
+typedef union Decoded {
+	ScsiInquiry q;
+	VpdSupported sv;
+	struct {
+		const uint8_t *serial;
+		size_t n;
+	} sn;
+	VpdAtaInfo ai;
+	VpdBlockLimits bl;
+	LunList luns;
+	ScsiSense sense;
+} Decoded;
+
+static int decode_parse(const Input *in, Decoded *ret)
+{
+	const uint8_t *b = in->data;
+	size_t len = in->len;
+
+	switch (in->kind) {
+	case DECODE_INQUIRY:
+		return inquiry_parse(b, len, &ret->q);
+	case DECODE_PG00:
+		return vpd00_parse(b, len, &ret->sv);
+	case DECODE_PG80:
+		return vpd80_parse(b, len, &ret->sn.serial, &ret->sn.n);
+	case DECODE_PG83:
+		return 0;
+	case DECODE_PG89:
+		return vpd89_parse(b, len, &ret->ai);
+	case DECODE_PGB0:
+		return vpdb0_parse(b, len, &ret->bl);
+	case DECODE_LUNS:
+		return luns_parse_report(b, len, &ret->luns);
+	case DECODE_SENSE:
+		return sense_parse(b, len, &ret->sense);
+	default:
+		return -EINVAL;
+	}
+}
+
+static void decode_sense_human(const ScsiSense *sn)
 {
 	char asc_buf[SGIO_ASC_TEXT_MAX];
 	const char *text, *ua;
-	ScsiSense sn;
 	uint16_t v;
-	int r;
 
-	r = sense_parse(b, len, &sn);
-	if (r < 0)
-		return r;
 	printf("Sense data, %s format%s, response code 0x%02x\n",
-	       sn.descriptor ? "descriptor" : "fixed", sn.deferred ? " (deferred)" : "",
-	       sn.response_code);
-	printf("  Sense key: 0x%x (%s)\n", sn.key, sense_key_name(sn.key) ?: "reserved");
-	if (sn.have_asc) {
-		text = sgio_asc_text(sn.asc, sn.ascq, asc_buf, sizeof(asc_buf));
-		printf("  ASC/ASCQ:  0x%02x/0x%02x (%s)\n", sn.asc, sn.ascq, text ?: "unknown");
-		ua = sense_ua_event(sn.asc, sn.ascq);
+	       sn->descriptor ? "descriptor" : "fixed", sn->deferred ? " (deferred)" : "",
+	       sn->response_code);
+	printf("  Sense key: 0x%x (%s)\n", sn->key, sense_key_name(sn->key) ?: "reserved");
+	if (sn->have_asc) {
+		text = sgio_asc_text(sn->asc, sn->ascq, asc_buf, sizeof(asc_buf));
+		printf("  ASC/ASCQ:  0x%02x/0x%02x (%s)\n", sn->asc, sn->ascq, text ?: "unknown");
+		ua = sense_ua_event(sn->asc, sn->ascq);
 		if (ua)
 			printf("  Kernel uevent: SDEV_UA=%s\n", ua);
 	}
-	if (sn.info_valid)
-		printf("  Information: 0x%" PRIx64 "\n", sn.information);
-	if (sn.cmd_info_valid)
-		printf("  Command-specific information: 0x%" PRIx64 "\n", sn.cmd_info);
-	if (sense_progress(&sn, &v) >= 0)
+	if (sn->info_valid)
+		printf("  Information: 0x%" PRIx64 "\n", sn->information);
+	if (sn->cmd_info_valid)
+		printf("  Command-specific information: 0x%" PRIx64 "\n", sn->cmd_info);
+	if (sense_progress(sn, &v) >= 0)
 		printf("  Progress: %u.%02u%%\n", v * 100u / 65536u, (v * 10000u / 65536u) % 100u);
-	if (sn.filemark || sn.eom || sn.ili)
-		printf("  Filemark: %u, EOM: %u, ILI: %u\n", sn.filemark, sn.eom, sn.ili);
-	if (sn.truncated)
+	if (sn->filemark || sn->eom || sn->ili)
+		printf("  Filemark: %u, EOM: %u, ILI: %u\n", sn->filemark, sn->eom, sn->ili);
+	if (sn->truncated)
 		printf("  (the device declared more sense data than it sent)\n");
-	return 0;
 }
 
 static int decode_human(const Input *in)
 {
 	const uint8_t *b = in->data;
 	size_t len = in->len;
+	Decoded dc;
 	int r;
 
+	r = decode_parse(in, &dc);
+	if (r < 0)
+		return r;
 	switch (in->kind) {
-	case DECODE_INQUIRY: {
-		ScsiInquiry q;
-
-		r = inquiry_parse(b, len, &q);
-		if (r < 0)
-			return r;
+	case DECODE_INQUIRY:
 		printf("Standard INQUIRY data (%zu bytes)\n", len);
-		printf("  Peripheral qualifier: %u, device type: 0x%02x (%s)\n", q.qualifier,
-		       q.type, inquiry_type_name(q.type) ?: "reserved");
-		printf("  RMB: %u, version: 0x%02x, response format: %u, TPGS: %u\n", q.rmb,
-		       q.version, q.response_format, q.tpgs);
+		printf("  Peripheral qualifier: %u, device type: 0x%02x (%s)\n", dc.q.qualifier,
+		       dc.q.type, inquiry_type_name(dc.q.type) ?: "reserved");
+		printf("  RMB: %u, version: 0x%02x, response format: %u, TPGS: %u\n", dc.q.rmb,
+		       dc.q.version, dc.q.response_format, dc.q.tpgs);
 		printf("  HiSup: %u, NormACA: %u, 3PC: %u, Protect: %u, EncServ: %u, MultiP: %u, "
 		       "CmdQue: %u\n",
-		       q.hisup, q.normaca, q.threepc, q.protect, q.encserv, q.multip, q.cmdque);
-		print_text("  Vendor:   ", q.vendor, q.vendor_len);
-		print_text("  Product:  ", q.product, q.product_len);
-		print_text("  Revision: ", q.revision, q.revision_len);
+		       dc.q.hisup, dc.q.normaca, dc.q.threepc, dc.q.protect, dc.q.encserv,
+		       dc.q.multip, dc.q.cmdque);
+		print_text("  Vendor:   ", dc.q.vendor, dc.q.vendor_len);
+		print_text("  Product:  ", dc.q.product, dc.q.product_len);
+		print_text("  Revision: ", dc.q.revision, dc.q.revision_len);
 		return 0;
-	}
-	case DECODE_PG00: {
-		VpdSupported s;
-
-		r = vpd00_parse(b, len, &s);
-		if (r < 0)
-			return r;
-		printf("Supported VPD pages (0x00), %zu:\n", s.count);
+	case DECODE_PG00:
+		printf("Supported VPD pages (0x00), %zu:\n", dc.sv.count);
 		for (unsigned p = 0; p < 256; p++)
-			if (vpd_supported_has(&s, (uint8_t)p))
+			if (vpd_supported_has(&dc.sv, (uint8_t)p))
 				printf("  0x%02x\n", p);
 		return 0;
-	}
-	case DECODE_PG80: {
-		const uint8_t *serial;
-		size_t n;
-
-		r = vpd80_parse(b, len, &serial, &n);
-		if (r < 0)
-			return r;
-		printf("Unit serial number (0x80), %zu bytes\n", n);
-		print_text("  Serial: ", serial, n);
+	case DECODE_PG80:
+		printf("Unit serial number (0x80), %zu bytes\n", dc.sn.n);
+		print_text("  Serial: ", dc.sn.serial, dc.sn.n);
 		return 0;
-	}
 	case DECODE_PG83: {
 		VpdDesignator d;
 		size_t off = 0, i = 0;
@@ -395,50 +417,34 @@ static int decode_human(const Input *in)
 		}
 		return r;
 	}
-	case DECODE_PG89: {
-		VpdAtaInfo a;
-
-		r = vpd89_parse(b, len, &a);
-		if (r < 0)
-			return r;
+	case DECODE_PG89:
 		printf("ATA information (0x89)\n");
-		print_text("  SAT vendor:   ", a.sat_vendor, sizeof(a.sat_vendor));
-		print_text("  SAT product:  ", a.sat_product, sizeof(a.sat_product));
-		print_text("  SAT revision: ", a.sat_revision, sizeof(a.sat_revision));
-		printf("  Command code: 0x%02x\n", a.command_code);
-		if (a.have_identify) {
-			print_text("  ATA model:    ", a.model, strlen(a.model));
-			print_text("  ATA serial:   ", a.serial, strlen(a.serial));
-			print_text("  ATA firmware: ", a.firmware, strlen(a.firmware));
+		print_text("  SAT vendor:   ", dc.ai.sat_vendor, sizeof(dc.ai.sat_vendor));
+		print_text("  SAT product:  ", dc.ai.sat_product, sizeof(dc.ai.sat_product));
+		print_text("  SAT revision: ", dc.ai.sat_revision, sizeof(dc.ai.sat_revision));
+		printf("  Command code: 0x%02x\n", dc.ai.command_code);
+		if (dc.ai.have_identify) {
+			print_text("  ATA model:    ", dc.ai.model, strlen(dc.ai.model));
+			print_text("  ATA serial:   ", dc.ai.serial, strlen(dc.ai.serial));
+			print_text("  ATA firmware: ", dc.ai.firmware, strlen(dc.ai.firmware));
 		}
 		return 0;
-	}
-	case DECODE_PGB0: {
-		VpdBlockLimits l;
-
-		r = vpdb0_parse(b, len, &l);
-		if (r < 0)
-			return r;
+	case DECODE_PGB0:
 		printf("Block limits (0xb0)\n");
-		printf("  Maximum transfer length:   %" PRIu32 " blocks\n", l.max_xfer_len);
-		printf("  Optimal transfer length:   %" PRIu32 " blocks\n", l.opt_xfer_len);
-		printf("  Optimal granularity:       %u blocks\n", l.opt_xfer_granularity);
-		printf("  Maximum unmap LBA count:   %" PRIu32 "\n", l.max_unmap_lba_count);
-		printf("  Maximum write same length: %" PRIu64 " blocks\n", l.max_write_same_len);
+		printf("  Maximum transfer length:   %" PRIu32 " blocks\n", dc.bl.max_xfer_len);
+		printf("  Optimal transfer length:   %" PRIu32 " blocks\n", dc.bl.opt_xfer_len);
+		printf("  Optimal granularity:       %u blocks\n", dc.bl.opt_xfer_granularity);
+		printf("  Maximum unmap LBA count:   %" PRIu32 "\n", dc.bl.max_unmap_lba_count);
+		printf("  Maximum write same length: %" PRIu64 " blocks\n",
+		       dc.bl.max_write_same_len);
 		return 0;
-	}
-	case DECODE_LUNS: {
-		LunList list;
-
-		r = luns_parse_report(b, len, &list);
-		if (r < 0)
-			return r;
-		printf("REPORT LUNS: %zu LUNs\n", list.count);
-		for (size_t i = 0; i < list.count; i++) {
+	case DECODE_LUNS:
+		printf("REPORT LUNS: %zu LUNs\n", dc.luns.count);
+		for (size_t i = 0; i < dc.luns.count; i++) {
 			char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
 			ScsiLun lun;
 
-			r = luns_report_get(&list, i, &lun);
+			r = luns_report_get(&dc.luns, i, &lun);
 			if (r < 0)
 				return r;
 			if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
@@ -447,9 +453,9 @@ static int decode_human(const Input *in)
 			printf("  %s  %-20" PRIu64 "  %s\n", hex, lun_to_linux(&lun), desc);
 		}
 		return 0;
-	}
 	case DECODE_SENSE:
-		return decode_sense_human(b, len);
+		decode_sense_human(&dc.sense);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -475,42 +481,36 @@ static json_object *jtext(const void *s, size_t len)
 	return e ? json_object_new_string(e) : NULL;
 }
 
-static int sense_to_json(const uint8_t *b, size_t len, json_object *o)
+static void sense_to_json(const ScsiSense *sn, json_object *o)
 {
 	char asc_buf[SGIO_ASC_TEXT_MAX];
-	ScsiSense sn;
 	uint16_t v;
-	int r;
 
-	r = sense_parse(b, len, &sn);
-	if (r < 0)
-		return r;
 	json_object_object_add(o, "format",
-	                       json_object_new_string(sn.descriptor ? "descriptor" : "fixed"));
-	json_object_object_add(o, "response_code", json_object_new_int(sn.response_code));
-	json_object_object_add(o, "deferred", json_object_new_boolean(sn.deferred));
-	json_object_object_add(o, "sense_key", json_object_new_int(sn.key));
-	json_object_object_add(o, "sense_key_name", jstr_or_null(sense_key_name(sn.key)));
-	if (sn.have_asc) {
-		json_object_object_add(o, "asc", json_object_new_int(sn.asc));
-		json_object_object_add(o, "ascq", json_object_new_int(sn.ascq));
+	                       json_object_new_string(sn->descriptor ? "descriptor" : "fixed"));
+	json_object_object_add(o, "response_code", json_object_new_int(sn->response_code));
+	json_object_object_add(o, "deferred", json_object_new_boolean(sn->deferred));
+	json_object_object_add(o, "sense_key", json_object_new_int(sn->key));
+	json_object_object_add(o, "sense_key_name", jstr_or_null(sense_key_name(sn->key)));
+	if (sn->have_asc) {
+		json_object_object_add(o, "asc", json_object_new_int(sn->asc));
+		json_object_object_add(o, "ascq", json_object_new_int(sn->ascq));
 		json_object_object_add(
 		        o, "asc_text",
-		        jstr_or_null(sgio_asc_text(sn.asc, sn.ascq, asc_buf, sizeof(asc_buf))));
+		        jstr_or_null(sgio_asc_text(sn->asc, sn->ascq, asc_buf, sizeof(asc_buf))));
 		json_object_object_add(o, "ua_event",
-		                       jstr_or_null(sense_ua_event(sn.asc, sn.ascq)));
+		                       jstr_or_null(sense_ua_event(sn->asc, sn->ascq)));
 	}
-	if (sn.info_valid)
-		json_object_object_add(o, "information", jhex(sn.information));
-	if (sn.cmd_info_valid)
-		json_object_object_add(o, "command_specific_information", jhex(sn.cmd_info));
-	if (sense_progress(&sn, &v) >= 0)
+	if (sn->info_valid)
+		json_object_object_add(o, "information", jhex(sn->information));
+	if (sn->cmd_info_valid)
+		json_object_object_add(o, "command_specific_information", jhex(sn->cmd_info));
+	if (sense_progress(sn, &v) >= 0)
 		json_object_object_add(o, "progress", json_object_new_int(v));
-	json_object_object_add(o, "filemark", json_object_new_boolean(sn.filemark));
-	json_object_object_add(o, "eom", json_object_new_boolean(sn.eom));
-	json_object_object_add(o, "ili", json_object_new_boolean(sn.ili));
-	json_object_object_add(o, "truncated", json_object_new_boolean(sn.truncated));
-	return 0;
+	json_object_object_add(o, "filemark", json_object_new_boolean(sn->filemark));
+	json_object_object_add(o, "eom", json_object_new_boolean(sn->eom));
+	json_object_object_add(o, "ili", json_object_new_boolean(sn->ili));
+	json_object_object_add(o, "truncated", json_object_new_boolean(sn->truncated));
 }
 
 /* Every field lunctl decode prints for one response, as JSON (lunctl(8), JSON OUTPUT). */
@@ -519,60 +519,44 @@ static int decode_to_json(const Input *in, json_object **ret)
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	const uint8_t *b = in->data;
 	size_t len = in->len;
-	int r = 0;
+	json_object *a;
+	Decoded dc;
+	int r;
 
 	if (!o)
 		return -ENOMEM;
+	r = decode_parse(in, &dc);
+	if (r < 0)
+		return r;
 	json_object_object_add(o, "file", json_object_new_string(in->path));
 	json_object_object_add(o, "kind", json_object_new_string(kinds[in->kind].name));
 	json_object_object_add(o, "length", json_object_new_int64((int64_t)len));
 	switch (in->kind) {
-	case DECODE_INQUIRY: {
-		ScsiInquiry q;
-
-		r = inquiry_parse(b, len, &q);
-		if (r < 0)
-			return r;
-		json_object_object_add(o, "qualifier", json_object_new_int(q.qualifier));
-		json_object_object_add(o, "type", json_object_new_int(q.type));
-		json_object_object_add(o, "type_name", jstr_or_null(inquiry_type_name(q.type)));
-		json_object_object_add(o, "version", json_object_new_int(q.version));
-		json_object_object_add(o, "vendor", jtext(q.vendor, q.vendor_len));
-		json_object_object_add(o, "product", jtext(q.product, q.product_len));
-		json_object_object_add(o, "revision", jtext(q.revision, q.revision_len));
-		json_object_object_add(o, "tpgs", json_object_new_int(q.tpgs));
+	case DECODE_INQUIRY:
+		json_object_object_add(o, "qualifier", json_object_new_int(dc.q.qualifier));
+		json_object_object_add(o, "type", json_object_new_int(dc.q.type));
+		json_object_object_add(o, "type_name", jstr_or_null(inquiry_type_name(dc.q.type)));
+		json_object_object_add(o, "version", json_object_new_int(dc.q.version));
+		json_object_object_add(o, "vendor", jtext(dc.q.vendor, dc.q.vendor_len));
+		json_object_object_add(o, "product", jtext(dc.q.product, dc.q.product_len));
+		json_object_object_add(o, "revision", jtext(dc.q.revision, dc.q.revision_len));
+		json_object_object_add(o, "tpgs", json_object_new_int(dc.q.tpgs));
 		break;
-	}
-	case DECODE_PG00: {
-		json_object *a = json_object_new_array();
-		VpdSupported sp;
-
-		r = vpd00_parse(b, len, &sp);
-		if (r < 0) {
-			json_object_put(a);
-			return r;
-		}
+	case DECODE_PG00:
+		a = json_object_new_array();
 		for (unsigned p = 0; p < 256; p++)
-			if (vpd_supported_has(&sp, (uint8_t)p))
+			if (vpd_supported_has(&dc.sv, (uint8_t)p))
 				json_object_array_add(a, json_object_new_int((int)p));
 		json_object_object_add(o, "pages", a);
 		break;
-	}
-	case DECODE_PG80: {
-		const uint8_t *serial;
-		size_t n;
-
-		r = vpd80_parse(b, len, &serial, &n);
-		if (r < 0)
-			return r;
-		json_object_object_add(o, "serial", jtext(serial, n));
+	case DECODE_PG80:
+		json_object_object_add(o, "serial", jtext(dc.sn.serial, dc.sn.n));
 		break;
-	}
 	case DECODE_PG83: {
-		json_object *a = json_object_new_array();
 		VpdDesignator d;
 		size_t off = 0;
 
+		a = json_object_new_array();
 		json_object_object_add(o, "designators", a);
 		if (vpd83_is_pre_spc2(b, len))
 			break;
@@ -604,69 +588,50 @@ static int decode_to_json(const Input *in, json_object **ret)
 			return r;
 		break;
 	}
-	case DECODE_PG89: {
-		VpdAtaInfo ai;
-
-		r = vpd89_parse(b, len, &ai);
-		if (r < 0)
-			return r;
+	case DECODE_PG89:
 		json_object_object_add(o, "sat_vendor",
-		                       jtext(ai.sat_vendor, sizeof(ai.sat_vendor)));
+		                       jtext(dc.ai.sat_vendor, sizeof(dc.ai.sat_vendor)));
 		json_object_object_add(o, "sat_product",
-		                       jtext(ai.sat_product, sizeof(ai.sat_product)));
+		                       jtext(dc.ai.sat_product, sizeof(dc.ai.sat_product)));
 		json_object_object_add(o, "sat_revision",
-		                       jtext(ai.sat_revision, sizeof(ai.sat_revision)));
-		json_object_object_add(o, "command_code", json_object_new_int(ai.command_code));
-		if (ai.have_identify) {
-			json_object_object_add(o, "ata_model", jtext(ai.model, strlen(ai.model)));
+		                       jtext(dc.ai.sat_revision, sizeof(dc.ai.sat_revision)));
+		json_object_object_add(o, "command_code", json_object_new_int(dc.ai.command_code));
+		if (dc.ai.have_identify) {
+			json_object_object_add(o, "ata_model",
+			                       jtext(dc.ai.model, strlen(dc.ai.model)));
 			json_object_object_add(o, "ata_serial",
-			                       jtext(ai.serial, strlen(ai.serial)));
+			                       jtext(dc.ai.serial, strlen(dc.ai.serial)));
 			json_object_object_add(o, "ata_firmware",
-			                       jtext(ai.firmware, strlen(ai.firmware)));
+			                       jtext(dc.ai.firmware, strlen(dc.ai.firmware)));
 		}
 		break;
-	}
-	case DECODE_PGB0: {
-		VpdBlockLimits l;
-
-		r = vpdb0_parse(b, len, &l);
-		if (r < 0)
-			return r;
+	case DECODE_PGB0:
 		json_object_object_add(o, "max_transfer_length",
-		                       json_object_new_int64(l.max_xfer_len));
+		                       json_object_new_int64(dc.bl.max_xfer_len));
 		json_object_object_add(o, "optimal_transfer_length",
-		                       json_object_new_int64(l.opt_xfer_len));
+		                       json_object_new_int64(dc.bl.opt_xfer_len));
 		json_object_object_add(o, "optimal_transfer_granularity",
-		                       json_object_new_int64(l.opt_xfer_granularity));
+		                       json_object_new_int64(dc.bl.opt_xfer_granularity));
 		json_object_object_add(o, "max_unmap_lba_count",
-		                       json_object_new_int64(l.max_unmap_lba_count));
+		                       json_object_new_int64(dc.bl.max_unmap_lba_count));
 		json_object_object_add(o, "max_write_same_length",
-		                       json_object_new_int64((int64_t)l.max_write_same_len));
+		                       json_object_new_int64((int64_t)dc.bl.max_write_same_len));
 		break;
-	}
-	case DECODE_LUNS: {
-		json_object *a = json_object_new_array();
-		LunList list;
-
+	case DECODE_LUNS:
+		a = json_object_new_array();
 		json_object_object_add(o, "luns", a);
-		r = luns_parse_report(b, len, &list);
-		if (r < 0)
-			return r;
-		for (size_t i = 0; i < list.count; i++) {
+		for (size_t i = 0; i < dc.luns.count; i++) {
 			char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
-			json_object *x = json_object_new_object();
+			json_object *x;
 			ScsiLun lun;
 
-			r = luns_report_get(&list, i, &lun);
-			if (r < 0) {
-				json_object_put(x);
+			r = luns_report_get(&dc.luns, i, &lun);
+			if (r < 0)
 				return r;
-			}
 			if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
-			    lun_describe(&lun, desc, sizeof(desc)) < 0) {
-				json_object_put(x);
+			    lun_describe(&lun, desc, sizeof(desc)) < 0)
 				return -EBADMSG;
-			}
+			x = json_object_new_object();
 			json_object_object_add(x, "lun", json_object_new_string(hex));
 			json_object_object_add(x, "linux",
 			                       json_object_new_int64((int64_t)lun_to_linux(&lun)));
@@ -674,11 +639,8 @@ static int decode_to_json(const Input *in, json_object **ret)
 			json_object_array_add(a, x);
 		}
 		break;
-	}
 	case DECODE_SENSE:
-		r = sense_to_json(b, len, o);
-		if (r < 0)
-			return r;
+		sense_to_json(&dc.sense, o);
 		break;
 	default:
 		return -EINVAL;
@@ -710,9 +672,7 @@ static int decode_json(const Input *inputs, size_t n)
 		json_object_array_add(all, o);
 	}
 	r = output_json(stdout, n == 1 ? json_object_array_get_idx(all, 0) : all);
-	if (r < 0)
-		return log_error_errno(r, "Failed to print: %m"), EXIT_DEVICE;
-	return EXIT_OK;
+	return lunctl_printed(r);
 }
 
 static bool identity_kind(DecodeKind k)
@@ -786,11 +746,7 @@ static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 		r = output_json(stdout, props);
 	} else
 		r = output_export(stdout, &id, flags);
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }
 
 int verb_decode(int argc, char *argv[], Options *o)
@@ -805,7 +761,7 @@ int verb_decode(int argc, char *argv[], Options *o)
 	size_t n = 0;
 	int c, r, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "i:p:xJh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "i:p:xJh", longopts, o, "decode")) != -1) {
 		switch (c) {
 		case 'i':
 			if (n == DECODE_FILES_MAX) {
@@ -822,12 +778,6 @@ int verb_decode(int argc, char *argv[], Options *o)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'x':
-			o->output = OUTPUT_EXPORT;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl decode --inhex FILE [--inhex FILE...] [--page PAGE] "
 			       "[--export|--json]\n"
@@ -835,7 +785,6 @@ int verb_decode(int argc, char *argv[], Options *o)
 			       "the files after it\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl decode --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

@@ -64,39 +64,37 @@ static int print_human(const LuRef *lu, const Identity *ident)
 	return 0;
 }
 
-/* udev's path_id properties of @ident, in the order path_id sets them; NULL values are unset. */
-static void path_props(const Identity *ident, const char *ret_key[3], const char *ret_value[3])
+/* udev's path_id properties of @ident, in the order path_id sets them, each escaped to @fn
+ * (output.h); unset ones are skipped. Returns 0, -ENOMEM or what @fn returned. */
+static int path_props(const Identity *ident, export_fn fn, void *userdata)
 {
-	ret_key[0] = "ID_PATH";
-	ret_value[0] = ident->path.path;
-	ret_key[1] = "ID_PATH_TAG";
-	ret_value[1] = ident->path.tag;
-	ret_key[2] = "ID_PATH_ATA_COMPAT";
-	ret_value[2] = ident->path.ata_compat;
-}
+	const char *const key[] = { "ID_PATH", "ID_PATH_TAG", "ID_PATH_ATA_COMPAT" };
+	const char *const value[] = { ident->path.path, ident->path.tag, ident->path.ata_compat };
 
-static int print_export(const Identity *ident)
-{
-	const char *key[3], *value[3];
-
-	for (const char *kv = identity_next_line(ident, NULL, false); kv;
-	     kv = identity_next_line(ident, kv, false))
-		if (printf("%s\n", kv) < 0)
-			return -EIO;
-	/* After scsi_id's and sg_inq's lines: what 60-persistent-storage.rules imports next. */
-	path_props(ident, key, value);
 	for (size_t k = 0; k < ELEMENTSOF(key); k++) {
 		_cleanup_free_ char *v = NULL;
+		int r;
 
 		if (!value[k])
 			continue;
 		v = output_escape(value[k], strlen(value[k]));
 		if (!v)
 			return -ENOMEM;
-		if (printf("%s=%s\n", key[k], v) < 0)
-			return -EIO;
+		r = fn(key[k], v, userdata);
+		if (r < 0)
+			return r;
 	}
 	return 0;
+}
+
+static int print_export(const Identity *ident)
+{
+	for (const char *kv = identity_next_line(ident, NULL, false); kv;
+	     kv = identity_next_line(ident, kv, false))
+		if (printf("%s\n", kv) < 0)
+			return -EIO;
+	/* After scsi_id's and sg_inq's lines: what 60-persistent-storage.rules imports next. */
+	return path_props(ident, output_print_line, stdout);
 }
 
 static int print_json(const LuRef *lu, const Identity *ident)
@@ -105,6 +103,7 @@ static int print_json(const LuRef *lu, const Identity *ident)
 	const NamesList *names = ident->names;
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *nodes, *pages, *arr, *props;
+	int r;
 
 	if (!root)
 		return -ENOMEM;
@@ -119,21 +118,9 @@ static int print_json(const LuRef *lu, const Identity *ident)
 	if (!props)
 		return -ENOMEM;
 	json_object_object_add(root, "properties", props);
-	{
-		const char *key[3], *value[3];
-
-		path_props(ident, key, value);
-		for (size_t k = 0; k < ELEMENTSOF(key); k++) {
-			_cleanup_free_ char *v = NULL;
-
-			if (!value[k])
-				continue;
-			v = output_escape(value[k], strlen(value[k]));
-			if (!v)
-				return -ENOMEM;
-			json_object_object_add(props, key[k], json_object_new_string(v));
-		}
-	}
+	r = path_props(ident, output_add_json, props);
+	if (r < 0)
+		return r;
 
 	arr = json_object_new_array();
 	json_object_object_add(root, "names", arr);
@@ -212,21 +199,14 @@ int verb_id(int argc, char *argv[], Options *o)
 	const char *arg;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "xJh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "xJh", longopts, o, "id")) != -1) {
 		switch (c) {
-		case 'x':
-			o->output = OUTPUT_EXPORT;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl id [--export|--json] DEVICE\n"
 			       "DEVICE: /dev/sdX, /dev/sgN, /dev/srN, /dev/stN, a /sys path or "
 			       "H:C:T:L\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl id --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}
@@ -258,9 +238,5 @@ int verb_id(int argc, char *argv[], Options *o)
 	default:
 		r = print_human(&lu, &ident);
 	}
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }

@@ -7,19 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunctl-fail.h"
 #include "lunctl-list-fmt.h"
 #include "macro.h"
 
-_printf_(3, 4) static int fail(char *err, size_t size, const char *fmt, ...)
+/* @n bytes at @s as a string in @buf (@size bytes). Returns 0, -ENOBUFS when it does not fit. */
+static int copy_string(char *buf, size_t size, const char *s, size_t n)
 {
-	va_list ap;
-
-	if (err && size > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
+	if (n >= size)
+		return -ENOBUFS;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return 0;
 }
 
 /* One field of the filter, @n bytes at @s: a wildcard, or a number (hex allowed for the LUN). */
@@ -34,10 +33,8 @@ static int filter_field(const char *s, size_t n, bool lun, uint64_t max, bool *r
 		*ret_any = true;
 		return 0;
 	}
-	if (n >= sizeof(buf))
+	if (copy_string(buf, sizeof(buf), s, n) < 0)
 		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = 0;
 	if (lun && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
 		base = 16;
 		if (buf[2] == 0)
@@ -310,7 +307,6 @@ int list_lu_name(const uint8_t *page, size_t len, char *buf, size_t size)
 int list_usb_name(const char *devpath, char *buf, size_t size)
 {
 	const char *h, *s;
-	size_t n;
 
 	assert_return(devpath && buf && size > 0, -EINVAL);
 	if (!strstr(devpath, "usb"))
@@ -325,18 +321,12 @@ int list_usb_name(const char *devpath, char *buf, size_t size)
 	if (*s != '/')
 		return 0;
 	s++;
-	n = (size_t)(h - s);
-	if (n >= size)
-		return -ENOBUFS;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	return 0;
+	return copy_string(buf, size, s, (size_t)(h - s));
 }
 
 int list_path_component(const char *path, unsigned up, char *buf, size_t size)
 {
 	const char *end, *s;
-	size_t n;
 
 	assert_return(path && buf, -EINVAL);
 	end = path + strlen(path);
@@ -354,12 +344,7 @@ int list_path_component(const char *path, unsigned up, char *buf, size_t size)
 		while (end > path && end[-1] == '/')
 			end--;
 	}
-	n = (size_t)(end - s);
-	if (n >= size)
-		return -ENOBUFS;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	return 0;
+	return copy_string(buf, size, s, (size_t)(end - s));
 }
 
 const char *list_type_name(int pdt)

@@ -381,23 +381,6 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 	return o;
 }
 
-static int print_json(const Row *w, size_t n, const char *source, const ListOptions *lo)
-{
-	json_object *arr;
-	_cleanup_(json_object_putp) json_object *root = json_root(source, "logical_units", &arr);
-
-	if (!root)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = row_json(&w[i], lo);
-
-		if (!o)
-			return -ENOMEM;
-		json_object_array_add(arr, o);
-	}
-	return output_json(stdout, root);
-}
-
 /* ---- hosts ---- */
 
 static json_object *host_json(const Host *h, const ListOptions *lo)
@@ -413,27 +396,31 @@ static json_object *host_json(const Host *h, const ListOptions *lo)
 	return o;
 }
 
+/* {"source": @source, "logical_units": [the @n rows @w]}, or for --hosts {"hosts": [the @n
+ * hosts @h]}. */
+static int print_json(const Host *h, const Row *w, size_t n, const char *source,
+                      const ListOptions *lo)
+{
+	json_object *arr;
+	_cleanup_(json_object_putp) json_object *root =
+	        json_root(lo->hosts ? NULL : source, lo->hosts ? "hosts" : "logical_units", &arr);
+
+	if (!root)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = lo->hosts ? host_json(&h[i], lo) : row_json(&w[i], lo);
+
+		if (!o)
+			return -ENOMEM;
+		json_object_array_add(arr, o);
+	}
+	return output_json(stdout, root);
+}
+
 static int print_hosts(const Host *h, size_t n, const ListOptions *lo)
 {
-	_cleanup_(scols_unref_tablep) struct libscols_table *tb = NULL;
+	_cleanup_(scols_unref_tablep) struct libscols_table *tb = new_table(lo);
 
-	if (lo->json) {
-		json_object *arr;
-		_cleanup_(json_object_putp) json_object *root = json_root(NULL, "hosts", &arr);
-
-		if (!root)
-			return -ENOMEM;
-		for (size_t i = 0; i < n; i++) {
-			json_object *o = host_json(&h[i], lo);
-
-			if (!o)
-				return -ENOMEM;
-			json_object_array_add(arr, o);
-		}
-		return output_json(stdout, root);
-	}
-
-	tb = new_table(lo);
 	if (!tb || !scols_table_new_column(tb, "HOST", 0, SCOLS_FL_RIGHT) ||
 	    !scols_table_new_column(tb, "DRIVER", 0, 0) ||
 	    (lo->transport && !scols_table_new_column(tb, "TRANSPORT", 0, 0)))
@@ -592,9 +579,9 @@ int list_print(const ListOptions *lo, const Host *h, size_t nh, const Row *w, si
                const char *source)
 {
 	if (lo->hosts)
-		return print_hosts(h, nh, lo);
+		return lo->json ? print_json(h, NULL, nh, NULL, lo) : print_hosts(h, nh, lo);
 	if (lo->tree)
 		return lo->json ? print_tree_json(h, nh, w, n, source, lo)
 		                : print_tree(h, nh, w, n, lo);
-	return lo->json ? print_json(w, n, source, lo) : print_table(w, n, lo);
+	return lo->json ? print_json(NULL, w, n, source, lo) : print_table(w, n, lo);
 }

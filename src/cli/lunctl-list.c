@@ -159,7 +159,7 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 	char err[256] = "";
 	int c;
 
-	while ((c = getopt_long(argc, argv, "tsHo:nrPJh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "tsHo:nrPJh", longopts, o, "list")) != -1) {
 		switch (c) {
 		case 't':
 			lo->transport = true;
@@ -188,14 +188,10 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 		case 'P':
 			lo->pairs = true;
 			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			help();
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl list --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}
@@ -303,9 +299,5 @@ int verb_list(int argc, char *argv[], Options *o)
 	r = list_print(&lo, hosts, nh, rows, n, source);
 	rows_free(rows, n);
 	hosts_free(hosts, nh);
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }

@@ -222,7 +222,7 @@ int verb_monitor(int argc, char *argv[], Options *o)
 	json_object *reply = NULL;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "monitor")) != -1) {
 		switch (c) {
 		case OPT_EVENT:
 			r = add_events(&f, optarg);
@@ -233,9 +233,6 @@ int verb_monitor(int argc, char *argv[], Options *o)
 			r = add_device(&f, o, optarg);
 			if (r != EXIT_OK)
 				return r;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
 			printf("Usage: lunctl monitor [--event KIND[,KIND...]]... [--device "
@@ -258,7 +255,6 @@ int verb_monitor(int argc, char *argv[], Options *o)
 			       " -h, --help           display this help\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl monitor --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

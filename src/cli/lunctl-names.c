@@ -172,7 +172,7 @@ static int show_by_path(const char *dev, const Options *o)
 		arr = json_object_new_array();
 		if (!root || !arr) {
 			json_object_put(arr);
-			return log_error_errno(-ENOMEM, "Failed to print: %m"), EXIT_DEVICE;
+			return lunctl_printed(-ENOMEM);
 		}
 		json_object_object_add(root, "hctl", json_object_new_string(lu.hctl));
 		json_object_object_add(root, "nodes", lunctl_nodes_json(&lu));
@@ -207,11 +207,7 @@ static int show_by_path(const char *dev, const Options *o)
 	}
 	if (r >= 0 && root)
 		r = output_json(stdout, root);
-	if (r < 0) {
-		log_error_errno(r, "Failed to print: %m");
-		return EXIT_DEVICE;
-	}
-	return EXIT_OK;
+	return lunctl_printed(r);
 }
 
 static bool is_paths(json_object *c)
@@ -392,7 +388,7 @@ int verb_names(int argc, char *argv[], Options *o)
 	const char *state_dir = NAMESTATE_DIR, *conf_path = NULL, *hwdb_path = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "names")) != -1) {
 		switch (c) {
 		case OPT_COLLISIONS:
 			collisions = true;
@@ -423,9 +419,6 @@ int verb_names(int argc, char *argv[], Options *o)
 			break;
 		case OPT_HWDB:
 			hwdb_path = optarg;
-			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
 			break;
 		case 'h':
 			printf("Usage: lunctl names [--json] [--why] [--state-dir DIR] <device>\n"
@@ -470,7 +463,6 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "here, not asked of lund.\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl names --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

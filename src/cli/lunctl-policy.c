@@ -267,6 +267,26 @@ static int set_transport(int rootfd, const char *arg, const LuRef *lu, const Tpo
 	return EXIT_OK;
 }
 
+/* @lu's error policy and transport, in @p and @t (what they held before is freed). Logs why
+ * not, naming @arg. Returns the exit code. */
+static int read_policy(int rootfd, const char *arg, const LuRef *lu, ErrPolicy *p, TportView *t)
+{
+	int r;
+
+	errpolicy_done(p);
+	tport_view_done(t);
+	r = errpolicy_read(rootfd, lu->syspath, lu->hctl, p);
+	if (r < 0)
+		return log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu->hctl),
+		       EXIT_DEVICE;
+	r = tport_view_read(rootfd, lu->syspath, t);
+	if (r < 0)
+		return log_error_errno(r, "%s (%s): failed to find its transport: %m", arg,
+		                       lu->hctl),
+		       EXIT_DEVICE;
+	return EXIT_OK;
+}
+
 int verb_policy(int argc, char *argv[], Options *o)
 {
 	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
@@ -280,11 +300,8 @@ int verb_policy(int argc, char *argv[], Options *o)
 	const char *arg;
 	int c, r, n_set;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "policy")) != -1) {
 		switch (c) {
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl policy [--json] DEVICE [KEY=VALUE ...]\n"
 			       "DEVICE: /dev/sdX (or sdX), /dev/sgN, /dev/srN, /dev/stN, "
@@ -295,7 +312,6 @@ int verb_policy(int argc, char *argv[], Options *o)
 			       "fast_io_fail_tmo dev_loss_tmo (FC remote port)\n");
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl policy --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}
@@ -319,17 +335,9 @@ int verb_policy(int argc, char *argv[], Options *o)
 	if (r != EXIT_OK)
 		return r;
 
-	r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu.hctl);
-		return EXIT_DEVICE;
-	}
-
-	r = tport_view_read(rootfd, lu.syspath, &t);
-	if (r < 0) {
-		log_error_errno(r, "%s (%s): failed to find its transport: %m", arg, lu.hctl);
-		return EXIT_DEVICE;
-	}
+	r = read_policy(rootfd, arg, &lu, &p, &t);
+	if (r != EXIT_OK)
+		return r;
 
 	if (n_set > 0) {
 		bool missing = false;
@@ -377,19 +385,10 @@ int verb_policy(int argc, char *argv[], Options *o)
 		if (r != EXIT_OK)
 			return r;
 
-		errpolicy_done(&p);
-		tport_view_done(&t);
-		r = tport_view_read(rootfd, lu.syspath, &t);
-		if (r < 0) {
-			log_error_errno(r, "%s (%s): failed to find its transport: %m", arg,
-			                lu.hctl);
-			return EXIT_DEVICE;
-		}
-		r = errpolicy_read(rootfd, lu.syspath, lu.hctl, &p);
-		if (r < 0) {
-			log_error_errno(r, "%s (%s): failed to read its policy: %m", arg, lu.hctl);
-			return EXIT_DEVICE;
-		}
+		/* What the kernel made of the values, as it shows them now. */
+		r = read_policy(rootfd, arg, &lu, &p, &t);
+		if (r != EXIT_OK)
+			return r;
 	}
 
 	if (o->output == OUTPUT_JSON)

@@ -2,12 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunctl-fail.h"
 #include "lunctl-rescan-range.h"
 #include "macro.h"
 
@@ -15,18 +15,6 @@ void range_list_done(RangeList *l)
 {
 	l->v = mfree(l->v);
 	l->n = 0;
-}
-
-_printf_(3, 4) static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && size > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 /* A decimal number of @n bytes at @s, digits only. */

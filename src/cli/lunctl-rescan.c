@@ -563,7 +563,7 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		}
 	}
 
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, shortopts, longopts, o, "rescan")) != -1) {
 		unsigned long v;
 		char *end;
 
@@ -638,9 +638,6 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		case 'n':
 			flags |= SCAN_DRY_RUN;
 			break;
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case OPT_DIRECT:
 			direct = true;
 			break;
@@ -665,7 +662,6 @@ int verb_rescan(int argc, char *argv[], Options *o)
 			ret = EXIT_OK;
 			goto finish;
 		default:
-			fprintf(stderr, "Try 'lunctl rescan --help' for more information.\n");
 			goto finish;
 		}
 	}

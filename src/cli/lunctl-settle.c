@@ -68,7 +68,7 @@ int verb_settle(int argc, char *argv[], Options *o)
 	uint64_t deadline;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "Jh", longopts, o, "settle")) != -1) {
 		switch (c) {
 		case OPT_TIMEOUT: {
 			char *end;
@@ -83,9 +83,6 @@ int verb_settle(int argc, char *argv[], Options *o)
 			}
 			break;
 		}
-		case 'J':
-			o->output = OUTPUT_JSON;
-			break;
 		case 'h':
 			printf("Usage: lunctl settle [--timeout SEC] [--json]\n"
 			       "\n"
@@ -104,7 +101,6 @@ int verb_settle(int argc, char *argv[], Options *o)
 			       SETTLE_DEFAULT_TIMEOUT_SEC);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'lunctl settle --help' for more information.\n");
 			return EXIT_USAGE;
 		}
 	}

@@ -50,21 +50,33 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 	return EXIT_OK;
 }
 
-/* The kernel's own per-class counters (companion patchset, errors/<class>), when it has them. */
-static void print_kernel_classes(json_object *e)
+/* The members of the object @o as "NAME VALUE" (a string, else an int64), the first after
+ * @lead, the others after ", ". Returns whether there were any (none when @o is not an object). */
+static bool print_members(json_object *o, const char *lead)
 {
-	json_object *kc = json_member(e, "kernel_classes");
 	bool first = true;
 
-	if (!kc || !json_object_is_type(kc, json_type_object))
-		return;
-	printf("    kernel counters:");
-	json_object_object_foreach(kc, name, n)
+	if (!o || !json_object_is_type(o, json_type_object))
+		return false;
+	json_object_object_foreach(o, name, v)
 	{
-		printf("%s %s %" PRIi64, first ? "" : ",", name, json_object_get_int64(n));
+		printf("%s%s ", first ? lead : ", ", name);
+		if (json_object_is_type(v, json_type_string))
+			printf("%s", json_object_get_string(v));
+		else
+			printf("%" PRIi64, json_object_get_int64(v));
 		first = false;
 	}
-	printf("%s\n", first ? " none" : "");
+	return !first;
+}
+
+/* "@label NAME VALUE, NAME VALUE...\n" (" none" for no member) when @o is an object. */
+static void print_member_line(json_object *o, const char *label)
+{
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	printf("%s", label);
+	printf("%s\n", print_members(o, " ") ? "" : " none");
 }
 
 /* Command failures the kernel reported (the companion patchset's SDEV_ERROR events). */
@@ -81,48 +93,22 @@ static void print_errors(json_object *s)
 	{
 		json_object *cl = json_member(e, "classes"), *polled = json_member(e, "polled");
 
-		if (polled && json_object_get_boolean(polled)) {
+		if (polled && json_object_get_boolean(polled))
 			printf("  %s: ioerr_cnt +%" PRIi64 ", iotmo_cnt +%" PRIi64
 			       " since lund started (no error events on this kernel: polled)\n",
 			       hctl, json_int(e, "ioerr_cnt_growth"),
 			       json_int(e, "iotmo_cnt_growth"));
-			print_kernel_classes(e);
-			continue;
+		else {
+			printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
+			print_members(cl, "");
+			printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64
+			       " malformed, %" PRIi64 " threshold actions\n",
+			       json_int(e, "suppressed"), json_int(e, "malformed"),
+			       json_int(e, "threshold_actions"));
 		}
-		printf("  %s: %" PRIi64 " errors (", hctl, json_int(e, "total"));
-		if (cl && json_object_is_type(cl, json_type_object)) {
-			bool first = true;
-
-			json_object_object_foreach(cl, name, n)
-			{
-				printf("%s%s %" PRIi64, first ? "" : ", ", name,
-				       json_object_get_int64(n));
-				first = false;
-			}
-		}
-		printf("), %" PRIi64 " suppressed by the kernel, %" PRIi64 " malformed, %" PRIi64
-		       " threshold actions\n",
-		       json_int(e, "suppressed"), json_int(e, "malformed"),
-		       json_int(e, "threshold_actions"));
-		print_kernel_classes(e);
+		/* The kernel's own per-class counters (companion patchset, errors/<class>). */
+		print_member_line(json_member(e, "kernel_classes"), "    kernel counters:");
 	}
-}
-
-/* LUs whose kernel state is not "running" (offline, transport-offline, blocked, ...) */
-static void print_not_running(json_object *s)
-{
-	json_object *nr = json_member(s, "not_running");
-	bool first = true;
-
-	if (!nr || !json_object_is_type(nr, json_type_object))
-		return;
-	printf("Not running:  ");
-	json_object_object_foreach(nr, hctl, st)
-	{
-		printf("%s %s %s", first ? "" : ",", hctl, json_object_get_string(st));
-		first = false;
-	}
-	printf("%s\n", first ? " none" : "");
 }
 
 /* iSCSI sessions lund scans once they are logged in */
@@ -235,76 +221,76 @@ static void print_status(json_object *s)
 	printf("Clients:       %" PRIi64 "\n", json_int(s, "clients"));
 	print_scans(s);
 	print_logins(s);
-	print_not_running(s);
+	/* LUs whose kernel state is not "running" (offline, transport-offline, blocked, ...) */
+	print_member_line(json_member(s, "not_running"), "Not running:  ");
 
 	print_errors(s);
 }
 
-/* Parses a verb without arguments, calls lund and prints the reply as JSON when asked. Returns
- * an exit status, or -1 when the reply (in *ret_reply) is for the caller to print as text. */
+/* A verb that takes no arguments, only --json and --help (the usage line, then @help when not
+ * NULL): calls lund with @cmd and prints the reply, as JSON when asked, else with @print.
+ * Returns the exit status. */
 static int call_noargs(int argc, char *argv[], Options *o, const char *cmd, const char *help,
-                       json_object **ret_reply)
+                       void (*print)(json_object *reply))
 {
-	int r;
+	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
+	_cleanup_(json_object_putp) json_object *reply = NULL;
+	int r = lunctl_getopt(argc, argv, "Jh", longopts, o, cmd);
 
-	r = lunctl_parse_noargs(argc, argv, o, cmd, help);
-	if (r >= 0)
-		return r;
-	r = lunctl_daemon_call(cmd, NULL, NULL, ret_reply);
+	if (r == 'h') {
+		printf("Usage: lunctl %s [--json]\n", cmd);
+		if (help)
+			printf("\n%s", help);
+		return EXIT_OK;
+	}
+	if (r != -1)
+		return EXIT_USAGE;
+	if (optind != argc) {
+		log_error("%s takes no arguments", cmd);
+		return EXIT_USAGE;
+	}
+	r = lunctl_daemon_call(cmd, NULL, NULL, &reply);
 	if (r != EXIT_OK)
 		return r;
 	if (o->output == OUTPUT_JSON) {
-		json_object_object_del(*ret_reply, "ok");
-		return output_json(stdout, *ret_reply) < 0 ? EXIT_DEVICE : EXIT_OK;
+		json_object_object_del(reply, "ok");
+		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
 	}
-	return -1;
+	print(reply);
+	return EXIT_OK;
 }
 
 int verb_status(int argc, char *argv[], Options *o)
 {
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r;
+	return call_noargs(argc, argv, o, "status", NULL, print_status);
+}
 
-	r = call_noargs(argc, argv, o, "status", NULL, &reply);
-	if (r >= 0)
-		return r;
-	print_status(reply);
-	return EXIT_OK;
+static void print_reload(json_object *reply)
+{
+	json_object *pending = json_member(reply, "pending");
+
+	if (pending && json_object_get_boolean(pending))
+		printf("lund reloads its configuration when the running scan ends.\n");
+	else
+		printf("lund reloaded its configuration.\n");
 }
 
 /* lunctl reload: lund re-reads lund.conf and the hwdb and re-applies the policy (SIGHUP). */
 int verb_reload(int argc, char *argv[], Options *o)
 {
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	json_object *pending;
-	int r;
-
-	r = call_noargs(argc, argv, o, "reload",
-	                "Have lund re-read lund.conf and the hwdb and re-apply the policy.\n"
-	                "A configuration lund cannot parse is refused and the old one kept.",
-	                &reply);
-	if (r >= 0)
-		return r;
-	pending = json_member(reply, "pending");
-	if (pending && json_object_get_boolean(pending))
-		printf("lund reloads its configuration when the running scan ends.\n");
-	else
-		printf("lund reloaded its configuration.\n");
-	return EXIT_OK;
+	return call_noargs(argc, argv, o, "reload",
+	                   "Have lund re-read lund.conf and the hwdb and re-apply the policy.\n"
+	                   "A configuration lund cannot parse is refused and the old one kept.",
+	                   print_reload);
 }
 
 /* lunctl resync: lund rebuilds its inventory from sysfs and reconciles every link. */
 int verb_resync(int argc, char *argv[], Options *o)
 {
-	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r;
-
-	r = call_noargs(argc, argv, o, "resync",
-	                "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
-	                "as after a lost uevent. Prints lund's status afterwards.\n",
-	                &reply);
-	if (r >= 0)
-		return r;
-	print_status(reply);
-	return EXIT_OK;
+	return call_noargs(argc, argv, o, "resync",
+	                   "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
+	                   "as after a lost uevent. Prints lund's status afterwards.\n",
+	                   print_status);
 }

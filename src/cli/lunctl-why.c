@@ -147,40 +147,32 @@ static void explain_name(const Identity *i, const IdentDesignator *used, const c
 static void designator_reason(const IdentDesignator *d, const IdentDesignator *used, char *buf,
                               size_t size)
 {
-	switch (d->verdict) {
-	case IDENT_DESIG_USED:
+	/* The verdicts whose reason names nothing of the designator itself. */
+	static const char *const fixed[_IDENT_DESIG_MAX] = {
+		[IDENT_DESIG_TPG] = "gives ID_TARGET_PORT only, never a name",
+		[IDENT_DESIG_TYPE] = "scsi_id's table has no row for this type",
+		[IDENT_DESIG_CODE_SET] = "scsi_id takes binary and ASCII designators only",
+		[IDENT_DESIG_TOO_LONG] = "too long for scsi_id's serial buffer",
+		[IDENT_DESIG_UNSEEN] = "past the 254 bytes of the page scsi_id reads",
+		[IDENT_DESIG_NOT_TRIED] =
+		        "scsi_id did not walk page 0x83 (not listed by page 0x00, "
+		        "or the SCSI-2 format)",
+	};
+
+	if (d->verdict == IDENT_DESIG_USED)
 		(void)snprintf(buf, size, "ID_SERIAL%s", d->type == 3 ? " and ID_WWN" : "");
-		break;
-	case IDENT_DESIG_OUTRANKED:
+	else if (d->verdict == IDENT_DESIG_OUTRANKED)
 		(void)snprintf(buf, size,
 		               "row %d of scsi_id's table accepts it; row %d matched first",
 		               d->row + 1, used ? used->row + 1 : 0);
-		break;
-	case IDENT_DESIG_TPG:
-		(void)snprintf(buf, size, "gives ID_TARGET_PORT only, never a name");
-		break;
-	case IDENT_DESIG_ASSOC:
+	else if (d->verdict == IDENT_DESIG_ASSOC)
 		(void)snprintf(buf, size, "names the %s, not the logical unit",
 		               vpd83_association_name(d->assoc));
-		break;
-	case IDENT_DESIG_TYPE:
-		(void)snprintf(buf, size, "scsi_id's table has no row for this type");
-		break;
-	case IDENT_DESIG_CODE_SET:
-		(void)snprintf(buf, size, "scsi_id takes binary and ASCII designators only");
-		break;
-	case IDENT_DESIG_TOO_LONG:
-		(void)snprintf(buf, size, "too long for scsi_id's serial buffer");
-		break;
-	case IDENT_DESIG_UNSEEN:
-		(void)snprintf(buf, size, "past the 254 bytes of the page scsi_id reads");
-		break;
-	default:
-		(void)snprintf(buf, size,
-		               "scsi_id did not walk page 0x83 (not listed by page 0x00, or the "
-		               "SCSI-2 format)");
-		break;
-	}
+	else
+		(void)snprintf(buf, size, "%s",
+		               d->verdict >= 0 && d->verdict < _IDENT_DESIG_MAX && fixed[d->verdict]
+		                       ? fixed[d->verdict]
+		                       : fixed[IDENT_DESIG_NOT_TRIED]);
 }
 
 /* The hwdb's naming rule for the LU (lund.hwdb(7), LUND_NAME_IDENTITY), as lund looks it up. */

@@ -51,6 +51,15 @@ int exit_code_from_errno(int r)
 	}
 }
 
+int lunctl_printed(int r)
+{
+	if (r < 0) {
+		log_error_errno(r, "Failed to print: %m");
+		return EXIT_DEVICE;
+	}
+	return EXIT_OK;
+}
+
 int lunctl_open_root(const Options *o, int *ret)
 {
 	int fd = sysfs_open_root(o->root);
@@ -116,33 +125,23 @@ int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags fla
 	return EXIT_OK;
 }
 
-int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help)
+int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+                  Options *o, const char *verb)
 {
-	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
-		                                  { "help", no_argument, NULL, 'h' },
-		                                  {} };
-	int c;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 
-	while ((c = getopt_long(argc, argv, "Jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'J':
+		if (c == 'x')
+			o->output = OUTPUT_EXPORT;
+		else if (c == 'J')
 			o->output = OUTPUT_JSON;
-			break;
-		case 'h':
-			printf("Usage: lunctl %s [--json]\n", verb);
-			if (help)
-				printf("\n%s", help);
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'lunctl %s --help' for more information.\n", verb);
-			return EXIT_USAGE;
+		else {
+			if (c == '?')
+				fprintf(stderr, "Try 'lunctl%s%s --help' for more information.\n",
+				        verb ? " " : "", verb ?: "");
+			return c;
 		}
 	}
-	if (optind != argc) {
-		log_error("%s takes no arguments", verb);
-		return EXIT_USAGE;
-	}
-	return -1;
 }
 
 static void usage(FILE *out)
@@ -203,14 +202,8 @@ int main(int argc, char *argv[])
 	log_setup("lunctl", LOG_TARGET_STDERR, LOG_INFO);
 
 	/* '+': stop at the verb; each verb parses its own options with the same table. */
-	while ((c = getopt_long(argc, argv, "+xJhV", longopts, NULL)) != -1) {
+	while ((c = lunctl_getopt(argc, argv, "+xJhV", longopts, &o, NULL)) != -1) {
 		switch (c) {
-		case 'x':
-			o.output = OUTPUT_EXPORT;
-			break;
-		case 'J':
-			o.output = OUTPUT_JSON;
-			break;
 		case OPT_ROOT:
 			o.root = optarg;
 			break;
@@ -241,7 +234,6 @@ int main(int argc, char *argv[])
 			printf("lunctl %s\n", PACKAGE_VERSION);
 			return EXIT_OK;
 		default:
-			errtryhelp();
 			return EXIT_USAGE;
 		}
 	}

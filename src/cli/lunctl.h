@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -54,11 +55,16 @@ int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags fla
                         LuRef *ret);
 
 /*
- * lunctl_parse_noargs() - the options of a verb that takes no arguments, only --json and --help
- * (which prints the usage line, then @help when not NULL).
- * Returns -1 to go on, or the exit code to return (help printed, or a usage error reported).
+ * lunctl_getopt() - getopt_long() that takes the output options of lunctl and its verbs itself:
+ * -x/--export and -J/--json set @o->output and are not returned. On '?' (an unknown option, a
+ * missing argument) it first points at `lunctl @verb --help` (`lunctl --help` for NULL @verb).
  */
-int lunctl_parse_noargs(int argc, char *argv[], Options *o, const char *verb, const char *help);
+int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+                  Options *o, const char *verb);
+
+/* The exit code once a verb has printed its result: EXIT_OK for @r >= 0, else EXIT_DEVICE with
+ * @r logged as why printing failed. */
+int lunctl_printed(int r);
 
 /* Map a negative errno from the engine to the exit code. */
 int exit_code_from_errno(int r);

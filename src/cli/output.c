@@ -8,7 +8,7 @@
 #include "macro.h"
 #include "output.h"
 
-static int print_line(const char *key, const char *value, void *userdata)
+int output_print_line(const char *key, const char *value, void *userdata)
 {
 	FILE *out = userdata;
 
@@ -17,10 +17,10 @@ static int print_line(const char *key, const char *value, void *userdata)
 
 int output_export(FILE *out, const ScsiIdent *id, ExportFlags flags)
 {
-	return export_ident(id, flags, print_line, out);
+	return export_ident(id, flags, output_print_line, out);
 }
 
-static int add_json(const char *key, const char *value, void *userdata)
+int output_add_json(const char *key, const char *value, void *userdata)
 {
 	json_object *obj = userdata, *v;
 
@@ -40,7 +40,7 @@ json_object *output_properties_json(const ScsiIdent *id, ExportFlags flags)
 
 	if (!obj)
 		return NULL;
-	if (export_ident(id, flags, add_json, obj) < 0) {
+	if (export_ident(id, flags, output_add_json, obj) < 0) {
 		json_object_put(obj);
 		return NULL;
 	}
@@ -57,7 +57,7 @@ json_object *output_lines_json(const char *lines, size_t size)
 		const char *eq = strchr(kv, '=');
 		_cleanup_free_ char *key = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
 
-		if (!key || add_json(key, eq + 1, obj) < 0) {
+		if (!key || output_add_json(key, eq + 1, obj) < 0) {
 			json_object_put(obj);
 			return NULL;
 		}

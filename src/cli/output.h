@@ -37,6 +37,11 @@ static inline int64_t json_int(json_object *o, const char *key)
 	return v ? json_object_get_int64(v) : 0;
 }
 
+/* export_fn callbacks (core/export.h): a "KEY=VALUE" line to the FILE @userdata (-EIO when
+ * it cannot be written); "KEY": "VALUE" added to the json_object @userdata (-ENOMEM). */
+int output_print_line(const char *key, const char *value, void *userdata);
+int output_add_json(const char *key, const char *value, void *userdata);
+
 /* Print "KEY=VALUE" lines of @id as selected by @flags to @out. */
 int output_export(FILE *out, const ScsiIdent *id, ExportFlags flags);
 
