@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "linkscheme.h"
 #include "log.h"
 #include "macro.h"
@@ -702,15 +703,8 @@ void manager_links_dirty(Manager *m, Lu *lu)
 			goto now;
 		}
 	}
-	if (m->n_links_dirty == m->n_links_dirty_alloc) {
-		size_t n = MAX(m->n_links_dirty_alloc * 2, (size_t)16);
-		Lu **v = reallocarray(m->links_dirty, n, sizeof(*v));
-
-		if (!v)
-			goto now;
-		m->links_dirty = v;
-		m->n_links_dirty_alloc = n;
-	}
+	if (GREEDY_REALLOC(m->links_dirty, m->n_links_dirty_alloc, m->n_links_dirty + 1) < 0)
+		goto now;
 	m->links_dirty[m->n_links_dirty++] = lu;
 	links_flush_hurry(m);
 	return;
