@@ -97,15 +97,8 @@ static bool link_log_add(Manager *m, size_t k, const char *msg)
 		link_log_flush(m);
 	l->lu = m->current ?: l->updated;
 	need = l->len[k] + 2 + n + 1;
-	if (need > l->size[k]) {
-		size_t size = MAX(need, 2 * l->size[k]);
-		char *p = realloc(l->buf[k], size);
-
-		if (!p)
-			return false;
-		l->buf[k] = p;
-		l->size[k] = size;
-	}
+	if (GREEDY_REALLOC(l->buf[k], l->size[k], need) < 0)
+		return false;
 	if (l->len[k] > 0) {
 		memcpy(l->buf[k] + l->len[k], ", ", 2);
 		l->len[k] += 2;

@@ -321,7 +321,6 @@ static int locate(LundConf *c, FILE *f)
 		return -ENOMEM;
 	while (r >= 0 && (got = getline(&buf, &size, f)) >= 0) {
 		size_t n = strlen(buf);
-		char *l;
 
 		lineno++;
 		/* iniparser refuses a NUL, as a line too long, but in the last line it reads up to
@@ -332,10 +331,8 @@ static int locate(LundConf *c, FILE *f)
 			buf[--n] = 0;
 		if (len == 0)
 			start = lineno;
-		l = realloc(logical, len + n + 1);
-		if (!l)
+		if (GREEDY_REALLOC_EXACT(logical, len + n + 1) < 0)
 			return -ENOMEM;
-		logical = l;
 		memcpy(logical + len, buf, n + 1);
 		len += n;
 		/* a trailing '\' joins the next line to this one, in place of the '\' */
