@@ -23,6 +23,7 @@
 
 #include "escape.h"
 #include "export.h"
+#include "grow.h"
 #include "macro.h"
 #include "unaligned.h"
 
@@ -659,15 +660,8 @@ static int list_cb(const char *key, const char *value, void *userdata)
 	ExportList *l = userdata;
 	ExportEntry *ent;
 
-	if (l->n == l->allocated) {
-		size_t na = l->allocated ? l->allocated * 2 : 32;
-		ExportEntry *ne = realloc(l->entries, na * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		l->entries = ne;
-		l->allocated = na;
-	}
+	if (GREEDY_REALLOC(l->entries, l->allocated, l->n + 1) < 0)
+		return -ENOMEM;
 	ent = &l->entries[l->n];
 	if (strlen(key) >= sizeof(ent->key))
 		return -EINVAL;

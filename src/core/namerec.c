@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "macro.h"
 #include "namerec.h"
 
@@ -102,18 +103,8 @@ static int set_add_n(NameRecSet *s, const char *identity, size_t ilen, const cha
 	if (!identity_valid_n(identity, ilen) || !name_valid_n(name, nlen) ||
 	    !namerec_state_name(state))
 		return -EINVAL;
-	if (s->n == s->n_alloc) {
-		size_t m = MAX(s->n_alloc * 2, (size_t)16);
-		NameRec *p;
-
-		if (m > SIZE_MAX / sizeof(NameRec))
-			return -ENOMEM;
-		p = realloc(s->rec, m * sizeof(NameRec));
-		if (!p)
-			return -ENOMEM;
-		s->rec = p;
-		s->n_alloc = m;
-	}
+	if (GREEDY_REALLOC(s->rec, s->n_alloc, s->n + 1) < 0)
+		return -ENOMEM;
 	i = strndup(identity, ilen);
 	n = strndup(name, nlen);
 	if (!i || !n)

@@ -13,6 +13,7 @@
 
 #include "control-request.h"
 #include "control.h"
+#include "grow.h"
 #include "log.h"
 #include "macro.h"
 #include "ratelimit.h"
@@ -351,7 +352,6 @@ static int client_read(ControlClient *c)
 	for (unsigned turn = 0; turn < CONTROL_READS_PER_WAKEUP; turn++) {
 		char buf[4096];
 		ssize_t k = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-		char *n;
 		int r;
 
 		if (k < 0) {
@@ -372,10 +372,8 @@ static int client_read(ControlClient *c)
 			client_fail(c, -EMSGSIZE, msg);
 			return 0;
 		}
-		n = realloc(c->in, c->in_len + (size_t)k + 1);
-		if (!n)
+		if (GREEDY_REALLOC_EXACT(c->in, c->in_len + (size_t)k + 1) < 0)
 			return -ENOMEM;
-		c->in = n;
 		memcpy(c->in + c->in_len, buf, (size_t)k);
 		c->in_len += (size_t)k;
 		c->in[c->in_len] = 0;

@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "hostscan.h"
 #include "macro.h"
 #include "worker.h"
@@ -132,7 +133,6 @@ static void on_engine_event(void *userdata, const ScanEvent *ev)
 		   .targets_done = ev->targets_done,
 		   .targets_total = ev->targets_total,
 		   .hosts_total = ev->hosts_total };
-	Note *v;
 
 	switch (ev->kind) {
 	case SCAN_EVENT_ACTION:
@@ -154,11 +154,8 @@ static void on_engine_event(void *userdata, const ScanEvent *ev)
 		return;
 	}
 	pthread_mutex_lock(&s->lock);
-	v = reallocarray(s->notes, s->n_notes + 1, sizeof(*v));
-	if (v) {
-		s->notes = v;
+	if (GREEDY_REALLOC_EXACT(s->notes, s->n_notes + 1) >= 0)
 		s->notes[s->n_notes++] = n;
-	}
 	pthread_mutex_unlock(&s->lock);
 	wake(s);
 }
@@ -401,7 +398,6 @@ static bool request_covers(const Request *q, const ScanSelector *sel, ScanFlags 
 static int queue_append(HostScanner *s, const Request *req)
 {
 	Request n = *req;
-	Request *v;
 
 	n.sel = NULL;
 	n.reason = strdup(req->reason ?: "");
@@ -415,12 +411,10 @@ static int queue_append(HostScanner *s, const Request *req)
 		memcpy(n.sel, req->sel, req->n_sel * sizeof(*n.sel));
 	n.queued_usec = now_usec(s);
 	n.started_usec = 0;
-	v = reallocarray(s->queue, s->n_queue + 1, sizeof(*v));
-	if (!v) {
+	if (GREEDY_REALLOC_EXACT(s->queue, s->n_queue + 1) < 0) {
 		request_done(&n);
 		return -ENOMEM;
 	}
-	s->queue = v;
 	s->queue[s->n_queue++] = n;
 	return start_next(s);
 }

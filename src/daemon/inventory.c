@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "inventory-private.h"
 #include "lu-identify.h"
 #include "luns.h"
@@ -445,10 +446,9 @@ int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
 		return -ENOMEM;
 	if (rare->n_partitions == UINT16_MAX)
 		return -E2BIG;
-	np = realloc(rare->partitions, (rare->n_partitions + 1) * sizeof(*np));
-	if (!np)
+	if (GREEDY_REALLOC_EXACT(rare->partitions, rare->n_partitions + 1) < 0)
 		return -ENOMEM;
-	rare->partitions = np;
+	np = rare->partitions;
 	for (i = rare->n_partitions; i > 0 && np[i - 1].number > num; i--)
 		np[i] = np[i - 1];
 	np[i] = (LuPartition){ .node = strdup(node), .number = (unsigned)num };

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -137,7 +138,7 @@ static int on_login_poll(sd_event_source *s, uint64_t usec, void *userdata)
 static bool login_watch(Manager *m, const char *session, unsigned host)
 {
 	char state[sizeof(((LoginWait *)NULL)->state)];
-	LoginWait *w, *v;
+	LoginWait *w;
 	uint64_t now = 0;
 
 	if (strlen(session) >= sizeof(((LoginWait *)NULL)->session) ||
@@ -149,10 +150,8 @@ static bool login_watch(Manager *m, const char *session, unsigned host)
 		return false;
 	if (m->n_login_waits >= LOGIN_WAITS_MAX)
 		return false;
-	v = reallocarray(m->login_waits, m->n_login_waits + 1, sizeof(*v));
-	if (!v)
+	if (GREEDY_REALLOC_EXACT(m->login_waits, m->n_login_waits + 1) < 0)
 		return false;
-	m->login_waits = v;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &now);
 	w = &m->login_waits[m->n_login_waits];
 	*w = (LoginWait){ .host = host, .since = now };

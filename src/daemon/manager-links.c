@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "linkscheme.h"
 #include "log.h"
 #include "macro.h"
@@ -96,15 +97,8 @@ static bool link_log_add(Manager *m, size_t k, const char *msg)
 		link_log_flush(m);
 	l->lu = m->current ?: l->updated;
 	need = l->len[k] + 2 + n + 1;
-	if (need > l->size[k]) {
-		size_t size = MAX(need, 2 * l->size[k]);
-		char *p = realloc(l->buf[k], size);
-
-		if (!p)
-			return false;
-		l->buf[k] = p;
-		l->size[k] = size;
-	}
+	if (GREEDY_REALLOC(l->buf[k], l->size[k], need) < 0)
+		return false;
 	if (l->len[k] > 0) {
 		memcpy(l->buf[k] + l->len[k], ", ", 2);
 		l->len[k] += 2;
@@ -702,15 +696,8 @@ void manager_links_dirty(Manager *m, Lu *lu)
 			goto now;
 		}
 	}
-	if (m->n_links_dirty == m->n_links_dirty_alloc) {
-		size_t n = MAX(m->n_links_dirty_alloc * 2, (size_t)16);
-		Lu **v = reallocarray(m->links_dirty, n, sizeof(*v));
-
-		if (!v)
-			goto now;
-		m->links_dirty = v;
-		m->n_links_dirty_alloc = n;
-	}
+	if (GREEDY_REALLOC(m->links_dirty, m->n_links_dirty_alloc, m->n_links_dirty + 1) < 0)
+		goto now;
 	m->links_dirty[m->n_links_dirty++] = lu;
 	links_flush_hurry(m);
 	return;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -134,14 +135,10 @@ int manager_react_holder(Manager *m, const Uevent *ev)
 	if (!streq(ev->action, "remove") && asprintf(&dir, "sys/class/block/%s/slaves", dm) >= 0 &&
 	    sysfs_opendir(m->rootfd, dir, &d) >= 0) {
 		for (struct dirent *de; n < MPATH_MAX_SLAVES && (de = readdir(d));) {
-			char **v;
-
 			if (de->d_name[0] == '.')
 				continue;
-			v = reallocarray(slaves, n + 1, sizeof(*v));
-			if (!v)
+			if (GREEDY_REALLOC_EXACT(slaves, n + 1) < 0)
 				break;
-			slaves = v;
 			if (!(slaves[n] = strdup(de->d_name)))
 				break;
 			n++;

@@ -16,6 +16,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -216,19 +217,16 @@ int manager_names_aliases(Manager *m, const Lu *lu, const LinkSchemeInput *in, c
 	}
 	for (size_t i = lo; i < m->n_names_by_id && streq(m->names_by_id[i]->identity, id); i++) {
 		const char *name = m->names_by_id[i]->name, *base;
-		const char **nv;
 
 		if (!strneq(name, RECORD_BY_ID, strlen(RECORD_BY_ID)))
 			continue;
 		base = name + strlen(RECORD_BY_ID);
 		if (!link_scheme_alias(in, base))
 			continue;
-		nv = reallocarray(v, n + 1, sizeof(*v));
-		if (!nv) {
+		if (GREEDY_REALLOC_EXACT(v, n + 1) < 0) {
 			free(v);
 			return -ENOMEM;
 		}
-		v = nv;
 		v[n++] = base;
 	}
 	*ret = v;

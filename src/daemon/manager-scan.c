@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 #include "scan-json.h"
 #include "macro.h"
@@ -495,15 +496,12 @@ static void on_host_scan_done(void *userdata, const HostScanRequest *req, int r,
 	/* Readiness means named: wait for the drivers of what the scan added to bind. */
 	for (size_t i = 0; res && i < res->n_actions; i++) {
 		const ScanAction *a = &res->actions[i];
-		char(*v)[64];
 
 		if (a->kind != SCAN_ACTION_ADD || !a->applied || a->error < 0)
 			continue;
-		v = reallocarray(m->bind_wait, m->n_bind_wait + 1, sizeof(*v));
-		if (!v)
+		if (GREEDY_REALLOC_EXACT(m->bind_wait, m->n_bind_wait + 1) < 0)
 			break;
-		m->bind_wait = v;
-		snprintf(v[m->n_bind_wait++], sizeof(*v), "%s", a->hctl);
+		snprintf(m->bind_wait[m->n_bind_wait++], sizeof(*m->bind_wait), "%s", a->hctl);
 	}
 	m->bind_deadline = nowu + BIND_WAIT_USEC;
 	if (sd_event_add_time(m->event, &m->bind_source, CLOCK_MONOTONIC, nowu, 0, on_bind_poll,

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -437,16 +438,9 @@ static int known_keys(UdevRecords *u, const char ***ret, size_t *ret_n)
 	for (size_t b = 0; b < UDEV_BUCKETS; b++)
 		for (LuRecords *r = u->bucket[b]; r; r = r->next)
 			for (size_t i = 0; i < r->n; i++) {
-				if (n == size) {
-					const char **nv;
-
-					size = size ? size * 2 : 64;
-					nv = reallocarray(v, size, sizeof(*v));
-					if (!nv) {
-						free(v);
-						return -ENOMEM;
-					}
-					v = nv;
+				if (GREEDY_REALLOC(v, size, n + 1) < 0) {
+					free(v);
+					return -ENOMEM;
 				}
 				v[n++] = r->v[i].key;
 			}

@@ -13,6 +13,7 @@
 
 #include "conf.h"
 #include "decimal.h"
+#include "grow.h"
 #include "macro.h"
 
 struct LundConf {
@@ -139,10 +140,8 @@ static int sections_build(LundConf *c, const dictionary *d)
 				return r;
 		}
 		s = s ?: none;
-		e = reallocarray(s->entries, s->n_entries + 1, sizeof(*e));
-		if (!e)
+		if (GREEDY_REALLOC_EXACT(s->entries, s->n_entries + 1) < 0)
 			return -ENOMEM;
-		s->entries = e;
 		e = &s->entries[s->n_entries++];
 		*e = (ConfEntry){
 			.key = strdup(s == none ? d->key[i] : d->key[i] + strlen(s->title) + 1),
@@ -167,13 +166,10 @@ static int sections_build(LundConf *c, const dictionary *d)
 /* Appends @e, taking its message: 0 or -ENOMEM (then it is freed). */
 static int error_push(LundConf *c, ConfError e)
 {
-	ConfError *n = reallocarray(c->errors, c->n_errors + 1, sizeof(*n));
-
-	if (!n) {
+	if (GREEDY_REALLOC_EXACT(c->errors, c->n_errors + 1) < 0) {
 		free(e.message);
 		return -ENOMEM;
 	}
-	c->errors = n;
 	c->errors[c->n_errors++] = e;
 	return 0;
 }
@@ -304,11 +300,8 @@ static int locate_line(LundConf *c, char *line, unsigned lineno, char **sec)
 	if (!e)
 		return 0;
 	if (e->line > 0) {
-		unsigned *o = reallocarray(e->overridden, e->n_overridden + 1, sizeof(*o));
-
-		if (!o)
+		if (GREEDY_REALLOC_EXACT(e->overridden, e->n_overridden + 1) < 0)
 			return -ENOMEM;
-		e->overridden = o;
 		e->overridden[e->n_overridden++] = e->line;
 	}
 	e->line = lineno;
@@ -328,7 +321,6 @@ static int locate(LundConf *c, FILE *f)
 		return -ENOMEM;
 	while (r >= 0 && (got = getline(&buf, &size, f)) >= 0) {
 		size_t n = strlen(buf);
-		char *l;
 
 		lineno++;
 		/* iniparser refuses a NUL, as a line too long, but in the last line it reads up to
@@ -339,10 +331,8 @@ static int locate(LundConf *c, FILE *f)
 			buf[--n] = 0;
 		if (len == 0)
 			start = lineno;
-		l = realloc(logical, len + n + 1);
-		if (!l)
+		if (GREEDY_REALLOC_EXACT(logical, len + n + 1) < 0)
 			return -ENOMEM;
-		logical = l;
 		memcpy(logical + len, buf, n + 1);
 		len += n;
 		/* a trailing '\' joins the next line to this one, in place of the '\' */

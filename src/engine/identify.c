@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "grow.h"
 #include "identify.h"
 #include "macro.h"
 
@@ -112,11 +113,9 @@ static int collect_line(const char *key, const char *value, void *userdata)
 	size_t kl = strlen(key), vl = strlen(value), add = kl + 1 + vl + 1;
 	char *p;
 
-	p = realloc(i->lines, i->lines_size + add);
-	if (!p)
+	if (GREEDY_REALLOC_EXACT(i->lines, i->lines_size + add) < 0)
 		return -ENOMEM;
-	i->lines = p;
-	p += i->lines_size;
+	p = i->lines + i->lines_size;
 	memcpy(p, key, kl);
 	p[kl] = '=';
 	memcpy(p + kl + 1, value, vl + 1);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "linkscheme.h"
 #include "links.h"
 #include "macro.h"
@@ -87,15 +88,8 @@ static int add(Scheme *s, LinkSchemeSet set, const char *base, const char *suffi
 		return 0;
 	if (nb + ns > NAME_MAX)
 		return 0; /* a suffix pushed it past NAME_MAX: no such link */
-	if (s->out.n == s->alloc) {
-		size_t n = MAX(s->alloc * 2, (size_t)8);
-
-		l = reallocarray(s->out.links, n, sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		s->out.links = l;
-		s->alloc = n;
-	}
+	if (GREEDY_REALLOC(s->out.links, s->alloc, s->out.n + 1) < 0)
+		return -ENOMEM;
 	l = &s->out.links[s->out.n];
 	*l = (LinkSchemeLink){ .set = set, .alias = s->alias, .node = node };
 	memcpy(l->name, base, nb);

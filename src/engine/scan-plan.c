@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "luns.h"
 #include "macro.h"
 #include "scan-private.h"
@@ -250,15 +251,9 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 			continue;
 		if ((channel != SCAN_ANY && c != channel) || (target != SCAN_ANY && t != target))
 			continue;
-		if (n == cap) {
-			ScanLu *nv = reallocarray(v, cap ? cap * 2 : 16, sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 16;
+		if (GREEDY_REALLOC(v, cap, n + 1) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[n] = (ScanLu){ .host = h, .channel = c, .target = t, .lun = l, .type = -1 };
 		/* The entry's name is the H:C:T:L already (a thousand snprintf()s were most of
@@ -332,10 +327,8 @@ int scan_list_hosts(Scan *s)
 			continue;
 		if (!scan_sel_match(s->sel, s->n_sel, h, SCAN_ANY, SCAN_ANY, SCAN_ANY))
 			continue;
-		v = reallocarray(s->hosts, s->n_hosts + 1, sizeof(*v));
-		if (!v)
+		if (GREEDY_REALLOC_EXACT(s->hosts, s->n_hosts + 1) < 0)
 			return -ENOMEM;
-		s->hosts = v;
 		v = &s->hosts[s->n_hosts++];
 		*v = (ScanHost){ .host = h };
 		scan_pathfmt(path, sizeof(path), "sys/class/scsi_host/%s/proc_name", de->d_name);
@@ -364,15 +357,8 @@ static int target_set_add(TargetSet *ts, unsigned c, unsigned t, const char *sou
 	for (size_t i = 0; i < ts->n; i++)
 		if (ts->v[i].channel == c && ts->v[i].target == t)
 			return 0;
-	if (ts->n == ts->cap) {
-		size_t cap = ts->cap ? ts->cap * 2 : 16;
-		TargetAddr *v = reallocarray(ts->v, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ts->v = v;
-		ts->cap = cap;
-	}
+	if (GREEDY_REALLOC(ts->v, ts->cap, ts->n + 1) < 0)
+		return -ENOMEM;
 	ts->v[ts->n++] = (TargetAddr){ c, t, source };
 	return 0;
 }
@@ -588,15 +574,11 @@ void scan_record_added(Scan *s, const ScanLu *lu, const char *reason)
 	snprintf(a.hctl, sizeof(a.hctl), "%s", lu->hctl);
 	snprintf(a.reason, sizeof(a.reason), "%s", reason);
 	pthread_mutex_lock(&s->lock);
-	{
-		char(*v)[64] = reallocarray(s->probe_added, s->n_probe_added + 1, sizeof(*v));
-
-		if (v) {
-			s->probe_added = v;
-			snprintf(v[s->n_probe_added++], sizeof(*v), "%s", lu->hctl);
-		} else
-			s->fatal = -ENOMEM;
-	}
+	if (GREEDY_REALLOC_EXACT(s->probe_added, s->n_probe_added + 1) >= 0)
+		snprintf(s->probe_added[s->n_probe_added++], sizeof(*s->probe_added), "%s",
+		         lu->hctl);
+	else
+		s->fatal = -ENOMEM;
 	pthread_mutex_unlock(&s->lock);
 	(void)scan_record_action(s, &a);
 }
@@ -632,18 +614,15 @@ static int probe_update_lus(Scan *s, unsigned host, bool lun0, ScanLu **lus, siz
 				      .target = ts.v[i].target,
 				      .lun = 0,
 				      .type = -1 };
-			ScanLu *v;
 
 			if (lus_have(*lus, *n_lus, &lu) ||
 			    !scan_lu_exists(s->rootfd, host, lu.channel, lu.target, 0))
 				continue;
-			v = reallocarray(*lus, *n_lus + 1, sizeof(*v));
-			if (!v)
+			if (GREEDY_REALLOC_EXACT(*lus, *n_lus + 1) < 0)
 				return -ENOMEM;
 			snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:0", host, lu.channel,
 			         lu.target);
-			lus_insert(v, *n_lus, &lu);
-			*lus = v;
+			lus_insert(*lus, *n_lus, &lu);
 			(*n_lus)++;
 			scan_record_added(s, &lu, reason);
 		}
@@ -687,15 +666,8 @@ static int queue_target_locked(Scan *s, unsigned host, unsigned c, unsigned t, c
 				first = i;
 			count++;
 		}
-	if (s->n_targets == s->cap_targets) {
-		size_t cap = s->cap_targets ? s->cap_targets * 2 : 32;
-		TargetJob **v = reallocarray(s->targets, cap, sizeof(*v));
-
-		if (!v)
-			return s->fatal = -ENOMEM;
-		s->targets = v;
-		s->cap_targets = cap;
-	}
+	if (GREEDY_REALLOC(s->targets, s->cap_targets, s->n_targets + 1) < 0)
+		return s->fatal = -ENOMEM;
 	tj = calloc(1, sizeof(*tj));
 	if (!tj)
 		return s->fatal = -ENOMEM;

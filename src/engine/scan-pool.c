@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "macro.h"
 #include "scan-private.h"
 
@@ -27,14 +28,8 @@ int scan_push_job_locked(Scan *s, Job j)
 		if (s->q_head > 0) {
 			memmove(s->queue, s->queue + s->q_head, s->q_len * sizeof(Job));
 			s->q_head = 0;
-		} else {
-			size_t cap = s->q_cap ? s->q_cap * 2 : 64;
-			Job *v = reallocarray(s->queue, cap, sizeof(Job));
-
-			if (!v)
-				return s->fatal = -ENOMEM;
-			s->queue = v;
-			s->q_cap = cap;
+		} else if (GREEDY_REALLOC(s->queue, s->q_cap, s->q_len + 1) < 0) {
+			return s->fatal = -ENOMEM;
 		}
 	}
 	s->queue[s->q_head + s->q_len++] = j;

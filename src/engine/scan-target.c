@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "luns.h"
 #include "macro.h"
 #include "scan-private.h"
@@ -118,17 +119,14 @@ static int block_devs(int rootfd, const char *syslu, const char *block, char ***
 	v[n++] = strdup(block);
 	for (struct dirent *de; (de = readdir(d));) {
 		char p2[PATH_MAX];
-		char **nv;
 
 		if (de->d_name[0] == '.' || !strneq(de->d_name, block, strlen(block)))
 			continue;
 		scan_pathfmt(p2, sizeof(p2), "%s/%s/partition", path, de->d_name);
 		if (faccessat(rootfd, p2, F_OK, 0) < 0)
 			continue;
-		nv = reallocarray(v, n + 1, sizeof(char *));
-		if (!nv)
+		if (GREEDY_REALLOC_EXACT(v, n + 1) < 0)
 			break;
-		v = nv;
 		v[n++] = strdup(de->d_name);
 	}
 	*ret = v;
@@ -195,19 +193,16 @@ static int char_nodes(int rootfd, const char *syslu, char ***ret, size_t *ret_n)
 		if (sysfs_opendir(rootfd, path, &d) < 0)
 			continue;
 		for (struct dirent *de; (de = readdir(d));) {
-			char **nv;
 			char *node;
 
 			if (de->d_name[0] == '.')
 				continue;
 			if (asprintf(&node, "%s%s", char_classes[i].dev, de->d_name) < 0)
 				goto oom;
-			nv = reallocarray(v, n + 1, sizeof(char *));
-			if (!nv) {
+			if (GREEDY_REALLOC_EXACT(v, n + 1) < 0) {
 				free(node);
 				goto oom;
 			}
-			v = nv;
 			v[n++] = node;
 		}
 	}

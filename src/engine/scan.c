@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "grow.h"
 #include "macro.h"
 #include "scan-private.h"
 
@@ -107,16 +108,9 @@ int scan_record_action(Scan *s, const ScanAction *a)
 	int r = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->n_actions == s->cap_actions) {
-		size_t cap = s->cap_actions ? s->cap_actions * 2 : 32;
-		ScanAction *v = reallocarray(s->actions, cap, sizeof(*v));
-
-		if (!v) {
-			r = s->fatal = -ENOMEM;
-			goto out;
-		}
-		s->actions = v;
-		s->cap_actions = cap;
+	if (GREEDY_REALLOC(s->actions, s->cap_actions, s->n_actions + 1) < 0) {
+		r = s->fatal = -ENOMEM;
+		goto out;
 	}
 	s->actions[s->n_actions++] = *a;
 	scan_emit_locked(s, &(ScanEvent){ .kind = SCAN_EVENT_ACTION, .action = a });

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "links.h"
 #include "macro.h"
 #include "sysfs.h"
@@ -1017,17 +1018,10 @@ int links_recorded(Links *l, LinkSpec **ret, size_t *ret_n)
 		sep = strchr(target, RECORD_SEP);
 		if (sep)
 			*sep = 0;
-		if (n == cap) {
-			LinkSpec *nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(target);
-				r = -ENOMEM;
-				break;
-			}
-			v = nv;
+		if (GREEDY_REALLOC(v, cap, n + 1) < 0) {
+			free(target);
+			r = -ENOMEM;
+			break;
 		}
 		v[n].target = target;
 		v[n].name = strdup(de->d_name);
