@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "strhash.h"
 #include "strpool.h"
 
 typedef struct StrEntry {
@@ -23,15 +24,6 @@ struct StrPool {
 };
 
 #define STRPOOL_MIN_BUCKETS 16
-
-static uint32_t str_hash(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
 
 StrPool *strpool_new(void)
 {
@@ -89,7 +81,7 @@ const char *strpool_get(StrPool *p, const char *s)
 
 	if (!s)
 		return NULL;
-	h = str_hash(s);
+	h = str_hash_fnv1a(s);
 	for (e = p->buckets[h & (p->n_buckets - 1)]; e; e = e->next)
 		if (e->hash == h && streq(e->s, s)) {
 			if (e->refs == UINT_MAX)
