@@ -28,40 +28,18 @@ static int part_cmp(const void *a, const void *b)
 	return x->number < y->number ? -1 : x->number > y->number;
 }
 
-/* The partitions of block device @block of the LU at @syspath (<syspath>/block/@block/<name>
- * with a partition attribute), as lund's inventory reads them, in number order. */
-static int read_parts(int rootfd, const char *syspath, const char *block, LunctlLinks *l)
+/* One partition of the LU's disk added to @userdata's LunctlLinks. */
+static int part_add(const char *name, unsigned number, void *userdata)
 {
-	_cleanup_free_ char *dir = NULL;
-	_cleanup_(closedirp) DIR *d = NULL;
+	LunctlLinks *l = userdata;
+	LinkSchemePart *nv;
 
-	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
+	nv = reallocarray(l->parts, l->n_parts + 1, sizeof(*nv));
+	if (!nv)
 		return -ENOMEM;
-	if (sysfs_opendir(rootfd, dir, &d) < 0)
-		return 0;
-	for (struct dirent *de; (de = readdir(d));) {
-		_cleanup_free_ char *sub = NULL;
-		LinkSchemePart *nv;
-		uint64_t num;
-
-		if (de->d_name[0] == '.' || !strneq(de->d_name, block, strlen(block)))
-			continue;
-		if (asprintf(&sub, "%s/%s", dir, de->d_name) < 0)
-			return -ENOMEM;
-		if (sysfs_attr_u64(rootfd, sub, "partition", &num) < 0 || num == 0 ||
-		    num > UINT32_MAX)
-			continue;
-		nv = reallocarray(l->parts, l->n_parts + 1, sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		l->parts = nv;
-		nv[l->n_parts].node = strdup(de->d_name);
-		if (!nv[l->n_parts].node)
-			return -ENOMEM;
-		nv[l->n_parts++].number = (unsigned)num;
-	}
-	qsort(l->parts, l->n_parts, sizeof(*l->parts), part_cmp);
-	return 0;
+	l->parts = nv;
+	nv[l->n_parts] = (LinkSchemePart){ .node = strdup(name), .number = number };
+	return nv[l->n_parts++].node ? 0 : -ENOMEM;
 }
 
 void lunctl_links_done(LunctlLinks *l)
@@ -100,9 +78,13 @@ int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, const cha
 		r = mpath_holder(rootfd, lu->block, &l.mpath, &uuid);
 		if (r == -ENOMEM)
 			return r;
-		r = read_parts(rootfd, lu->syspath, lu->block, &l);
+		/* as lund's inventory reads them, in number order */
+		r = sysfs_for_each_partition(rootfd, lu->syspath, lu->block, part_add, &l);
+		if (r < 0 && r != -ENOMEM)
+			r = 0; /* an unreadable directory: no partitions, as lund sees it */
 		if (r < 0)
 			return r;
+		qsort(l.parts, l.n_parts, sizeof(*l.parts), part_cmp);
 	}
 	l.names = calloc(i->names->n ?: 1, sizeof(*l.names));
 	if (!l.names)

@@ -460,40 +460,9 @@ int lu_partition_insert(Lu *lu, const char *node, uint64_t num)
 	return 0;
 }
 
-typedef struct PartitionsRead {
-	int rootfd;
-	const char *dir; /* the disk's directory */
-	Lu *lu;
-} PartitionsRead;
-
-static int partition_entry(const char *name, void *userdata)
+static int partition_insert(const char *name, unsigned number, void *userdata)
 {
-	PartitionsRead *pr = userdata;
-	_cleanup_free_ char *p = NULL;
-	uint64_t num;
-
-	if (asprintf(&p, "%s/%s", pr->dir, name) < 0)
-		return -ENOMEM;
-	if (sysfs_attr_u64(pr->rootfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
-		return 0;
-	return lu_partition_insert(pr->lu, name, num);
-}
-
-/* Partitions of @block: the entries of its sysfs directory that have a "partition" attribute
- * (a disk's directory has some thirty entries: listed with getdents64, no DIR). */
-static int read_partitions(int rootfd, const char *syspath, const char *block, Lu *lu)
-{
-	_cleanup_free_ char *dir = NULL;
-	PartitionsRead pr = { .rootfd = rootfd, .lu = lu };
-	int r;
-
-	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
-		return -ENOMEM;
-	pr.dir = dir;
-	r = sysfs_for_each_entry(rootfd, dir, block, partition_entry, &pr);
-	if (r < 0)
-		return r == -ENOENT ? 0 : r;
-	return 0;
+	return lu_partition_insert(userdata, name, number);
 }
 
 /* @prefix and @s copied to @p, which moves past them; NULL stays NULL. */
@@ -571,7 +540,9 @@ int lu_read_nodes(Inventory *inv, Lu *lu, LuRef *ref)
 	r = lu_set_strings(lu, ref->syspath, ref->sg, ref->block, ref->tape, bsgdir);
 	if (r < 0)
 		return r;
-	return lu->block ? read_partitions(inv->rootfd, ref->syspath, lu->block, lu) : 0;
+	return lu->block ? sysfs_for_each_partition(inv->rootfd, ref->syspath, lu->block,
+	                                            partition_insert, lu)
+	                 : 0;
 }
 
 /*

@@ -320,6 +320,44 @@ int sysfs_for_each_entry(int dirfd, const char *path, const char *prefix,
 	return 0;
 }
 
+typedef struct PartitionWalk {
+	int dirfd;
+	const char *dir; /* the disk's directory */
+	int (*fn)(const char *name, unsigned number, void *userdata);
+	void *userdata;
+} PartitionWalk;
+
+static int partition_entry(const char *name, void *userdata)
+{
+	PartitionWalk *w = userdata;
+	_cleanup_free_ char *p = NULL;
+	uint64_t num;
+
+	if (asprintf(&p, "%s/%s", w->dir, name) < 0)
+		return -ENOMEM;
+	if (sysfs_attr_u64(w->dirfd, p, "partition", &num) < 0 || num == 0 || num > UINT32_MAX)
+		return 0;
+	return w->fn(name, (unsigned)num, w->userdata);
+}
+
+int sysfs_for_each_partition(int dirfd, const char *syspath, const char *block,
+                             int (*fn)(const char *name, unsigned number, void *userdata),
+                             void *userdata)
+{
+	_cleanup_free_ char *dir = NULL;
+	PartitionWalk w = { .dirfd = dirfd, .fn = fn, .userdata = userdata };
+	int r;
+
+	assert_return(syspath && block && fn, -EINVAL);
+
+	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
+		return -ENOMEM;
+	w.dir = dir;
+	/* a disk's directory has some thirty entries: listed with getdents64, no DIR */
+	r = sysfs_for_each_entry(dirfd, dir, block, partition_entry, &w);
+	return r == -ENOENT ? 0 : r;
+}
+
 static int first_entry_fn(const char *name, void *userdata)
 {
 	char *best = userdata;

@@ -74,6 +74,16 @@ int sysfs_for_each_entry(int dirfd, const char *path, const char *prefix,
                          int (*fn)(const char *name, void *userdata), void *userdata);
 
 /*
+ * sysfs_for_each_partition() - @fn(name, number) for each partition of block device @block of
+ * the LU at @syspath: the entries of <@syspath>/block/<@block> named after @block that have a
+ * "partition" attribute of 1..UINT32_MAX, in the directory's order. 0, also when the directory
+ * is gone; the first error @fn returns (< 0); -ENOMEM; -errno when the directory cannot be read.
+ */
+int sysfs_for_each_partition(int dirfd, const char *syspath, const char *block,
+                             int (*fn)(const char *name, unsigned number, void *userdata),
+                             void *userdata);
+
+/*
  * sysfs_opendir() - open directory @path below @dirfd for readdir(). Returns 0 with the DIR in
  * @ret (closedir() it), -errno otherwise (-ENOENT when it does not exist).
  * sysfs_opendir_flags() - the same with @flags (O_NOFOLLOW) added to the open(2) flags.
