@@ -162,8 +162,7 @@ static int identify_with(const Options *o, const char *arg, ProbeResolveFlags re
 	if (ret->names_error < 0)
 		log_warning_errno(ret->names_error, "%s (%s): no safe by-id name, ignoring: %m",
 		                  arg, lu.hctl);
-	*ret_lu = lu;
-	lu = (LuRef){};
+	*ret_lu = TAKE_STRUCT(lu);
 	return EXIT_OK;
 }
 

@@ -123,8 +123,7 @@ int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, const cha
 	r = link_scheme_compute(&l.in, &l.scheme);
 	if (r < 0)
 		return r;
-	*ret = l;
-	l = (LunctlLinks){};
+	*ret = TAKE_STRUCT(l);
 	return 0;
 }
 

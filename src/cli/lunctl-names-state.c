@@ -126,8 +126,7 @@ static int current_names(const Options *o, int rootfd, NameRecSet *ret, NameRecS
 			return r;
 	}
 	namerec_set_sort(&cur);
-	*ret = cur;
-	cur = (NameRecSet){};
+	*ret = TAKE_STRUCT(cur);
 	return 0;
 }
 

@@ -220,8 +220,7 @@ int namerec_parse(const char *buf, size_t len, NameRecSet *ret, size_t *ret_bad)
 	if (!header)
 		return -EBADMSG;
 	bad += namerec_set_sort(&s);
-	*ret = s;
-	s = (NameRecSet){};
+	*ret = TAKE_STRUCT(s);
 	*ret_bad = bad;
 	return 0;
 }
@@ -384,8 +383,7 @@ static int merge(const NameRecSet *recorded, const NameRecSet *current, const ch
 			return r;
 	}
 	namerec_set_sort(&s);
-	*ret = s;
-	s = (NameRecSet){};
+	*ret = TAKE_STRUCT(s);
 	return 0;
 }
 

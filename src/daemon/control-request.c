@@ -215,8 +215,7 @@ int control_request_from_json(json_object *o, ControlRequest *ret)
 	}
 	if (r < 0)
 		return r;
-	*ret = req;
-	req = (ControlRequest){};
+	*ret = TAKE_STRUCT(req);
 	return 0;
 }
 

@@ -259,8 +259,7 @@ int lu_naming_scsi_id(const LuNaming *n, Identity *ret)
 		return r;
 	/* The pages are @n's: the view must not point at them once @n changes. */
 	ident.id->in = (ScsiIdentInput){};
-	*ret = ident;
-	ident = (Identity){};
+	*ret = TAKE_STRUCT(ident);
 	return 0;
 }
 

@@ -243,8 +243,7 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 			return r;
 	}
 
-	*ret = i;
-	i = (Identity){};
+	*ret = TAKE_STRUCT(i);
 	return 0;
 }
 

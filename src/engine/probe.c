@@ -354,8 +354,7 @@ int probe_resolve_at(int rootfd, const char *arg, const char *devpath, ProbeReso
 			return r;
 	}
 
-	*ret = lu;
-	lu = (LuRef){};
+	*ret = TAKE_STRUCT(lu);
 	return 0;
 }
 
@@ -515,7 +514,6 @@ int probe_read(int rootfd, const LuRef *lu, ProbeFlags flags, ProbeData *ret)
 			have_supported = true;
 	}
 
-	*ret = d;
-	d = (ProbeData){};
+	*ret = TAKE_STRUCT(d);
 	return 0;
 }

@@ -324,8 +324,7 @@ int scan_run(const ScanContext *ctx, const ScanSelector *sel, size_t n_sel, Scan
 			break;
 		}
 	}
-	*ret = res;
-	res = (ScanResult){};
+	*ret = TAKE_STRUCT(res);
 	r = 0;
 out:
 	for (size_t i = 0; i < s.n_targets; i++) {

@@ -235,8 +235,7 @@ int errpolicy_read(int rootfd, const char *syspath, const char *hctl, ErrPolicy 
 		if (r < 0)
 			p.error[k] = r;
 	}
-	*ret = p;
-	p = (ErrPolicy){};
+	*ret = TAKE_STRUCT(p);
 	return 0;
 }
 

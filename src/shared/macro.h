@@ -63,6 +63,13 @@
 		(p) = NULL;         \
 		_p;                 \
 	})
+/* The struct @s handed over, @s left zeroed (for a cleanup that must now find nothing). */
+#define TAKE_STRUCT(s)               \
+	({                           \
+		typeof(s) _s = (s);  \
+		(s) = (typeof(s)){}; \
+		_s;                  \
+	})
 #define TAKE_FD(fd)             \
 	({                      \
 		int _fd = (fd); \
