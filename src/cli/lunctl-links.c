@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "identify.h"
 #include "log.h"
 #include "lunctl.h"
@@ -32,14 +33,11 @@ static int part_cmp(const void *a, const void *b)
 static int part_add(const char *name, unsigned number, void *userdata)
 {
 	LunctlLinks *l = userdata;
-	LinkSchemePart *nv;
 
-	nv = reallocarray(l->parts, l->n_parts + 1, sizeof(*nv));
-	if (!nv)
+	if (GREEDY_REALLOC_EXACT(l->parts, l->n_parts + 1) < 0)
 		return -ENOMEM;
-	l->parts = nv;
-	nv[l->n_parts] = (LinkSchemePart){ .node = strdup(name), .number = number };
-	return nv[l->n_parts++].node ? 0 : -ENOMEM;
+	l->parts[l->n_parts] = (LinkSchemePart){ .node = strdup(name), .number = number };
+	return l->parts[l->n_parts++].node ? 0 : -ENOMEM;
 }
 
 void lunctl_links_done(LunctlLinks *l)

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "identify.h"
 #include "log.h"
 #include "lunctl-list-fmt.h"
@@ -423,16 +424,13 @@ int list_hosts_from_sysfs(int rootfd, const ListFilter *filter, bool transport, 
 		return r;
 	for (struct dirent *de; (de = readdir(d));) {
 		unsigned h;
-		Host *nv;
 
 		if (sysfs_scsi_host_parse(de->d_name, &h) < 0 || !list_filter_match_host(filter, h))
 			continue;
-		nv = reallocarray(v, n + 1, sizeof(*v));
-		if (!nv) {
+		if (GREEDY_REALLOC_EXACT(v, n + 1) < 0) {
 			hosts_free(v, n);
 			return -ENOMEM;
 		}
-		v = nv;
 		v[n] = (Host){ .host = h, .driver = host_driver(rootfd, h) };
 		n++;
 		if (transport && host_transport(rootfd, h, &v[n - 1].transport) < 0) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "log.h"
 #include "lunctl-list-render.h"
 #include "lunctl-list.h"
@@ -55,15 +56,8 @@ int row_cmp(const void *a, const void *b)
 
 Row *rows_append(Row **rows, size_t *n, size_t *allocated)
 {
-	if (*n == *allocated) {
-		size_t m = *allocated ? 2 * *allocated : 64;
-		Row *nr = reallocarray(*rows, m, sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		*rows = nr;
-		*allocated = m;
-	}
+	if (GREEDY_REALLOC(*rows, *allocated, *n + 1) < 0)
+		return NULL;
 	(*rows)[*n] = (Row){};
 	return &(*rows)[(*n)++];
 }
@@ -82,13 +76,10 @@ char *row_strdup(const char *s, bool *oom)
 
 int row_add_name(Row *w, const char *name)
 {
-	char **nn = reallocarray(w->names, w->n_names + 1, sizeof(*nn));
-
-	if (!nn)
+	if (GREEDY_REALLOC_EXACT(w->names, w->n_names + 1) < 0)
 		return -ENOMEM;
-	w->names = nn;
-	nn[w->n_names] = strdup(name);
-	if (!nn[w->n_names])
+	w->names[w->n_names] = strdup(name);
+	if (!w->names[w->n_names])
 		return -ENOMEM;
 	w->n_names++;
 	return 0;

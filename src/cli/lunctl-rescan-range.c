@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "lunctl-fail.h"
 #include "lunctl-rescan-range.h"
 #include "macro.h"
@@ -49,7 +50,6 @@ int range_list_parse(const char *s, uint64_t max, const char *what, RangeList *r
 		const char *dash;
 		size_t n;
 		Range r;
-		Range *nv;
 
 		end = strchrnul(p, ',');
 		n = (size_t)(end - p);
@@ -74,10 +74,8 @@ int range_list_parse(const char *s, uint64_t max, const char *what, RangeList *r
 			       fail(err, err_size,
 			            "'%.*s': %s %" PRIu64 " is above the largest, %" PRIu64, (int)n,
 			            p, what, r.hi, max);
-		nv = reallocarray(l.v, l.n + 1, sizeof(*nv));
-		if (!nv)
+		if (GREEDY_REALLOC_EXACT(l.v, l.n + 1) < 0)
 			return range_list_done(&l), -ENOMEM;
-		l.v = nv;
 		l.v[l.n++] = r;
 		if (*end == 0)
 			break;

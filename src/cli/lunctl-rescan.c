@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "grow.h"
 #include "log.h"
 #include "lunctl-rescan-print.h"
 #include "lunctl-rescan-range.h"
@@ -352,12 +353,9 @@ static const struct {
 
 static int list_append(RangeList *l, const RangeList *more)
 {
-	Range *nv = reallocarray(l->v, l->n + more->n, sizeof(*nv));
-
-	if (!nv)
+	if (GREEDY_REALLOC_EXACT(l->v, l->n + more->n) < 0)
 		return -ENOMEM;
-	memcpy(nv + l->n, more->v, more->n * sizeof(*nv));
-	l->v = nv;
+	memcpy(l->v + l->n, more->v, more->n * sizeof(*l->v));
 	l->n += more->n;
 	return 0;
 }
@@ -378,14 +376,11 @@ static int all_hosts(const Options *o, RangeList *ret)
 		return r;
 	for (struct dirent *de; (de = readdir(d));) {
 		unsigned h;
-		Range *nv;
 
 		if (sysfs_scsi_host_parse(de->d_name, &h) < 0)
 			continue;
-		nv = reallocarray(ret->v, ret->n + 1, sizeof(*nv));
-		if (!nv)
+		if (GREEDY_REALLOC_EXACT(ret->v, ret->n + 1) < 0)
 			return -ENOMEM;
-		ret->v = nv;
 		ret->v[ret->n++] = (Range){ h, h };
 	}
 	return 0;
