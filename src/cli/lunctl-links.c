@@ -82,7 +82,8 @@ int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, const cha
 			r = 0; /* an unreadable directory: no partitions, as lund sees it */
 		if (r < 0)
 			return r;
-		qsort(l.parts, l.n_parts, sizeof(*l.parts), part_cmp);
+		if (l.n_parts > 1)
+			qsort(l.parts, l.n_parts, sizeof(*l.parts), part_cmp);
 	}
 	l.names = calloc(i->names->n ?: 1, sizeof(*l.names));
 	if (!l.names)
