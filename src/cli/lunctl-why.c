@@ -237,18 +237,9 @@ static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i
 	hwdb_free(h);
 	if (r < 0)
 		return r;
-	/* As lund does: no base name, nothing to rename (lund(8)). */
-	if (i->names->n == 0)
-		return 0;
-	if (ret->rule == NAME_RULE_SERIAL_PATH)
-		r = names_serial_path(i->names->name[0], i->path.path, ret->name);
-	else if (ret->rule == NAME_RULE_UNIT_SERIAL)
-		r = name_rule_unit_serial(&i->id->in, ret->name);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		ret->name[0] = 0;
-	return 0;
+	r = name_rule_name(ret->rule, i->names->n > 0 ? i->names->name[0] : NULL, i->path.path,
+	                   &i->id->in, ret->name);
+	return r < 0 ? r : 0;
 }
 
 int lunctl_rule_name(const Options *o, const LuRef *lu, const Identity *i, NameRule *ret_rule,

@@ -23,18 +23,18 @@
 #include "names.h"
 
 /* What one LU wants, while its links are being worked out: the strings are owned. */
+/* The links an LU wants: names and targets one after another in @strings, NUL-terminated. */
 typedef struct LinkWants {
 	ClaimWant *v;
-	size_t n;
+	size_t n, n_alloc;
+	char *strings;
+	size_t used, alloc;
 } LinkWants;
 
 static void link_wants_done(LinkWants *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		free((char *)l->v[i].name);
-		free((char *)l->v[i].target);
-	}
 	free(l->v);
+	free(l->strings);
 	*l = (LinkWants){};
 }
 
@@ -211,28 +211,28 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 	manager_emit(m, ev, o);
 }
 
-/* The symlink target for node @node ("sda", "bsg/0:0:0:0") from link directory @dir. */
-static char *node_target(const char *dir, const char *node)
+/* The symlink target for node @node ("sda", "bsg/0:0:0:0") from link directory @dir, in @buf:
+ * its length, or -ENAMETOOLONG. */
+static int node_target(const char *dir, const char *node, char buf[static PATH_MAX])
 {
-	size_t depth = 1;
+	size_t depth = 1, n;
 	bool under_dev = strneq(dir, "dev/", 4);
-	char *t, *p;
+	char *p = buf;
 
 	for (const char *c = dir; *c; c++)
 		if (*c == '/' && c[1] && c[1] != '/')
 			depth++;
 	if (under_dev)
 		depth--;
-	t = malloc(depth * 3 + strlen("dev/") + strlen(node) + 1);
-	if (!t)
-		return NULL;
-	p = t;
+	n = strlen(node);
+	if (depth * 3 + strlen("dev/") + n >= PATH_MAX)
+		return -ENAMETOOLONG;
 	for (size_t i = 0; i < depth; i++)
-		p = stpcpy(p, "../");
+		p = mempcpy(p, "../", 3);
 	if (!under_dev)
-		p = stpcpy(p, "dev/");
-	strcpy(p, node);
-	return t;
+		p = mempcpy(p, "dev/", 4);
+	memcpy(p, node, n + 1);
+	return (int)(p - buf + n);
 }
 
 int manager_lu_name_rule(Manager *m, const Lu *lu, char **ret_match)
@@ -263,12 +263,11 @@ int manager_lu_name_rule(Manager *m, const Lu *lu, char **ret_match)
  * identity, or when the rule cannot make a name from what it has (no serial, no ID_PATH, no
  * serial of page 0x80's own): then the by-id names stand.
  */
-static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret)
+static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char ret[static NAME_MAX + 1])
 {
-	char name[NAME_MAX + 1];
 	int r;
 
-	*ret = NULL;
+	ret[0] = 0;
 	*ret_rule = NAME_RULE_IDENTITY;
 	if (lu->naming.n_names == 0)
 		return 0;
@@ -276,18 +275,47 @@ static int lu_rule_name(Manager *m, const Lu *lu, NameRule *ret_rule, char **ret
 	if (r < 0)
 		return r;
 	*ret_rule = (NameRule)r;
-	if (r == NAME_RULE_SERIAL_PATH)
-		r = names_serial_path(lu->naming.names[0], lu->naming.id_path, name);
-	else if (r == NAME_RULE_UNIT_SERIAL)
-		r = lu_naming_unit_serial(&lu->naming, name);
-	else
-		return 0;
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return 0;
-	*ret = strdup(name);
-	return *ret ? 0 : -ENOMEM;
+	return lu_naming_rule_name(&lu->naming, *ret_rule, ret);
+}
+
+typedef struct WantCtx {
+	Manager *m;
+	LinkWants *w;
+} WantCtx;
+
+/* @s (@n bytes and a NUL) appended to @w's strings: its offset there, or -ENOMEM. */
+static ssize_t want_string(LinkWants *w, const char *s, size_t n)
+{
+	size_t off = w->used;
+
+	if (GREEDY_REALLOC(w->strings, w->alloc, w->used + n + 1) < 0)
+		return -ENOMEM;
+	memcpy(w->strings + off, s, n + 1);
+	w->used += n + 1;
+	return (ssize_t)off;
+}
+
+/* link_scheme_emit_t: one wanted link, its name and target as offsets into the strings until
+ * the last is in (they move as they grow). */
+static int want_link(void *userdata, const LinkSchemeName *l)
+{
+	WantCtx *x = userdata;
+	LinkWants *w = x->w;
+	char target[PATH_MAX];
+	ssize_t name, tgt;
+	int n = node_target(x->m->link_dir[l->set], l->node, target);
+
+	if (n < 0)
+		return 0; /* no such link */
+	if (GREEDY_REALLOC(w->v, w->n_alloc, w->n + 1) < 0)
+		return -ENOMEM;
+	name = want_string(w, l->name, strlen(l->name));
+	tgt = name < 0 ? name : want_string(w, target, (size_t)n);
+	if (tgt < 0)
+		return (int)tgt;
+	w->v[w->n++] = (ClaimWant){ (unsigned)l->set, (const char *)(uintptr_t)name,
+		                    (const char *)(uintptr_t)tgt, l->alias };
+	return 0;
 }
 
 /* The link scheme (engine/linkscheme.h) fed @lu's facts, then each link it wants with its
@@ -303,8 +331,7 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	              "one order of link sets");
 	_cleanup_free_ const char **aliases = NULL;
 	_cleanup_free_ LinkSchemePart *parts = NULL;
-	_cleanup_free_ char *rule_name = NULL;
-	_cleanup_(link_scheme_done) LinkScheme ls = {};
+	char rule_name[NAME_MAX + 1];
 	LinkSchemeInput in = {
 		.type = lu->type,
 		.block = lu->block,
@@ -333,31 +360,22 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 				                     lu_partitions(lu)[p].number };
 		in.parts = parts;
 	}
-	r = lu_rule_name(m, lu, &in.rule, &rule_name);
-	in.rule_name = rule_name;
+	r = lu_rule_name(m, lu, &in.rule, rule_name);
+	in.rule_name = r > 0 ? rule_name : NULL;
 	if (r >= 0)
 		r = manager_names_aliases(m, lu, &in, &aliases, &n_aliases);
 	in.aliases = aliases;
 	in.n_aliases = n_aliases;
 	if (r >= 0)
-		r = link_scheme_compute(&in, &ls);
-	if (r < 0)
+		r = link_scheme_foreach(&in, want_link, &(WantCtx){ m, ret });
+	if (r < 0) {
+		ret->n = 0; /* offsets, not names yet */
 		return r;
-	ret->v = calloc(ls.n ?: 1, sizeof(*ret->v));
-	if (!ret->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < ls.n; i++) {
-		const LinkSchemeLink *l = &ls.links[i];
-		ClaimWant *w = &ret->v[ret->n];
-
-		*w = (ClaimWant){ (unsigned)l->set, strdup(l->name),
-			          node_target(m->link_dir[l->set], l->node), l->alias };
-		if (!w->name || !w->target) {
-			free((char *)w->name);
-			free((char *)w->target);
-			return -ENOMEM;
-		}
-		ret->n++;
+	}
+	/* The strings are in place: offsets become pointers. */
+	for (size_t i = 0; i < ret->n; i++) {
+		ret->v[i].name = ret->strings + (uintptr_t)ret->v[i].name;
+		ret->v[i].target = ret->strings + (uintptr_t)ret->v[i].target;
 	}
 	return 0;
 }
@@ -406,12 +424,9 @@ typedef struct PruneCtx {
 /* Does link target @target name node @node of an LU, as lund would write it from @set? */
 static bool target_is_node(Manager *m, LinkSet set, const char *target, const char *node)
 {
-	_cleanup_free_ char *t = NULL;
+	char t[PATH_MAX];
 
-	if (!node)
-		return false;
-	t = node_target(m->link_dir[set], node);
-	return t && streq(t, target);
+	return node && node_target(m->link_dir[set], node, t) >= 0 && streq(t, target);
 }
 
 /*

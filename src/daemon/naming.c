@@ -263,18 +263,25 @@ int lu_naming_scsi_id(const LuNaming *n, Identity *ret)
 	return 0;
 }
 
-int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1])
+int lu_naming_rule_name(const LuNaming *n, NameRule rule, char ret[static NAME_MAX + 1])
 {
 	static const IdentifyOptions opts = { .no_names = true, .no_lines = true };
 	_cleanup_(identity_done) Identity ident = {};
 	int r;
 
 	assert_return(n && ret, -EINVAL);
-	/* The 254 bytes of page 0x80 kept are all scsi_id reads of it. */
-	r = naming_identify(n, &opts, &ident);
-	if (r < 0)
-		return r;
-	return name_rule_unit_serial(&ident.id->in, ret);
+	ret[0] = 0;
+	/* The 254 bytes of page 0x80 kept are all scsi_id reads of it; only unit-serial reads
+	 * them. */
+	if (rule == NAME_RULE_UNIT_SERIAL && n->n_names > 0) {
+		r = naming_identify(n, &opts, &ident);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return 0;
+	}
+	return name_rule_name(rule, n->n_names > 0 ? n->names[0] : NULL, n->id_path,
+	                      ident.id ? &ident.id->in : NULL, ret);
 }
 
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,

@@ -17,6 +17,7 @@
 #include "ident.h"
 #include "identify.h"
 #include "lupath.h"
+#include "namerule.h"
 #include "pathid.h"
 #include "probe.h"
 #include "udevctx.h"
@@ -62,10 +63,10 @@ void lu_naming_done(LuNaming *n);
  * -ENODATA when @n has none (naming failed), -ENOMEM. */
 int lu_naming_scsi_id(const LuNaming *n, Identity *ret);
 
-/* lu_naming_unit_serial() - @n's name under the hwdb's unit-serial rule (engine/namerule.h:
- * name_rule_unit_serial(), from the pages @n keeps). Returns its length, -ENODATA when @n has
- * no pages or page 0x80 gives no serial of its own, -EINVAL, -ENOMEM. */
-int lu_naming_unit_serial(const LuNaming *n, char ret[static NAME_MAX + 1]);
+/* lu_naming_rule_name() - @n's name under the hwdb's naming rule @rule (engine/namerule.h:
+ * name_rule_name(), unit-serial from the pages @n keeps). Returns 1 with the name, 0 when the
+ * rule gives none, -EINVAL, -ENOMEM. */
+int lu_naming_rule_name(const LuNaming *n, NameRule rule, char ret[static NAME_MAX + 1]);
 
 /* lu_naming_path_keys() - @n's page 0x83 keys (lupath_keys()), each NULL without a usable
  * page 0x83, allocated. Returns 0 or -ENOMEM. */

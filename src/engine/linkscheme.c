@@ -69,36 +69,41 @@ size_t link_scheme_scsi_names(const LinkSchemeInput *in, const char **ret)
 	return in->n_names;
 }
 
-/* The links being put together: the input and the growing output. */
+/* The links being handed out: the input, where they go, and whether they are aliases now. */
 typedef struct Scheme {
 	const LinkSchemeInput *in;
-	LinkScheme out;
-	size_t alloc;
-	bool alias; /* the links added now are aliases */
+	link_scheme_emit_t emit;
+	void *userdata;
+	bool alias;
 } Scheme;
+
+void link_scheme_reason(const LinkSchemeName *l, char buf[static LINK_SCHEME_REASON_MAX])
+{
+	(void)snprintf(buf, LINK_SCHEME_REASON_MAX, "%s%s%s", l->why, *l->suffix ? " " : "",
+	               l->suffix);
+}
 
 /* @base@suffix -> @node in @set, for @why (the kind of name); 0 also when it makes no link. */
 static int add(Scheme *s, LinkSchemeSet set, const char *base, const char *suffix, const char *node,
                const char *why)
 {
-	LinkSchemeLink *l;
+	char name[NAME_MAX + 1];
 	size_t nb = strlen(base), ns = strlen(suffix);
 
 	if (!s->in->set[set] || !node)
 		return 0;
 	if (nb + ns > NAME_MAX)
 		return 0; /* a suffix pushed it past NAME_MAX: no such link */
-	if (GREEDY_REALLOC(s->out.links, s->alloc, s->out.n + 1) < 0)
-		return -ENOMEM;
-	l = &s->out.links[s->out.n];
-	*l = (LinkSchemeLink){ .set = set, .alias = s->alias, .node = node };
-	memcpy(l->name, base, nb);
-	memcpy(l->name + nb, suffix, ns + 1);
-	if (links_name_valid(l->name) < 0)
+	memcpy(name, base, nb);
+	memcpy(name + nb, suffix, ns + 1);
+	if (links_name_valid(name) < 0)
 		return 0;
-	(void)snprintf(l->reason, sizeof(l->reason), "%s%s%s", why, *suffix ? " " : "", suffix);
-	s->out.n++;
-	return 0;
+	return s->emit(s->userdata, &(const LinkSchemeName){ .set = set,
+	                                                    .alias = s->alias,
+	                                                    .node = node,
+	                                                    .name = name,
+	                                                    .why = why,
+	                                                    .suffix = suffix });
 }
 
 /* "-partN" of partition @p. */
@@ -134,14 +139,17 @@ static int path_links(Scheme *s)
 			continue;
 		r = add(s, LINK_SCHEME_DISK_PATH, name, "", in->block, whys[v]);
 		for (size_t p = 0; r >= 0 && p < in->n_parts; p++) {
-			char suffix[16], why[32];
+			char suffix[16];
+			size_t n;
 
-			/* udev replaces bytes in the value and suffix together (pathtag.h) */
+			/* udev replaces bytes in the value and suffix together (pathtag.h); "-partN"
+			 * has none it replaces, so the name ends in it */
 			part_suffix(&in->parts[p], suffix);
 			if (pathtag_link_name(values[v], suffix, name, sizeof(name)) < 0)
 				continue;
-			(void)snprintf(why, sizeof(why), "%s %s", whys[v], suffix);
-			r = add(s, LINK_SCHEME_DISK_PATH, name, "", in->parts[p].node, why);
+			n = strlen(name) - strlen(suffix);
+			name[n] = 0;
+			r = add(s, LINK_SCHEME_DISK_PATH, name, suffix, in->parts[p].node, whys[v]);
 		}
 	}
 	return r;
@@ -201,20 +209,32 @@ bool link_scheme_alias(const LinkSchemeInput *in, const char *base)
 	return in->rule_name ? !streq(in->rule_name, base) : !is_name(in, base);
 }
 
-int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret)
+/* The kind of name a rule's name is, "rule serial-path". */
+static const char *rule_why(NameRule rule)
 {
-	Scheme s = { .in = in };
-	char rule_why[LINK_SCHEME_REASON_MAX];
+	switch (rule) {
+	case NAME_RULE_IDENTITY:
+		return "rule identity";
+	case NAME_RULE_SERIAL_PATH:
+		return "rule serial-path";
+	case NAME_RULE_UNIT_SERIAL:
+		return "rule unit-serial";
+	default:
+		return "rule ?";
+	}
+}
+
+int link_scheme_foreach(const LinkSchemeInput *in, link_scheme_emit_t emit, void *userdata)
+{
+	Scheme s = { .in = in, .emit = emit, .userdata = userdata };
 	int r;
 
-	if (!in || !ret)
+	if (!in || !emit)
 		return -EINVAL;
-	(void)snprintf(rule_why, sizeof(rule_why), "rule %s", name_rule_to_string(in->rule) ?: "?");
-
 	r = path_links(&s);
 	/* serial-path, unit-serial: lund's tree has that name instead of the identity's. */
 	if (r >= 0 && in->rule_name)
-		r = scsi_links(&s, in->rule_name, rule_why);
+		r = scsi_links(&s, in->rule_name, rule_why(in->rule));
 	for (size_t i = 0; r >= 0 && i < in->n_names; i++)
 		r = id_links(&s, in->names[i], !in->rule_name, "by-id");
 	/* No current name: the LU is not identified (yet), and nothing says whose aliases. */
@@ -227,11 +247,42 @@ int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret)
 		else
 			r = id_links(&s, in->aliases[i], true, "alias");
 	}
+	return r < 0 ? r : 0;
+}
+
+/* The gathering of link_scheme_compute(). */
+typedef struct Gather {
+	LinkScheme out;
+	size_t alloc;
+} Gather;
+
+static int gather(void *userdata, const LinkSchemeName *n)
+{
+	Gather *g = userdata;
+	LinkSchemeLink *l;
+
+	if (GREEDY_REALLOC(g->out.links, g->alloc, g->out.n + 1) < 0)
+		return -ENOMEM;
+	l = &g->out.links[g->out.n++];
+	*l = (LinkSchemeLink){ .set = n->set, .alias = n->alias, .node = n->node };
+	(void)snprintf(l->name, sizeof(l->name), "%s", n->name);
+	link_scheme_reason(n, l->reason);
+	return 0;
+}
+
+int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret)
+{
+	Gather g = {};
+	int r;
+
+	if (!in || !ret)
+		return -EINVAL;
+	r = link_scheme_foreach(in, gather, &g);
 	if (r < 0) {
-		link_scheme_done(&s.out);
+		link_scheme_done(&g.out);
 		return r;
 	}
-	*ret = s.out;
+	*ret = g.out;
 	return 0;
 }
 

@@ -86,14 +86,37 @@ typedef struct LinkSchemeInput {
 /* "rule serial-path -part12": the longest reason. */
 #define LINK_SCHEME_REASON_MAX 48
 
+/* One link as the scheme hands it out, valid during the call it is handed to. */
+typedef struct LinkSchemeName {
+	LinkSchemeSet set;
+	bool alias;         /* an old name kept as an alias */
+	const char *node;   /* the node it points at: one of the input's strings */
+	const char *name;   /* the whole name, suffix included: a valid link name */
+	/* Why, machine-readable: the kind of name ("by-id", "by-path", "ata-compat",
+	 * "rule serial-path", "rule unit-serial", "alias") and the suffix ("", "-sg", "-nst",
+	 * "-partN"); link_scheme_reason() joins them: "by-id -sg", "alias -part1". */
+	const char *why;
+	const char *suffix;
+} LinkSchemeName;
+
+/* The reason of @l, "by-id -sg", in @buf. */
+void link_scheme_reason(const LinkSchemeName *l, char buf[static LINK_SCHEME_REASON_MAX]);
+
+/*
+ * link_scheme_foreach() - hand every link of the LU @in describes to @emit, in the order above;
+ * a name may come out twice in one set only if the input repeats it. Stops at the first
+ * negative return of @emit and returns it; 0 when every link went; -EINVAL for a NULL argument.
+ * The writer's way: nothing is allocated.
+ */
+typedef int (*link_scheme_emit_t)(void *userdata, const LinkSchemeName *l);
+int link_scheme_foreach(const LinkSchemeInput *in, link_scheme_emit_t emit, void *userdata);
+
+/* The same links gathered, each with its own copy of name and reason. */
 typedef struct LinkSchemeLink {
 	LinkSchemeSet set;
-	bool alias;       /* an old name kept as an alias */
-	const char *node; /* the node it points at: one of the input's strings */
+	bool alias;
+	const char *node;
 	char name[NAME_MAX + 1];
-	/* Why, machine-readable: the kind of name ("by-id", "by-path", "ata-compat",
-	 * "rule serial-path", "rule unit-serial", "alias") and the suffix, if any, after a blank
-	 * ("-sg", "-nst", "-partN"): "by-id -sg", "alias -part1". */
 	char reason[LINK_SCHEME_REASON_MAX];
 } LinkSchemeLink;
 
@@ -103,9 +126,8 @@ typedef struct LinkScheme {
 } LinkScheme;
 
 /*
- * link_scheme_compute() - every link of the LU @in describes, in the order above, into @ret
- * (free with link_scheme_done()); a name may come out twice in one set only if the input
- * repeats it. Returns 0; -EINVAL for a NULL argument; -ENOMEM (@ret untouched).
+ * link_scheme_compute() - link_scheme_foreach()'s links into @ret (free with
+ * link_scheme_done()). Returns 0; -EINVAL for a NULL argument; -ENOMEM (@ret untouched).
  */
 int link_scheme_compute(const LinkSchemeInput *in, LinkScheme *ret);
 

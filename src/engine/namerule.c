@@ -93,3 +93,26 @@ int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1
 		return r;
 	return names_unit_serial(id, ret);
 }
+
+int name_rule_name(NameRule rule, const char *first, const char *id_path,
+                   const ScsiIdentInput *in, char ret[static NAME_MAX + 1])
+{
+	int r;
+
+	ret[0] = 0;
+	if (!first)
+		return 0;
+	if (rule == NAME_RULE_SERIAL_PATH)
+		r = names_serial_path(first, id_path, ret);
+	else if (rule == NAME_RULE_UNIT_SERIAL && in)
+		r = name_rule_unit_serial(in, ret);
+	else
+		return 0;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		ret[0] = 0;
+		return 0;
+	}
+	return 1;
+}

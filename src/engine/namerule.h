@@ -68,3 +68,14 @@ int name_rule_check(const char *key, const char *value);
  * few KiB; the daemon's loop calls this). Returns what names_unit_serial() returns, -ENOMEM.
  */
 int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1]);
+
+/*
+ * name_rule_name() - the name @rule gives an LU in lund's tree in place of its by-id base names
+ * (lund(8), Naming contract): serial-path from its first base name @first and ID_PATH @id_path
+ * (names_serial_path()), unit-serial from the pages @in holds (name_rule_unit_serial(); @in may
+ * be NULL for any other rule). Returns 1 with the name in @ret; 0 with @ret empty when the rule
+ * gives none (identity; no base name: nothing to rename; nothing to make the name of);
+ * -ENOMEM.
+ */
+int name_rule_name(NameRule rule, const char *first, const char *id_path,
+                   const ScsiIdentInput *in, char ret[static NAME_MAX + 1]);

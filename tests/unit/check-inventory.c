@@ -480,12 +480,12 @@ START_TEST(test_unit_serial)
 	lu = inventory_find(inv, "0:0:0:0");
 	ck_assert_ptr_nonnull(lu);
 	ck_assert_str_eq(lu->naming.names[0], "scsi-35001405f12345678");
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name),
-	                 (int)strlen("scsi-SQEMU_QEMU_HARDDISK_USN-0001"));
+	ck_assert_int_eq(lu_naming_rule_name(&lu->naming, NAME_RULE_UNIT_SERIAL, name), 1);
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
 	lu = inventory_find(inv, "2:0:0:3");
 	ck_assert_ptr_nonnull(lu);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name), -ENODATA);
+	ck_assert_int_eq(lu_naming_rule_name(&lu->naming, NAME_RULE_UNIT_SERIAL, name), 0);
+	ck_assert_str_eq(name, "");
 	inventory_free(inv);
 }
 END_TEST
@@ -589,8 +589,8 @@ START_TEST(test_pages_kept)
 	ck_assert_str_eq(strchr(view, '\n') + 1, lines);
 	ck_assert_int_eq(lu_relation(lu, lu1), LU_RELATION_PATHS);
 	ck_assert_int_eq(lu_naming_relation(&kept, &lu1->naming), LU_RELATION_PATHS);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name),
-	                 lu_naming_unit_serial(&kept, name_kept));
+	ck_assert_int_eq(lu_naming_rule_name(&lu->naming, NAME_RULE_UNIT_SERIAL, name), 1);
+	ck_assert_int_eq(lu_naming_rule_name(&kept, NAME_RULE_UNIT_SERIAL, name_kept), 1);
 	ck_assert_str_eq(name, name_kept);
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
 
@@ -602,7 +602,7 @@ START_TEST(test_pages_kept)
 	ck_assert_str_eq(other.names[0], lu->naming.names[0]);
 	ck_assert(!lu_naming_equal(&other, &lu->naming));
 	ck_assert(!lu_naming_equal(&lu->naming, &other));
-	ck_assert_int_eq(lu_naming_unit_serial(&other, name), (int)strlen(name));
+	ck_assert_int_eq(lu_naming_rule_name(&other, NAME_RULE_UNIT_SERIAL, name), 1);
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0002");
 
 	/* Page 0x80 changed in sysfs since the naming: the same view and unit-serial name. */
@@ -611,7 +611,7 @@ START_TEST(test_pages_kept)
 	again = scsi_id_text(&lu->naming, &r);
 	ck_assert_int_eq(r, 0);
 	ck_assert_str_eq(again, view);
-	ck_assert_int_eq(lu_naming_unit_serial(&lu->naming, name), (int)strlen(name));
+	ck_assert_int_eq(lu_naming_rule_name(&lu->naming, NAME_RULE_UNIT_SERIAL, name), 1);
 	ck_assert_str_eq(name, "scsi-SQEMU_QEMU_HARDDISK_USN-0001");
 
 	/* Another LU's page 0x83 in its place, then page 0x83 gone, then the whole LU: still
