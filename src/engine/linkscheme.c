@@ -99,11 +99,11 @@ static int add(Scheme *s, LinkSchemeSet set, const char *base, const char *suffi
 	if (links_name_valid(name) < 0)
 		return 0;
 	return s->emit(s->userdata, &(const LinkSchemeName){ .set = set,
-	                                                    .alias = s->alias,
-	                                                    .node = node,
-	                                                    .name = name,
-	                                                    .why = why,
-	                                                    .suffix = suffix });
+	                                                     .alias = s->alias,
+	                                                     .node = node,
+	                                                     .name = name,
+	                                                     .why = why,
+	                                                     .suffix = suffix });
 }
 
 /* "-partN" of partition @p. */
@@ -142,8 +142,8 @@ static int path_links(Scheme *s)
 			char suffix[16];
 			size_t n;
 
-			/* udev replaces bytes in the value and suffix together (pathtag.h); "-partN"
-			 * has none it replaces, so the name ends in it */
+			/* udev replaces bytes in the value and suffix together (pathtag.h);
+			 * "-partN" has none it replaces, so the name ends in it */
 			part_suffix(&in->parts[p], suffix);
 			if (pathtag_link_name(values[v], suffix, name, sizeof(name)) < 0)
 				continue;

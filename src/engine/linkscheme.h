@@ -89,9 +89,9 @@ typedef struct LinkSchemeInput {
 /* One link as the scheme hands it out, valid during the call it is handed to. */
 typedef struct LinkSchemeName {
 	LinkSchemeSet set;
-	bool alias;         /* an old name kept as an alias */
-	const char *node;   /* the node it points at: one of the input's strings */
-	const char *name;   /* the whole name, suffix included: a valid link name */
+	bool alias;       /* an old name kept as an alias */
+	const char *node; /* the node it points at: one of the input's strings */
+	const char *name; /* the whole name, suffix included: a valid link name */
 	/* Why, machine-readable: the kind of name ("by-id", "by-path", "ata-compat",
 	 * "rule serial-path", "rule unit-serial", "alias") and the suffix ("", "-sg", "-nst",
 	 * "-partN"); link_scheme_reason() joins them: "by-id -sg", "alias -part1". */

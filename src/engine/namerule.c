@@ -94,8 +94,8 @@ int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1
 	return names_unit_serial(id, ret);
 }
 
-int name_rule_name(NameRule rule, const char *first, const char *id_path,
-                   const ScsiIdentInput *in, char ret[static NAME_MAX + 1])
+int name_rule_name(NameRule rule, const char *first, const char *id_path, const ScsiIdentInput *in,
+                   char ret[static NAME_MAX + 1])
 {
 	int r;
 

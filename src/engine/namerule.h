@@ -77,5 +77,5 @@ int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1
  * gives none (identity; no base name: nothing to rename; nothing to make the name of);
  * -ENOMEM.
  */
-int name_rule_name(NameRule rule, const char *first, const char *id_path,
-                   const ScsiIdentInput *in, char ret[static NAME_MAX + 1]);
+int name_rule_name(NameRule rule, const char *first, const char *id_path, const ScsiIdentInput *in,
+                   char ret[static NAME_MAX + 1]);
