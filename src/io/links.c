@@ -827,7 +827,16 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	assert_return(want || n == 0, -EINVAL);
 
 	r = open_dirs(l, &dfd, &rfd);
+	if (r >= 0 && n > 0) {
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			r = -ENOMEM;
+	}
 	if (r < 0) {
+		/* Nothing was made: each wanted link says so, none reads as done. */
+		for (size_t i = 0; ret_results && i < n; i++)
+			ret_results[i] = r;
+		st.failed = (unsigned)n;
 		if (ret_stats)
 			*ret_stats = st;
 		return r;
@@ -838,11 +847,6 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	clean_tmp(l, rfd, &st);
 
 	if (n > 0) {
-		sorted = malloc(n * sizeof(*sorted));
-		if (!sorted) {
-			l->stats = NULL;
-			return -ENOMEM;
-		}
 		for (size_t i = 0; i < n; i++)
 			sorted[i] = &want[i];
 		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);

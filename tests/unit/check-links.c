@@ -680,6 +680,16 @@ START_TEST(test_dir_symlink)
 	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &l), 0);
 	ck_assert_int_eq(links_add(l, "a", "../../sda", NULL), -ENOTDIR);
 	ck_assert_int_eq(links_reconcile(l, NULL, 0, NULL, NULL), -ENOTDIR);
+	/* Each wanted link is told it failed: a result left 0 would read as made. */
+	{
+		const LinkSpec want[] = { { "a", "../../sda", NULL }, { "b", "../../sdb", NULL } };
+		int results[] = { 0, 0 };
+
+		ck_assert_int_eq(links_reconcile(l, want, ELEMENTSOF(want), results, NULL),
+		                 -ENOTDIR);
+		ck_assert_int_eq(results[0], -ENOTDIR);
+		ck_assert_int_eq(results[1], -ENOTDIR);
+	}
 	ck_assert_int_eq(faccessat(tree.fd, "elsewhere/by-id", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	/* Also when the directory behind the symlink exists. */
 	check_tree_mkdirs(&tree, "elsewhere/by-id");
