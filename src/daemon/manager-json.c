@@ -378,6 +378,9 @@ json_object *manager_status_to_json(Manager *m)
 	        o, "identifying",
 	        json_object_new_int64((int64_t)inventory_n_identifying(m->inventory)));
 	json_object_object_add(o, "links", json_object_new_int64((int64_t)w.linked));
+	/* Names whose last write failed: retried with back-off (lund(8), LINKS). */
+	json_object_object_add(o, "links_failed",
+	                       json_object_new_int64((int64_t)claims_failed(m->claims)));
 	json_object_object_add(o, "collisions", w.collisions);
 	json_object_object_add(o, "foreign", w.foreign);
 	json_object_object_add(o, "resyncs", json_object_new_uint64(m->resyncs));

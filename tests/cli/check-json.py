@@ -79,6 +79,7 @@ CHECKS = {
     "status": lambda o: need(o, "status", {
         "version": S, "protocol": I, "pid": I, "uptime_usec": I, "root": S, "run_dir": S,
         "link_dirs": strings, "hosts": I, "targets": I, "lus": I, "names": I, "links": I,
+        "links_failed": I,
         "collisions": array_of(collision), "foreign": strings, "resyncs": I,
         "monitor": (dict, N), "clients": I, "reloads": I, "ready": B, "host_scan": dict}),
     "list": lambda o: need(o, "list", {"source": S, "logical_units": array_of(list_lu)}),

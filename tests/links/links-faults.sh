@@ -133,6 +133,22 @@ check "resync after the foreign file went" resync
 check "the link is made once the file is gone" [ -L "$TREE/dev/scsi/by-id/$name" ]
 check "32 links ($(LINKS))" [ "$(LINKS)" = 32 ]
 
+# ---- the link directory cannot be opened: every link failed, none counted made; then made ----
+stop_lund
+rm -rf "$TREE/dev/scsi/by-id" "$RUN/links"
+echo "not a directory" > "$TREE/dev/scsi/by-id"
+start_lund
+request '{"cmd":"status"}' > "$TMP/status.json"
+check "unopenable directory: status counts no link made" grep -q '"links": *0[,}]' "$TMP/status.json"
+check "unopenable directory: status counts 32 failed" grep -q '"links_failed": *32[,}]' "$TMP/status.json"
+rm "$TREE/dev/scsi/by-id"
+for _ in $(seq 60); do [ "$(LINKS)" = 32 ] && break; sleep 0.5; done
+check "a directory again: the retry timer makes every link ($(LINKS))" [ "$(LINKS)" = 32 ]
+request '{"cmd":"status"}' > "$TMP/status.json"
+check "status counts 32 links, none failed" \
+        grep -q '"links_failed": *0[,}]' "$TMP/status.json"
+check "every link resolves to its LU's node" links_resolve
+
 # ---- /dev full: most links fail; room made, the retry timer makes them ----
 if [ "$(id -u)" = 0 ] && stop_lund && rm -rf "$TREE/dev/scsi/by-id" "$RUN/links" &&
    mkdir -p "$TREE/dev/scsi/by-id" &&
