@@ -67,7 +67,10 @@ struct Claims {
 	PtrTable table;
 	bool deferred;
 	Orphan *orphans;
-	size_t n_failed;  /* claims whose last write failed */
+	size_t n_failed; /* claims whose last write failed */
+	/* Links lund failed to remove that no claim holds any more (their records stay, so the
+	 * next claims_reconcile() removes them); counted anew by each. */
+	size_t n_unremoved;
 	size_t n_compact; /* claims kept as compact entries */
 };
 

@@ -53,6 +53,9 @@ static void claim_resolve(Claims *cl, Claim *c)
 			r = cl->ops->remove(cl->userdata, c->set, c->name, c->linked, c->winner);
 			if (r < 0 && cl->ops->failed)
 				cl->ops->failed(cl->userdata, c, NULL, r, c->winner);
+			/* A claim that goes keeps no failure: the reconcile retries it. */
+			if (r < 0 && !c->owners)
+				cl->n_unremoved++;
 			claim_written(cl, c, NULL, r);
 		}
 		c->winner = NULL;
@@ -85,6 +88,8 @@ static void entry_remove(Claims *cl, LuClaim *e)
 			orphan_add(cl, e->set, name, strdup(target));
 	} else {
 		r = cl->ops->remove(cl->userdata, e->set, name, e->linked ? target : NULL, NULL);
+		if (r < 0)
+			cl->n_unremoved++;
 		if (r < 0 && cl->ops->failed) {
 			ClaimView view;
 			Claim *c = (Claim *)entry_view(e, &view, false);
@@ -347,6 +352,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 	_cleanup_free_ SortedClaim *claims = NULL;
 	_cleanup_free_ char *names = NULL;
 	_cleanup_free_ int *results = NULL;
+	unsigned unremoved = 0;
 	size_t n_v = 0;
 	ssize_t n;
 	int r;
@@ -368,6 +374,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 		*p = o->next;
 		if (!orphan_adopt(cl, o)) {
 			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
+			/* Its record stays: the sweep of the reconcile below tries again. */
 			if (r < 0 && cl->ops->failed)
 				orphan_failed(cl, o, r);
 		}
@@ -393,7 +400,9 @@ int claims_reconcile(Claims *cl, unsigned set)
 		claims[n_v++] = claims[i];
 	}
 
-	r = cl->ops->reconcile(cl->userdata, set, v, n_v, results);
+	r = cl->ops->reconcile(cl->userdata, set, v, n_v, results, &unremoved);
+	/* What is left unremoved now is all there is of it. */
+	cl->n_unremoved = unremoved;
 	for (size_t i = 0; i < n_v; i++) {
 		void *item = claims[i].item;
 

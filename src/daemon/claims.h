@@ -106,9 +106,11 @@ typedef struct ClaimsOps {
 	int (*remove)(void *userdata, unsigned set, const char *name, const char *known,
 	              const Lu *lu);
 	/* Make set @set hold exactly @want: links_reconcile()'s contract; @ret_results gets
-	 * each entry's outcome as add() returns it. */
+	 * each entry's outcome as add() returns it, @ret_unremoved how many links of lund's
+	 * nobody wants it failed to remove (they stay recorded: the next reconcile tries
+	 * again). */
 	int (*reconcile)(void *userdata, unsigned set, const LinkSpec *want, size_t n,
-	                 int *ret_results);
+	                 int *ret_results, unsigned *ret_unremoved);
 	/* @c became a collision (its owners disagree on the target), or its kind changed:
 	 * @winner gets the name (paths), NULL when it is quarantined (clones). */
 	void (*collision)(void *userdata, const Claim *c, const Lu *winner);
@@ -150,7 +152,9 @@ int claims_update(Claims *cl, Lu *lu, const ClaimWant *want, size_t n);
  */
 int claims_reconcile(Claims *cl, unsigned set);
 
-/* claims_failed() - how many claims' last write failed (not counting foreign files). */
+/* claims_failed() - how many claims' last write failed (not counting foreign files), and how
+ * many links of lund's nobody wants any more it failed to remove: claims_reconcile() retries
+ * both. */
 size_t claims_failed(const Claims *cl);
 
 /* Every claim, ordered by set, then name (in no order when memory for sorting runs out); a

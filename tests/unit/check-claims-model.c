@@ -134,9 +134,16 @@ static int op_remove(void *userdata, unsigned set, const char *name, const char 
 }
 
 static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
-                        int *ret_results)
+                        int *ret_results, unsigned *ret_unremoved)
 {
-	return links_reconcile(links, want, n, ret_results, NULL);
+	LinksStats st = {};
+	int r = links_reconcile(links, want, n, ret_results, &st);
+
+	*ret_unremoved = st.failed;
+	for (size_t i = 0; i<n && * ret_unremoved> 0; i++)
+		if (ret_results[i] < 0 && ret_results[i] != -EEXIST)
+			(*ret_unremoved)--;
+	return r;
 }
 
 static const ClaimsOps ops = {

@@ -100,21 +100,26 @@ static int op_remove(void *userdata, unsigned set, const char *name, const char 
 }
 
 static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
-                        int *ret_results)
+                        int *ret_results, unsigned *ret_unremoved)
 {
 	int ret = 0;
 
 	store.reconciles++;
+	*ret_unremoved = 0;
 	for (size_t i = 0; i < store.n;) {
 		bool wanted = false;
 
 		for (size_t k = 0; k < n; k++)
 			if (store.links[i].set == set && streq(store.links[i].name, want[k].name))
 				wanted = true;
-		if (store.links[i].set == set && !wanted)
-			store_drop(&store.links[i]);
-		else
+		if (store.links[i].set != set || wanted) {
 			i++;
+		} else if (store.fail && streq(store.links[i].name, store.fail)) {
+			(*ret_unremoved)++; /* fails to go, as op_remove() does */
+			ret = ret ?: store.fail_error;
+			i++;
+		} else
+			store_drop(&store.links[i]);
 	}
 	for (size_t k = 0; k < n; k++) {
 		snprintf(store.known, sizeof(store.known), "%s", want[k].known ?: "");
@@ -610,6 +615,15 @@ START_TEST(test_retry)
 	ck_assert_int_eq(claims_update(cl, &lus[1], NULL, 0), 0);
 	ck_assert_uint_eq(store.failures, 2);
 	ck_assert_uint_eq(claims_n(cl), 0);
+	/* But it is not forgotten: a retry is due, and the reconcile removes the link. */
+	ck_assert_str_eq(link_of(0, "wwn-0x5000"), "../../sdb");
+	ck_assert_uint_eq(claims_failed(cl), 1);
+	ck_assert_int_eq(claims_reconcile(cl, 0), -EROFS);
+	ck_assert_uint_eq(claims_failed(cl), 1);
+	store.fail = NULL;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_null(link_of(0, "wwn-0x5000"));
+	ck_assert_uint_eq(claims_failed(cl), 0);
 }
 END_TEST
 
@@ -1123,6 +1137,13 @@ START_TEST(test_compact_write_faults)
 	ck_assert_ptr_null(store.failed_winner);
 	ck_assert_uint_eq(claims_n_compact(cl), 0);
 	ck_assert_ptr_null(claims_find(cl, 0, "wwn-0x6000-sg"));
+	/* The link stays until a reconcile removes it: a retry is due. */
+	ck_assert_str_eq(link_of(0, "wwn-0x6000-sg"), "../../sg1");
+	ck_assert_uint_eq(claims_failed(cl), 1);
+	store.fail = NULL;
+	store.foreign = NULL;
+	ck_assert_int_eq(claims_reconcile(cl, 0), 0);
+	ck_assert_ptr_null(link_of(0, "wwn-0x6000-sg"));
 	ck_assert_uint_eq(claims_failed(cl), 0);
 }
 END_TEST
