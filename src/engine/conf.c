@@ -15,6 +15,7 @@
 #include "decimal.h"
 #include "grow.h"
 #include "macro.h"
+#include "openfile.h"
 
 struct LundConf {
 	unsigned n_ref;
@@ -183,6 +184,8 @@ static int conf_error_add(LundConf *c, unsigned line, const char *message)
 
 /* The load iniparser's error callback reports to: the callback takes no userdata. */
 static _Thread_local LundConf *loading;
+/* The path iniparser was given for it, which its messages name. */
+static _Thread_local const char *loading_path;
 
 /* iniparser's "iniparser: WHAT in PATH (LINE)[:\n-> TEXT]\n", kept as "WHAT[: "TEXT"]" at LINE. */
 static int on_iniparser_error(const char *fmt, ...)
@@ -207,7 +210,7 @@ static int on_iniparser_error(const char *fmt, ...)
 		text[strcspn(text, "\n")] = 0;
 	}
 	what[strcspn(what, "\n")] = 0;
-	at = strjoin(" in ", c->path, " (");
+	at = strjoin(" in ", loading_path ?: c->path, " (");
 	where = at ? strstr(what, at) : NULL;
 	if (where) {
 		*where = 0;
@@ -351,19 +354,31 @@ static int locate(LundConf *c, FILE *f)
 static int file_load(LundConf *c)
 {
 	_cleanup_fclose_ FILE *f = NULL;
+	char fdpath[64];
 	dictionary *d;
-	int r;
+	int fd, r;
 
-	f = fopen(c->path, "re");
+	/* Not a FIFO, a device or a file too big: each would stall or swamp the loader. */
+	fd = open_regular(AT_FDCWD, c->path, 0, CONF_FILE_MAX);
+	if (fd < 0) {
+		c->file_error = fd;
+		return fd == -ENOENT ? 0 : -EBADMSG;
+	}
+	f = fdopen(fd, "re");
 	if (!f) {
 		c->file_error = -errno;
-		return errno == ENOENT ? 0 : -EBADMSG;
+		close(fd);
+		return -EBADMSG;
 	}
 	/* Ours for good: the default prints to stderr, and the daemon has none to read. */
 	iniparser_set_error_callback(on_iniparser_error);
 	loading = c;
-	d = iniparser_load(c->path);
+	/* The file just checked, even if the path is replaced meanwhile (needs /proc). */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%i", fd);
+	loading_path = access(fdpath, R_OK) == 0 ? fdpath : c->path;
+	d = iniparser_load(loading_path);
 	loading = NULL;
+	loading_path = NULL;
 	if (!d) {
 		c->file_error = -EBADMSG;
 		return -EBADMSG;

@@ -29,6 +29,8 @@
 #include "macro.h"
 
 #define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
+/* The largest lund.conf read: one that is larger, or no regular file, is unreadable. */
+#define CONF_FILE_MAX (1024u * 1024)
 
 typedef enum ConfSectionKind {
 	CONF_SECTION_DEFAULTS, /* [defaults] */

@@ -15,6 +15,7 @@
 
 #include "hwdb.h"
 #include "macro.h"
+#include "openfile.h"
 
 struct Hwdb {
 	/* sd-hwdb keeps its iteration state inside the object: one lookup at a time. */
@@ -163,14 +164,14 @@ static int hwdb_open_checked(const char *path, int *ret_fd)
 	void *map;
 	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open_regular(AT_FDCWD, path, 0, SIZE_MAX / 2);
+	if (fd == -EFBIG)
+		return -EBADMSG;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EBADMSG;
-	if (st.st_size < (off_t)HWDB_HEADER_SIZE || (uint64_t)st.st_size > SIZE_MAX / 2)
+	if (st.st_size < (off_t)HWDB_HEADER_SIZE)
 		return -EBADMSG;
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)

@@ -11,6 +11,7 @@
 #include "links.h"
 #include "macro.h"
 #include "namestate.h"
+#include "openfile.h"
 
 int namestate_open_dir(int rootfd, const char *dir, bool create)
 {
@@ -22,20 +23,19 @@ int namestate_load(int dirfd, NameRecSet *ret, NameStateDamage *ret_damage)
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, bad = 0;
-	struct stat st;
 	int r;
 
-	fd = openat(dirfd, NAMESTATE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT) {
+	fd = open_regular(dirfd, NAMESTATE_FILE, O_NOFOLLOW, NAMEREC_FILE_MAX);
+	if (fd == -ENOENT) {
 		*ret = (NameRecSet){};
 		*ret_damage = (NameStateDamage){};
 		return 0;
 	}
-	if (fd < 0 && errno != ELOOP)
-		return -errno;
-	/* A symlink where the file belongs is damage: the next save replaces it. */
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > NAMEREC_FILE_MAX) {
+	if (fd < 0 && fd != -ELOOP && fd != -EBADMSG && fd != -EFBIG)
+		return fd;
+	/* A symlink, a FIFO or anything else where the file belongs is damage: the next save
+	 * replaces it. */
+	if (fd < 0) {
 		*ret = (NameRecSet){};
 		*ret_damage = (NameStateDamage){ .unusable = true };
 		return 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check-util.h"
@@ -264,6 +265,22 @@ START_TEST(test_unparsable)
 	/* and the daemon's loader, which logs the same, still hands out the object */
 	c = conf_unref(c);
 	ck_assert_int_eq(policy_conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+	ck_assert_int_eq(conf_file_error(c), -EBADMSG);
+}
+END_TEST
+
+/* A FIFO or a device at the path: unreadable at once, as a file with a syntax error is. */
+START_TEST(test_not_regular)
+{
+	_cleanup_(conf_unrefp) LundConf *c = NULL;
+
+	ck_assert_int_eq(mkfifo(conf, 0600), 0);
+	ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), -EBADMSG);
+	ck_assert_int_eq(conf_file_error(c), -EBADMSG);
+	ck_assert_uint_eq(conf_n_sections(c), 0);
+	c = conf_unref(c);
+	unlink(conf);
+	ck_assert_int_eq(conf_load("/dev/zero", "/nonexistent/hwdb.bin", &c), -EBADMSG);
 	ck_assert_int_eq(conf_file_error(c), -EBADMSG);
 }
 END_TEST
@@ -564,6 +581,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_shared_once);
 	tcase_add_test(tc, test_unparsable);
 	tcase_add_test(tc, test_absent);
+	tcase_add_test(tc, test_not_regular);
 	tcase_add_test(tc, test_ranges_shared);
 	corpus = check_fixture_list(FIXTURES_DIR "/conf", ".conf", &n_corpus);
 	tcase_add_loop_test(tc, test_corpus, 0, (int)n_corpus);

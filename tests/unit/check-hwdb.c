@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check-util.h"
@@ -82,6 +83,24 @@ static char *write_file(const uint8_t *buf, size_t len)
 	return path;
 }
 
+/* A FIFO or a device at the path: refused at once, never waited on nor mapped. */
+START_TEST(test_not_regular)
+{
+	char path[] = "/tmp/check-hwdb-fifo-XXXXXX";
+	char fifo[sizeof(path) + 8];
+	Hwdb *h = NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(path));
+	snprintf(fifo, sizeof(fifo), "%s/hwdb", path);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(hwdb_open(fifo, &h), -EBADMSG);
+	ck_assert_int_eq(hwdb_open("/dev/zero", &h), -EBADMSG);
+	ck_assert_ptr_null(h);
+	unlink(fifo);
+	rmdir(path);
+}
+END_TEST
+
 START_TEST(test_valid)
 {
 	uint8_t buf[FILE_LEN];
@@ -151,6 +170,7 @@ static Suite *hwdb_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_valid);
+	tcase_add_test(tc, test_not_regular);
 	tcase_add_test(tc, test_cycle_and_truncation);
 	tcase_add_loop_test(tc, test_bitflip, 0, FILE_LEN / 8);
 	suite_add_tcase(s, tc);

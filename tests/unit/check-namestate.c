@@ -131,6 +131,29 @@ START_TEST(test_too_big)
 }
 END_TEST
 
+/* A FIFO at the file's path: damage, read at once, never a wait for a writer. */
+START_TEST(test_fifo)
+{
+	NameRecSet s = {};
+	NameStateDamage d;
+	int fd = open_state();
+
+	ck_assert_int_eq(mkfifoat(fd, NAMESTATE_FILE, 0600), 0);
+	ck_assert_int_eq(namestate_load(fd, &s, &d), 0);
+	ck_assert(d.unusable);
+	ck_assert_uint_eq(s.n, 0);
+	/* the next save replaces it */
+	ck_assert_int_eq(namerec_set_add(&s, "A", "a", NAMEREC_NAME), 0);
+	ck_assert_int_eq(namestate_save(fd, &s), 0);
+	namerec_set_done(&s);
+	ck_assert_int_eq(namestate_load(fd, &s, &d), 0);
+	ck_assert(!d.unusable);
+	ck_assert_uint_eq(s.n, 1);
+	namerec_set_done(&s);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_not_a_file)
 {
 	NameRecSet s = {};
@@ -181,6 +204,7 @@ static Suite *namestate_suite(void)
 	CHECK_ADD_LOOP(tc, test_damaged, damaged);
 	tcase_add_test(tc, test_too_big);
 	tcase_add_test(tc, test_not_a_file);
+	tcase_add_test(tc, test_fifo);
 	suite_add_tcase(s, tc);
 	return s;
 }
