@@ -513,12 +513,21 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
 		}
 		read_only = true;
 	}
-	if (s->n_clients >= CONTROL_CLIENTS_MAX) {
-		char msg[64];
+	if (read_only) {
+		unsigned all = 0, mine = 0;
+		char msg[80];
 
-		snprintf(msg, sizeof(msg), "too many clients (%u connected)", s->n_clients);
-		refuse(s, cfd, &cred, -EUSERS, msg);
-		return 0;
+		for (ControlClient *x = s->clients; x; x = x->next)
+			if (x->read_only) {
+				all++;
+				mine += x->uid == cred.uid;
+			}
+		if (all >= CONTROL_CLIENTS_MAX || mine >= CONTROL_CLIENTS_PER_UID) {
+			snprintf(msg, sizeof(msg), "too many clients (%u of this user, %u in all)",
+			         mine, all);
+			refuse(s, cfd, &cred, -EUSERS, msg);
+			return 0;
+		}
 	}
 
 	c = calloc(1, sizeof(*c));

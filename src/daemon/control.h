@@ -20,7 +20,10 @@
 #define CONTROL_REQUEST_MAX (64u * 1024u)
 /* Bytes queued for a client that does not read its replies or monitor stream. */
 #define CONTROL_BACKLOG_MAX (16u * 1024u * 1024u)
-#define CONTROL_CLIENTS_MAX 64
+/* Connections of users other than root and lund's own, in all and per user: a member of the
+ * read group cannot shut root out. Root's and lund's own user's count against neither. */
+#define CONTROL_CLIENTS_MAX     64
+#define CONTROL_CLIENTS_PER_UID 16
 /* A client that neither sends a request nor monitors is answered ETIMEDOUT and closed after
  * this long (LUND_CONTROL_IDLE_TIMEOUT_MS overrides it); so is one whose last reply does not
  * drain in that time. */

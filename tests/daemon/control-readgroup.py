@@ -48,6 +48,35 @@ while not buf.endswith(b"\n"):
 sys.stdout.write(buf.decode())
 '''
 
+# Holds argv[2] monitoring connections, prints how many lund took ("ok") and how many it
+# refused (and with what), then waits for stdin to close.
+HOLD = r'''
+import json, socket, sys
+held, ok, refused = [], 0, []
+for _ in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(30)
+    s.connect(sys.argv[1])
+    try:
+        s.sendall(b'{"cmd":"monitor"}\n')
+    except OSError:
+        pass
+    line = b''
+    while not line.endswith(b'\n'):
+        d = s.recv(1)
+        if not d:
+            break
+        line += d
+    r = json.loads(line or b'{}')
+    if r.get('ok'):
+        ok += 1
+    else:
+        refused.append(r.get('error'))
+    held.append(s)
+print(json.dumps({'ok': ok, 'refused': refused}), flush=True)
+sys.stdin.read()
+'''
+
 
 def main():
     tmp = tempfile.mkdtemp(prefix='control-readgroup.')
@@ -103,6 +132,27 @@ def main():
                   'read-only' in r.get('message', ''), p.stdout + p.stderr)
         p = as_user(*reader, sys.executable, '-c', RAW, sock, '{"cmd":"monitor"}')
         check('a reader may monitor', json.loads(p.stdout or '{}').get('ok') is True, p.stdout)
+
+        # A reader holding more connections than its share cannot shut root out.
+        holder = subprocess.Popen(
+            ['setpriv', '--reuid=%d' % READER_UID, '--regid=%d' % READER_GID,
+             '--groups=%d' % READ_GID, '--', sys.executable, '-c', HOLD, sock, '80'],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            got = json.loads(holder.stdout.readline() or '{}')
+            check('a reader gets 16 connections', got.get('ok') == 16, str(got))
+            check('its 17th and later are refused with EUSERS',
+                  got.get('refused') == ['EUSERS'] * 64, str(got))
+            p = subprocess.run([LUNCTL, 'status'], env=env, capture_output=True, text=True,
+                               timeout=60)
+            check('root is served while a reader holds its share', p.returncode == 0,
+                  p.stderr)
+            p = as_user(*reader, LUNCTL, 'status', env=env)
+            check('the reader itself is refused beyond its share', p.returncode != 0,
+                  p.stdout)
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=60)
 
         # Outside the group: refused at connect, with a reason.
         p = as_user(OTHER_UID, OTHER_UID, [], sys.executable, '-c', RAW, sock,
