@@ -50,6 +50,15 @@ grep -q '^lunctl [0-9]' "$TMP/out" || { echo "FAIL: --version output"; fail=1; }
 expect_rc 1 "no verb" "$LUNCTL"
 expect_rc 1 "unknown verb" "$LUNCTL" frobnicate
 expect_rc 1 "unknown option" "$LUNCTL" --frobnicate
+# The global options anywhere on the command line, before or after the verb.
+expect_rc 0 "list --sysfs-only --root after the verb" "$LUNCTL" list --sysfs-only --root "$TMP"
+expect_rc 2 "id --root after the verb" "$LUNCTL" id --root "$TMP" 9:9:9:9
+expect_err "9:9:9:9" "id --root after the verb"
+LUND_RUN_DIR=$TMP/no-lund expect_rc 2 "status --timeout after the verb" "$LUNCTL" status --timeout 2
+expect_err "control socket" "status --timeout after the verb"
+expect_rc 1 "status --timeout nonsense after the verb" "$LUNCTL" status --timeout x
+expect_rc 0 "list --version" "$LUNCTL" list --version
+grep -q '^lunctl [0-9]' "$TMP/out" || { echo "FAIL: list --version output"; fail=1; }
 expect_rc 1 "id without device" "$LUNCTL" id
 expect_rc 1 "id with a word that is no device" "$LUNCTL" id sda
 expect_err "not a device node" "id sda"
