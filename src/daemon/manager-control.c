@@ -72,6 +72,8 @@ static json_object *request_queue(Manager *m)
 	json_object_object_add(reply, "links_pending", json_object_new_boolean(links_dirty));
 	json_object_object_add(reply, "bind_wait", json_object_new_int64((int64_t)m->n_bind_wait));
 	json_object_object_add(reply, "identifying", json_object_new_int64((int64_t)identifying));
+	/* udevd makes the links: they exist once udev's queue is empty too (lunctl settle). */
+	json_object_object_add(reply, "udev_links", json_object_new_boolean(m->udev_links));
 	return reply;
 }
 

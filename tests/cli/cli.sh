@@ -516,6 +516,50 @@ expect_rc 0 "rescan without a daemon" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" --r
 expect_rc 2 "rescan, socket not listening: direct" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan 42
 expect_err "No such SCSI host" "rescan of a missing host without a listening daemon"
 
+# lunctl settle: --timeout bounds everything, a lund that never answers included; where udevd
+# makes lund's links (the queue answer's udev_links), settle waits for udev's queue as well
+# (/run/udev/queue below --root). The stand-in answers every connection ($1: "hang" never does).
+settle_lund() {
+        mkdir -p "$TMP/srun"
+        rm -f "$TMP/srun/control"
+        python3 - "$TMP/srun/control" "$1" <<'PY' &
+import json, socket, sys, time
+path, mode = sys.argv[1:3]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(8)
+open(path + ".ready", "w").close()
+held = []
+while True:
+    c, _ = s.accept()
+    if mode == "hang":
+        held.append(c)
+        continue
+    req = b""
+    while not req.endswith(b"\n"):
+        req += c.recv(4096)
+    c.sendall(json.dumps({"ok": True, "settled": True, "udev_links": True}).encode() + b"\n")
+    c.close()
+PY
+        SETTLE_PID=$!
+        for _ in $(seq 50); do [ -e "$TMP/srun/control.ready" ] && break; sleep 0.1; done
+        rm -f "$TMP/srun/control.ready"
+}
+settle_lund hang
+start=$(date +%s)
+expect_rc 2 "settle --timeout 2 against a lund that does not answer" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 2
+check "settle --timeout 2 returned in $(($(date +%s) - start)) s" [ $(($(date +%s) - start)) -le 6 ]
+expect_err "did not answer" "settle against a lund that does not answer"
+kill "$SETTLE_PID"; wait "$SETTLE_PID" 2>/dev/null
+settle_lund udev
+mkdir -p "$TMP/sroot/run/udev"; touch "$TMP/sroot/run/udev/queue"
+expect_rc 2 "settle while udev's queue is not empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1
+expect_err "udev's queue not empty" "settle while udev's queue is not empty"
+rm "$TMP/sroot/run/udev/queue"
+expect_rc 0 "settle once udev's queue is empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1 --json
+check "settle --json: udev_queue_empty" grep -q '"udev_queue_empty": true' "$TMP/out"
+kill "$SETTLE_PID"; wait "$SETTLE_PID" 2>/dev/null
+
 # lunctl list: served by lund when it answers, computed from sysfs when it does not.
 not() { ! "$@"; }
 json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }

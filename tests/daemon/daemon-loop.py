@@ -935,6 +935,7 @@ def case_identify_hang(tmp):
         q = request(run_dir, {'cmd': 'queue'}, 5)
         check(q.get('settled') is False and q.get('identifying') == 2,
               'lund is not settled while LUs are identified: %s' % q)
+        check(q.get('udev_links') is False, 'lund makes its links itself here: %s' % q)
         if LUNCTL:
             out = subprocess.run([LUNCTL, 'list'], env=dict(os.environ, LUND_RUN_DIR=run_dir),
                                  capture_output=True, text=True, timeout=30).stdout
