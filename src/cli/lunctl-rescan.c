@@ -230,13 +230,7 @@ static int rescan_daemon(char **args, size_t n_args, ScanFlags flags, const Scan
  * same table.) Short letters first; the options lunctl shares with it (-a, -s, -u, --add,
  * --remove, --resize, --update, --hosts, --channels, --ids, --luns) are not here.
  */
-static const struct {
-	int letter;       /* short option, or 0 */
-	const char *name; /* long option, or NULL */
-	bool arg;         /* takes an argument */
-	const char *rsb;  /* what it does in rescan-scsi-bus.sh */
-	const char *here; /* what to use with lunctl, and why */
-} rsb_options[] = {
+static const ForeignOption rsb_options[] = {
 	{ 'r', NULL, false, "remove devices",
 	  "use --remove: removal is destructive and has no short option here" },
 	{ 'f', "flush", false, "flush failed multipath devices",
@@ -289,15 +283,6 @@ static const struct {
 	{ 0, "ignore-rev", false, "ignore a changed revision with --update",
 	  "no equivalent: -u/--update reports every change of INQUIRY or VPD data" },
 };
-
-#define OPT_RSB 0x200
-
-static int refuse_rsb(size_t i, const char *given)
-{
-	log_error("'%s' is rescan-scsi-bus.sh's \"%s\"; %s.", given, rsb_options[i].rsb,
-	          rsb_options[i].here);
-	return EXIT_USAGE;
-}
 
 static void help(void)
 {
@@ -521,9 +506,10 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "no-quirks", no_argument, NULL, OPT_NO_QUIRKS },
 		{ "help", no_argument, NULL, 'h' },
+		{},
 	};
-	struct option longopts[ELEMENTSOF(base_opts) + ELEMENTSOF(rsb_options) + 1] = {};
-	char shortopts[64] = "asunJh";
+	static const ForeignOptions rsb = { "rescan-scsi-bus.sh", rsb_options,
+		                            ELEMENTSOF(rsb_options) };
 	_cleanup_free_ ScanSelector *sel = NULL;
 	char **sel_str = NULL;
 	RangeList lists_given[_LIST_MAX] = {};
@@ -537,45 +523,13 @@ int verb_rescan(int argc, char *argv[], Options *o)
 	const char *hwdb = NULL, *conf = NULL;
 	bool direct = false, no_quirks = false, have_lists = false;
 	ScanFlags flags = 0, what = 0;
-	size_t n_sel = 0, n_long = 0;
+	size_t n_sel = 0;
 	int c, r, ret = EXIT_USAGE;
 
-	memcpy(longopts, base_opts, sizeof(base_opts));
-	n_long = ELEMENTSOF(base_opts);
-	for (size_t i = 0; i < ELEMENTSOF(rsb_options); i++) {
-		if (rsb_options[i].name)
-			longopts[n_long++] = (struct option){ rsb_options[i].name,
-				                              rsb_options[i].arg ? optional_argument
-				                                                 : no_argument,
-				                              NULL, OPT_RSB + (int)i };
-		if (rsb_options[i].letter) {
-			size_t len = strlen(shortopts);
-
-			shortopts[len] = (char)rsb_options[i].letter;
-			shortopts[len + 1] = 0;
-			if (rsb_options[i].arg)
-				strcat(shortopts, "::");
-		}
-	}
-
-	while ((c = lunctl_getopt(argc, argv, shortopts, longopts, o, "rescan")) != -1) {
+	while ((c = lunctl_getopt_foreign(argc, argv, "asunJh", base_opts, &rsb, o, "rescan")) !=
+	       -1) {
 		unsigned long v;
 		char *end;
-
-		if (c >= OPT_RSB && c < OPT_RSB + (int)ELEMENTSOF(rsb_options)) {
-			char given[64];
-
-			snprintf(given, sizeof(given), "--%s", rsb_options[c - OPT_RSB].name);
-			ret = refuse_rsb((size_t)(c - OPT_RSB), given);
-			goto finish;
-		}
-		for (size_t i = 0; i < ELEMENTSOF(rsb_options); i++)
-			if (c == rsb_options[i].letter) {
-				char given[4] = { '-', (char)c, 0 };
-
-				ret = refuse_rsb(i, given);
-				goto finish;
-			}
 
 		switch (c) {
 		case 'a':

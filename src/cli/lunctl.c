@@ -183,19 +183,44 @@ static bool has_long(const struct option *opts, const char *name)
 	return false;
 }
 
-int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
-                  Options *o, const char *verb)
+#define OPT_FOREIGN 0x2000
+
+/* @c, when it is one of @f's options, refused with what to use instead: true then. */
+static bool refuse_foreign(int c, const ForeignOptions *f)
 {
+	for (size_t i = 0; f && i < f->n; i++) {
+		const ForeignOption *x = &f->options[i];
+
+		if (c == OPT_FOREIGN + (int)i)
+			log_error("'--%s' is %s's \"%s\"; %s.", x->name, f->tool, x->what, x->here);
+		else if (x->letter && c == x->letter)
+			log_error("'-%c' is %s's \"%s\"; %s.", x->letter, f->tool, x->what,
+			          x->here);
+		else
+			continue;
+		return true;
+	}
+	return false;
+}
+
+int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
+                          const struct option *longopts, const ForeignOptions *foreign, Options *o,
+                          const char *verb)
+{
+	size_t n_foreign = foreign ? foreign->n : 0, n = 0, len = strlen(shortopts);
 	_cleanup_free_ struct option *all = NULL;
 	_cleanup_free_ char *shorts = NULL;
 	bool own_v = strchr(shortopts, 'V');
-	size_t n = 0;
+	/* -x and -J are the output modes where the verb has them (lsscsi's -x is not) */
+	bool own_x = has_long(longopts, "export"), own_j = has_long(longopts, "json");
 
-	/* The verb's table, then the global options it does not define itself. */
+	/* The verb's table, the global options it does not define itself, then the foreign
+	 * options it refuses. */
 	while (longopts[n].name)
 		n++;
-	all = calloc(n + ELEMENTSOF(global_opts) + 1, sizeof(*all));
-	if (!all || asprintf(&shorts, "%s%s", shortopts, own_v ? "" : "V") < 0) {
+	all = calloc(n + ELEMENTSOF(global_opts) + n_foreign + 1, sizeof(*all));
+	shorts = malloc(len + 1 + 3 * n_foreign + 1);
+	if (!all || !shorts) {
 		log_error_errno(-ENOMEM, "Out of memory");
 		return '?';
 	}
@@ -203,16 +228,37 @@ int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct op
 	for (size_t i = 0; i < ELEMENTSOF(global_opts); i++)
 		if (!has_long(longopts, global_opts[i].name))
 			all[n++] = global_opts[i];
+	memcpy(shorts, shortopts, len + 1);
+	if (!own_v)
+		strcat(shorts, "V");
+	for (size_t i = 0; i < n_foreign; i++) {
+		const ForeignOption *x = &foreign->options[i];
+
+		if (x->name)
+			all[n++] =
+			        (struct option){ x->name, x->arg ? optional_argument : no_argument,
+				                 NULL, OPT_FOREIGN + (int)i };
+		if (x->letter) {
+			size_t k = strlen(shorts);
+
+			shorts[k] = (char)x->letter;
+			shorts[k + 1] = 0;
+			if (x->arg)
+				strcat(shorts, "::");
+		}
+	}
 
 	for (;;) {
 		int c = getopt_long(argc, argv, shorts, all, NULL), r;
 
-		if (c == 'x')
+		if (c == 'x' && own_x)
 			o->output = OUTPUT_EXPORT;
-		else if (c == 'J')
+		else if (c == 'J' && own_j)
 			o->output = OUTPUT_JSON;
 		else if (c == 'V' && own_v)
 			return c;
+		else if (refuse_foreign(c, foreign))
+			return '?';
 		else if ((r = global_option(c, o)) < 0)
 			return '?';
 		else if (r > 0) {
@@ -222,6 +268,12 @@ int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct op
 			return c;
 		}
 	}
+}
+
+int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+                  Options *o, const char *verb)
+{
+	return lunctl_getopt_foreign(argc, argv, shortopts, longopts, NULL, o, verb);
 }
 
 static void usage(FILE *out)

@@ -604,11 +604,35 @@ printf '%s\n' '2:0:0:0 disk  sdi 8.58GB' '4:0:1:0 disk sas:0x5000c50033330011 sd
         '5:0:3:0 disk spi:3 sdo 50.3MB' '6:0:0:0 disk usb:1-1:1.0 sdy 33.5MB' \
         '7:0:0:0 disk sata:5000c50044440001 sdt 67.1MB' > "$TMP/lt.want"
 diff -u "$TMP/lt.want" "$TMP/out" || { echo "FAIL: list -t -s transports and sizes"; fail=1; }
-# on an 80-column terminal the ID stays readable (it was cut to 2 characters): whole up to 24
+# on an 80-column terminal, as lsscsi: one line per LU (a heading and 5 LUs), none wider than
+# the terminal, INQUIRY's vendor and model as the device gave them (udev's "QEMU_HARDDISK" stays
+# in the JSON's properties), the ID whole (it was cut to 2 characters once), no by-id names
+# unless -o +NAMES asks for them (then a line per name)
 if command -v script > /dev/null; then
-        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list" /dev/null > "$TMP/tty" 2>&1
-        check "list on an 80-column terminal shows the ID" grep -q '^2:0:0:0 .* 35000c50015ea71a0 ' "$TMP/tty"
+        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list" /dev/null | tr -d '\r' > "$TMP/tty" 2>&1
+        check "list on an 80-column terminal: one line per LU: $(cat "$TMP/tty")" [ "$(wc -l < "$TMP/tty")" = 6 ]
+        check "list on an 80-column terminal: no line wider: $(cat "$TMP/tty")" [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/tty")" -le 80 ]
+        check "list on an 80-column terminal shows the ID" grep -q '^2:0:0:0 .* 35000c50015ea71a0$' "$TMP/tty"
+        check "list shows INQUIRY's model as lsscsi: $(cat "$TMP/tty")" grep -q '^6:0:0:0 disk QEMU     QEMU HARDDISK    2.5+ sdy ' "$TMP/tty"
+        check "list shows no by-id names by default" not grep -q 'wwn-0x' "$TMP/tty"
+        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list -o +NAMES" /dev/null | tr -d '\r' > "$TMP/tty" 2>&1
+        check "list -o +NAMES: a line per name" grep -q '^  *wwn-0x5000c50015ea71a0' "$TMP/tty"
 fi
+expect_rc 0 "list --json of a laid-out tree" "$LUNCTL" --root "$LT" --sysfs-only list --json 6:0:0:0
+check "list --json keeps udev's ID_MODEL" grep -q '"ID_MODEL": "QEMU_HARDDISK"' "$TMP/out"
+# lsscsi's letters: taken as lsscsi takes them, or refused with lunctl's equivalent
+expect_rc 0 "list -b -g -k -N (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list -b -g -k -N -n -r 7:0:0:0
+check "list -b: H:C:T:L and nodes: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sdt" ]
+expect_rc 0 "list -C (lsscsi's --controllers)" "$LUNCTL" --root "$LT" list -C -n -r
+check "list -C lists the hosts" grep -q '^2 virtio_scsi$' "$TMP/out"
+for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode; do
+        expect_rc 1 "list $opt (lsscsi's, not lunctl's)" "$LUNCTL" --root "$LT" list "$opt"
+        expect_err "is lsscsi's \".*\"; " "list $opt refused with a hint"
+done
+expect_rc 1 "list -ss (lsscsi's powers of 1024)" "$LUNCTL" --root "$LT" list -ss
+expect_err "'-ss' is lsscsi's \"size in powers of 1024\"" "list -ss refused"
+expect_rc 1 "list -P" "$LUNCTL" --root "$LT" list -P
+expect_err "is --pairs" "list -P points at --pairs"
 expect_rc 0 "list -H -t" "$LUNCTL" --root "$LT" list -H -t --pairs
 checks=$((checks + 1))
 grep -qx 'HOST="7" DRIVER="ahci" TRANSPORT="sata:"' "$TMP/out" &&
