@@ -169,6 +169,93 @@ static void print_scans(json_object *s)
 	}
 }
 
+static bool is_paths(json_object *c)
+{
+	return streq_ptr(json_str(c, "kind"), "paths");
+}
+
+/* Do two names have the same owners (one LU through the same paths)? */
+static bool same_owners(json_object *a, json_object *b)
+{
+	json_object *x = json_member(a, "owners"), *y = json_member(b, "owners");
+	size_t n = x ? json_object_array_length(x) : 0;
+
+	if (!y || json_object_array_length(y) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *h = json_object_get_string(json_object_array_get_idx(x, i));
+		bool found = false;
+
+		for (size_t k = 0; !found && k < n; k++)
+			found = streq_ptr(h,
+			                  json_object_get_string(json_object_array_get_idx(y, k)));
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Is @a[@i] the first name that paths of one LU want (a later one with its owners is the same
+ * LU)? */
+static bool first_of_paths(json_object *a, size_t i)
+{
+	json_object *c = json_object_array_get_idx(a, i);
+
+	if (!is_paths(c))
+		return false;
+	for (size_t k = 0; k < i; k++)
+		if (is_paths(json_object_array_get_idx(a, k)) &&
+		    same_owners(c, json_object_array_get_idx(a, k)))
+			return false;
+	return true;
+}
+
+/* Names wanted by several paths of one LU are no collision (lund(8), LINKS, Paths and clones):
+ * "Paths: N LUs over M paths", each LU's paths once; then the names LUs that are not one
+ * (clones) collide over. */
+static void print_collisions(json_object *a)
+{
+	size_t n = a ? json_object_array_length(a) : 0, lus = 0, paths = 0, clones = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+
+		if (first_of_paths(a, i)) {
+			lus++;
+			paths += ow ? json_object_array_length(ow) : 0;
+		} else if (!is_paths(c))
+			clones++;
+	}
+	if (lus > 0)
+		printf("Paths:         %zu logical unit%s over %zu paths, named at the first\n",
+		       lus, lus == 1 ? "" : "s", paths);
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+
+		if (!first_of_paths(a, i))
+			continue;
+		printf("  names at %s, also through", json_str(c, "winner") ?: "nobody");
+		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
+			if (!streq_ptr(json_str(c, "winner"),
+			               json_object_get_string(json_object_array_get_idx(ow, k))))
+				printf(" %s",
+				       json_object_get_string(json_object_array_get_idx(ow, k)));
+		printf("\n");
+	}
+	printf("Collisions:    %zu\n", clones);
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+
+		if (is_paths(c))
+			continue;
+		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
+		       json_str(c, "winner") ?: "nobody");
+		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
+		printf(")\n");
+	}
+}
+
 static void print_status(json_object *s)
 {
 	json_object *mon = json_member(s, "monitor"), *a;
@@ -190,17 +277,7 @@ static void print_status(json_object *s)
 	if (json_int(s, "identifying") > 0)
 		printf("Identifying:   %" PRIi64 " logical units (SCSI commands, no names yet)\n",
 		       json_int(s, "identifying"));
-	a = json_member(s, "collisions");
-	printf("Collisions:    %zu\n", a ? json_object_array_length(a) : 0);
-	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
-
-		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
-		       json_str(c, "winner") ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
-		printf(")\n");
-	}
+	print_collisions(json_member(s, "collisions"));
 	a = json_member(s, "foreign");
 	printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)

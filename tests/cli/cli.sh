@@ -44,6 +44,8 @@ check() { # DESCRIPTION CONDITION...
         "$@" || { echo "FAIL: $what"; fail=1; }
 }
 
+not() { ! "$@"; }
+
 expect_rc 0 "--help" "$LUNCTL" --help
 expect_rc 0 "--version" "$LUNCTL" --version
 grep -q '^lunctl [0-9]' "$TMP/out" || { echo "FAIL: --version output"; fail=1; }
@@ -516,15 +518,14 @@ expect_rc 0 "rescan without a daemon" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" --r
 expect_rc 2 "rescan, socket not listening: direct" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan 42
 expect_err "No such SCSI host" "rescan of a missing host without a listening daemon"
 
-# lunctl settle: --timeout bounds everything, a lund that never answers included; where udevd
-# makes lund's links (the queue answer's udev_links), settle waits for udev's queue as well
-# (/run/udev/queue below --root). The stand-in answers every connection ($1: "hang" never does).
-settle_lund() {
+# A stand-in for lund's control socket: every connection gets the lines of file $1, then is
+# closed ($1 "hang": it is accepted and never answered).
+stand_in_lund() {
         mkdir -p "$TMP/srun"
         rm -f "$TMP/srun/control"
         python3 - "$TMP/srun/control" "$1" <<'PY' &
-import json, socket, sys, time
-path, mode = sys.argv[1:3]
+import socket, sys
+path, reply = sys.argv[1:3]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(path)
 s.listen(8)
@@ -532,36 +533,65 @@ open(path + ".ready", "w").close()
 held = []
 while True:
     c, _ = s.accept()
-    if mode == "hang":
+    if reply == "hang":
         held.append(c)
         continue
     req = b""
     while not req.endswith(b"\n"):
         req += c.recv(4096)
-    c.sendall(json.dumps({"ok": True, "settled": True, "udev_links": True}).encode() + b"\n")
+    c.sendall(open(reply, "rb").read())
     c.close()
 PY
-        SETTLE_PID=$!
+        STAND_IN_PID=$!
         for _ in $(seq 50); do [ -e "$TMP/srun/control.ready" ] && break; sleep 0.1; done
         rm -f "$TMP/srun/control.ready"
 }
-settle_lund hang
+stand_in_stop() { kill "$STAND_IN_PID"; wait "$STAND_IN_PID" 2>/dev/null; }
+# lunctl settle: --timeout bounds everything, a lund that never answers included; where udevd
+# makes lund's links (the queue answer's udev_links), settle waits for udev's queue as well
+# (/run/udev/queue below --root).
+stand_in_lund hang
 start=$(date +%s)
 expect_rc 2 "settle --timeout 2 against a lund that does not answer" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 2
 check "settle --timeout 2 returned in $(($(date +%s) - start)) s" [ $(($(date +%s) - start)) -le 6 ]
 expect_err "did not answer" "settle against a lund that does not answer"
-kill "$SETTLE_PID"; wait "$SETTLE_PID" 2>/dev/null
-settle_lund udev
+stand_in_stop
+echo '{"ok": true, "settled": true, "udev_links": true}' > "$TMP/queue.json"
+stand_in_lund "$TMP/queue.json"
 mkdir -p "$TMP/sroot/run/udev"; touch "$TMP/sroot/run/udev/queue"
 expect_rc 2 "settle while udev's queue is not empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1
 expect_err "udev's queue not empty" "settle while udev's queue is not empty"
 rm "$TMP/sroot/run/udev/queue"
 expect_rc 0 "settle once udev's queue is empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1 --json
 check "settle --json: udev_queue_empty" grep -q '"udev_queue_empty": true' "$TMP/out"
-kill "$SETTLE_PID"; wait "$SETTLE_PID" 2>/dev/null
+stand_in_stop
+# lunctl status: the names paths of one LU want are no collisions: two LUs over two paths each
+# (each two names), and one name two clones want.
+python3 - > "$TMP/status.json" <<'PY'
+import json
+c = [{"path": "/dev/scsi/by-id/" + n, "winner": w, "kind": "paths", "multipath": None, "owners": o}
+     for n, w, o in (("scsi-3a", "2:0:0:0", ["2:0:0:0", "3:0:0:0"]), ("wwn-0xa", "2:0:0:0", ["3:0:0:0", "2:0:0:0"]),
+                     ("scsi-3b", "2:0:0:1", ["2:0:0:1", "3:0:0:1"]), ("wwn-0xb", "2:0:0:1", ["2:0:0:1", "3:0:0:1"]))]
+c.append({"path": "/dev/scsi/by-id/usb-X_Y_1", "winner": None, "kind": "clones", "owners": ["6:0:0:0", "7:0:0:0"]})
+print(json.dumps({"ok": True, "version": "0", "collisions": c, "foreign": []}))
+PY
+stand_in_lund "$TMP/status.json"
+expect_rc 0 "status with paths and clones" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" status
+check "status: paths are no collisions: $(cat "$TMP/out")" grep -q '^Paths: *2 logical units over 4 paths' "$TMP/out"
+check "status: one line per LU's paths" [ "$(grep -c '^  names at ' "$TMP/out")" = 2 ]
+check "status: the clones' name is the one collision" grep -q '^Collisions: *1$' "$TMP/out"
+check "status: the clones' name listed" grep -q '^  /dev/scsi/by-id/usb-X_Y_1 -> nobody (wanted by 6:0:0:0 7:0:0:0)$' "$TMP/out"
+stand_in_stop
+# lunctl monitor: an LU's target number is no link target ("-> 1")
+printf '%s\n' '{"ok": true}' '{"event": "lu-added", "hctl": "2:0:1:0", "target": 1, "names": ["scsi-3a"], "time_usec": 0}' \
+        '{"event": "link-created", "hctl": "2:0:1:0", "path": "/dev/scsi/by-id/scsi-3a", "target": "../../sda", "time_usec": 0}' > "$TMP/monitor.json"
+stand_in_lund "$TMP/monitor.json"
+expect_rc 0 "monitor" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" monitor
+check "monitor: no '-> 1': $(cat "$TMP/out")" not grep -q -- '-> 1' "$TMP/out"
+check "monitor: a link's target: $(cat "$TMP/out")" grep -q 'scsi-3a -> ../../sda' "$TMP/out"
+stand_in_stop
 
 # lunctl list: served by lund when it answers, computed from sysfs when it does not.
-not() { ! "$@"; }
 json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
 # lunctl list as lsscsi: a tree laid out as sysfs is (device directories under sys/devices, the
 # bus and class entries links to them) with a USB stick, a SATA disk (its captured VPD page
