@@ -326,9 +326,16 @@ PY
 up=$TMP/upgrade
 cp -a "$TMP/all" "$up"
 names_st() { "$LUNCTL" --root "$up" --sysfs-only names "$@"; }
-expect_rc 1 "names --diff, nothing accepted yet" names_st --diff
+# a fresh install has nothing to compare with: nothing pending, and --accept --all comes first
+expect_rc 0 "names --diff, nothing accepted yet" names_st --diff
+check "names --diff, nothing accepted yet: says to accept: $(cat "$TMP/out")" grep -q '^no names recorded in /var/lib/lund yet: `lunctl names --accept --all`' "$TMP/out"
+expect_rc 0 "names --diff --json, nothing accepted yet" names_st --diff --json
+check "names --diff --json, nothing accepted yet: nothing pending" grep -q '"pending": false' "$TMP/out"
+mkdir -p "$up/var/lib/lund"; : > "$up/var/lib/lund/names"
+expect_rc 1 "names --diff against an empty record file" names_st --diff
 added=$(grep -c '^+ /dev/scsi/by-id/' "$TMP/out")
 check "names --diff: every LU's names added ($added)" [ "$added" -ge "$devices" ]
+rm "$up/var/lib/lund/names"
 expect_rc 0 "names --accept --all" names_st --accept --all
 expect_rc 0 "names --diff after --accept --all" names_st --diff
 check "names --diff: nothing pending" grep -qx 'no changes pending' "$TMP/out"
