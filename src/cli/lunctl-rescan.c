@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "conf.h"
 #include "grow.h"
 #include "log.h"
 #include "lunctl-rescan-print.h"
@@ -100,7 +101,7 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 		r = scan_quirks_new(hwdb, conf, &qc.quirks);
 		if (r == -EBADMSG)
 			log_warning("%s: cannot parse, no scan quirks from it",
-			            conf ?: "/etc/lund/lund.conf");
+			            conf ?: LUND_CONF_DEFAULT);
 		else if (r < 0)
 			return log_error_errno(r, "Failed to load the scan quirks: %m");
 		if (scan_quirks_active(qc.quirks)) {
@@ -313,7 +314,7 @@ static void help(void)
 	       "                      without REPORT LUNS; a LUND_SCAN_MAX_LUN quirk wins\n"
 	       "     --direct         scan from this process even when lund runs\n"
 	       "     --hwdb <file>    compiled hwdb for scan quirks (default: the system's)\n"
-	       "     --config <file>  lund.conf for scan quirks (default /etc/lund/lund.conf)\n"
+	       "     --config <file>  lund.conf for scan quirks (default " LUND_CONF_DEFAULT ")\n"
 	       "     --no-quirks      ignore hwdb and lund.conf: REPORT LUNS everywhere\n"
 	       "                      (these three scan from this process, as --direct)\n"
 	       " -h, --help           display this help\n"
