@@ -97,6 +97,26 @@ grep -q 'Erase operation in progress' "$TMP/out" || { echo "FAIL: descriptor sen
 printf '72 06 29 00 00 00 00 00\n' > "$TMP/dsense8.hex"
 expect_rc 0 "decode 8-byte descriptor sense" "$LUNCTL" decode --inhex "$TMP/dsense8.hex"
 grep -q 'SDEV_UA=POWER_ON_RESET_OCCURRED' "$TMP/out" || { echo "FAIL: descriptor UA: $(cat "$TMP/out")"; fail=1; }
+# What the standards allow is recognised: descriptor sense with SDAT_OVFL (byte 4, bit 7: the
+# sense data did not fit) and a Block Limits page longer than SBC-4's 3Ch (a later standard's
+# fields, passed over); a reserved bit set in byte 4, or a page 0xb0 of a length no standard
+# gives, still cannot be told.
+printf '72 06 29 00 80 00 00 00\n' > "$TMP/dsense-ovfl.hex"
+expect_rc 0 "decode descriptor sense with SDAT_OVFL" "$LUNCTL" decode --inhex "$TMP/dsense-ovfl.hex"
+grep -q 'SDEV_UA=POWER_ON_RESET_OCCURRED' "$TMP/out" || { echo "FAIL: descriptor sense with SDAT_OVFL: $(cat "$TMP/out")"; fail=1; }
+printf '72 06 29 00 40 00 00 00\n' > "$TMP/dsense-rsvd.hex"
+expect_rc 3 "decode descriptor sense with a reserved bit" "$LUNCTL" decode --inhex "$TMP/dsense-rsvd.hex"
+expect_err "cannot tell.*--page" "decode descriptor sense with a reserved bit"
+pgb0() { # PAGE_LENGTH: a Block Limits page of that length, MAXIMUM TRANSFER LENGTH 0x800
+        python3 -c 'import sys; n = int(sys.argv[1], 0); b = bytearray(4 + n); b[1] = 0xb0; b[2:4] = n.to_bytes(2, "big"); b[8:12] = (0x800).to_bytes(4, "big"); print(b.hex(" "))' "$1"
+}
+pgb0 0x50 > "$TMP/pgb0-long.hex"
+expect_rc 0 "decode a Block Limits page longer than SBC-4's" "$LUNCTL" decode --json --inhex "$TMP/pgb0-long.hex"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="0xb0" and d["max_transfer_length"]==0x800, d' "$TMP/out" ||
+        { echo "FAIL: decode of a long page 0xb0: $(cat "$TMP/out")"; fail=1; }
+pgb0 0x20 > "$TMP/pgb0-odd.hex"
+expect_rc 3 "decode a Block Limits page of no standard's length" "$LUNCTL" decode --inhex "$TMP/pgb0-odd.hex"
+expect_err "cannot tell.*--page" "decode a page 0xb0 of no standard's length"
 # ASC/ASCQ names from libsgutils2's full table: 03h/02h was "unknown" with a hand list.
 printf '70 00 03 00 00 00 00 0a 00 00 00 00 03 02 00 00 00 00\n' > "$TMP/sense0302.hex"
 expect_rc 0 "decode sense 03h/02h" "$LUNCTL" decode --inhex "$TMP/sense0302.hex"
