@@ -19,8 +19,7 @@ typedef void (*ConfCheckReport)(const char *path, unsigned line, const char *mes
 
 /* A ConfCheckReport appending {file, line, message} to the JSON array @userdata (lunctl
  * check-config --json, lund's reload reply); a problem that does not fit in memory is left out. */
-void conf_check_report_json(const char *path, unsigned line, const char *message,
-                            void *userdata);
+void conf_check_report_json(const char *path, unsigned line, const char *message, void *userdata);
 
 /*
  * conf_check() - every problem of @conf, as conf_load() parsed it: iniparser's syntax errors
