@@ -273,7 +273,12 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 		log_error("Invalid filter: %s", err);
 		return EXIT_USAGE;
 	}
-	if (list_parse_columns(lo, brief ? "HCTL,NODES" : output) < 0)
+	/* lsscsi -b: the tuple and the nodes, with -t's transport and -s's size */
+	if (brief)
+		output = lo->transport
+		                 ? (lo->size ? "HCTL,TRANSPORT,NODES,SIZE" : "HCTL,TRANSPORT,NODES")
+		                 : (lo->size ? "HCTL,NODES,SIZE" : "HCTL,NODES");
+	if (list_parse_columns(lo, output) < 0)
 		return EXIT_USAGE;
 	lo->want[COL_TRANSPORT] |= lo->transport;
 	lo->want[COL_SIZE] |= lo->size;

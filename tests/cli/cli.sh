@@ -680,6 +680,8 @@ check "list --json keeps udev's ID_MODEL" grep -q '"ID_MODEL": "QEMU_HARDDISK"' 
 # lsscsi's letters: taken as lsscsi takes them, or refused with lunctl's equivalent
 expect_rc 0 "list -b -g -k -N (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list -b -g -k -N -n -r 7:0:0:0
 check "list -b: H:C:T:L and nodes: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sdt" ]
+expect_rc 0 "list -b -t -s (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list -b -t -s -n -r 7:0:0:0
+check "list -b -t -s: transport and size too: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sata:5000c50044440001 sdt 67.1MB" ]
 expect_rc 0 "list -C (lsscsi's --controllers)" "$LUNCTL" --root "$LT" list -C -n -r
 check "list -C lists the hosts" grep -q '^2 virtio_scsi$' "$TMP/out"
 for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode; do
