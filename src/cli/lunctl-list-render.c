@@ -179,7 +179,7 @@ static char *cut_middle(const char *s, size_t max)
 	return r;
 }
 
-#define ID_MIN_WIDTH 24
+#define ID_MIN_WIDTH 16
 
 static int set_cell(struct libscols_line *ln, size_t col, const char *s)
 {

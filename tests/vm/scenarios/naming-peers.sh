@@ -4,7 +4,8 @@
 # lines) must be identical, and lunctl must not send a single SCSI command when the kernel has
 # cached the pages (the device's iorequest_cnt does not move). Then `lunctl list` against
 # lsscsi on the same LUs: `--transport --size` against `lsscsi -t -s` field for field (type,
-# transport, device node, size), `-H -t` against `lsscsi -H -t`, and H:C:T:L filters.
+# transport, device node, size), vendor, model and revision against lsscsi's, `-H -t` against
+# `lsscsi -H -t`, and H:C:T:L filters.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 185
@@ -119,6 +120,26 @@ vm_result "list-vs-lsscsi lus=$lus same=$same transports=$kinds"
 while IFS='|' read -r h t tr n sz; do
 	vm_result "list hctl=$h type=$t transport=${tr:--} node=$n size=$sz"
 done < /tmp/lunctl.ts
+
+# 4b. vendor, model and revision as lsscsi prints them: INQUIRY's own bytes (after the type,
+#     8, 16 and 4 columns wide), not udev's ID_VENDOR/ID_MODEL forms.
+lsscsi | awk '{
+	h = $1; gsub(/[][]/, "", h)
+	s = length($1) >= 13 ? length($1) + 2 : 14
+	v = substr($0, s + 8, 8); m = substr($0, s + 17, 16); r = substr($0, s + 34, 4)
+	sub(/ +$/, "", v); sub(/ +$/, "", m); sub(/ +$/, "", r)
+	print h "|" v "|" m "|" r
+}' | sort > /tmp/lsscsi.vmr
+lunctl list -o HCTL,VENDOR,MODEL,REV --pairs | while read -r line; do
+	HCTL= VENDOR= MODEL= REV=
+	eval "$line"
+	echo "$HCTL|$VENDOR|$MODEL|$REV"
+done | sort > /tmp/lunctl.vmr
+if ! cmp -s /tmp/lsscsi.vmr /tmp/lunctl.vmr; then
+	vm_fail "lunctl list's vendor, model and revision differ from lsscsi's (< lsscsi, > lunctl)"
+	diff /tmp/lsscsi.vmr /tmp/lunctl.vmr || true
+fi
+vm_result "inquiry-vs-lsscsi lus=$(wc -l < /tmp/lsscsi.vmr) same=$(common /tmp/lsscsi.vmr /tmp/lunctl.vmr)"
 
 # 5. hosts: lunctl list -H -t against lsscsi -H -t ("[N]  proc_name  transport")
 lsscsi -H -t | awk '{ h = $1; gsub(/[][]/, "", h); t = $0; sub(/^[^ ]+ +[^ ]+ */, "", t); sub(/ +$/, "", t); print h "|" $2 "|" t }' |
