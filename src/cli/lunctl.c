@@ -185,15 +185,24 @@ static bool has_long(const struct option *opts, const char *name)
 
 #define OPT_FOREIGN 0x2000
 
-/* @c, when it is one of @f's options, refused with what to use instead: true then. */
-static bool refuse_foreign(int c, const ForeignOptions *f)
+static bool foreign_has_long(const ForeignOptions *f, const char *name)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (streq_ptr(f->options[i].name, name))
+			return true;
+	return false;
+}
+
+/* @c, when it is one of @f's options (and not one of the verb's letters @own), refused with
+ * what to use instead: true then. */
+static bool refuse_foreign(int c, const ForeignOptions *f, const char *own)
 {
 	for (size_t i = 0; f && i < f->n; i++) {
 		const ForeignOption *x = &f->options[i];
 
 		if (c == OPT_FOREIGN + (int)i)
 			log_error("'--%s' is %s's \"%s\"; %s.", x->name, f->tool, x->what, x->here);
-		else if (x->letter && c == x->letter)
+		else if (x->letter && c == x->letter && !strchr(own, x->letter))
 			log_error("'-%c' is %s's \"%s\"; %s.", x->letter, f->tool, x->what,
 			          x->here);
 		else
@@ -226,7 +235,8 @@ int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
 	}
 	memcpy(all, longopts, n * sizeof(*all));
 	for (size_t i = 0; i < ELEMENTSOF(global_opts); i++)
-		if (!has_long(longopts, global_opts[i].name))
+		if (!has_long(longopts, global_opts[i].name) &&
+		    !foreign_has_long(foreign, global_opts[i].name))
 			all[n++] = global_opts[i];
 	memcpy(shorts, shortopts, len + 1);
 	if (!own_v)
@@ -238,7 +248,8 @@ int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
 			all[n++] =
 			        (struct option){ x->name, x->arg ? optional_argument : no_argument,
 				                 NULL, OPT_FOREIGN + (int)i };
-		if (x->letter) {
+		/* (a peer's letter the verb has itself is the verb's) */
+		if (x->letter && !strchr(shortopts, x->letter)) {
 			size_t k = strlen(shorts);
 
 			shorts[k] = (char)x->letter;
@@ -257,7 +268,7 @@ int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
 			o->output = OUTPUT_JSON;
 		else if (c == 'V' && own_v)
 			return c;
-		else if (refuse_foreign(c, foreign))
+		else if (refuse_foreign(c, foreign, shortopts))
 			return '?';
 		else if ((r = global_option(c, o)) < 0)
 			return '?';

@@ -248,7 +248,7 @@ for o in -r -f -i -I -c -l -L -w -m -d -V --flush --issue-lip --issue-lip-wait=5
          --largelun --reportlun2 --sparselun --sync --nosync --color --ignore-rev; do
         expect_rc 1 "rescan $o (rescan-scsi-bus.sh's)" "$LUNCTL" --root "$TMP/nohosts" rescan "$o"
         checks=$((checks + 1))
-        grep -q "rescan-scsi-bus.sh's" "$TMP/err" || { echo "FAIL: rescan $o: $(cat "$TMP/err")"; fail=1; }
+        grep -qF "'${o%%=*}' is rescan-scsi-bus.sh's" "$TMP/err" || { echo "FAIL: rescan $o: $(cat "$TMP/err")"; fail=1; }
 done
 expect_rc 1 "rescan -r" "$LUNCTL" --root "$TMP/nohosts" rescan -r
 expect_err "use --remove" "rescan -r"
