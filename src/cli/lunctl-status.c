@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
@@ -195,19 +196,28 @@ static bool same_owners(json_object *a, json_object *b)
 	return true;
 }
 
-/* Is @a[@i] the first name that paths of one LU want (a later one with its owners is the same
- * LU)? */
-static bool first_of_paths(json_object *a, size_t i)
+/* The names paths of one LU want sort together: by the path they are linked at, then by their
+ * least owner (for names linked nowhere). */
+static const char *least_owner(json_object *c)
 {
-	json_object *c = json_object_array_get_idx(a, i);
+	json_object *ow = json_member(c, "owners");
+	const char *m = "";
 
-	if (!is_paths(c))
-		return false;
-	for (size_t k = 0; k < i; k++)
-		if (is_paths(json_object_array_get_idx(a, k)) &&
-		    same_owners(c, json_object_array_get_idx(a, k)))
-			return false;
-	return true;
+	for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
+		const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
+
+		if (h && (!*m || strcmp(h, m) < 0))
+			m = h;
+	}
+	return m;
+}
+
+static int paths_cmp(const void *x, const void *y)
+{
+	json_object *a = *(json_object *const *)x, *b = *(json_object *const *)y;
+
+	return strcmp(json_str(a, "winner") ?: "", json_str(b, "winner") ?: "")
+	               ?: strcmp(least_owner(a), least_owner(b));
 }
 
 /* Names wanted by several paths of one LU are no collision (lund(8), LINKS, Paths and clones):
@@ -215,34 +225,40 @@ static bool first_of_paths(json_object *a, size_t i)
  * (clones) collide over. */
 static void print_collisions(json_object *a)
 {
-	size_t n = a ? json_object_array_length(a) : 0, lus = 0, paths = 0, clones = 0;
+	size_t n = a ? json_object_array_length(a) : 0, n_paths = 0, lus = 0, paths = 0;
+	_cleanup_free_ json_object **v = calloc(n + 1, sizeof(*v));
 
-	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
-
-		if (first_of_paths(a, i)) {
-			lus++;
-			paths += ow ? json_object_array_length(ow) : 0;
-		} else if (!is_paths(c))
-			clones++;
+	if (!v) {
+		log_error_errno(-ENOMEM, "Out of memory");
+		return;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (is_paths(json_object_array_get_idx(a, i)))
+			v[n_paths++] = json_object_array_get_idx(a, i);
+	qsort(v, n_paths, sizeof(*v), paths_cmp);
+	/* each LU once: the first of its names */
+	for (size_t i = 0; i < n_paths; i++)
+		if (i == 0 || !same_owners(v[i - 1], v[i])) {
+			json_object *ow = json_member(v[i], "owners");
+
+			v[lus++] = v[i];
+			paths += ow ? json_object_array_length(ow) : 0;
+		}
 	if (lus > 0)
 		printf("Paths:         %zu logical unit%s over %zu paths, named at the first\n",
 		       lus, lus == 1 ? "" : "s", paths);
-	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+	for (size_t i = 0; i < lus; i++) {
+		json_object *ow = json_member(v[i], "owners");
+		const char *w = json_str(v[i], "winner");
 
-		if (!first_of_paths(a, i))
-			continue;
-		printf("  names at %s, also through", json_str(c, "winner") ?: "nobody");
+		printf("  names at %s, also through", w ?: "nobody");
 		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			if (!streq_ptr(json_str(c, "winner"),
-			               json_object_get_string(json_object_array_get_idx(ow, k))))
+			if (!streq_ptr(w, json_object_get_string(json_object_array_get_idx(ow, k))))
 				printf(" %s",
 				       json_object_get_string(json_object_array_get_idx(ow, k)));
 		printf("\n");
 	}
-	printf("Collisions:    %zu\n", clones);
+	printf("Collisions:    %zu\n", n - n_paths);
 	for (size_t i = 0; i < n; i++) {
 		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
 

@@ -609,6 +609,20 @@ check "status: one line per LU's paths" [ "$(grep -c '^  names at ' "$TMP/out")"
 check "status: the clones' name is the one collision" grep -q '^Collisions: *1$' "$TMP/out"
 check "status: the clones' name listed" grep -q '^  /dev/scsi/by-id/usb-X_Y_1 -> nobody (wanted by 6:0:0:0 7:0:0:0)$' "$TMP/out"
 stand_in_stop
+# 4096 LUs over two paths, four names each, in no order: each LU counted once, at once
+python3 - > "$TMP/status.json" <<'PY'
+import json, random
+c = [{"path": "/dev/scsi/by-id/%s-%d" % (k, i), "winner": "2:0:%d:%d" % (i // 256, i % 256), "kind": "paths",
+      "owners": ["3:0:%d:%d" % (i // 256, i % 256), "2:0:%d:%d" % (i // 256, i % 256)]}
+     for i in range(4096) for k in ("scsi", "scsi-sg", "wwn", "wwn-sg")]
+random.Random(37).shuffle(c)
+print(json.dumps({"ok": True, "version": "0", "collisions": c, "foreign": []}))
+PY
+stand_in_lund "$TMP/status.json"
+expect_rc 0 "status of 4096 LUs over 8192 paths" env LUND_RUN_DIR="$TMP/srun" timeout 60 "$LUNCTL" status
+check "status: 4096 LUs over 8192 paths: $(grep -e '^Paths' -e '^Collisions' "$TMP/out")" grep -q '^Paths: *4096 logical units over 8192 paths' "$TMP/out"
+check "status: a line per LU" [ "$(grep -c '^  names at ' "$TMP/out")" = 4096 ]
+stand_in_stop
 # lunctl monitor: an LU's target number is no link target ("-> 1")
 printf '%s\n' '{"ok": true}' '{"event": "lu-added", "hctl": "2:0:1:0", "target": 1, "names": ["scsi-3a"], "time_usec": 0}' \
         '{"event": "link-created", "hctl": "2:0:1:0", "path": "/dev/scsi/by-id/scsi-3a", "target": "../../sda", "time_usec": 0}' > "$TMP/monitor.json"
