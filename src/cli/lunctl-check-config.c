@@ -39,16 +39,9 @@ static void on_problem(const char *path, unsigned line, const char *message, voi
 	Report *r = userdata;
 
 	r->n++;
-	if (r->problems) {
-		json_object *o = json_object_new_object();
-
-		if (!o)
-			return;
-		json_object_object_add(o, "file", json_object_new_string(path));
-		json_object_object_add(o, "line", json_object_new_int((int)line));
-		json_object_object_add(o, "message", json_object_new_string(message));
-		json_object_array_add(r->problems, o);
-	} else
+	if (r->problems)
+		conf_check_report_json(path, line, message, r->problems);
+	else
 		printf("%s:%u: %s\n", path, line, message);
 }
 

@@ -147,9 +147,10 @@ static bool kind_validates(DecodeKind k, const uint8_t *b, size_t len)
 	case DECODE_PGB0: {
 		VpdBlockLimits l;
 
-		/* SBC-4 6.6.4: PAGE LENGTH 003Ch (0010h before SBC-3). */
+		/* SBC-4 6.6.4: PAGE LENGTH 003Ch (0010h before SBC-3), or more: a later standard
+		 * may add fields at the end, which the decoder passes over (SPC-6 7.7.1). */
 		return vpd_exact(b, len, 0xb0) &&
-		       (len == VPD_HEADER_LEN + 0x3c || len == VPD_HEADER_LEN + 0x10) &&
+		       (len >= VPD_HEADER_LEN + 0x3c || len == VPD_HEADER_LEN + 0x10) &&
 		       vpdb0_parse(b, len, &l) >= 0;
 	}
 	case DECODE_LUNS:
@@ -171,7 +172,8 @@ static bool kind_validates(DecodeKind k, const uint8_t *b, size_t len)
 			size_t off = 0;
 			int r;
 
-			if ((b[1] & 0xf0) || b[4] || b[5] || b[6])
+			/* SPC-6 4.4.2: byte 4's bit 7 is SDAT_OVFL (the sense data did not fit) */
+			if ((b[1] & 0xf0) || (b[4] & 0x7f) || b[5] || b[6])
 				return false;
 			while ((r = sense_next_descriptor(b, len, &off, &d)) > 0)
 				;

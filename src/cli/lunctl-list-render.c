@@ -26,14 +26,18 @@ static const struct {
 	const char *help;
 	bool wrap;
 	bool identity; /* from the identification: empty in a row that has none (Row.error) */
+	size_t width;  /* on a terminal at least this wide: lsscsi's fixed INQUIRY fields */
 } columns[_COL_MAX] = {
 	[COL_HCTL] = { "HCTL", "Host:Channel:Target:LUN" },
 	[COL_TYPE] = { "TYPE", "device type as udev's scsi_id names it (ID_TYPE)",
 	               .identity = true },
 	[COL_PDT] = { "PDT", "peripheral device type as lsscsi names it" },
-	[COL_VENDOR] = { "VENDOR", "vendor identification (INQUIRY)", .identity = true },
-	[COL_MODEL] = { "MODEL", "product identification (INQUIRY)", .identity = true },
-	[COL_REV] = { "REV", "product revision level (INQUIRY)", .identity = true },
+	[COL_VENDOR] = { "VENDOR", "vendor identification (INQUIRY), as lsscsi prints it",
+	                 .identity = true, .width = 8 },
+	[COL_MODEL] = { "MODEL", "product identification (INQUIRY), as lsscsi prints it",
+	                .identity = true, .width = 16 },
+	[COL_REV] = { "REV", "product revision level (INQUIRY), as lsscsi prints it",
+	              .identity = true, .width = 4 },
 	[COL_TRANSPORT] = { "TRANSPORT", "transport and target port, as lsscsi -t prints it" },
 	[COL_NODES] = { "NODES", "kernel device names: block, tape, sg" },
 	[COL_BLOCK] = { "BLOCK", "block device" },
@@ -48,8 +52,9 @@ static const struct {
 	                "device state: running, offline, transport-offline, blocked, ..." },
 };
 
+/* lsscsi's order, one line per LU; the by-id names (a line each) with -o +NAMES or --tree */
 static const Column default_columns[] = { COL_HCTL, COL_TYPE,  COL_VENDOR, COL_MODEL,
-	                                  COL_REV,  COL_NODES, COL_ID,     COL_NAMES };
+	                                  COL_REV,  COL_NODES, COL_ID };
 
 static int column_by_name(const char *name, size_t len)
 {
@@ -174,11 +179,43 @@ static char *cut_middle(const char *s, size_t max)
 	return r;
 }
 
-#define ID_MIN_WIDTH 24
+#define ID_MIN_WIDTH 16
 
 static int set_cell(struct libscols_line *ln, size_t col, const char *s)
 {
 	return scols_line_set_data(ln, col, s) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * INQUIRY's vendor or product identification as lsscsi prints it ("SD/MMC Reader", where udev's
+ * ID_MODEL has "SD_MMC_Reader"), from udev's encoding of its bytes in property @key
+ * (ID_VENDOR_ENC, ID_MODEL_ENC: \xNN for each byte udev does not keep): decoded, trailing
+ * blanks cut, anything unprintable escaped. @fallback (udev's form) when the row has no @key.
+ */
+static char *inquiry_field(const Row *w, const char *key, const char *fallback)
+{
+	const char *enc = w->properties ? json_str(w->properties, key) : NULL;
+	_cleanup_free_ char *raw = NULL;
+	size_t n = 0;
+
+	if (!enc)
+		return strdup(fallback ?: "");
+	raw = malloc(strlen(enc) + 1);
+	if (!raw)
+		return NULL;
+	for (const char *p = enc; *p;) {
+		int hi = p[0] == '\\' && p[1] == 'x' ? unhexchar(p[2]) : -1;
+		int lo = hi >= 0 ? unhexchar(p[3]) : -1;
+
+		if (lo >= 0) {
+			raw[n++] = (char)(hi << 4 | lo);
+			p += 4;
+		} else
+			raw[n++] = *p++;
+	}
+	while (n > 0 && raw[n - 1] == ' ')
+		n--;
+	return output_escape(raw, n);
 }
 
 /* The "(identifying)" or "(unreadable)" that stands for the identity a row has not. */
@@ -187,16 +224,15 @@ static const char *row_error_string(const Row *w)
 	return w->error == -EINPROGRESS ? "(identifying)" : "(unreadable)";
 }
 
-static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **ret)
+static int row_cell(const Row *w, Column c, bool tty, char **ret)
 {
 	/* the columns that are one string of the row, "" when it has none */
 	const char *text[_COL_MAX] = {
-		[COL_HCTL] = w->lu.hctl, [COL_TYPE] = w->type,    [COL_VENDOR] = w->vendor,
-		[COL_MODEL] = w->model,  [COL_REV] = w->revision, [COL_BLOCK] = w->lu.block,
-		[COL_TAPE] = w->lu.tape, [COL_SG] = w->lu.sg,     [COL_TRANSPORT] = w->transport,
+		[COL_HCTL] = w->lu.hctl,        [COL_TYPE] = w->type,    [COL_REV] = w->revision,
+		[COL_BLOCK] = w->lu.block,      [COL_TAPE] = w->lu.tape, [COL_SG] = w->lu.sg,
+		[COL_TRANSPORT] = w->transport,
 	};
 	char buf[32];
-	_cleanup_free_ char *id = NULL;
 
 	*ret = NULL;
 	if (w->error < 0 && columns[c].identity)
@@ -204,6 +240,12 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 	switch (c) {
 	case COL_PDT:
 		*ret = strdup(list_type_name(w->pdt));
+		break;
+	case COL_VENDOR:
+		*ret = inquiry_field(w, "ID_VENDOR_ENC", w->vendor);
+		break;
+	case COL_MODEL:
+		*ret = inquiry_field(w, "ID_MODEL_ENC", w->model);
 		break;
 	case COL_NODES:
 		*ret = nodes_string(w);
@@ -224,9 +266,7 @@ static int row_cell(const Row *w, Column c, bool tty, size_t id_width, char **re
 			*ret = strdup("-");
 			break;
 		}
-		id = output_escape(w->serial, strlen(w->serial));
-		if (id)
-			*ret = tty ? cut_middle(id, id_width) : strdup(id);
+		*ret = output_escape(w->serial, strlen(w->serial));
 		break;
 	case COL_NAMES:
 		*ret = names_string(w, tty ? '\n' : ' ');
@@ -261,30 +301,61 @@ static struct libscols_table *new_table(const ListOptions *lo)
 	return tb;
 }
 
+static void cells_free(char **cells, size_t n)
+{
+	for (size_t i = 0; cells && i < n; i++)
+		free(cells[i]);
+	free(cells);
+}
+
+/* On a terminal the ID gets what the other columns leave of its width (a line per LU, as
+ * lsscsi's), never less than ID_MIN_WIDTH: the widest cell (or heading, or lsscsi's width) of
+ * each other column and a blank between columns. */
+static size_t id_width_left(const ListOptions *lo, char **cells, size_t n, size_t termwidth)
+{
+	size_t used = 0;
+
+	for (size_t c = 0; c < lo->n_cols; c++) {
+		size_t wd = MAX(strlen(columns[lo->cols[c]].name), columns[lo->cols[c]].width);
+
+		if (lo->cols[c] == COL_ID)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (cells[i * lo->n_cols + c])
+				wd = MAX(wd, strlen(cells[i * lo->n_cols + c]));
+		used += wd + 1;
+	}
+	return used + ID_MIN_WIDTH < termwidth ? termwidth - used : ID_MIN_WIDTH;
+}
+
 static int print_table(const Row *w, size_t n, const ListOptions *lo)
 {
 	_cleanup_(scols_unref_tablep) struct libscols_table *tb = new_table(lo);
 	bool tty = !lo->raw && !lo->pairs && isatty(STDOUT_FILENO);
-	size_t id_width = ID_MIN_WIDTH;
+	size_t id_width = SIZE_MAX;
+	char **cells;
 	int r = 0;
 
 	if (!tb)
 		return -ENOMEM;
-	if (tty) {
-		/* a quarter of the terminal for the ID, never less than ID_MIN_WIDTH */
-		size_t tw = scols_table_get_termwidth(tb);
-
-		id_width = MAX((size_t)ID_MIN_WIDTH, tw / 4);
-	}
-	for (size_t c = 0; c < lo->n_cols; c++) {
+	cells = calloc(n * lo->n_cols + 1, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		for (size_t c = 0; r >= 0 && c < lo->n_cols; c++)
+			r = row_cell(&w[i], lo->cols[c], tty, &cells[i * lo->n_cols + c]);
+	if (r >= 0 && tty)
+		id_width = id_width_left(lo, cells, n, scols_table_get_termwidth(tb));
+	for (size_t c = 0; r >= 0 && c < lo->n_cols; c++) {
+		const Column col = lo->cols[c];
 		struct libscols_column *cl = scols_table_new_column(
-		        tb, columns[lo->cols[c]].name, 0,
-		        tty && columns[lo->cols[c]].wrap ? SCOLS_FL_WRAP : 0);
+		        tb, columns[col].name, tty ? (double)columns[col].width : 0,
+		        tty && columns[col].wrap ? SCOLS_FL_WRAP : 0);
 
 		if (!cl)
-			return -ENOMEM;
+			r = -ENOMEM;
 		/* on a terminal, a cell of several names wraps between names, never inside one */
-		if (tty && columns[lo->cols[c]].wrap) {
+		else if (tty && columns[col].wrap) {
 			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
 			                          scols_wrapnl_nextchunk, NULL);
 			scols_column_set_safechars(cl, "\n");
@@ -294,15 +365,25 @@ static int print_table(const Row *w, size_t n, const ListOptions *lo)
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
 		if (!ln)
-			return -ENOMEM;
+			r = -ENOMEM;
 		for (size_t c = 0; r >= 0 && c < lo->n_cols; c++) {
-			_cleanup_free_ char *s = NULL;
+			char **cell = &cells[i * lo->n_cols + c];
 
-			r = row_cell(&w[i], lo->cols[c], tty, id_width, &s);
-			if (r >= 0 && s)
-				r = set_cell(ln, c, s);
+			if (*cell && lo->cols[c] == COL_ID && strlen(*cell) > id_width) {
+				char *cut = cut_middle(*cell, id_width);
+
+				if (!cut) {
+					r = -ENOMEM;
+					break;
+				}
+				free(*cell);
+				*cell = cut;
+			}
+			if (*cell)
+				r = set_cell(ln, c, *cell);
 		}
 	}
+	cells_free(cells, n * lo->n_cols);
 	return r < 0 ? r : scols_print_table(tb);
 }
 
@@ -458,15 +539,20 @@ static struct libscols_line *tree_line(struct libscols_table *tb, struct libscol
 
 static char *lu_description(const Row *w, const ListOptions *lo)
 {
-	_cleanup_free_ char *id = NULL;
+	_cleanup_free_ char *id = NULL, *vendor = NULL, *model = NULL;
 	char size[32] = "";
 	char *s = NULL;
 
 	if (lo->size && w->have_size)
 		(void)list_size_string(w->size, size, sizeof(size));
-	if (w->error >= 0 && asprintf(&id, "%s  %s %s %s", w->type ?: "?", w->vendor ?: "",
-	                              w->model ?: "", w->revision ?: "") < 0)
-		return NULL;
+	if (w->error >= 0) {
+		vendor = inquiry_field(w, "ID_VENDOR_ENC", w->vendor);
+		model = inquiry_field(w, "ID_MODEL_ENC", w->model);
+		if (!vendor || !model ||
+		    asprintf(&id, "%s  %s %s %s", w->type ?: "?", vendor, model,
+		             w->revision ?: "") < 0)
+			return NULL;
+	}
 	if (asprintf(&s, "%s%s%s%s%s", id ?: row_error_string(w),
 	             lo->transport && !isempty(w->transport) ? "  " : "",
 	             lo->transport ? w->transport ?: "" : "", *size ? "  " : "", size) < 0)

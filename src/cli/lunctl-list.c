@@ -100,13 +100,48 @@ void hosts_free(Host *h, size_t n)
 
 /* ---- options ---- */
 
+/*
+ * lsscsi's options that lunctl list does not take with the same meaning, each refused with
+ * what to use instead (lunctl(8) carries the same list). Those it takes as lsscsi does: -t, -s,
+ * -H/-C, -b, -g and -k (the NODES column has the sg node and kernel names), -N (lunctl lists no
+ * NVMe), -h, -V.
+ */
+static const ForeignOption lsscsi_options[] = {
+	{ 'c', "classic", false, "output like /proc/scsi/scsi",
+	  "no equivalent; lunctl id DEV for one LU's INQUIRY data" },
+	{ 'd', "device", false, "show the device nodes' major:minor",
+	  "no equivalent; ls -l /dev/NODE" },
+	{ 'D', "pdt", false, "show the peripheral device type in hex", "use -o +PDT (its name)" },
+	{ 'i', "scsi_id", false, "show udev's /dev/disk/by-id/scsi-* name",
+	  "use -o +NAMES for the by-id names, the ID column is ID_SERIAL" },
+	{ 'l', "long", false, "additional information", "use lunctl id DEV, or --json" },
+	{ 'L', "list", false, "additional information, one attribute=value per line",
+	  "use lunctl id DEV, or --pairs" },
+	{ 'p', "protection", false, "target and initiator protection information",
+	  "no equivalent" },
+	{ 'P', "prot-mode", false, "negotiated protection information mode",
+	  "no equivalent; lunctl's KEY=\"value\" output is --pairs, long option only" },
+	{ 'S', "sz-lbs", false, "size as a number of logical blocks", "use --json: size_bytes" },
+	{ 'u', "unit", false, "logical unit name", "use lunctl id DEV: every designator" },
+	{ 'U', "long-unit", false, "logical unit name in full",
+	  "use lunctl id DEV: every designator" },
+	{ 'v', "verbose", false, "the sysfs paths where data is found", "no equivalent" },
+	{ 'w', "wwn", false, "the WWN from /dev/disk/by-id/wwn-*",
+	  "use -o +NAMES (the wwn- names), or lunctl id DEV" },
+	{ 'x', "lunhex", false, "LUNs in hex",
+	  "lunctl prints the kernel's decimal LUN; "
+	  "lunctl decode prints REPORT LUNS in hex" },
+	{ 'y', "sysfsroot", true, "another sysfs mount point",
+	  "use --root DIR, the directory holding sys/" },
+};
+
 static void help(void)
 {
 	printf("Usage: lunctl list [options] [H[:C[:T[:L]]] | H C T L]\n"
 	       "\n"
-	       "List SCSI logical units with their identifiers and /dev/disk/by-id names.\n"
-	       "The filter takes lsscsi's form: '-', '*' or '?' for any value, \"hostH\" for a\n"
-	       "host; a filter starting with '-' goes after \"--\".\n"
+	       "List SCSI logical units, one line each as lsscsi(8) does, with their nodes and\n"
+	       "identifiers. The filter takes lsscsi's form: '-', '*' or '?' for any value,\n"
+	       "\"hostH\" for a host; a filter starting with '-' goes after \"--\".\n"
 	       "\n"
 	       "When lund answers on its control socket ($LUND_RUN_DIR/control, default\n"
 	       "/run/lund/control) the list is its live inventory; otherwise, or with --root,\n"
@@ -116,50 +151,72 @@ static void help(void)
 	       "Options:\n"
 	       " -t, --transport      add the TRANSPORT column (as lsscsi -t prints it)\n"
 	       " -s, --size           add the SIZE column (as lsscsi -s prints it)\n"
-	       " -H, --hosts          list the SCSI hosts, not the logical units\n"
+	       " -H, --hosts          list the SCSI hosts, not the logical units (-C too)\n"
+	       " -b, --brief          only H:C:T:L and the nodes (as lsscsi -b)\n"
 	       "     --tree           hosts, targets, logical units, nodes and names as a tree\n"
 	       " -o, --output <list>  the columns to print; \"+<list>\" adds to the default\n"
+	       "                      (-o +NAMES: the by-id names)\n"
 	       "     --list-columns   print the columns -o takes, and exit\n"
 	       " -n, --noheadings     do not print the headings\n"
 	       " -r, --raw            raw output: one space between columns, nothing aligned\n"
-	       " -P, --pairs          KEY=\"value\" output, one line per LU\n"
+	       "     --pairs          KEY=\"value\" output, one line per LU\n"
 	       " -J, --json           print JSON\n"
 	       " -h, --help           display this help\n"
 	       "\n"
+	       "lsscsi's -g, -k and -N are taken (NODES has the sg node, kernel names; lunctl\n"
+	       "lists no NVMe); its other options are refused with lunctl's equivalent.\n"
 	       "For more details see lunctl(8).\n");
 }
 
 static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 {
-	enum { OPT_TREE = 0x100, OPT_LIST_COLUMNS };
-	static const struct option longopts[] = {
-		{ "transport", no_argument, NULL, 't' },
-		{ "size", no_argument, NULL, 's' },
-		{ "hosts", no_argument, NULL, 'H' },
-		{ "tree", no_argument, NULL, OPT_TREE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "list-columns", no_argument, NULL, OPT_LIST_COLUMNS },
-		{ "noheadings", no_argument, NULL, 'n' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "pairs", no_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	enum { OPT_TREE = 0x100, OPT_LIST_COLUMNS, OPT_PAIRS };
+	static const struct option longopts[] = { { "transport", no_argument, NULL, 't' },
+		                                  { "size", no_argument, NULL, 's' },
+		                                  { "hosts", no_argument, NULL, 'H' },
+		                                  { "controllers", no_argument, NULL, 'C' },
+		                                  { "brief", no_argument, NULL, 'b' },
+		                                  { "generic", no_argument, NULL, 'g' },
+		                                  { "kname", no_argument, NULL, 'k' },
+		                                  { "no-nvme", no_argument, NULL, 'N' },
+		                                  { "tree", no_argument, NULL, OPT_TREE },
+		                                  { "output", required_argument, NULL, 'o' },
+		                                  { "list-columns", no_argument, NULL,
+		                                    OPT_LIST_COLUMNS },
+		                                  { "noheadings", no_argument, NULL, 'n' },
+		                                  { "raw", no_argument, NULL, 'r' },
+		                                  { "pairs", no_argument, NULL, OPT_PAIRS },
+		                                  { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
+	static const ForeignOptions lsscsi = { "lsscsi", lsscsi_options,
+		                               ELEMENTSOF(lsscsi_options) };
 	const char *output = NULL;
 	char err[256] = "";
+	unsigned sizes = 0;
+	bool brief = false;
 	int c;
 
-	while ((c = lunctl_getopt(argc, argv, "tsHo:nrPJh", longopts, o, "list")) != -1) {
+	while ((c = lunctl_getopt_foreign(argc, argv, "tsHCbgkNo:nrJh", longopts, &lsscsi, o,
+	                                  "list")) != -1) {
 		switch (c) {
 		case 't':
 			lo->transport = true;
 			break;
 		case 's':
 			lo->size = true;
+			sizes++;
 			break;
 		case 'H':
+		case 'C':
 			lo->hosts = true;
+			break;
+		case 'b':
+			brief = true;
+			break;
+		case 'g':
+		case 'k':
+		case 'N':
 			break;
 		case OPT_TREE:
 			lo->tree = true;
@@ -176,7 +233,7 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 		case 'r':
 			lo->raw = true;
 			break;
-		case 'P':
+		case OPT_PAIRS:
 			lo->pairs = true;
 			break;
 		case 'h':
@@ -186,6 +243,13 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 			return EXIT_USAGE;
 		}
 	}
+	if (sizes > 1) {
+		log_error("'-%s' is lsscsi's \"size in %s\"; -s prints lsscsi's powers of 1000, "
+		          "--json adds size_bytes.",
+		          sizes == 2 ? "ss" : "sss",
+		          sizes == 2 ? "powers of 1024" : "logical blocks");
+		return EXIT_USAGE;
+	}
 	lo->json = o->output == OUTPUT_JSON;
 	if (lo->raw + lo->pairs + lo->json > 1) {
 		log_error("--raw, --pairs and --json exclude each other");
@@ -193,6 +257,10 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 	}
 	if (lo->hosts + lo->tree > 1) {
 		log_error("--hosts and --tree exclude each other");
+		return EXIT_USAGE;
+	}
+	if (brief && output) {
+		log_error("-b/--brief and -o/--output exclude each other");
 		return EXIT_USAGE;
 	}
 	if (output && (lo->hosts || lo->tree)) {
@@ -205,6 +273,11 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 		log_error("Invalid filter: %s", err);
 		return EXIT_USAGE;
 	}
+	/* lsscsi -b: the tuple and the nodes, with -t's transport and -s's size */
+	if (brief)
+		output = lo->transport
+		                 ? (lo->size ? "HCTL,TRANSPORT,NODES,SIZE" : "HCTL,TRANSPORT,NODES")
+		                 : (lo->size ? "HCTL,NODES,SIZE" : "HCTL,NODES");
 	if (list_parse_columns(lo, output) < 0)
 		return EXIT_USAGE;
 	lo->want[COL_TRANSPORT] |= lo->transport;

@@ -35,8 +35,10 @@ static void print_event(json_object *e)
 	printf("%s.%06" PRIu64 " %-15s %-12s", ts, t % 1000000, ev, json_str(e, "hctl") ?: "-");
 	if (json_str(e, "path"))
 		printf(" %s", json_str(e, "path"));
-	if (json_str(e, "target"))
-		printf(" -> %s", json_str(e, "target"));
+	/* a link's target; an LU's "target" is its target number */
+	v = json_member(e, "target");
+	if (v && json_object_is_type(v, json_type_string))
+		printf(" -> %s", json_object_get_string(v));
 	if (streq(ev, "lu-state"))
 		printf(" %s -> %s (%s)", json_str(e, "previous") ?: "unknown",
 		       json_str(e, "state") ?: "?", json_str(e, "source") ?: "?");

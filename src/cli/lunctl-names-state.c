@@ -381,6 +381,17 @@ int lunctl_names_diff(const Options *o, const char *state_dir, const char *conf_
 	o = &po;
 	if (load_state(rootfd, state_dir, false, &fd, &rec) < 0)
 		return EXIT_DEVICE;
+	/* A fresh install: no names were accepted, so none can change yet. */
+	if (fd < 0 || faccessat(fd, NAMESTATE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (o->output == OUTPUT_JSON)
+			return print_changes(NULL, 0, &liars, o->output) < 0 ? EXIT_DEVICE
+			                                                     : EXIT_OK;
+		printf("no names recorded in %s yet: `lunctl names --accept --all` records those "
+		       "of "
+		       "now, --diff then shows what would change\n",
+		       state_dir);
+		return EXIT_OK;
+	}
 	r = current_names(o, rootfd, &cur, &liars);
 	if (r < 0)
 		return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;

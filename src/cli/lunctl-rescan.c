@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "conf.h"
 #include "grow.h"
 #include "log.h"
 #include "lunctl-rescan-print.h"
@@ -100,7 +101,7 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 		r = scan_quirks_new(hwdb, conf, &qc.quirks);
 		if (r == -EBADMSG)
 			log_warning("%s: cannot parse, no scan quirks from it",
-			            conf ?: "/etc/lund/lund.conf");
+			            conf ?: LUND_CONF_DEFAULT);
 		else if (r < 0)
 			return log_error_errno(r, "Failed to load the scan quirks: %m");
 		if (scan_quirks_active(qc.quirks)) {
@@ -230,13 +231,7 @@ static int rescan_daemon(char **args, size_t n_args, ScanFlags flags, const Scan
  * same table.) Short letters first; the options lunctl shares with it (-a, -s, -u, --add,
  * --remove, --resize, --update, --hosts, --channels, --ids, --luns) are not here.
  */
-static const struct {
-	int letter;       /* short option, or 0 */
-	const char *name; /* long option, or NULL */
-	bool arg;         /* takes an argument */
-	const char *rsb;  /* what it does in rescan-scsi-bus.sh */
-	const char *here; /* what to use with lunctl, and why */
-} rsb_options[] = {
+static const ForeignOption rsb_options[] = {
 	{ 'r', NULL, false, "remove devices",
 	  "use --remove: removal is destructive and has no short option here" },
 	{ 'f', "flush", false, "flush failed multipath devices",
@@ -290,15 +285,6 @@ static const struct {
 	  "no equivalent: -u/--update reports every change of INQUIRY or VPD data" },
 };
 
-#define OPT_RSB 0x200
-
-static int refuse_rsb(size_t i, const char *given)
-{
-	log_error("'%s' is rescan-scsi-bus.sh's \"%s\"; %s.", given, rsb_options[i].rsb,
-	          rsb_options[i].here);
-	return EXIT_USAGE;
-}
-
 static void help(void)
 {
 	printf("Usage: lunctl rescan [options] [HOST|H:C:T|H:C:T:L ...]\n"
@@ -328,7 +314,7 @@ static void help(void)
 	       "                      without REPORT LUNS; a LUND_SCAN_MAX_LUN quirk wins\n"
 	       "     --direct         scan from this process even when lund runs\n"
 	       "     --hwdb <file>    compiled hwdb for scan quirks (default: the system's)\n"
-	       "     --config <file>  lund.conf for scan quirks (default /etc/lund/lund.conf)\n"
+	       "     --config <file>  lund.conf for scan quirks (default " LUND_CONF_DEFAULT ")\n"
 	       "     --no-quirks      ignore hwdb and lund.conf: REPORT LUNS everywhere\n"
 	       "                      (these three scan from this process, as --direct)\n"
 	       " -h, --help           display this help\n"
@@ -521,9 +507,10 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "no-quirks", no_argument, NULL, OPT_NO_QUIRKS },
 		{ "help", no_argument, NULL, 'h' },
+		{},
 	};
-	struct option longopts[ELEMENTSOF(base_opts) + ELEMENTSOF(rsb_options) + 1] = {};
-	char shortopts[64] = "asunJh";
+	static const ForeignOptions rsb = { "rescan-scsi-bus.sh", rsb_options,
+		                            ELEMENTSOF(rsb_options) };
 	_cleanup_free_ ScanSelector *sel = NULL;
 	char **sel_str = NULL;
 	RangeList lists_given[_LIST_MAX] = {};
@@ -537,45 +524,13 @@ int verb_rescan(int argc, char *argv[], Options *o)
 	const char *hwdb = NULL, *conf = NULL;
 	bool direct = false, no_quirks = false, have_lists = false;
 	ScanFlags flags = 0, what = 0;
-	size_t n_sel = 0, n_long = 0;
+	size_t n_sel = 0;
 	int c, r, ret = EXIT_USAGE;
 
-	memcpy(longopts, base_opts, sizeof(base_opts));
-	n_long = ELEMENTSOF(base_opts);
-	for (size_t i = 0; i < ELEMENTSOF(rsb_options); i++) {
-		if (rsb_options[i].name)
-			longopts[n_long++] = (struct option){ rsb_options[i].name,
-				                              rsb_options[i].arg ? optional_argument
-				                                                 : no_argument,
-				                              NULL, OPT_RSB + (int)i };
-		if (rsb_options[i].letter) {
-			size_t len = strlen(shortopts);
-
-			shortopts[len] = (char)rsb_options[i].letter;
-			shortopts[len + 1] = 0;
-			if (rsb_options[i].arg)
-				strcat(shortopts, "::");
-		}
-	}
-
-	while ((c = lunctl_getopt(argc, argv, shortopts, longopts, o, "rescan")) != -1) {
+	while ((c = lunctl_getopt_foreign(argc, argv, "asunJh", base_opts, &rsb, o, "rescan")) !=
+	       -1) {
 		unsigned long v;
 		char *end;
-
-		if (c >= OPT_RSB && c < OPT_RSB + (int)ELEMENTSOF(rsb_options)) {
-			char given[64];
-
-			snprintf(given, sizeof(given), "--%s", rsb_options[c - OPT_RSB].name);
-			ret = refuse_rsb((size_t)(c - OPT_RSB), given);
-			goto finish;
-		}
-		for (size_t i = 0; i < ELEMENTSOF(rsb_options); i++)
-			if (c == rsb_options[i].letter) {
-				char given[4] = { '-', (char)c, 0 };
-
-				ret = refuse_rsb(i, given);
-				goto finish;
-			}
 
 		switch (c) {
 		case 'a':

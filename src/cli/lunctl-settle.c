@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* lunctl settle: wait until lund has nothing left to do (lund(8), CONTROL PROTOCOL "queue"). */
+/* lunctl settle: wait until lund has nothing left to do (lund(8), CONTROL PROTOCOL "queue") and,
+ * where udevd makes lund's links, until udev's queue is empty too, as `udevadm settle` waits. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,6 +54,9 @@ static void describe_queue(json_object *q, char *buf, size_t size)
 	if (json_int(q, "bind_wait") > 0)
 		ADD("%s%" PRIi64 " LUs waiting for their driver", n ? ", " : "",
 		    json_int(q, "bind_wait"));
+	if (json_object_get_boolean(json_member(q, "udev_links")) &&
+	    !json_object_get_boolean(json_member(q, "udev_queue_empty")))
+		ADD("%sudev's queue not empty (it makes lund's links)", n ? ", " : "");
 #undef ADD
 }
 
@@ -65,6 +70,7 @@ int verb_settle(int argc, char *argv[], Options *o)
 		{},
 	};
 	unsigned long timeout = SETTLE_DEFAULT_TIMEOUT_SEC;
+	_cleanup_close_ int rootfd = -EBADF;
 	uint64_t deadline;
 	int c, r;
 
@@ -88,10 +94,14 @@ int verb_settle(int argc, char *argv[], Options *o)
 			       "\n"
 			       "Wait until lund has no scan running or queued, no uevent pending, "
 			       "no\n"
-			       "resync, reload or driver bind outstanding.\n"
+			       "resync, reload or driver bind outstanding, and, where udevd makes "
+			       "lund's\n"
+			       "links, until udev's queue is empty.\n"
 			       "\n"
-			       "     --timeout <sec>  give up after <sec> seconds (default %u; 0: "
-			       "only ask)\n"
+			       "     --timeout <sec>  give up after <sec> seconds, waiting for "
+			       "lund's "
+			       "answers\n"
+			       "                      included (default %u; 0: only ask)\n"
 			       " -J, --json           print lund's last answer as JSON\n"
 			       " -h, --help           display this help\n"
 			       "\n"
@@ -109,15 +119,33 @@ int verb_settle(int argc, char *argv[], Options *o)
 		return EXIT_USAGE;
 	}
 
+	r = lunctl_open_root(o, &rootfd);
+	if (r != EXIT_OK)
+		return r;
 	deadline = mono_usec() + (uint64_t)timeout * 1000000u;
 	for (;;) {
 		_cleanup_(json_object_putp) json_object *q = NULL;
+		uint64_t now = mono_usec();
 		bool settled;
 
+		/* --timeout bounds the whole wait, each call to lund included. */
+		if (timeout)
+			lund_client_set_timeout(MIN(lund_client_timeout(false),
+			                            deadline > now ? deadline - now : 1));
 		r = lunctl_daemon_call("queue", NULL, NULL, &q);
 		if (r != EXIT_OK)
 			return r;
 		settled = json_object_get_boolean(json_member(q, "settled"));
+		if (json_object_get_boolean(json_member(q, "udev_links"))) {
+			/* udevd's own mark of events queued or running, as udevadm settle reads it
+			 */
+			bool empty =
+			        faccessat(rootfd, "run/udev/queue", F_OK, AT_SYMLINK_NOFOLLOW) < 0;
+
+			json_object_object_add(q, "udev_queue_empty",
+			                       json_object_new_boolean(empty));
+			settled = settled && empty;
+		}
 		if (settled || mono_usec() + SETTLE_POLL_USEC > deadline) {
 			char what[256];
 

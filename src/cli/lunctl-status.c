@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
@@ -169,6 +170,108 @@ static void print_scans(json_object *s)
 	}
 }
 
+static bool is_paths(json_object *c)
+{
+	return streq_ptr(json_str(c, "kind"), "paths");
+}
+
+/* Do two names have the same owners (one LU through the same paths)? */
+static bool same_owners(json_object *a, json_object *b)
+{
+	json_object *x = json_member(a, "owners"), *y = json_member(b, "owners");
+	size_t n = x ? json_object_array_length(x) : 0;
+
+	if (!y || json_object_array_length(y) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *h = json_object_get_string(json_object_array_get_idx(x, i));
+		bool found = false;
+
+		for (size_t k = 0; !found && k < n; k++)
+			found = streq_ptr(h,
+			                  json_object_get_string(json_object_array_get_idx(y, k)));
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The names paths of one LU want sort together: by the path they are linked at, then by their
+ * least owner (for names linked nowhere). */
+static const char *least_owner(json_object *c)
+{
+	json_object *ow = json_member(c, "owners");
+	const char *m = "";
+
+	for (size_t k = 0; ow && k < json_object_array_length(ow); k++) {
+		const char *h = json_object_get_string(json_object_array_get_idx(ow, k));
+
+		if (h && (!*m || strcmp(h, m) < 0))
+			m = h;
+	}
+	return m;
+}
+
+static int paths_cmp(const void *x, const void *y)
+{
+	json_object *a = *(json_object *const *)x, *b = *(json_object *const *)y;
+
+	return strcmp(json_str(a, "winner") ?: "", json_str(b, "winner") ?: "")
+	               ?: strcmp(least_owner(a), least_owner(b));
+}
+
+/* Names wanted by several paths of one LU are no collision (lund(8), LINKS, Paths and clones):
+ * "Paths: N LUs over M paths", each LU's paths once; then the names LUs that are not one
+ * (clones) collide over. */
+static void print_collisions(json_object *a)
+{
+	size_t n = a ? json_object_array_length(a) : 0, n_paths = 0, lus = 0, paths = 0;
+	_cleanup_free_ json_object **v = calloc(n + 1, sizeof(*v));
+
+	if (!v) {
+		log_error_errno(-ENOMEM, "Out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (is_paths(json_object_array_get_idx(a, i)))
+			v[n_paths++] = json_object_array_get_idx(a, i);
+	qsort(v, n_paths, sizeof(*v), paths_cmp);
+	/* each LU once: the first of its names */
+	for (size_t i = 0; i < n_paths; i++)
+		if (i == 0 || !same_owners(v[i - 1], v[i])) {
+			json_object *ow = json_member(v[i], "owners");
+
+			v[lus++] = v[i];
+			paths += ow ? json_object_array_length(ow) : 0;
+		}
+	if (lus > 0)
+		printf("Paths:         %zu logical unit%s over %zu paths, named at the first\n",
+		       lus, lus == 1 ? "" : "s", paths);
+	for (size_t i = 0; i < lus; i++) {
+		json_object *ow = json_member(v[i], "owners");
+		const char *w = json_str(v[i], "winner");
+
+		printf("  names at %s, also through", w ?: "nobody");
+		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
+			if (!streq_ptr(w, json_object_get_string(json_object_array_get_idx(ow, k))))
+				printf(" %s",
+				       json_object_get_string(json_object_array_get_idx(ow, k)));
+		printf("\n");
+	}
+	printf("Collisions:    %zu\n", n - n_paths);
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+
+		if (is_paths(c))
+			continue;
+		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
+		       json_str(c, "winner") ?: "nobody");
+		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
+		printf(")\n");
+	}
+}
+
 static void print_status(json_object *s)
 {
 	json_object *mon = json_member(s, "monitor"), *a;
@@ -190,17 +293,7 @@ static void print_status(json_object *s)
 	if (json_int(s, "identifying") > 0)
 		printf("Identifying:   %" PRIi64 " logical units (SCSI commands, no names yet)\n",
 		       json_int(s, "identifying"));
-	a = json_member(s, "collisions");
-	printf("Collisions:    %zu\n", a ? json_object_array_length(a) : 0);
-	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
-
-		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
-		       json_str(c, "winner") ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
-		printf(")\n");
-	}
+	print_collisions(json_member(s, "collisions"));
 	a = json_member(s, "foreign");
 	printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
@@ -228,25 +321,40 @@ static void print_status(json_object *s)
 }
 
 /* A verb that takes no arguments, only --json and --help (the usage line, then @help when not
- * NULL): calls lund with @cmd and prints the reply, as JSON when asked, else with @print.
- * Returns the exit status. */
+ * NULL) and, where @strict is not NULL, --strict (into *@strict): calls lund with @cmd and
+ * prints the reply, as JSON when asked, else with @print. @verdict (may be NULL) gives the exit
+ * status of a reply, after it was printed. Returns the exit status. */
 static int call_noargs(int argc, char *argv[], Options *o, const char *cmd, const char *help,
-                       void (*print)(json_object *reply))
+                       void (*print)(json_object *reply), bool *strict,
+                       int (*verdict)(json_object *reply, bool strict))
 {
+	enum { OPT_STRICT = 0x100 };
 	static const struct option longopts[] = { { "json", no_argument, NULL, 'J' },
 		                                  { "help", no_argument, NULL, 'h' },
 		                                  {} };
+	static const struct option longopts_strict[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{},
+	};
 	_cleanup_(json_object_putp) json_object *reply = NULL;
-	int r = lunctl_getopt(argc, argv, "Jh", longopts, o, cmd);
+	int r;
 
-	if (r == 'h') {
-		printf("Usage: lunctl %s [--json]\n", cmd);
-		if (help)
-			printf("\n%s", help);
-		return EXIT_OK;
-	}
-	if (r != -1)
+	while ((r = lunctl_getopt(argc, argv, "Jh", strict ? longopts_strict : longopts, o, cmd)) !=
+	       -1) {
+		if (r == OPT_STRICT) {
+			*strict = true;
+			continue;
+		}
+		if (r == 'h') {
+			printf("Usage: lunctl %s [--json]%s\n", cmd, strict ? " [--strict]" : "");
+			if (help)
+				printf("\n%s", help);
+			return EXIT_OK;
+		}
 		return EXIT_USAGE;
+	}
 	if (optind != argc) {
 		log_error("%s takes no arguments", cmd);
 		return EXIT_USAGE;
@@ -256,34 +364,66 @@ static int call_noargs(int argc, char *argv[], Options *o, const char *cmd, cons
 		return r;
 	if (o->output == OUTPUT_JSON) {
 		json_object_object_del(reply, "ok");
-		return output_json(stdout, reply) < 0 ? EXIT_DEVICE : EXIT_OK;
-	}
-	print(reply);
-	return EXIT_OK;
+		if (output_json(stdout, reply) < 0)
+			return EXIT_DEVICE;
+	} else
+		print(reply);
+	return verdict ? verdict(reply, strict && *strict) : EXIT_OK;
 }
 
 int verb_status(int argc, char *argv[], Options *o)
 {
-	return call_noargs(argc, argv, o, "status", NULL, print_status);
+	return call_noargs(argc, argv, o, "status", NULL, print_status, NULL, NULL);
 }
 
+/* The problems lund ignores of the file it reloaded, one line each as check-config prints them. */
 static void print_reload(json_object *reply)
 {
 	json_object *pending = json_member(reply, "pending");
+	json_object *problems = json_member(reply, "problems");
+	size_t n = problems ? json_object_array_length(problems) : 0;
 
-	if (pending && json_object_get_boolean(pending))
+	if (pending && json_object_get_boolean(pending)) {
 		printf("lund reloads its configuration when the running scan ends.\n");
-	else
+		return;
+	}
+	if (n == 0) {
 		printf("lund reloaded its configuration.\n");
+		return;
+	}
+	printf("lund reloaded its configuration, %zu problem%s ignored:\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(problems, i);
+
+		printf("%s:%" PRIi64 ": %s\n", json_str(p, "file") ?: "?", json_int(p, "line"),
+		       json_str(p, "message") ?: "");
+	}
+}
+
+/* --strict: problems ignored make the exit status 3, as lunctl check-config's. */
+static int reload_verdict(json_object *reply, bool strict)
+{
+	json_object *problems = json_member(reply, "problems");
+
+	return strict && problems && json_object_array_length(problems) > 0 ? EXIT_MALFORMED
+	                                                                    : EXIT_OK;
 }
 
 /* lunctl reload: lund re-reads lund.conf and the hwdb and re-applies the policy (SIGHUP). */
 int verb_reload(int argc, char *argv[], Options *o)
 {
+	bool strict = false;
+
 	return call_noargs(argc, argv, o, "reload",
 	                   "Have lund re-read lund.conf and the hwdb and re-apply the policy.\n"
-	                   "A configuration lund cannot parse is refused and the old one kept.",
-	                   print_reload);
+	                   "A configuration lund cannot parse is refused and the old one kept;\n"
+	                   "what lund ignores of one it applies is printed, one line each, as\n"
+	                   "lunctl check-config prints it.\n"
+	                   "\n"
+	                   "     --strict   exit 3 when lund ignored anything of the file\n"
+	                   " -J, --json     print lund's answer as JSON\n"
+	                   " -h, --help     display this help\n",
+	                   print_reload, &strict, reload_verdict);
 }
 
 /* lunctl resync: lund rebuilds its inventory from sysfs and reconciles every link. */
@@ -292,5 +432,5 @@ int verb_resync(int argc, char *argv[], Options *o)
 	return call_noargs(argc, argv, o, "resync",
 	                   "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
 	                   "as after a lost uevent. Prints lund's status afterwards.\n",
-	                   print_status);
+	                   print_status, NULL, NULL);
 }

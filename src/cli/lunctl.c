@@ -125,23 +125,166 @@ int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags fla
 	return EXIT_OK;
 }
 
-int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
-                  Options *o, const char *verb)
-{
-	for (;;) {
-		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+/* The options every verb takes, anywhere on the command line, unless a verb has its own with
+ * the same name (settle's and rescan's --timeout, rescan's --version). */
+enum {
+	OPT_ROOT = 0x1000,
+	OPT_SYSFS_ONLY,
+	OPT_SGIO_ONLY,
+	OPT_TIMEOUT,
+};
+static const struct option global_opts[] = {
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
+	{ "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "version", no_argument, NULL, 'V' },
+};
 
-		if (c == 'x')
+/* Takes a global option @c (with optarg) into @o: 0, 1 when it is none, -EINVAL (logged). */
+static int global_option(int c, Options *o)
+{
+	switch (c) {
+	case OPT_ROOT:
+		o->root = optarg;
+		return 0;
+	case OPT_SYSFS_ONLY:
+		o->sysfs_only = true;
+		return 0;
+	case OPT_SGIO_ONLY:
+		o->sgio_only = true;
+		return 0;
+	case OPT_TIMEOUT: {
+		char *end;
+		double v;
+
+		errno = 0;
+		v = strtod(optarg, &end);
+		if (errno || end == optarg || *end || !(v > 0) || v > 86400) {
+			log_error("--timeout: '%s' is not a number of seconds (0..86400]", optarg);
+			return -EINVAL;
+		}
+		lund_client_set_timeout((uint64_t)(v * 1e6) ?: 1);
+		return 0;
+	}
+	case 'V':
+		printf("lunctl %s\n", PACKAGE_VERSION);
+		exit(fflush(stdout) == 0 ? EXIT_OK : EXIT_DEVICE);
+	default:
+		return 1;
+	}
+}
+
+static bool has_long(const struct option *opts, const char *name)
+{
+	for (; opts->name; opts++)
+		if (streq(opts->name, name))
+			return true;
+	return false;
+}
+
+#define OPT_FOREIGN 0x2000
+
+static bool foreign_has_long(const ForeignOptions *f, const char *name)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (streq_ptr(f->options[i].name, name))
+			return true;
+	return false;
+}
+
+/* @c, when it is one of @f's options (and not one of the verb's letters @own), refused with
+ * what to use instead: true then. */
+static bool refuse_foreign(int c, const ForeignOptions *f, const char *own)
+{
+	for (size_t i = 0; f && i < f->n; i++) {
+		const ForeignOption *x = &f->options[i];
+
+		if (c == OPT_FOREIGN + (int)i)
+			log_error("'--%s' is %s's \"%s\"; %s.", x->name, f->tool, x->what, x->here);
+		else if (x->letter && c == x->letter && !strchr(own, x->letter))
+			log_error("'-%c' is %s's \"%s\"; %s.", x->letter, f->tool, x->what,
+			          x->here);
+		else
+			continue;
+		return true;
+	}
+	return false;
+}
+
+int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
+                          const struct option *longopts, const ForeignOptions *foreign, Options *o,
+                          const char *verb)
+{
+	size_t n_foreign = foreign ? foreign->n : 0, n = 0, len = strlen(shortopts);
+	_cleanup_free_ struct option *all = NULL;
+	_cleanup_free_ char *shorts = NULL;
+	bool own_v = strchr(shortopts, 'V');
+	/* -x and -J are the output modes where the verb has them (lsscsi's -x is not) */
+	bool own_x = has_long(longopts, "export"), own_j = has_long(longopts, "json");
+
+	/* The verb's table, the global options it does not define itself, then the foreign
+	 * options it refuses. */
+	while (longopts[n].name)
+		n++;
+	all = calloc(n + ELEMENTSOF(global_opts) + n_foreign + 1, sizeof(*all));
+	shorts = malloc(len + 1 + 3 * n_foreign + 1);
+	if (!all || !shorts) {
+		log_error_errno(-ENOMEM, "Out of memory");
+		return '?';
+	}
+	memcpy(all, longopts, n * sizeof(*all));
+	for (size_t i = 0; i < ELEMENTSOF(global_opts); i++)
+		if (!has_long(longopts, global_opts[i].name) &&
+		    !foreign_has_long(foreign, global_opts[i].name))
+			all[n++] = global_opts[i];
+	memcpy(shorts, shortopts, len + 1);
+	if (!own_v)
+		strcat(shorts, "V");
+	for (size_t i = 0; i < n_foreign; i++) {
+		const ForeignOption *x = &foreign->options[i];
+
+		if (x->name)
+			all[n++] =
+			        (struct option){ x->name, x->arg ? optional_argument : no_argument,
+				                 NULL, OPT_FOREIGN + (int)i };
+		/* (a peer's letter the verb has itself is the verb's) */
+		if (x->letter && !strchr(shortopts, x->letter)) {
+			size_t k = strlen(shorts);
+
+			shorts[k] = (char)x->letter;
+			shorts[k + 1] = 0;
+			if (x->arg)
+				strcat(shorts, "::");
+		}
+	}
+
+	for (;;) {
+		int c = getopt_long(argc, argv, shorts, all, NULL), r;
+
+		if (c == 'x' && own_x)
 			o->output = OUTPUT_EXPORT;
-		else if (c == 'J')
+		else if (c == 'J' && own_j)
 			o->output = OUTPUT_JSON;
-		else {
+		else if (c == 'V' && own_v)
+			return c;
+		else if (refuse_foreign(c, foreign, shortopts))
+			return '?';
+		else if ((r = global_option(c, o)) < 0)
+			return '?';
+		else if (r > 0) {
 			if (c == '?')
 				fprintf(stderr, "Try 'lunctl%s%s --help' for more information.\n",
 				        verb ? " " : "", verb ?: "");
 			return c;
 		}
 	}
+}
+
+int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
+                  Options *o, const char *verb)
+{
+	return lunctl_getopt_foreign(argc, argv, shortopts, longopts, NULL, o, verb);
 }
 
 static void usage(FILE *out)
@@ -179,59 +322,20 @@ static void errtryhelp(void)
 
 int main(int argc, char *argv[])
 {
-	enum {
-		OPT_ROOT = 0x100,
-		OPT_SYSFS_ONLY,
-		OPT_SGIO_ONLY,
-		OPT_TIMEOUT,
-	};
-	static const struct option longopts[] = {
-		{ "export", no_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "sysfs-only", no_argument, NULL, OPT_SYSFS_ONLY },
-		{ "sgio-only", no_argument, NULL, OPT_SGIO_ONLY },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{}
-	};
+	static const struct option longopts[] = { { "export", no_argument, NULL, 'x' },
+		                                  { "json", no_argument, NULL, 'J' },
+		                                  { "help", no_argument, NULL, 'h' },
+		                                  {} };
 	Options o = {};
 	int c;
 
 	log_setup("lunctl", LOG_TARGET_STDERR, LOG_INFO);
 
-	/* '+': stop at the verb; each verb parses its own options with the same table. */
-	while ((c = lunctl_getopt(argc, argv, "+xJhV", longopts, &o, NULL)) != -1) {
+	/* '+': stop at the verb; each verb parses its own options, the global ones among them. */
+	while ((c = lunctl_getopt(argc, argv, "+xJh", longopts, &o, NULL)) != -1) {
 		switch (c) {
-		case OPT_ROOT:
-			o.root = optarg;
-			break;
-		case OPT_SYSFS_ONLY:
-			o.sysfs_only = true;
-			break;
-		case OPT_SGIO_ONLY:
-			o.sgio_only = true;
-			break;
-		case OPT_TIMEOUT: {
-			char *end;
-			double v;
-
-			errno = 0;
-			v = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(v > 0) || v > 86400) {
-				log_error("--timeout: '%s' is not a number of seconds (0..86400]",
-				          optarg);
-				return EXIT_USAGE;
-			}
-			lund_client_set_timeout((uint64_t)(v * 1e6) ?: 1);
-			break;
-		}
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("lunctl %s\n", PACKAGE_VERSION);
 			return EXIT_OK;
 		default:
 			return EXIT_USAGE;

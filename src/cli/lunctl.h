@@ -56,11 +56,35 @@ int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags fla
 
 /*
  * lunctl_getopt() - getopt_long() that takes the output options of lunctl and its verbs itself:
- * -x/--export and -J/--json set @o->output and are not returned. On '?' (an unknown option, a
+ * -x/--export and -J/--json set @o->output and are not returned (where @longopts has them), as
+ * are the global options (--root, --sysfs-only, --sgio-only, --timeout, --version) where the
+ * verb has none of the same name. On '?' (an unknown option, a
  * missing argument) it first points at `lunctl @verb --help` (`lunctl --help` for NULL @verb).
  */
 int lunctl_getopt(int argc, char *argv[], const char *shortopts, const struct option *longopts,
                   Options *o, const char *verb);
+
+/* An option of a peer tool (rescan-scsi-bus.sh, lsscsi) that means something else, or nothing,
+ * in lunctl: refused with what to use instead, so that none silently does the wrong thing. */
+typedef struct ForeignOption {
+	int letter;       /* short option, or 0 */
+	const char *name; /* long option, or NULL */
+	bool arg;         /* takes an argument */
+	const char *what; /* what it does in @tool */
+	const char *here; /* what to use with lunctl, and why */
+} ForeignOption;
+typedef struct ForeignOptions {
+	const char *tool;
+	const ForeignOption *options;
+	size_t n;
+} ForeignOptions;
+/*
+ * lunctl_getopt_foreign() - lunctl_getopt() that also knows @foreign's options (those the verb
+ * does not have itself) and refuses each: "'-X' is TOOL's "WHAT"; HERE.", then returns '?'.
+ */
+int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
+                          const struct option *longopts, const ForeignOptions *foreign, Options *o,
+                          const char *verb);
 
 /* The exit code once a verb has printed its result: EXIT_OK for @r >= 0, else EXIT_DEVICE with
  * @r logged as why printing failed. */

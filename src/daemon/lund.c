@@ -41,7 +41,8 @@ static void usage(FILE *out)
 	        "                                (default 128M)\n"
 	        "     --sysfs-only             never send SCSI commands, use the kernel's cache "
 	        "only\n"
-	        "     --config <file>          policy configuration (default /etc/lund/lund.conf)\n"
+	        "     --config <file>          policy configuration (default " LUND_CONF_DEFAULT
+	        ")\n"
 	        "     --hwdb <file>            compiled hwdb (default: the system's hwdb.bin)\n"
 	        "     --load-modules <when>    load LU drivers: auto (without udevd), always, "
 	        "never\n"

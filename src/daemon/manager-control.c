@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confcheck.h"
 #include "control-request.h"
 #include "log.h"
 #include "macro.h"
@@ -72,6 +73,8 @@ static json_object *request_queue(Manager *m)
 	json_object_object_add(reply, "links_pending", json_object_new_boolean(links_dirty));
 	json_object_object_add(reply, "bind_wait", json_object_new_int64((int64_t)m->n_bind_wait));
 	json_object_object_add(reply, "identifying", json_object_new_int64((int64_t)identifying));
+	/* udevd makes the links: they exist once udev's queue is empty too (lunctl settle). */
+	json_object_object_add(reply, "udev_links", json_object_new_boolean(m->udev_links));
 	return reply;
 }
 
@@ -250,6 +253,15 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 			return r;
 		reply = manager_reply_ok();
 		json_object_object_add(reply, "pending", json_object_new_boolean(r > 0));
+		if (r == 0) {
+			/* What lund ignores of the file it now applies, in check-config's words. */
+			json_object *problems = json_object_new_array();
+
+			if (problems)
+				(void)conf_check(policy_engine_conf(m->policy),
+				                 conf_check_report_json, problems);
+			json_object_object_add(reply, "problems", problems);
+		}
 		break;
 	}
 	default:

@@ -25,10 +25,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "config.h"
 #include "hwdb.h"
 #include "macro.h"
 
-#define LUND_CONF_DEFAULT "/etc/lund/lund.conf"
+/* The lund.conf this build installs: /etc/lund/lund.conf for the prefix /usr, the prefix's own
+ * etc/lund/lund.conf otherwise (meson's sysconfdir). */
+#define LUND_CONF_DEFAULT LUND_SYSCONFDIR "/lund.conf"
 /* The largest lund.conf read: one that is larger, or no regular file, is unreadable. */
 #define CONF_FILE_MAX (1024u * 1024)
 

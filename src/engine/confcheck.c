@@ -16,6 +16,19 @@
 #include "namerule.h"
 #include "scanquirk.h"
 
+void conf_check_report_json(const char *path, unsigned line, const char *message, void *userdata)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return;
+	json_object_object_add(o, "file", json_object_new_string(path));
+	json_object_object_add(o, "line", json_object_new_int((int)line));
+	json_object_object_add(o, "message", json_object_new_string(message));
+	if (json_object_array_add(userdata, o) < 0)
+		json_object_put(o);
+}
+
 /* A line longer than this is reported, not read in pieces. */
 #define LINE_MAX_LEN 4096
 

@@ -8,6 +8,7 @@
  * file and line. What conf_check() reports is exactly what lund ignores of a lund.conf.
  */
 
+#include <json-c/json.h>
 #include <stdbool.h>
 
 #include "conf.h"
@@ -15,6 +16,10 @@
 /* One problem: @line is 1-based; @message says what is wrong and what is expected. */
 typedef void (*ConfCheckReport)(const char *path, unsigned line, const char *message,
                                 void *userdata);
+
+/* A ConfCheckReport appending {file, line, message} to the JSON array @userdata (lunctl
+ * check-config --json, lund's reload reply); a problem that does not fit in memory is left out. */
+void conf_check_report_json(const char *path, unsigned line, const char *message, void *userdata);
 
 /*
  * conf_check() - every problem of @conf, as conf_load() parsed it: iniparser's syntax errors

@@ -44,12 +44,23 @@ check() { # DESCRIPTION CONDITION...
         "$@" || { echo "FAIL: $what"; fail=1; }
 }
 
+not() { ! "$@"; }
+
 expect_rc 0 "--help" "$LUNCTL" --help
 expect_rc 0 "--version" "$LUNCTL" --version
 grep -q '^lunctl [0-9]' "$TMP/out" || { echo "FAIL: --version output"; fail=1; }
 expect_rc 1 "no verb" "$LUNCTL"
 expect_rc 1 "unknown verb" "$LUNCTL" frobnicate
 expect_rc 1 "unknown option" "$LUNCTL" --frobnicate
+# The global options anywhere on the command line, before or after the verb.
+expect_rc 0 "list --sysfs-only --root after the verb" "$LUNCTL" list --sysfs-only --root "$TMP"
+expect_rc 2 "id --root after the verb" "$LUNCTL" id --root "$TMP" 9:9:9:9
+expect_err "9:9:9:9" "id --root after the verb"
+LUND_RUN_DIR=$TMP/no-lund expect_rc 2 "status --timeout after the verb" "$LUNCTL" status --timeout 2
+expect_err "control socket" "status --timeout after the verb"
+expect_rc 1 "status --timeout nonsense after the verb" "$LUNCTL" status --timeout x
+expect_rc 0 "list --version" "$LUNCTL" list --version
+grep -q '^lunctl [0-9]' "$TMP/out" || { echo "FAIL: list --version output"; fail=1; }
 expect_rc 1 "id without device" "$LUNCTL" id
 expect_rc 1 "id with a word that is no device" "$LUNCTL" id sda
 expect_err "not a device node" "id sda"
@@ -86,6 +97,26 @@ grep -q 'Erase operation in progress' "$TMP/out" || { echo "FAIL: descriptor sen
 printf '72 06 29 00 00 00 00 00\n' > "$TMP/dsense8.hex"
 expect_rc 0 "decode 8-byte descriptor sense" "$LUNCTL" decode --inhex "$TMP/dsense8.hex"
 grep -q 'SDEV_UA=POWER_ON_RESET_OCCURRED' "$TMP/out" || { echo "FAIL: descriptor UA: $(cat "$TMP/out")"; fail=1; }
+# What the standards allow is recognised: descriptor sense with SDAT_OVFL (byte 4, bit 7: the
+# sense data did not fit) and a Block Limits page longer than SBC-4's 3Ch (a later standard's
+# fields, passed over); a reserved bit set in byte 4, or a page 0xb0 of a length no standard
+# gives, still cannot be told.
+printf '72 06 29 00 80 00 00 00\n' > "$TMP/dsense-ovfl.hex"
+expect_rc 0 "decode descriptor sense with SDAT_OVFL" "$LUNCTL" decode --inhex "$TMP/dsense-ovfl.hex"
+grep -q 'SDEV_UA=POWER_ON_RESET_OCCURRED' "$TMP/out" || { echo "FAIL: descriptor sense with SDAT_OVFL: $(cat "$TMP/out")"; fail=1; }
+printf '72 06 29 00 40 00 00 00\n' > "$TMP/dsense-rsvd.hex"
+expect_rc 3 "decode descriptor sense with a reserved bit" "$LUNCTL" decode --inhex "$TMP/dsense-rsvd.hex"
+expect_err "cannot tell.*--page" "decode descriptor sense with a reserved bit"
+pgb0() { # PAGE_LENGTH: a Block Limits page of that length, MAXIMUM TRANSFER LENGTH 0x800
+        python3 -c 'import sys; n = int(sys.argv[1], 0); b = bytearray(4 + n); b[1] = 0xb0; b[2:4] = n.to_bytes(2, "big"); b[8:12] = (0x800).to_bytes(4, "big"); print(b.hex(" "))' "$1"
+}
+pgb0 0x50 > "$TMP/pgb0-long.hex"
+expect_rc 0 "decode a Block Limits page longer than SBC-4's" "$LUNCTL" decode --json --inhex "$TMP/pgb0-long.hex"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="0xb0" and d["max_transfer_length"]==0x800, d' "$TMP/out" ||
+        { echo "FAIL: decode of a long page 0xb0: $(cat "$TMP/out")"; fail=1; }
+pgb0 0x20 > "$TMP/pgb0-odd.hex"
+expect_rc 3 "decode a Block Limits page of no standard's length" "$LUNCTL" decode --inhex "$TMP/pgb0-odd.hex"
+expect_err "cannot tell.*--page" "decode a page 0xb0 of no standard's length"
 # ASC/ASCQ names from libsgutils2's full table: 03h/02h was "unknown" with a hand list.
 printf '70 00 03 00 00 00 00 0a 00 00 00 00 03 02 00 00 00 00\n' > "$TMP/sense0302.hex"
 expect_rc 0 "decode sense 03h/02h" "$LUNCTL" decode --inhex "$TMP/sense0302.hex"
@@ -217,7 +248,7 @@ for o in -r -f -i -I -c -l -L -w -m -d -V --flush --issue-lip --issue-lip-wait=5
          --largelun --reportlun2 --sparselun --sync --nosync --color --ignore-rev; do
         expect_rc 1 "rescan $o (rescan-scsi-bus.sh's)" "$LUNCTL" --root "$TMP/nohosts" rescan "$o"
         checks=$((checks + 1))
-        grep -q "rescan-scsi-bus.sh's" "$TMP/err" || { echo "FAIL: rescan $o: $(cat "$TMP/err")"; fail=1; }
+        grep -qF "'${o%%=*}' is rescan-scsi-bus.sh's" "$TMP/err" || { echo "FAIL: rescan $o: $(cat "$TMP/err")"; fail=1; }
 done
 expect_rc 1 "rescan -r" "$LUNCTL" --root "$TMP/nohosts" rescan -r
 expect_err "use --remove" "rescan -r"
@@ -315,9 +346,16 @@ PY
 up=$TMP/upgrade
 cp -a "$TMP/all" "$up"
 names_st() { "$LUNCTL" --root "$up" --sysfs-only names "$@"; }
-expect_rc 1 "names --diff, nothing accepted yet" names_st --diff
+# a fresh install has nothing to compare with: nothing pending, and --accept --all comes first
+expect_rc 0 "names --diff, nothing accepted yet" names_st --diff
+check "names --diff, nothing accepted yet: says to accept: $(cat "$TMP/out")" grep -q '^no names recorded in /var/lib/lund yet: `lunctl names --accept --all`' "$TMP/out"
+expect_rc 0 "names --diff --json, nothing accepted yet" names_st --diff --json
+check "names --diff --json, nothing accepted yet: nothing pending" grep -q '"pending": false' "$TMP/out"
+mkdir -p "$up/var/lib/lund"; : > "$up/var/lib/lund/names"
+expect_rc 1 "names --diff against an empty record file" names_st --diff
 added=$(grep -c '^+ /dev/scsi/by-id/' "$TMP/out")
 check "names --diff: every LU's names added ($added)" [ "$added" -ge "$devices" ]
+rm "$up/var/lib/lund/names"
 expect_rc 0 "names --accept --all" names_st --accept --all
 expect_rc 0 "names --diff after --accept --all" names_st --diff
 check "names --diff: nothing pending" grep -qx 'no changes pending' "$TMP/out"
@@ -507,8 +545,94 @@ expect_rc 0 "rescan without a daemon" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" --r
 expect_rc 2 "rescan, socket not listening: direct" env LUND_RUN_DIR="$TMP/rrun" "$LUNCTL" rescan 42
 expect_err "No such SCSI host" "rescan of a missing host without a listening daemon"
 
+# A stand-in for lund's control socket: every connection gets the lines of file $1, then is
+# closed ($1 "hang": it is accepted and never answered).
+stand_in_lund() {
+        mkdir -p "$TMP/srun"
+        rm -f "$TMP/srun/control"
+        python3 - "$TMP/srun/control" "$1" <<'PY' &
+import socket, sys
+path, reply = sys.argv[1:3]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(8)
+open(path + ".ready", "w").close()
+held = []
+while True:
+    c, _ = s.accept()
+    if reply == "hang":
+        held.append(c)
+        continue
+    req = b""
+    while not req.endswith(b"\n"):
+        req += c.recv(4096)
+    c.sendall(open(reply, "rb").read())
+    c.close()
+PY
+        STAND_IN_PID=$!
+        for _ in $(seq 50); do [ -e "$TMP/srun/control.ready" ] && break; sleep 0.1; done
+        rm -f "$TMP/srun/control.ready"
+}
+stand_in_stop() { kill "$STAND_IN_PID"; wait "$STAND_IN_PID" 2>/dev/null; }
+# lunctl settle: --timeout bounds everything, a lund that never answers included; where udevd
+# makes lund's links (the queue answer's udev_links), settle waits for udev's queue as well
+# (/run/udev/queue below --root).
+stand_in_lund hang
+start=$(date +%s)
+expect_rc 2 "settle --timeout 2 against a lund that does not answer" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 2
+check "settle --timeout 2 returned in $(($(date +%s) - start)) s" [ $(($(date +%s) - start)) -le 6 ]
+expect_err "did not answer" "settle against a lund that does not answer"
+stand_in_stop
+echo '{"ok": true, "settled": true, "udev_links": true}' > "$TMP/queue.json"
+stand_in_lund "$TMP/queue.json"
+mkdir -p "$TMP/sroot/run/udev"; touch "$TMP/sroot/run/udev/queue"
+expect_rc 2 "settle while udev's queue is not empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1
+expect_err "udev's queue not empty" "settle while udev's queue is not empty"
+rm "$TMP/sroot/run/udev/queue"
+expect_rc 0 "settle once udev's queue is empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1 --json
+check "settle --json: udev_queue_empty" grep -q '"udev_queue_empty": true' "$TMP/out"
+stand_in_stop
+# lunctl status: the names paths of one LU want are no collisions: two LUs over two paths each
+# (each two names), and one name two clones want.
+python3 - > "$TMP/status.json" <<'PY'
+import json
+c = [{"path": "/dev/scsi/by-id/" + n, "winner": w, "kind": "paths", "multipath": None, "owners": o}
+     for n, w, o in (("scsi-3a", "2:0:0:0", ["2:0:0:0", "3:0:0:0"]), ("wwn-0xa", "2:0:0:0", ["3:0:0:0", "2:0:0:0"]),
+                     ("scsi-3b", "2:0:0:1", ["2:0:0:1", "3:0:0:1"]), ("wwn-0xb", "2:0:0:1", ["2:0:0:1", "3:0:0:1"]))]
+c.append({"path": "/dev/scsi/by-id/usb-X_Y_1", "winner": None, "kind": "clones", "owners": ["6:0:0:0", "7:0:0:0"]})
+print(json.dumps({"ok": True, "version": "0", "collisions": c, "foreign": []}))
+PY
+stand_in_lund "$TMP/status.json"
+expect_rc 0 "status with paths and clones" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" status
+check "status: paths are no collisions: $(cat "$TMP/out")" grep -q '^Paths: *2 logical units over 4 paths' "$TMP/out"
+check "status: one line per LU's paths" [ "$(grep -c '^  names at ' "$TMP/out")" = 2 ]
+check "status: the clones' name is the one collision" grep -q '^Collisions: *1$' "$TMP/out"
+check "status: the clones' name listed" grep -q '^  /dev/scsi/by-id/usb-X_Y_1 -> nobody (wanted by 6:0:0:0 7:0:0:0)$' "$TMP/out"
+stand_in_stop
+# 4096 LUs over two paths, four names each, in no order: each LU counted once, at once
+python3 - > "$TMP/status.json" <<'PY'
+import json, random
+c = [{"path": "/dev/scsi/by-id/%s-%d" % (k, i), "winner": "2:0:%d:%d" % (i // 256, i % 256), "kind": "paths",
+      "owners": ["3:0:%d:%d" % (i // 256, i % 256), "2:0:%d:%d" % (i // 256, i % 256)]}
+     for i in range(4096) for k in ("scsi", "scsi-sg", "wwn", "wwn-sg")]
+random.Random(37).shuffle(c)
+print(json.dumps({"ok": True, "version": "0", "collisions": c, "foreign": []}))
+PY
+stand_in_lund "$TMP/status.json"
+expect_rc 0 "status of 4096 LUs over 8192 paths" env LUND_RUN_DIR="$TMP/srun" timeout 60 "$LUNCTL" status
+check "status: 4096 LUs over 8192 paths: $(grep -e '^Paths' -e '^Collisions' "$TMP/out")" grep -q '^Paths: *4096 logical units over 8192 paths' "$TMP/out"
+check "status: a line per LU" [ "$(grep -c '^  names at ' "$TMP/out")" = 4096 ]
+stand_in_stop
+# lunctl monitor: an LU's target number is no link target ("-> 1")
+printf '%s\n' '{"ok": true}' '{"event": "lu-added", "hctl": "2:0:1:0", "target": 1, "names": ["scsi-3a"], "time_usec": 0}' \
+        '{"event": "link-created", "hctl": "2:0:1:0", "path": "/dev/scsi/by-id/scsi-3a", "target": "../../sda", "time_usec": 0}' > "$TMP/monitor.json"
+stand_in_lund "$TMP/monitor.json"
+expect_rc 0 "monitor" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" monitor
+check "monitor: no '-> 1': $(cat "$TMP/out")" not grep -q -- '-> 1' "$TMP/out"
+check "monitor: a link's target: $(cat "$TMP/out")" grep -q 'scsi-3a -> ../../sda' "$TMP/out"
+stand_in_stop
+
 # lunctl list: served by lund when it answers, computed from sysfs when it does not.
-not() { ! "$@"; }
 json_source() { sed -n 's/^  "source": "\(.*\)",$/\1/p' "$1"; }
 # lunctl list as lsscsi: a tree laid out as sysfs is (device directories under sys/devices, the
 # bus and class entries links to them) with a USB stick, a SATA disk (its captured VPD page
@@ -551,11 +675,37 @@ printf '%s\n' '2:0:0:0 disk  sdi 8.58GB' '4:0:1:0 disk sas:0x5000c50033330011 sd
         '5:0:3:0 disk spi:3 sdo 50.3MB' '6:0:0:0 disk usb:1-1:1.0 sdy 33.5MB' \
         '7:0:0:0 disk sata:5000c50044440001 sdt 67.1MB' > "$TMP/lt.want"
 diff -u "$TMP/lt.want" "$TMP/out" || { echo "FAIL: list -t -s transports and sizes"; fail=1; }
-# on an 80-column terminal the ID stays readable (it was cut to 2 characters): whole up to 24
+# on an 80-column terminal, as lsscsi: one line per LU (a heading and 5 LUs), none wider than
+# the terminal, INQUIRY's vendor and model as the device gave them (udev's "QEMU_HARDDISK" stays
+# in the JSON's properties), the ID whole (it was cut to 2 characters once), no by-id names
+# unless -o +NAMES asks for them (then a line per name)
 if command -v script > /dev/null; then
-        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list" /dev/null > "$TMP/tty" 2>&1
-        check "list on an 80-column terminal shows the ID" grep -q '^2:0:0:0 .* 35000c50015ea71a0 ' "$TMP/tty"
+        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list" /dev/null | tr -d '\r' > "$TMP/tty" 2>&1
+        check "list on an 80-column terminal: one line per LU: $(cat "$TMP/tty")" [ "$(wc -l < "$TMP/tty")" = 6 ]
+        check "list on an 80-column terminal: no line wider: $(cat "$TMP/tty")" [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/tty")" -le 80 ]
+        check "list on an 80-column terminal shows the ID" grep -q '^2:0:0:0 .* 35000c50015ea71a0$' "$TMP/tty"
+        check "list shows INQUIRY's model as lsscsi: $(cat "$TMP/tty")" grep -q '^6:0:0:0 disk QEMU     QEMU HARDDISK    2.5+ sdy ' "$TMP/tty"
+        check "list shows no by-id names by default" not grep -q 'wwn-0x' "$TMP/tty"
+        COLUMNS=80 script -qec "$LUNCTL --root $LT --sysfs-only list -o +NAMES" /dev/null | tr -d '\r' > "$TMP/tty" 2>&1
+        check "list -o +NAMES: a line per name" grep -q '^  *wwn-0x5000c50015ea71a0' "$TMP/tty"
 fi
+expect_rc 0 "list --json of a laid-out tree" "$LUNCTL" --root "$LT" --sysfs-only list --json 6:0:0:0
+check "list --json keeps udev's ID_MODEL" grep -q '"ID_MODEL": "QEMU_HARDDISK"' "$TMP/out"
+# lsscsi's letters: taken as lsscsi takes them, or refused with lunctl's equivalent
+expect_rc 0 "list -b -g -k -N (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list -b -g -k -N -n -r 7:0:0:0
+check "list -b: H:C:T:L and nodes: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sdt" ]
+expect_rc 0 "list -b -t -s (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list -b -t -s -n -r 7:0:0:0
+check "list -b -t -s: transport and size too: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sata:5000c50044440001 sdt 67.1MB" ]
+expect_rc 0 "list -C (lsscsi's --controllers)" "$LUNCTL" --root "$LT" list -C -n -r
+check "list -C lists the hosts" grep -q '^2 virtio_scsi$' "$TMP/out"
+for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode; do
+        expect_rc 1 "list $opt (lsscsi's, not lunctl's)" "$LUNCTL" --root "$LT" list "$opt"
+        expect_err "is lsscsi's \".*\"; " "list $opt refused with a hint"
+done
+expect_rc 1 "list -ss (lsscsi's powers of 1024)" "$LUNCTL" --root "$LT" list -ss
+expect_err "'-ss' is lsscsi's \"size in powers of 1024\"" "list -ss refused"
+expect_rc 1 "list -P" "$LUNCTL" --root "$LT" list -P
+expect_err "is --pairs" "list -P points at --pairs"
 expect_rc 0 "list -H -t" "$LUNCTL" --root "$LT" list -H -t --pairs
 checks=$((checks + 1))
 grep -qx 'HOST="7" DRIVER="ahci" TRANSPORT="sata:"' "$TMP/out" &&

@@ -429,6 +429,26 @@ def case_reload(tmp):
                   open(timeout).read().strip() == '80',
                   'lunctl reload of a broken file fails and says where (exit %d: %s)' %
                   (r.returncode, r.stderr.strip()))
+            # What lund ignores of a file it applies comes back, in check-config's words.
+            with open(conf, 'w') as f:
+                f.write('[defaults]\ntimeout = 90\nmax_retries = 10\nfrobnicate = 1\n')
+            cc = subprocess.run([LUNCTL, 'check-config', conf], capture_output=True, text=True)
+            r = subprocess.run([LUNCTL, 'reload'], env=env, capture_output=True, text=True)
+            check(r.returncode == 0 and open(timeout).read().strip() == '90' and
+                  r.stdout.startswith('lund reloaded its configuration, 2 problems ignored:\n') and
+                  r.stdout.splitlines()[1:] == cc.stdout.splitlines() and
+                  cc.stdout.count(conf + ':') == 2,
+                  'lunctl reload says what lund ignored, as check-config does (exit %d: %s%s; '
+                  'check-config: %s)' % (r.returncode, r.stdout, r.stderr, cc.stdout))
+            r = subprocess.run([LUNCTL, 'reload', '--strict'], env=env, capture_output=True,
+                               text=True)
+            check(r.returncode == 3 and '2 problems ignored' in r.stdout,
+                  'lunctl reload --strict fails on them (exit %d)' % r.returncode)
+            r = subprocess.run([LUNCTL, 'reload', '--json'], env=env, capture_output=True,
+                               text=True)
+            check(r.returncode == 0 and
+                  [p['line'] for p in json.loads(r.stdout).get('problems', [])] == [3, 4],
+                  'lunctl reload --json gives them with their lines: %s' % r.stdout)
     finally:
         lund.stop()
 
@@ -935,6 +955,7 @@ def case_identify_hang(tmp):
         q = request(run_dir, {'cmd': 'queue'}, 5)
         check(q.get('settled') is False and q.get('identifying') == 2,
               'lund is not settled while LUs are identified: %s' % q)
+        check(q.get('udev_links') is False, 'lund makes its links itself here: %s' % q)
         if LUNCTL:
             out = subprocess.run([LUNCTL, 'list'], env=dict(os.environ, LUND_RUN_DIR=run_dir),
                                  capture_output=True, text=True, timeout=30).stdout

@@ -324,6 +324,19 @@ static const SenseCase sense_cases[] = {
 	  .additional_len = 6,
 	  .used = 14,
 	  .ua = "THIN_PROVISIONING_SOFT_THRESHOLD_REACHED" },
+	/* SPC-6 4.4.2: SDAT_OVFL (byte 4, bit 7) says the descriptors were cut, not malformed */
+	{ "descriptor POR, SDAT_OVFL",
+	  8,
+	  { 0x72, 0x06, 0x29, 0x00, 0x80, 0, 0, 0 },
+	  0,
+	  0x72,
+	  6,
+	  0x29,
+	  0x00,
+	  .descriptor = true,
+	  .have_asc = true,
+	  .used = 8,
+	  .ua = "POWER_ON_RESET_OCCURRED" },
 };
 
 START_TEST(test_sense_parse)

@@ -38,10 +38,13 @@ vm_sync FILES 60
 for f in 60-lund.hwdb daemon-policy.hwdb daemon-policy.conf; do
 	[ -r /vm/out/$f ] || vm_fail "the host did not provide $f"
 done
-mkdir -p /etc/udev/hwdb.d /etc/lund
+# lund reads the lund.conf of its prefix: the guest's is a /usr/local build (tests/vm/run)
+conf=$(lund --help | sed -n 's/.*--config .*(default \(.*\))$/\1/p')
+[ -n "$conf" ] || vm_fail "lund --help names no default lund.conf"
+mkdir -p /etc/udev/hwdb.d "${conf%/*}"
 cp /vm/out/60-lund.hwdb /etc/udev/hwdb.d/60-lund.hwdb
 cp /vm/out/daemon-policy.hwdb /etc/udev/hwdb.d/61-lund-test.hwdb
-cp /vm/out/daemon-policy.conf /etc/lund/lund.conf
+cp /vm/out/daemon-policy.conf "$conf"
 systemd-hwdb update --strict || vm_fail "systemd-hwdb update failed on lund's hwdb files"
 
 attrs >/tmp/pol.base

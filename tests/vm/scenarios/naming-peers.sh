@@ -4,7 +4,8 @@
 # lines) must be identical, and lunctl must not send a single SCSI command when the kernel has
 # cached the pages (the device's iorequest_cnt does not move). Then `lunctl list` against
 # lsscsi on the same LUs: `--transport --size` against `lsscsi -t -s` field for field (type,
-# transport, device node, size), `-H -t` against `lsscsi -H -t`, and H:C:T:L filters.
+# transport, device node, size), vendor, model and revision against lsscsi's, `-H -t` against
+# `lsscsi -H -t`, and H:C:T:L filters.
 # vm-flavour: busybox
 # vm-topology: san
 # vm-timeout: 185
@@ -87,6 +88,20 @@ vm_assert_eq "$expected" "$devices" "devices compared"
 #    node and the size: read from both ends. lunctl's --pairs lines are KEY="value", quoted and
 #    escaped by libsmartcols, so the shell reads them back.
 common() { awk 'NR == FNR { a[$0] = 1; next } a[$0] { n++ } END { print n + 0 }' "$1" "$2"; } # lines in both
+pairs() { # KEY...: lunctl's --pairs lines on stdin as "VALUE|VALUE..." lines
+	while read -r line; do
+		for k; do eval "$k="; done
+		eval "$line"
+		out= sep=
+		for k; do eval "out=\"\$out\$sep\$$k\""; sep='|'; done
+		echo "$out"
+	done
+}
+same_as_lsscsi() { # WHAT LSSCSI_FILE LUNCTL_FILE
+	cmp -s "$2" "$3" && return 0
+	vm_fail "$1 differs from lsscsi (< lsscsi, > lunctl)"
+	diff "$2" "$3" || true
+}
 lsscsi -t -s | awk '{
 	h = $1; gsub(/[][]/, "", h)
 	s = length($1) >= 13 ? length($1) + 2 : 14
@@ -120,18 +135,24 @@ while IFS='|' read -r h t tr n sz; do
 	vm_result "list hctl=$h type=$t transport=${tr:--} node=$n size=$sz"
 done < /tmp/lunctl.ts
 
+# 4b. vendor, model and revision as lsscsi prints them: INQUIRY's own bytes (after the type,
+#     8, 16 and 4 columns wide), not udev's ID_VENDOR/ID_MODEL forms.
+lsscsi | awk '{
+	h = $1; gsub(/[][]/, "", h)
+	s = length($1) >= 13 ? length($1) + 2 : 14
+	v = substr($0, s + 8, 8); m = substr($0, s + 17, 16); r = substr($0, s + 34, 4)
+	sub(/ +$/, "", v); sub(/ +$/, "", m); sub(/ +$/, "", r)
+	print h "|" v "|" m "|" r
+}' | sort > /tmp/lsscsi.vmr
+lunctl list -o HCTL,VENDOR,MODEL,REV --pairs | pairs HCTL VENDOR MODEL REV | sort > /tmp/lunctl.vmr
+same_as_lsscsi "lunctl list's vendor, model and revision" /tmp/lsscsi.vmr /tmp/lunctl.vmr
+vm_result "inquiry-vs-lsscsi lus=$(wc -l < /tmp/lsscsi.vmr) same=$(common /tmp/lsscsi.vmr /tmp/lunctl.vmr)"
+
 # 5. hosts: lunctl list -H -t against lsscsi -H -t ("[N]  proc_name  transport")
 lsscsi -H -t | awk '{ h = $1; gsub(/[][]/, "", h); t = $0; sub(/^[^ ]+ +[^ ]+ */, "", t); sub(/ +$/, "", t); print h "|" $2 "|" t }' |
 	sort > /tmp/lsscsi.hosts
-lunctl list -H -t --pairs | while read -r line; do
-	HOST= DRIVER= TRANSPORT=
-	eval "$line"
-	echo "$HOST|$DRIVER|$TRANSPORT"
-done | sort > /tmp/lunctl.hosts
-if ! cmp -s /tmp/lsscsi.hosts /tmp/lunctl.hosts; then
-	vm_fail "lunctl list -H -t differs from lsscsi -H -t (< lsscsi, > lunctl)"
-	diff /tmp/lsscsi.hosts /tmp/lunctl.hosts || true
-fi
+lunctl list -H -t --pairs | pairs HOST DRIVER TRANSPORT | sort > /tmp/lunctl.hosts
+same_as_lsscsi "lunctl list -H -t" /tmp/lsscsi.hosts /tmp/lunctl.hosts
 vm_result "hosts-vs-lsscsi hosts=$(wc -l < /tmp/lsscsi.hosts) same=$(common /tmp/lsscsi.hosts /tmp/lunctl.hosts)"
 while IFS='|' read -r h d tr; do vm_result "host $h driver=$d transport=${tr:--}"; done < /tmp/lunctl.hosts
 
