@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +186,29 @@ static int parse_line(NameRecSet *s, const char *l, size_t len)
 	return r == -ENOMEM ? r : r < 0 ? -EBADMSG : 0;
 }
 
+/* FNV-1a, 64 bits, of @len bytes at @p. */
+static uint64_t sum64(const char *p, size_t len)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)p[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* The checksum line of the @pos bytes before it at @buf ("#sum <16 hex>"): -EBADE when it
+ * does not match or is malformed. */
+static int sum_check(const char *buf, size_t pos, const char *l, size_t ll)
+{
+	size_t pl = strlen(NAMEREC_SUM_PREFIX);
+	char want[17];
+
+	if (ll != pl + 16)
+		return -EBADE;
+	(void)snprintf(want, sizeof(want), "%016" PRIx64, sum64(buf, pos));
+	return memcmp(l + pl, want, 16) == 0 ? 0 : -EBADE;
+}
+
 int namerec_parse(const char *buf, size_t len, NameRecSet *ret, size_t *ret_bad)
 {
 	_cleanup_(namerec_set_done) NameRecSet s = {};
@@ -202,6 +227,13 @@ int namerec_parse(const char *buf, size_t len, NameRecSet *ret, size_t *ret_bad)
 			if (ll != mlen || !strneq(l, NAMEREC_MAGIC, mlen))
 				return -EBADMSG;
 			header = true;
+			continue;
+		}
+		if (ll >= strlen(NAMEREC_SUM_PREFIX) &&
+		    strneq(l, NAMEREC_SUM_PREFIX, strlen(NAMEREC_SUM_PREFIX))) {
+			/* the last line, or the file is not what lund wrote */
+			if (!nl || pos != len || sum_check(buf, (size_t)(l - buf), l, ll) < 0)
+				return -EBADE;
 			continue;
 		}
 		if (ll == 0 || l[0] == '#')
@@ -229,7 +261,7 @@ int namerec_format(const NameRecSet *s, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ const NameRec **v = NULL;
 	_cleanup_free_ char *out = NULL;
-	size_t len = strlen(NAMEREC_MAGIC) + 1, pos;
+	size_t len = strlen(NAMEREC_MAGIC) + 1 + strlen(NAMEREC_SUM_PREFIX) + 17, pos;
 
 	v = calloc(s->n ? s->n : 1, sizeof(*v));
 	if (!v)
@@ -252,6 +284,8 @@ int namerec_format(const NameRecSet *s, char **ret, size_t *ret_len)
 	for (size_t i = 0; i < s->n; i++)
 		pos += (size_t)sprintf(out + pos, "%s %s %s\n", v[i]->identity,
 		                       namerec_state_name(v[i]->state), v[i]->name);
+	pos += (size_t)sprintf(out + pos, "%s%016" PRIx64 "\n", NAMEREC_SUM_PREFIX,
+	                       sum64(out, pos));
 	*ret_len = pos;
 	*ret = TAKE_PTR(out);
 	return 0;

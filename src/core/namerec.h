@@ -12,7 +12,11 @@
  * <state> "name" (a name lund gives the identity now) or "alias" (an old name kept until the
  * admin accepts the change), <name> the link below /dev (e.g. "scsi/by-id/scsi-35000c5"),
  * relative, printable ASCII without blanks, no "." or ".." component, at most NAMEREC_NAME_MAX
- * bytes. Lines starting with '#' and empty lines are ignored. Pure: no I/O, no logging.
+ * bytes. Lines starting with '#' and empty lines are ignored, but for the last line lund
+ * writes, NAMEREC_SUM_PREFIX and the FNV-1a (64 bits, 16 hex digits) of every byte before it:
+ * a file that has it and does not match is damaged as a whole (a flipped bit must not give a
+ * name to another identity); one without it (written by hand, or by an older lund) is read as
+ * it is. Pure: no I/O, no logging.
  */
 
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include <stddef.h>
 
 #define NAMEREC_MAGIC        "lund-names 1"
+#define NAMEREC_SUM_PREFIX   "#sum "
 #define NAMEREC_IDENTITY_MAX 255
 #define NAMEREC_NAME_MAX     1024
 /* A file larger than this is not read (16 MiB: 64k LUs with a few names each fit). */
@@ -73,16 +78,18 @@ const NameRec *namerec_set_find(const NameRecSet *s, const char *name);
 
 /*
  * namerec_parse() - the records of @len bytes at @buf (need not be NUL-terminated). A first
- * line other than NAMEREC_MAGIC makes the whole file -EBADMSG (nothing in *ret). A malformed
+ * line other than NAMEREC_MAGIC makes the whole file -EBADMSG (nothing in *ret), and so does a
+ * checksum line that does not match, or that is not the last line (-EBADE). A malformed
  * line, or a name seen twice (the later one counts), is skipped and counted in *ret_bad, so a
  * file cut short by a crash loses only its last line. Returns 0 with *ret filled (owned by the
- * caller), -EBADMSG, -EFBIG for more than NAMEREC_FILE_MAX bytes, -ENOMEM.
+ * caller), -EBADMSG, -EBADE, -EFBIG for more than NAMEREC_FILE_MAX bytes, -ENOMEM.
  */
 int namerec_parse(const char *buf, size_t len, NameRecSet *ret, size_t *ret_bad);
 
 /*
- * namerec_format() - @s as the file's text (sorted by name), NUL-terminated and malloc'd, its
- * length in *ret_len. Returns 0, -EINVAL when a record may not be recorded, -ENOMEM.
+ * namerec_format() - @s as the file's text (sorted by name) with its checksum line,
+ * NUL-terminated and malloc'd, its length in *ret_len. Returns 0, -EINVAL when a record may not be
+ * recorded, -ENOMEM.
  */
 int namerec_format(const NameRecSet *s, char **ret, size_t *ret_len);
 

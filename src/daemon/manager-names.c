@@ -40,6 +40,9 @@ static void names_index_free(Manager *m)
 	namerec_set_done(&m->names_rec);
 }
 
+/* Journal message ID (sd-id128) of a name record file lund cannot use. */
+#define MESSAGE_NAMES_DAMAGED "4406a8b9e2584921a0c301c9c0a67f4c"
+
 /* Read the records again; on failure the records read before stay. */
 static int names_load(Manager *m)
 {
@@ -60,9 +63,12 @@ static int names_load(Manager *m)
 		                         "before: %m",
 		                         dir, NAMESTATE_FILE);
 	if (dmg.unusable)
-		log_warning("/%s/%s is not a name record file, no old names are kept; `lunctl "
-		            "names --accept --all` writes it again",
-		            dir, NAMESTATE_FILE);
+		log_full(LOG_WARNING, 0, NULL, MESSAGE_NAMES_DAMAGED,
+		         "/%s/%s %s, no old names are kept; `lunctl names --accept --all` sets it "
+		         "aside as %s and writes the records again",
+		         dir, NAMESTATE_FILE,
+		         dmg.checksum ? "does not match its checksum" : "is not a name record file",
+		         NAMESTATE_DAMAGED);
 	else if (dmg.bad_lines > 0)
 		log_warning("/%s/%s: %zu damaged record(s) skipped, ignoring", dir, NAMESTATE_FILE,
 		            dmg.bad_lines);

@@ -58,15 +58,20 @@ int namestate_load(int dirfd, NameRecSet *ret, NameStateDamage *ret_damage)
 			break;
 	}
 	r = namerec_parse(buf, len, ret, &bad);
-	if (r == -EBADMSG || r == -EFBIG) {
+	if (r == -EBADMSG || r == -EFBIG || r == -EBADE) {
 		*ret = (NameRecSet){};
-		*ret_damage = (NameStateDamage){ .unusable = true };
+		*ret_damage = (NameStateDamage){ .unusable = true, .checksum = r == -EBADE };
 		return 0;
 	}
 	if (r < 0)
 		return r;
 	*ret_damage = (NameStateDamage){ .bad_lines = bad };
 	return 0;
+}
+
+int namestate_set_aside(int dirfd)
+{
+	return renameat(dirfd, NAMESTATE_FILE, dirfd, NAMESTATE_DAMAGED) < 0 ? -errno : 0;
 }
 
 int namestate_save(int dirfd, const NameRecSet *s)

@@ -17,10 +17,13 @@
 #define NAMESTATE_DIR  "/var/lib/lund"
 #define NAMESTATE_FILE "names"
 #define NAMESTATE_TMP  ".names.tmp"
+/* Where lund sets a damaged file aside (namestate_set_aside()). */
+#define NAMESTATE_DAMAGED "names.damaged"
 
 /* What was wrong with the file read. */
 typedef struct NameStateDamage {
 	bool unusable;    /* header missing or wrong, or the file too big: nothing was read */
+	bool checksum;    /* unusable because its checksum line does not match (namerec.h) */
 	size_t bad_lines; /* records skipped (malformed, cut short, a name given twice) */
 } NameStateDamage;
 
@@ -38,6 +41,10 @@ int namestate_open_dir(int rootfd, const char *dir, bool create);
  * *ret filled (the caller frees it), -ENOMEM, -errno when the file cannot be read.
  */
 int namestate_load(int dirfd, NameRecSet *ret, NameStateDamage *ret_damage);
+
+/* namestate_set_aside() - move the file in @dirfd to NAMESTATE_DAMAGED (replacing an older
+ * one), for the admin to look at. Returns 0, -errno. */
+int namestate_set_aside(int dirfd);
 
 /* namestate_save() - replace the file in @dirfd by @s. Returns 0, -EINVAL (a record that may
  * not be written), -ENOMEM, -errno (the old file is left then). */

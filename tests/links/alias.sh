@@ -43,7 +43,9 @@ lunctl names --state-dir /var/lib/lund --diff > /dev/null
 check "nothing pending after the accept ($?)" [ $? = 0 ]
 
 # What an older naming left: an old name of LU 1, and LU 2's wwn- name recorded as LU 1's.
-sed -i "s|^$I2 name scsi/by-id/$WWN2\$|$I1 name scsi/by-id/$WWN2|" "$RECORDS"
+# (by hand: the checksum line goes, or the file would not match it and not be read)
+check "lunctl wrote a checksum line" grep -q "^#sum [0-9a-f]\{16\}\$" "$RECORDS"
+sed -i -e '/^#sum /d' -e "s|^$I2 name scsi/by-id/$WWN2\$|$I1 name scsi/by-id/$WWN2|" "$RECORDS"
 echo "$I1 name scsi/by-id/$OLD" >> "$RECORDS"
 check "the records were changed" grep -q "^$I1 name scsi/by-id/$WWN2\$" "$RECORDS"
 

@@ -277,3 +277,20 @@ void check_tree_put_lu(const CheckTree *t, const CheckLu *lu)
 			check_tree_put(t, p, a->data, a->len);
 	}
 }
+
+char *check_unsum(char *text)
+{
+	size_t len;
+	char *l;
+
+	ck_assert_ptr_nonnull(text);
+	len = strlen(text);
+	ck_assert_uint_ge(len, 22);
+	ck_assert_int_eq(text[len - 1], '\n');
+	l = text + len - 22;
+	ck_assert_msg(l == text || l[-1] == '\n', "the checksum line is not a line of its own");
+	ck_assert_msg(strneq(l, "#sum ", 5), "no checksum line at the end of:\n%s", text);
+	ck_assert_uint_eq(strspn(l + 5, "0123456789abcdef"), 16);
+	*l = 0;
+	return text;
+}

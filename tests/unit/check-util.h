@@ -125,3 +125,8 @@ typedef struct CheckLu {
 
 /* Writes @lu below the tree. */
 void check_tree_put_lu(const CheckTree *t, const CheckLu *lu);
+
+/* Cuts the checksum line ("#sum " and 16 hex digits, core/namerec.h) off the name records
+ * @text as lund writes them, failing when it is not there as the last line: what is left
+ * compares with the records expected. Returns @text. */
+char *check_unsum(char *text);
