@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,32 @@ int control_request_from_json(json_object *o, ControlRequest *ret)
 	return 0;
 }
 
+/* No NaN or infinity anywhere in @o: json-c reads them (NaN, Infinity, 1e999), JSON has none,
+ * and an "id" is echoed back to a client that could not parse the reply. */
+static bool all_finite(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (!all_finite(json_object_array_get_idx(o, i)))
+				return false;
+		return true;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			(void)k;
+			if (!all_finite(v))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
 int control_request_parse_object(const char *buf, size_t len, json_object **ret)
 {
 	json_tokener *tok;
@@ -244,6 +271,10 @@ int control_request_parse_object(const char *buf, size_t len, json_object **ret)
 	if (!ok) {
 		json_object_put(o);
 		return -EBADMSG;
+	}
+	if (!all_finite(o)) {
+		json_object_put(o);
+		return -EDOM;
 	}
 	*ret = o;
 	return 0;

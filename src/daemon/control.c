@@ -288,7 +288,10 @@ static int client_handle_line(ControlClient *c, const char *line, size_t len)
 	bool monitor = false;
 	int r;
 
-	if (control_request_parse_object(line, len, &req) < 0)
+	r = control_request_parse_object(line, len, &req);
+	if (r == -EDOM)
+		reply = error_reply(-EINVAL, "request holds a number JSON has not (NaN, infinity)");
+	else if (r < 0)
 		reply = error_reply(-EBADMSG, "request is not a JSON object");
 	else {
 		r = s->handler(s, c, req, &reply, &monitor, s->userdata);

@@ -139,6 +139,30 @@ def many_own_clients(run_dir):
     return None  # nothing to log: none was refused
 
 
+def non_finite(run_dir):
+    # json-c reads NaN, Infinity and 1e999; JSON has none, and lund must never echo one (its
+    # "id" comes back in the reply): refused, and the reply is strict JSON.
+    def strict(c):
+        raise AssertionError('reply holds %s' % c)
+    for lit in (b'NaN', b'Infinity', b'-Infinity', b'1e999'):
+        s = connect(run_dir)
+        s.settimeout(20)
+        s.sendall(b'{"cmd":"status","id":' + lit + b'}\n')
+        buf = b''
+        while b'\n' not in buf:
+            k = s.recv(65536)
+            if not k:
+                break
+            buf += k
+        s.close()
+        reply = json.loads(buf.split(b'\n', 1)[0], parse_constant=strict)
+        if reply.get('ok') is not False or reply.get('error') != 'EINVAL':
+            raise AssertionError('id %s: %r' % (lit.decode(), reply))
+    if not call(run_dir, {'cmd': 'status', 'id': 1.5}).get('ok'):
+        raise AssertionError('a finite id is refused')
+    return None
+
+
 def idle_timeout(run_dir):
     s = connect(run_dir)  # says nothing; lund runs with a 1.5 s idle timeout
     expect_error(lines_until_eof(s), 'ETIMEDOUT')
@@ -263,6 +287,7 @@ def output_cap(run_dir, lund):
 CASES = {
     'request-too-long': request_too_long,
     'many-own-clients': many_own_clients,
+    'non-finite': non_finite,
     'idle-timeout': idle_timeout,
     'monitor-not-idle': monitor_not_idle,
     'socket-mode': socket_mode,
