@@ -206,9 +206,13 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 		Lu *lu;
 
 		r = probe_resolve(m->rootfd, req.device, &ref);
+		lu = r < 0 ? NULL : inventory_find(m->inventory, ref.hctl);
+		/* The read group learns of LUs, not whether a path exists or what it is: one
+		 * answer for every path that names none. */
+		if (!lu && control_client_read_only(c))
+			return -ENODEV;
 		if (r < 0)
 			return r;
-		lu = inventory_find(m->inventory, ref.hctl);
 		if (!lu)
 			return -ENOENT;
 		o = manager_lu_to_json(m, lu);

@@ -154,6 +154,20 @@ def main():
             holder.stdin.close()
             holder.wait(timeout=60)
 
+        # "names" tells a reader of LUs only, not whether a path exists or what it is.
+        # (paths below lund's --root: a root-only file and directory, and a missing path)
+        os.makedirs(os.path.join(root, 'etc/private'), mode=0o700)
+        with open(os.path.join(root, 'etc/private/secret'), 'w') as f:
+            f.write('x\n')
+        answers = set()
+        for path in ('/etc/private/secret', '/etc/private', '/etc/private/missing', '/etc/nothing'):
+            p = as_user(*reader, sys.executable, '-c', RAW, sock,
+                        json.dumps({'cmd': 'names', 'device': path}))
+            r = json.loads(p.stdout or '{}')
+            answers.add((r.get('ok'), r.get('error')))
+        check('names: one answer for every path that is no LU', answers == {(False, 'ENODEV')},
+              str(answers))
+
         # Outside the group: refused at connect, with a reason.
         p = as_user(OTHER_UID, OTHER_UID, [], sys.executable, '-c', RAW, sock,
                     '{"cmd":"status"}')
