@@ -616,7 +616,9 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 	old = umask(0177);
 	r = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
 	umask(old);
-	if (r >= 0 && listen(s->fd, 16) < 0)
+	/* The kernel's own cap (net.core.somaxconn): a burst of clients while the loop is busy
+	 * (a storm) waits in the queue instead of being refused. */
+	if (r >= 0 && listen(s->fd, SOMAXCONN) < 0)
 		r = -errno;
 	if (r >= 0)
 		r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s);

@@ -163,6 +163,30 @@ def non_finite(run_dir):
     return None
 
 
+def connect_burst(run_dir):
+    # 64 clients connecting while lund's loop is busy (stopped here) wait in the listen
+    # queue: none is refused.
+    pid = call(run_dir, {'cmd': 'status'})['pid']
+    os.kill(pid, signal.SIGSTOP)
+    socks, refused = [], 0
+    try:
+        for _ in range(64):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.setblocking(False)
+            try:
+                s.connect(os.path.join(run_dir, 'control'))
+            except (BlockingIOError, ConnectionRefusedError):
+                refused += 1
+            socks.append(s)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    for s in socks:
+        s.close()
+    if refused:
+        raise AssertionError('%d of 64 connections refused while lund was busy' % refused)
+    return None
+
+
 def idle_timeout(run_dir):
     s = connect(run_dir)  # says nothing; lund runs with a 1.5 s idle timeout
     expect_error(lines_until_eof(s), 'ETIMEDOUT')
@@ -288,6 +312,7 @@ CASES = {
     'request-too-long': request_too_long,
     'many-own-clients': many_own_clients,
     'non-finite': non_finite,
+    'connect-burst': connect_burst,
     'idle-timeout': idle_timeout,
     'monitor-not-idle': monitor_not_idle,
     'socket-mode': socket_mode,
