@@ -97,6 +97,27 @@ static bool vpd_exact(const uint8_t *b, size_t len, uint8_t page)
  * The tests are strict on purpose: without --page, a response is decoded only when it is
  * certainly that kind.
  */
+
+/* LUN @i of the REPORT LUNS list @l: its hex form, Linux number and description; -EBADMSG when
+ * it cannot be told (@hex holds what could be), what luns_report_get() returns. */
+static int lun_row(const LunList *l, size_t i, char hex[static LUN_HEX_STRLEN],
+                   char desc[static LUN_DESCRIBE_MAX], uint64_t *ret_linux)
+{
+	ScsiLun lun;
+	int r;
+
+	hex[0] = desc[0] = 0;
+	*ret_linux = 0;
+	r = luns_report_get(l, i, &lun);
+	if (r < 0)
+		return r;
+	*ret_linux = lun_to_linux(&lun);
+	if (lun_format_hex(&lun, hex, LUN_HEX_STRLEN) < 0 ||
+	    lun_describe(&lun, desc, LUN_DESCRIBE_MAX) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
 static bool kind_validates(DecodeKind k, const uint8_t *b, size_t len)
 {
 	switch (k) {
@@ -444,15 +465,14 @@ static int decode_human(const Input *in)
 		printf("REPORT LUNS: %zu LUNs\n", dc.luns.count);
 		for (size_t i = 0; i < dc.luns.count; i++) {
 			char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
-			ScsiLun lun;
+			uint64_t linux_lun;
 
-			r = luns_report_get(&dc.luns, i, &lun);
-			if (r < 0)
-				return r;
-			if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
-			    lun_describe(&lun, desc, sizeof(desc)) < 0)
+			r = lun_row(&dc.luns, i, hex, desc, &linux_lun);
+			if (r == -EBADMSG)
 				snprintf(desc, sizeof(desc), "malformed");
-			printf("  %s  %-20" PRIu64 "  %s\n", hex, lun_to_linux(&lun), desc);
+			else if (r < 0)
+				return r;
+			printf("  %s  %-20" PRIu64 "  %s\n", hex, linux_lun, desc);
 		}
 		return 0;
 	case DECODE_SENSE:
@@ -624,19 +644,16 @@ static int decode_to_json(const Input *in, json_object **ret)
 		json_object_object_add(o, "luns", a);
 		for (size_t i = 0; i < dc.luns.count; i++) {
 			char hex[LUN_HEX_STRLEN], desc[LUN_DESCRIBE_MAX];
+			uint64_t linux_lun;
 			json_object *x;
-			ScsiLun lun;
 
-			r = luns_report_get(&dc.luns, i, &lun);
+			r = lun_row(&dc.luns, i, hex, desc, &linux_lun);
 			if (r < 0)
 				return r;
-			if (lun_format_hex(&lun, hex, sizeof(hex)) < 0 ||
-			    lun_describe(&lun, desc, sizeof(desc)) < 0)
-				return -EBADMSG;
 			x = json_object_new_object();
 			json_object_object_add(x, "lun", json_object_new_string(hex));
 			json_object_object_add(x, "linux",
-			                       json_object_new_int64((int64_t)lun_to_linux(&lun)));
+			                       json_object_new_int64((int64_t)linux_lun));
 			json_object_object_add(x, "description", json_object_new_string(desc));
 			json_object_array_add(a, x);
 		}
