@@ -797,11 +797,16 @@ int inventory_resync(Inventory *inv, bool reprobe)
 	inventory_forget_caches(inv);
 	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
 	for (struct dirent *de; d && (de = readdir(d));) {
+		const Lu *old;
 		int k;
 
 		if (hctl_parse(de->d_name, NULL, NULL, NULL, NULL) < 0)
 			continue; /* hosts and targets are listed here too */
-		k = inventory_refresh(inv, de->d_name, reprobe);
+		/* An LU whose identification failed is tried again: a resync is when what was
+		 * missing may be there. */
+		old = inventory_find(inv, de->d_name);
+		k = inventory_refresh(inv, de->d_name,
+		                      reprobe || (old && old->naming_error < 0 && !old->naming_pending));
 		if (k < 0 && r == 0)
 			r = k;
 	}

@@ -431,9 +431,10 @@ static bool target_is_node(Manager *m, LinkSet set, const char *target, const ch
 
 /*
  * LinksPruneFn for lund's own link directory: an unrecorded link no present LU wants goes when
- * it dangles, or when it points at a node of an LU whose identity is known (it does not carry
- * that name: else the name would be wanted). One pointing at a node of an LU lund could not
- * identify, or at something else that exists, stays.
+ * it dangles, or when it points at a node of an LU whose identification has ended: named, it
+ * does not carry that name (else the name would be wanted); not identified, nothing says the
+ * name is its own, and its node may be another disk's than the one the name was made for. One
+ * pointing at a node of an LU still being identified, or at something else that exists, stays.
  */
 static bool prune_unrecorded(const char *name, const char *target, int dfd, void *userdata)
 {
@@ -444,7 +445,7 @@ static bool prune_unrecorded(const char *name, const char *target, int dfd, void
 
 		for (size_t i = 0; i < ELEMENTSOF(nodes); i++)
 			if (target_is_node(x->m, x->set, target, nodes[i]))
-				return lu->naming_error == 0 && lu->naming.n_names > 0;
+				return !lu->naming_pending;
 	}
 	return faccessat(dfd, target, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
 }

@@ -107,6 +107,23 @@ mv "$TMP/gone-lu" "$TREE/sys/bus/scsi/devices/$lu"
 check "resync after it came back" resync
 check "32 links again ($(LINKS))" [ "$(LINKS)" = 32 ]
 
+# ---- records lost AND an LU that cannot be identified now: no name of its node stays ----
+# Its node may be another disk's now: a name lund cannot vouch for must not name it.
+stop_lund
+rm -rf "$RUN/links"
+lu=$(ls "$TREE/sys/bus/scsi/devices" | grep -v host | tail -n1)
+dev=$(readlink -f "$TREE/sys/bus/scsi/devices/$lu")
+blk=$(ls "$dev/block")
+mkdir -p "$TMP/pages"
+mv "$dev"/inquiry "$dev"/vpd_pg* "$TMP/pages/"
+start_lund
+check "the unidentifiable LU's unrecorded names are removed at start ($(LINKS) links)" \
+        [ "$(LINKS)" = 28 ]
+check "no link names $blk any more" not_grep "$blk"
+mv "$TMP/pages"/* "$dev/"
+check "resync after its pages came back" resync
+check "32 links again ($(LINKS))" [ "$(LINKS)" = 32 ]
+
 # ---- broken record entries: repaired, not an error forever ----
 rec=$(ls -d "$RUN"/links/* | grep 'by\\x2did$')
 names=($(ls "$TREE/dev/scsi/by-id" | head -n2))
