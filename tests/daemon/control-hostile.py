@@ -21,11 +21,11 @@ def connect(run_dir):
     return s
 
 
-def call(run_dir, req, timeout=20):
-    """One request on a fresh connection; the first reply line."""
+def first_line(run_dir, data, timeout=20):
+    """@data sent on a fresh connection; the first reply line as bytes, b'' if none."""
     s = connect(run_dir)
     s.settimeout(timeout)
-    s.sendall((json.dumps(req) + '\n').encode())
+    s.sendall(data)
     buf = b''
     while b'\n' not in buf:
         k = s.recv(65536)
@@ -33,7 +33,13 @@ def call(run_dir, req, timeout=20):
             break
         buf += k
     s.close()
-    return json.loads(buf.split(b'\n', 1)[0]) if buf else None
+    return buf.split(b'\n', 1)[0]
+
+
+def call(run_dir, req, timeout=20):
+    """One request on a fresh connection; the first reply line."""
+    line = first_line(run_dir, (json.dumps(req) + '\n').encode(), timeout)
+    return json.loads(line) if line else None
 
 
 def lines_until_eof(s, timeout=60):
@@ -145,17 +151,8 @@ def non_finite(run_dir):
     def strict(c):
         raise AssertionError('reply holds %s' % c)
     for lit in (b'NaN', b'Infinity', b'-Infinity', b'1e999'):
-        s = connect(run_dir)
-        s.settimeout(20)
-        s.sendall(b'{"cmd":"status","id":' + lit + b'}\n')
-        buf = b''
-        while b'\n' not in buf:
-            k = s.recv(65536)
-            if not k:
-                break
-            buf += k
-        s.close()
-        reply = json.loads(buf.split(b'\n', 1)[0], parse_constant=strict)
+        line = first_line(run_dir, b'{"cmd":"status","id":' + lit + b'}\n')
+        reply = json.loads(line, parse_constant=strict)
         if reply.get('ok') is not False or reply.get('error') != 'EINVAL':
             raise AssertionError('id %s: %r' % (lit.decode(), reply))
     if not call(run_dir, {'cmd': 'status', 'id': 1.5}).get('ok'):
