@@ -805,8 +805,9 @@ int inventory_resync(Inventory *inv, bool reprobe)
 		/* An LU whose identification failed is tried again: a resync is when what was
 		 * missing may be there. */
 		old = inventory_find(inv, de->d_name);
-		k = inventory_refresh(inv, de->d_name,
-		                      reprobe || (old && old->naming_error < 0 && !old->naming_pending));
+		k = inventory_refresh(
+		        inv, de->d_name,
+		        reprobe || (old && old->naming_error < 0 && !old->naming_pending));
 		if (k < 0 && r == 0)
 			r = k;
 	}
