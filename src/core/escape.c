@@ -11,6 +11,7 @@
 
 #include "escape.h"
 #include "macro.h"
+#include "utf8.h"
 
 static const char hexdigits[] = "0123456789abcdef";
 
@@ -38,70 +39,6 @@ bool udev_char_allowed(uint8_t c, const char *extra)
 	return extra && c != '\0' && strchr(extra, c);
 }
 
-static size_t utf8_expected_len(uint8_t c)
-{
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0)
-		return 2;
-	if ((c & 0xf0) == 0xe0)
-		return 3;
-	if ((c & 0xf8) == 0xf0)
-		return 4;
-	if ((c & 0xfc) == 0xf8)
-		return 5;
-	if ((c & 0xfe) == 0xfc)
-		return 6;
-	return 0;
-}
-
-static size_t utf8_len_of(uint32_t u)
-{
-	if (u < 0x80)
-		return 1;
-	if (u < 0x800)
-		return 2;
-	if (u < 0x10000)
-		return 3;
-	if (u < 0x200000)
-		return 4;
-	if (u < 0x4000000)
-		return 5;
-	return 6;
-}
-
-int udev_utf8_valid_char(const uint8_t *s, size_t len)
-{
-	size_t n;
-	uint32_t u;
-
-	if (!s || len == 0)
-		return -EINVAL;
-	n = utf8_expected_len(s[0]);
-	if (n == 0 || n > len)
-		return -EINVAL;
-	if (n == 1)
-		return 1;
-	/* Every byte of the sequence must be a continuation byte pattern (top bit set); a NUL
-	 * therefore ends the check before anything past it is read. */
-	for (size_t i = 0; i < n; i++)
-		if (!(s[i] & 0x80))
-			return -EINVAL;
-	u = s[0] & (0xff >> (n + 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return -EINVAL;
-		u = (u << 6) | (s[i] & 0x3f);
-	}
-	/* Unicode: reject overlong forms, surrogates, non-characters and > U+10FFFF. */
-	if (utf8_len_of(u) != n)
-		return -EINVAL;
-	if (u >= 0x110000 || (u & 0xfffff800) == 0xd800 || (u >= 0xfdd0 && u <= 0xfdef) ||
-	    (u & 0xfffe) == 0xfffe)
-		return -EINVAL;
-	return (int)n;
-}
-
 int udev_encode_string(const uint8_t *s, size_t len, char *out, size_t size)
 {
 	size_t n = 0, i, j;
@@ -111,7 +48,7 @@ int udev_encode_string(const uint8_t *s, size_t len, char *out, size_t size)
 
 	/* First pass: the length, so that nothing is written when it does not fit. */
 	for (i = 0; i < len && s[i] != '\0';) {
-		int l = udev_utf8_valid_char(s + i, len - i);
+		int l = utf8_valid_char(s + i, len - i);
 
 		if (l > 1) {
 			n += (size_t)l;
@@ -125,7 +62,7 @@ int udev_encode_string(const uint8_t *s, size_t len, char *out, size_t size)
 		return -ENOBUFS;
 
 	for (i = 0, j = 0; i < len && s[i] != '\0';) {
-		int l = udev_utf8_valid_char(s + i, len - i);
+		int l = utf8_valid_char(s + i, len - i);
 
 		if (l > 1) {
 			memcpy(out + j, s + i, (size_t)l);
@@ -194,7 +131,7 @@ size_t udev_replace_chars(char *s, const char *extra)
 			i += 2;
 			continue;
 		}
-		l = udev_utf8_valid_char(u + i, SIZE_MAX);
+		l = utf8_valid_char(u + i, SIZE_MAX);
 		if (l > 1) {
 			i += (size_t)l;
 			continue;
@@ -210,7 +147,7 @@ size_t udev_replace_chars(char *s, const char *extra)
 }
 
 /* escape_value() keeps valid UTF-8 but never control characters, whatever their encoding
- * (udev_utf8_valid_char() accepts U+0080..U+009F as two-byte sequences; JSON and terminals
+ * (utf8_valid_char() accepts U+0080..U+009F as two-byte sequences; JSON and terminals
  * would not thank us, but udev keeps them too, so they stay: only C0 and DEL are escaped). */
 static size_t value_step(const uint8_t *s, size_t len, size_t i, bool *ret_escape)
 {
@@ -224,7 +161,7 @@ static size_t value_step(const uint8_t *s, size_t len, size_t i, bool *ret_escap
 		*ret_escape = false;
 		return 1;
 	}
-	l = udev_utf8_valid_char(s + i, len - i);
+	l = utf8_valid_char(s + i, len - i);
 	if (l > 1) {
 		*ret_escape = false;
 		return (size_t)l;

@@ -20,14 +20,6 @@
 bool udev_char_allowed(uint8_t c, const char *extra);
 
 /*
- * udev_utf8_valid_char() - length of the valid UTF-8 sequence at @s (v252
- * utf8_encoded_valid_unichar()): 1 for ASCII, 2..4 for a valid multi-byte character
- * (no overlong forms, no surrogates, no U+FDD0..U+FDEF, no U+xxFFFE/F, <= U+10FFFF),
- * or -EINVAL. Never reads more than @len bytes; a NUL byte ends a sequence as udev's does.
- */
-int udev_utf8_valid_char(const uint8_t *s, size_t len);
-
-/*
  * udev_encode_string() - v252 encode_devnode_name() (ID_VENDOR_ENC, ID_MODEL_ENC): valid UTF-8
  * multi-byte sequences are copied, allowlisted bytes are copied, everything else (including
  * '\\') becomes "\xNN" (lower-case hex). Input ends at @len or at the first NUL.

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "utf8.h"
 #include "ident.h"
 #include "macro.h"
 #include "unaligned.h"
@@ -560,7 +561,7 @@ static bool scsi_serial_printable(const uint8_t *s, size_t size)
 	size_t n = cstrnlen(s, size);
 
 	for (size_t i = 0; i < n;) {
-		int l = udev_utf8_valid_char(s + i, n - i);
+		int l = utf8_valid_char(s + i, n - i);
 
 		if (l < 0 || s[i] < 0x20 || s[i] == 0x7f)
 			return false;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "utf8.h"
 #include "export.h"
 #include "macro.h"
 #include "names.h"
@@ -82,7 +83,7 @@ int names_component(const char *prefix, const char *value, unsigned partition,
 			add = "\\x";
 			al = 2;
 			p += 2;
-		} else if ((l = udev_utf8_valid_char(p, SIZE_MAX)) > 1) {
+		} else if ((l = utf8_valid_char(p, SIZE_MAX)) > 1) {
 			add = (const char *)p;
 			al = (size_t)l;
 			p += l;

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "ratelimit.h"
+#include "utf8.h"
 
 /* Process-wide by nature, as a logging target is in every daemon; set once at start-up. */
 static const char *log_ident = "lund";
@@ -74,26 +75,40 @@ static bool log_fold_pass(const char *fmt, unsigned *ret_suppressed)
 	return pass;
 }
 
+/* How many bytes at @q go out as they are: a printable ASCII byte or a whole valid UTF-8
+ * character; 0 when the byte at @q is escaped. */
+static size_t log_keep(const char *q)
+{
+	unsigned char c = (unsigned char)*q;
+	int l;
+
+	if (c < 0x20 || c == 0x7f)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	l = utf8_valid_char((const uint8_t *)q, strnlen(q, 4));
+	return l > 1 ? (size_t)l : 0;
+}
+
 char *log_escape(const char *s)
 {
-	size_t n = 0;
+	size_t n = 0, k;
 	char *e, *p;
 
 	if (!s)
 		return NULL;
-	for (const char *q = s; *q; q++)
-		n += (unsigned char)*q < 0x20 || *q == 0x7f ? 4 : 1;
+	for (const char *q = s; *q; q += k ?: 1)
+		n += (k = log_keep(q)) ?: 4;
 	e = malloc(n + 1);
 	if (!e)
 		return NULL;
 	p = e;
-	for (const char *q = s; *q; q++) {
-		unsigned char c = (unsigned char)*q;
-
-		if (c < 0x20 || c == 0x7f)
-			p += sprintf(p, "\\x%02x", c);
+	for (const char *q = s; *q; q += k ?: 1) {
+		k = log_keep(q);
+		if (k == 0)
+			p += sprintf(p, "\\x%02x", (unsigned char)*q);
 		else
-			*p++ = (char)c;
+			p = mempcpy(p, q, k);
 	}
 	*p = 0;
 	return e;
@@ -128,7 +143,7 @@ static bool log_needs_escape(const char *s)
 {
 	static const bool bad[256] = {
 		[0x01 ... 0x1f] = true,
-		[0x7f] = true,
+		[0x7f ... 0xff] = true, /* beyond ASCII: escaped unless valid UTF-8 */
 	};
 
 	if (!s)

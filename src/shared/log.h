@@ -23,8 +23,10 @@ void log_setup(const char *ident, LogTarget target, int max_level);
 int log_get_max_level(void);
 
 /*
- * Every message and journal field is written with bytes below 0x20 and 0x7f as \xNN (device
- * strings reach them: an ESC or a newline from a device must not colour or split a line).
+ * Every message and journal field is written with bytes below 0x20, 0x7f and every byte that is
+ * not part of a valid UTF-8 character as \xNN (device strings reach them: an ESC or a newline
+ * from a device must not colour or split a line, nor a stray byte make the journal store a
+ * field as binary or a terminal print garbage).
  * log_escape() is that escaping; malloc'd, NULL for NULL or on ENOMEM.
  */
 char *log_escape(const char *s);

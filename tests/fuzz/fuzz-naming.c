@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "utf8.h"
 #include "export.h"
 #include "fuzz.h"
 #include "ident.h"
@@ -99,7 +100,7 @@ static int check_line(const char *key, const char *value, void *userdata)
 	fuzz_check(key_expected(key));
 	for (size_t i = 0; i < n;) {
 		const uint8_t *p = (const uint8_t *)value + i;
-		int l = udev_utf8_valid_char(p, n - i);
+		int l = utf8_valid_char(p, n - i);
 
 		/* No LF, CR, NUL or other control byte, no invalid UTF-8. */
 		fuzz_check(l > 0 && *p >= 0x20 && *p != 0x7f);
@@ -125,7 +126,7 @@ static void check_name(const char *name)
 			i++;
 			continue;
 		}
-		l = udev_utf8_valid_char(p, n - i);
+		l = utf8_valid_char(p, n - i);
 		fuzz_check(l > 1);
 		i += (size_t)l;
 	}

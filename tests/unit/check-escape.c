@@ -13,6 +13,7 @@
 
 #include "check-util.h"
 #include "escape.h"
+#include "utf8.h"
 
 static const struct {
 	const char *in;
@@ -142,7 +143,7 @@ static const struct {
 
 START_TEST(test_utf8)
 {
-	ck_assert_int_eq(udev_utf8_valid_char((const uint8_t *)u8[_i].s, u8[_i].len), u8[_i].ret);
+	ck_assert_int_eq(utf8_valid_char((const uint8_t *)u8[_i].s, u8[_i].len), u8[_i].ret);
 }
 END_TEST
 

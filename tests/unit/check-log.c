@@ -58,8 +58,11 @@ START_TEST(test_escape)
 	_cleanup_free_ char *out = capture(log_hostile);
 	_cleanup_free_ char *e = log_escape("a\x1b\n\x7f"
 	                                    "b");
+	_cleanup_free_ char *u = log_escape("caf\xc3\xa9 \xff\xc3(\xed\xa0\x80 \xe2\x82");
 
 	ck_assert_str_eq(e, "a\\x1b\\x0a\\x7fb");
+	/* valid UTF-8 kept; a stray byte, a cut sequence, a surrogate escaped byte by byte */
+	ck_assert_str_eq(u, "caf\xc3\xa9 \\xff\\xc3(\\xed\\xa0\\x80 \\xe2\\x82");
 	ck_assert_str_eq(out, "lund: 0:0:0:0\\x0a1:0:0:0: vendor \"EVIL\\x1b[31m\\x0alund: fake "
 	                      "line\"\n");
 }
