@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "confcheck.h"
 #include "errpolicy.h"
+#include "exclusion.h"
 #include "inventory.h"
 #include "macro.h"
 #include "policy-apply.h"
@@ -536,6 +537,11 @@ START_TEST(test_corpus)
 				known |= scan_quirk_check(k, false, "1") != -ENOENT;
 				for (size_t x = 0; x < _KNOB_MAX; x++)
 					known |= streq(k, policy_knobs[x].conf_key);
+				break;
+			case CONF_SECTION_EXCLUDE:
+			case CONF_SECTION_EXCEPTION:
+				known = exclusion_check_entry(s->kind == CONF_SECTION_EXCEPTION, k,
+				                              "1", NULL) != -ENOENT;
 				break;
 			case CONF_SECTION_UNKNOWN:
 				known = reported(s->line, "unknown section");
