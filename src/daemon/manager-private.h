@@ -301,4 +301,7 @@ bool manager_want_events(Manager *m);
 json_object *manager_event_hctl(const Lu *lu);
 json_object *manager_reply_ok(void);
 json_object *manager_lu_to_json(Manager *m, const Lu *lu);
+/* @lu's exclusion (lund.conf(5) EXCLUSIONS) into @o: "excluded" (bool) and "exclusion" {kind,
+ * rule, file, line, names} when an [exclude] or an [exception] decided; nothing otherwise. */
+void manager_lu_exclusion_json(Manager *m, const Lu *lu, json_object *o);
 json_object *manager_status_to_json(Manager *m);

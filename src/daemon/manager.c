@@ -213,6 +213,15 @@ static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
 	return r < 0 ? r : 0;
 }
 
+static bool on_excluded(Inventory *inv, const Lu *lu, void *userdata)
+{
+	Manager *m = userdata;
+	ExclusionVerdict v;
+
+	policy_lu_verdict(m->policy, lu, &v);
+	return v.excluded;
+}
+
 /* ---- resync ---- */
 
 int manager_resync(Manager *m, const char *reason)
@@ -913,6 +922,7 @@ int manager_start(Manager *m)
 		.rescan_lu = on_rescan_lu,
 		.identify = on_identify,
 		.lu_identified = on_lu_identified,
+		.excluded = on_excluded,
 	};
 	static const MonitorCallbacks mcb = {
 		.event = on_uevent,
