@@ -421,7 +421,8 @@ int verb_names(int argc, char *argv[], Options *o)
 			hwdb_path = optarg;
 			break;
 		case 'h':
-			printf("Usage: lunctl names [--json] [--why [--config FILE]] [--state-dir DIR] "
+			printf("Usage: lunctl names [--json] [--why [--config FILE]] [--state-dir "
+			       "DIR] "
 			       "<device>\n"
 			       "       lunctl names [--json] [--state-dir DIR] --diff [--config "
 			       "FILE] "

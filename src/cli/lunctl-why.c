@@ -421,8 +421,8 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 
 /* lund.conf(5) EXCLUSIONS: the verdict lund gives the LU, by the lund.conf lund reads (--config,
  * else the installed one below --root). *ret_conf is NULL when there is no file to read. */
-static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i,
-                         LundConf **ret_conf, ExclusionVerdict *ret)
+static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
+                         ExclusionVerdict *ret)
 {
 	_cleanup_(lu_product_done) LuProduct prod = {};
 	_cleanup_free_ char *path = NULL;

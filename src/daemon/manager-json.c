@@ -166,8 +166,8 @@ void manager_lu_exclusion_json(Manager *m, const Lu *lu, json_object *o)
 		return;
 	json_object_object_add(x, "kind", json_object_new_string(v.kind));
 	json_object_object_add(x, "rule", json_object_new_string(v.rule));
-	json_object_object_add(x, "file", json_object_new_string(conf_get_path(
-	                                          policy_engine_conf(m->policy))));
+	json_object_object_add(
+	        x, "file", json_object_new_string(conf_get_path(policy_engine_conf(m->policy))));
 	json_object_object_add(x, "line", json_object_new_int64(v.line));
 	json_object_object_add(x, "names", json_object_new_boolean(v.names));
 	json_object_object_add(o, "excluded", json_object_new_boolean(v.excluded));

@@ -420,8 +420,8 @@ int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
 		return 0;
 	policy_lu_verdict(p, lu, &v);
 	if (v.excluded) {
-		log_device_full(LOG_DEBUG, 0, &dev, "%s: excluded by [exclude %s], no policy written",
-		                why, v.rule);
+		log_device_full(LOG_DEBUG, 0, &dev,
+		                "%s: excluded by [exclude %s], no policy written", why, v.rule);
 		return 0;
 	}
 	r = lu_policy_compute(p, lu, &pol);

@@ -51,7 +51,7 @@ LundConf *policy_engine_conf(const PolicyEngine *p);
  */
 void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *ret);
 
-/* policy_apply() - write what differs, unless @lu is excluded (then 0); @why goes into the log ("add", "power-on-reset").
- * Returns the number of the LU's attributes changed, or -errno of the first failure; the
- * transport's are handed to the worker and logged when written. */
+/* policy_apply() - write what differs, unless @lu is excluded (then 0); @why goes into the log
+ * ("add", "power-on-reset"). Returns the number of the LU's attributes changed, or -errno of the
+ * first failure; the transport's are handed to the worker and logged when written. */
 int policy_apply(PolicyEngine *p, const Lu *lu, const char *why);

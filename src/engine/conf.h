@@ -36,13 +36,13 @@
 #define CONF_FILE_MAX (1024u * 1024)
 
 typedef enum ConfSectionKind {
-	CONF_SECTION_DEFAULTS, /* [defaults] */
-	CONF_SECTION_DEVICE,   /* [device NAME] */
-	CONF_SECTION_CONTROL,  /* [control]: the control socket's access (read_group=) */
-	CONF_SECTION_EXCLUDE,  /* [exclude NAME]: LUs lund leaves alone (exclusion.h) */
+	CONF_SECTION_DEFAULTS,  /* [defaults] */
+	CONF_SECTION_DEVICE,    /* [device NAME] */
+	CONF_SECTION_CONTROL,   /* [control]: the control socket's access (read_group=) */
+	CONF_SECTION_EXCLUDE,   /* [exclude NAME]: LUs lund leaves alone (exclusion.h) */
 	CONF_SECTION_EXCEPTION, /* [exception NAME]: LUs an [exclude] does not take after all */
-	CONF_SECTION_UNKNOWN,  /* anything else: applies to nothing */
-	CONF_SECTION_NONE,     /* the keys before the first header: apply to nothing */
+	CONF_SECTION_UNKNOWN,   /* anything else: applies to nothing */
+	CONF_SECTION_NONE,      /* the keys before the first header: apply to nothing */
 	_CONF_SECTION_KIND_MAX,
 	_CONF_SECTION_KIND_INVALID = -EINVAL,
 } ConfSectionKind;

@@ -131,7 +131,8 @@ static void check_entry(Checker *c, const ConfSection *s, const ConfEntry *e)
 
 		if (r == -ENOENT)
 			problem(c,
-			        "unknown key \"%s\" in [%s]: it takes wwid, vendor, model, hctl, host, "
+			        "unknown key \"%s\" in [%s]: it takes wwid, vendor, model, hctl, "
+			        "host, "
 			        "type%s; the section matches no LU",
 			        k, s->title, exception ? "" : " and names");
 		else if (r < 0)

@@ -17,11 +17,11 @@ static const struct {
 	const char *name;
 	int type;
 } type_names[] = {
-	{ "disk", 0x00 },      { "tape", 0x01 },     { "printer", 0x02 },  { "processor", 0x03 },
-	{ "worm", 0x04 },      { "cdrom", 0x05 },    { "cd/dvd", 0x05 },   { "scanner", 0x06 },
-	{ "optical", 0x07 },   { "changer", 0x08 },  { "mediumx", 0x08 },  { "comms", 0x09 },
-	{ "storage", 0x0c },   { "raid", 0x0c },     { "enclosure", 0x0d }, { "rbc", 0x0e },
-	{ "osd", 0x11 },       { "zbc", 0x14 },      { "wlun", 0x1e },
+	{ "disk", 0x00 },    { "tape", 0x01 },    { "printer", 0x02 },   { "processor", 0x03 },
+	{ "worm", 0x04 },    { "cdrom", 0x05 },   { "cd/dvd", 0x05 },    { "scanner", 0x06 },
+	{ "optical", 0x07 }, { "changer", 0x08 }, { "mediumx", 0x08 },   { "comms", 0x09 },
+	{ "storage", 0x0c }, { "raid", 0x0c },    { "enclosure", 0x0d }, { "rbc", 0x0e },
+	{ "osd", 0x11 },     { "zbc", 0x14 },     { "wlun", 0x1e },
 };
 
 int exclusion_type_from_string(const char *s)
@@ -202,7 +202,9 @@ void exclusion_judge(const LundConf *conf, const ExclusionFacts *facts, Exclusio
 	*ret = (ExclusionVerdict){};
 	/* an exception says something only about an LU an exclusion matches */
 	if (excl && exc) {
-		*ret = (ExclusionVerdict){ .kind = "exception", .rule = exc->name, .line = exc->line };
+		*ret = (ExclusionVerdict){ .kind = "exception",
+			                   .rule = exc->name,
+			                   .line = exc->line };
 		return;
 	}
 	if (excl) {
@@ -211,7 +213,10 @@ void exclusion_judge(const LundConf *conf, const ExclusionFacts *facts, Exclusio
 
 		if (names)
 			(void)scan_quirk_parse_bool(names, &b);
-		*ret = (ExclusionVerdict){ .excluded = true, .names = b, .kind = "exclude",
-			                   .rule = excl->name, .line = excl->line };
+		*ret = (ExclusionVerdict){ .excluded = true,
+			                   .names = b,
+			                   .kind = "exclude",
+			                   .rule = excl->name,
+			                   .line = excl->line };
 	}
 }

@@ -18,16 +18,17 @@
 #include "macro.h"
 
 /* An LU: ID_SERIAL, WWN, vendor, model, H:C:T:L, type. */
-#define LU(ser, ww, v, m, h, c, t, l, ty)                                                       \
-	{                                                                                        \
-		.serial = ser, .wwn = ww, .vendor = v, .model = m, .host = h, .channel = c,     \
-		.target = t, .lun = l, .type = ty                                                \
+#define LU(ser, ww, v, m, h, c, t, l, ty)                                                   \
+	{                                                                                   \
+		.serial = ser, .wwn = ww, .vendor = v, .model = m, .host = h, .channel = c, \
+		.target = t, .lun = l, .type = ty                                           \
 	}
-#define DISK_A LU("3600a0980383030523424457a4a695a41", "0x600a0980383030523424457a4a695a41", \
-	          "NETAPP", "LUN C-Mode", 3, 0, 1, 7, 0)
+#define DISK_A                                                                                  \
+	LU("3600a0980383030523424457a4a695a41", "0x600a0980383030523424457a4a695a41", "NETAPP", \
+	   "LUN C-Mode", 3, 0, 1, 7, 0)
 #define TAPE_B LU("HP_Ultrium_6-SCSI_HU1234", NULL, "HP", "Ultrium 6-SCSI", 12, 0, 4, 0, 1)
-#define LOCAL_C LU("SATA_Samsung_SSD_S3Z9NB0K", "0x5002538e40a1b2c3", "ATA", "Samsung SSD", 0, \
-	           0, 0, 0, 0)
+#define LOCAL_C \
+	LU("SATA_Samsung_SSD_S3Z9NB0K", "0x5002538e40a1b2c3", "ATA", "Samsung SSD", 0, 0, 0, 0, 0)
 
 static const struct {
 	const char *conf;
@@ -39,10 +40,10 @@ static const struct {
 	/* no exclusions */
 	{ "[defaults]\ntimeout = 30\n", DISK_A, false, false, NULL, 0 },
 	/* wwid: exact, case-insensitive, glob, against ID_SERIAL or the WWN */
-	{ "[exclude boot]\nwwid = 3600a0980383030523424457a4a695a41\n", DISK_A, true, false,
-	  "boot", 1 },
-	{ "[exclude boot]\nwwid = 3600A0980383030523424457A4A695A41\n", DISK_A, true, false,
-	  "boot", 1 },
+	{ "[exclude boot]\nwwid = 3600a0980383030523424457a4a695a41\n", DISK_A, true, false, "boot",
+	  1 },
+	{ "[exclude boot]\nwwid = 3600A0980383030523424457A4A695A41\n", DISK_A, true, false, "boot",
+	  1 },
 	{ "[exclude netapp]\nwwid = 3600a098*\n", DISK_A, true, false, "netapp", 1 },
 	{ "[exclude ssd]\nwwid = 0x5002538e*\n", LOCAL_C, true, false, "ssd", 1 },
 	{ "[exclude other]\nwwid = 3600a099*\n", DISK_A, false, false, NULL, 0 },
@@ -93,8 +94,8 @@ static const struct {
 	/* unknown facts match only sections that do not ask for them */
 	{ "[exclude tapes]\ntype = disk\n", LU(NULL, NULL, NULL, NULL, 5, 0, 0, 0, -1), false,
 	  false, NULL, 0 },
-	{ "[exclude h5]\nhost = 5\n", LU(NULL, NULL, NULL, NULL, 5, 0, 0, 0, -1), true, false,
-	  "h5", 1 },
+	{ "[exclude h5]\nhost = 5\n", LU(NULL, NULL, NULL, NULL, 5, 0, 0, 0, -1), true, false, "h5",
+	  1 },
 };
 
 START_TEST(test_judge)
@@ -141,16 +142,26 @@ static const struct {
 	const char *key, *value;
 	int r;
 } entries[] = {
-	{ false, "wwid", "3600*", 0 },       { false, "wwid", "", -EINVAL },
-	{ false, "hctl", "1:*:2:*", 0 },     { false, "hctl", "1:2:3", -EINVAL },
-	{ false, "hctl", "1:2:3:4:5", -EINVAL }, { false, "hctl", "a:*:*:*", -EINVAL },
-	{ false, "hctl", "1::2:3", -EINVAL }, { false, "host", "0", 0 },
-	{ false, "host", "2-9", 0 },         { false, "host", "9-2", -EINVAL },
-	{ false, "host", "-3", -EINVAL },    { false, "host", "03", -EINVAL },
-	{ false, "type", "enclosure", 0 },   { false, "type", "13", 0 },
-	{ false, "type", "32", -EINVAL },    { false, "names", "yes", 0 },
-	{ false, "names", "maybe", -EINVAL }, { true, "names", "yes", -ENOENT },
-	{ true, "vendor", "ACME", 0 },       { false, "devnode", "sd*", -ENOENT },
+	{ false, "wwid", "3600*", 0 },
+	{ false, "wwid", "", -EINVAL },
+	{ false, "hctl", "1:*:2:*", 0 },
+	{ false, "hctl", "1:2:3", -EINVAL },
+	{ false, "hctl", "1:2:3:4:5", -EINVAL },
+	{ false, "hctl", "a:*:*:*", -EINVAL },
+	{ false, "hctl", "1::2:3", -EINVAL },
+	{ false, "host", "0", 0 },
+	{ false, "host", "2-9", 0 },
+	{ false, "host", "9-2", -EINVAL },
+	{ false, "host", "-3", -EINVAL },
+	{ false, "host", "03", -EINVAL },
+	{ false, "type", "enclosure", 0 },
+	{ false, "type", "13", 0 },
+	{ false, "type", "32", -EINVAL },
+	{ false, "names", "yes", 0 },
+	{ false, "names", "maybe", -EINVAL },
+	{ true, "names", "yes", -ENOENT },
+	{ true, "vendor", "ACME", 0 },
+	{ false, "devnode", "sd*", -ENOENT },
 };
 
 START_TEST(test_check_entry)
