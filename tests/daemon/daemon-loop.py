@@ -494,14 +494,21 @@ def case_state(tmp):
         lund.stop()
 
 
-def case_by_path(tmp):
-    root = os.path.join(tmp, 'root')
+def virtio_host(root):
+    """A fake PCI virtio-scsi HBA at 0000:00:02.0 with SCSI host 2; returns the host's
+    directory below @root."""
     hba = 'sys/devices/pci0000:00/0000:00:02.0'
     host = hba + '/virtio1/host2'
     device(root, 'sys/devices/pci0000:00')
     device(root, hba, 'pci')
     device(root, hba + '/virtio1', 'virtio')
     device(root, host, 'scsi', 'scsi_host')
+    return host
+
+
+def case_by_path(tmp):
+    root = os.path.join(tmp, 'root')
+    host = virtio_host(root)
     for t in ('1', '2'):
         device(root, host + '/target2:0:' + t, 'scsi', 'scsi_target')
     lu(root, '2:0:1:0', host[len('sys/devices/'):] + '/target2:0:1', std_inquiry=True,
@@ -546,12 +553,7 @@ def case_by_path(tmp):
 
 def case_exclusions(tmp):
     root = os.path.join(tmp, 'root')
-    hba = 'sys/devices/pci0000:00/0000:00:02.0'
-    host = hba + '/virtio1/host2'
-    device(root, 'sys/devices/pci0000:00')
-    device(root, hba, 'pci')
-    device(root, hba + '/virtio1', 'virtio')
-    device(root, host, 'scsi', 'scsi_host')
+    host = virtio_host(root)
     naa = {'1': '600a098038303052', '2': '600a098038303053', '3': '600a0980383030aa',
            '4': '600a0980383030bb'}
     for t, n in naa.items():
@@ -583,7 +585,8 @@ def case_exclusions(tmp):
         return got
 
     def timeout(t):
-        return open(os.path.join(root, host, 'target2:0:%s/2:0:%s:0/timeout' % (t, t))).read().strip()
+        with open(os.path.join(root, host, 'target2:0:%s/2:0:%s:0/timeout' % (t, t))) as f:
+            return f.read().strip()
 
     def listed():
         r = request(lund.run_dir, {'cmd': 'list'}, 10)
