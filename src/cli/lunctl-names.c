@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,15 @@ static int show_device(const char *dev, OutputMode mode)
 		printf("naming failed: %s\n", json_str(reply, "naming_error"));
 	if (json_object_get_boolean(json_member(reply, "identifying")))
 		printf("identifying: lund is asking the device (SCSI commands)\n");
+	if (json_object_get_boolean(json_member(reply, "excluded"))) {
+		json_object *x = json_member(reply, "exclusion");
+
+		printf("excluded by [exclude %s] (%s:%" PRId64 ")%s\n", json_str(x, "rule") ?: "?",
+		       json_str(x, "file") ?: "?", json_object_get_int64(json_member(x, "line")),
+		       json_object_get_boolean(json_member(x, "names"))
+		               ? ", names only"
+		               : ": lund makes no links for it");
+	}
 	links = json_member(reply, "links");
 	for (size_t i = 0; links && i < json_object_array_length(links); i++) {
 		json_object *l = json_object_array_get_idx(links, i);

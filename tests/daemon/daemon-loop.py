@@ -620,6 +620,13 @@ def case_exclusions(tmp):
                                                  ['2:0:4:0', 'names-only']],
                   'lunctl list shows the excluding rule (exit %d: %s%s)' %
                   (r.returncode, r.stdout, r.stderr))
+            r = subprocess.run([LUNCTL, 'names', '2:0:1:0'], env=env, capture_output=True,
+                               text=True)
+            check(r.returncode == 0 and
+                  ('excluded by [exclude boot] (%s:3): lund makes no links' % conf) in r.stdout
+                  and 'no names' in r.stdout,
+                  'lunctl names asks lund and says it is excluded (exit %d: %s%s)' %
+                  (r.returncode, r.stdout, r.stderr))
             r = subprocess.run([LUNCTL, '--root', root, 'names', '--why', '--config', conf,
                                 '2:0:1:0'], capture_output=True, text=True)
             check(r.returncode == 0 and
