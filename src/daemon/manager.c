@@ -173,6 +173,11 @@ static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
 
 	if (!lu->identified)
 		log_lu_added(lu);
+	/* with exclusions, its policy waited for its identity (policy_apply()) */
+	if (!lu->info_pending && exclusion_any(policy_engine_conf(m->policy))) {
+		(void)policy_apply(m->policy, lu, "add");
+		manager_exclusion_update(m, lu, false);
+	}
 	if (lu->naming_error == -ETIMEDOUT)
 		log_device_full(LOG_WARNING, lu->naming_error, &dev,
 		                "identifying it takes more than %llu s, no names until an event "

@@ -418,6 +418,12 @@ int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
 
 	if (!p)
 		return 0;
+	/* an identity not known yet may be an excluded one: applied once it is
+	 * (on_lu_identified()) */
+	if (lu->naming_pending && exclusion_any(p->conf)) {
+		log_device_full(LOG_DEBUG, 0, &dev, "%s: being identified, policy waits", why);
+		return 0;
+	}
 	policy_lu_verdict(p, lu, &v);
 	if (v.excluded) {
 		log_device_full(LOG_DEBUG, 0, &dev,
