@@ -85,6 +85,8 @@ static int row_from_lund(json_object *lu, Row *w)
 	w->lu.tape = row_strdup(node_name(nodes, "tape"), &oom);
 	w->lu.sg = row_strdup(node_name(nodes, "sg"), &oom);
 	w->state = row_strdup(str(lu, "state"), &oom);
+	if (json_object_get_boolean(typed_member(lu, "excluded", json_type_boolean)))
+		w->excluded = row_strdup(str(member(lu, "exclusion"), "rule") ?: "?", &oom);
 	if (oom)
 		return -ENOMEM;
 

@@ -48,6 +48,9 @@ static const struct {
 	[COL_NAMES] = { "NAMES", "/dev/disk/by-id names", true, true },
 	[COL_PATHS] = { "PATHS", "the other paths of the same LU (lund's, empty without lund)",
 	                .identity = true },
+	[COL_EXCLUDED] = { "EXCLUDED",
+	                   "the lund.conf [exclude] rule lund leaves it alone by (lund's, empty "
+	                   "without lund)" },
 	[COL_STATE] = { "STATE",
 	                "device state: running, offline, transport-offline, blocked, ..." },
 };
@@ -283,6 +286,9 @@ static int row_cell(const Row *w, Column c, bool tty, char **ret)
 	case COL_STATE:
 		*ret = strdup(w->state ?: "-");
 		break;
+	case COL_EXCLUDED:
+		*ret = strdup(w->excluded ?: "");
+		break;
 	default:
 		*ret = strdup(text[c] ?: "");
 	}
@@ -421,6 +427,8 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 	json_object_object_add(o, "nodes", nodes);
 	json_object_object_add(o, "names", names);
 	json_object_object_add(o, "state", w->state ? json_object_new_string(w->state) : NULL);
+	if (w->excluded)
+		json_object_object_add(o, "excluded", json_object_new_string(w->excluded));
 	/* the sysfs columns, when asked for */
 	if (lo->want[COL_PDT]) {
 		json_object_object_add(o, "pdt", w->pdt >= 0 ? json_object_new_int(w->pdt) : NULL);

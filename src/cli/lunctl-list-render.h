@@ -30,6 +30,7 @@ typedef enum Column {
 	COL_NAMES,
 	COL_PATHS,
 	COL_STATE,
+	COL_EXCLUDED,
 	_COL_MAX,
 } Column;
 

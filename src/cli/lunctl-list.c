@@ -26,6 +26,7 @@ void row_done(Row *w)
 	free(w->paths);
 	json_object_put(w->multipath);
 	free(w->state);
+	free(w->excluded);
 	free(w->type);
 	free(w->vendor);
 	free(w->model);

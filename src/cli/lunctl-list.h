@@ -28,6 +28,7 @@ typedef struct Row {
 	char *paths; /* the other paths of the same LU, space-separated; NULL: none (or no lund) */
 	json_object *multipath; /* lund's {node, uuid, name} of the dm-multipath map holding it */
 	char *state;            /* the kernel's device state, as lund last saw it or sysfs has it */
+	char *excluded; /* the [exclude] rule lund leaves it alone by (lund's), NULL: none */
 	/* read from sysfs as lsscsi reads them (list_rows_read_sysfs()) */
 	int pdt;         /* -1: unknown */
 	char *transport; /* "" when lsscsi prints none; NULL when not asked for */

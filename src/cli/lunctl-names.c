@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,15 @@ static int show_device(const char *dev, OutputMode mode)
 		printf("naming failed: %s\n", json_str(reply, "naming_error"));
 	if (json_object_get_boolean(json_member(reply, "identifying")))
 		printf("identifying: lund is asking the device (SCSI commands)\n");
+	if (json_object_get_boolean(json_member(reply, "excluded"))) {
+		json_object *x = json_member(reply, "exclusion");
+
+		printf("excluded by [exclude %s] (%s:%" PRId64 ")%s\n", json_str(x, "rule") ?: "?",
+		       json_str(x, "file") ?: "?", json_object_get_int64(json_member(x, "line")),
+		       json_object_get_boolean(json_member(x, "names"))
+		               ? ", names only"
+		               : ": lund makes no links for it");
+	}
 	links = json_member(reply, "links");
 	for (size_t i = 0; links && i < json_object_array_length(links); i++) {
 		json_object *l = json_object_array_get_idx(links, i);
@@ -421,7 +431,9 @@ int verb_names(int argc, char *argv[], Options *o)
 			hwdb_path = optarg;
 			break;
 		case 'h':
-			printf("Usage: lunctl names [--json] [--why] [--state-dir DIR] <device>\n"
+			printf("Usage: lunctl names [--json] [--why [--config FILE]] [--state-dir "
+			       "DIR] "
+			       "<device>\n"
 			       "       lunctl names [--json] [--state-dir DIR] --diff [--config "
 			       "FILE] "
 			       "[--hwdb FILE]\n"
@@ -449,7 +461,8 @@ int verb_names(int argc, char *argv[], Options *o)
 			       "re-targeted\n"
 			       "                    against the accepted ones; exit 1 when a "
 			       "change is pending\n"
-			       "      --config FILE with --diff: the names under this lund.conf\n"
+			       "      --config FILE with --diff: the names under this lund.conf;\n"
+			       "                    with --why: the exclusions it reads\n"
 			       "      --hwdb FILE   with --diff: the names under this hwdb (source "
 			       "text or\n"
 			       "                    compiled), not the installed one\n"
@@ -475,8 +488,8 @@ int verb_names(int argc, char *argv[], Options *o)
 		log_error("--all goes with --accept");
 		return EXIT_USAGE;
 	}
-	if ((conf_path || hwdb_path) && !diff) {
-		log_error("--config and --hwdb go with --diff");
+	if ((conf_path && !diff && !why) || (hwdb_path && !diff)) {
+		log_error("--config goes with --diff or --why, --hwdb with --diff");
 		return EXIT_USAGE;
 	}
 	if (diff) {
@@ -506,7 +519,12 @@ int verb_names(int argc, char *argv[], Options *o)
 	}
 	if (by_path)
 		return show_by_path(argv[optind], o);
-	if (why || o->root || o->sysfs_only || o->sgio_only)
-		return show_device_local(argv[optind], o, why, state_dir);
+	if (why || o->root || o->sysfs_only || o->sgio_only) {
+		/* --why judges the LU by this lund.conf's exclusions */
+		Options wo = *o;
+
+		wo.conf_path = conf_path;
+		return show_device_local(argv[optind], &wo, why, state_dir);
+	}
 	return show_device(argv[optind], o->output);
 }

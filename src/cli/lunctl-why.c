@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
+#include "exclusion.h"
 #include "hwdb.h"
 #include "identify.h"
 #include "log.h"
@@ -197,14 +199,41 @@ static char *attr_trimmed(int rootfd, const char *syspath, const char *attr)
 	return s;
 }
 
+/* What a device's rules match: INQUIRY vendor, model, revision and the type, from sysfs. */
+typedef struct LuProduct {
+	char *vendor, *model, *rev;
+	int type; /* -1: unknown */
+} LuProduct;
+
+static void lu_product_done(LuProduct *p)
+{
+	free(p->vendor);
+	free(p->model);
+	free(p->rev);
+}
+
+static void lu_product_read(const Options *o, const LuRef *lu, LuProduct *ret)
+{
+	_cleanup_close_ int rootfd = sysfs_open_root(o->root);
+	uint64_t type = UINT64_MAX;
+
+	*ret = (LuProduct){ .type = -1 };
+	if (rootfd < 0 || !lu->syspath)
+		return;
+	ret->vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
+	ret->model = attr_trimmed(rootfd, lu->syspath, "model");
+	ret->rev = attr_trimmed(rootfd, lu->syspath, "rev");
+	(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
+	ret->type = type <= 0x1f ? (int)type : -1;
+}
+
 /* The hwdb a preview gives (names --diff --hwdb), else the system's compiled one, or with
  * --root the tree's /etc/udev/hwdb.bin. */
 static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i, RuleWhy *ret)
 {
-	_cleanup_free_ char *vendor = NULL, *model = NULL, *rev = NULL, *hwdb_path = NULL;
-	_cleanup_close_ int rootfd = -EBADF;
+	_cleanup_free_ char *hwdb_path = NULL;
+	_cleanup_(lu_product_done) LuProduct prod = {};
 	Hwdb *h = NULL;
-	uint64_t type = UINT64_MAX;
 	NameRuleQuery q;
 	int r;
 
@@ -217,18 +246,12 @@ static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i
 		return -ENOMEM;
 	if (hwdb_open(hwdb_path, &h) < 0)
 		return 0; /* no hwdb: the default rule */
-	rootfd = sysfs_open_root(o->root);
-	if (rootfd >= 0 && lu->syspath) {
-		vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
-		model = attr_trimmed(rootfd, lu->syspath, "model");
-		rev = attr_trimmed(rootfd, lu->syspath, "rev");
-		(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
-	}
+	lu_product_read(o, lu, &prod);
 	q = (NameRuleQuery){
-		.type = type <= 0x1f ? (int)type : -1,
-		.vendor = vendor,
-		.model = model,
-		.revision = rev,
+		.type = prod.type,
+		.vendor = prod.vendor,
+		.model = prod.model,
+		.revision = prod.rev,
 		.have_usb = i->udev->have_usb_ids,
 		.usb_vendor = i->udev->usb_vendor,
 		.usb_product = i->udev->usb_product,
@@ -312,13 +335,14 @@ static void name_dirs(const LunctlLinks *l, const char *name, char *buf, size_t 
 
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
                     const IdentDesignator *used, const RuleWhy *rw, const char *const *aliases,
-                    size_t n_aliases, const LunctlLinks *links)
+                    size_t n_aliases, const LunctlLinks *links, json_object *exclusion)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *names = json_object_new_array(), *desigs = json_object_new_array(),
 	            *al = json_object_new_array(), *ln = lunctl_links_json(links);
 
 	if (!root || !names || !desigs || !al || !ln) {
+		json_object_put(exclusion);
 		json_object_put(names);
 		json_object_put(desigs);
 		json_object_put(al);
@@ -327,6 +351,8 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	}
 	json_object_object_add(root, "links", ln);
 	json_object_object_add(root, "aliases", al);
+	if (exclusion)
+		json_object_object_add(root, "exclusion", exclusion);
 	for (size_t k = 0; k < n_aliases; k++) {
 		json_object *o = json_object_new_object();
 
@@ -393,8 +419,87 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	return output_json(stdout, root);
 }
 
+/* lund.conf(5) EXCLUSIONS: the verdict lund gives the LU, by the lund.conf lund reads (--config,
+ * else the installed one below --root). *ret_conf is NULL when there is no file to read. */
+static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
+                         ExclusionVerdict *ret)
+{
+	_cleanup_(lu_product_done) LuProduct prod = {};
+	_cleanup_free_ char *path = NULL;
+	LundConf *c = NULL;
+	ExclusionFacts f;
+	int r;
+
+	*ret = (ExclusionVerdict){};
+	*ret_conf = NULL;
+	if (o->conf_path)
+		path = strdup(o->conf_path);
+	else if (asprintf(&path, "%s%s", o->root && !streq(o->root, "/") ? o->root : "",
+	                  LUND_CONF_DEFAULT) < 0)
+		path = NULL;
+	if (!path)
+		return -ENOMEM;
+	r = conf_load_file(path, &c);
+	if (r == -ENOMEM)
+		return r;
+	if (conf_file_error(c) < 0) {
+		/* none, or one lund ignores as a whole: nothing is excluded */
+		conf_unref(c);
+		return 0;
+	}
+	lu_product_read(o, lu, &prod);
+	f = (ExclusionFacts){
+		.serial = i->serial,
+		.wwn = i->wwn,
+		.vendor = prod.vendor,
+		.model = prod.model,
+		.host = lu->host,
+		.channel = lu->channel,
+		.target = lu->target,
+		.lun = (int64_t)lu->lun,
+		.type = prod.type,
+	};
+	exclusion_judge(c, &f, ret);
+	*ret_conf = c;
+	return 0;
+}
+
+static void why_exclusion_print(const LundConf *c, const ExclusionVerdict *v)
+{
+	if (!v->rule)
+		return;
+	if (!v->excluded)
+		printf("not excluded: [exception %s] (%s:%u) wins over the exclusions\n", v->rule,
+		       conf_get_path(c), v->line);
+	else if (v->names)
+		printf("excluded by [exclude %s] (%s:%u), names only: lund links it and does "
+		       "nothing else to it\n",
+		       v->rule, conf_get_path(c), v->line);
+	else
+		printf("excluded by [exclude %s] (%s:%u): lund makes no links for it and "
+		       "leaves it alone\n",
+		       v->rule, conf_get_path(c), v->line);
+}
+
+static json_object *why_exclusion_json(const LundConf *c, const ExclusionVerdict *v)
+{
+	json_object *x;
+
+	if (!v->rule || !(x = json_object_new_object()))
+		return NULL;
+	json_object_object_add(x, "excluded", json_object_new_boolean(v->excluded));
+	json_object_object_add(x, "kind", json_object_new_string(v->kind));
+	json_object_object_add(x, "rule", json_object_new_string(v->rule));
+	json_object_object_add(x, "file", json_object_new_string(conf_get_path(c)));
+	json_object_object_add(x, "line", json_object_new_int64(v->line));
+	json_object_object_add(x, "names", json_object_new_boolean(v->names));
+	return x;
+}
+
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const LunctlLinks *links)
 {
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
+	ExclusionVerdict excl;
 	const char *const *aliases = links->in.aliases;
 	size_t n_aliases = links->in.n_aliases;
 	char dirs[128];
@@ -409,14 +514,22 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 		log_error_errno(r, "%s: cannot look up the naming rule: %m", lu->hctl);
 		return EXIT_DEVICE;
 	}
+	r = why_exclusion(o, lu, i, &conf, &excl);
+	if (r < 0) {
+		log_error_errno(r, "%s: cannot read the exclusions: %m", lu->hctl);
+		return EXIT_DEVICE;
+	}
 	for (size_t k = 0; k < n; k++)
 		if (d[k].verdict == IDENT_DESIG_USED)
 			used = &d[k];
 	if (o->output == OUTPUT_JSON)
-		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases, links) < 0 ? EXIT_DEVICE
-		                                                                       : EXIT_OK;
+		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases, links,
+		                why_exclusion_json(conf, &excl)) < 0
+		               ? EXIT_DEVICE
+		               : EXIT_OK;
 
 	printf("%s\n", lu->hctl);
+	why_exclusion_print(conf, &excl);
 	if (rw.name[0]) {
 		char src[512];
 

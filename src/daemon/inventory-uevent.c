@@ -52,6 +52,7 @@ static int handle_unit_attention(Inventory *inv, const char *hctl, const char *u
 	LuUnitAttention ua = lu_unit_attention_from_string(ua_string);
 	_cleanup_free_ char *rescan = NULL;
 	const char *action = "none";
+	bool excluded;
 	Lu *lu;
 	int r = 0;
 
@@ -65,7 +66,13 @@ static int handle_unit_attention(Inventory *inv, const char *hctl, const char *u
 			return 0;
 	}
 
-	switch (ua) {
+	/* an excluded LU's unit attentions are lund's to report, not to act on */
+	excluded = inv->hooks.excluded && inv->hooks.excluded(inv, lu, inv->userdata);
+
+	switch (excluded ? _LU_UA_INVALID : ua) {
+	case _LU_UA_INVALID:
+		action = "excluded";
+		break;
 	case LU_UA_REPORTED_LUNS_CHANGED:
 		action = "rescan-target";
 		r = inv->hooks.rescan_target

@@ -174,6 +174,10 @@ typedef struct InventoryHooks {
 	/* An identification handed to the identify hook ended; @lu->naming_error says how (after
 	 * lu_changed when its names changed). */
 	void (*lu_identified)(Inventory *inv, Lu *lu, void *userdata);
+	/* Is @lu excluded (lund.conf(5) EXCLUSIONS)? Then a unit attention on it is reported with
+	 * the action "excluded" and nothing is done: no target rescan, capacity re-read, re-probe
+	 * or policy. NULL: nothing is. */
+	bool (*excluded)(Inventory *inv, const Lu *lu, void *userdata);
 } InventoryHooks;
 
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,

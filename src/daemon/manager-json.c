@@ -156,6 +156,24 @@ static json_object *lu_other_paths_to_json(const Lu *lu)
 	return a;
 }
 
+void manager_lu_exclusion_json(Manager *m, const Lu *lu, json_object *o)
+{
+	ExclusionVerdict v;
+	json_object *x;
+
+	policy_lu_verdict(m->policy, lu, &v);
+	if (!v.rule || !(x = json_object_new_object()))
+		return;
+	json_object_object_add(x, "kind", json_object_new_string(v.kind));
+	json_object_object_add(x, "rule", json_object_new_string(v.rule));
+	json_object_object_add(
+	        x, "file", json_object_new_string(conf_get_path(policy_engine_conf(m->policy))));
+	json_object_object_add(x, "line", json_object_new_int64(v.line));
+	json_object_object_add(x, "names", json_object_new_boolean(v.names));
+	json_object_object_add(o, "excluded", json_object_new_boolean(v.excluded));
+	json_object_object_add(o, "exclusion", x);
+}
+
 json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 {
 	json_object *o = json_object_new_object(), *nodes = json_object_new_object(),
@@ -211,6 +229,7 @@ json_object *manager_lu_to_json(Manager *m, const Lu *lu)
 	for (size_t i = 0; i < lu->naming.n_names; i++)
 		json_object_array_add(names, json_object_new_string(lu->naming.names[i]));
 	json_object_object_add(o, "names", names);
+	manager_lu_exclusion_json(m, lu, o);
 	/* scsi_id's view, for `lunctl list`: the same strings and properties it computes
 	 * itself when no daemon answers. */
 	if (lu_naming_scsi_id(&lu->naming, &sid) >= 0) {

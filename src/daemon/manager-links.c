@@ -347,8 +347,13 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 		.path_virtual = lu->naming.path_virtual,
 	};
 	size_t n_aliases = 0;
+	ExclusionVerdict v;
 	int r;
 
+	/* lund.conf(5) EXCLUSIONS: no links, unless the rule asks for names only */
+	policy_lu_verdict(m->policy, lu, &v);
+	if (v.excluded && !v.names)
+		return 0;
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		in.set[s] = m->links[s];
 	if (in.n_parts > 0) {

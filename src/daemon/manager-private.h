@@ -53,6 +53,7 @@ typedef enum LinkSet {
 typedef struct ScanRequest ScanRequest;
 typedef struct UdevRecords UdevRecords;
 typedef struct LoginWait LoginWait;
+typedef struct ExcludedLu ExcludedLu;
 
 typedef struct LinkReportCtx {
 	Manager *m;
@@ -154,6 +155,10 @@ struct Manager {
 	size_t n_login_waits;
 	sd_event_source *login_source;
 	uint64_t login_poll_usec;
+	/* manager-exclude.c: the excluded LUs, for the scan threads */
+	pthread_mutex_t excluded_lock;
+	ExcludedLu *excluded;
+	size_t n_excluded;
 };
 /* manager.c */
 int manager_resync(Manager *m, const char *reason);
@@ -251,6 +256,14 @@ void manager_state_free(Manager *m);
 /* {"H:C:T:L": state} of the LUs not running, for `status`. */
 json_object *manager_state_json(Manager *m);
 
+/* manager-exclude.c */
+/* @lu was added, changed or (@gone) removed, or the configuration reloaded: judge it again for
+ * the scans' list of excluded LUs. */
+void manager_exclusion_update(Manager *m, const Lu *lu, bool gone);
+void manager_exclusion_free(Manager *m);
+/* ScanPolicy.excluded: an LU of that list, else one whose address and type an [exclude] takes. */
+bool manager_scan_excluded(void *userdata, const ScanLu *lu, char *rule, size_t size);
+
 /* manager-iscsi.c */
 /* An add of iscsi_session @ev on @host: true when the session is not logged in yet and is
  * watched until it is (its host scanned then); false when the caller scans now. */
@@ -301,4 +314,7 @@ bool manager_want_events(Manager *m);
 json_object *manager_event_hctl(const Lu *lu);
 json_object *manager_reply_ok(void);
 json_object *manager_lu_to_json(Manager *m, const Lu *lu);
+/* @lu's exclusion (lund.conf(5) EXCLUSIONS) into @o: "excluded" (bool) and "exclusion" {kind,
+ * rule, file, line, names} when an [exclude] or an [exception] decided; nothing otherwise. */
+void manager_lu_exclusion_json(Manager *m, const Lu *lu, json_object *o);
 json_object *manager_status_to_json(Manager *m);

@@ -562,10 +562,14 @@ void manager_host_scan_setup(Manager *m)
 
 void manager_host_scan_set_policy(Manager *m)
 {
+	bool excl = exclusion_any(policy_engine_conf(m->policy));
+
 	host_scanner_set_policy(
 	        m->scanner,
-	        scan_quirks_active(m->scan_quirks)
-	                ? &(ScanPolicy){ .quirk = manager_scan_quirk, .userdata = m }
+	        scan_quirks_active(m->scan_quirks) || excl
+	                ? &(ScanPolicy){ .quirk = manager_scan_quirk,
+	                                 .excluded = excl ? manager_scan_excluded : NULL,
+	                                 .userdata = m }
 	                : NULL,
 	        &m->scan_lock);
 }

@@ -77,6 +77,7 @@ static void on_lu_added(Inventory *inv, Lu *lu, void *userdata)
 	 * reads it (LU_CHANGE_PRODUCT). */
 	if (!lu->info_pending)
 		(void)policy_apply(m->policy, lu, "add");
+	manager_exclusion_update(m, lu, false);
 	(void)error_tracker_enable(m->errors, lu->syspath, lu->hctl);
 	(void)manager_mpath_update(m, lu);
 	manager_state_watch(m, lu);
@@ -112,6 +113,8 @@ static void on_lu_changed(Inventory *inv, Lu *lu, LuChange what, void *userdata)
 	 * description read, or changed) may have another policy */
 	if ((what & (LU_CHANGE_NODES | LU_CHANGE_PRODUCT)) && !lu->info_pending)
 		(void)policy_apply(m->policy, lu, "add");
+	if (what & (LU_CHANGE_NAMES | LU_CHANGE_PRODUCT))
+		manager_exclusion_update(m, lu, false);
 	if (what & LU_CHANGE_NODES)
 		(void)manager_mpath_update(m, lu);
 	if (what & (LU_CHANGE_NODES | LU_CHANGE_NAMES))
@@ -137,6 +140,7 @@ static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
 	manager_emit(m, "lu-removed", manager_event_hctl(lu));
 	manager_links_forget(m, lu);
 	manager_update_links(m, lu, true);
+	manager_exclusion_update(m, lu, true);
 	manager_status_dirty(m);
 }
 
@@ -169,6 +173,11 @@ static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
 
 	if (!lu->identified)
 		log_lu_added(lu);
+	/* with exclusions, its policy waited for its identity (policy_apply()) */
+	if (!lu->info_pending && exclusion_any(policy_engine_conf(m->policy))) {
+		(void)policy_apply(m->policy, lu, "add");
+		manager_exclusion_update(m, lu, false);
+	}
 	if (lu->naming_error == -ETIMEDOUT)
 		log_device_full(LOG_WARNING, lu->naming_error, &dev,
 		                "identifying it takes more than %llu s, no names until an event "
@@ -211,6 +220,15 @@ static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
 	int r = policy_apply(m->policy, lu, "power-on-reset");
 
 	return r < 0 ? r : 0;
+}
+
+static bool on_excluded(Inventory *inv, const Lu *lu, void *userdata)
+{
+	Manager *m = userdata;
+	ExclusionVerdict v;
+
+	policy_lu_verdict(m->policy, lu, &v);
+	return v.excluded;
 }
 
 /* ---- resync ---- */
@@ -609,7 +627,9 @@ int manager_reload(Manager *m, const char *why, char **ret_message)
 			failed++;
 		else
 			changed += (unsigned)k;
-		/* The hwdb's naming rule may have changed (LUND_NAME_IDENTITY). */
+		/* The hwdb's naming rule may have changed (LUND_NAME_IDENTITY), and the
+		 * exclusions. */
+		manager_exclusion_update(m, lu, false);
 		manager_links_dirty(m, lu);
 	}
 	log_info("Reloaded the configuration (%s): %s%s, policy re-applied to %zu logical units: "
@@ -741,6 +761,7 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	m->config = *config;
 	m->rootfd = m->runfd = m->lockfd = m->udevrecfd = m->names_dirfd = -EBADF;
 	m->scan_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	m->excluded_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->root = strdup(config->root ?: "/");
 	m->run_dir = strdup(config->run_dir);
 	m->link_dir[LINKSET_SCSI] = strdup(config->link_dir);
@@ -846,6 +867,7 @@ Manager *manager_free(Manager *m)
 	sd_event_source_disable_unref(m->bind_source);
 	manager_state_free(m);
 	manager_iscsi_free(m);
+	manager_exclusion_free(m);
 	free(m->bind_wait);
 	free(m->kernel_scan);
 	/* Links still waiting for the end of a burst are written before lund goes. */
@@ -913,6 +935,7 @@ int manager_start(Manager *m)
 		.rescan_lu = on_rescan_lu,
 		.identify = on_identify,
 		.lu_identified = on_lu_identified,
+		.excluded = on_excluded,
 	};
 	static const MonitorCallbacks mcb = {
 		.event = on_uevent,

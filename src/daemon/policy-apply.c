@@ -392,13 +392,44 @@ static int tport_submit(PolicyEngine *p, const Lu *lu, const LuPolicy *pol, cons
 	                     TPORT_JOB_TIMEOUT_USEC);
 }
 
+void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *ret)
+{
+	ExclusionFacts f = {
+		.serial = lu->naming.serial,
+		.wwn = lu->naming.wwn,
+		.vendor = lu->vendor,
+		.model = lu->model,
+		.host = lu->target ? (int64_t)lu->target->host->number : -1,
+		.channel = lu->target ? (int64_t)lu->target->channel : -1,
+		.target = lu->target ? (int64_t)lu->target->id : -1,
+		.lun = (int64_t)lu->lun,
+		.type = lu->type,
+	};
+
+	exclusion_judge(p ? p->conf : NULL, &f, ret);
+}
+
 int policy_apply(PolicyEngine *p, const Lu *lu, const char *why)
 {
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
+	ExclusionVerdict v;
 	LuPolicy pol = {};
 	int r, changed = 0, first_error = 0;
 
 	if (!p)
 		return 0;
+	/* an identity not known yet may be an excluded one: applied once it is
+	 * (on_lu_identified()) */
+	if (lu->naming_pending && exclusion_any(p->conf)) {
+		log_device_full(LOG_DEBUG, 0, &dev, "%s: being identified, policy waits", why);
+		return 0;
+	}
+	policy_lu_verdict(p, lu, &v);
+	if (v.excluded) {
+		log_device_full(LOG_DEBUG, 0, &dev,
+		                "%s: excluded by [exclude %s], no policy written", why, v.rule);
+		return 0;
+	}
 	r = lu_policy_compute(p, lu, &pol);
 	if (r < 0) {
 		lu_policy_done(&pol);

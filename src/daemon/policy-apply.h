@@ -13,6 +13,7 @@
  */
 
 #include "conf.h"
+#include "exclusion.h"
 #include "inventory.h"
 #include "worker.h"
 
@@ -43,7 +44,14 @@ void policy_engine_set_worker(PolicyEngine *p, Worker *w);
 /* The configuration the policy comes from. */
 LundConf *policy_engine_conf(const PolicyEngine *p);
 
-/* policy_apply() - write what differs; @why goes into the log ("add", "power-on-reset").
- * Returns the number of the LU's attributes changed, or -errno of the first failure; the
- * transport's are handed to the worker and logged when written. */
+/*
+ * policy_lu_verdict() - is @lu excluded (lund.conf(5) EXCLUSIONS), by which rule? The one
+ * judgement every action of lund on an LU consults: exclusion_judge() on what the inventory
+ * knows of it. @p may be NULL (no configuration: nothing excluded).
+ */
+void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *ret);
+
+/* policy_apply() - write what differs, unless @lu is excluded (then 0); @why goes into the log
+ * ("add", "power-on-reset"). Returns the number of the LU's attributes changed, or -errno of the
+ * first failure; the transport's are handed to the worker and logged when written. */
 int policy_apply(PolicyEngine *p, const Lu *lu, const char *why);

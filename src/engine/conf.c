@@ -77,14 +77,28 @@ static int section_init(ConfSection *s, ConfSectionKind kind, const char *title)
 		s->kind = CONF_SECTION_DEFAULTS;
 	else if (streq(title, "control"))
 		s->kind = CONF_SECTION_CONTROL;
-	else if (strneq(title, "device ", 7) || streq(title, "device")) {
-		const char *g = title + 6;
+	else {
+		/* "[WORD NAME]" sections: the word says the kind, NAME labels it */
+		static const struct {
+			const char *word;
+			ConfSectionKind kind;
+		} named[] = {
+			{ "device", CONF_SECTION_DEVICE },
+			{ "exclude", CONF_SECTION_EXCLUDE },
+			{ "exception", CONF_SECTION_EXCEPTION },
+		};
 
-		g += strspn(g, " \t");
-		s->kind = CONF_SECTION_DEVICE;
-		s->name = strdup(*g ? g : "device");
-		if (!s->name)
-			return -ENOMEM;
+		for (size_t i = 0; i < ELEMENTSOF(named); i++) {
+			size_t n = strlen(named[i].word);
+			const char *g = title + n;
+
+			if (!strneq(title, named[i].word, n) || (*g && *g != ' ' && *g != '\t'))
+				continue;
+			g += strspn(g, " \t");
+			s->kind = named[i].kind;
+			s->name = strdup(*g ? g : named[i].word);
+			return s->name ? 0 : -ENOMEM;
+		}
 	}
 	return 0;
 }

@@ -36,11 +36,13 @@
 #define CONF_FILE_MAX (1024u * 1024)
 
 typedef enum ConfSectionKind {
-	CONF_SECTION_DEFAULTS, /* [defaults] */
-	CONF_SECTION_DEVICE,   /* [device NAME] */
-	CONF_SECTION_CONTROL,  /* [control]: the control socket's access (read_group=) */
-	CONF_SECTION_UNKNOWN,  /* anything else: applies to nothing */
-	CONF_SECTION_NONE,     /* the keys before the first header: apply to nothing */
+	CONF_SECTION_DEFAULTS,  /* [defaults] */
+	CONF_SECTION_DEVICE,    /* [device NAME] */
+	CONF_SECTION_CONTROL,   /* [control]: the control socket's access (read_group=) */
+	CONF_SECTION_EXCLUDE,   /* [exclude NAME]: LUs lund leaves alone (exclusion.h) */
+	CONF_SECTION_EXCEPTION, /* [exception NAME]: LUs an [exclude] does not take after all */
+	CONF_SECTION_UNKNOWN,   /* anything else: applies to nothing */
+	CONF_SECTION_NONE,      /* the keys before the first header: apply to nothing */
 	_CONF_SECTION_KIND_MAX,
 	_CONF_SECTION_KIND_INVALID = -EINVAL,
 } ConfSectionKind;
@@ -58,7 +60,8 @@ typedef struct ConfSection {
 	ConfSectionKind kind;
 	unsigned line; /* its first header, 0 if not found (and for CONF_SECTION_NONE) */
 	char *title;   /* the section as iniparser names it: "defaults", "device old-raid"; "" */
-	char *name;    /* device: NAME ("device" when it has none); NULL otherwise */
+	char *name;    /* device, exclude, exception: NAME (the kind's word when it has none);
+	                * NULL otherwise */
 	char *vendor;  /* device: globs, "*" when not given; NULL otherwise */
 	char *model;
 	ConfEntry *entries; /* every key of the section (vendor= and model= too), in file order */

@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "confcheck.h"
 #include "errpolicy.h"
+#include "exclusion.h"
 #include "macro.h"
 #include "policyknob.h"
 #include "namerule.h"
@@ -122,6 +123,23 @@ static void check_entry(Checker *c, const ConfSection *s, const ConfEntry *e)
 		else if (*v && conf_group_lookup(v, &gid) < 0)
 			problem(c, "read_group \"%s\": no such group", v);
 		return;
+	case CONF_SECTION_EXCLUDE:
+	case CONF_SECTION_EXCEPTION: {
+		bool exception = s->kind == CONF_SECTION_EXCEPTION;
+		const char *expected = NULL;
+		int r = exclusion_check_entry(exception, k, v, &expected);
+
+		if (r == -ENOENT)
+			problem(c,
+			        "unknown key \"%s\" in [%s]: it takes wwid, vendor, model, hctl, "
+			        "host, "
+			        "type%s; the section matches no LU",
+			        k, s->title, exception ? "" : " and names");
+		else if (r < 0)
+			problem(c, "invalid %s \"%s\": %s expected; %s", k, v, expected,
+			        streq(k, "names") ? "taken as no" : "the section matches no LU");
+		return;
+	}
 	case CONF_SECTION_DEVICE:
 		if (streq(k, "vendor") || streq(k, "model"))
 			return;
@@ -157,8 +175,8 @@ int conf_check(const LundConf *conf, ConfCheckReport report, void *userdata)
 		if (s->kind == CONF_SECTION_UNKNOWN) {
 			/* its keys apply to nothing either: said once, here */
 			problem(&c,
-			        "unknown section [%s]: lund reads [defaults], [device NAME] and "
-			        "[control]",
+			        "unknown section [%s]: lund reads [defaults], [device NAME], "
+			        "[exclude NAME], [exception NAME] and [control]",
 			        s->title);
 			continue;
 		}

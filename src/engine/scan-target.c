@@ -339,6 +339,20 @@ static void record_kernel_added(Scan *s, ScanTarget *t)
 	scan_lus_free(lus, n);
 }
 
+/* Is @lu excluded? Then a KEEP action saying so is recorded: true. */
+static bool keep_excluded(Scan *s, const ScanLu *lu, const char *reason)
+{
+	char rule[64];
+	ScanAction a;
+
+	if (!s->pol.excluded || !s->pol.excluded(s->pol.userdata, lu, rule, sizeof(rule)))
+		return false;
+	scan_action_init(&a, SCAN_ACTION_KEEP, lu);
+	snprintf(a.reason, sizeof(a.reason), "%s; kept: excluded by [exclude %s]", reason, rule);
+	(void)scan_record_action(s, &a);
+	return true;
+}
+
 static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const char *reason)
 {
 	ScanLu lu = { .host = t->host, .channel = t->channel, .target = t->target, .lun = lun };
@@ -346,6 +360,10 @@ static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const ch
 
 	snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:%" PRIu64, t->host, t->channel, t->target,
 	         lun);
+	/* a sequential walk ends at an excluded LUN (reported ones are filtered before) */
+	lu.type = -1;
+	if (!reported && keep_excluded(s, &lu, reason))
+		return false;
 	scan_action_init(&a, SCAN_ACTION_ADD, &lu);
 	snprintf(a.path, sizeof(a.path), "sys/class/scsi_host/host%u/scan", t->host);
 	snprintf(a.value, sizeof(a.value), "%u %u %" PRIu64, t->channel, t->target, lun);
@@ -424,6 +442,8 @@ static void remove_or_keep(Scan *s, ScanLu *lu, const char *reason)
 	ScanAction a;
 
 	scan_lu_details(s->rootfd, lu);
+	if (keep_excluded(s, lu, reason))
+		return;
 	if (!(s->flags & SCAN_REMOVE)) {
 		scan_action_init(&a, SCAN_ACTION_KEEP, lu);
 		snprintf(a.reason, sizeof(a.reason), "%s; removal not requested", reason);
@@ -512,6 +532,11 @@ static void check_lu(Scan *s, ScanTarget *t, ScanLu *lu)
 {
 	bool changed = false;
 
+	if ((s->flags & (SCAN_RESIZE | SCAN_IDS)) && s->pol.excluded) {
+		scan_lu_details(s->rootfd, lu); /* its type, for the rules */
+		if (keep_excluded(s, lu, "not checked"))
+			return;
+	}
 	if (s->flags & SCAN_RESIZE)
 		changed |= resize_check(s, t, lu);
 	if (s->flags & SCAN_IDS)
@@ -661,9 +686,25 @@ static LuFate lu_fate(const Scan *s, const ScanTarget *t, const ScanLu *lu, cons
 static void finish_target(Scan *s, TargetJob *tj)
 {
 	ScanTarget *t = &tj->t;
-	size_t k = tj->n_missing;
+	size_t k = 0;
+	bool excluded = false;
 
-	if (k >= 2 && scan_whole_target_selected(s, t))
+	/* excluded LUNs are not added: nor by a whole-target scan, which would add them too */
+	for (size_t i = 0; i < tj->n_missing; i++) {
+		ScanLu lu = { .host = t->host,
+			      .channel = t->channel,
+			      .target = t->target,
+			      .lun = tj->missing[i],
+			      .type = -1 };
+
+		snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:%" PRIu64, t->host, t->channel,
+		         t->target, lu.lun);
+		if (keep_excluded(s, &lu, "reported, not instantiated"))
+			excluded = true;
+		else
+			tj->missing[k++] = tj->missing[i];
+	}
+	if (k >= 2 && !excluded && scan_whole_target_selected(s, t))
 		add_reported_batch(s, t, tj->missing, k);
 	else
 		for (size_t i = 0; i < k; i++)

@@ -201,7 +201,14 @@ typedef struct ScanPolicy {
 	 */
 	int (*quirk)(void *userdata, int type, const char *vendor, const char *model,
 	             const char *revision, ScanQuirk *ret);
-	void *userdata; /* for quirk */
+	/*
+	 * Exclusions (lund.conf(5) EXCLUSIONS): is @lu one the scan leaves alone? @lu->type is
+	 * -1 for a reported LUN not instantiated yet. Such an LU is neither added, removed,
+	 * resized nor re-identified: a KEEP action gives the rule, which the callback writes to
+	 * @rule (@size bytes). May be NULL. Called from worker threads.
+	 */
+	bool (*excluded)(void *userdata, const ScanLu *lu, char *rule, size_t size);
+	void *userdata; /* for quirk and excluded */
 } ScanPolicy;
 
 typedef struct ScanContext {

@@ -40,6 +40,10 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    the reload the new name is linked and the old one is not kept
                                    (no alias for a device whose identity may be another medium's),
                                    --diff says so until `--accept`.
+  daemon-loop.py LUND exclusions   lund.conf's [exclude] and [exception] sections: an excluded
+                                   LU gets no links and no policy while the others do, one
+                                   excluded with names = yes gets links only, an exception wins;
+                                   list marks each with its rule; a reload moves the links.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
   daemon-loop.py LUND state        an LU lund finds offline (a resync reads its state) is shown
@@ -490,14 +494,21 @@ def case_state(tmp):
         lund.stop()
 
 
-def case_by_path(tmp):
-    root = os.path.join(tmp, 'root')
+def virtio_host(root):
+    """A fake PCI virtio-scsi HBA at 0000:00:02.0 with SCSI host 2; returns the host's
+    directory below @root."""
     hba = 'sys/devices/pci0000:00/0000:00:02.0'
     host = hba + '/virtio1/host2'
     device(root, 'sys/devices/pci0000:00')
     device(root, hba, 'pci')
     device(root, hba + '/virtio1', 'virtio')
     device(root, host, 'scsi', 'scsi_host')
+    return host
+
+
+def case_by_path(tmp):
+    root = os.path.join(tmp, 'root')
+    host = virtio_host(root)
     for t in ('1', '2'):
         device(root, host + '/target2:0:' + t, 'scsi', 'scsi_target')
     lu(root, '2:0:1:0', host[len('sys/devices/'):] + '/target2:0:1', std_inquiry=True,
@@ -536,6 +547,106 @@ def case_by_path(tmp):
               link('disk/by-path', base + '1:0-part1') is None,
               'the removed LU\'s by-path names are gone')
         check(link('scsi/by-path', base + '2:0') == '../../sg2', 'the enclosure\'s stays')
+    finally:
+        lund.stop()
+
+
+def case_exclusions(tmp):
+    root = os.path.join(tmp, 'root')
+    host = virtio_host(root)
+    naa = {'1': '600a098038303052', '2': '600a098038303053', '3': '600a0980383030aa',
+           '4': '600a0980383030bb'}
+    for t, n in naa.items():
+        device(root, host + '/target2:0:' + t, 'scsi', 'scsi_target')
+        # page 0x83 with one NAA designator: ID_SERIAL 3<naa>, ID_WWN 0x<naa>
+        pg83 = bytes([0, 0x83, 0, 12, 1, 3, 0, 8]) + bytes.fromhex(n)
+        lu(root, '2:0:%s:0' % t, host[len('sys/devices/'):] + '/target2:0:' + t,
+           vendor='ACME', std_inquiry=True, uevent=True,
+           block=('sd' + 'abcde'[int(t)], '8:%d' % (16 * int(t))), sg=('sg' + t, '21:' + t),
+           attrs={'timeout': '30', 'vpd_pg83': pg83})
+    conf = os.path.join(tmp, 'lund.conf')
+    with open(conf, 'w') as f:
+        f.write('[defaults]\ntimeout = 45\n'
+                '[exclude boot]\nwwid = 3600a098038303052\n'           # line 3
+                '[exclude acme]\nvendor = ACME\nhctl = 2:*:3:*\n'       # line 5
+                '[exception keep-c]\nhctl = 2:0:3:0\n'                 # line 8
+                '[exclude names-only]\nwwid = 0x600a0980383030bb\nnames = yes\n')  # line 10
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--manage-disk-links', '--config', conf,
+                 '--hwdb', '/nonexistent/hwdb.bin'])
+
+    def linked(t):
+        """The LU of target @t's by-path and by-id links that exist."""
+        got = []
+        for d, name in (('scsi/by-path', 'pci-0000:00:02.0-scsi-0:0:%s:0' % t),
+                        ('disk/by-id', 'wwn-0x' + naa[t])):
+            if os.path.islink(os.path.join(root, 'dev', d, name)):
+                got.append(d)
+        return got
+
+    def timeout(t):
+        with open(os.path.join(root, host, 'target2:0:%s/2:0:%s:0/timeout' % (t, t))) as f:
+            return f.read().strip()
+
+    def listed():
+        r = request(lund.run_dir, {'cmd': 'list'}, 10)
+        return {lu['hctl']: (lu.get('excluded'), (lu.get('exclusion') or {}).get('rule'),
+                             (lu.get('exclusion') or {}).get('line'))
+                for h in r['hosts'] for t in h['targets'] for lu in t['lus']}
+
+    both = ['scsi/by-path', 'disk/by-id']
+    try:
+        lund.wait_socket()
+        check(linked('1') == [], 'the LU excluded by its wwid has no links (%s)' % linked('1'))
+        check(timeout('1') == '30', 'and no policy (timeout %s)' % timeout('1'))
+        check(linked('2') == both and timeout('2') == '45',
+              'the LU no rule takes has its links and policy (%s, %s)' % (linked('2'),
+                                                                         timeout('2')))
+        check(linked('3') == both and timeout('3') == '45',
+              'the LU an exception saves from an exclusion has both (%s, %s)' % (linked('3'),
+                                                                                 timeout('3')))
+        check(linked('4') == both and timeout('4') == '30',
+              'names = yes: links, no policy (%s, %s)' % (linked('4'), timeout('4')))
+        got = listed()
+        want = {'2:0:1:0': (True, 'boot', 3), '2:0:2:0': (None, None, None),
+                '2:0:3:0': (False, 'keep-c', 8), '2:0:4:0': (True, 'names-only', 10)}
+        check(got == want, 'list marks each LU with the rule that decided (%s)' % got)
+        if LUNCTL:
+            env = dict(os.environ, LUND_RUN_DIR=lund.run_dir)
+            r = subprocess.run([LUNCTL, 'list', '-o', 'HCTL,EXCLUDED'], env=env,
+                               capture_output=True, text=True)
+            rows = [ln.split() for ln in r.stdout.splitlines()[1:]]
+            check(r.returncode == 0 and rows == [['2:0:1:0', 'boot'], ['2:0:2:0'], ['2:0:3:0'],
+                                                 ['2:0:4:0', 'names-only']],
+                  'lunctl list shows the excluding rule (exit %d: %s%s)' %
+                  (r.returncode, r.stdout, r.stderr))
+            r = subprocess.run([LUNCTL, 'names', '2:0:1:0'], env=env, capture_output=True,
+                               text=True)
+            check(r.returncode == 0 and
+                  ('excluded by [exclude boot] (%s:3): lund makes no links' % conf) in r.stdout
+                  and 'no names' in r.stdout,
+                  'lunctl names asks lund and says it is excluded (exit %d: %s%s)' %
+                  (r.returncode, r.stdout, r.stderr))
+            r = subprocess.run([LUNCTL, '--root', root, 'names', '--why', '--config', conf,
+                                '2:0:1:0'], capture_output=True, text=True)
+            check(r.returncode == 0 and
+                  ('excluded by [exclude boot] (%s:3)' % conf) in r.stdout,
+                  'lunctl names --why says which rule excluded it (exit %d: %s%s)' %
+                  (r.returncode, r.stdout, r.stderr))
+        # The reload: the first LU no longer excluded, the second now is.
+        with open(conf, 'w') as f:
+            f.write('[defaults]\ntimeout = 45\n[exclude second]\nhctl = 2:0:2:0\n')
+        r = request(lund.run_dir, {'cmd': 'reload'}, 30)
+        check(r.get('ok') is True, 'reload answered ok: %s' % r)
+        check(lund.wait_log('Reloaded the configuration'), 'reloaded')
+        for _ in range(100):  # the links follow once the loop is idle
+            if linked('1') == both and linked('2') == []:
+                break
+            time.sleep(0.1)
+        check(linked('1') == both and timeout('1') == '45',
+              'no longer excluded: links and policy (%s, %s)' % (linked('1'), timeout('1')))
+        check(linked('2') == [], 'newly excluded: its links are gone (%s)' % linked('2'))
+        check(listed()['2:0:2:0'] == (True, 'second', 3), 'and list says why')
     finally:
         lund.stop()
 

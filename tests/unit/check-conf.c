@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "confcheck.h"
 #include "errpolicy.h"
+#include "exclusion.h"
 #include "inventory.h"
 #include "macro.h"
 #include "policy-apply.h"
@@ -302,6 +303,48 @@ START_TEST(test_absent)
 }
 END_TEST
 
+/* An excluded LU gets no policy, one an exception gives back does; while an LU is being
+ * identified and an exclusion might take it by its identity, its policy waits. */
+START_TEST(test_excluded_policy)
+{
+	static const struct {
+		const char *text;
+		bool pending;
+		const char *timeout; /* what the LU's timeout is after the add */
+	} rows[] = {
+		{ "[defaults]\ntimeout = 77\n", false, "77" },
+		{ "[defaults]\ntimeout = 77\n[exclude fake]\nvendor = FAKE\n", false, "30" },
+		{ "[defaults]\ntimeout = 77\n[exclude fake]\nvendor = FAKE\nnames = yes\n", false,
+		  "30" },
+		{ "[defaults]\ntimeout = 77\n[exclude fake]\nvendor = FAKE\n"
+		  "[exception disk]\nmodel = DISK\n",
+		  false, "77" },
+		{ "[defaults]\ntimeout = 77\n[exclude boot]\nwwid = 3600*\n", true, "30" },
+		{ "[defaults]\ntimeout = 77\n[exclude boot]\nwwid = 3600*\n", false, "77" },
+		{ "[defaults]\ntimeout = 77\n", true, "77" },
+	};
+	_cleanup_close_ int rootfd = -EBADF;
+
+	rootfd = make_tree();
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		_cleanup_(conf_unrefp) LundConf *c = NULL;
+		_cleanup_free_ char *v = NULL;
+		PolicyEngine *p = NULL;
+		Lu lu = test_lu("DISK");
+
+		lu.naming_pending = rows[i].pending;
+		check_tree_put_str(&tree, LU "/timeout", "30\n");
+		write_conf(rows[i].text);
+		ck_assert_int_eq(conf_load(conf, "/nonexistent/hwdb.bin", &c), 0);
+		ck_assert_int_eq(policy_engine_new(rootfd, c, &p), 0);
+		ck_assert_int_ge(policy_apply(p, &lu, "add"), 0);
+		v = get_file(LU "/timeout");
+		ck_assert_msg(streq(v, rows[i].timeout), "row %zu: timeout %s", i, v);
+		policy_engine_free(p);
+	}
+}
+END_TEST
+
 /* lund.conf accepts what lunctl policy accepts (errknob_range()): max_retries beyond sd's 5 is
  * refused with the same bounds, not written for the kernel to refuse. */
 START_TEST(test_ranges_shared)
@@ -537,6 +580,11 @@ START_TEST(test_corpus)
 				for (size_t x = 0; x < _KNOB_MAX; x++)
 					known |= streq(k, policy_knobs[x].conf_key);
 				break;
+			case CONF_SECTION_EXCLUDE:
+			case CONF_SECTION_EXCEPTION:
+				known = exclusion_check_entry(s->kind == CONF_SECTION_EXCEPTION, k,
+				                              "1", NULL) != -ENOENT;
+				break;
 			case CONF_SECTION_UNKNOWN:
 				known = reported(s->line, "unknown section");
 				break;
@@ -583,6 +631,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_absent);
 	tcase_add_test(tc, test_not_regular);
 	tcase_add_test(tc, test_ranges_shared);
+	tcase_add_test(tc, test_excluded_policy);
 	corpus = check_fixture_list(FIXTURES_DIR "/conf", ".conf", &n_corpus);
 	tcase_add_loop_test(tc, test_corpus, 0, (int)n_corpus);
 	suite_add_tcase(s, tc);

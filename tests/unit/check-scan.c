@@ -10,6 +10,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -59,10 +60,11 @@ typedef struct Fake {
 	size_t n_busy;
 	unsigned report_calls;
 	unsigned inquiry_calls;
-	int inquiry_error; /* every INQUIRY fails with this */
-	bool use_quirk;    /* run() passes fake_quirk as the policy's quirk callback */
-	ScanQuirk quirk;   /* what the callback answers for vendor FAKE, model DISK */
-	int quirk_type;    /* what the callback was asked, for the assertions */
+	int inquiry_error;    /* every INQUIRY fails with this */
+	bool use_quirk;       /* run() passes fake_quirk as the policy's quirk callback */
+	const char *excluded; /* run() passes fake_excluded: this glob of H:C:T:L is excluded */
+	ScanQuirk quirk;      /* what the callback answers for vendor FAKE, model DISK */
+	int quirk_type;       /* what the callback was asked, for the assertions */
 	char quirk_vendor[32], quirk_model[32], quirk_rev[32];
 	unsigned quirk_calls;
 	unsigned probe_tasks;     /* threads of this process when the target probe was written */
@@ -525,6 +527,14 @@ static void count_events(void *ud, const ScanEvent *ev)
 	}
 }
 
+static bool fake_excluded(void *ud, const ScanLu *lu, char *rule, size_t size)
+{
+	if (fnmatch(fake.excluded, lu->hctl, 0) != 0)
+		return false;
+	snprintf(rule, size, "test");
+	return true;
+}
+
 static int fake_quirk(void *ud, int type, const char *vendor, const char *model,
                       const char *revision, ScanQuirk *ret)
 {
@@ -543,7 +553,9 @@ static void run(ScanFlags flags, const char *const *sel_strs, ScanResult *res)
 {
 	ScanSelector sel[8];
 	size_t n = 0;
-	ScanPolicy pol = { .max_workers = 4, .quirk = fake.use_quirk ? fake_quirk : NULL };
+	ScanPolicy pol = { .max_workers = 4,
+		           .quirk = fake.use_quirk ? fake_quirk : NULL,
+		           .excluded = fake.excluded ? fake_excluded : NULL };
 	ScanContext ctx = {
 		.rootfd = tree.fd,
 		.io = &fake_io,
@@ -895,6 +907,41 @@ START_TEST(test_remove)
 	/* --remove alone: no probe write */
 	ck_assert(!wrote("sys/class/scsi_host/host0/scan=- - 0"));
 	scan_result_done(&r);
+}
+END_TEST
+
+/* Excluded LUs (lund.conf EXCLUSIONS) are neither removed, added nor resized: each is kept with
+ * the rule in the reason, and reported LUNs around an excluded one are added one by one, never by
+ * a whole-target scan that would add it too. */
+START_TEST(test_excluded)
+{
+	const ScanAction *a;
+	ScanResult r = {};
+
+	basic_world();
+	instantiate(0, 0, 0, 5); /* no longer reported */
+	wire(0, 0, 1, 2);        /* reported, not instantiated */
+	wire(0, 0, 1, 3);
+	wire(0, 0, 1, 4);
+	fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
+	fake.excluded = "0:0:[01]:[1235]";
+	run(SCAN_ADD | SCAN_REMOVE | SCAN_FORCE | SCAN_RESIZE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_ptr_nonnull((a = action(&r, SCAN_ACTION_KEEP, "0:0:0:5")));
+	ck_assert_ptr_nonnull(strstr(a->reason, "excluded by [exclude test]"));
+	ck_assert(!wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:0:1"));
+	ck_assert(!exists("sys/bus/scsi/devices/0:0:1:2") &&
+	          !exists("sys/bus/scsi/devices/0:0:1:3"));
+	ck_assert_ptr_nonnull(action(&r, SCAN_ACTION_KEEP, "0:0:1:2"));
+	ck_assert(!wrote("sys/class/scsi_host/host0/scan=0 1 -"));
+	ck_assert(wrote("sys/class/scsi_host/host0/scan=0 1 4"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:1:4"));
+	ck_assert_uint_eq(r.hosts[0].removed, 0);
+	ck_assert_uint_eq(r.hosts[0].added, 1);
+	ck_assert_uint_eq(r.hosts[0].resized, 0);
+	scan_result_done(&r);
+	fake.excluded = NULL;
 }
 END_TEST
 
@@ -1705,6 +1752,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_hung_host_holds_only_itself);
 	tcase_add_test(tc, test_add_selected_ids);
 	tcase_add_test(tc, test_remove);
+	tcase_add_test(tc, test_excluded);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
 	CHECK_ADD_LOOP(tc, test_remove_in_use_char, char_busy);
 	CHECK_ADD_LOOP(tc, test_failed_target, bad_cases);
