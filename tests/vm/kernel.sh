@@ -59,12 +59,27 @@ if [ ! -e "$dir/.done" ]; then
 		rm -rf "$dir"; mkdir -p "$dir/dl"
 		(cd "$dir/dl" && vm_apt apt-get download -qq "$pkg=$version" >/dev/null) ||
 			vm_die "apt-get download $pkg failed"
-		dpkg-deb -x "$dir"/dl/*.deb "$dir/root"
+		# 7.x splits the image: its files are in linux-binary-<abi> (and linux-base-<abi>),
+		# which the image package depends on
+		# shellcheck disable=SC2086
+		parts=$(vm_apt apt-cache $dflt depends "$pkg" 2>/dev/null |
+			awk -v abi="-$kver" '$1 == "Depends:" && $2 ~ /^linux-/ && $2 != "'"$pkg"'" &&
+				substr($2, length($2) - length(abi) + 1) == abi { print $2 }' | sort -u)
+		for part in $parts; do
+			(cd "$dir/dl" && vm_apt apt-get download -qq "$part=$version" >/dev/null) ||
+				vm_die "apt-get download $part failed"
+		done
+		for deb in "$dir"/dl/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
 		rm -rf "$dir/dl"
 		# Debian 13's package is usrmerged (usr/lib/modules): /lib is /usr/lib, as on the system
 		[ -e "$dir/root/lib" ] || ln -s usr/lib "$dir/root/lib"
 		depmod -b "$dir/root" "$kver"
 		bz=$dir/root/boot/vmlinuz-$kver
+		# 7.x ships it beside its modules only
+		if [ ! -e "$bz" ]; then
+			mkdir -p "$dir/root/boot"
+			ln -s "../lib/modules/$kver/vmlinuz" "$bz"
+		fi
 		# The bzImage carries the kernel as an XZ stream (6.1) or a zstd one (6.12, 7.x); find its
 		# magic and decompress.
 		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" | head -n1 | cut -d: -f1)
