@@ -68,8 +68,10 @@ static int print_human(const LuRef *lu, const Identity *ident)
  * (output.h); unset ones are skipped. Returns 0, -ENOMEM or what @fn returned. */
 static int path_props(const Identity *ident, export_fn fn, void *userdata)
 {
-	const char *const key[] = { "ID_PATH", "ID_PATH_TAG", "ID_PATH_ATA_COMPAT" };
-	const char *const value[] = { ident->path.path, ident->path.tag, ident->path.ata_compat };
+	const char *const key[] = { "ID_PATH_WITH_USB_REVISION", "ID_PATH", "ID_PATH_TAG",
+		                    "ID_PATH_ATA_COMPAT" };
+	const char *const value[] = { ident->path.usb_revision, ident->path.path, ident->path.tag,
+		                      ident->path.ata_compat };
 
 	for (size_t k = 0; k < ELEMENTSOF(key); k++) {
 		_cleanup_free_ char *v = NULL;

@@ -108,6 +108,7 @@ int lunctl_links(const Options *o, const LuRef *lu, const Identity *i, const cha
 		.n_names = i->names->n,
 		.id_path = i->path.path,
 		.id_path_ata_compat = i->path.ata_compat,
+		.id_path_usb_revision = i->path.usb_revision,
 		.path_virtual = i->path.virtual_dev,
 		.rule = rule,
 		.rule_name = l.rule_name,

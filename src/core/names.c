@@ -254,6 +254,13 @@ static int sg3_vmv(const Sg3Props *p, char lead, Sg3Key k, char *out, size_t siz
 	return 0;
 }
 
+/* The sources sg3-utils-udev 1.48 calls ambiguous: ID_SERIAL and links from them only as
+ * .SCSI_ID_SERIAL_SRC / .SCSI_SYMLINK_SRC allow ("T" and "" by default: NamesContext). */
+static bool sg3_ambiguous(Sg3Key k)
+{
+	return k == SG3_LUN_T10 || k == SG3_LUN_NAA_LOCAL || k == SG3_LUN_VENDOR || k == SG3_SERIAL;
+}
+
 /* 55-scsi-sg3_id.rules' "Compat ID_SERIAL setting", in its order. */
 static const struct {
 	Sg3Key key;
@@ -295,7 +302,7 @@ int names_by_id_full(const NamesContext *ctx, NamesList *ret)
 	const ScsiIdent *id;
 	NamesBus bus = _NAMES_BUS_INVALID;
 	char serial[3 * (NAME_MAX + 1) + 4] = "", wwn[2 + 32 + 1] = "";
-	bool serial_too_long = false, ata_runs;
+	bool serial_too_long = false, ata_runs, bus_only = false;
 
 	assert_return(ctx && ctx->id && ret, -EINVAL);
 	/* KERNEL=="sd*|sr*", ENV{DEVTYPE}=="partition": only sd* has partition links. */
@@ -328,6 +335,11 @@ int names_by_id_full(const NamesContext *ctx, NamesList *ret)
 
 				if (!p->set[k])
 					continue;
+				/* 1.48: ENV{ID_BUS}="scsi" whether or not the source is allowed */
+				if (ctx->sg3_src_filter && sg3_ambiguous(k) && k != SG3_LUN_T10) {
+					bus_only = true;
+					continue;
+				}
 				bus = NAMES_BUS_SCSI;
 				sg3_form(p, k, sg3_serial_order[i].lead, serial, sizeof(serial),
 				         &serial_too_long);
@@ -353,7 +365,8 @@ int names_by_id_full(const NamesContext *ctx, NamesList *ret)
 		if (!wwn[0] && id->ata.wwn[0])
 			snprintf(wwn, sizeof(wwn), "0x%s", id->ata.wwn);
 	}
-	if (bus < 0 && ctx->usb) {
+	/* usb_id sets ID_BUS and ID_SERIAL only when nothing has set ID_BUS */
+	if (bus < 0 && !bus_only && ctx->usb) {
 		bus = NAMES_BUS_USB;
 		snprintf(serial, sizeof(serial), "%s", ctx->usb->serial);
 	}
@@ -380,7 +393,7 @@ int names_by_id_full(const NamesContext *ctx, NamesList *ret)
 			char v[3 * (NAME_MAX + 1) + 4];
 			bool tl;
 
-			if (!p->set[k])
+			if (!p->set[k] || (ctx->sg3_src_filter && sg3_ambiguous(k)))
 				continue;
 			sg3_form(p, k, sg3_link_order[i].lead, v, sizeof(v), &tl);
 			builder_add(&b, "scsi-", v, tl);

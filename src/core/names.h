@@ -128,7 +128,9 @@ int names_unit_serial(const ScsiIdent *id80, char ret[static NAME_MAX + 1]);
  *     ID_BUS=scsi, the first of "3"NAA_REGEXT, "3"NAA_REG, "3"NAA_EXT, "2"EUI64, "8"NAME, "1"T10,
  *     "3"NAA_LOCAL, "0"<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>,
  * "S"<SCSI_VENDOR>_<SCSI_MODEL>_<SERIAL>; and ID_WWN_WITH_EXTENSION from the first NAA of REGEXT,
- * REG, EXT, LOCAL.
+ * REG, EXT, LOCAL. sg3-utils-udev 1.48 (@sg3_src_filter, Debian 13) takes the last four (T10,
+ * NAA local, vendor-specific, serial) only as .SCSI_ID_SERIAL_SRC allows, "T" by default; one it
+ * skips still sets ID_BUS=scsi, so that usb_id below leaves ID_SERIAL to scsi_id.
  *  2. 60-persistent-storage.rules, each step only while ID_SERIAL is unset: ata_id (names_bus()'s
  *     conditions, or a USB parent with removable 0) when it succeeds (@id->ata.valid);
  *     usb_id on a USB parent (always runs; sets ID_BUS=usb and ID_SERIAL only when ID_BUS is
@@ -136,7 +138,9 @@ int names_unit_serial(const ScsiIdent *id80, char ret[static NAME_MAX + 1]);
  *  3. Links: "<ID_BUS>-<ID_SERIAL>", "wwn-<ID_WWN_WITH_EXTENSION>", "usb-<ID_USB_SERIAL>", then
  *     58-scsi-sg3_symlink.rules (@sg3_symlinks): "scsi-S<SCSI_VENDOR>_<SCSI_MODEL>_<SERIAL>",
  *     "scsi-3<NAA_REGEXT|REG|EXT>", "scsi-2<EUI64>", "scsi-8<NAME>", "scsi-1<T10>",
- *     "scsi-3<NAA_LOCAL>", "scsi-0<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>" for each value set.
+ *     "scsi-3<NAA_LOCAL>", "scsi-0<SCSI_VENDOR>_<SCSI_MODEL>_<LUN_VENDOR>" for each value set
+ *     (1.48: the 'S', "1", NAA local and '0' forms only as .SCSI_SYMLINK_SRC allows: none by
+ *     default).
  * A name made twice is listed once.
  */
 typedef struct NamesContext {
@@ -151,6 +155,11 @@ typedef struct NamesContext {
 	                       * pages it reads (INQUIRY, vpd_pg80, vpd_pg83); NULL: not
 	                       * installed */
 	bool sg3_symlinks;    /* 58-scsi-sg3_symlink.rules installed (needs @sg3) */
+	bool sg3_src_filter;  /* sg3-utils-udev 1.48's rules (.SCSI_ID_SERIAL_SRC and
+	                       * .SCSI_SYMLINK_SRC) at their defaults: of the ambiguous
+	                       * sources (T10, NAA local, vendor-specific, VPD 0x80 serial)
+	                       * only T10 sets ID_SERIAL, and none makes a link of its own;
+	                       * each still sets ID_BUS=scsi (see above) */
 } NamesContext;
 
 /*

@@ -344,6 +344,7 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 		.n_names = lu->naming.n_names,
 		.id_path = lu->naming.id_path,
 		.id_path_ata_compat = lu->naming.id_path_ata_compat,
+		.id_path_usb_revision = lu->naming.id_path_usb_revision,
 		.path_virtual = lu->naming.path_virtual,
 	};
 	size_t n_aliases = 0;

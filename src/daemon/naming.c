@@ -26,6 +26,7 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b)
 	    !streq_ptr(a->bus, b->bus) || a->n_names != b->n_names ||
 	    !streq_ptr(a->id_path, b->id_path) ||
 	    !streq_ptr(a->id_path_ata_compat, b->id_path_ata_compat) ||
+	    !streq_ptr(a->id_path_usb_revision, b->id_path_usb_revision) ||
 	    a->path_virtual != b->path_virtual || a->keys_in_pages != b->keys_in_pages ||
 	    !streq_ptr(a->lu_key, b->lu_key) || !streq_ptr(a->port_key, b->port_key) ||
 	    a->have_usb_ids != b->have_usb_ids || a->usb_vendor != b->usb_vendor ||
@@ -334,6 +335,7 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	pack_add(&pack, ident.wwn, &n.wwn);
 	pack_add(&pack, ident.path.path, &n.id_path);
 	pack_add(&pack, ident.path.ata_compat, &n.id_path_ata_compat);
+	pack_add(&pack, ident.path.usb_revision, &n.id_path_usb_revision);
 	pack_add(&pack, lu_key, &n.lu_key);
 	pack_add(&pack, port_key, &n.port_key);
 	size = pages_size + pad + n_names * sizeof(char *) + pack.size;

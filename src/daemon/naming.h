@@ -30,6 +30,7 @@ typedef struct LuNaming {
 	/* udev's path_id (engine/pathid.h): ID_PATH and ID_PATH_ATA_COMPAT, NULL when unset;
 	 * @path_virtual: below devices/virtual/, where udev's rules make no disk/by-path name. */
 	char *id_path, *id_path_ata_compat;
+	char *id_path_usb_revision; /* ID_PATH_WITH_USB_REVISION (udev 254 on), or NULL */
 	/* scsi_id's view, as `lunctl list` shows it, kept as the part of the pages it is made of
 	 * (@scsi_pages_size bytes, lu_naming_scsi_id() computes it from them when a client asks):
 	 * the first 36 bytes of the INQUIRY data and the first 254 of pages 0x00, 0x80 and 0x83,

@@ -196,6 +196,9 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 	                  : 0;
 	if (r == -ENOMEM)
 		return r;
+	/* ID_PATH_WITH_USB_REVISION only from a udev that sets it */
+	if (!i.udev->path_usb_revision)
+		i.path.usb_revision = mfree(i.path.usb_revision);
 
 	/* Exactly what udev's rules run: scsi_id with the default page selection. */
 	i.pg00_inferred = pg00_inferable(pages);

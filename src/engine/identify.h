@@ -69,8 +69,9 @@ typedef struct Identity {
 	char *serial; /* that ID_SERIAL, NULL when there is none */
 	char *wwn;    /* "0x" ID_WWN_WITH_EXTENSION, NULL when there is none */
 
-	/* udev's path_id for the LU (ID_PATH, ID_PATH_TAG, ID_PATH_ATA_COMPAT), from sysfs below
-	 * the root; empty when path_id sets nothing or the device path cannot be read. */
+	/* udev's path_id for the LU (ID_PATH, ID_PATH_TAG, ID_PATH_ATA_COMPAT and, from udev 254
+	 * on, ID_PATH_WITH_USB_REVISION), from sysfs below the root; empty when path_id sets
+	 * nothing or the device path cannot be read. */
 	PathId path;
 
 	/* Every export line as "KEY=VALUE" (escaped, export.h), each NUL-terminated, packed one

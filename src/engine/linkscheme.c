@@ -116,8 +116,8 @@ static void part_suffix(const LinkSchemePart *p, char buf[static 16])
 static int path_links(Scheme *s)
 {
 	const LinkSchemeInput *in = s->in;
-	const char *values[] = { in->id_path, in->id_path_ata_compat };
-	const char *whys[] = { "by-path", "ata-compat" };
+	const char *values[] = { in->id_path, in->id_path_ata_compat, in->id_path_usb_revision };
+	const char *whys[] = { "by-path", "ata-compat", "usb-revision" };
 	char base[NAME_MAX + 1];
 	int r;
 

@@ -75,6 +75,7 @@ typedef struct LinkSchemeInput {
 	const char *const *names; /* the by-id base names, identify's order */
 	size_t n_names;
 	const char *id_path, *id_path_ata_compat; /* path_id's, NULL when unset */
+	const char *id_path_usb_revision;         /* ID_PATH_WITH_USB_REVISION (udev 254 on) */
 	bool path_virtual;                        /* the LU is below devices/virtual/ */
 	NameRule rule;                            /* the hwdb's rule for the LU */
 	const char *rule_name;      /* the name @rule gives, NULL when it gives none */

@@ -31,6 +31,7 @@ void pathid_done(PathId *p)
 	free(p->path);
 	free(p->tag);
 	free(p->ata_compat);
+	free(p->usb_revision);
 	*p = (PathId){};
 }
 
@@ -934,9 +935,42 @@ static char *handle_scsi(Walk *w, const char *dev)
 	return handle_default(w, dev);
 }
 
+/*
+ * The USB revision of a root hub (1, 2 or 3) from its bDeviceProtocol (USB 2.0 11.23.1: 0 a
+ * full-speed hub or a high-speed one without TT, told apart by the speed; 1 and 2 high-speed
+ * with TTs; 3 SuperSpeed, USB 3.x 10.15.1), as path_id reads it since v254; 0 when unknown.
+ */
+static int usb_root_revision(Walk *w, const char *hub)
+{
+	_cleanup_free_ char *proto = sysfs_attr_string(w->rootfd, hub, "bDeviceProtocol");
+	_cleanup_free_ char *speed = NULL;
+	char *end;
+	unsigned long v;
+
+	if (!proto)
+		return 0;
+	v = strtoul(proto, &end, 16);
+	if (end == proto || *end)
+		return 0;
+	switch (v) {
+	case 0:
+		speed = sysfs_attr_string(w->rootfd, hub, "speed");
+		return streq_ptr(speed, "480") ? 2 : speed ? 1 : 0;
+	case 1:
+	case 2:
+		return 2;
+	case 3:
+		return 3;
+	default:
+		return 0;
+	}
+}
+
 static char *handle_usb(Walk *w, const char *dev)
 {
 	const char *port;
+	char *hub;
+	int rev;
 
 	if (!dev_attr_is(w, dev, DEV_DEVTYPE, "usb_interface") &&
 	    !dev_attr_is(w, dev, DEV_DEVTYPE, "usb_device"))
@@ -945,9 +979,16 @@ static char *handle_usb(Walk *w, const char *dev)
 	if (!port)
 		return strdup(dev);
 	/* The bus number may change from boot to boot; the port path below the root hub does
-	 * not, so "0" stands for the bus. */
-	prepend(w, &w->path, "usb-0:%s", port + 1);
-	return skip_subsystem(w, dev, "usb");
+	 * not, so "0" stands for the bus. udev 254 and later add the root hub's USB revision
+	 * ("usbv3-0:..."; an xHCI controller has a USB 2 and a USB 3 root hub), taken out of
+	 * ID_PATH again at the end (pathid_walk(), PathId.usb_revision). */
+	hub = skip_subsystem(w, dev, "usb");
+	rev = hub ? usb_root_revision(w, hub) : 0;
+	if (rev > 0)
+		prepend(w, &w->path, "usbv%i-0:%s", rev, port + 1);
+	else
+		prepend(w, &w->path, "usb-0:%s", port + 1);
+	return hub;
 }
 
 static char *handle_bcma(Walk *w, const char *dev)
@@ -1088,10 +1129,26 @@ static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId 
 		*ret = p;
 		return 0;
 	}
+	/* path_id's add_id_with_usb_revision(): a path with "-usbv<digit>-" is
+	 * ID_PATH_WITH_USB_REVISION; ID_PATH (and its tag) are the same without "v<digit>" */
+	{
+		char *v = strstr(w.path, "-usbv");
+
+		if (v && v[5] >= '0' && v[5] <= '9' && v[6] == '-') {
+			p.usb_revision = strdup(w.path);
+			if (!p.usb_revision) {
+				free(w.path);
+				free(w.compat);
+				return -ENOMEM;
+			}
+			memmove(v + 4, v + 6, strlen(v + 6) + 1);
+		}
+	}
 	tag = malloc(strlen(w.path) + 1);
 	if (!tag || pathtag_tag(w.path, tag, strlen(w.path) + 1) < 0) {
 		free(w.path);
 		free(w.compat);
+		free(p.usb_revision);
 		return -ENOMEM;
 	}
 	p.path = w.path;

@@ -26,11 +26,13 @@
 #include <stddef.h>
 
 typedef struct PathId {
-	char *path;       /* ID_PATH; NULL when path_id sets none (then so are the others) */
-	char *tag;        /* ID_PATH_TAG */
-	char *ata_compat; /* ID_PATH_ATA_COMPAT, or NULL */
-	bool virtual_dev; /* the device lives below devices/virtual/: 60-persistent-storage.rules
-	                   * does not run path_id for it, so no disk/by-path names */
+	char *path;         /* ID_PATH; NULL when path_id sets none (then so are the others) */
+	char *tag;          /* ID_PATH_TAG */
+	char *ata_compat;   /* ID_PATH_ATA_COMPAT, or NULL */
+	char *usb_revision; /* ID_PATH_WITH_USB_REVISION (udev 254 and later: ID_PATH with the USB
+	                     * root hub's revision, "usbv2-0:..."), or NULL; ID_PATH never has it */
+	bool virtual_dev;   /* the device lives below devices/virtual/: 60-persistent-storage.rules
+	                     * does not run path_id for it, so no disk/by-path names */
 } PathId;
 
 void pathid_done(PathId *p);

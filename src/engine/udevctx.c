@@ -197,9 +197,10 @@ static const char *const rules_dirs[UDEVCTX_RULES_DIRS] = {
 
 /*
  * udev reads rules from /etc, /run, /usr/local/lib, /usr/lib and /lib (v252 RULES_DIRS); the
- * first file of a name wins, and one that is empty or a link to /dev/null masks it.
+ * first file of a name wins, and one that is empty or a link to /dev/null masks it. @ret_path
+ * (NULL, or PATH_MAX bytes) gets the winner's path.
  */
-static bool rules_installed(int rootfd, const char *name)
+static bool rules_installed_at(int rootfd, const char *name, char *ret_path)
 {
 	for (size_t i = 0; i < UDEVCTX_RULES_DIRS; i++) {
 		char p[PATH_MAX], target[PATH_MAX];
@@ -220,7 +221,34 @@ static bool rules_installed(int rootfd, const char *name)
 			if (fstatat(rootfd, p, &st, 0) < 0)
 				continue;
 		}
+		if (ret_path)
+			memcpy(ret_path, p, sizeof(p));
 		return S_ISREG(st.st_mode) && st.st_size > 0;
+	}
+	return false;
+}
+
+static bool rules_installed(int rootfd, const char *name)
+{
+	return rules_installed_at(rootfd, name, NULL);
+}
+
+/* Whether the rules file at @path (relative to the root) holds @word, outside comments. */
+static bool rules_mention(int rootfd, const char *path, const char *word)
+{
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t len;
+
+	/* udev's rules files are small (sg3-utils' 8 KiB); a larger one is read in part */
+	if (sysfs_read_attr(rootfd, path, 256 * 1024, &buf, &len) < 0)
+		return false;
+	for (const char *l = (const char *)buf, *end = l + len; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+
+		if (n > 0 && *l != '#' && memmem(l, n, word, strlen(word)))
+			return true;
+		l += n + 1;
 	}
 	return false;
 }
@@ -229,8 +257,17 @@ void udevctx_rules_read(int rootfd, UdevRules *ret)
 {
 	UdevRules r = {};
 
-	r.sg3_id = rules_installed(rootfd, "55-scsi-sg3_id.rules");
+	char path[PATH_MAX];
+
+	r.sg3_id = rules_installed_at(rootfd, "55-scsi-sg3_id.rules", path);
 	r.sg3_symlink = r.sg3_id && rules_installed(rootfd, "58-scsi-sg3_symlink.rules");
+	/* sg3-utils 1.48 sets ".SCSI_ID_SERIAL_SRC" (to "T" unless 00-scsi-sg3_config.rules did);
+	 * 1.46 knows no such key */
+	r.sg3_src_filter = r.sg3_id && rules_mention(rootfd, path, ".SCSI_ID_SERIAL_SRC");
+	/* the rules and the path_id builtin come in one package: the rule that links the
+	 * property (systemd v254) says the builtin sets it */
+	r.path_usb_revision = rules_installed_at(rootfd, "60-persistent-storage.rules", path) &&
+	                      rules_mention(rootfd, path, "ID_PATH_WITH_USB_REVISION");
 	*ret = r;
 }
 
@@ -347,6 +384,8 @@ int udevctx_read_full(int rootfd, const LuRef *lu, const UdevCtxKnown *known, Ud
 		c.sysfs_pg83 = cached_attr_exists(rootfd, lu, pages, PROBE_PG83, "vpd_pg83");
 	}
 	c.sg3_symlink_rules = c.sg3_id_rules && rules->sg3_symlink;
+	c.sg3_src_filter = c.sg3_id_rules && rules->sg3_src_filter;
+	c.path_usb_revision = rules->path_usb_revision;
 	*ret = c;
 	return 0;
 }
@@ -366,6 +405,7 @@ int udevctx_names(const UdevCtx *ctx, const LuRef *lu, const ScsiIdent *id, Name
 		.removable = ctx->removable,
 		.usb = ctx->have_usb ? &ctx->usb : NULL,
 		.sg3_symlinks = ctx->sg3_symlink_rules,
+		.sg3_src_filter = ctx->sg3_src_filter,
 	};
 
 	if (ctx->sg3_id_rules) {

@@ -34,6 +34,10 @@ typedef struct UdevCtx {
 	uint8_t ata_identify[ATA_IDENTIFY_LEN];
 	bool sg3_id_rules;      /* 55-scsi-sg3_id.rules installed and not masked */
 	bool sg3_symlink_rules; /* 58-scsi-sg3_symlink.rules installed and not masked */
+	bool sg3_src_filter;    /* the installed 55-scsi-sg3_id.rules is sg3-utils 1.48's
+	                         * (NamesContext.sg3_src_filter) */
+	bool path_usb_revision; /* udev 254 or later (UdevRules): path_id sets
+	                         * ID_PATH_WITH_USB_REVISION, the rules link it in by-path */
 	bool sysfs_inquiry, sysfs_pg80, sysfs_pg83; /* the kernel's cached attributes exist (read
 	                                             * only with sg3_id_rules) */
 } UdevCtx;
@@ -43,6 +47,10 @@ typedef struct UdevCtx {
 typedef struct UdevRules {
 	bool sg3_id;      /* 55-scsi-sg3_id.rules installed and not masked */
 	bool sg3_symlink; /* 58-scsi-sg3_symlink.rules as well (only looked for with the first) */
+	bool sg3_src_filter;    /* that 55-scsi-sg3_id.rules filters ambiguous IDs (sg3-utils 1.48:
+	                         * it sets .SCSI_ID_SERIAL_SRC), read from the file udev reads */
+	bool path_usb_revision; /* 60-persistent-storage.rules links ID_PATH_WITH_USB_REVISION:
+	                         * udev 254 or later, whose path_id sets it */
 } UdevRules;
 
 void udevctx_rules_read(int rootfd, UdevRules *ret);

@@ -523,6 +523,14 @@ START_TEST(test_full_partition)
 	ck_assert_str_eq(nl.name[1], "wwn-0x5000c50022220001-part2");
 	ck_assert_str_eq(nl.name[2], "scsi-SQEMU_QEMU_HARDDISK_MEGA000001-part2");
 	ck_assert_str_eq(nl.name[3], "scsi-0QEMU_QEMU_HARDDISK_MEGA000001-part2");
+	/* sg3-utils-udev 1.48 at its defaults: the serial ('S') and vendor-specific ('0') links
+	 * are ambiguous and left out; the NAA name stays */
+	nc.sg3_src_filter = true;
+	ck_assert_int_eq(names_by_id_full(&nc, &nl), 0);
+	ck_assert_uint_eq(nl.n, 2);
+	ck_assert_str_eq(nl.name[0], "scsi-35000c50022220001-part2");
+	ck_assert_str_eq(nl.name[1], "wwn-0x5000c50022220001-part2");
+	nc.sg3_src_filter = false;
 	nc.is_cdrom = true;
 	ck_assert_int_eq(names_by_id_full(&nc, &nl), -EINVAL);
 	ck_assert_int_eq(names_by_id_full(NULL, &nl), -EINVAL);

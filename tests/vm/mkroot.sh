@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/vm/mkroot.sh [udev-root|systemd-root]: build (once) a root filesystem image.
 #
-# udev-root (default): a debootstrap'ed Debian 12 minbase with udev, sg3-utils, sg3-utils-udev,
+# udev-root (default): a debootstrap'ed minbase of the guest's release ($LUND_VM_RELEASE, see
+# lib/common.sh: Debian 12 by default, 13 with 13) with udev, sg3-utils, sg3-utils-udev,
 # lsscsi, kmod and multipath-tools, packed into an ext4 image with mkfs.ext4 -d. The udev rules
 # of multipath-tools and kpartx (which run `multipath -u` on every sd event, mark paths
 # SYSTEMD_READY=0 and give the maps the by-id names of their paths) are parked in
@@ -14,45 +15,39 @@
 # (dpkg-deb -f lund_*.deb Depends), so that `dpkg -i` of the package works offline in the guest
 # (scenarios/deb-install.sh); guest/systemd-root.sh boots it.
 # The Debian mirror is the one apt is configured with on this host (read at run time, never
-# written down here). Cached as $LUND_VM_CACHE/root-<key>.img (systemd-root: sdroot-<key>.img);
-# prints its path.
+# written down here). Cached as $LUND_VM_CACHE/root-<key>.img (systemd-root: sdroot-<key>.img;
+# Debian 13: root13-, sdroot13-); prints its path.
 set -eu
 . "$(dirname "$0")/lib/common.sh"
 
 FLAVOUR=${1:-udev-root}
-SUITE=bookworm
+SUITE=$VM_SUITE
+# a library package of this release: the one its -dev package depends on (libsgutils2-1.46-2 on
+# Debian 12, libsgutils2-1.48 on 13), never a name written down here
+libpkg() {
+	vm_apt apt-cache depends "$1" 2>/dev/null | sed -n 's/^ *Depends: \(lib[^ <]*\)$/\1/p' | head -n1
+}
 case $FLAVOUR in
 udev-root)
 	PACKAGES=udev,sg3-utils,sg3-utils-udev,lsscsi,kmod,bash,libjson-c5,multipath-tools
 	PREFIX=root ;;
 systemd-root)
 	PACKAGES=systemd,systemd-sysv,udev,sg3-utils,lsscsi,kmod,bash,libjson-c5
-	# the package's run-time dependencies (Debian 12 names)
-	PACKAGES=$PACKAGES,libiniparser1,libsgutils2-1.46-2,libkmod2,libsmartcols1,libsystemd0,libudev1
+	# the package's run-time dependencies (debian/control and what tools/deb generates)
+	for dev in libiniparser-dev libsgutils2-dev; do
+		p=$(libpkg $dev)
+		[ -n "$p" ] || vm_die "mkroot.sh: no library package for $dev in $SUITE"
+		PACKAGES=$PACKAGES,$p
+	done
+	PACKAGES=$PACKAGES,libkmod2,libsmartcols1,libsystemd0,libudev1
 	PREFIX=sdroot ;;
 *) vm_die "mkroot.sh: unknown flavour $FLAVOUR" ;;
 esac
+# Debian 12's images keep their names; another release's carry its number (root13-*)
+[ "$VM_RELEASE" = 12 ] || PREFIX=$PREFIX$VM_RELEASE
 
-# The configured Debian mirror: the first URI serving $SUITE's main component, from deb822
-# .sources files or one-line .list files.
-mirror() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		awk -v suite="$SUITE" '
-			function flush() { if (uri != "" && suites ~ "(^| )" suite "( |$)" && comps ~ /(^| )main( |$)/ && types ~ /(^| )deb( |$)/) { print uri; found = 1; exit } uri = suites = comps = types = "" }
-			/^[ \t]*$/ { flush(); next }
-			/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
-			/^URIs:/ { sub(/^URIs:[ \t]*/, ""); split($0, u, " "); uri = u[1] }
-			/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
-			/^Components:/ { sub(/^Components:[ \t]*/, ""); comps = $0 }
-			END { if (!found) flush() }' "$f"
-	done
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk -v suite="$SUITE" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			if ($(i + 1) == suite) { for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i; exit } } }'
-}
-MIRROR=${LUND_VM_MIRROR:-$(mirror | head -n1)}
-[ -n "$MIRROR" ] || vm_die "no Debian $SUITE mirror found in /etc/apt/sources.list*"
+MIRROR=$(host_mirror)
+[ -n "$MIRROR" ] || vm_die "no Debian mirror found in /etc/apt/sources.list* (LUND_VM_MIRROR=URL)"
 
 key=$( { cat "$0"; echo "$MIRROR $SUITE $PACKAGES"; } | sha256sum | cut -c1-16)
 img=$VM_CACHE/$PREFIX-$key.img
@@ -70,10 +65,14 @@ if [ ! -e "$img" ]; then
 		rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/* \
 			"$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/locale/*
 		if [ "$FLAVOUR" = udev-root ]; then
+			# every rule the two packages install (Debian 12: 56-dm-mpath, 60-multipath,
+			# 56-dm-parts, 60-kpartx, 68-del-part-nodes; 13 also 99-z-dm-mpath-late)
 			mkdir -p "$dir/lib/udev/rules.d.mpath"
-			for f in 56-dm-mpath.rules 60-multipath.rules 56-dm-parts.rules 60-kpartx.rules \
-				68-del-part-nodes.rules; do
-				[ -e "$dir/lib/udev/rules.d/$f" ] || vm_die "mkroot.sh: no $f in multipath-tools"
+			rules=$(chroot "$dir" dpkg-query -L multipath-tools kpartx | grep '/udev/rules\.d/.*\.rules$' |
+				sed 's|.*/||' | sort -u)
+			[ -n "$rules" ] || vm_die "mkroot.sh: no udev rules in multipath-tools and kpartx"
+			for f in $rules; do
+				[ -e "$dir/lib/udev/rules.d/$f" ] || vm_die "mkroot.sh: no $f in /lib/udev/rules.d"
 				mv "$dir/lib/udev/rules.d/$f" "$dir/lib/udev/rules.d.mpath/"
 			done
 		fi

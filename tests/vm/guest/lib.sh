@@ -177,9 +177,11 @@ san_up() {
 # --- used by /init ---------------------------------------------------------------------
 vm_cmdline() {
 	VM_SCENARIO= VM_FLAVOUR=busybox VM_SHELL= VM_DEBUG= VM_REBOOTS= VM_INSTALL=project
+	VM_RELEASE=12
 	for _a in $(cat /proc/cmdline); do
 		case $_a in
 		vm.scenario=*) VM_SCENARIO=${_a#*=} ;;
+		vm.release=*) VM_RELEASE=${_a#*=} ;;
 		vm.flavour=*) VM_FLAVOUR=${_a#*=} ;;
 		vm.shell=*) VM_SHELL=${_a#*=} ;;
 		vm.debug=*) VM_DEBUG=${_a#*=} ;;
@@ -187,7 +189,7 @@ vm_cmdline() {
 		vm.install=*) VM_INSTALL=${_a#*=} ;;
 		esac
 	done
-	export VM_SCENARIO VM_FLAVOUR VM_SHELL VM_DEBUG VM_REBOOTS VM_INSTALL
+	export VM_SCENARIO VM_FLAVOUR VM_SHELL VM_DEBUG VM_REBOOTS VM_INSTALL VM_RELEASE
 }
 
 # The boot of a scenario that reboots (`# vm-reboot: N`): 1 for the first, counted by stage 1 on

@@ -1,5 +1,5 @@
 # tests/vm/lib/common.sh: shared by the host-side harness scripts (sourced, POSIX sh).
-VM_DIR=$(cd "$(dirname "$0")" && pwd)
+VM_DIR=${VM_DIR:-$(cd "$(dirname "$0")" && pwd)}
 case "$VM_DIR" in */lib) VM_DIR=${VM_DIR%/lib} ;; esac
 REPO=$(cd "$VM_DIR/../.." && pwd)
 VM_CACHE=${LUND_VM_CACHE:-$REPO/.cache/vm}
@@ -7,6 +7,16 @@ mkdir -p "$VM_CACHE"
 
 vm_log() { [ -n "${VM_QUIET:-}" ] || echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 1; }
+
+# The Debian release the guest runs ($LUND_VM_RELEASE): 12 (bookworm, the default) or 13
+# (trixie). Its kernel (kernel.sh) and root images (mkroot.sh) come from that release.
+VM_RELEASE=${LUND_VM_RELEASE:-12}
+case $VM_RELEASE in
+12) VM_SUITE=bookworm ;;
+13) VM_SUITE=trixie ;;
+*) echo "vm: error: LUND_VM_RELEASE=$VM_RELEASE: 12 or 13" >&2; exit 1 ;;
+esac
+HOST_SUITE=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 
 # Serialise cache builders that may run concurrently (meson runs tests in parallel).
 # usage: vm_lock NAME; ... ; (the lock is released when the script exits)
@@ -57,4 +67,73 @@ iscsi_root() {
 		rm -rf "$dir/dl"; touch "$dir/.done"
 	fi
 	echo "$dir/root"
+}
+
+# host_mirror: the first Debian mirror apt is configured with for the host's own release (its
+# main component), from deb822 .sources files or one-line .list files; $LUND_VM_MIRROR
+# overrides. A Debian mirror serves every release, so the guest's comes from there too.
+host_mirror() {
+	if [ -n "${LUND_VM_MIRROR:-}" ]; then echo "$LUND_VM_MIRROR"; return; fi
+	local f
+	{
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -r "$f" ] || continue
+			awk -v suite="$HOST_SUITE" '
+				function flush() { if (uri != "" && suites ~ "(^| )" suite "( |$)" && comps ~ /(^| )main( |$)/ && types ~ /(^| )deb( |$)/) { print uri; found = 1; exit } uri = suites = comps = types = "" }
+				/^[ \t]*$/ { flush(); next }
+				/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
+				/^URIs:/ { sub(/^URIs:[ \t]*/, ""); split($0, u, " "); uri = u[1] }
+				/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+				/^Components:/ { sub(/^Components:[ \t]*/, ""); comps = $0 }
+				END { if (!found) flush() }' "$f"
+		done
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk -v suite="$HOST_SUITE" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+				if ($(i + 1) == suite) { for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i; exit } } }'
+	} | head -n1
+}
+
+# vm_apt apt-get|apt-cache ARGS...: apt on the guest release's packages. On a host of that
+# release this is the host's apt; otherwise a private apt under $VM_CACHE/apt/<suite>/ (its own
+# sources list of <suite>, <suite>-updates and <suite>-backports on the host's mirror, its own
+# package lists, refreshed when older than a day, no dpkg status): the host's configuration is
+# never changed.
+vm_apt() {
+	local tool=$1; shift
+	local sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
+	if [ "$VM_SUITE" = "$HOST_SUITE" ]; then
+		# shellcheck disable=SC2086
+		"$tool" $sandbox "$@"
+		return
+	fi
+	local d=$VM_CACHE/apt/$VM_SUITE
+	# shellcheck disable=SC2086
+	set -- $sandbox -o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts="$d/empty" \
+		-o Dir::Etc::preferences=/dev/null -o Dir::Etc::preferencesparts="$d/empty" \
+		-o Dir::State::Lists="$d/lists" -o Dir::State::status="$d/status" \
+		-o Dir::Cache="$d/cache" -o APT::Get::List-Cleanup=0 "$@"
+	mkdir -p "$d/empty"
+	fresh() { [ -n "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; }
+	if ! fresh; then
+		exec 8>"$VM_CACHE/.apt-$VM_SUITE.lock"
+		flock 8
+		if ! fresh; then
+			local mirror s
+			mirror=$(host_mirror)
+			[ -n "$mirror" ] || vm_die "no Debian mirror configured for $HOST_SUITE (LUND_VM_MIRROR=URL)"
+			mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+			: >"$d/status"
+			for s in "$VM_SUITE" "$VM_SUITE-updates" "$VM_SUITE-backports"; do
+				echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $s main"
+			done >"$d/sources.list"
+			vm_log "package lists of $VM_SUITE from $mirror"
+			apt-get $sandbox -o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts="$d/empty" \
+				-o Dir::State::Lists="$d/lists" -o Dir::State::status="$d/status" \
+				-o Dir::Cache="$d/cache" -qq update >/dev/null ||
+				vm_die "apt-get update for $VM_SUITE failed"
+			find "$d/lists" -maxdepth 1 -name '*_Packages*' -exec touch {} +
+		fi
+		exec 8>&-
+	fi
+	"$tool" "$@"
 }

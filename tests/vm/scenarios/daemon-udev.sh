@@ -1,5 +1,5 @@
 #!/bin/bash
-# daemon-udev: udevd (Debian 12's rules, sg3-utils-udev) and lund on one machine.
+# daemon-udev: udevd (Debian 13's rules, udev 257, sg3-utils-udev 1.48) and lund on one machine.
 #  - /dev/disk/by-id is udev's and stays exactly as it was without lund when lund runs and
 #    rules/59-lund.rules imports lunctl's IDs: first with Debian's rules as shipped (sg3-utils'
 #    55 rule names most disks), then with udev's own scsi_id path alone (55 removed), where the
@@ -8,6 +8,7 @@
 #  - lund's /dev/scsi/by-id is exactly the tree computed from sysfs and lunctl, and lund reports
 #    no foreign file (udevd never writes there, lund never writes to /dev/disk).
 # vm-flavour: udev-root
+# vm-release: 13
 # vm-topology: san
 # vm-timeout: 900
 . /vm/guest/lib.sh

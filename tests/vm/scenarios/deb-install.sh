@@ -10,6 +10,7 @@
 # LUs: scsi_debug's 8 (stage 1 loads it; its two hosts report the same IDs, so half the names
 # collide) and one virtio-scsi disk with serial and wwn.
 # vm-flavour: systemd-root
+# vm-release: 12 13
 # vm-topology: none
 # vm-qemu: -device virtio-scsi-pci,id=vscsi0
 # vm-qemu: -blockdev driver=null-co,node-name=deb0,read-zeroes=on,size=33554432
@@ -20,9 +21,11 @@
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
-PKG_UNIT=/lib/systemd/system/lund.service
-PKG_RULE=/lib/udev/rules.d/59-lund.rules
-PKG_HWDB=/lib/udev/hwdb.d/60-lund.hwdb
+# Debian 12's package installs below /lib, 13's below /usr/lib (/lib its alias there)
+LIB=/lib; [ "$VM_RELEASE" = 12 ] || LIB=/usr/lib
+PKG_UNIT=$LIB/systemd/system/lund.service
+PKG_RULE=$LIB/udev/rules.d/59-lund.rules
+PKG_HWDB=$LIB/udev/hwdb.d/60-lund.hwdb
 CONF=/etc/lund/lund.conf
 
 vm_assert_eq 1 "$(grep -c '^systemd$' /proc/1/comm)" "systemd is PID 1"
@@ -56,7 +59,7 @@ if [ "$VM_BOOT" = 1 ]; then
 	systemctl list-unit-files --no-legend --no-pager lund.service | tee /tmp/luf
 	vm_assert_eq "lund.service enabled enabled" "$(awk '{ print $1, $2, $3 }' /tmp/luf)" "unit file state and vendor preset"
 	vm_assert "enabled as WantedBy=sysinit.target" test -L /etc/systemd/system/sysinit.target.wants/lund.service
-	vm_assert "the preset file is installed" grep -qx 'enable lund.service' /lib/systemd/system-preset/80-lund.preset
+	vm_assert "the preset file is installed" grep -qx 'enable lund.service' $LIB/systemd/system-preset/80-lund.preset
 	# the postinst also started it
 	vm_wait_until 60 systemctl is-active -q lund.service || :
 	vm_assert_eq active "$(systemctl is-active lund.service 2>&1)" "lund.service after dpkg -i"
@@ -122,7 +125,7 @@ for f in $PKG_RULE $PKG_HWDB $CONF; do
 done
 vm_assert "the rule runs the installed lunctl" grep -q 'IMPORT{program}="/usr/bin/lunctl id --export' $PKG_RULE
 vm_assert "udev compiled the hwdb after the package was installed" \
-	test /lib/udev/hwdb.bin -nt /lib/systemd/system-preset/80-lund.preset -o /etc/udev/hwdb.bin -nt /lib/systemd/system-preset/80-lund.preset
+	test /lib/udev/hwdb.bin -nt $LIB/systemd/system-preset/80-lund.preset -o /etc/udev/hwdb.bin -nt $LIB/systemd/system-preset/80-lund.preset
 # the rule gives sg nodes IDs (udev's stock rules do not): the virtio disk's sg node
 vsg=
 for d in /sys/bus/scsi/devices/*:*:*:*; do

@@ -1,7 +1,8 @@
 #!/bin/bash
-# udev-smoke: the SAN under real udev (Debian 12's systemd-udevd and rules, sg3-utils-udev):
+# udev-smoke: the SAN under real udev (Debian 13's systemd-udevd 257 and rules, sg3-utils-udev):
 # every disk with an ID has its /dev/disk/by-id links.
 # vm-flavour: udev-root
+# vm-release: 13
 # vm-topology: san
 # vm-timeout: 240
 . /vm/guest/lib.sh
@@ -16,7 +17,10 @@ vm_assert_ge 7 "$(links '^wwn-0x5000c500')" "wwn- links for the SAN's wwns"
 vm_assert "scsi_id-style link for the full virtio disk" test -L /dev/disk/by-id/scsi-35000c50015ea71a0
 vm_assert "serial-only link (spaces become _)" test -L /dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_SER_WITH_SPACES
 vm_assert "ATA link" test -L /dev/disk/by-id/ata-LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD
-vm_assert "scsi_debug link" test -n "$(ls /dev/disk/by-id/ | grep '^scsi-3333333')"
+# scsi_debug's ID_SERIAL: its NAA locally assigned ID under sg3-utils-udev 1.46, its T10 vendor
+# ID under 1.48 (Debian 13: no ambiguous NAA local, lund(8) "Naming contract")
+sd_link='^scsi-3333333'; [ "$VM_RELEASE" = 12 ] || sd_link='^scsi-1Linux_scsi_debug_'
+vm_assert "scsi_debug link" test -n "$(ls /dev/disk/by-id/ | grep "$sd_link")"
 vm_assert "usb link" test -n "$(ls /dev/disk/by-id/ | grep '^usb-')"
 # every sd disk has a by-id link, except the one without any ID (virtio-scsi-noids) and LUs
 # whose IDs another LU shares (the multipath pair, scsi_debug's two hosts): udev points each
