@@ -473,11 +473,7 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	link_log_begin(m, NULL);
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
 	link_log_end(m);
-	/* Its failures, less those of the links wanted: removals that failed. */
-	*ret_unremoved = st.failed;
-	for (size_t i = 0; ret_results && i<n && * ret_unremoved> 0; i++)
-		if (ret_results[i] < 0 && ret_results[i] != -EEXIST)
-			(*ret_unremoved)--;
+	*ret_unremoved = st.unremoved;
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
 	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,

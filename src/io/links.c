@@ -907,6 +907,7 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 				st.removed++;
 			else if (r < 0) {
 				st.failed++;
+				st.unremoved++;
 				report(l, LINK_FAILED, de->d_name, NULL, r);
 				if (ret == 0 || ret == -EEXIST)
 					ret = r;

@@ -63,6 +63,9 @@ typedef struct LinkSpec {
 typedef struct LinksStats {
 	unsigned created, updated, removed, unchanged, foreign, lost, temp_removed, failed;
 	unsigned adopted, repaired;
+	/* of @failed, the recorded links nobody wants that links_reconcile() could not remove
+	 * (their records stay: the next reconcile tries again) */
+	unsigned unremoved;
 } LinksStats;
 
 /* links_name_valid() - 0 if @name may be used as a link name, else -EINVAL. */

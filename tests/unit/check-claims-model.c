@@ -139,10 +139,7 @@ static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size
 	LinksStats st = {};
 	int r = links_reconcile(links, want, n, ret_results, &st);
 
-	*ret_unremoved = st.failed;
-	for (size_t i = 0; i<n && * ret_unremoved> 0; i++)
-		if (ret_results[i] < 0 && ret_results[i] != -EEXIST)
-			(*ret_unremoved)--;
+	*ret_unremoved = st.unremoved;
 	return r;
 }
 
