@@ -373,7 +373,7 @@ static int file_load(LundConf *c)
 	int fd, r;
 
 	/* Not a FIFO, a device or a file too big: each would stall or swamp the loader. */
-	fd = open_regular(AT_FDCWD, c->path, 0, CONF_FILE_MAX);
+	fd = open_regular(AT_FDCWD, c->path, 0, CONF_FILE_MAX, NULL);
 	if (fd < 0) {
 		c->file_error = fd;
 		return fd == -ENOENT ? 0 : -EBADMSG;

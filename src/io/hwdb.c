@@ -160,24 +160,22 @@ static const char *const hwdb_paths[] = {
 static int hwdb_open_checked(const char *path, int *ret_fd)
 {
 	_cleanup_close_ int fd = -EBADF;
-	struct stat st;
+	uint64_t size = 0;
 	void *map;
 	int r;
 
-	fd = open_regular(AT_FDCWD, path, 0, SIZE_MAX / 2);
+	fd = open_regular(AT_FDCWD, path, 0, SIZE_MAX / 2, &size);
 	if (fd == -EFBIG)
 		return -EBADMSG;
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size < (off_t)HWDB_HEADER_SIZE)
+	if (size < HWDB_HEADER_SIZE)
 		return -EBADMSG;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return -errno;
-	r = hwdb_validate(map, (size_t)st.st_size);
-	munmap(map, (size_t)st.st_size);
+	r = hwdb_validate(map, (size_t)size);
+	munmap(map, (size_t)size);
 	if (r < 0)
 		return r;
 	*ret_fd = TAKE_FD(fd);

@@ -25,7 +25,7 @@ int namestate_load(int dirfd, NameRecSet *ret, NameStateDamage *ret_damage)
 	size_t len = 0, bad = 0;
 	int r;
 
-	fd = open_regular(dirfd, NAMESTATE_FILE, O_NOFOLLOW, NAMEREC_FILE_MAX);
+	fd = open_regular(dirfd, NAMESTATE_FILE, O_NOFOLLOW, NAMEREC_FILE_MAX, NULL);
 	if (fd == -ENOENT) {
 		*ret = (NameRecSet){};
 		*ret_damage = (NameStateDamage){};

@@ -12,9 +12,11 @@
  * most @max bytes, with @flags added (O_NOFOLLOW), without waiting on what is there instead: a
  * FIFO's open() waits for a writer, a device such as /dev/zero never ends. The state and
  * configuration files lund reads are opened this way. Returns the fd (blocking again, close-on-
- * exec); -EBADMSG when the file is no regular file, -EFBIG when it is larger than @max, -errno.
+ * exec) with its size in *@ret_size (may be NULL); -EBADMSG when the file is no regular file,
+ * -EFBIG when it is larger than @max, -errno.
  */
-static inline int open_regular(int dirfd, const char *path, int flags, uint64_t max)
+static inline int open_regular(int dirfd, const char *path, int flags, uint64_t max,
+                               uint64_t *ret_size)
 {
 	struct stat st;
 	int fd, r = 0;
@@ -34,5 +36,7 @@ static inline int open_regular(int dirfd, const char *path, int flags, uint64_t 
 		close(fd);
 		return r;
 	}
+	if (ret_size)
+		*ret_size = (uint64_t)st.st_size;
 	return fd;
 }
