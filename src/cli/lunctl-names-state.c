@@ -148,24 +148,24 @@ static int load_state(int rootfd, const char *state_dir, bool create, int *ret_f
 		close(fd);
 		return log_error_errno(r, "Cannot read %s/%s: %m", state_dir, NAMESTATE_FILE);
 	}
-	if (dmg.unusable && create) {
+	if (dmg.unusable) {
 		/* About to write it: the damaged one is kept for a look, not overwritten. */
-		r = namestate_set_aside(fd);
-		if (r < 0)
-			log_warning_errno(r, "Cannot set %s/%s aside, ignoring: %m", state_dir,
-			                  NAMESTATE_FILE);
-		log_warning("%s/%s is damaged (%s), read as empty; set aside as %s/%s, it is "
-		            "written again with the names accepted",
+		bool aside = false;
+
+		if (create) {
+			r = namestate_set_aside(fd);
+			if (r < 0)
+				log_warning_errno(r, "Cannot set %s/%s aside, ignoring: %m",
+				                  state_dir, NAMESTATE_FILE);
+			aside = r >= 0;
+		}
+		log_warning("%s/%s is damaged (%s), read as empty; %s%s%sit is written again when "
+		            "the names are accepted",
 		            state_dir, NAMESTATE_FILE,
 		            dmg.checksum ? "its checksum does not match" : "not a name record file",
-		            state_dir, NAMESTATE_DAMAGED);
-	} else if (dmg.unusable)
-		log_warning("%s/%s is damaged (%s), read as empty; it is written again when the "
-		            "names are accepted",
-		            state_dir, NAMESTATE_FILE,
-		            dmg.checksum ? "its checksum does not match"
-		                         : "not a name record file");
-	else if (dmg.bad_lines > 0)
+		            aside ? "set aside as " : "", aside ? NAMESTATE_DAMAGED : "",
+		            aside ? ", " : "");
+	} else if (dmg.bad_lines > 0)
 		log_warning("%s/%s: %zu damaged record(s) skipped, ignoring", state_dir,
 		            NAMESTATE_FILE, dmg.bad_lines);
 	*ret_fd = fd;

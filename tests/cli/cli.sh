@@ -415,6 +415,8 @@ printf '\0\0garbage' > "$up/var/lib/lund/names"
 expect_rc 1 "names --diff with an unreadable record file" names_st --diff
 expect_err "damaged (not a name record file)" "unusable record file: one warning"
 expect_rc 0 "names --accept --all repairs it" names_st --accept --all
+check "names --accept --all: the damaged file set aside" [ -f "$up/var/lib/lund/names.damaged" ]
+check "names --accept --all: says so" grep -q "set aside as names.damaged" "$TMP/err"
 expect_rc 0 "names --diff after the repair" names_st --diff
 check "names --diff after the repair: no warning" [ ! -s "$TMP/err" ]
 expect_rc 1 "names --all without --accept" names_st --all
