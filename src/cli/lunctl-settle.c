@@ -51,6 +51,8 @@ static void describe_queue(json_object *q, char *buf, size_t size)
 		ADD("%sa resync pending", n ? ", " : "");
 	if (json_object_get_boolean(json_member(q, "reload_pending")))
 		ADD("%sa reload pending", n ? ", " : "");
+	if (json_object_get_boolean(json_member(q, "link_retry_pending")))
+		ADD("%slink writes failing, retried (lunctl status)", n ? ", " : "");
 	if (json_int(q, "bind_wait") > 0)
 		ADD("%s%" PRIi64 " LUs waiting for their driver", n ? ", " : "",
 		    json_int(q, "bind_wait"));

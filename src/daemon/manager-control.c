@@ -44,9 +44,10 @@ static int request_rescan(Manager *m, ControlClient *c, const ControlRequest *re
 /*
  * {"cmd":"queue"}: what lund still has to do, for `lunctl settle`. "settled" is true when no
  * scan runs or waits, no resync or reload is pending, no driver bind is awaited, no LU is being
- * identified and no uevent waits in the monitor's socket. A link write waiting for its retry is
- * reported but does not count: its backoff is unbounded (a read-only link directory). Answered from
- * the loop, so it never waits for any of them.
+ * identified, no uevent waits in the monitor's socket and no link write failed: a name that
+ * is not on disk is not settled, whatever keeps it off (a read-only or full link directory);
+ * `lunctl settle --timeout` bounds the wait. Answered from the loop, so it never waits for
+ * any of them.
  */
 static json_object *request_queue(Manager *m)
 {
@@ -63,7 +64,7 @@ static json_object *request_queue(Manager *m)
 	json_object_object_add(reply, "settled",
 	                       json_object_new_boolean(!running && queued == 0 && !uevents &&
 	                                               !resync && !reload && m->n_bind_wait == 0 &&
-	                                               identifying == 0 && !links_dirty));
+	                                               identifying == 0 && !links_dirty && !links));
 	json_object_object_add(reply, "scan_running", json_object_new_boolean(running));
 	json_object_object_add(reply, "scans_queued", json_object_new_int64((int64_t)queued));
 	json_object_object_add(reply, "uevents_pending", json_object_new_boolean(uevents));
