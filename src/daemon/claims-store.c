@@ -251,6 +251,20 @@ size_t claims_n_of(const Lu *lu)
 	return b ? b->n : 0;
 }
 
+bool claims_lu_wins_paths(const Lu *lu)
+{
+	const LuClaims *b = lu->userdata;
+
+	for (size_t i = 0; b && i < b->n; i++) {
+		const Claim *c = b->v[i].full;
+
+		/* A compact claim has one owner: no other path wants it. */
+		if (!b->v[i].compact && c->collision && !c->quarantined && c->winner == lu)
+			return true;
+	}
+	return false;
+}
+
 size_t claims_n_compact(const Claims *cl)
 {
 	return cl ? cl->n_compact : 0;

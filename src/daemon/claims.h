@@ -169,6 +169,8 @@ const Claim *claims_of(const Lu *lu, size_t i, ClaimView *view);
 /* The target @lu wants for its @i-th claim (claim_target() of it), valid until @lu's claims
  * next change: unlike a view's, it may be kept while another view is made. */
 const char *claims_target_of(const Lu *lu, size_t i);
+/* Does @lu hold a name other paths of its LU want too (it is that collision's winner)? */
+bool claims_lu_wins_paths(const Lu *lu);
 /* How many claims are compact (the rest are full Claims). */
 size_t claims_n_compact(const Claims *cl);
 

@@ -524,6 +524,9 @@ static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
 	json_object_object_add(o, "kind", json_object_new_string(winner ? "paths" : "clones"));
 	json_object_object_add(o, "others", others);
 	manager_emit(m, "collision", o);
+	/* Whichever path holds the name now is watched, to hand it on when it stops. */
+	if (winner)
+		manager_state_watch(m, NULL);
 }
 
 static void link_op_failed(void *userdata, const Claim *c, const char *target, int error,

@@ -250,7 +250,8 @@ UdevRecords *udev_records_free(UdevRecords *u);
 /* manager-state.c */
 /* UEVENT_STATE: SDEV_STATE= (the device went offline): its state read again, logged. */
 int manager_state_event(Manager *m, const Uevent *ev);
-/* @lu (NULL: any) may not be running: watch the state of those that are not until they are. */
+/* @lu (NULL: any) may not be running, or may hold names other paths want: watch the state of
+ * those LUs (manager-state.c) while there are any. */
 void manager_state_watch(Manager *m, const Lu *lu);
 void manager_state_free(Manager *m);
 /* {"H:C:T:L": state} of the LUs not running, for `status`. */

@@ -5,8 +5,10 @@
  * change uevent, SDEV_STATE=offline or SDEV_STATE=transport-offline, when a device goes offline
  * (error recovery gave up on it, its transport class did, or user space wrote "offline"): lund
  * logs it, shows it and keeps the LU's names. Nothing tells when a device comes back, nor, on a
- * stock kernel, when it went: while an LU lund knows of is not running, its state is read again
- * every few seconds (one small sysfs read per such LU, none while all run).
+ * stock kernel, when it went: every few seconds the state is read again of each LU that is not
+ * running, and of each running path that holds names other paths of its LU want (claims.h:
+ * claims_lu_wins_paths()), so that those names move to a running path when it stops (lund(8),
+ * PATHS). One small sysfs read per such LU; none while every LU runs and no name has paths.
  */
 
 #include <errno.h>
@@ -77,6 +79,12 @@ static int state_reread(Manager *m, Lu *lu, const char *source)
 	return 1;
 }
 
+/* Is @lu's state read again by the watch? */
+static bool state_watched(const Lu *lu)
+{
+	return !lu_running(lu) || claims_lu_wins_paths(lu);
+}
+
 static int on_state_watch(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Manager *m = userdata;
@@ -84,10 +92,12 @@ static int on_state_watch(sd_event_source *s, uint64_t usec, void *userdata)
 
 	for (Lu *lu = inventory_first_lu(m->inventory), *next; lu; lu = next) {
 		next = inventory_next_lu(lu);
-		if (lu_running(lu))
+		if (!state_watched(lu))
 			continue;
+		/* A path that stops hands its names on (manager.c: on_lu_changed()): the next
+		 * one is watched from the next round on. */
 		(void)state_reread(m, lu, "sysfs");
-		any = any || !lu_running(lu);
+		any = any || state_watched(lu);
 	}
 	if (!any) {
 		m->state_source = sd_event_source_disable_unref(m->state_source);
@@ -101,7 +111,7 @@ static int on_state_watch(sd_event_source *s, uint64_t usec, void *userdata)
 
 void manager_state_watch(Manager *m, const Lu *lu)
 {
-	if (!m->event || m->state_source || (lu && lu_running(lu)))
+	if (!m->event || m->state_source || (lu && !state_watched(lu)))
 		return;
 	if (sd_event_add_time_relative(m->event, &m->state_source, CLOCK_MONOTONIC,
 	                               STATE_WATCH_USEC, 0, on_state_watch, m) < 0)
