@@ -288,8 +288,12 @@ static void print_status(json_object *s)
 	printf("\n");
 	printf("Inventory:     %" PRIi64 " hosts, %" PRIi64 " targets, %" PRIi64 " logical units\n",
 	       json_int(s, "hosts"), json_int(s, "targets"), json_int(s, "lus"));
-	printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked\n", json_int(s, "names"),
+	printf("Names:         %" PRIi64 " wanted, %" PRIi64 " linked", json_int(s, "names"),
 	       json_int(s, "links"));
+	/* Writes or removals that failed, retried with back-off (lund(8), LINKS). */
+	if (json_int(s, "links_failed") > 0)
+		printf(", %" PRIi64 " failed (retried)", json_int(s, "links_failed"));
+	printf("\n");
 	if (json_int(s, "identifying") > 0)
 		printf("Identifying:   %" PRIi64 " logical units (SCSI commands, no names yet)\n",
 		       json_int(s, "identifying"));

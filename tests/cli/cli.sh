@@ -574,7 +574,8 @@ while True:
     c.close()
 PY
         STAND_IN_PID=$!
-        for _ in $(seq 50); do [ -e "$TMP/srun/control.ready" ] && break; sleep 0.1; done
+        # up to 60 s: a loaded machine may take seconds to start python
+        for _ in $(seq 600); do [ -e "$TMP/srun/control.ready" ] && break; sleep 0.1; done
         rm -f "$TMP/srun/control.ready"
 }
 stand_in_stop() { kill "$STAND_IN_PID"; wait "$STAND_IN_PID" 2>/dev/null; }

@@ -3,7 +3,7 @@
 # three scsi_debug hosts, and writable again afterwards (lund(8), LINKS: failed writes).
 #  - While it is read-only, every link present is one the expected tree has (none names
 #    another device), and lund tells the truth at every look: `lunctl status` counts exactly
-#    the names missing from the directory as failed, and `lunctl settle` does not say settled
+#    the names missing from the directory as failed (JSON and its "Names:" line), and `lunctl settle` does not say settled
 #    (it expires, naming the failing link writes).
 #  - Writable again, lund's retry (with back-off) makes every name without being asked; status
 #    then counts none failed and settle returns at once.
@@ -51,6 +51,8 @@ for i in 1 2 3 4 5; do
 	truthful || vm_fail "read-only, look $i: wrong=$wrong missing=$missing failed=$failed"
 	looks=$((looks + 1))
 done
+lunctl status | grep -q "^Names: .*, $failed failed (retried)" ||
+	vm_fail "lunctl status does not say $failed names failed: $(lunctl status | grep '^Names')"
 rc=0
 lunctl settle --timeout 3 >/tmp/settle.out 2>&1 || rc=$?
 vm_assert "settle does not say settled while names cannot be written (rc $rc)" [ "$rc" -ne 0 ]
