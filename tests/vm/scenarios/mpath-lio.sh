@@ -13,6 +13,7 @@
 #    tpgt_2 comes back: iscsid logs in again and multipathd reinstates the path.
 #    Throughout, both paths keep their H:C:T:L and nodes: lund removes and renames no path.
 # vm-flavour: udev-root
+# vm-release: 13
 # vm-topology: none
 # vm-timeout: 360
 . /vm/guest/lib.sh

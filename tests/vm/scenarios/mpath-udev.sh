@@ -12,6 +12,7 @@
 #    path. Throughout, both paths keep their H:C:T:L, nodes and -sg names: lund never removes
 #    or renames a path multipathd holds.
 # vm-flavour: udev-root
+# vm-release: 13
 # vm-topology: san
 # vm-timeout: 300
 . /vm/guest/lib.sh
