@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,15 +51,27 @@ typedef struct LuErrors {
 	bool polled : 1;
 	bool counters : 1;
 	bool baseline : 1; /* polled, its first values not read yet (error_tracker_enable()) */
-	uint32_t hash;     /* of @hctl: its place in ErrorTracker.index */
+	bool io_known : 1; /* @io is its disk's at the last reading of its counters */
+	/* Its disk's I/O the block layer had counted (DiskIo.io) when its counters were last
+	 * read: while that stays the same, a round that is no sweep does not read them. */
+	uint16_t io;
+	uint32_t hash; /* of @hctl: its place in ErrorTracker.index */
 	char hctl[];
 } LuErrors;
+
+/* A disk's line of /proc/diskstats: its name and, in 16 bits, the requests it completed
+ * (reads, writes, discards, flushes) plus those in flight. */
+typedef struct DiskIo {
+	char name[32];
+	uint16_t io;
+} DiskIo;
 
 struct ErrorTracker {
 	int rootfd;
 	ErrorThreshold threshold;
 	ErrorRescanFn rescan;
 	ErrorDirFn dir;
+	ErrorBlockFn block;
 	void *userdata;
 	LuErrors *lus;
 	/* The same LuErrors by hctl (ptrtable.h: 8 bytes or so an entry, where a tsearch()
@@ -79,6 +92,15 @@ struct ErrorTracker {
 	size_t n_watched;  /* entries with polled or counters set */
 	LuErrors *poll_at; /* where the round under way goes on */
 	bool poll_running; /* a round is under way (poll_at NULL: it is at its end) */
+	/* The disks' I/O at the start of the round under way, sorted by name (NULL: unknown,
+	 * every LU is read); every ERRORS_SWEEP_ROUNDS-th round (@sweep) reads every LU all the
+	 * same. */
+	DiskIo *disks;
+	size_t n_disks;
+	unsigned round;
+	bool sweep;
+	/* LUs whose counters the round under way read and left alone; the last round's. */
+	size_t round_read, round_idle, last_read, last_idle;
 	bool added;      /* an LU was watched since the last round began (its counters just read) */
 	unsigned waited; /* rounds in a row that waited for the LUs being added */
 };
@@ -94,6 +116,12 @@ struct ErrorTracker {
  * this many times in a row, so the LUs already there are still read at least every
  * (POLL_WAIT_MAX + 1) intervals. */
 #define POLL_WAIT_MAX 3
+
+/* A round reads the counters only of LUs whose disk did I/O since they were last read (the
+ * block layer's own counts, /proc/diskstats: one read per round, not one per LU), of LUs
+ * without a disk, and every this many rounds of every LU: a command the block layer does not
+ * count (SG_IO, sg, bsg) that fails on an idle disk is seen within as many intervals. */
+#define ERRORS_SWEEP_ROUNDS 12
 
 static const char *const action_names[_ERROR_ACTION_MAX] = {
 	[ERROR_ACTION_LOG] = "log",
@@ -160,6 +188,111 @@ void error_tracker_set_dir_fn(ErrorTracker *t, ErrorDirFn dir)
 		t->dir = dir;
 }
 
+void error_tracker_set_block_fn(ErrorTracker *t, ErrorBlockFn block)
+{
+	if (t)
+		t->block = block;
+}
+
+static int disk_io_cmp(const void *a, const void *b)
+{
+	return strcmp(((const DiskIo *)a)->name, ((const DiskIo *)b)->name);
+}
+
+/* The disks' I/O now, from proc/diskstats below the root (Documentation/admin-guide/
+ * iostats.rst): fields 4 (reads completed), 8 (writes completed), 12 (in flight), 15
+ * (discards completed, 4.18 on) and 19 (flushes completed, 5.5 on). Without the file, or out
+ * of memory, none: every LU is read. */
+static void disks_load(ErrorTracker *t)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = 0, cap = 0;
+	DiskIo *v = NULL;
+	size_t n = 0, nalloc = 0;
+
+	t->disks = mfree(t->disks);
+	t->n_disks = 0;
+	if (!t->block)
+		return;
+	fd = openat(t->rootfd, "proc/diskstats", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t k;
+
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap + 65536 + 1);
+
+			if (!nb)
+				return;
+			buf = nb;
+			cap += 65536;
+		}
+		k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return;
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = 0;
+	for (char *line = buf, *end; *line; line = end) {
+		unsigned long long f[20] = {};
+		char name[sizeof(v->name)];
+		int got, pos = 0;
+		uint64_t io;
+
+		end = strchrnul(line, '\n');
+		if (*end)
+			*end++ = 0;
+		got = sscanf(line, "%llu %llu %31s%n", &f[1], &f[2], name, &pos);
+		if (got != 3)
+			continue;
+		for (size_t i = 4; i < ELEMENTSOF(f); i++) {
+			int k = 0;
+
+			if (sscanf(line + pos, " %llu%n", &f[i], &k) != 1)
+				break;
+			pos += k;
+		}
+		io = f[4] + f[8] + f[12] + f[15] + f[19];
+		if (n == nalloc) {
+			DiskIo *nv = reallocarray(v, nalloc ? nalloc * 2 : 256, sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return;
+			}
+			v = nv;
+			nalloc = nalloc ? nalloc * 2 : 256;
+		}
+		memcpy(v[n].name, name, sizeof(name));
+		v[n++].io = (uint16_t)io;
+	}
+	qsort(v, n, sizeof(*v), disk_io_cmp);
+	t->disks = v;
+	t->n_disks = n;
+}
+
+/* The I/O of the disk of the LU @hctl at the round's start; false when not known. */
+static bool disk_io(ErrorTracker *t, const char *hctl, uint16_t *ret)
+{
+	const char *block = t->disks ? t->block(hctl, t->userdata) : NULL;
+	DiskIo key, *d;
+
+	if (!block || strlen(block) >= sizeof(key.name))
+		return false;
+	strcpy(key.name, block);
+	d = bsearch(&key, t->disks, t->n_disks, sizeof(*d), disk_io_cmp);
+	if (!d)
+		return false;
+	*ret = d->io;
+	return true;
+}
+
 static LuErrors *lu_errors_free(LuErrors *e)
 {
 	if (!e)
@@ -187,6 +320,7 @@ ErrorTracker *error_tracker_free(ErrorTracker *t)
 	sd_event_source_disable_unref(t->poll_source);
 	sd_event_source_disable_unref(t->baseline_source);
 	ptrtable_done(&t->index);
+	free(t->disks);
 	while (t->lus) {
 		LuErrors *e = t->lus;
 
@@ -639,28 +773,43 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 	if (!t->poll_running) {
 		t->poll_running = true;
 		t->poll_at = t->lus;
+		t->sweep = t->round++ % ERRORS_SWEEP_ROUNDS == 0;
+		t->round_read = t->round_idle = 0;
+		disks_load(t);
 	}
 	for (e = t->poll_at; e && n < max; e = t->poll_at) {
 		LogDevice dev = { .hctl = e->hctl };
 		uint64_t ioerr, iotmo, dio, dtmo;
 		LuErrorStats *st;
+		uint16_t io = 0;
+		bool have_io;
 
 		/* The cursor moves on first: error_tracker_forget() keeps it valid. */
 		t->poll_at = e->next;
 		if (!e->counters && !e->polled)
 			continue; /* an entry for its error events only */
 		n++;
-		if (e->counters) {
-			grew += poll_kernel_counts(t, e, now_usec);
-			continue;
-		}
 		if (e->baseline) {
 			take_baseline(t, e);
+			continue;
+		}
+		have_io = disk_io(t, e->hctl, &io);
+		if (have_io && e->io_known && e->io == io && !t->sweep) {
+			t->round_idle++;
+			continue; /* no I/O on its disk since its counters were read */
+		}
+		t->round_read++;
+		if (e->counters) {
+			grew += poll_kernel_counts(t, e, now_usec);
+			e->io_known = have_io;
+			e->io = io;
 			continue;
 		}
 
 		if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
 			continue;
+		e->io_known = have_io;
+		e->io = io;
 		/* The counters are 32-bit atomics in the kernel and wrap. */
 		dio = (ioerr - e->ioerr_cnt) & UINT32_MAX;
 		dtmo = (iotmo - e->iotmo_cnt) & UINT32_MAX;
@@ -683,8 +832,13 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 		threshold_count(t, e, ERRCLASS_TIMEOUT, dtmo, &dev, now_usec);
 	}
 	*ret_done = !t->poll_at;
-	if (*ret_done)
+	if (*ret_done) {
 		t->poll_running = false;
+		t->last_read = t->round_read;
+		t->last_idle = t->round_idle;
+		t->disks = mfree(t->disks);
+		t->n_disks = 0;
+	}
 	return grew;
 }
 
@@ -881,6 +1035,9 @@ json_object *error_tracker_json(ErrorTracker *t)
 	               t->threshold.count, t->threshold.window_sec,
 	               error_action_to_string(t->threshold.action));
 	json_object_object_add(o, "threshold", json_object_new_string(th));
+	/* the last round of polled counters: read, and left alone for an idle disk */
+	json_object_object_add(o, "counters_read", json_object_new_uint64(t->last_read));
+	json_object_object_add(o, "counters_idle", json_object_new_uint64(t->last_idle));
 	for (LuErrors *e = t->lus; e; e = e->next) {
 		json_object *l = error_tracker_lu_json(t, e->hctl);
 

@@ -60,6 +60,14 @@ typedef const char *(*ErrorDirFn)(const char *hctl, void *userdata);
  * lookup through it) when it has none. */
 void error_tracker_set_dir_fn(ErrorTracker *t, ErrorDirFn dir);
 
+/* The block node of the LU @hctl ("sda"), NULL: none. */
+typedef const char *(*ErrorBlockFn)(const char *hctl, void *userdata);
+/* error_tracker_set_block_fn() - with it, a round of polled counters (below) skips LUs whose
+ * disk did no I/O the block layer counted (proc/diskstats, read once per round) since their
+ * counters were last read, except every 12th round, which reads every LU: a failure of a
+ * command the block layer does not count (SG_IO) on an idle disk is seen within 12 rounds. */
+void error_tracker_set_block_fn(ErrorTracker *t, ErrorBlockFn block);
+
 /*
  * error_tracker_handle() - one change uevent of a scsi_device (@props: its KEY=VALUE strings).
  * Returns 0 when it is not an error event, 1 when it was counted, -EBADMSG when it claims to be

@@ -294,6 +294,8 @@ int manager_error_rescan(const char *hctl, void *userdata);
 /* The LU @hctl's directory below the root as the inventory has it (ErrorDirFn); NULL when it
  * does not know the LU. */
 const char *manager_lu_dir(const char *hctl, void *userdata);
+/* The block node of the LU @hctl ("sda"), NULL: not known or none (ErrorBlockFn). */
+const char *manager_lu_block(const char *hctl, void *userdata);
 /* The host scanner, unless --scan=never. */
 void manager_host_scan_setup(Manager *m);
 /* The scan quirks (when lund.conf or the hwdb has any) for the background scanner's scans. */

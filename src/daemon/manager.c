@@ -49,6 +49,14 @@ const char *manager_lu_dir(const char *hctl, void *userdata)
 	return lu ? lu->syspath : NULL;
 }
 
+const char *manager_lu_block(const char *hctl, void *userdata)
+{
+	Manager *m = userdata;
+	Lu *lu = m->inventory ? inventory_find(m->inventory, hctl) : NULL;
+
+	return lu ? lu->block : NULL;
+}
+
 /* "added", with what identifies the LU: at its add, or when its identification off the loop
  * has ended. */
 static void log_lu_added(const Lu *lu)
@@ -997,6 +1005,7 @@ int manager_start(Manager *m)
 	r = error_tracker_new(m->rootfd, &threshold, manager_error_rescan, m, &m->errors);
 	if (r >= 0) {
 		error_tracker_set_dir_fn(m->errors, manager_lu_dir);
+		error_tracker_set_block_fn(m->errors, manager_lu_block);
 		error_tracker_prefer_events(m->errors, m->config.error_events);
 		r = error_tracker_attach_event(m->errors, m->event, 5 * 1000000ULL);
 	}

@@ -631,6 +631,98 @@ START_TEST(test_poll_bounded)
 }
 END_TEST
 
+/* The block nodes of test_poll_idle's LUs: 4:0:0:0 is sda, 4:0:0:1 sdb, 4:0:0:2 none. */
+static const char *idle_block(const char *hctl, void *userdata)
+{
+	return streq(hctl, "4:0:0:0") ? "sda" : streq(hctl, "4:0:0:1") ? "sdb" : NULL;
+}
+
+/* proc/diskstats with @a and @b requests completed by sda and sdb (reads and writes). */
+static void put_diskstats(unsigned a, unsigned b)
+{
+	char text[512];
+
+	xsnprintf(text,
+	          "   8       0 sda %u 0 8 1 %u 0 0 0 0 4 4 0 0 0 0 0 0\n"
+	          "   8      16 sdb 0 0 0 0 %u 0 0 0 0 4 4 0 0 0 0 1 0\n"
+	          "   7       0 loop0 9 0 9 0 0 0 0 0 0 0 0\n",
+	          a, a, b);
+	check_tree_put_str(&tmp, "proc/diskstats", text);
+}
+
+/* How many LUs the last round read and left alone (error_tracker_json()). */
+static void last_round(ErrorTracker *tr, uint64_t *ret_read, uint64_t *ret_idle)
+{
+	json_object *o = error_tracker_json(tr), *v;
+
+	ck_assert(json_object_object_get_ex(o, "counters_read", &v));
+	*ret_read = json_object_get_uint64(v);
+	ck_assert(json_object_object_get_ex(o, "counters_idle", &v));
+	*ret_idle = json_object_get_uint64(v);
+	json_object_put(o);
+}
+
+/* A round reads only the counters of LUs whose disk did I/O since they were last read, and of
+ * LUs without a disk; every 12th round reads them all (a failed SG_IO on an idle disk). */
+START_TEST(test_poll_idle)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	uint64_t read, idle;
+	char hctl[32], dir[64];
+	unsigned round = 0;
+
+	tree(false);
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	error_tracker_set_block_fn(tr, idle_block);
+	for (unsigned i = 0; i < 3; i++) {
+		xsnprintf(hctl, "4:0:0:%u", i);
+		put_counter(hctl, "ioerr_cnt", "0x0\n");
+		put_counter(hctl, "iotmo_cnt", "0x0\n");
+		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
+		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
+	}
+	put_diskstats(10, 20);
+	/* the first round reads every LU */
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	last_round(tr, &read, &idle);
+	ck_assert_uint_eq(read, 3);
+	ck_assert_uint_eq(idle, 0);
+	/* nothing done: only the LU without a disk is read */
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	last_round(tr, &read, &idle);
+	ck_assert_uint_eq(read, 1);
+	ck_assert_uint_eq(idle, 2);
+	/* an error the block layer did not count (SG_IO on sda): not read yet */
+	put_counter("4:0:0:0", "ioerr_cnt", "0x1\n");
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	/* I/O on sda: its counters are read and the error found */
+	put_diskstats(11, 20);
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 1);
+	ck_assert_int_eq(growth(tr, "4:0:0:0", "ioerr_cnt_growth"), 1);
+	last_round(tr, &read, &idle);
+	ck_assert_uint_eq(read, 2);
+	ck_assert_uint_eq(idle, 1);
+	/* an error on idle sdb: found by the next sweep (the 13th round), not before */
+	put_counter("4:0:0:1", "iotmo_cnt", "0x2\n");
+	while (round < 12)
+		ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 1);
+	ck_assert_int_eq(growth(tr, "4:0:0:1", "iotmo_cnt_growth"), 2);
+	last_round(tr, &read, &idle);
+	ck_assert_uint_eq(read, 3);
+	ck_assert_uint_eq(idle, 0);
+	/* without proc/diskstats every LU is read, as without a block function */
+	ck_assert_int_eq(unlinkat(tmp.fd, "proc/diskstats", 0), 0);
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	last_round(tr, &read, &idle);
+	ck_assert_uint_eq(read, 3);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* While LUs are being added (each read as it comes), a round over every LU waits an interval,
  * three in a row at most: a stream of new LUs does not hold the others' reads back for longer.
  * LUs without counters and LUs already watched do not count as added. */
@@ -805,6 +897,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_baseline_later);
 	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
+	tcase_add_test(tc, test_poll_idle);
 	tcase_add_test(tc, test_round_waits);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
