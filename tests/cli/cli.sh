@@ -741,10 +741,13 @@ expect_rc 0 "list -b -t -s (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list 
 check "list -b -t -s: transport and size too: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sata:5000c50044440001 sdt 67.1MB" ]
 expect_rc 0 "list -C (lsscsi's --controllers)" "$LUNCTL" --root "$LT" list -C -n -r
 check "list -C lists the hosts" grep -q '^2 virtio_scsi$' "$TMP/out"
-for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode; do
+# (lsscsi's getopt takes --protmode, whatever its usage line says, and '_' for '-' and back)
+for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode \
+        --protmode --scsi-id --scsi_id --sz_lbs --long_unit; do
         expect_rc 1 "list $opt (lsscsi's, not lunctl's)" "$LUNCTL" --root "$LT" list "$opt"
         expect_err "is lsscsi's \".*\"; " "list $opt refused with a hint"
 done
+expect_rc 0 "list --no_nvme (lsscsi's spelling of --no-nvme)" "$LUNCTL" --root "$LT" --sysfs-only list --no_nvme
 expect_rc 1 "list -ss (lsscsi's powers of 1024)" "$LUNCTL" --root "$LT" list -ss
 expect_err "'-ss' is lsscsi's \"size in powers of 1024\"" "list -ss refused"
 expect_rc 1 "list -P" "$LUNCTL" --root "$LT" list -P
