@@ -6,11 +6,15 @@
 #    `lunctl settle && ls /dev/scsi/by-id`: each new disk's names are there when settle returns,
 #    not only once udev gets to them, also when udevd has not read the hot-add's events yet
 #    (held with SIGSTOP), and `--timeout` bounds the wait for udevd;
+#  - `lunctl list` against the release's own lsscsi (0.31 on Debian 12, 0.32 on 13) field by
+#    field, on a terminal and in pairs, and every lsscsi option taken or refused with a hint
+#    (guest/lsscsi-lib.sh);
 #  - `lunctl rescan --dry-run`, `lunctl reload`, `lunctl status` (paths are no collisions) and
 #    `lunctl names --diff` (nothing recorded yet: exit 0, then 0 after --accept --all).
 # vm-flavour: udev-root
 # vm-topology: san
-# vm-timeout: 300
+# vm-timeout: 420
+# vm-release: 12 13
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
@@ -102,6 +106,10 @@ for round in 1 2; do
 	vm_assert_eq 0 "$missing" "round $round: new disks without their names when lunctl settle returned (udevd held 6 s)"
 	vm_result "settle_held${round}_ms=$((t1 - t0))"
 done
+
+# lunctl list against this release's lsscsi, field by field
+. /vm/guest/lsscsi-lib.sh
+lsscsi_compare
 
 # the rest of the session: each reads as lsscsi/udevadm users expect
 lunctl rescan --dry-run >/tmp/rescan.txt 2>&1 || vm_fail "lunctl rescan --dry-run: exit $?: $(tail -n3 /tmp/rescan.txt)"
