@@ -120,8 +120,10 @@ static const ForeignOption lsscsi_options[] = {
 	  "use lunctl id DEV, or --pairs" },
 	{ 'p', "protection", false, "target and initiator protection information",
 	  "no equivalent" },
-	{ 'P', "prot-mode", false, "negotiated protection information mode",
+	{ 'P', "protmode", false, "negotiated protection information mode",
 	  "no equivalent; lunctl's KEY=\"value\" output is --pairs, long option only" },
+	/* how lsscsi's usage line spells --protmode (its getopt takes only "protmode") */
+	{ 0, "prot-mode", false, "negotiated protection information mode", "no equivalent" },
 	{ 'S', "sz-lbs", false, "size as a number of logical blocks", "use --json: size_bytes" },
 	{ 'u', "unit", false, "logical unit name", "use lunctl id DEV: every designator" },
 	{ 'U', "long-unit", false, "logical unit name in full",
@@ -180,6 +182,8 @@ static int parse_options(int argc, char *argv[], Options *o, ListOptions *lo)
 		                                  { "generic", no_argument, NULL, 'g' },
 		                                  { "kname", no_argument, NULL, 'k' },
 		                                  { "no-nvme", no_argument, NULL, 'N' },
+		                                  /* lsscsi takes '_' for '-' in its long options */
+		                                  { "no_nvme", no_argument, NULL, 'N' },
 		                                  { "tree", no_argument, NULL, OPT_TREE },
 		                                  { "output", required_argument, NULL, 'o' },
 		                                  { "list-columns", no_argument, NULL,

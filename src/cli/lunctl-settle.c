@@ -7,8 +7,11 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +24,7 @@
 #define SETTLE_DEFAULT_TIMEOUT_SEC 120u
 #define SETTLE_MAX_TIMEOUT_SEC     86400u
 #define SETTLE_POLL_USEC           100000u
+#define UDEVADM_POLL_USEC          10000u
 
 static uint64_t mono_usec(void)
 {
@@ -28,6 +32,74 @@ static uint64_t mono_usec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* `udevadm VERB --timeout=<what is left>` killed at @deadline: udevadm waits at least 5 s for
+ * udevd's answer whatever its --timeout says. Returns 0 when it succeeded, -ETIME when it failed
+ * or did not end by @deadline, -ENOENT when there is no udevadm, other -errno. */
+static int udevadm(const char *verb, const char *opt, uint64_t deadline)
+{
+	char arg[sizeof("--timeout=") + 20]; /* 20: the digits of UINT64_MAX */
+	char *argv[] = { (char *)"udevadm", (char *)verb, arg, (char *)opt, NULL };
+	posix_spawn_file_actions_t fa;
+	uint64_t now = mono_usec();
+	int r, status;
+	pid_t pid;
+
+	if (now >= deadline)
+		return -ETIME;
+	/* whole seconds, at least one: the kill at @deadline bounds the rest */
+	snprintf(arg, sizeof(arg), "--timeout=%" PRIu64, MAX((deadline - now) / 1000000u, 1u));
+	r = posix_spawn_file_actions_init(&fa);
+	if (r != 0)
+		return -r;
+	/* its words are not ours: settle says itself what it waited for */
+	r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	if (r == 0)
+		r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0)
+		return -r;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (mono_usec() >= deadline) {
+			(void)kill(pid, SIGKILL);
+			(void)waitpid(pid, &status, 0);
+			return -ETIME;
+		}
+		usleep(UDEVADM_POLL_USEC);
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ETIME;
+}
+
+/*
+ * Has udev's queue been empty, udevd asked, by @deadline? udevd creates /run/udev/queue only
+ * once it has read an event from the kernel, so right after a hot-add the file can be missing
+ * while udevd has not read the events yet. udevd answers a ping only after it has read the
+ * uevents waiting for it (its control socket is its lowest-priority event source), so a ping
+ * answered, then `udevadm settle`, is a queue udevd has seen; udev's private protocol is left
+ * to udev's own tool. The ping is `udevadm control --ping`, not settle's own: settle takes a
+ * udevd it cannot reach (its control socket's backlog full while udevd is held up) for one
+ * with nothing to do; control --ping fails then, and the next round tries again. udevadm
+ * control is root's; others get settle alone (which does not ping for them either).
+ * Returns as udevadm() does.
+ */
+static int udev_settle(uint64_t deadline)
+{
+	int r = 0;
+
+	if (geteuid() == 0)
+		r = udevadm("control", "--ping", deadline);
+	return r < 0 ? r : udevadm("settle", NULL, deadline);
 }
 
 /* What lund still does, in words, for the message on expiry. */
@@ -58,7 +130,8 @@ static void describe_queue(json_object *q, char *buf, size_t size)
 		    json_int(q, "bind_wait"));
 	if (json_object_get_boolean(json_member(q, "udev_links")) &&
 	    !json_object_get_boolean(json_member(q, "udev_queue_empty")))
-		ADD("%sudev's queue not empty (it makes lund's links)", n ? ", " : "");
+		ADD("%sudev's queue not empty or udevd not answering (it makes lund's links)",
+		    n ? ", " : "");
 #undef ADD
 }
 
@@ -73,6 +146,7 @@ int verb_settle(int argc, char *argv[], Options *o)
 	};
 	unsigned long timeout = SETTLE_DEFAULT_TIMEOUT_SEC;
 	_cleanup_close_ int rootfd = -EBADF;
+	bool udev_asked = false, udevadm_missing = false;
 	uint64_t deadline;
 	int c, r;
 
@@ -144,6 +218,29 @@ int verb_settle(int argc, char *argv[], Options *o)
 			bool empty =
 			        faccessat(rootfd, "run/udev/queue", F_OK, AT_SYMLINK_NOFOLLOW) < 0;
 
+			if (!settled || !empty)
+				udev_asked = false;
+			/* The mark alone can say "empty" before udevd has read the events: ask
+			 * udevd itself (udev_settle()), then lund once more. On the running system
+			 * only, and not with --timeout 0 ("only ask"). */
+			if (settled && empty && !udev_asked && !udevadm_missing && !o->root &&
+			    timeout) {
+				r = udev_settle(deadline);
+				if (r == 0) {
+					udev_asked = true;
+					continue;
+				}
+				if (r == -ENOENT) {
+					log_warning("udevadm not found: udev's queue read from "
+					            "/run/udev/queue alone, ignoring");
+					udevadm_missing = true;
+				} else {
+					if (r != -ETIME)
+						log_warning_errno(r,
+						                  "udevadm settle: %m, ignoring");
+					empty = false;
+				}
+			}
 			json_object_object_add(q, "udev_queue_empty",
 			                       json_object_new_boolean(empty));
 			settled = settled && empty;

@@ -219,6 +219,9 @@ int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
 	size_t n_foreign = foreign ? foreign->n : 0, n = 0, len = strlen(shortopts);
 	_cleanup_free_ struct option *all = NULL;
 	_cleanup_free_ char *shorts = NULL;
+	_cleanup_free_ char *twins = NULL; /* the twins' names, one after the other */
+	size_t twins_len = 1;
+	char *twin;
 	bool own_v = strchr(shortopts, 'V');
 	/* -x and -J are the output modes where the verb has them (lsscsi's -x is not) */
 	bool own_x = has_long(longopts, "export"), own_j = has_long(longopts, "json");
@@ -227,9 +230,14 @@ int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
 	 * options it refuses. */
 	while (longopts[n].name)
 		n++;
-	all = calloc(n + ELEMENTSOF(global_opts) + n_foreign + 1, sizeof(*all));
+	/* each foreign long option twice: lsscsi takes '_' for '-' and '-' for '_' */
+	all = calloc(n + ELEMENTSOF(global_opts) + 2 * n_foreign + 1, sizeof(*all));
+	for (size_t i = 0; i < n_foreign; i++)
+		if (foreign->options[i].name)
+			twins_len += strlen(foreign->options[i].name) + 1;
+	twin = twins = malloc(twins_len);
 	shorts = malloc(len + 1 + 3 * n_foreign + 1);
-	if (!all || !shorts) {
+	if (!all || !shorts || !twins) {
 		log_error_errno(-ENOMEM, "Out of memory");
 		return '?';
 	}
@@ -244,10 +252,18 @@ int lunctl_getopt_foreign(int argc, char *argv[], const char *shortopts,
 	for (size_t i = 0; i < n_foreign; i++) {
 		const ForeignOption *x = &foreign->options[i];
 
-		if (x->name)
+		if (x->name) {
 			all[n++] =
 			        (struct option){ x->name, x->arg ? optional_argument : no_argument,
 				                 NULL, OPT_FOREIGN + (int)i };
+			if (strpbrk(x->name, "-_")) {
+				all[n] = all[n - 1];
+				all[n++].name = twin;
+				for (const char *p = x->name; *p; p++)
+					*twin++ = *p == '-' ? '_' : *p == '_' ? '-' : *p;
+				*twin++ = 0;
+			}
+		}
 		/* (a peer's letter the verb has itself is the verb's) */
 		if (x->letter && !strchr(shortopts, x->letter)) {
 			size_t k = strlen(shorts);

@@ -596,6 +596,45 @@ expect_err "udev's queue not empty" "settle while udev's queue is not empty"
 rm "$TMP/sroot/run/udev/queue"
 expect_rc 0 "settle once udev's queue is empty" env LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --root "$TMP/sroot" --timeout 1 --json
 check "settle --json: udev_queue_empty" grep -q '"udev_queue_empty": true' "$TMP/out"
+# On the running system (no --root) settle also asks udevd, with what is left of --timeout:
+# /run/udev/queue alone says "empty" before udevd has read the events. As root it pings udevd
+# (`udevadm control --ping`: udevadm settle takes a udevd it cannot reach for an idle one), then
+# runs `udevadm settle`. A stand-in udevadm that never answers (as udevadm waits 5 s for a held
+# udevd whatever its --timeout) is cut off at the deadline; a ping that fails is no settled udev;
+# one that answers at once settles.
+if [ ! -e /run/udev/queue ]; then
+        for kind in hang ok noping; do
+                mkdir -p "$TMP/udevadm-$kind"
+                {
+                        echo '#!/bin/sh'
+                        echo "echo \"\$*\" >> '$TMP/udevadm.args'"
+                        case $kind in
+                        hang) echo 'exec sleep 60' ;;
+                        noping) echo 'case $1 in control) exit 1 ;; esac' ;;
+                        esac
+                } > "$TMP/udevadm-$kind/udevadm"
+                chmod +x "$TMP/udevadm-$kind/udevadm"
+        done
+        if [ "$(id -u)" = 0 ]; then first='control --timeout=[12] --ping'; else first='settle --timeout=[12]'; fi
+        rm -f "$TMP/udevadm.args"
+        start=$(date +%s)
+        expect_rc 2 "settle --timeout 2 while udevadm does not return" env PATH="$TMP/udevadm-hang:$PATH" LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 2
+        check "settle --timeout 2 with udevadm hanging returned in $(($(date +%s) - start)) s" [ $(($(date +%s) - start)) -le 4 ]
+        expect_err "udev's queue not empty" "settle while udevadm does not return"
+        check "udevadm given the time left: $(cat "$TMP/udevadm.args")" grep -qx "$first" "$TMP/udevadm.args"
+        rm -f "$TMP/udevadm.args"
+        expect_rc 0 "settle once udevadm returns" env PATH="$TMP/udevadm-ok:$PATH" LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 5 --json
+        check "settle --json after udevadm settle: udev_queue_empty" grep -q '"udev_queue_empty": true' "$TMP/out"
+        check "udevadm settle run last: $(cat "$TMP/udevadm.args")" [ "$(tail -n1 "$TMP/udevadm.args" | cut -d' ' -f1)" = settle ]
+        if [ "$(id -u)" = 0 ]; then
+                check "udevd pinged first: $(cat "$TMP/udevadm.args")" grep -qx 'control --timeout=[1-5] --ping' "$TMP/udevadm.args"
+                expect_rc 2 "settle while udevd cannot be pinged" env PATH="$TMP/udevadm-noping:$PATH" LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 1
+                expect_err "udevd not answering" "settle while udevd cannot be pinged"
+        fi
+        rm -f "$TMP/udevadm.args"
+        expect_rc 0 "settle --timeout 0 only looks" env PATH="$TMP/udevadm-hang:$PATH" LUND_RUN_DIR="$TMP/srun" "$LUNCTL" settle --timeout 0
+        check "settle --timeout 0 does not run udevadm" [ ! -e "$TMP/udevadm.args" ]
+fi
 stand_in_stop
 # lunctl status: the names paths of one LU want are no collisions: two LUs over two paths each
 # (each two names), and one name two clones want.
@@ -703,10 +742,13 @@ expect_rc 0 "list -b -t -s (lsscsi's)" "$LUNCTL" --root "$LT" --sysfs-only list 
 check "list -b -t -s: transport and size too: $(cat "$TMP/out")" [ "$(cat "$TMP/out")" = "7:0:0:0 sata:5000c50044440001 sdt 67.1MB" ]
 expect_rc 0 "list -C (lsscsi's --controllers)" "$LUNCTL" --root "$LT" list -C -n -r
 check "list -C lists the hosts" grep -q '^2 virtio_scsi$' "$TMP/out"
-for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode; do
+# (lsscsi's getopt takes --protmode, whatever its usage line says, and '_' for '-' and back)
+for opt in -c -d -D -i -l -L -p -P -S -u -U -v -w -x -y/sys --sysfsroot=/sys --lunhex --prot-mode \
+        --protmode --scsi-id --scsi_id --sz_lbs --long_unit; do
         expect_rc 1 "list $opt (lsscsi's, not lunctl's)" "$LUNCTL" --root "$LT" list "$opt"
         expect_err "is lsscsi's \".*\"; " "list $opt refused with a hint"
 done
+expect_rc 0 "list --no_nvme (lsscsi's spelling of --no-nvme)" "$LUNCTL" --root "$LT" --sysfs-only list --no_nvme
 expect_rc 1 "list -ss (lsscsi's powers of 1024)" "$LUNCTL" --root "$LT" list -ss
 expect_err "'-ss' is lsscsi's \"size in powers of 1024\"" "list -ss refused"
 expect_rc 1 "list -P" "$LUNCTL" --root "$LT" list -P
