@@ -581,13 +581,26 @@ static void put_counter(const char *hctl, const char *attr, const char *v)
 	check_tree_put_str(&tmp, rel, v);
 }
 
+/* LUs 4:0:0:0 .. 4:0:0:@n-1 of a stock kernel, their counters at 0, watched by @tr. */
+static void watch_stock_lus(ErrorTracker *tr, unsigned n)
+{
+	char hctl[32], dir[64];
+
+	for (unsigned i = 0; i < n; i++) {
+		xsnprintf(hctl, "4:0:0:%u", i);
+		put_counter(hctl, "ioerr_cnt", "0x0\n");
+		put_counter(hctl, "iotmo_cnt", "0x0\n");
+		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
+		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
+	}
+}
+
 /* The periodic work is bounded: an LU without counters is never read, and a round over the
  * others runs in slices of a given size, across LUs added and forgotten meanwhile. */
 START_TEST(test_poll_bounded)
 {
 	_cleanup_close_ int fd = -EBADF;
 	ErrorTracker *tr;
-	char hctl[32], dir[64];
 	bool done;
 
 	tree(false); /* 2:0:0:0: a stock kernel's LU without ioerr_cnt/iotmo_cnt */
@@ -598,13 +611,7 @@ START_TEST(test_poll_bounded)
 	ck_assert_int_eq(error_tracker_poll_slice(tr, 1, 2, &done), 0);
 	ck_assert(done);
 
-	for (unsigned i = 0; i < 5; i++) {
-		xsnprintf(hctl, "4:0:0:%u", i);
-		put_counter(hctl, "ioerr_cnt", "0x0\n");
-		put_counter(hctl, "iotmo_cnt", "0x0\n");
-		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
-		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
-	}
+	watch_stock_lus(tr, 5);
 	ck_assert_uint_eq(error_tracker_n_watched(tr), 5);
 	ck_assert_int_eq(error_tracker_poll_slice(tr, 2, 2, &done), 0);
 	ck_assert(!done);
@@ -669,20 +676,13 @@ START_TEST(test_poll_idle)
 	_cleanup_close_ int fd = -EBADF;
 	ErrorTracker *tr;
 	uint64_t read, idle;
-	char hctl[32], dir[64];
 	unsigned round = 0;
 
 	tree(false);
 	fd = sysfs_open_root(tmp.path);
 	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
 	error_tracker_set_block_fn(tr, idle_block);
-	for (unsigned i = 0; i < 3; i++) {
-		xsnprintf(hctl, "4:0:0:%u", i);
-		put_counter(hctl, "ioerr_cnt", "0x0\n");
-		put_counter(hctl, "iotmo_cnt", "0x0\n");
-		xsnprintf(dir, "sys/bus/scsi/devices/%s", hctl);
-		ck_assert_int_eq(error_tracker_enable(tr, dir, hctl), 0);
-	}
+	watch_stock_lus(tr, 3);
 	put_diskstats(10, 20);
 	/* the first round reads every LU */
 	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
