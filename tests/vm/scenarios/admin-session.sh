@@ -6,15 +6,15 @@
 #    `lunctl settle && ls /dev/scsi/by-id`: each new disk's names are there when settle returns,
 #    not only once udev gets to them, also when udevd has not read the hot-add's events yet
 #    (held with SIGSTOP), and `--timeout` bounds the wait for udevd;
-#  - `lunctl list` against the release's own lsscsi (0.31 on Debian 12, 0.32 on 13) field by
-#    field, on a terminal and in pairs, and every lsscsi option taken or refused with a hint
-#    (guest/lsscsi-lib.sh);
+#  - `lunctl list` against Debian 13's lsscsi 0.32 field by field, on a terminal and in pairs,
+#    and every lsscsi option taken or refused with a hint (guest/lsscsi-lib.sh; naming-peers
+#    holds the same against Debian 12's lsscsi 0.31);
 #  - `lunctl rescan --dry-run`, `lunctl reload`, `lunctl status` (paths are no collisions) and
 #    `lunctl names --diff` (nothing recorded yet: exit 0, then 0 after --accept --all).
 # vm-flavour: udev-root
 # vm-topology: san
 # vm-timeout: 420
-# vm-release: 12 13
+# vm-release: 13
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 
