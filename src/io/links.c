@@ -36,7 +36,8 @@ struct Links {
 	char *record_dir;
 	LinksReportFn report;
 	void *userdata;
-	LinksSymlinkFn symlink_fn;
+	LinksFaultFn fault;
+	void *fault_userdata;
 	LinksStats *stats;      /* while a reconcile runs */
 	unsigned holds;         /* links_hold() calls not released yet */
 	int held_dfd, held_rfd; /* the directories while held, once an operation opened them */
@@ -269,6 +270,36 @@ static uint64_t tmp_value(void)
 	return z ^ (z >> 31);
 }
 
+/* Every step on disk asks the fault hook (links_set_fault_fn()) first: true when it fails the
+ * step, errno set as the system call would. */
+static bool faulted(Links *l, LinksStep step, const char *name)
+{
+	int r;
+
+	if (!l->fault)
+		return false;
+	r = l->fault(step, name, l->fault_userdata);
+	if (r >= 0)
+		return false;
+	errno = -r;
+	return true;
+}
+
+static int l_symlinkat(Links *l, const char *target, int dfd, const char *name)
+{
+	return faulted(l, LINKS_STEP_SYMLINK, name) ? -1 : symlinkat(target, dfd, name);
+}
+
+static int l_renameat2(Links *l, int dfd, const char *from, const char *to, unsigned flags)
+{
+	return faulted(l, LINKS_STEP_RENAME, to) ? -1 : renameat2(dfd, from, dfd, to, flags);
+}
+
+static int l_unlinkat(Links *l, int dfd, const char *name, int flags)
+{
+	return faulted(l, LINKS_STEP_UNLINK, name) ? -1 : unlinkat(dfd, name, flags);
+}
+
 static int tmp_name(char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 {
 	uint64_t v = tmp_value();
@@ -291,10 +322,7 @@ static int symlink_tmp(Links *l, int dfd, const char *target,
 		int r;
 
 		tmp_name(ret);
-		if (l->symlink_fn)
-			r = l->symlink_fn(target, dfd, ret);
-		else
-			r = symlinkat(target, dfd, ret) >= 0 ? 0 : -errno;
+		r = l_symlinkat(l, target, dfd, ret) >= 0 ? 0 : -errno;
 		if (r >= 0)
 			return 0;
 		if (r != -EEXIST)
@@ -303,10 +331,12 @@ static int symlink_tmp(Links *l, int dfd, const char *target,
 	return -EEXIST;
 }
 
-void links_set_symlink_fn(Links *l, LinksSymlinkFn fn)
+void links_set_fault_fn(Links *l, LinksFaultFn fn, void *userdata)
 {
-	if (l)
-		l->symlink_fn = fn;
+	if (!l)
+		return;
+	l->fault = fn;
+	l->fault_userdata = userdata;
 }
 
 static bool rename_flags_unsupported(int err)
@@ -315,9 +345,9 @@ static bool rename_flags_unsupported(int err)
 }
 
 /* Move @from to @to only if @to does not exist. */
-static int rename_noreplace(int dfd, const char *from, const char *to)
+static int rename_noreplace(Links *l, int dfd, const char *from, const char *to)
 {
-	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) >= 0)
+	if (l_renameat2(l, dfd, from, to, RENAME_NOREPLACE) >= 0)
 		return 0;
 	if (!rename_flags_unsupported(errno))
 		return -errno;
@@ -325,7 +355,7 @@ static int rename_noreplace(int dfd, const char *from, const char *to)
 	 * exclusive, then drop the old name. */
 	if (linkat(dfd, from, dfd, to, 0) < 0)
 		return -errno;
-	(void)unlinkat(dfd, from, 0);
+	(void)l_unlinkat(l, dfd, from, 0);
 	return 0;
 }
 
@@ -338,17 +368,17 @@ static int record_write(Links *l, int rfd, const char *name, const char *targets
 	r = symlink_tmp(l, rfd, targets, tmp);
 	if (r < 0)
 		return r;
-	if (renameat(rfd, tmp, rfd, name) < 0) {
+	if (l_renameat2(l, rfd, tmp, name, 0) < 0) {
 		r = -errno;
-		(void)unlinkat(rfd, tmp, 0);
+		(void)l_unlinkat(l, rfd, tmp, 0);
 		return r;
 	}
 	return 0;
 }
 
-static int record_drop(int rfd, const char *name)
+static int record_drop(Links *l, int rfd, const char *name)
 {
-	if (unlinkat(rfd, name, 0) < 0 && errno != ENOENT)
+	if (l_unlinkat(l, rfd, name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -364,12 +394,12 @@ static void report(Links *l, LinkAction a, const char *name, const char *target,
 }
 
 /* Remove entry @name of @dfd whatever it is, a directory with its contents (bounded depth). */
-static int remove_entry(int dfd, const char *name, unsigned depth)
+static int remove_entry(Links *l, int dfd, const char *name, unsigned depth)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	int r;
 
-	if (unlinkat(dfd, name, 0) >= 0 || errno == ENOENT)
+	if (l_unlinkat(l, dfd, name, 0) >= 0 || errno == ENOENT)
 		return 0;
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
@@ -380,8 +410,8 @@ static int remove_entry(int dfd, const char *name, unsigned depth)
 		return r;
 	for (struct dirent *de; (de = readdir(d));)
 		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
-			(void)remove_entry(dirfd(d), de->d_name, depth - 1);
-	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			(void)remove_entry(l, dirfd(d), de->d_name, depth - 1);
+	if (l_unlinkat(l, dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -389,7 +419,7 @@ static int remove_entry(int dfd, const char *name, unsigned depth)
 /* A record entry that cannot be one (not a symlink, a bad name): reported and removed. */
 static int record_repair(Links *l, int rfd, const char *name)
 {
-	int r = remove_entry(rfd, name, 8);
+	int r = remove_entry(l, rfd, name, 8);
 
 	if (r < 0)
 		return r;
@@ -467,9 +497,13 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 
+	if (faulted(l, LINKS_STEP_OPEN, l->link_dir))
+		return -errno;
 	dfd = links_open_dir(l->rootfd, l->link_dir, true);
 	if (dfd < 0)
 		return dfd;
+	if (faulted(l, LINKS_STEP_OPEN, l->record_dir))
+		return -errno;
 	rfd = links_open_dir(l->record_rootfd, l->record_dir, true);
 	if (rfd < 0)
 		return rfd;
@@ -531,28 +565,28 @@ static int link_replace(Links *l, int dfd, const char *name, const char *old, co
 	if (r < 0)
 		return r;
 
-	if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0) {
+	if (l_renameat2(l, dfd, tmp, name, RENAME_EXCHANGE) < 0) {
 		r = -errno;
 		if (rename_flags_unsupported(-r)) {
 			/* The caller checked the link just before; without RENAME_EXCHANGE the
 			 * window between that check and this rename cannot be closed. */
-			if (renameat(dfd, tmp, dfd, name) >= 0)
+			if (l_renameat2(l, dfd, tmp, name, 0) >= 0)
 				return 0;
 			r = -errno;
 		}
-		(void)unlinkat(dfd, tmp, 0);
+		(void)l_unlinkat(l, dfd, tmp, 0);
 		return r;
 	}
 
 	r = read_link(dfd, tmp, &swapped);
 	if (r < 0 || !streq(swapped, old)) {
 		/* Not what we checked: put it back, our new link is then at tmp again. */
-		if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0)
+		if (l_renameat2(l, dfd, tmp, name, RENAME_EXCHANGE) < 0)
 			return -errno; /* leave both; the foreign entry is at tmp, not lost */
-		(void)unlinkat(dfd, tmp, 0);
+		(void)l_unlinkat(l, dfd, tmp, 0);
 		return -EEXIST;
 	}
-	(void)unlinkat(dfd, tmp, 0);
+	(void)l_unlinkat(l, dfd, tmp, 0);
 	return 0;
 }
 
@@ -561,9 +595,7 @@ static int link_replace(Links *l, int dfd, const char *name, const char *old, co
  * RENAME_NOREPLACE gives, in one call instead of three. */
 static int symlink_new(Links *l, int dfd, const char *target, const char *name)
 {
-	if (l->symlink_fn)
-		return l->symlink_fn(target, dfd, name);
-	return symlinkat(target, dfd, name) >= 0 ? 0 : -errno;
+	return l_symlinkat(l, target, dfd, name) >= 0 ? 0 : -errno;
 }
 
 /*
@@ -580,34 +612,34 @@ static int remove_ours(Links *l, int dfd, int rfd, const char *name, const char 
 
 	r = read_link(dfd, name, &cur);
 	if (r == -ENOENT)
-		return record_drop(rfd, name); /* already gone, e.g. a crash before creation */
+		return record_drop(l, rfd, name); /* already gone, e.g. a crash before creation */
 	if (r < 0 && r != -EINVAL)
 		return r;
 	if (r == -EINVAL || !owned(rec, known, cur)) {
 		if (!rec)
 			return 0;
 		report(l, LINK_LOST, name, NULL, 0);
-		return record_drop(rfd, name);
+		return record_drop(l, rfd, name);
 	}
 
 	tmp_name(tmp);
-	r = rename_noreplace(dfd, name, tmp);
+	r = rename_noreplace(l, dfd, name, tmp);
 	if (r == -ENOENT)
-		return record_drop(rfd, name);
+		return record_drop(l, rfd, name);
 	if (r < 0)
 		return r;
 	r = read_link(dfd, tmp, &moved);
 	if (r < 0 || !owned(rec, known, moved)) {
 		/* Replaced under us: put the foreign entry back. */
-		r = rename_noreplace(dfd, tmp, name);
+		r = rename_noreplace(l, dfd, tmp, name);
 		if (r < 0)
 			return r;
 		report(l, LINK_LOST, name, NULL, 0);
-		return record_drop(rfd, name);
+		return record_drop(l, rfd, name);
 	}
-	if (unlinkat(dfd, tmp, 0) < 0)
+	if (l_unlinkat(l, dfd, tmp, 0) < 0)
 		return -errno;
-	r = record_drop(rfd, name);
+	r = record_drop(l, rfd, name);
 	if (r < 0)
 		return r;
 	report(l, LINK_REMOVED, name, moved, 0);
@@ -632,7 +664,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 			report(l, LINK_CREATED, name, target, 0);
 			return LINKS_ADD_CREATED;
 		}
-		r = record_drop(rfd, name);
+		r = record_drop(l, rfd, name);
 		if (r < 0)
 			return r;
 	}
@@ -653,7 +685,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 		r = symlink_new(l, dfd, target, name);
 		if (r == -EEXIST) {
 			/* Someone created the name between our check and now. */
-			(void)record_drop(rfd, name);
+			(void)record_drop(l, rfd, name);
 			report(l, LINK_FOREIGN, name, target, 0);
 			return r;
 		}
@@ -674,7 +706,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	if (r == -EINVAL || !owned(rec, known, cur)) {
 		/* Not a symlink, or not one lund made. */
 		if (rec) {
-			(void)record_drop(rfd, name);
+			(void)record_drop(l, rfd, name);
 			report(l, LINK_LOST, name, NULL, 0);
 		}
 		if (cur && streq(cur, target)) {
@@ -706,7 +738,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	if (r >= 0) {
 		r = link_replace(l, dfd, name, cur, target);
 		if (r == -EEXIST) {
-			(void)record_drop(rfd, name);
+			(void)record_drop(l, rfd, name);
 			report(l, LINK_LOST, name, NULL, 0);
 			report(l, LINK_FOREIGN, name, target, 0);
 			return r;
@@ -774,7 +806,7 @@ static void clean_tmp(Links *l, int dfd, LinksStats *st)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 
-	if (sysfs_opendir(dfd, ".", &d) < 0)
+	if (faulted(l, LINKS_STEP_OPEN, ".") || sysfs_opendir(dfd, ".", &d) < 0)
 		return;
 	for (struct dirent *de; (de = readdir(d));) {
 		struct stat s;
@@ -783,7 +815,7 @@ static void clean_tmp(Links *l, int dfd, LinksStats *st)
 			continue;
 		if (fstatat(dfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(s.st_mode))
 			continue;
-		if (unlinkat(dfd, de->d_name, 0) >= 0) {
+		if (l_unlinkat(l, dfd, de->d_name, 0) >= 0) {
 			st->temp_removed++;
 			report(l, LINK_TEMP_REMOVED, de->d_name, NULL, 0);
 		}
@@ -883,7 +915,7 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	}
 
 	/* Recorded links nobody wants any more. */
-	if (sysfs_opendir(rfd, ".", &d) >= 0)
+	if (!faulted(l, LINKS_STEP_OPEN, l->record_dir) && sysfs_opendir(rfd, ".", &d) >= 0)
 		for (struct dirent *de; (de = readdir(d));) {
 			if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 				continue;
@@ -945,6 +977,8 @@ int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, vo
 			sorted[i] = &want[i];
 		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
 	}
+	if (faulted(l, LINKS_STEP_OPEN, "."))
+		return -errno;
 	r = sysfs_opendir(dfd, ".", &d);
 	if (r < 0)
 		return r;

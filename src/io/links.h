@@ -146,11 +146,21 @@ void links_hold(Links *l);
 void links_release(Links *l);
 
 /*
- * links_set_symlink_fn() - create symlinks with @fn instead of symlinkat(2) (NULL: symlinkat):
- * fault injection for tests (a full file system, a read-only one).
+ * links_set_fault_fn() - fault injection for tests (a full file system, a read-only one, a
+ * damaged one): every step the writer takes on disk first calls @fn (NULL: none) with the kind
+ * of step and the entry's name (the directory's path for LINKS_STEP_OPEN); a negative errno
+ * from @fn fails the step as the system call would have, 0 lets it run.
  */
-typedef int (*LinksSymlinkFn)(const char *target, int dfd, const char *name);
-void links_set_symlink_fn(Links *l, LinksSymlinkFn fn);
+typedef enum LinksStep {
+	LINKS_STEP_OPEN,    /* opening or listing the link or record directory */
+	LINKS_STEP_SYMLINK, /* symlinkat(2): a link, a record, a temporary one */
+	LINKS_STEP_RENAME,  /* renameat2(2): a swap, a move aside or back, a record rewritten */
+	LINKS_STEP_UNLINK,  /* unlinkat(2): a link, a record, a temporary one */
+	_LINKS_STEP_MAX,
+	_LINKS_STEP_INVALID = -22,
+} LinksStep;
+typedef int (*LinksFaultFn)(LinksStep step, const char *name, void *userdata);
+void links_set_fault_fn(Links *l, LinksFaultFn fn, void *userdata);
 
 /*
  * links_reconcile() - make the directory match @want (@n entries, names unique): create missing

@@ -114,9 +114,9 @@ static void name_of(unsigned k, char ret[static 32])
 	snprintf(ret, 32, "scsi-id%u%s", k / 2, k % 2 ? "-sg" : "");
 }
 
-static int full_symlink(const char *target, int dfd, const char *name)
+static int full_fault(LinksStep st, const char *name, void *userdata)
 {
-	return -ENOSPC;
+	return st == LINKS_STEP_SYMLINK ? -ENOSPC : 0;
 }
 
 /* ---- ops: the manager's, on the temporary tree ---- */
@@ -519,7 +519,7 @@ static void run_step(void)
 	case 9:
 		op = full ? "room again" : "file system full";
 		full = !full;
-		links_set_symlink_fn(links, full ? full_symlink : NULL);
+		links_set_fault_fn(links, full ? full_fault : NULL, NULL);
 		break;
 	case 10: {
 		unsigned k = rnd(N_NAMES);
@@ -586,7 +586,7 @@ START_TEST(test_model)
 	/* Room, no foreign file, a resync: everything converges. */
 	op = "final resync";
 	full = false;
-	links_set_symlink_fn(links, NULL);
+	links_set_fault_fn(links, NULL, NULL);
 	for (unsigned k = 0; k < N_NAMES; k++)
 		if (foreign[k])
 			drop_foreign(k);
