@@ -436,11 +436,12 @@ static bool target_is_node(Manager *m, LinkSet set, const char *target, const ch
 }
 
 /*
- * LinksPruneFn for lund's own link directory: an unrecorded link no present LU wants goes when
- * it dangles, or when it points at a node of an LU whose identification has ended: named, it
- * does not carry that name (else the name would be wanted); not identified, nothing says the
- * name is its own, and its node may be another disk's than the one the name was made for. One
- * pointing at a node of an LU still being identified, or at something else that exists, stays.
+ * LinksPruneFn for lund's own link directory: an unrecorded link no present LU wants (that name
+ * to that target) goes when it dangles, or when it points at a node of an LU whose
+ * identification has ended: named, it does not get that name there (else the link would be
+ * wanted); not identified, nothing says the name is its own, and its node may be another disk's
+ * than the one the name was made for. One pointing at a node of an LU still being identified,
+ * or at something else that exists, stays.
  */
 static bool prune_unrecorded(const char *name, const char *target, int dfd, void *userdata)
 {
@@ -460,8 +461,7 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
                              int *ret_results, unsigned *ret_unremoved)
 {
 	Manager *m = userdata;
-	LinksStats st = {};
-	unsigned pruned = 0;
+	LinksStats st = {}, pst = {};
 	int r, k;
 
 	if (manager_udev_set(m, set)) {
@@ -470,26 +470,29 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 		m->udev_resync = true;
 		return 0;
 	}
+	/* Only lund writes its own tree; /dev/disk/by-id is udev's too and is never pruned. First,
+	 * so that a name an unrecorded link held is free for the reconcile to link. */
+	if (set == LINKSET_SCSI) {
+		link_log_begin(m, NULL);
+		k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set },
+		                &pst);
+		link_log_end(m);
+		if (pst.removed > 0)
+			log_info("/%s: %u unrecorded links naming no present logical unit removed",
+			         m->link_dir[set], pst.removed);
+		if (k < 0)
+			log_warning_errno(k, "/%s: removing unrecorded links failed, retrying: %m",
+			                  m->link_dir[set]);
+	}
 	link_log_begin(m, NULL);
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
 	link_log_end(m);
-	*ret_unremoved = st.unremoved;
+	/* Those either could not remove are retried with the rest. */
+	*ret_unremoved = st.unremoved + pst.unremoved;
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
 	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,
 	         st.foreign, st.lost, st.failed, st.repaired);
-	/* Only lund writes its own tree; /dev/disk/by-id is udev's too and is never pruned. */
-	if (set != LINKSET_SCSI)
-		return r;
-	link_log_begin(m, NULL);
-	k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set }, &pruned);
-	link_log_end(m);
-	if (pruned > 0)
-		log_info("/%s: %u unrecorded links naming no present logical unit removed",
-		         m->link_dir[set], pruned);
-	if (k < 0)
-		log_warning_errno(k, "/%s: removing unrecorded links failed, ignoring: %m",
-		                  m->link_dir[set]);
 	return r;
 }
 

@@ -442,7 +442,8 @@ static int record_read(Links *l, int rfd, const char *name, char **ret)
 /* Whether link target @cur is lund's: recorded, or what the caller made itself. */
 static bool owned(const char *rec, const char *known, const char *cur)
 {
-	return cur && ((rec && links_record_has(rec, cur)) || (known && streq(known, cur)));
+	return cur &&
+	       ((rec && links_record_has(rec, cur)) || (known && links_record_has(known, cur)));
 }
 
 int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,
@@ -749,9 +750,10 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 		(void)remove_ours(l, dfd, rfd, name, rec, cur);
 		return r;
 	}
-	r = record_write(l, rfd, name, target);
-	if (r < 0)
-		return r; /* the record still holds both targets: the next pass settles it */
+	/* The link is updated whether or not its record can be narrowed to @target: one that
+	 * still holds both targets is as true (the next write or reconcile narrows it), while a
+	 * failure would leave the caller believing the old link there. */
+	(void)record_write(l, rfd, name, target);
 	report(l, LINK_UPDATED, name, target, 0);
 	return LINKS_ADD_UPDATED;
 }
@@ -865,10 +867,16 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 			r = -ENOMEM;
 	}
 	if (r < 0) {
-		/* Nothing was made: each wanted link says so, none reads as done. */
-		for (size_t i = 0; ret_results && i < n; i++)
-			ret_results[i] = r;
-		st.failed = (unsigned)n;
+		/* Nothing was made: each wanted link says so, none reads as done; and nothing
+		 * was removed, of those known to go and of the recorded ones nobody wants (as
+		 * many as one, or more: the records could not be looked at). */
+		for (size_t i = 0; i < n; i++) {
+			if (ret_results)
+				ret_results[i] = r;
+			st.unremoved += !want[i].target;
+		}
+		st.unremoved++;
+		st.failed = (unsigned)n + 1;
 		if (ret_stats)
 			*ret_stats = st;
 		return r;
@@ -887,10 +895,26 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	for (size_t i = 0; i < n; i++) {
 		const LinkSpec *s = sorted[i];
 
-		if (links_name_valid(s->name) < 0 || links_target_valid(s->target) < 0 ||
+		if (links_name_valid(s->name) < 0 ||
+		    (s->target && links_target_valid(s->target) < 0) ||
 		    (i > 0 && streq(s->name, sorted[i - 1]->name)))
 			r = -EINVAL; /* a duplicate: the first one wins */
-		else
+		else if (!s->target) {
+			/* Unwanted, and lund's as the caller knows: as the sweep below does. */
+			r = remove_at(l, dfd, rfd, s->name, s->known);
+			if (ret_results)
+				ret_results[s - want] = r;
+			if (r > 0)
+				st.removed++;
+			else if (r < 0) {
+				st.failed++;
+				st.unremoved++;
+				report(l, LINK_FAILED, s->name, NULL, r);
+				if (ret == 0 || ret == -EEXIST)
+					ret = r;
+			}
+			continue;
+		} else
 			r = add_at(l, dfd, rfd, s->name, s->target, s->known);
 		if (ret_results)
 			ret_results[s - want] = r;
@@ -945,8 +969,13 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 					ret = r;
 			}
 		}
-	else if (ret == 0)
-		ret = -errno;
+	else {
+		/* The records could not be looked at: those nobody wants are not gone. */
+		st.failed++;
+		st.unremoved++;
+		if (ret == 0 || ret == -EEXIST)
+			ret = -errno;
+	}
 
 	l->stats = NULL;
 	if (ret_stats)
@@ -955,60 +984,84 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 }
 
 int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, void *userdata,
-                unsigned *ret_removed)
+                LinksStats *ret_stats)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 	_cleanup_free_ const LinkSpec **sorted = NULL;
 	_cleanup_(closedirp) DIR *d = NULL;
-	unsigned removed = 0;
+	LinksStats st = {};
 	int ret = 0, r;
 
 	assert_return(l && prune, -EINVAL);
 	assert_return(want || n == 0, -EINVAL);
 
 	r = open_dirs(l, &dfd, &rfd);
-	if (r < 0)
-		return r;
-	if (n > 0) {
+	if (r >= 0 && n > 0) {
 		sorted = malloc(n * sizeof(*sorted));
 		if (!sorted)
-			return -ENOMEM;
-		for (size_t i = 0; i < n; i++)
+			r = -ENOMEM;
+		for (size_t i = 0; sorted && i < n; i++)
 			sorted[i] = &want[i];
-		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
+		if (sorted)
+			qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
 	}
-	if (faulted(l, LINKS_STEP_OPEN, "."))
-		return -errno;
-	r = sysfs_opendir(dfd, ".", &d);
-	if (r < 0)
+	if (r >= 0 && faulted(l, LINKS_STEP_OPEN, "."))
+		r = -errno;
+	if (r >= 0)
+		r = sysfs_opendir(dfd, ".", &d);
+	if (r < 0) {
+		/* Not looked at: what may be there to remove is not known to be gone. */
+		st.failed = st.unremoved = 1;
+		if (ret_stats)
+			*ret_stats = st;
 		return r;
+	}
 	for (struct dirent *de; (de = readdir(d));) {
 		_cleanup_free_ char *target = NULL, *rec = NULL;
-		struct stat st;
+		const LinkSpec *const *w;
 
-		/* Temporary files, bad names, wanted names and recorded ones are reconcile's. */
-		if (links_name_valid(de->d_name) < 0 ||
-		    (n > 0 && bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr)))
-			continue;
-		if (fstatat(rfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 || errno != ENOENT)
+		/* Temporary files and bad names are reconcile's, and so are links their record
+		 * says are lund's; a record of another target (a write interrupted) or a broken
+		 * one (repaired) is none. */
+		if (links_name_valid(de->d_name) < 0)
 			continue;
 		if (read_link(dfd, de->d_name, &target) < 0)
 			continue; /* not a symlink: a file somebody put here, never touched */
+		r = record_read(l, rfd, de->d_name, &rec);
+		if (r < 0 && r != -ENOENT) {
+			/* Not known to be lund's or not: not known to be gone either. */
+			st.failed++;
+			st.unremoved++;
+			report(l, LINK_FAILED, de->d_name, NULL, r);
+			if (ret == 0)
+				ret = r;
+			continue;
+		}
+		if (rec && links_record_has(rec, target))
+			continue;
+		/* So is a wanted name whose link is what is wanted or what the caller made; one
+		 * to anything else would hold the name as a foreign file. */
+		w = n > 0 ? bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr) : NULL;
+		if (w && (streq_ptr(target, (*w)->target) ||
+		          ((*w)->known && links_record_has((*w)->known, target))))
+			continue;
 		if (!prune(de->d_name, target, dfd, userdata))
 			continue;
 		/* As a link lund knows it made, with exactly that target: moved aside, checked,
 		 * then unlinked, so a link replaced meanwhile is left alone. */
 		r = remove_ours(l, dfd, rfd, de->d_name, NULL, target);
 		if (r > 0)
-			removed++;
+			st.removed++;
 		else if (r < 0) {
+			st.failed++;
+			st.unremoved++;
 			report(l, LINK_FAILED, de->d_name, NULL, r);
 			if (ret == 0)
 				ret = r;
 		}
 	}
-	if (ret_removed)
-		*ret_removed = removed;
+	if (ret_stats)
+		*ret_stats = st;
 	return ret;
 }
 
