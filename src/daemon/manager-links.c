@@ -351,6 +351,8 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	ExclusionVerdict v;
 	int r;
 
+	if (m->links_wants_error < 0)
+		return m->links_wants_error;
 	/* lund.conf(5) EXCLUSIONS: no links, unless the rule asks for names only */
 	policy_lu_verdict(m->policy, lu, &v);
 	if (v.excluded && !v.names)
@@ -577,6 +579,13 @@ static int on_links_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	Manager *m = userdata;
 
 	m->links_retry_source = sd_event_source_disable_unref(m->links_retry_source);
+	if (m->links_wants_failed) {
+		log_info("Working out the links of every logical unit again");
+		m->links_wants_failed = false;
+		for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
+			manager_links_dirty(m, lu);
+		manager_links_flush(m);
+	}
 	log_info("Retrying %zu link writes that failed", claims_failed(m->claims));
 	(void)manager_reconcile_links(m);
 	return 0;
@@ -590,7 +599,7 @@ static void links_retry_arm(Manager *m)
 
 	if (!m->event)
 		return;
-	if (claims_failed(m->claims) == 0) {
+	if (claims_failed(m->claims) == 0 && !m->links_wants_failed) {
 		m->links_retry_source = sd_event_source_disable_unref(m->links_retry_source);
 		m->links_retry_usec = 0;
 		return;
@@ -615,9 +624,17 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 
 	if (!gone) {
 		r = lu_wanted_links(m, lu, &want);
-		if (r < 0)
-			log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
-			                  lu->hctl);
+		if (r < 0) {
+			/* Not knowing what it wants is no reason to take what it has: its links
+			 * stay as they are until the retry works them out. */
+			log_warning_errno(
+			        r, "%s: cannot work out its links, keeping them, retrying: %m",
+			        lu->hctl);
+			m->links_wants_failed = true;
+			if (!m->bulk)
+				links_retry_arm(m);
+			return;
+		}
 	}
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_hold(m->links[s]);

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * An LU whose wanted links cannot be worked out (out of memory) keeps the links it has: the
+ * manager, in-process on a fake tree, does not hand the claims an empty list (which removed
+ * every name of the LU) but leaves them as they are and works them out again on the retry.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "check-util.h"
+#include "macro.h"
+#include "manager-private.h"
+#include "manager.h"
+#include "modload.h"
+
+#define WWID "35000c500deadbe01"
+#define NAME "dev/scsi/by-id/scsi-" WWID
+
+static CheckTree tree;
+
+static const char *readlink_rel(const char *rel)
+{
+	static char buf[PATH_MAX];
+	ssize_t n = readlinkat(tree.fd, rel, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return "(none)";
+	buf[n] = 0;
+	return buf;
+}
+
+static bool log_has(const char *needle)
+{
+	static char buf[1 << 20];
+	size_t n;
+
+	fflush(stderr);
+	fseek(stderr, 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, stderr);
+	buf[n] = 0;
+	fseek(stderr, 0, SEEK_END);
+	return strstr(buf, needle) != NULL;
+}
+
+START_TEST(test_wants_enomem)
+{
+	/* SPC-6 7.7.6: an NAA designator of the LU */
+	static const uint8_t pg83[4 + 12] = {
+		0x00, 0x83, 0x00, 12,   0x01, 0x03, 0x00, 0x08,
+		0x50, 0x00, 0xc5, 0x00, 0xde, 0xad, 0xbe, 0x01,
+	};
+	char run_dir[PATH_MAX], logpath[PATH_MAX];
+	ManagerConfig config = {};
+	Manager *m = NULL;
+	sd_event *e = NULL;
+	Lu *lu;
+
+	check_tree_new(&tree, "links-enomem");
+	check_tree_put_lu(&tree, &(CheckLu){ .hctl = "0:0:0:0",
+	                                     .scsi_level = 7,
+	                                     .vendor = "FAKE",
+	                                     .model = "DISK",
+	                                     .rev = "0001",
+	                                     .inquiry = true,
+	                                     .block = { "sdb", "8:16\n" },
+	                                     .attrs = { { "vpd_pg83", .data = pg83,
+	                                                  .len = sizeof(pg83) } } });
+	xsnprintf(run_dir, "%s/run", tree.path);
+	xsnprintf(logpath, "%s/lund.log", tree.path);
+	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
+	config = (ManagerConfig){
+		.root = tree.path,
+		.run_dir = run_dir,
+		.link_dir = "dev/scsi/by-id",
+		.no_monitor = true,
+		.probe_flags = PROBE_SYSFS_ONLY,
+		.modload = MODLOAD_NEVER,
+		.scan = MANAGER_SCAN_NEVER,
+	};
+	ck_assert_int_ge(manager_new(&config, &m), 0);
+	ck_assert_int_ge(manager_start(m), 0);
+	ck_assert_int_ge(sd_event_default(&e), 0);
+	for (int i = 0; i < 10; i++)
+		(void)sd_event_run(e, 20 * 1000);
+	ck_assert_str_eq(readlink_rel(NAME), "../../sdb");
+	lu = inventory_first_lu(m->inventory);
+	ck_assert_ptr_nonnull(lu);
+
+	/* Out of memory while its links are worked out: they stay. */
+	m->links_wants_error = -ENOMEM;
+	manager_update_links(m, lu, false);
+	ck_assert_str_eq(readlink_rel(NAME), "../../sdb");
+	ck_assert(log_has("cannot work out its links, keeping them, retrying"));
+
+	/* Memory again: the retry (a second later) works them out, and they stay right. */
+	m->links_wants_error = 0;
+	for (int i = 0; i < 100 && !log_has("Working out the links of every logical unit again");
+	     i++)
+		(void)sd_event_run(e, 50 * 1000);
+	ck_assert(log_has("Working out the links of every logical unit again"));
+	ck_assert_str_eq(readlink_rel(NAME), "../../sdb");
+
+	manager_free(m);
+	sd_event_unref(e);
+	check_tree_remove(&tree);
+}
+END_TEST
+
+static Suite *links_enomem_suite(void)
+{
+	Suite *s = suite_create("links-enomem");
+	TCase *tc = tcase_create("links-enomem");
+
+	tcase_add_test(tc, test_wants_enomem);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(links_enomem_suite)
