@@ -829,6 +829,24 @@ static void drop_records(int runfd, const char *record)
 	(void)unlinkat(runfd, record, AT_REMOVEDIR);
 }
 
+/* The directories of lund's link sets by default: the only ones whose records an earlier run
+ * can have left for lund to retire. Records of any other directory are no record of lund's (a
+ * directory put in the run dir would have lund remove symlinks anywhere below the root). */
+static const char *const set_dirs[] = {
+	"dev/scsi/by-id",
+	"dev/scsi/by-path",
+	"dev/disk/by-id",
+	"dev/disk/by-path",
+};
+
+static bool is_set_dir(const char *dir)
+{
+	for (size_t i = 0; i < ELEMENTSOF(set_dirs); i++)
+		if (streq(set_dirs[i], dir))
+			return true;
+	return false;
+}
+
 /* A link directory lund no longer manages (--manage-disk-links dropped, --link-dir changed):
  * remove the links it made there, then its records. */
 static void retire_old_link_dirs(Manager *m)
@@ -848,12 +866,17 @@ static void retire_old_link_dirs(Manager *m)
 		if (de->d_name[0] == '.')
 			continue;
 		dir = link_dir_from_record(de->d_name);
-		if (!dir || isempty(dir) || dir[0] == '/' || strstr(dir, ".."))
-			continue;
 		for (LinkSet s = 0; s < _LINKSET_MAX; s++)
-			if (m->link_dir[s] && streq(m->link_dir[s], dir))
+			if (dir && m->link_dir[s] && streq(m->link_dir[s], dir))
 				active = true;
-		if (active || asprintf(&record, "links/%s", de->d_name) < 0)
+		if (active)
+			continue;
+		if (!dir || !is_set_dir(dir)) {
+			log_warning("%s/links/%s: no record directory of lund's, ignoring",
+			            m->run_dir, de->d_name);
+			continue;
+		}
+		if (asprintf(&record, "links/%s", de->d_name) < 0)
 			continue;
 		if (faccessat(m->rootfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 			/* The directory is gone, and the links with it: forget the records. */

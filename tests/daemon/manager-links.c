@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * An LU whose wanted links cannot be worked out (out of memory) keeps the links it has: the
- * manager, in-process on a fake tree, does not hand the claims an empty list (which removed
- * every name of the LU) but leaves them as they are and works them out again on the retry.
+ * The manager's links, in-process on a fake tree. An LU whose wanted links cannot be worked out
+ * (out of memory) keeps the links it has: the manager does not hand the claims an empty list
+ * (which removed every name of the LU) but leaves them as they are and works them out again on
+ * the retry. And the run dir's links/ is read for lund's own record directories only.
  */
 
 #include <check.h>
@@ -116,14 +117,59 @@ START_TEST(test_wants_enomem)
 }
 END_TEST
 
-static Suite *links_enomem_suite(void)
+/* The run dir's links/ holds the records of lund's own link sets only: the records of a link
+ * directory lund no longer manages are retired with its links; a directory of another name
+ * (anyone's) is ignored with a warning, and the symlinks it names stay. */
+START_TEST(test_record_dirs)
 {
-	Suite *s = suite_create("links-enomem");
-	TCase *tc = tcase_create("links-enomem");
+	char run_dir[PATH_MAX], logpath[PATH_MAX], p[PATH_MAX];
+	ManagerConfig config = {};
+	Manager *m = NULL;
+
+	check_tree_new(&tree, "links-record-dirs");
+	xsnprintf(run_dir, "%s/run", tree.path);
+	/* /etc/alternatives/editor, and a "record" of it under a name lund never gives */
+	check_tree_mkdirs(&tree, "etc/alternatives");
+	ck_assert_int_eq(symlinkat("/usr/bin/vi", tree.fd, "etc/alternatives/editor"), 0);
+	check_tree_mkdirs(&tree, "run/links/etc-alternatives");
+	ck_assert_int_eq(symlinkat("/usr/bin/vi", tree.fd, "run/links/etc-alternatives/editor"), 0);
+	/* lund's own /dev/disk/by-id of an earlier run with --manage-disk-links */
+	check_tree_mkdirs(&tree, "dev/disk/by-id");
+	ck_assert_int_eq(symlinkat("../../sda", tree.fd, "dev/disk/by-id/wwn-0x5000"), 0);
+	check_tree_mkdirs(&tree, "run/links/dev-disk-by\\x2did");
+	ck_assert_int_eq(symlinkat("../../sda", tree.fd, "run/links/dev-disk-by\\x2did/wwn-0x5000"),
+	                 0);
+	xsnprintf(logpath, "%s/lund.log", tree.path);
+	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
+	config = (ManagerConfig){
+		.root = tree.path,
+		.run_dir = run_dir,
+		.link_dir = "dev/scsi/by-id",
+		.no_monitor = true,
+		.probe_flags = PROBE_SYSFS_ONLY,
+		.modload = MODLOAD_NEVER,
+		.scan = MANAGER_SCAN_NEVER,
+	};
+	ck_assert_int_ge(manager_new(&config, &m), 0);
+	ck_assert_int_ge(manager_start(m), 0);
+	ck_assert_str_eq(readlink_rel("etc/alternatives/editor"), "/usr/bin/vi");
+	xsnprintf(p, "%s/links/etc-alternatives: no record directory of lund's, ignoring", run_dir);
+	ck_assert_msg(log_has(p), "no warning \"%s\"", p);
+	ck_assert_str_eq(readlink_rel("dev/disk/by-id/wwn-0x5000"), "(none)");
+	manager_free(m);
+	check_tree_remove(&tree);
+}
+END_TEST
+
+static Suite *manager_links_suite(void)
+{
+	Suite *s = suite_create("manager-links");
+	TCase *tc = tcase_create("manager-links");
 
 	tcase_add_test(tc, test_wants_enomem);
+	tcase_add_test(tc, test_record_dirs);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-CHECK_MAIN(links_enomem_suite)
+CHECK_MAIN(manager_links_suite)
