@@ -150,9 +150,12 @@ void linked_clear(Claim *c);
 /* c->linked, handed over as an allocation of its own (NULL when out of memory). */
 char *linked_take(Claim *c);
 /* Keep @known (taken; NULL: its copy ran out of memory), the target of the link lund made at
- * @name, for the next reconcile: the name's claim goes while deferred. Forgotten when out of
- * memory. */
+ * @name, for the next reconcile: the name's claim goes while deferred, or went and its link
+ * could not be removed. Forgotten when out of memory. */
 void orphan_add(Claims *cl, unsigned set, const char *name, char *known);
+/* The orphan of @name in @set, taken off the list (free with orphan_free()); NULL if none. */
+Orphan *orphan_take(Claims *cl, unsigned set, const char *name);
+Orphan *orphan_free(Orphan *o);
 /* The claim on orphan @o's name, if any, takes its link as its own (it had none): true; false
  * when there is no claim, and the link is to go. */
 bool orphan_adopt(Claims *cl, Orphan *o);

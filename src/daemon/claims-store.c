@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -227,8 +228,7 @@ Claims *claims_free(Claims *cl)
 		Orphan *o = cl->orphans;
 
 		cl->orphans = o->next;
-		free(o->known);
-		free(o);
+		orphan_free(o);
 	}
 	free(cl);
 	return NULL;
@@ -547,10 +547,18 @@ void claim_written(Claims *cl, Claim *c, const char *target, int r)
 			linked_set(c, target);
 		else
 			linked_clear(c);
-	} else if (!c->linked && target)
-		/* Failed: a link to @target may be there all the same (adopted, its record not
-		 * written), and only @target is ours to remove later. */
-		linked_set(c, target);
+	} else if (target) {
+		/* Failed: a link to @target may be there all the same (adopted, or made, its
+		 * record not written), or the one this claim made before: either is ours to
+		 * replace or remove later, one per line as a record keeps them (links_add()). */
+		char *both;
+
+		if (!c->linked)
+			linked_set(c, target);
+		else if (!links_record_has(c->linked, target) &&
+		         asprintf(&both, "%s\n%s", target, c->linked) >= 0)
+			linked_adopt(c, both);
+	}
 }
 
 ClaimOwner *claim_owner(const Claim *c, const Lu *lu)
@@ -593,6 +601,26 @@ bool orphan_adopt(Claims *cl, Orphan *o)
 	else if ((c = entry_promote(cl, e)))
 		linked_adopt(c, TAKE_PTR(o->known));
 	return true;
+}
+
+Orphan *orphan_take(Claims *cl, unsigned set, const char *name)
+{
+	for (Orphan **p = &cl->orphans; *p; p = &(*p)->next)
+		if ((*p)->set == set && streq((*p)->name, name)) {
+			Orphan *o = *p;
+
+			*p = o->next;
+			return o;
+		}
+	return NULL;
+}
+
+Orphan *orphan_free(Orphan *o)
+{
+	if (o)
+		free(o->known);
+	free(o);
+	return NULL;
 }
 
 void orphan_add(Claims *cl, unsigned set, const char *name, char *known)

@@ -53,9 +53,13 @@ static void claim_resolve(Claims *cl, Claim *c)
 			r = cl->ops->remove(cl->userdata, c->set, c->name, c->linked, c->winner);
 			if (r < 0 && cl->ops->failed)
 				cl->ops->failed(cl->userdata, c, NULL, r, c->winner);
-			/* A claim that goes keeps no failure: the reconcile retries it. */
-			if (r < 0 && !c->owners)
+			/* A claim that goes keeps no failure: the reconcile retries it, and
+			 * removes the link as lund's even when its record is gone too. */
+			if (r < 0 && !c->owners) {
 				cl->n_unremoved++;
+				if (c->linked)
+					orphan_add(cl, c->set, c->name, linked_take(c));
+			}
 			claim_written(cl, c, NULL, r);
 		}
 		c->winner = NULL;
@@ -88,8 +92,12 @@ static void entry_remove(Claims *cl, LuClaim *e)
 			orphan_add(cl, e->set, name, strdup(target));
 	} else {
 		r = cl->ops->remove(cl->userdata, e->set, name, e->linked ? target : NULL, NULL);
-		if (r < 0)
+		if (r < 0) {
+			/* As for a full claim (claim_resolve()): left to the reconcile. */
 			cl->n_unremoved++;
+			if (e->linked)
+				orphan_add(cl, e->set, name, strdup(target));
+		}
 		if (r < 0 && cl->ops->failed) {
 			ClaimView view;
 			Claim *c = (Claim *)entry_view(e, &view, false);
@@ -146,10 +154,15 @@ static Claim *entry_written(Claims *cl, LuClaim *e, const char *target, int r)
 static int claim_add_want(Claims *cl, Lu *lu, const ClaimWant *w, LuClaim *slot)
 {
 	char name[NAME_MAX + 1];
+	Orphan *o = NULL;
 	Claim *c;
 	int r;
 
-	if (slot->encoded && !claims_lookup(cl, w->set, w->name)) {
+	/* A link of lund's left at the name (its removal failed): the claim takes it as its own,
+	 * and a full claim keeps it known while a write fails. */
+	if (!cl->deferred && !claims_lookup(cl, w->set, w->name))
+		o = orphan_take(cl, w->set, w->name);
+	if (slot->encoded && !o && !claims_lookup(cl, w->set, w->name)) {
 		if (entry_insert(cl, lu, slot) < 0)
 			return -ENOMEM;
 		/* claim_resolve() of a claim of one owner: it wins, and its link is made. */
@@ -164,6 +177,11 @@ static int claim_add_want(Claims *cl, Lu *lu, const ClaimWant *w, LuClaim *slot)
 		return 0;
 	}
 	c = claim_own(cl, lu, w);
+	if (o) {
+		if (c)
+			(void)orphan_adopt(cl, o);
+		o = orphan_free(o);
+	}
 	if (!c)
 		return -ENOMEM;
 	/* An alias joining a name another LU wants now gives way at once. */
@@ -334,18 +352,6 @@ static bool collect_claim(Claims *cl, Claim *c, LinkSpec *v)
 	return true;
 }
 
-/* Report the failed removal of orphan @o's link as a claim's: one made up for the call. */
-static void orphan_failed(Claims *cl, const Orphan *o, int r)
-{
-	ClaimView view = {};
-	_cleanup_free_ Claim *heap = NULL;
-	Claim *c = strlen(o->name) > NAME_MAX ? (heap = claim_make(NULL, o->set, o->name, "", 0))
-	                                      : claim_make(view.bytes, o->set, o->name, "", 0);
-
-	if (c) /* else no memory to report it: the removal is retried all the same */
-		cl->ops->failed(cl->userdata, c, NULL, r, NULL);
-}
-
 int claims_reconcile(Claims *cl, unsigned set)
 {
 	_cleanup_free_ LinkSpec *v = NULL;
@@ -353,34 +359,30 @@ int claims_reconcile(Claims *cl, unsigned set)
 	_cleanup_free_ char *names = NULL;
 	_cleanup_free_ int *results = NULL;
 	unsigned unremoved = 0;
-	size_t n_v = 0;
+	size_t n_v = 0, n_orphans = 0, k;
 	ssize_t n;
 	int r;
 
 	assert_return(cl, -EINVAL);
 
-	v = calloc(cl->table.n + 1, sizeof(*v));
-	results = calloc(cl->table.n + 1, sizeof(*results));
-	if (!v || !results)
-		return -ENOMEM;
-	/* Links made for claims that went while deferred: removed unless claimed again. */
+	/* Links made for claims that went while deferred, or whose removal failed: taken by a
+	 * claim of the name again, else removed by the reconcile as lund's, even without a
+	 * record. */
 	for (Orphan **p = &cl->orphans; *p;) {
 		Orphan *o = *p;
 
-		if (o->set != set) {
-			p = &o->next;
+		if (o->set == set && orphan_adopt(cl, o)) {
+			*p = o->next;
+			orphan_free(o);
 			continue;
 		}
-		*p = o->next;
-		if (!orphan_adopt(cl, o)) {
-			r = cl->ops->remove(cl->userdata, set, o->name, o->known, NULL);
-			/* Its record stays: the sweep of the reconcile below tries again. */
-			if (r < 0 && cl->ops->failed)
-				orphan_failed(cl, o, r);
-		}
-		free(o->known);
-		free(o);
+		n_orphans += o->set == set;
+		p = &o->next;
 	}
+	v = calloc(cl->table.n + n_orphans + 1, sizeof(*v));
+	results = calloc(cl->table.n + n_orphans + 1, sizeof(*results));
+	if (!v || !results)
+		return -ENOMEM;
 
 	n = claims_sorted(cl, set, &claims, &names);
 	if (n < 0)
@@ -399,8 +401,12 @@ int claims_reconcile(Claims *cl, unsigned set)
 			continue;
 		claims[n_v++] = claims[i];
 	}
+	k = n_v;
+	for (Orphan *o = cl->orphans; o; o = o->next)
+		if (o->set == set)
+			v[k++] = (LinkSpec){ o->name, NULL, o->known };
 
-	r = cl->ops->reconcile(cl->userdata, set, v, n_v, results, &unremoved);
+	r = cl->ops->reconcile(cl->userdata, set, v, k, results, &unremoved);
 	/* What is left unremoved now is all there is of it. */
 	cl->n_unremoved = unremoved;
 	for (size_t i = 0; i < n_v; i++) {
@@ -410,6 +416,18 @@ int claims_reconcile(Claims *cl, unsigned set)
 			entry_written(cl, item_entry(item), v[i].target, results[i]);
 		else
 			claim_written(cl, item, v[i].target, results[i]);
+	}
+	/* An orphan whose removal failed stays for the next reconcile (counted unremoved). */
+	k = n_v;
+	for (Orphan **p = &cl->orphans; *p;) {
+		Orphan *o = *p;
+
+		if (o->set != set || results[k++] < 0) {
+			p = &o->next;
+			continue;
+		}
+		*p = o->next;
+		orphan_free(o);
 	}
 	return r;
 }

@@ -61,7 +61,8 @@ typedef struct ClaimOwner {
 typedef struct Claim {
 	ClaimOwner *owners;
 	Lu *winner;           /* whose target the link has, NULL if none was made */
-	char *linked;         /* the target of the link this object made, NULL if none */
+	char *linked;         /* the target of the link this object made, NULL if none; after a
+	                       * failed write, the targets it may have left, one per line */
 	int16_t error;        /* the last write's failure (-errno, not -EEXIST), 0 if none */
 	uint8_t set;          /* link sets are few (claims_update() takes < 256) */
 	bool foreign : 1;     /* a file lund did not make holds the name */
@@ -105,10 +106,10 @@ typedef struct ClaimsOps {
 	/* Remove lund's link @name, last held by @lu (may be NULL): links_remove()'s contract. */
 	int (*remove)(void *userdata, unsigned set, const char *name, const char *known,
 	              const Lu *lu);
-	/* Make set @set hold exactly @want: links_reconcile()'s contract; @ret_results gets
-	 * each entry's outcome as add() returns it, @ret_unremoved how many links of lund's
-	 * nobody wants it failed to remove (they stay recorded: the next reconcile tries
-	 * again). */
+	/* Make set @set hold exactly @want: links_reconcile()'s contract (an entry without a
+	 * target: lund's link @known, to go); @ret_results gets each entry's outcome as add()
+	 * or remove() returns it, @ret_unremoved how many links of lund's nobody wants it failed
+	 * to remove (the next reconcile tries again). Failures are its to report. */
 	int (*reconcile)(void *userdata, unsigned set, const LinkSpec *want, size_t n,
 	                 int *ret_results, unsigned *ret_unremoved);
 	/* @c became a collision (its owners disagree on the target), or its kind changed:

@@ -351,6 +351,8 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	ExclusionVerdict v;
 	int r;
 
+	if (m->links_wants_error < 0)
+		return m->links_wants_error;
 	/* lund.conf(5) EXCLUSIONS: no links, unless the rule asks for names only */
 	policy_lu_verdict(m->policy, lu, &v);
 	if (v.excluded && !v.names)
@@ -436,11 +438,12 @@ static bool target_is_node(Manager *m, LinkSet set, const char *target, const ch
 }
 
 /*
- * LinksPruneFn for lund's own link directory: an unrecorded link no present LU wants goes when
- * it dangles, or when it points at a node of an LU whose identification has ended: named, it
- * does not carry that name (else the name would be wanted); not identified, nothing says the
- * name is its own, and its node may be another disk's than the one the name was made for. One
- * pointing at a node of an LU still being identified, or at something else that exists, stays.
+ * LinksPruneFn for lund's own link directory: an unrecorded link no present LU wants (that name
+ * to that target) goes when it dangles, or when it points at a node of an LU whose
+ * identification has ended: named, it does not get that name there (else the link would be
+ * wanted); not identified, nothing says the name is its own, and its node may be another disk's
+ * than the one the name was made for. One pointing at a node of an LU still being identified,
+ * or at something else that exists, stays.
  */
 static bool prune_unrecorded(const char *name, const char *target, int dfd, void *userdata)
 {
@@ -460,8 +463,7 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
                              int *ret_results, unsigned *ret_unremoved)
 {
 	Manager *m = userdata;
-	LinksStats st = {};
-	unsigned pruned = 0;
+	LinksStats st = {}, pst = {};
 	int r, k;
 
 	if (manager_udev_set(m, set)) {
@@ -470,26 +472,29 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 		m->udev_resync = true;
 		return 0;
 	}
+	/* Only lund writes its own tree; /dev/disk/by-id is udev's too and is never pruned. First,
+	 * so that a name an unrecorded link held is free for the reconcile to link. */
+	if (set == LINKSET_SCSI) {
+		link_log_begin(m, NULL);
+		k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set },
+		                &pst);
+		link_log_end(m);
+		if (pst.removed > 0)
+			log_info("/%s: %u unrecorded links naming no present logical unit removed",
+			         m->link_dir[set], pst.removed);
+		if (k < 0)
+			log_warning_errno(k, "/%s: removing unrecorded links failed, retrying: %m",
+			                  m->link_dir[set]);
+	}
 	link_log_begin(m, NULL);
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
 	link_log_end(m);
-	*ret_unremoved = st.unremoved;
+	/* Those either could not remove are retried with the rest. */
+	*ret_unremoved = st.unremoved + pst.unremoved;
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
 	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,
 	         st.foreign, st.lost, st.failed, st.repaired);
-	/* Only lund writes its own tree; /dev/disk/by-id is udev's too and is never pruned. */
-	if (set != LINKSET_SCSI)
-		return r;
-	link_log_begin(m, NULL);
-	k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set }, &pruned);
-	link_log_end(m);
-	if (pruned > 0)
-		log_info("/%s: %u unrecorded links naming no present logical unit removed",
-		         m->link_dir[set], pruned);
-	if (k < 0)
-		log_warning_errno(k, "/%s: removing unrecorded links failed, ignoring: %m",
-		                  m->link_dir[set]);
 	return r;
 }
 
@@ -577,6 +582,13 @@ static int on_links_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	Manager *m = userdata;
 
 	m->links_retry_source = sd_event_source_disable_unref(m->links_retry_source);
+	if (m->links_wants_failed) {
+		log_info("Working out the links of every logical unit again");
+		m->links_wants_failed = false;
+		for (Lu *lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
+			manager_links_dirty(m, lu);
+		manager_links_flush(m);
+	}
 	log_info("Retrying %zu link writes that failed", claims_failed(m->claims));
 	(void)manager_reconcile_links(m);
 	return 0;
@@ -590,7 +602,7 @@ static void links_retry_arm(Manager *m)
 
 	if (!m->event)
 		return;
-	if (claims_failed(m->claims) == 0) {
+	if (claims_failed(m->claims) == 0 && !m->links_wants_failed) {
 		m->links_retry_source = sd_event_source_disable_unref(m->links_retry_source);
 		m->links_retry_usec = 0;
 		return;
@@ -615,9 +627,17 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 
 	if (!gone) {
 		r = lu_wanted_links(m, lu, &want);
-		if (r < 0)
-			log_warning_errno(r, "%s: cannot compute its links, ignoring: %m",
-			                  lu->hctl);
+		if (r < 0) {
+			/* Not knowing what it wants is no reason to take what it has: its links
+			 * stay as they are until the retry works them out. */
+			log_warning_errno(
+			        r, "%s: cannot work out its links, keeping them, retrying: %m",
+			        lu->hctl);
+			m->links_wants_failed = true;
+			if (!m->bulk)
+				links_retry_arm(m);
+			return;
+		}
 	}
 	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 		links_hold(m->links[s]);
@@ -812,6 +832,24 @@ static void drop_records(int runfd, const char *record)
 	(void)unlinkat(runfd, record, AT_REMOVEDIR);
 }
 
+/* The directories of lund's link sets by default: the only ones whose records an earlier run
+ * can have left for lund to retire. Records of any other directory are no record of lund's (a
+ * directory put in the run dir would have lund remove symlinks anywhere below the root). */
+static const char *const set_dirs[] = {
+	"dev/scsi/by-id",
+	"dev/scsi/by-path",
+	"dev/disk/by-id",
+	"dev/disk/by-path",
+};
+
+static bool is_set_dir(const char *dir)
+{
+	for (size_t i = 0; i < ELEMENTSOF(set_dirs); i++)
+		if (streq(set_dirs[i], dir))
+			return true;
+	return false;
+}
+
 /* A link directory lund no longer manages (--manage-disk-links dropped, --link-dir changed):
  * remove the links it made there, then its records. */
 static void retire_old_link_dirs(Manager *m)
@@ -831,12 +869,17 @@ static void retire_old_link_dirs(Manager *m)
 		if (de->d_name[0] == '.')
 			continue;
 		dir = link_dir_from_record(de->d_name);
-		if (!dir || isempty(dir) || dir[0] == '/' || strstr(dir, ".."))
-			continue;
 		for (LinkSet s = 0; s < _LINKSET_MAX; s++)
-			if (m->link_dir[s] && streq(m->link_dir[s], dir))
+			if (dir && m->link_dir[s] && streq(m->link_dir[s], dir))
 				active = true;
-		if (active || asprintf(&record, "links/%s", de->d_name) < 0)
+		if (active)
+			continue;
+		if (!dir || !is_set_dir(dir)) {
+			log_warning("%s/links/%s: no record directory of lund's, ignoring",
+			            m->run_dir, de->d_name);
+			continue;
+		}
+		if (asprintf(&record, "links/%s", de->d_name) < 0)
 			continue;
 		if (faccessat(m->rootfd, dir, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 			/* The directory is gone, and the links with it: forget the records. */

@@ -96,6 +96,10 @@ struct Manager {
 	Claims *claims;
 	sd_event_source *links_retry_source; /* reconcile again after failed link writes */
 	uint64_t links_retry_usec;           /* its current backoff, 0 when nothing failed */
+	/* An LU's wanted links could not be worked out (ENOMEM): its claims stand as they were,
+	 * and the retry works every LU's out again. */
+	bool links_wants_failed;
+	int links_wants_error; /* tests: working out an LU's wanted links fails with this */
 	sd_event_source *links_flush_source; /* writes the links of @links_dirty */
 	Lu **links_dirty;                    /* LUs whose links wait for the end of their burst */
 	size_t n_links_dirty, n_links_dirty_alloc;

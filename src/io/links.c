@@ -36,7 +36,8 @@ struct Links {
 	char *record_dir;
 	LinksReportFn report;
 	void *userdata;
-	LinksSymlinkFn symlink_fn;
+	LinksFaultFn fault;
+	void *fault_userdata;
 	LinksStats *stats;      /* while a reconcile runs */
 	unsigned holds;         /* links_hold() calls not released yet */
 	int held_dfd, held_rfd; /* the directories while held, once an operation opened them */
@@ -269,6 +270,36 @@ static uint64_t tmp_value(void)
 	return z ^ (z >> 31);
 }
 
+/* Every step on disk asks the fault hook (links_set_fault_fn()) first: true when it fails the
+ * step, errno set as the system call would. */
+static bool faulted(Links *l, LinksStep step, const char *name)
+{
+	int r;
+
+	if (!l->fault)
+		return false;
+	r = l->fault(step, name, l->fault_userdata);
+	if (r >= 0)
+		return false;
+	errno = -r;
+	return true;
+}
+
+static int l_symlinkat(Links *l, const char *target, int dfd, const char *name)
+{
+	return faulted(l, LINKS_STEP_SYMLINK, name) ? -1 : symlinkat(target, dfd, name);
+}
+
+static int l_renameat2(Links *l, int dfd, const char *from, const char *to, unsigned flags)
+{
+	return faulted(l, LINKS_STEP_RENAME, to) ? -1 : renameat2(dfd, from, dfd, to, flags);
+}
+
+static int l_unlinkat(Links *l, int dfd, const char *name, int flags)
+{
+	return faulted(l, LINKS_STEP_UNLINK, name) ? -1 : unlinkat(dfd, name, flags);
+}
+
 static int tmp_name(char ret[static sizeof(LINKS_TMP_PREFIX) + 16])
 {
 	uint64_t v = tmp_value();
@@ -291,10 +322,7 @@ static int symlink_tmp(Links *l, int dfd, const char *target,
 		int r;
 
 		tmp_name(ret);
-		if (l->symlink_fn)
-			r = l->symlink_fn(target, dfd, ret);
-		else
-			r = symlinkat(target, dfd, ret) >= 0 ? 0 : -errno;
+		r = l_symlinkat(l, target, dfd, ret) >= 0 ? 0 : -errno;
 		if (r >= 0)
 			return 0;
 		if (r != -EEXIST)
@@ -303,10 +331,12 @@ static int symlink_tmp(Links *l, int dfd, const char *target,
 	return -EEXIST;
 }
 
-void links_set_symlink_fn(Links *l, LinksSymlinkFn fn)
+void links_set_fault_fn(Links *l, LinksFaultFn fn, void *userdata)
 {
-	if (l)
-		l->symlink_fn = fn;
+	if (!l)
+		return;
+	l->fault = fn;
+	l->fault_userdata = userdata;
 }
 
 static bool rename_flags_unsupported(int err)
@@ -315,9 +345,9 @@ static bool rename_flags_unsupported(int err)
 }
 
 /* Move @from to @to only if @to does not exist. */
-static int rename_noreplace(int dfd, const char *from, const char *to)
+static int rename_noreplace(Links *l, int dfd, const char *from, const char *to)
 {
-	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) >= 0)
+	if (l_renameat2(l, dfd, from, to, RENAME_NOREPLACE) >= 0)
 		return 0;
 	if (!rename_flags_unsupported(errno))
 		return -errno;
@@ -325,7 +355,7 @@ static int rename_noreplace(int dfd, const char *from, const char *to)
 	 * exclusive, then drop the old name. */
 	if (linkat(dfd, from, dfd, to, 0) < 0)
 		return -errno;
-	(void)unlinkat(dfd, from, 0);
+	(void)l_unlinkat(l, dfd, from, 0);
 	return 0;
 }
 
@@ -338,17 +368,17 @@ static int record_write(Links *l, int rfd, const char *name, const char *targets
 	r = symlink_tmp(l, rfd, targets, tmp);
 	if (r < 0)
 		return r;
-	if (renameat(rfd, tmp, rfd, name) < 0) {
+	if (l_renameat2(l, rfd, tmp, name, 0) < 0) {
 		r = -errno;
-		(void)unlinkat(rfd, tmp, 0);
+		(void)l_unlinkat(l, rfd, tmp, 0);
 		return r;
 	}
 	return 0;
 }
 
-static int record_drop(int rfd, const char *name)
+static int record_drop(Links *l, int rfd, const char *name)
 {
-	if (unlinkat(rfd, name, 0) < 0 && errno != ENOENT)
+	if (l_unlinkat(l, rfd, name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -364,12 +394,12 @@ static void report(Links *l, LinkAction a, const char *name, const char *target,
 }
 
 /* Remove entry @name of @dfd whatever it is, a directory with its contents (bounded depth). */
-static int remove_entry(int dfd, const char *name, unsigned depth)
+static int remove_entry(Links *l, int dfd, const char *name, unsigned depth)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	int r;
 
-	if (unlinkat(dfd, name, 0) >= 0 || errno == ENOENT)
+	if (l_unlinkat(l, dfd, name, 0) >= 0 || errno == ENOENT)
 		return 0;
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
@@ -380,8 +410,8 @@ static int remove_entry(int dfd, const char *name, unsigned depth)
 		return r;
 	for (struct dirent *de; (de = readdir(d));)
 		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
-			(void)remove_entry(dirfd(d), de->d_name, depth - 1);
-	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			(void)remove_entry(l, dirfd(d), de->d_name, depth - 1);
+	if (l_unlinkat(l, dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
@@ -389,7 +419,7 @@ static int remove_entry(int dfd, const char *name, unsigned depth)
 /* A record entry that cannot be one (not a symlink, a bad name): reported and removed. */
 static int record_repair(Links *l, int rfd, const char *name)
 {
-	int r = remove_entry(rfd, name, 8);
+	int r = remove_entry(l, rfd, name, 8);
 
 	if (r < 0)
 		return r;
@@ -412,7 +442,8 @@ static int record_read(Links *l, int rfd, const char *name, char **ret)
 /* Whether link target @cur is lund's: recorded, or what the caller made itself. */
 static bool owned(const char *rec, const char *known, const char *cur)
 {
-	return cur && ((rec && links_record_has(rec, cur)) || (known && streq(known, cur)));
+	return cur &&
+	       ((rec && links_record_has(rec, cur)) || (known && links_record_has(known, cur)));
 }
 
 int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *record_dir,
@@ -467,9 +498,13 @@ static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 
+	if (faulted(l, LINKS_STEP_OPEN, l->link_dir))
+		return -errno;
 	dfd = links_open_dir(l->rootfd, l->link_dir, true);
 	if (dfd < 0)
 		return dfd;
+	if (faulted(l, LINKS_STEP_OPEN, l->record_dir))
+		return -errno;
 	rfd = links_open_dir(l->record_rootfd, l->record_dir, true);
 	if (rfd < 0)
 		return rfd;
@@ -531,28 +566,28 @@ static int link_replace(Links *l, int dfd, const char *name, const char *old, co
 	if (r < 0)
 		return r;
 
-	if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0) {
+	if (l_renameat2(l, dfd, tmp, name, RENAME_EXCHANGE) < 0) {
 		r = -errno;
 		if (rename_flags_unsupported(-r)) {
 			/* The caller checked the link just before; without RENAME_EXCHANGE the
 			 * window between that check and this rename cannot be closed. */
-			if (renameat(dfd, tmp, dfd, name) >= 0)
+			if (l_renameat2(l, dfd, tmp, name, 0) >= 0)
 				return 0;
 			r = -errno;
 		}
-		(void)unlinkat(dfd, tmp, 0);
+		(void)l_unlinkat(l, dfd, tmp, 0);
 		return r;
 	}
 
 	r = read_link(dfd, tmp, &swapped);
 	if (r < 0 || !streq(swapped, old)) {
 		/* Not what we checked: put it back, our new link is then at tmp again. */
-		if (renameat2(dfd, tmp, dfd, name, RENAME_EXCHANGE) < 0)
+		if (l_renameat2(l, dfd, tmp, name, RENAME_EXCHANGE) < 0)
 			return -errno; /* leave both; the foreign entry is at tmp, not lost */
-		(void)unlinkat(dfd, tmp, 0);
+		(void)l_unlinkat(l, dfd, tmp, 0);
 		return -EEXIST;
 	}
-	(void)unlinkat(dfd, tmp, 0);
+	(void)l_unlinkat(l, dfd, tmp, 0);
 	return 0;
 }
 
@@ -561,9 +596,7 @@ static int link_replace(Links *l, int dfd, const char *name, const char *old, co
  * RENAME_NOREPLACE gives, in one call instead of three. */
 static int symlink_new(Links *l, int dfd, const char *target, const char *name)
 {
-	if (l->symlink_fn)
-		return l->symlink_fn(target, dfd, name);
-	return symlinkat(target, dfd, name) >= 0 ? 0 : -errno;
+	return l_symlinkat(l, target, dfd, name) >= 0 ? 0 : -errno;
 }
 
 /*
@@ -580,34 +613,34 @@ static int remove_ours(Links *l, int dfd, int rfd, const char *name, const char 
 
 	r = read_link(dfd, name, &cur);
 	if (r == -ENOENT)
-		return record_drop(rfd, name); /* already gone, e.g. a crash before creation */
+		return record_drop(l, rfd, name); /* already gone, e.g. a crash before creation */
 	if (r < 0 && r != -EINVAL)
 		return r;
 	if (r == -EINVAL || !owned(rec, known, cur)) {
 		if (!rec)
 			return 0;
 		report(l, LINK_LOST, name, NULL, 0);
-		return record_drop(rfd, name);
+		return record_drop(l, rfd, name);
 	}
 
 	tmp_name(tmp);
-	r = rename_noreplace(dfd, name, tmp);
+	r = rename_noreplace(l, dfd, name, tmp);
 	if (r == -ENOENT)
-		return record_drop(rfd, name);
+		return record_drop(l, rfd, name);
 	if (r < 0)
 		return r;
 	r = read_link(dfd, tmp, &moved);
 	if (r < 0 || !owned(rec, known, moved)) {
 		/* Replaced under us: put the foreign entry back. */
-		r = rename_noreplace(dfd, tmp, name);
+		r = rename_noreplace(l, dfd, tmp, name);
 		if (r < 0)
 			return r;
 		report(l, LINK_LOST, name, NULL, 0);
-		return record_drop(rfd, name);
+		return record_drop(l, rfd, name);
 	}
-	if (unlinkat(dfd, tmp, 0) < 0)
+	if (l_unlinkat(l, dfd, tmp, 0) < 0)
 		return -errno;
-	r = record_drop(rfd, name);
+	r = record_drop(l, rfd, name);
 	if (r < 0)
 		return r;
 	report(l, LINK_REMOVED, name, moved, 0);
@@ -632,7 +665,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 			report(l, LINK_CREATED, name, target, 0);
 			return LINKS_ADD_CREATED;
 		}
-		r = record_drop(rfd, name);
+		r = record_drop(l, rfd, name);
 		if (r < 0)
 			return r;
 	}
@@ -653,7 +686,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 		r = symlink_new(l, dfd, target, name);
 		if (r == -EEXIST) {
 			/* Someone created the name between our check and now. */
-			(void)record_drop(rfd, name);
+			(void)record_drop(l, rfd, name);
 			report(l, LINK_FOREIGN, name, target, 0);
 			return r;
 		}
@@ -674,7 +707,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	if (r == -EINVAL || !owned(rec, known, cur)) {
 		/* Not a symlink, or not one lund made. */
 		if (rec) {
-			(void)record_drop(rfd, name);
+			(void)record_drop(l, rfd, name);
 			report(l, LINK_LOST, name, NULL, 0);
 		}
 		if (cur && streq(cur, target)) {
@@ -706,7 +739,7 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 	if (r >= 0) {
 		r = link_replace(l, dfd, name, cur, target);
 		if (r == -EEXIST) {
-			(void)record_drop(rfd, name);
+			(void)record_drop(l, rfd, name);
 			report(l, LINK_LOST, name, NULL, 0);
 			report(l, LINK_FOREIGN, name, target, 0);
 			return r;
@@ -717,9 +750,10 @@ static int add_at(Links *l, int dfd, int rfd, const char *name, const char *targ
 		(void)remove_ours(l, dfd, rfd, name, rec, cur);
 		return r;
 	}
-	r = record_write(l, rfd, name, target);
-	if (r < 0)
-		return r; /* the record still holds both targets: the next pass settles it */
+	/* The link is updated whether or not its record can be narrowed to @target: one that
+	 * still holds both targets is as true (the next write or reconcile narrows it), while a
+	 * failure would leave the caller believing the old link there. */
+	(void)record_write(l, rfd, name, target);
 	report(l, LINK_UPDATED, name, target, 0);
 	return LINKS_ADD_UPDATED;
 }
@@ -774,7 +808,7 @@ static void clean_tmp(Links *l, int dfd, LinksStats *st)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 
-	if (sysfs_opendir(dfd, ".", &d) < 0)
+	if (faulted(l, LINKS_STEP_OPEN, ".") || sysfs_opendir(dfd, ".", &d) < 0)
 		return;
 	for (struct dirent *de; (de = readdir(d));) {
 		struct stat s;
@@ -783,7 +817,7 @@ static void clean_tmp(Links *l, int dfd, LinksStats *st)
 			continue;
 		if (fstatat(dfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(s.st_mode))
 			continue;
-		if (unlinkat(dfd, de->d_name, 0) >= 0) {
+		if (l_unlinkat(l, dfd, de->d_name, 0) >= 0) {
 			st->temp_removed++;
 			report(l, LINK_TEMP_REMOVED, de->d_name, NULL, 0);
 		}
@@ -833,10 +867,16 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 			r = -ENOMEM;
 	}
 	if (r < 0) {
-		/* Nothing was made: each wanted link says so, none reads as done. */
-		for (size_t i = 0; ret_results && i < n; i++)
-			ret_results[i] = r;
-		st.failed = (unsigned)n;
+		/* Nothing was made: each wanted link says so, none reads as done; and nothing
+		 * was removed, of those known to go and of the recorded ones nobody wants (as
+		 * many as one, or more: the records could not be looked at). */
+		for (size_t i = 0; i < n; i++) {
+			if (ret_results)
+				ret_results[i] = r;
+			st.unremoved += !want[i].target;
+		}
+		st.unremoved++;
+		st.failed = (unsigned)n + 1;
 		if (ret_stats)
 			*ret_stats = st;
 		return r;
@@ -855,10 +895,26 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	for (size_t i = 0; i < n; i++) {
 		const LinkSpec *s = sorted[i];
 
-		if (links_name_valid(s->name) < 0 || links_target_valid(s->target) < 0 ||
+		if (links_name_valid(s->name) < 0 ||
+		    (s->target && links_target_valid(s->target) < 0) ||
 		    (i > 0 && streq(s->name, sorted[i - 1]->name)))
 			r = -EINVAL; /* a duplicate: the first one wins */
-		else
+		else if (!s->target) {
+			/* Unwanted, and lund's as the caller knows: as the sweep below does. */
+			r = remove_at(l, dfd, rfd, s->name, s->known);
+			if (ret_results)
+				ret_results[s - want] = r;
+			if (r > 0)
+				st.removed++;
+			else if (r < 0) {
+				st.failed++;
+				st.unremoved++;
+				report(l, LINK_FAILED, s->name, NULL, r);
+				if (ret == 0 || ret == -EEXIST)
+					ret = r;
+			}
+			continue;
+		} else
 			r = add_at(l, dfd, rfd, s->name, s->target, s->known);
 		if (ret_results)
 			ret_results[s - want] = r;
@@ -883,7 +939,7 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 	}
 
 	/* Recorded links nobody wants any more. */
-	if (sysfs_opendir(rfd, ".", &d) >= 0)
+	if (!faulted(l, LINKS_STEP_OPEN, l->record_dir) && sysfs_opendir(rfd, ".", &d) >= 0)
 		for (struct dirent *de; (de = readdir(d));) {
 			if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 				continue;
@@ -913,8 +969,13 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 					ret = r;
 			}
 		}
-	else if (ret == 0)
-		ret = -errno;
+	else {
+		/* The records could not be looked at: those nobody wants are not gone. */
+		st.failed++;
+		st.unremoved++;
+		if (ret == 0 || ret == -EEXIST)
+			ret = -errno;
+	}
 
 	l->stats = NULL;
 	if (ret_stats)
@@ -923,58 +984,84 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
 }
 
 int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, void *userdata,
-                unsigned *ret_removed)
+                LinksStats *ret_stats)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
 	_cleanup_free_ const LinkSpec **sorted = NULL;
 	_cleanup_(closedirp) DIR *d = NULL;
-	unsigned removed = 0;
+	LinksStats st = {};
 	int ret = 0, r;
 
 	assert_return(l && prune, -EINVAL);
 	assert_return(want || n == 0, -EINVAL);
 
 	r = open_dirs(l, &dfd, &rfd);
-	if (r < 0)
-		return r;
-	if (n > 0) {
+	if (r >= 0 && n > 0) {
 		sorted = malloc(n * sizeof(*sorted));
 		if (!sorted)
-			return -ENOMEM;
-		for (size_t i = 0; i < n; i++)
+			r = -ENOMEM;
+		for (size_t i = 0; sorted && i < n; i++)
 			sorted[i] = &want[i];
-		qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
+		if (sorted)
+			qsort(sorted, n, sizeof(*sorted), cmp_spec_ptr);
 	}
-	r = sysfs_opendir(dfd, ".", &d);
-	if (r < 0)
+	if (r >= 0 && faulted(l, LINKS_STEP_OPEN, "."))
+		r = -errno;
+	if (r >= 0)
+		r = sysfs_opendir(dfd, ".", &d);
+	if (r < 0) {
+		/* Not looked at: what may be there to remove is not known to be gone. */
+		st.failed = st.unremoved = 1;
+		if (ret_stats)
+			*ret_stats = st;
 		return r;
+	}
 	for (struct dirent *de; (de = readdir(d));) {
 		_cleanup_free_ char *target = NULL, *rec = NULL;
-		struct stat st;
+		const LinkSpec *const *w;
 
-		/* Temporary files, bad names, wanted names and recorded ones are reconcile's. */
-		if (links_name_valid(de->d_name) < 0 ||
-		    (n > 0 && bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr)))
-			continue;
-		if (fstatat(rfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 || errno != ENOENT)
+		/* Temporary files and bad names are reconcile's, and so are links their record
+		 * says are lund's; a record of another target (a write interrupted) or a broken
+		 * one (repaired) is none. */
+		if (links_name_valid(de->d_name) < 0)
 			continue;
 		if (read_link(dfd, de->d_name, &target) < 0)
 			continue; /* not a symlink: a file somebody put here, never touched */
+		r = record_read(l, rfd, de->d_name, &rec);
+		if (r < 0 && r != -ENOENT) {
+			/* Not known to be lund's or not: not known to be gone either. */
+			st.failed++;
+			st.unremoved++;
+			report(l, LINK_FAILED, de->d_name, NULL, r);
+			if (ret == 0)
+				ret = r;
+			continue;
+		}
+		if (rec && links_record_has(rec, target))
+			continue;
+		/* So is a wanted name whose link is what is wanted or what the caller made; one
+		 * to anything else would hold the name as a foreign file. */
+		w = n > 0 ? bsearch(de->d_name, sorted, n, sizeof(*sorted), cmp_name_ptr) : NULL;
+		if (w && (streq_ptr(target, (*w)->target) ||
+		          ((*w)->known && links_record_has((*w)->known, target))))
+			continue;
 		if (!prune(de->d_name, target, dfd, userdata))
 			continue;
 		/* As a link lund knows it made, with exactly that target: moved aside, checked,
 		 * then unlinked, so a link replaced meanwhile is left alone. */
 		r = remove_ours(l, dfd, rfd, de->d_name, NULL, target);
 		if (r > 0)
-			removed++;
+			st.removed++;
 		else if (r < 0) {
+			st.failed++;
+			st.unremoved++;
 			report(l, LINK_FAILED, de->d_name, NULL, r);
 			if (ret == 0)
 				ret = r;
 		}
 	}
-	if (ret_removed)
-		*ret_removed = removed;
+	if (ret_stats)
+		*ret_stats = st;
 	return ret;
 }
 

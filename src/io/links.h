@@ -56,8 +56,8 @@ typedef void (*LinksReportFn)(LinkAction action, const char *name, const char *t
 
 typedef struct LinkSpec {
 	const char *name;
-	const char *target;
-	const char *known; /* links_add()'s @known, may be NULL */
+	const char *target; /* NULL in links_reconcile(): lund's link @known is to go */
+	const char *known;  /* links_add()'s @known, may be NULL */
 } LinkSpec;
 
 typedef struct LinksStats {
@@ -119,7 +119,8 @@ enum {
 
 /*
  * links_add() - make @name point to @target. @known (may be NULL) is the target of the link the
- * caller itself made at @name: such a link is lund's even when its record was lost.
+ * caller itself made at @name (or targets, one per line, as in a record, when a write that
+ * failed may have left either): such a link is lund's even when its record was lost.
  * Returns LINKS_ADD_CREATED or LINKS_ADD_UPDATED when the link changed, LINKS_ADD_ADOPTED when
  * an unrecorded symlink already pointed at @target (now recorded), 0 when it already was right,
  * -EEXIST when a foreign file holds the name (left alone), -EINVAL for a bad name or target,
@@ -146,20 +147,33 @@ void links_hold(Links *l);
 void links_release(Links *l);
 
 /*
- * links_set_symlink_fn() - create symlinks with @fn instead of symlinkat(2) (NULL: symlinkat):
- * fault injection for tests (a full file system, a read-only one).
+ * links_set_fault_fn() - fault injection for tests (a full file system, a read-only one, a
+ * damaged one): every step the writer takes on disk first calls @fn (NULL: none) with the kind
+ * of step and the entry's name (the directory's path for LINKS_STEP_OPEN); a negative errno
+ * from @fn fails the step as the system call would have, 0 lets it run.
  */
-typedef int (*LinksSymlinkFn)(const char *target, int dfd, const char *name);
-void links_set_symlink_fn(Links *l, LinksSymlinkFn fn);
+typedef enum LinksStep {
+	LINKS_STEP_OPEN,    /* opening or listing the link or record directory */
+	LINKS_STEP_SYMLINK, /* symlinkat(2): a link, a record, a temporary one */
+	LINKS_STEP_RENAME,  /* renameat2(2): a swap, a move aside or back, a record rewritten */
+	LINKS_STEP_UNLINK,  /* unlinkat(2): a link, a record, a temporary one */
+	_LINKS_STEP_MAX,
+	_LINKS_STEP_INVALID = -22,
+} LinksStep;
+typedef int (*LinksFaultFn)(LinksStep step, const char *name, void *userdata);
+void links_set_fault_fn(Links *l, LinksFaultFn fn, void *userdata);
 
 /*
  * links_reconcile() - make the directory match @want (@n entries, names unique): create missing
  * links, fix wrong targets, remove recorded links not in @want, drop records of links someone
  * else replaced, remove leftover temporary files, and report foreign files at wanted names.
- * Broken record entries are removed (LINK_RECORD_REPAIRED).
+ * Broken record entries are removed (LINK_RECORD_REPAIRED). An entry of @want without a target
+ * is a link of lund's nobody wants that the caller knows it made (@known), removed as
+ * links_remove() does even when its record is gone, and counted as the sweep's are.
  * Every problem is reported and counted; the walk continues past failures.
  * @ret_results (may be NULL, else @n entries) receives each wanted link's outcome as
- * links_add() returns it (-EEXIST: foreign, -EINVAL: bad or duplicate name).
+ * links_add() returns it (-EEXIST: foreign, -EINVAL: bad or duplicate name), and each removal's
+ * as links_remove() does.
  * Returns 0 when everything wanted is in place, -EEXIST if a foreign file blocked a name,
  * or the first other error; @ret_stats (may be NULL) is filled either way.
  */
@@ -167,16 +181,19 @@ int links_reconcile(Links *l, const LinkSpec *want, size_t n, int *ret_results,
                     LinksStats *ret_stats);
 
 /*
- * links_prune() - for a directory only lund writes: offer every symlink in it that is neither
- * wanted (@want, @n entries) nor recorded to @prune (@dfd: the link directory, for resolving
- * @target); those it returns true for are removed (reported LINK_REMOVED), as lund's own links
- * are. Such links are left by an LU that went away while lund was down and its records were
- * lost. Anything but a symlink is never offered. @ret_removed (may be NULL) counts the removed.
+ * links_prune() - for a directory only lund writes: offer every symlink in it that is not
+ * recorded, and not wanted (@want, @n entries) with that target or its @known, to @prune (@dfd:
+ * the link directory, for resolving @target); those it returns true for are removed (reported
+ * LINK_REMOVED), as lund's own links are. Such links are left by an LU that went away, or moved
+ * to another node, while lund was down or could not write, and its records were lost; pruned
+ * before links_reconcile(), a wanted name is then free for its link. Anything but a symlink is
+ * never offered. @ret_stats (may be NULL) counts the removed,
+ * and as unremoved those it failed to remove, or one when the directory could not be read.
  * Returns 0 or the first error (the walk continues past failures).
  */
 typedef bool (*LinksPruneFn)(const char *name, const char *target, int dfd, void *userdata);
 int links_prune(Links *l, const LinkSpec *want, size_t n, LinksPruneFn prune, void *userdata,
-                unsigned *ret_removed);
+                LinksStats *ret_stats);
 
 /*
  * links_recorded() - the links lund has recorded, sorted by name: arrays of malloc'd strings

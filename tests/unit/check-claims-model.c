@@ -3,13 +3,22 @@
 /*
  * The claims and the symlink writer together against a model: random sequences of LUs added,
  * removed, renamed (new IDs) and moved to other nodes, restarts (kill -9, then a start-up
- * reconcile), lost and corrupted records, a full file system and foreign files, on a temporary
- * link directory. After every step the invariant holds: every link in the directory resolves
- * to a node of a present LU whose identity it names, or does not exist; foreign files are never
- * touched. After every reconcile with room to write, every claimed name not held by a foreign
- * file is linked to its winner (lowest H:C:T:L). LUs that share an identity are paths of one LU
- * (same page 0x83 LU key, each its own port key); clones, whose names nobody gets, are
- * check-claims' cases.
+ * reconcile), lost and corrupted records, foreign files and a faulty file system, on a temporary
+ * link directory. The faults come in spells: a full file system (no symlink can be made), a
+ * read-only one (nothing can be made, renamed or removed), and one failing any step of the writer
+ * at random (opening a directory, a symlink, a rename, an unlink, each with a random errno), the
+ * last as often as the others together.
+ *
+ * After every step the claims tell the truth about the directory: a name they believe linked is
+ * linked there, to that target; a link of lund's they do not believe in, and a wanted name with
+ * no link, is a failure they count (a claim's error, or a removal counted unremoved), so that
+ * claims_failed() of 0 (status's "failed" and "pending" of 0, settle settled) means the directory
+ * is what the claims say; foreign files are never touched. Without a failure counted, every link
+ * in the directory resolves to a node of a present LU whose identity it names. After every
+ * reconcile without a fault, nothing is failed and every claimed name not held by a foreign file
+ * is linked to its winner (lowest H:C:T:L): the retry after a spell of faults repairs all. LUs that
+ * share an identity are paths of one LU (same page 0x83 LU key, each its own port key); clones,
+ * whose names nobody gets, are check-claims' cases.
  *
  * Each LU's names come from its LuNaming (its base name, as the inventory's naming gives it) and
  * the manager's suffixes, so most claims are compact (claims.h) and every promotion is exercised:
@@ -49,14 +58,19 @@ static const unsigned seeds[] = { 1, 2, 3, 4, 5, 6 };
 static CheckTree tree;
 static Links *links;
 static Claims *cl;
-static bool full;
+/* The spell of faults the file system is in. */
+static enum { FS_OK, FS_FULL, FS_READ_ONLY, FS_RANDOM, _FS_MAX } fs;
+static unsigned n_faults;                     /* faults injected since the last reconcile began */
+static unsigned n_faults_of[_LINKS_STEP_MAX]; /* over the run, by step */
+static bool tmp_allowed; /* a fault since the last reconcile without one: a temporary file
+                          * whose removal failed may be left */
 /* Every link of lund's is recorded: true after a reconcile with room, false after records were
- * lost or corrupted or while the file system is full. Only then can a restart notice an LU
+ * lost or corrupted or while the file system is faulty. Only then can a restart notice an LU
  * that went while lund was down. */
-static bool records_trusted; /* symlinks cannot be created */
-static unsigned seed;        /* for failure messages */
-static unsigned step;        /* idem */
-static const char *op;       /* idem */
+static bool records_trusted;
+static unsigned seed;  /* for failure messages */
+static unsigned step;  /* idem */
+static const char *op; /* idem */
 static unsigned rng;
 
 static Host hosts[2] = { { .number = 0 }, { .number = 1 } };
@@ -91,6 +105,13 @@ static struct {
 /* Foreign files the model put at names: a regular file, or a symlink lund never wants. */
 #define N_NAMES (N_IDS * 2)
 static bool foreign[N_NAMES];
+/* Names whose link the model replaced by a foreign file, behind the claims' back, since the
+ * last reconcile without a fault: what the claims believe of them may be out of date. */
+static bool replaced[N_NAMES];
+/* Records lost or corrupted since the last reconcile without a fault: a link whose write then
+ * failed may be one only the lost record said was lund's. Such a link is not counted failed;
+ * the next reconcile (its prune) removes it, which is checked. */
+static bool records_damaged;
 
 _printf_(1, 2) static void model_fail(const char *fmt, ...)
 {
@@ -114,9 +135,48 @@ static void name_of(unsigned k, char ret[static 32])
 	snprintf(ret, 32, "scsi-id%u%s", k / 2, k % 2 ? "-sg" : "");
 }
 
-static int full_symlink(const char *target, int dfd, const char *name)
+/* LinksFaultFn: the step fails as the spell says. */
+static int fault(LinksStep st, const char *name, void *userdata)
 {
-	return -ENOSPC;
+	static const int errnos[] = { EIO, ENOSPC, EROFS, EACCES, EDQUOT };
+	int r = 0;
+
+	switch (fs) {
+	case FS_FULL:
+		r = st == LINKS_STEP_SYMLINK ? -ENOSPC : 0;
+		break;
+	case FS_READ_ONLY:
+		r = st == LINKS_STEP_OPEN ? 0 : -EROFS;
+		break;
+	case FS_RANDOM:
+		r = rnd(4) == 0 ? -errnos[rnd(ELEMENTSOF(errnos))] : 0;
+		break;
+	default:
+		break;
+	}
+	if (r < 0 && getenv("LUND_MODEL_TRACE"))
+		fprintf(stderr, "  fault: step %d on %s: %d\n", st, name, r);
+	if (r < 0) {
+		n_faults++;
+		n_faults_of[st]++;
+		tmp_allowed = true;
+	}
+	return r;
+}
+
+/* Every reconcile of the model's: a fault-free one leaves no temporary file behind. */
+static int reconcile(void)
+{
+	int r;
+
+	n_faults = 0;
+	r = claims_reconcile(cl, 0);
+	if (n_faults == 0) {
+		tmp_allowed = false;
+		records_damaged = false;
+		memset(replaced, 0, sizeof(replaced));
+	}
+	return r;
 }
 
 /* ---- ops: the manager's, on the temporary tree ---- */
@@ -124,22 +184,47 @@ static int full_symlink(const char *target, int dfd, const char *name)
 static int op_add(void *userdata, unsigned set, const char *name, const char *target,
                   const char *known, const Lu *lu)
 {
-	return links_add(links, name, target, known);
+	int r = links_add(links, name, target, known);
+
+	if (getenv("LUND_MODEL_TRACE"))
+		fprintf(stderr, "  add %s -> %s (known %s): %d\n", name, target, known ?: "-", r);
+	return r;
 }
 
 static int op_remove(void *userdata, unsigned set, const char *name, const char *known,
                      const Lu *lu)
 {
-	return links_remove(links, name, known);
+	int r = links_remove(links, name, known);
+
+	if (getenv("LUND_MODEL_TRACE"))
+		fprintf(stderr, "  remove %s (known %s): %d\n", name, known ?: "-", r);
+	return r;
+}
+
+static bool prune_node(const char *name, const char *target, int dfd, void *userdata)
+{
+	return strneq(target, "../../sd", 8) || strneq(target, "../../sg", 8);
 }
 
 static int op_reconcile(void *userdata, unsigned set, const LinkSpec *want, size_t n,
                         int *ret_results, unsigned *ret_unremoved)
 {
-	LinksStats st = {};
-	int r = links_reconcile(links, want, n, ret_results, &st);
+	LinksStats st = {}, pst = {};
+	int r;
 
-	*ret_unremoved = st.unremoved;
+	/* The manager's prune of its own tree, first: unrecorded links of lund's left after lost
+	 * records (links to a node, present or gone; the foreign symlinks point elsewhere). */
+	(void)links_prune(links, want, n, prune_node, NULL, &pst);
+	r = links_reconcile(links, want, n, ret_results, &st);
+
+	for (size_t i = 0; getenv("LUND_MODEL_TRACE") && i < n; i++)
+		fprintf(stderr, "  reconcile %s -> %s (known %s): %d\n", want[i].name,
+		        want[i].target ?: "(remove)", want[i].known ?: "-", ret_results[i]);
+
+	*ret_unremoved = st.unremoved + pst.unremoved;
+	if (getenv("LUND_MODEL_TRACE"))
+		fprintf(stderr, "  pruned %u, unremoved %u + %u\n", pst.removed, pst.unremoved,
+		        st.unremoved);
 	return r;
 }
 
@@ -203,7 +288,7 @@ static void resync(int gone)
 		if ((int)i != gone)
 			claim_world(i);
 	claims_defer(cl, false);
-	(void)claims_reconcile(cl, 0);
+	(void)reconcile();
 }
 
 static void restart(void)
@@ -313,27 +398,76 @@ static void count_claims(const Claim *c, void *userdata)
 	(*(size_t *)userdata)++;
 }
 
+/* What the claims believe of each name: collected from claims_foreach(). */
+static struct {
+	bool claimed;
+	bool winner;  /* some owner gets the name */
+	bool foreign; /* a foreign file holds it, as far as the claim knows */
+	int error;    /* the last write's failure */
+	bool linked;  /* believed linked, to @target */
+	char target[32];
+} believed[N_NAMES];
+
+static void collect_belief(const Claim *c, void *userdata)
+{
+	for (unsigned k = 0; k < N_NAMES; k++) {
+		char name[32];
+
+		name_of(k, name);
+		if (!streq(c->name, name))
+			continue;
+		believed[k].claimed = true;
+		believed[k].winner = c->winner;
+		believed[k].foreign = c->foreign;
+		believed[k].error = c->error;
+		/* A link made for its winner, without a failure since. */
+		if (c->winner && c->linked && c->error == 0 && !c->foreign) {
+			believed[k].linked = true;
+			snprintf(believed[k].target, sizeof(believed[k].target), "%s", c->linked);
+			if (!streq_ptr(claim_target(c, c->winner), c->linked))
+				model_fail("%s believed linked to %s, its winner wants %s", name,
+				           c->linked, claim_target(c, c->winner) ?: "(none)");
+		}
+		return;
+	}
+	model_fail("a claim on %s, a name the model never gives", c->name);
+}
+
+static bool is_tmp(const char *name)
+{
+	return strneq(name, ".#lund.", 7);
+}
+
 static void check_invariant(bool converged)
 {
-	size_t n_failed = 0, n_claims = 0;
+	size_t n_failed = 0, n_claims = 0, n_unremoved;
+	/* A fault-free reconcile: everything is repaired, and nothing counted failed. */
+	bool repaired = converged && n_faults == 0;
 
 	claims_foreach(cl, count_failed, &n_failed);
-	if (n_failed != claims_failed(cl))
+	if (n_failed > claims_failed(cl))
 		model_fail("claims_failed() says %zu, %zu claims failed", claims_failed(cl),
 		           n_failed);
+	/* the rest is removals of links nobody claims that failed */
+	n_unremoved = claims_failed(cl) - n_failed;
+	if (repaired && claims_failed(cl) != 0)
+		model_fail("%zu failed (%zu unremoved) after a reconcile without a fault",
+		           claims_failed(cl), n_unremoved);
 	claims_foreach(cl, count_claims, &n_claims);
 	if (n_claims != claims_n(cl) || claims_n_compact(cl) > claims_n(cl))
 		model_fail("%zu claims listed, claims_n() %zu, %zu compact", n_claims, claims_n(cl),
 		           claims_n_compact(cl));
 	for (size_t i = 0; i < N_LU; i++)
 		check_lu_claims(i);
+	memset(believed, 0, sizeof(believed));
+	claims_foreach(cl, collect_belief, NULL);
 
 	char p[PATH_MAX];
 	size_t n_entries = 0;
 
 	for (unsigned k = 0; k < N_NAMES; k++) {
 		char name[32], cur[PATH_MAX], t[32];
-		bool is_link = false, ok = false;
+		bool is_link = false, ok = false, counted;
 		int r;
 
 		name_of(k, name);
@@ -347,8 +481,21 @@ static void check_invariant(bool converged)
 				model_fail("foreign %s changed to %s", name, cur);
 			continue;
 		}
+		/* What the claims believe is so, or a failure they count says it is not. */
+		if (believed[k].linked && !replaced[k] &&
+		    (r < 0 || !is_link || !streq(cur, believed[k].target)))
+			model_fail("%s believed linked to %s, is %s", name, believed[k].target,
+			           r == -ENOENT ? "missing"
+			           : is_link    ? cur
+			                        : "no symlink");
+		counted = believed[k].winner ? believed[k].error < 0
+		                             : believed[k].error < 0 || n_unremoved > 0;
+		counted = counted || records_damaged;
 		if (r == -ENOENT) {
-			if (converged && !full)
+			if (believed[k].claimed && believed[k].winner && !believed[k].foreign &&
+			    !replaced[k] && !counted)
+				model_fail("%s wanted, missing, and no failure counted", name);
+			if (repaired)
 				for (size_t i = 0; i < N_LU; i++)
 					if (wants(i, k, t))
 						model_fail("%s wanted by %s, missing after a "
@@ -358,13 +505,21 @@ static void check_invariant(bool converged)
 		}
 		if (r < 0 || !is_link)
 			model_fail("%s: not a symlink (%d)", name, r);
+		if (!(believed[k].linked && streq(cur, believed[k].target)) && !counted)
+			model_fail("%s -> %s: a link the claims do not believe in, no failure "
+			           "counted",
+			           name, cur);
 		/* It names identity k/2: some present LU of that identity has that node. */
 		for (size_t i = 0; i < N_LU; i++)
 			if (wants(i, k, t) && streq(t, cur))
 				ok = true;
-		if (!ok)
+		if (!ok && !counted)
 			model_fail("%s -> %s names no present LU of identity %u", name, cur, k / 2);
-		if (converged && !full) {
+		if (repaired) {
+			if (!ok)
+				model_fail("%s -> %s names no present LU of identity %u after a "
+				           "reconcile",
+				           name, cur, k / 2);
 			/* ... and it is the winner's (the lowest H:C:T:L). */
 			for (size_t i = 0; i < N_LU; i++)
 				if (wants(i, k, t)) {
@@ -375,7 +530,8 @@ static void check_invariant(bool converged)
 				}
 		}
 	}
-	/* Nothing else is there: no other name, no temporary file left over. */
+	/* Nothing else is there: no other name, and no temporary file but one whose removal
+	 * failed, until the next reconcile without a fault. */
 	{
 		DIR *d;
 		size_t n = 0;
@@ -384,7 +540,8 @@ static void check_invariant(bool converged)
 		d = opendir(p);
 		ck_assert_ptr_nonnull(d);
 		for (struct dirent *de; (de = readdir(d));)
-			if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			if (!streq(de->d_name, ".") && !streq(de->d_name, "..") &&
+			    !(tmp_allowed && is_tmp(de->d_name)))
 				n++;
 		closedir(d);
 		if (n != n_entries)
@@ -402,8 +559,10 @@ static void put_foreign(unsigned k)
 
 	name_of(k, name);
 	xsnprintf(p, "%s/%s/%s", tree.path, LINK_DIR, name);
-	if (read_entry(name, cur, sizeof(cur), &is_link) == 0)
+	if (read_entry(name, cur, sizeof(cur), &is_link) == 0) {
 		ck_assert_int_eq(unlink(p), 0); /* the admin replaces lund's link */
+		replaced[k] = true;
+	}
 	if (rnd(2)) {
 		ck_assert_int_eq(symlink("../../foreign", p), 0);
 	} else {
@@ -508,18 +667,24 @@ static void run_step(void)
 	case 7:
 		op = "records lost";
 		records_trusted = false;
+		records_damaged = true;
 		xsnprintf(p, "run/lund/links");
 		check_tree_rm(&tree, p);
 		break;
 	case 8:
 		op = "record corrupted";
 		records_trusted = false;
+		records_damaged = true;
 		corrupt_record();
 		break;
 	case 9:
-		op = full ? "room again" : "file system full";
-		full = !full;
-		links_set_symlink_fn(links, full ? full_symlink : NULL);
+		/* A spell of faults, or its end; random faults as often as the others. */
+		if (fs != FS_OK)
+			fs = FS_OK;
+		else
+			fs = rnd(2) ? FS_RANDOM : FS_FULL + rnd(2);
+		op = (const char *[]){ "file system sound again", "file system full",
+			               "file system read-only", "file system faulty" }[fs];
 		break;
 	case 10: {
 		unsigned k = rnd(N_NAMES);
@@ -541,11 +706,11 @@ static void run_step(void)
 		op = "retry timer";
 		if (claims_failed(cl) == 0)
 			return;
-		(void)claims_reconcile(cl, 0);
+		(void)reconcile();
 		converged = true;
 		break;
 	}
-	if (full)
+	if (fs != FS_OK)
 		records_trusted = false;
 	else if (converged)
 		records_trusted = true;
@@ -555,7 +720,7 @@ static void run_step(void)
 			if (world[k].present)
 				fprintf(stderr, " [%s id%u n%u]", lus[k].hctl, world[k].id,
 				        world[k].node);
-		fprintf(stderr, "%s\n", full ? " FULL" : "");
+		fprintf(stderr, " fs %d failed %zu\n", fs, claims_failed(cl));
 	}
 	check_invariant(converged);
 }
@@ -570,7 +735,12 @@ START_TEST(test_model)
 	rng = seed;
 	memset(world, 0, sizeof(world));
 	memset(foreign, 0, sizeof(foreign));
-	full = false;
+	memset(replaced, 0, sizeof(replaced));
+	records_damaged = false;
+	fs = FS_OK;
+	n_faults = 0;
+	tmp_allowed = false;
+	memset(n_faults_of, 0, sizeof(n_faults_of));
 	records_trusted = true;
 	for (size_t i = 0; i < N_LU; i++)
 		lus[i].userdata = NULL;
@@ -578,15 +748,26 @@ START_TEST(test_model)
 	check_tree_new(&tree, "check-claims-model");
 	check_tree_mkdirs(&tree, LINK_DIR);
 	ck_assert_int_eq(links_new(tree.fd, LINK_DIR, tree.fd, RECORD_DIR, NULL, NULL, &links), 0);
+	links_set_fault_fn(links, fault, NULL);
 	ck_assert_int_eq(claims_new(&ops, NULL, &cl), 0);
 
 	for (step = 0; step < N_STEPS; step++)
 		run_step();
 
-	/* Room, no foreign file, a resync: everything converges. */
+	/* The faults stop: the retry timer's reconcile repairs everything. */
+	fs = FS_OK;
+	op = "retry after the faults";
+	if (claims_failed(cl) > 0) {
+		(void)reconcile();
+		check_invariant(true);
+	}
+	ck_assert_uint_eq(claims_failed(cl), 0);
+	/* Every kind of step failed somewhere in the run. */
+	for (LinksStep st = 0; st < _LINKS_STEP_MAX; st++)
+		ck_assert_uint_gt(n_faults_of[st], 0);
+
+	/* No foreign file, a resync: everything converges. */
 	op = "final resync";
-	full = false;
-	links_set_symlink_fn(links, NULL);
 	for (unsigned k = 0; k < N_NAMES; k++)
 		if (foreign[k])
 			drop_foreign(k);
