@@ -69,8 +69,10 @@ struct Claims {
 	Orphan *orphans;
 	size_t n_failed; /* claims whose last write failed */
 	/* Links lund failed to remove that no claim holds any more (their records stay, so the
-	 * next claims_reconcile() removes them); counted anew by each. */
-	size_t n_unremoved;
+	 * next claims_reconcile() removes them), per link set: counted anew by each set's
+	 * reconcile, which leaves the other sets' counts alone; @n_unremoved_all their sum. */
+	size_t n_unremoved[UINT8_MAX + 1];
+	size_t n_unremoved_all;
 	size_t n_compact; /* claims kept as compact entries */
 };
 

@@ -722,7 +722,7 @@ LuClaims *block_new(const ClaimWant *want, size_t n)
 
 size_t claims_failed(const Claims *cl)
 {
-	return cl ? cl->n_failed + cl->n_unremoved : 0;
+	return cl ? cl->n_failed + cl->n_unremoved_all : 0;
 }
 
 void claims_foreach(const Claims *cl, void (*fn)(const Claim *c, void *userdata), void *userdata)

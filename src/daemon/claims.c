@@ -56,7 +56,8 @@ static void claim_resolve(Claims *cl, Claim *c)
 			/* A claim that goes keeps no failure: the reconcile retries it, and
 			 * removes the link as lund's even when its record is gone too. */
 			if (r < 0 && !c->owners) {
-				cl->n_unremoved++;
+				cl->n_unremoved[c->set]++;
+				cl->n_unremoved_all++;
 				if (c->linked)
 					orphan_add(cl, c->set, c->name, linked_take(c));
 			}
@@ -94,7 +95,8 @@ static void entry_remove(Claims *cl, LuClaim *e)
 		r = cl->ops->remove(cl->userdata, e->set, name, e->linked ? target : NULL, NULL);
 		if (r < 0) {
 			/* As for a full claim (claim_resolve()): left to the reconcile. */
-			cl->n_unremoved++;
+			cl->n_unremoved[e->set]++;
+			cl->n_unremoved_all++;
 			if (e->linked)
 				orphan_add(cl, e->set, name, strdup(target));
 		}
@@ -363,7 +365,7 @@ int claims_reconcile(Claims *cl, unsigned set)
 	ssize_t n;
 	int r;
 
-	assert_return(cl, -EINVAL);
+	assert_return(cl && set <= UINT8_MAX, -EINVAL);
 
 	/* Links made for claims that went while deferred, or whose removal failed: taken by a
 	 * claim of the name again, else removed by the reconcile as lund's, even without a
@@ -407,8 +409,9 @@ int claims_reconcile(Claims *cl, unsigned set)
 			v[k++] = (LinkSpec){ o->name, NULL, o->known };
 
 	r = cl->ops->reconcile(cl->userdata, set, v, k, results, &unremoved);
-	/* What is left unremoved now is all there is of it. */
-	cl->n_unremoved = unremoved;
+	/* What is left unremoved in this set now is all there is of it. */
+	cl->n_unremoved_all += unremoved - cl->n_unremoved[(uint8_t)set];
+	cl->n_unremoved[(uint8_t)set] = unremoved;
 	for (size_t i = 0; i < n_v; i++) {
 		void *item = claims[i].item;
 
