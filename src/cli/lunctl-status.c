@@ -18,7 +18,20 @@
 /* Connect and send one command; on failure log why and return the exit code to use. */
 int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json_object **ret)
 {
+	_cleanup_(json_object_putp) json_object *req = json_object_new_object();
+
+	if (!req)
+		return exit_code_from_errno(-ENOMEM);
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	if (key && value)
+		json_object_object_add(req, key, json_object_new_string(value));
+	return lunctl_daemon_request(req, value, ret);
+}
+
+int lunctl_daemon_request(json_object *req, const char *what, json_object **ret)
+{
 	_cleanup_(lund_client_freep) LundClient *c = NULL;
+	const char *cmd = json_str(req, "cmd");
 	json_object *reply = NULL;
 	int r;
 
@@ -33,12 +46,12 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 		        r, "Failed to connect to lund's control socket (is lund running?): %m");
 		return EXIT_DEVICE;
 	}
-	r = lund_client_call_cmd(c, cmd, key, value, &reply);
+	r = lund_client_call(c, req, &reply);
 	if (r < 0) {
 		const char *msg = reply ? json_str(reply, "message") : NULL;
 
 		if (msg)
-			log_error("lund: %s%s%s", value ?: "", value ? ": " : "", msg);
+			log_error("lund: %s%s%s", what ?: "", what ? ": " : "", msg);
 		else if (r == -ETIMEDOUT)
 			log_error("lund did not answer \"%s\" within %.1f s (lunctl --timeout)",
 			          cmd, (double)lund_client_timeout(false) / 1e6);
@@ -300,6 +313,8 @@ static void print_status(json_object *s)
 	print_collisions(json_member(s, "collisions"));
 	a = json_member(s, "foreign");
 	printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
+	if (json_member(s, "holds") && json_object_array_length(json_member(s, "holds")) > 0)
+		lunctl_print_holds(json_member(s, "holds"));
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
 		printf("  %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
 	printf("Resyncs:       %" PRIi64 "%s%s%s\n", json_int(s, "resyncs"),

@@ -31,6 +31,8 @@ static const Verb verbs[] = {
 	{ "reload", verb_reload, "have lund re-read lund.conf and the hwdb (needs lund)" },
 	{ "resync", verb_resync, "have lund rebuild its inventory from sysfs (needs lund)" },
 	{ "settle", verb_settle, "wait until lund has nothing left to do (needs lund)" },
+	{ "hold", verb_hold, "stop lund's adds, removals and renames on a host, target or LU" },
+	{ "release", verb_release, "end a hold and reconcile what it held (needs lund)" },
 	{ "rescan", verb_rescan, "scan hosts: add, remove or resize logical units (REPORT LUNS)" },
 	{ "check-config", verb_check_config,
 	  "check lund.conf and lund's hwdb sources line by line" },

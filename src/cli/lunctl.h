@@ -171,5 +171,12 @@ int verb_settle(int argc, char *argv[], Options *o);
  * Returns EXIT_OK with *ret the reply, or logs why not and returns the exit code to use.
  */
 int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json_object **ret);
+/* lunctl_daemon_request() - the same for the request @req (its "cmd" named in messages, @what
+ * before lund's message when not NULL). */
+int lunctl_daemon_request(json_object *req, const char *what, json_object **ret);
+int verb_hold(int argc, char *argv[], Options *o);
+/* The "holds" of lund's status or hold reply, one line each. */
+void lunctl_print_holds(json_object *holds);
+int verb_release(int argc, char *argv[], Options *o);
 int verb_rescan(int argc, char *argv[], Options *o);
 int verb_policy(int argc, char *argv[], Options *o);

@@ -24,6 +24,9 @@ static const struct {
 	[CONTROL_RELOAD] = { "reload", false },
 	/* what lund still has to do (lunctl settle) */
 	[CONTROL_QUEUE] = { "queue", true },
+	/* a hold stops lund's adds, removals and renames in its scope */
+	[CONTROL_HOLD] = { "hold", false },
+	[CONTROL_RELEASE] = { "release", false },
 };
 
 const char *control_command_to_string(ControlCommand c)
@@ -107,6 +110,40 @@ static int parse_list(json_object *o, ControlRequest *req)
 	if (present && (limit == 0 || limit > CONTROL_LIST_LIMIT_MAX))
 		return -EINVAL;
 	req->limit = (unsigned)limit;
+	return 0;
+}
+
+/* {"cmd":"hold","scope":"2:0:1","reason":"...","timeout_sec":N}, {"cmd":"release","scope":...}:
+ * the scope a host ("2"), a target ("2:0:1") or an LU ("2:0:1:3"), every field a number. */
+static int parse_hold(json_object *o, ControlRequest *req, bool hold)
+{
+	json_object *v;
+	uint64_t x;
+	bool present;
+	int r;
+
+	if (!json_object_object_get_ex(o, "scope", &v) || !json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	req->scope = json_object_get_string(v);
+	if ((size_t)json_object_get_string_len(v) != strlen(req->scope) ||
+	    strlen(req->scope) > 64 || strchr(req->scope, '-') ||
+	    scan_selector_parse(req->scope, &req->scope_sel) < 0)
+		return -EINVAL;
+	if (!hold)
+		return 0;
+	if (!json_object_object_get_ex(o, "reason", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	req->reason = json_object_get_string(v);
+	if (!req->reason[0] || (size_t)json_object_get_string_len(v) != strlen(req->reason) ||
+	    strlen(req->reason) > CONTROL_HOLD_REASON_MAX)
+		return -EINVAL;
+	r = get_uint(o, "timeout_sec", UINT64_MAX, &present, &x);
+	if (r < 0)
+		return r;
+	if (present && (x == 0 || x > CONTROL_HOLD_TIMEOUT_MAX))
+		return -EINVAL;
+	req->timeout_sec = present ? x : 0;
 	return 0;
 }
 
@@ -204,6 +241,10 @@ int control_request_from_json(json_object *o, ControlRequest *ret)
 		break;
 	case CONTROL_RESCAN:
 		r = parse_rescan(o, &req);
+		break;
+	case CONTROL_HOLD:
+	case CONTROL_RELEASE:
+		r = parse_hold(o, &req, req.cmd == CONTROL_HOLD);
 		break;
 	case CONTROL_STATUS:
 	case CONTROL_MONITOR:

@@ -32,6 +32,8 @@ typedef enum ControlCommand {
 	CONTROL_RESYNC,
 	CONTROL_RELOAD,
 	CONTROL_QUEUE,
+	CONTROL_HOLD,
+	CONTROL_RELEASE,
 	_CONTROL_COMMAND_MAX,
 	_CONTROL_COMMAND_INVALID = -EINVAL,
 } ControlCommand;
@@ -52,7 +54,18 @@ typedef struct ControlRequest {
 	ScanPolicy policy;
 	bool progress;
 	uint64_t wait_ms; /* CONTROL_RESCAN_WAIT_DEFAULT_MS unless the request says */
+	/* hold, release: the scope ("2", "2:0:1", "2:0:1:3"), as given and parsed; hold: why
+	 * (at most CONTROL_HOLD_REASON_MAX bytes, points into the request) and for how long
+	 * (0: until released) */
+	const char *scope;
+	ScanSelector scope_sel;
+	const char *reason;
+	uint64_t timeout_sec;
 } ControlRequest;
+
+/* A hold's reason is at most this long; it lasts at most this long (a year). */
+#define CONTROL_HOLD_REASON_MAX  512u
+#define CONTROL_HOLD_TIMEOUT_MAX (366u * 24u * 3600u)
 
 void control_request_done(ControlRequest *r);
 

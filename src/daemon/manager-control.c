@@ -245,6 +245,25 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 			return r;
 		reply = manager_status_to_json(m);
 		break;
+	case CONTROL_HOLD:
+		r = manager_hold(m, &req.scope_sel, req.reason, req.timeout_sec);
+		if (r < 0)
+			return r;
+		reply = manager_reply_ok();
+		json_object_object_add(reply, "holds", manager_holds_json(m));
+		break;
+	case CONTROL_RELEASE:
+		r = manager_release(m, &req.scope_sel);
+		if (r == -ENOENT) {
+			*ret_reply =
+			        reply_error(r, "no hold on that scope (lunctl status lists them)");
+			return 0;
+		}
+		if (r < 0)
+			return r;
+		reply = manager_reply_ok();
+		json_object_object_add(reply, "holds", manager_holds_json(m));
+		break;
 	case CONTROL_RELOAD: {
 		_cleanup_free_ char *msg = NULL;
 

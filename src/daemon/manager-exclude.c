@@ -71,12 +71,18 @@ bool manager_scan_excluded(void *userdata, const ScanLu *lu, char *rule, size_t 
 		             .lun = (int64_t)lu->lun,
 		             .type = lu->type };
 	ExclusionVerdict v;
+	char why[128];
 	bool found = false;
 
+	/* a hold (manager-hold.c) before the rules: it is what the admin said last */
+	if (manager_held(m, lu->host, lu->channel, lu->target, lu->lun, why, sizeof(why))) {
+		snprintf(rule, size, "held by %s", why);
+		return true;
+	}
 	pthread_mutex_lock(&m->excluded_lock);
 	for (size_t i = 0; i < m->n_excluded && !found; i++)
 		if (streq(m->excluded[i].hctl, lu->hctl)) {
-			snprintf(rule, size, "%s", m->excluded[i].rule);
+			snprintf(rule, size, "excluded by [exclude %s]", m->excluded[i].rule);
 			found = true;
 		}
 	pthread_mutex_unlock(&m->excluded_lock);
@@ -85,6 +91,6 @@ bool manager_scan_excluded(void *userdata, const ScanLu *lu, char *rule, size_t 
 	/* the configuration is not replaced while a scan runs (scan_lock) */
 	exclusion_judge(policy_engine_conf(m->policy), &f, &v);
 	if (v.excluded)
-		snprintf(rule, size, "%s", v.rule);
+		snprintf(rule, size, "excluded by [exclude %s]", v.rule);
 	return v.excluded;
 }

@@ -388,6 +388,64 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	return 0;
 }
 
+/* Is @node (a target's last component) one of @lu's nodes? */
+static bool lu_has_node(const Lu *lu, const char *node)
+{
+	if (streq_ptr(lu->block, node) || streq_ptr(lu->sg, node) || streq_ptr(lu_tape(lu), node) ||
+	    streq_ptr(lu_tape_nr(lu), node))
+		return true;
+	for (size_t p = 0; p < lu_n_partitions(lu); p++)
+		if (streq_ptr(lu_partitions(lu)[p].node, node))
+			return true;
+	return false;
+}
+
+/* The links lund has recorded to @lu's nodes, as its wants: what a held LU keeps when lund
+ * starts (manager-hold.c), since its rules are not asked while it is held. */
+static int lu_recorded_links(Manager *m, const Lu *lu, LinkWants *ret)
+{
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
+		LinkSpec *v = NULL;
+		size_t n = 0;
+		int r;
+
+		if (!m->links[s] || manager_udev_set(m, s))
+			continue;
+		r = links_recorded(m->links[s], &v, &n);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < n && r >= 0; i++) {
+			const char *node = strrchr(v[i].target, '/');
+			ssize_t name, tgt;
+
+			if (!lu_has_node(lu, node ? node + 1 : v[i].target))
+				continue;
+			if (GREEDY_REALLOC(ret->v, ret->n_alloc, ret->n + 1) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			name = want_string(ret, v[i].name, strlen(v[i].name));
+			tgt = name < 0 ? name : want_string(ret, v[i].target, strlen(v[i].target));
+			if (tgt < 0) {
+				r = (int)tgt;
+				break;
+			}
+			ret->v[ret->n++] = (ClaimWant){ s, (const char *)(uintptr_t)name,
+				                        (const char *)(uintptr_t)tgt, false };
+		}
+		links_spec_free(v, n);
+		if (r < 0) {
+			ret->n = 0;
+			return r;
+		}
+	}
+	for (size_t i = 0; i < ret->n; i++) {
+		ret->v[i].name = ret->strings + (uintptr_t)ret->v[i].name;
+		ret->v[i].target = ret->strings + (uintptr_t)ret->v[i].target;
+	}
+	return 0;
+}
+
 /* ClaimsOps: the claims' links written to this manager's link directories. */
 static int link_op_add(void *userdata, unsigned set, const char *name, const char *target,
                        const char *known, const Lu *lu)
@@ -625,7 +683,18 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 	_cleanup_(link_wants_done) LinkWants want = {};
 	int r;
 
-	if (!gone) {
+	/* A held LU keeps the names it has (manager-hold.c), those lund recorded for its nodes
+	 * when it has none yet (lund just started); one that went loses them, and a new one
+	 * without any is named. */
+	if (!gone && manager_lu_held(m, lu)) {
+		if (claims_n_of(lu) > 0)
+			return;
+		r = lu_recorded_links(m, lu, &want);
+		if (r < 0)
+			log_warning_errno(r, "%s: cannot read the links recorded for it: %m",
+			                  lu->hctl);
+	}
+	if (!gone && want.n == 0) {
 		r = lu_wanted_links(m, lu, &want);
 		if (r < 0) {
 			/* Not knowing what it wants is no reason to take what it has: its links

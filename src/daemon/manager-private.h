@@ -54,6 +54,7 @@ typedef struct ScanRequest ScanRequest;
 typedef struct UdevRecords UdevRecords;
 typedef struct LoginWait LoginWait;
 typedef struct ExcludedLu ExcludedLu;
+typedef struct Hold Hold;
 
 typedef struct LinkReportCtx {
 	Manager *m;
@@ -163,6 +164,10 @@ struct Manager {
 	pthread_mutex_t excluded_lock;
 	ExcludedLu *excluded;
 	size_t n_excluded;
+	/* manager-hold.c: holds, also read by the scan threads under excluded_lock */
+	Hold *holds;
+	size_t n_holds;
+	sd_event_source *hold_timer;
 };
 /* manager.c */
 int manager_resync(Manager *m, const char *reason);
@@ -268,6 +273,21 @@ void manager_exclusion_update(Manager *m, const Lu *lu, bool gone);
 void manager_exclusion_free(Manager *m);
 /* ScanPolicy.excluded: an LU of that list, else one whose address and type an [exclude] takes. */
 bool manager_scan_excluded(void *userdata, const ScanLu *lu, char *rule, size_t size);
+
+/* manager-hold.c (lund(8), HOLDS) */
+/* Hold @scope (H, H:C:T or H:C:T:L) for @reason, @timeout_sec (0: until released); replaces a
+ * hold on the same scope. 0, -E2BIG (too many holds), -ENOMEM. */
+int manager_hold(Manager *m, const ScanSelector *scope, const char *reason, uint64_t timeout_sec);
+/* Release the hold on exactly @scope and rescan it. 0, -ENOENT when there is none. */
+int manager_release(Manager *m, const ScanSelector *scope);
+/* Is the LU at H:C:T:L held? With @why: "a hold on SCOPE (REASON)". Any thread. */
+bool manager_held(Manager *m, uint64_t host, uint64_t channel, uint64_t target, uint64_t lun,
+                  char *why, size_t size);
+bool manager_lu_held(Manager *m, const Lu *lu);
+/* The holds of the run directory's "holds" file (at start). */
+void manager_holds_load(Manager *m);
+void manager_holds_free(Manager *m);
+json_object *manager_holds_json(Manager *m);
 
 /* manager-iscsi.c */
 /* An add of iscsi_session @ev on @host: true when the session is not logged in yet and is

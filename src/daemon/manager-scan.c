@@ -562,7 +562,7 @@ void manager_host_scan_setup(Manager *m)
 
 void manager_host_scan_set_policy(Manager *m)
 {
-	bool excl = exclusion_any(policy_engine_conf(m->policy));
+	bool excl = exclusion_any(policy_engine_conf(m->policy)) || m->n_holds > 0;
 
 	host_scanner_set_policy(
 	        m->scanner,

@@ -236,7 +236,7 @@ static bool on_excluded(Inventory *inv, const Lu *lu, void *userdata)
 	ExclusionVerdict v;
 
 	policy_lu_verdict(m->policy, lu, &v);
-	return v.excluded;
+	return v.excluded || manager_lu_held(m, lu);
 }
 
 /* ---- resync ---- */
@@ -876,6 +876,7 @@ Manager *manager_free(Manager *m)
 	manager_state_free(m);
 	manager_iscsi_free(m);
 	manager_exclusion_free(m);
+	manager_holds_free(m);
 	free(m->bind_wait);
 	free(m->kernel_scan);
 	/* Links still waiting for the end of a burst are written before lund goes. */
@@ -976,6 +977,8 @@ int manager_start(Manager *m)
 	r = take_lock(m);
 	if (r < 0)
 		return r;
+	/* before the start-up scan and names: a hold outlives a restart */
+	manager_holds_load(m);
 
 	r = manager_links_setup(m);
 	if (r < 0)

@@ -342,13 +342,13 @@ static void record_kernel_added(Scan *s, ScanTarget *t)
 /* Is @lu excluded? Then a KEEP action saying so is recorded: true. */
 static bool keep_excluded(Scan *s, const ScanLu *lu, const char *reason)
 {
-	char rule[64];
+	char rule[160];
 	ScanAction a;
 
 	if (!s->pol.excluded || !s->pol.excluded(s->pol.userdata, lu, rule, sizeof(rule)))
 		return false;
 	scan_action_init(&a, SCAN_ACTION_KEEP, lu);
-	snprintf(a.reason, sizeof(a.reason), "%s; kept: excluded by [exclude %s]", reason, rule);
+	snprintf(a.reason, sizeof(a.reason), "%s; kept: %s", reason, rule);
 	(void)scan_record_action(s, &a);
 	return true;
 }

@@ -204,8 +204,9 @@ typedef struct ScanPolicy {
 	/*
 	 * Exclusions (lund.conf(5) EXCLUSIONS): is @lu one the scan leaves alone? @lu->type is
 	 * -1 for a reported LUN not instantiated yet. Such an LU is neither added, removed,
-	 * resized nor re-identified: a KEEP action gives the rule, which the callback writes to
-	 * @rule (@size bytes). May be NULL. Called from worker threads.
+	 * resized nor re-identified: a KEEP action gives why, which the callback writes to @rule
+	 * (@size bytes) as a phrase: "excluded by [exclude NAME]", "held by a hold on 2:0:1 (...)".
+	 * May be NULL. Called from worker threads.
 	 */
 	bool (*excluded)(void *userdata, const ScanLu *lu, char *rule, size_t size);
 	void *userdata; /* for quirk and excluded */

@@ -854,6 +854,97 @@ def case_rename(tmp):
         lund.stop()
 
 
+def case_holds(tmp):
+    """lunctl hold / release (lund(8), HOLDS): a held LU keeps its names while the rules that
+    name it change (an hwdb update, reloaded), across a restart of lund (the hold is kept); the
+    release names it anew; a time limit ends a hold by itself; bad requests are refused."""
+    root = os.path.join(tmp, 'root')
+    host = virtio_host(root)
+    device(root, host + '/target2:0:1', 'scsi', 'scsi_target')
+    lu(root, '2:0:1:0', host[len('sys/devices/'):] + '/target2:0:1', std_inquiry=True,
+       uevent=True, block=('sdb', '8:16'), sg=('sg1', '21:1'), attrs={'timeout': '30'})
+    d = 'sys/bus/scsi/devices/2:0:1:0/'
+    for attr, data in (('vpd_pg0', bytes([0, 0, 0, 3, 0x00, 0x80, 0x83])),
+                       ('vpd_pg80', bytes([0, 0x80, 0, 7]) + b'SER0001'),
+                       ('vpd_pg83', bytes([0, 0x83, 0, 12, 0x01, 0x03, 0, 8]) +
+                        bytes.fromhex('5000c50015ea71a0'))):
+        put(root, d + attr, data)
+    hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
+    run_dir = os.path.join(tmp, 'run')
+    byid = os.path.join(root, 'dev/scsi/by-id')
+
+    def lunctl(*args):
+        return subprocess.run([LUNCTL] + list(args), capture_output=True, text=True,
+                              env=dict(os.environ, LUND_RUN_DIR=run_dir))
+
+    def names():
+        try:
+            return sorted(os.listdir(byid))
+        except OSError:
+            return []
+
+    def wait(cond, seconds=30):
+        for _ in range(seconds * 10):
+            if cond():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def holds():
+        return [h['scope'] for h in request(run_dir, {'cmd': 'status'}, 30).get('holds', [])]
+
+    args = ['--scan', 'never', '--hwdb', hwdb]
+    lund = Lund(tmp, root, run_dir, args)
+    try:
+        lund.wait_socket()
+        check(wait(lambda: 'wwn-0x5000c50015ea71a0' in names()), 'named: %s' % names())
+        before = names()
+        r = lunctl('hold', '2:0:1:0', '--reason', 'attach by the orchestrator')
+        check(r.returncode == 0 and '2:0:1:0: attach by the orchestrator' in r.stdout,
+              'lunctl hold (%d): %s%s' % (r.returncode, r.stdout, r.stderr))
+        check(holds() == ['2:0:1:0'], 'status lists the hold: %s' % holds())
+        r = lunctl('status')
+        check('Holds:         1' in r.stdout, 'lunctl status says so:\n' + r.stdout)
+        # an hwdb update that names the device by serial and path, reloaded: not while held
+        os.makedirs(os.path.dirname(hwdb), exist_ok=True)
+        with open(hwdb, 'wb') as f:
+            f.write(hwdb_bin('lund:scsi:t0:vFAKE:mDISK*', 'LUND_NAME_IDENTITY', 'serial-path'))
+        check(request(run_dir, {'cmd': 'reload'}, 60).get('ok') is True, 'reload answered')
+        check(request(run_dir, {'cmd': 'resync'}, 60).get('ok') is True, 'resync answered')
+        check(names() == before, 'held: its names stay as they were (%s, were %s)' %
+              (names(), before))
+    finally:
+        lund.stop()
+    # a restart keeps the hold
+    lund = Lund(tmp, root, run_dir, args)
+    try:
+        lund.wait_socket()
+        check(holds() == ['2:0:1:0'], 'the hold outlives a restart: %s' % holds())
+        check(names() == before, 'restarted, still held: the names it had (%s, were %s)' %
+              (names(), before))
+        r = lunctl('release', '2:0:1:1')
+        check(r.returncode != 0 and 'no hold' in r.stderr,
+              'release of a scope not held refused (%d): %s' % (r.returncode, r.stderr))
+        r = lunctl('release', '2:0:1:0')
+        check(r.returncode == 0 and holds() == [], 'released (%d): %s' % (r.returncode, r.stderr))
+        new = 'scsi-35000c50015ea71a0-pci-0000_00_02_0-scsi-0_0_1_0'
+        check(wait(lambda: new in names() and 'wwn-0x5000c50015ea71a0' not in names()),
+              'after the release the LU is named by the new rule: %s' % names())
+        # a time limit ends a hold by itself
+        r = lunctl('hold', '2', '--reason', 'maintenance', '--expire', '1')
+        check(r.returncode == 0 and holds() == ['2'], 'a hold of host 2 for 1 s: %s' % holds())
+        check(wait(lambda: holds() == [], 10), 'the hold ends after its time limit')
+        check(lund.wait_log('reached its time limit'), 'its end is logged')
+        for bad in ({'scope': '3:0'}, {'scope': 'x'}, {'scope': '3', 'reason': ''},
+                    {'scope': '3:-:0', 'reason': 'r'}, {'scope': '3', 'reason': 'r', 'timeout_sec': 0}):
+            r = request(run_dir, dict(cmd='hold', **bad), 30)
+            check(r.get('error') == 'EINVAL', 'hold %r refused: %s' % (bad, r))
+        r = lunctl('hold', '3')
+        check(r.returncode != 0 and '--reason' in r.stderr, 'hold without --reason refused')
+    finally:
+        lund.stop()
+
+
 def case_transport(tmp):
     import threading
     root = os.path.join(tmp, 'root')

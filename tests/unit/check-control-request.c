@@ -20,8 +20,9 @@ static const struct {
 	const char *name;
 	bool read_only;
 } commands[] = {
-	{ "list", true },    { "status", true },  { "names", true },   { "monitor", true },
-	{ "rescan", false }, { "resync", false }, { "reload", false }, { "queue", true },
+	{ "list", true },    { "status", true },   { "names", true },   { "monitor", true },
+	{ "rescan", false }, { "resync", false },  { "reload", false }, { "queue", true },
+	{ "hold", false },   { "release", false },
 };
 
 START_TEST(test_classification)

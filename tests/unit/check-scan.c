@@ -531,7 +531,7 @@ static bool fake_excluded(void *ud, const ScanLu *lu, char *rule, size_t size)
 {
 	if (fnmatch(fake.excluded, lu->hctl, 0) != 0)
 		return false;
-	snprintf(rule, size, "test");
+	snprintf(rule, size, "excluded by [exclude test]");
 	return true;
 }
 

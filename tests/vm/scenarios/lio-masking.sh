@@ -7,6 +7,9 @@
 #     peer: rescan-scsi-bus.sh -a -r (add) and -r (remove) on the same two steps;
 #  1. lund: adds the 8 LUNs after the unit attention and names them (time from the configfs
 #     write to the last link), then removes the 4 unmapped ones and their links.
+#  2. a hold on the target (lunctl hold, lund(8) HOLDS): LUN 4 unmapped and LUN 5 mapped; the
+#     unit attention comes and lund adds and removes nothing, and renames nothing, until the
+#     release, which reconciles the target with the ACL.
 # Evidence: sysfs (LUs, their unit serials) and the link tree computed by guest/daemon-lib.sh.
 # vm-flavour: busybox
 # vm-topology: none
@@ -101,6 +104,30 @@ cat /tmp/lund.serials
 vm_assert_eq "${LIO_SERIAL}0 ${LIO_SERIAL}1 ${LIO_SERIAL}2 ${LIO_SERIAL}3 ${LIO_SERIAL}4" \
 	"$(awk '{ printf "%s%s", sep, $2; sep = " " }' /tmp/lund.serials)" "the mapped LUNs' unit serials, in LUN order"
 vm_result "rsb.serials=$(cmp -s /tmp/lund.serials /tmp/rsb.serials && echo same || echo differ)"
+
+# --- 2. a held target -------------------------------------------------------------------------
+tgt=$h:${LIO_CT}
+lunctl hold "$tgt" --reason "orchestrator at work" >/tmp/hold.out 2>&1 || vm_fail "lunctl hold: $(cat /tmp/hold.out)"
+lunctl status | grep -q "^  $tgt: orchestrator at work" || vm_fail "lunctl status does not list the hold"
+daemon_actual >/tmp/tree.held
+lio_lus >/tmp/lus.held
+ua_left() { grep -c "unit attention REPORTED_LUNS_DATA_HAS_CHANGED: excluded" "$LUND_LOG.new" || true; }
+n_ua=$(ua_left)
+ua_seen() { lio_touch 0; [ "$(ua_left)" -gt "$n_ua" ]; }
+lio_unmap 4
+lio_map 5
+vm_wait_until 30 ua_seen || vm_fail "held: the unit attention was not reported as left alone"
+sleep 5 # lund took ~1-2 s to act in part 1: give it more than that to do nothing
+vm_assert_eq "$(cat /tmp/lus.held)" "$(lio_lus)" "held: no LU added or removed"
+vm_assert_eq "$(cat /tmp/tree.held)" "$(daemon_actual)" "held: no name added, removed or moved"
+t0=$(vm_uptime_ms)
+lunctl release "$tgt" >/tmp/hold.out 2>&1 || vm_fail "lunctl release: $(cat /tmp/hold.out)"
+lio_expected >/tmp/exp.released
+released() { lio_lus | cmp -s - /tmp/exp.released; }
+vm_wait_until 60 released ||
+	vm_fail "released: the target was not reconciled with the ACL ($(lio_lus | tr '\n' ' '))"
+daemon_check_tree "hold released, reconciled" 30
+vm_result "lund.release.ms=$(($(vm_uptime_ms) - t0))"
 ls -l "$LUND_LINKS" | head -n 30
 lund_alive || vm_fail "lund died"
 dmesg >$VM_OUT/dmesg.txt
