@@ -522,7 +522,7 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 {
 	Manager *m = userdata;
 	LinksStats st = {}, pst = {};
-	int r, k;
+	int r, k = 0;
 
 	if (manager_udev_set(m, set)) {
 		for (size_t i = 0; ret_results && i < n; i++)
@@ -547,8 +547,9 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	link_log_begin(m, NULL);
 	r = links_reconcile(m->links[set], want, n, ret_results, &st);
 	link_log_end(m);
-	/* Those either could not remove are retried with the rest. */
-	*ret_unremoved = st.unremoved + pst.unremoved;
+	/* Those either could not remove are retried with the rest; a directory neither could
+	 * look at is one unknown, not two. */
+	*ret_unremoved = st.unremoved + (r < 0 && k < 0 ? 0 : pst.unremoved);
 	log_info("/%s: %u created, %u updated, %u removed, %u unchanged, %u adopted, %u foreign, "
 	         "%u lost, %u failed, %u broken records repaired",
 	         m->link_dir[set], st.created, st.updated, st.removed, st.unchanged, st.adopted,
