@@ -33,12 +33,20 @@ udev_root() {
 	ver=$(dpkg-query -W -f='${Version}' libsystemd-shared 2>/dev/null || true)
 	[ -n "$ver" ] || ver=$(apt-cache policy udev | sed -n 's/^ *Candidate: //p')
 	dir=$VM_CACHE/udev/$ver
-	if [ ! -e "$dir/.done" ]; then
+	# (a root extracted before the merged-/usr links below is made again)
+	if [ ! -e "$dir/.done" ] || [ ! -e "$dir/root/lib/udev/scsi_id" ]; then
 		rm -rf "$dir"; mkdir -p "$dir/dl"
 		local sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
 		(cd "$dir/dl" && apt-get download -qq $sandbox "udev=$ver" >/dev/null) ||
 			vm_die "apt-get download udev=$ver failed"
 		dpkg-deb -x "$dir"/dl/udev_*.deb "$dir/root"
+		# Debian 13's udev ships usr/lib/udev and usr/bin only (merged /usr): link lib, bin
+		# and sbin to them as a merged-/usr system does, so that lib/udev/scsi_id and
+		# bin/udevadm are where they are in Debian 12's package
+		local d
+		for d in lib bin sbin; do
+			[ -e "$dir/root/$d" ] || [ ! -d "$dir/root/usr/$d" ] || ln -s "usr/$d" "$dir/root/$d"
+		done
 		rm -rf "$dir/dl"; touch "$dir/.done"
 	fi
 	echo "$dir/root"
