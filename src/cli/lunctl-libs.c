@@ -50,6 +50,8 @@
 	F(const char *, json_object_to_json_string_ext, (struct json_object * o, int f), (o, f)) \
 	F(struct json_object *, json_tokener_parse, (const char *s), (s))
 
+/* clang-format 14 and 19 space a pointer in it differently */
+/* clang-format off */
 #define SMARTCOLS_FUNCTIONS(F, V)                                                               \
 	F(int, scols_column_set_safechars, (struct libscols_column * c, const char *s), (c, s)) \
 	F(int, scols_column_set_wrapfunc,                                                       \
@@ -74,6 +76,7 @@
 	F(struct libscols_line *, scols_table_new_line,                                         \
 	  (struct libscols_table * t, struct libscols_line * p), (t, p))                        \
 	V(scols_unref_table, (struct libscols_table * t), (t))
+/* clang-format on */
 
 #define INIPARSER_FUNCTIONS(F, V)                             \
 	V(iniparser_freedict, (dictionary * d), (d))          \

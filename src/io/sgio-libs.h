@@ -16,6 +16,8 @@
 #include <scsi/sg_lib.h>
 #include <scsi/sg_pt.h>
 
+/* clang-format 14 and 19 space a pointer in it differently */
+/* clang-format off */
 #define SGUTILS_FUNCTIONS(F, V)                                                                \
 	F(struct sg_pt_base *, construct_scsi_pt_obj, (void), ())                              \
 	F(char *, sg_get_asc_ascq_str, (int asc, int ascq, int n, char *b), (asc, ascq, n, b)) \
@@ -32,3 +34,4 @@
 	F(int, sg_cmds_process_resp,                                                           \
 	  (struct sg_pt_base * p, const char *l, int r, bool noisy, int v, int *cat),          \
 	  (p, l, r, noisy, v, cat))
+/* clang-format on */

@@ -32,7 +32,7 @@
 	{                                                                           \
 		return i >= 0 && (size_t)i < ELEMENTSOF(table) ? (table)[i] : NULL; \
 	}
-/* And back: @func(s) is the index of the entry of @table equal to @s, (@type)-EINVAL (the enum's
+/* And back: @func(s) is the index of the entry of @table equal to @s, (@type)(-EINVAL) (the enum's
  * _INVALID) when none is or @s is NULL. */
 #define DEFINE_NAME_PARSE(func, type, table)                        \
 	type func(const char *s)                                    \
@@ -40,7 +40,7 @@
 		for (size_t i = 0; s && i < ELEMENTSOF(table); i++) \
 			if (streq(s, (table)[i]))                   \
 				return (type)i;                     \
-		return (type)-EINVAL;                               \
+		return (type)(-EINVAL);                             \
 	}
 
 #define MIN(a, b)                   \

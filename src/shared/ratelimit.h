@@ -18,10 +18,13 @@ typedef struct RateLimit {
 	unsigned suppressed;
 } RateLimit;
 
+/* clang-format 14 and 19 lay this initializer out differently */
+/* clang-format off */
 #define RATELIMIT_INIT(interval, b)                       \
 	{                                                 \
 		.interval_usec = (interval), .burst = (b) \
 	}
+/* clang-format on */
 
 /*
  * True when a message may be logged at @now_usec; then *ret_suppressed (optional) is the number

@@ -300,11 +300,11 @@ static void restart(void)
 	resync(-1);
 }
 
-/* The lowest node no present LU has, other than @not. */
-static unsigned free_node(unsigned not )
+/* The lowest node no present LU has, other than @other. */
+static unsigned free_node(unsigned other)
 {
 	for (unsigned n = 0;; n++) {
-		bool used = n == not ;
+		bool used = n == other;
 
 		for (size_t i = 0; i < N_LU; i++)
 			if (world[i].present && world[i].node == n)

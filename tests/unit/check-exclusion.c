@@ -18,11 +18,14 @@
 #include "macro.h"
 
 /* An LU: ID_SERIAL, WWN, vendor, model, H:C:T:L, type. */
+/* clang-format 14 and 19 lay this initializer out differently */
+/* clang-format off */
 #define LU(ser, ww, v, m, h, c, t, l, ty)                                                   \
 	{                                                                                   \
 		.serial = ser, .wwn = ww, .vendor = v, .model = m, .host = h, .channel = c, \
 		.target = t, .lun = l, .type = ty                                           \
 	}
+/* clang-format on */
 #define DISK_A                                                                                  \
 	LU("3600a0980383030523424457a4a695a41", "0x600a0980383030523424457a4a695a41", "NETAPP", \
 	   "LUN C-Mode", 3, 0, 1, 7, 0)

@@ -15,6 +15,8 @@
 #include "linkscheme.h"
 #include "macro.h"
 
+/* clang-format 14 and 19 lay these initializers out differently */
+/* clang-format off */
 #define ALL_SETS                       \
 	{                              \
 		true, true, true, true \
@@ -23,6 +25,7 @@
 	{                                 \
 		[LINK_SCHEME_SCSI] = true \
 	}
+/* clang-format on */
 
 /* A base name of 252 bytes: "-sg" still fits NAME_MAX, "-nst" and "-part1" do not. */
 #define LONG_NAME                                                                                  \

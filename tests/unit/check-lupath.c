@@ -31,10 +31,13 @@ typedef struct Page {
 	size_t len;
 } Page;
 
+/* clang-format 14 and 19 lay this initializer out differently */
+/* clang-format off */
 #define PAGE(...)                                                               \
 	{                                                                       \
 		{ PG83(__VA_ARGS__) }, sizeof((uint8_t[]){ PG83(__VA_ARGS__) }) \
 	}
+/* clang-format on */
 
 static const struct {
 	const char *name;

@@ -9,7 +9,7 @@
 #
 # Disks are null-co (reads return zeros, writes are dropped). The IDs are chosen to cover the
 # cases naming has to get right: full IDs (serial + NAA + SAS port), serial only, spaces in
-# serials, a maximum-length serial, an over-long one (QEMU truncates), vendor strings with
+# serials, a maximum-length serial, an over-long one cut to that length, vendor strings with
 # spaces, a device_id that differs from the serial, a CD-ROM, sparse and multi-LUN targets,
 # the same serial+wwn on two paths (virtio-scsi and lsi: multipath), and scsi_debug with
 # vpd_use_hostno=0 so its two hosts report identical IDs.
@@ -49,8 +49,11 @@ san_qemu() {
 	dev virtio-scsi-pci,id=vscsi0
 	blk vd0 64;  dev "scsi-hd,bus=vscsi0.0,scsi-id=0,lun=0,drive=vd0,serial=VD0SER0001,wwn=0x5000c50015ea71a0,port_wwn=0x5000c50015ea71a1,port_index=1,vendor=LUND,product=VirtDisk Full" virtio-scsi-full
 	blk vd1 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=0,lun=1,drive=vd1,serial=SER WITH  SPACES" virtio-scsi-spaces
-	blk vd2 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=vd2,serial=ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,product=Max Serial" virtio-scsi-maxserial
-	blk vd3 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=3,drive=vd3,serial=SERIAL-LONGER-THAN-THIRTY-SIX-CHARACTERS-X,device_id=lund-devid-0003" virtio-scsi-longserial
+	# (QEMU 7.2, Debian 12's, truncated a serial to 36 characters and its default device_id to
+	# the first 20; QEMU 9.1 and later, Debian 13's, refuse either instead. Both disks are
+	# given what the guest saw from 7.2, so that it sees the same bytes from both.)
+	blk vd2 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=0,drive=vd2,serial=ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,device_id=ABCDEFGHIJKLMNOPQRST,product=Max Serial" virtio-scsi-maxserial
+	blk vd3 32;  dev "scsi-hd,bus=vscsi0.0,scsi-id=1,lun=3,drive=vd3,serial=SERIAL-LONGER-THAN-THIRTY-SIX-CHARAC,device_id=lund-devid-0003" virtio-scsi-longserial
 	blk vcd 16;  dev "scsi-cd,bus=vscsi0.0,scsi-id=2,lun=0,drive=vcd,serial=VCD0001" virtio-scsi-cd
 	blk vd4 16;  dev "scsi-hd,bus=vscsi0.0,scsi-id=4,lun=0,drive=vd4" virtio-scsi-noids
 	blk mp0 48;  dev "scsi-hd,bus=vscsi0.0,scsi-id=3,lun=0,drive=mp0,serial=MPATH00001,wwn=0x5000c500deadbe01,port_wwn=0x5000c500deadbe11,port_index=1,vendor=LUND,product=Multipath" virtio-scsi-mpath

@@ -25,6 +25,17 @@ vm_lock() {
 	flock 9
 }
 
+# merged_usr_links ROOT: a package extracted into ROOT from Debian 13, whose packages ship
+# usr/lib, usr/bin and usr/sbin only (merged /usr), gets the links lib, bin and sbin to them
+# that a merged-/usr system has, so that its files are where Debian 12's packages put them
+# (lib/udev/scsi_id, bin/udevadm, sbin/iscsistart).
+merged_usr_links() {
+	local d
+	for d in lib bin sbin; do
+		[ -e "$1/$d" ] || [ ! -d "$1/usr/$d" ] || ln -s "usr/$d" "$1/$d"
+	done
+}
+
 # udev_root: download the udev .deb matching this system's libsystemd into the cache and
 # extract it (never installed); prints the extracted root. Its lib/udev/scsi_id is the peer the
 # naming tests compare against, on the host and in the VM.
@@ -33,12 +44,14 @@ udev_root() {
 	ver=$(dpkg-query -W -f='${Version}' libsystemd-shared 2>/dev/null || true)
 	[ -n "$ver" ] || ver=$(apt-cache policy udev | sed -n 's/^ *Candidate: //p')
 	dir=$VM_CACHE/udev/$ver
-	if [ ! -e "$dir/.done" ]; then
+	# (a root extracted before the merged-/usr links below is made again)
+	if [ ! -e "$dir/.done" ] || [ ! -e "$dir/root/lib/udev/scsi_id" ]; then
 		rm -rf "$dir"; mkdir -p "$dir/dl"
 		local sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
 		(cd "$dir/dl" && apt-get download -qq $sandbox "udev=$ver" >/dev/null) ||
 			vm_die "apt-get download udev=$ver failed"
 		dpkg-deb -x "$dir"/dl/udev_*.deb "$dir/root"
+		merged_usr_links "$dir/root"
 		rm -rf "$dir/dl"; touch "$dir/.done"
 	fi
 	echo "$dir/root"
@@ -47,23 +60,31 @@ udev_root() {
 # iscsi_root: Debian's open-iscsi and the two libraries only it uses, downloaded at the
 # candidate versions into the cache and extracted (never installed on the host); prints the
 # extracted root. The guest's iSCSI initiator (iscsistart, iscsiadm) comes from here.
+# Debian 13's 64-bit time_t transition renamed libisns0 libisns0t64: a package with no
+# candidate is looked up again with t64.
 ISCSI_PKGS="open-iscsi libopeniscsiusr libisns0"
 iscsi_versions() {
-	local p
+	local p v
 	for p in $ISCSI_PKGS; do
-		printf '%s=%s\n' "$p" "$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')"
+		v=$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')
+		case $v in "" | "(none)")
+			p=${p}t64
+			v=$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p') ;;
+		esac
+		printf '%s=%s\n' "$p" "$v"
 	done
 }
 iscsi_root() {
 	local dir sandbox=
 	dir=$VM_CACHE/iscsi/$(iscsi_versions | sha256sum | cut -c1-16)
-	if [ ! -e "$dir/.done" ]; then
+	if [ ! -e "$dir/.done" ] || [ ! -e "$dir/root/sbin/iscsistart" ]; then
 		rm -rf "$dir"; mkdir -p "$dir/dl"
 		[ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
 		# shellcheck disable=SC2046
 		(cd "$dir/dl" && apt-get download -qq $sandbox $(iscsi_versions) >/dev/null) ||
 			vm_die "apt-get download $(iscsi_versions | tr '\n' ' ') failed"
 		for f in "$dir"/dl/*.deb; do dpkg-deb -x "$f" "$dir/root"; done
+		merged_usr_links "$dir/root"
 		rm -rf "$dir/dl"; touch "$dir/.done"
 	fi
 	echo "$dir/root"
