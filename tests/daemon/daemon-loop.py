@@ -763,16 +763,22 @@ def case_clones(tmp):
         lund.stop()
 
 
-def case_rename(tmp):
-    root = os.path.join(tmp, 'root')
-    usb_tree(root, (1,))
-    # Pages 0x80 and 0x83 cached: the records' key is the LU's own wwn.
-    d = 'sys/bus/scsi/devices/3:0:0:0/'
+def put_id_pages(root, d):
+    """Pages 0x00, 0x80 (serial SER0001) and 0x83 (NAA 5000c50015ea71a0) cached for the LU
+    whose directory is @d: the records' key is the LU's own wwn."""
     for attr, data in (('vpd_pg0', bytes([0, 0, 0, 3, 0x00, 0x80, 0x83])),
                        ('vpd_pg80', bytes([0, 0x80, 0, 7]) + b'SER0001'),
                        ('vpd_pg83', bytes([0, 0x83, 0, 12, 0x01, 0x03, 0, 8]) +
                         bytes.fromhex('5000c50015ea71a0'))):
         put(root, d + attr, data)
+
+
+def case_rename(tmp):
+    root = os.path.join(tmp, 'root')
+    usb_tree(root, (1,))
+    # Pages 0x80 and 0x83 cached: the records' key is the LU's own wwn.
+    d = 'sys/bus/scsi/devices/3:0:0:0/'
+    put_id_pages(root, d)
     hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
     preview = os.path.join(tmp, 'preview-hwdb.bin')
     entry = hwdb_bin('lund:usb:v46F4p0001', 'LUND_NAME_IDENTITY', 'serial-path')
@@ -864,11 +870,7 @@ def case_holds(tmp):
     lu(root, '2:0:1:0', host[len('sys/devices/'):] + '/target2:0:1', std_inquiry=True,
        uevent=True, block=('sdb', '8:16'), sg=('sg1', '21:1'), attrs={'timeout': '30'})
     d = 'sys/bus/scsi/devices/2:0:1:0/'
-    for attr, data in (('vpd_pg0', bytes([0, 0, 0, 3, 0x00, 0x80, 0x83])),
-                       ('vpd_pg80', bytes([0, 0x80, 0, 7]) + b'SER0001'),
-                       ('vpd_pg83', bytes([0, 0x83, 0, 12, 0x01, 0x03, 0, 8]) +
-                        bytes.fromhex('5000c50015ea71a0'))):
-        put(root, d + attr, data)
+    put_id_pages(root, d)
     hwdb = os.path.join(root, 'etc/udev/hwdb.bin')
     run_dir = os.path.join(tmp, 'run')
     byid = os.path.join(root, 'dev/scsi/by-id')

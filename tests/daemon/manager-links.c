@@ -21,37 +21,15 @@
 #include "check-util.h"
 #include "macro.h"
 #include "manager-private.h"
-#include "manager.h"
-#include "modload.h"
+#include "manager-test.h"
 
 #define WWID "35000c500deadbe01"
 #define NAME "dev/scsi/by-id/scsi-" WWID
 
 static CheckTree tree;
 
-static const char *readlink_rel(const char *rel)
-{
-	static char buf[PATH_MAX];
-	ssize_t n = readlinkat(tree.fd, rel, buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return "(none)";
-	buf[n] = 0;
-	return buf;
-}
-
-static bool log_has(const char *needle)
-{
-	static char buf[1 << 20];
-	size_t n;
-
-	fflush(stderr);
-	fseek(stderr, 0, SEEK_SET);
-	n = fread(buf, 1, sizeof(buf) - 1, stderr);
-	buf[n] = 0;
-	fseek(stderr, 0, SEEK_END);
-	return strstr(buf, needle) != NULL;
-}
+#define readlink_rel(rel) manager_test_readlink(&tree, rel)
+#define log_has(needle)   manager_test_log_has(needle)
 
 START_TEST(test_wants_enomem)
 {
@@ -60,7 +38,7 @@ START_TEST(test_wants_enomem)
 		0x00, 0x83, 0x00, 12,   0x01, 0x03, 0x00, 0x08,
 		0x50, 0x00, 0xc5, 0x00, 0xde, 0xad, 0xbe, 0x01,
 	};
-	char run_dir[PATH_MAX], logpath[PATH_MAX];
+	char run_dir[PATH_MAX];
 	ManagerConfig config = {};
 	Manager *m = NULL;
 	sd_event *e = NULL;
@@ -76,18 +54,8 @@ START_TEST(test_wants_enomem)
 	                                     .block = { "sdb", "8:16\n" },
 	                                     .attrs = { { "vpd_pg83", .data = pg83,
 	                                                  .len = sizeof(pg83) } } });
-	xsnprintf(run_dir, "%s/run", tree.path);
-	xsnprintf(logpath, "%s/lund.log", tree.path);
-	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
-	config = (ManagerConfig){
-		.root = tree.path,
-		.run_dir = run_dir,
-		.link_dir = "dev/scsi/by-id",
-		.no_monitor = true,
-		.probe_flags = PROBE_SYSFS_ONLY,
-		.modload = MODLOAD_NEVER,
-		.scan = MANAGER_SCAN_NEVER,
-	};
+	manager_test_log_to(&tree);
+	config = manager_test_config(&tree, run_dir);
 	ck_assert_int_ge(manager_new(&config, &m), 0);
 	ck_assert_int_ge(manager_start(m), 0);
 	ck_assert_int_ge(sd_event_default(&e), 0);
@@ -122,12 +90,11 @@ END_TEST
  * (anyone's) is ignored with a warning, and the symlinks it names stay. */
 START_TEST(test_record_dirs)
 {
-	char run_dir[PATH_MAX], logpath[PATH_MAX], p[PATH_MAX];
+	char run_dir[PATH_MAX], p[PATH_MAX];
 	ManagerConfig config = {};
 	Manager *m = NULL;
 
 	check_tree_new(&tree, "links-record-dirs");
-	xsnprintf(run_dir, "%s/run", tree.path);
 	/* /etc/alternatives/editor, and a "record" of it under a name lund never gives */
 	check_tree_mkdirs(&tree, "etc/alternatives");
 	ck_assert_int_eq(symlinkat("/usr/bin/vi", tree.fd, "etc/alternatives/editor"), 0);
@@ -139,17 +106,8 @@ START_TEST(test_record_dirs)
 	check_tree_mkdirs(&tree, "run/links/dev-disk-by\\x2did");
 	ck_assert_int_eq(symlinkat("../../sda", tree.fd, "run/links/dev-disk-by\\x2did/wwn-0x5000"),
 	                 0);
-	xsnprintf(logpath, "%s/lund.log", tree.path);
-	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
-	config = (ManagerConfig){
-		.root = tree.path,
-		.run_dir = run_dir,
-		.link_dir = "dev/scsi/by-id",
-		.no_monitor = true,
-		.probe_flags = PROBE_SYSFS_ONLY,
-		.modload = MODLOAD_NEVER,
-		.scan = MANAGER_SCAN_NEVER,
-	};
+	manager_test_log_to(&tree);
+	config = manager_test_config(&tree, run_dir);
 	ck_assert_int_ge(manager_new(&config, &m), 0);
 	ck_assert_int_ge(manager_start(m), 0);
 	ck_assert_str_eq(readlink_rel("etc/alternatives/editor"), "/usr/bin/vi");

@@ -27,8 +27,7 @@
 
 #include "check-util.h"
 #include "macro.h"
-#include "manager.h"
-#include "modload.h"
+#include "manager-test.h"
 
 #define WWID "35000c500deadbe01"
 
@@ -98,16 +97,8 @@ static void map_remove(void)
 	check_tree_rm(&tree, "sys/class/block/sdc/holders/dm-3");
 }
 
-static const char *readlink_rel(const char *rel)
-{
-	static char buf[PATH_MAX];
-	ssize_t n = readlinkat(tree.fd, rel, buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return "(none)";
-	buf[n] = 0;
-	return buf;
-}
+#define readlink_rel(rel) manager_test_readlink(&tree, rel)
+#define log_has(needle)   manager_test_log_has(needle)
 
 static void expect_link(const char *rel, const char *want, const char *when)
 {
@@ -137,19 +128,6 @@ static Manager *start(const ManagerConfig *config)
 	return m;
 }
 
-static bool log_has(const char *needle)
-{
-	static char buf[1 << 20];
-	size_t n;
-
-	fflush(stderr);
-	fseek(stderr, 0, SEEK_SET);
-	n = fread(buf, 1, sizeof(buf) - 1, stderr);
-	buf[n] = 0;
-	fseek(stderr, 0, SEEK_END);
-	return strstr(buf, needle) != NULL;
-}
-
 static void handle(Manager *m, sd_event *e, const char *action, const char *devpath)
 {
 	Uevent ev = {
@@ -168,7 +146,7 @@ START_TEST(test_handover)
 	static const char *const sets[] = { "dev/scsi/by-id/scsi-" WWID,
 		                            "dev/disk/by-id/scsi-" WWID,
 		                            "dev/disk/by-id/wwn-0x5000c500deadbe01" };
-	char run_dir[PATH_MAX], logpath[PATH_MAX];
+	char run_dir[PATH_MAX];
 	ManagerConfig config = {};
 	Manager *m;
 	sd_event *e = NULL;
@@ -176,19 +154,9 @@ START_TEST(test_handover)
 	check_tree_new(&tree, "mpath-handover");
 	path("1:0:0:0", "sdc", "8:32\n", 2);
 	path("0:0:0:0", "sdb", "8:16\n", 1);
-	xsnprintf(run_dir, "%s/run", tree.path);
-	xsnprintf(logpath, "%s/lund.log", tree.path);
-	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
-	config = (ManagerConfig){
-		.root = tree.path,
-		.run_dir = run_dir,
-		.link_dir = "dev/scsi/by-id",
-		.disk_link_dir = "dev/disk/by-id",
-		.no_monitor = true,
-		.probe_flags = PROBE_SYSFS_ONLY,
-		.modload = MODLOAD_NEVER,
-		.scan = MANAGER_SCAN_NEVER,
-	};
+	manager_test_log_to(&tree);
+	config = manager_test_config(&tree, run_dir);
+	config.disk_link_dir = "dev/disk/by-id";
 	m = start(&config);
 	ck_assert_int_ge(sd_event_default(&e), 0);
 	run_loop(e);

@@ -26,8 +26,7 @@
 #include <systemd/sd-event.h>
 
 #include "check-util.h"
-#include "manager.h"
-#include "modload.h"
+#include "manager-test.h"
 
 #define HCTL    "0:0:0:0"
 #define DEVPATH "/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0/" HCTL
@@ -73,7 +72,7 @@ static void *reader(void *arg)
 
 START_TEST(test_rescan_write)
 {
-	char run_dir[PATH_MAX], logpath[PATH_MAX], buf[65536];
+	char run_dir[PATH_MAX], buf[65536];
 	ManagerConfig config = {};
 	Manager *m = NULL;
 	Uevent ev = {
@@ -97,20 +96,9 @@ START_TEST(test_rescan_write)
 	                                     .rev = "0001" });
 	xsnprintf(fifo, "%s/sys/bus/scsi/devices/" HCTL "/rescan", tree.path);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-	xsnprintf(run_dir, "%s/run", tree.path);
 	/* lund logs to stderr here: keep it to look for the report. */
-	xsnprintf(logpath, "%s/lund.log", tree.path);
-	ck_assert_ptr_nonnull(freopen(logpath, "w+", stderr));
-
-	config = (ManagerConfig){
-		.root = tree.path,
-		.run_dir = run_dir,
-		.link_dir = "dev/scsi/by-id",
-		.no_monitor = true,
-		.probe_flags = PROBE_SYSFS_ONLY,
-		.modload = MODLOAD_NEVER,
-		.scan = MANAGER_SCAN_NEVER,
-	};
+	manager_test_log_to(&tree);
+	config = manager_test_config(&tree, run_dir);
 	r = manager_new(&config, &m);
 	if (r >= 0)
 		r = manager_start(m);
