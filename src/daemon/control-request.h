@@ -15,8 +15,12 @@
 
 #include "scan.h"
 
-/* A "list" page holds at most this many LUs (a page of 1000 is about 1.5 MB of JSON). */
-#define CONTROL_LIST_LIMIT_MAX 10000u
+/* A "list" page holds at most this many LUs (a page of 1000 is about 1.5 MB of JSON), and it
+ * ends early, with "next", once its LUs take this many bytes of JSON: an LU with many names
+ * (--manage-disk-links, partitions) is larger, and no page the protocol allows may overrun
+ * the client's 16 MiB backlog (control.h). */
+#define CONTROL_LIST_LIMIT_MAX  10000u
+#define CONTROL_LIST_PAGE_BYTES (4u * 1024u * 1024u)
 /* "rescan" takes at most this many selectors. */
 #define CONTROL_SELECTORS_MAX 4096u
 /* How long a "rescan" may wait in the queue for the scans before it (wait_ms), and at most. */

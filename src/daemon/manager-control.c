@@ -96,15 +96,16 @@ static int cmp_hctl(unsigned h1, unsigned c1, unsigned t1, uint64_t l1, unsigned
 
 /*
  * {"cmd":"list"}: every LU, hosts[].targets[].lus[]. With "limit": at most that many LUs after
- * "after" (an H:C:T:L, exclusive) in H:C:T:L order, and "next" (the last one's H:C:T:L) when
- * more follow; the client asks again with "after": next. Pages are taken from the live
- * inventory: an LU added or removed between two pages is listed or not, never twice.
+ * "after" (an H:C:T:L, exclusive) in H:C:T:L order, fewer once they take page_bytes of JSON
+ * (at least one), and "next" (the last one's H:C:T:L) when more follow; the client asks again
+ * with "after": next. Pages are taken from the live inventory: an LU added or removed between
+ * two pages is listed or not, never twice.
  */
 static json_object *request_list(Manager *m, const ControlRequest *req)
 {
 	json_object *reply = manager_reply_ok(), *hosts = json_object_new_array();
 	const Lu *last = NULL;
-	size_t n = 0;
+	size_t n = 0, bytes = 0;
 	bool more = false;
 
 	for (Host *h = inventory_hosts(m->inventory); h && !more; h = h->next) {
@@ -125,13 +126,26 @@ static json_object *request_list(Manager *m, const ControlRequest *req)
 				             req->after_channel, req->after_target,
 				             req->after_lun) <= 0)
 					continue;
-				if (req->limit > 0 && n == req->limit) {
+				json_object *o;
+				size_t len = 0;
+
+				if (req->limit > 0 &&
+				    (n == req->limit || bytes >= m->list_page_bytes)) {
 					more = true;
 					break;
 				}
 				if (!lus)
 					lus = json_object_new_array();
-				json_object_array_add(lus, manager_lu_to_json(m, lu));
+				o = manager_lu_to_json(m, lu);
+				/* An unpaged list is refused whole when too large (control.c). */
+				if (req->limit > 0 && o)
+					(void)json_object_to_json_string_length(
+					        o,
+					        JSON_C_TO_STRING_PLAIN |
+					                JSON_C_TO_STRING_NOSLASHESCAPE,
+					        &len);
+				json_object_array_add(lus, o);
+				bytes += len;
 				last = lu;
 				n++;
 			}

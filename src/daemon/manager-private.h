@@ -164,6 +164,8 @@ struct Manager {
 	pthread_mutex_t excluded_lock;
 	ExcludedLu *excluded;
 	size_t n_excluded;
+	/* a "list" page ends once its LUs take this many bytes of JSON (control-request.h) */
+	size_t list_page_bytes;
 	/* manager-hold.c: holds, also read by the scan threads under excluded_lock */
 	Hold *holds;
 	size_t n_holds;

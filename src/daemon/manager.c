@@ -17,6 +17,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "control-request.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -767,6 +768,16 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	if (!m)
 		return -ENOMEM;
 	m->config = *config;
+	m->list_page_bytes = CONTROL_LIST_PAGE_BYTES;
+	{
+		/* Tests shorten a list page; anything unparsable keeps the default. */
+		const char *e = getenv("LUND_CONTROL_LIST_PAGE_BYTES");
+		char *end = NULL;
+		unsigned long n = e ? strtoul(e, &end, 10) : 0;
+
+		if (e && end && *end == 0 && n > 0 && n <= CONTROL_LIST_PAGE_BYTES)
+			m->list_page_bytes = n;
+	}
 	m->rootfd = m->runfd = m->lockfd = m->udevrecfd = m->names_dirfd = -EBADF;
 	m->scan_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->excluded_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;

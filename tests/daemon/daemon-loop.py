@@ -947,6 +947,51 @@ def case_holds(tmp):
         lund.stop()
 
 
+def case_list_pages(tmp):
+    """A "list" page ends once its LUs take the page's bytes (lund(8), CONTROL PROTOCOL), so
+    that no page the protocol allows overruns a client's backlog: shrunk here to 1500 bytes
+    (LUND_CONTROL_LIST_PAGE_BYTES), a page of limit 100 over 12 LUs holds a few, says "next",
+    and the pages together hold every LU once, in order; lunctl list gets them all."""
+    root = os.path.join(tmp, 'root')
+    host = virtio_host(root)
+    want = []
+    for t in range(12):
+        device(root, host + '/target2:0:%d' % t, 'scsi', 'scsi_target')
+        lu(root, '2:0:%d:0' % t, host[len('sys/devices/'):] + '/target2:0:%d' % t,
+           std_inquiry=True, uevent=True, block=('sd' + chr(ord('b') + t), '8:%d' % (16 * t)),
+           sg=('sg%d' % t, '21:%d' % t), attrs={'timeout': '30'})
+        want.append('2:0:%d:0' % t)
+    run_dir = os.path.join(tmp, 'run')
+    lund = Lund(tmp, root, run_dir, ['--scan', 'never'],
+                env={'LUND_CONTROL_LIST_PAGE_BYTES': '1500'})
+    try:
+        lund.wait_socket()
+        got, pages, after = [], 0, None
+        while pages < 20:
+            req = {'cmd': 'list', 'limit': 100}
+            if after:
+                req['after'] = after
+            r = request(run_dir, req, 30)
+            check(r.get('ok') is True, 'page %d answered: %.200s' % (pages, r))
+            lus = [l['hctl'] for h in r.get('hosts', []) for t in h['targets'] for l in t['lus']]
+            check(0 < len(lus) or 'next' not in r, 'a page holds at least one LU')
+            got += lus
+            pages += 1
+            after = r.get('next')
+            if not after:
+                break
+            check(len(lus) < 12, 'a page of 1500 bytes holds fewer than 12 LUs (%d)' % len(lus))
+        check(pages > 1, 'the LUs took more than one page (%d)' % pages)
+        check(got == want, 'the pages hold every LU once, in order: %s' % got)
+        p = subprocess.run([LUNCTL, 'list', '--json'], capture_output=True, text=True,
+                           env=dict(os.environ, LUND_RUN_DIR=run_dir))
+        j = json.loads(p.stdout) if p.returncode == 0 else {}
+        check([l['hctl'] for l in j.get('logical_units', [])] == want,
+              'lunctl list gets them all (%d): %s' % (p.returncode, p.stderr[-300:]))
+    finally:
+        lund.stop()
+
+
 def case_transport(tmp):
     import threading
     root = os.path.join(tmp, 'root')
