@@ -412,7 +412,6 @@ int names_serial_path(const char *name, const char *id_path, char ret[static NAM
 	size_t nl, tl;
 	int r;
 
-	assert_return(ret, -EINVAL);
 	if (isempty(name) || isempty(id_path))
 		return -EINVAL;
 	/* Every input byte becomes at least one output byte: longer inputs cannot fit. */
@@ -443,7 +442,7 @@ bool names_serial_path_other(const char *name, const char *id_path, const char *
 
 int names_unit_serial(const ScsiIdent *id80, char ret[static NAME_MAX + 1])
 {
-	assert_return(id80 && ret, -EINVAL);
+	assert_return(id80, -EINVAL);
 	/* A serial of the page's own: scsi_id's short form is the page's serial alone. */
 	if (!id80->have_serial || id80->serial_source != IDENT_SERIAL_PG80 ||
 	    isempty(id80->serial_short))

@@ -270,7 +270,7 @@ int lu_naming_rule_name(const LuNaming *n, NameRule rule, char ret[static NAME_M
 	_cleanup_(identity_done) Identity ident = {};
 	int r;
 
-	assert_return(n && ret, -EINVAL);
+	assert_return(n, -EINVAL);
 	ret[0] = 0;
 	/* The 254 bytes of page 0x80 kept are all scsi_id reads of it; only unit-serial reads
 	 * them. */

@@ -81,7 +81,7 @@ int name_rule_unit_serial(const ScsiIdentInput *in, char ret[static NAME_MAX + 1
 	ScsiIdentInput in80;
 	int r;
 
-	assert_return(in && ret, -EINVAL);
+	assert_return(in, -EINVAL);
 	id = malloc(sizeof(*id));
 	if (!id)
 		return -ENOMEM;

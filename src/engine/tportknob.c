@@ -236,12 +236,17 @@ int tport_apply(int rootfd, const Tport *t, const char *const want[_TPORT_KNOB_M
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < ELEMENTSOF(order); i++) {
 			TportKnob k = order[i];
-			int r;
+			int *error, r;
 
-			if (!want[k] || (pass == 1 && res.error[k] != -EINVAL))
+			/* always so (order[] holds knobs); said for gcc 14, which otherwise takes
+			 * k for out of res.error's bounds */
+			if ((size_t)k >= ELEMENTSOF(res.error))
+				continue;
+			error = &res.error[k];
+			if (!want[k] || (pass == 1 && *error != -EINVAL))
 				continue;
 			if (knobs[k].kind != t->kind) {
-				res.error[k] = -EOPNOTSUPP;
+				*error = -EOPNOTSUPP;
 				continue;
 			}
 			r = apply_one(rootfd, t, k, want[k], &res);
@@ -249,7 +254,7 @@ int tport_apply(int rootfd, const Tport *t, const char *const want[_TPORT_KNOB_M
 				tport_result_done(&res);
 				return r;
 			}
-			res.error[k] = r < 0 ? r : 0;
+			*error = r < 0 ? r : 0;
 			if (r > 0) {
 				res.changed[k] = true;
 				changed++;
