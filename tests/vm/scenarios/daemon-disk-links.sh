@@ -1,6 +1,6 @@
 #!/bin/bash
 # daemon-disk-links: lund --manage-disk-links makes /dev/disk/by-id exactly as udev does.
-#  - udevd with Debian 12's rules (daemon-disk-links-13: 13's) and sg3-utils-udev builds
+#  - udevd with Debian 13's rules (udev 257) and sg3-utils-udev builds
 #    /dev/disk/by-id for the SAN, a third scsi_debug host with IDs of its own and a partition
 #    table on scsi_debug's store; the names and targets are recorded, with every claimant of
 #    every name from udev's database.
@@ -18,7 +18,7 @@
 #    host goes and another comes, the restarted lund leaves no stale link and makes the new ones;
 #    a link lund never made stays untouched throughout.
 # vm-flavour: udev-root
-# vm-release: 12 13
+# vm-release: 13
 # vm-topology: san
 # vm-timeout: 600
 # vm-qemu: -blockdev driver=null-co,node-name=vblk0,read-zeroes=on,size=16777216 -device virtio-blk-pci,drive=vblk0,serial=LUNDVIRTBLK01,addr=0x1e
