@@ -175,6 +175,16 @@ if [ "$(id -u)" = 0 ] && stop_lund && rm -rf "$TREE/dev/scsi/by-id" "$RUN/links"
         start_lund
         n=$(LINKS)
         check "/dev full: some links fail ($n made)" [ "$n" -lt 32 ]
+        # each failure is logged once per cause: the retries failing for the same one
+        # (ENOSPC) say so in their summary, not link by link again
+        said=$(grep -c "failed to update link" "$TMP/lund.log")
+        for _ in $(seq 120); do
+                [ "$(grep -c "Retrying .* link writes that failed" "$TMP/lund.log")" -ge 2 ] && break
+                sleep 0.5
+        done
+        check "two retries while full" [ "$(grep -c "Retrying .* link writes" "$TMP/lund.log")" -ge 2 ]
+        check "failures logged once per cause ($said, then $(grep -c "failed to update link" "$TMP/lund.log"))" \
+                [ "$(grep -c "failed to update link" "$TMP/lund.log")" = "$said" ]
         mount -o remount,nr_inodes=4096 "$TREE/dev/scsi/by-id"
         for _ in $(seq 60); do [ "$(LINKS)" = 32 ] && break; sleep 0.5; done
         check "room made: the retry timer makes every link ($(LINKS))" [ "$(LINKS)" = 32 ]
