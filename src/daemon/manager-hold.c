@@ -185,10 +185,7 @@ static void hold_reconcile(Manager *m, const ScanSelector *scope, const char *te
 		if (scope_has(scope, t->host->number, t->channel, t->id, lu->lun))
 			manager_links_dirty(m, lu);
 	}
-	if (!m->scanner ||
-	    (!host_scanner_busy(m->scanner) &&
-	     sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started) < 0) ||
-	    host_scanner_queue_full(m->scanner, scope, SCAN_ADD | SCAN_REMOVE, "hold released") < 0)
+	if (manager_queue_scope_scan(m, scope, "hold released") < 0)
 		log_warning("Cannot rescan %s after its hold; a resync or `lunctl rescan %s` will",
 		            text, text);
 }

@@ -317,6 +317,7 @@ int manager_scan_quirk(void *userdata, int type, const char *vendor, const char 
 int manager_rescan_target(Inventory *inv, Target *t, void *userdata);
 /* ErrorTracker's rescan action */
 int manager_error_rescan(const char *hctl, void *userdata);
+int manager_queue_scope_scan(Manager *m, const ScanSelector *sel, const char *reason);
 /* The LU @hctl's directory below the root as the inventory has it (ErrorDirFn); NULL when it
  * does not know the LU. */
 const char *manager_lu_dir(const char *hctl, void *userdata);

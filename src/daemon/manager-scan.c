@@ -313,17 +313,23 @@ int manager_error_rescan(const char *hctl, void *userdata)
 
 	if (!lu)
 		return -ENODEV;
-	if (!m->scanner)
-		return -EOPNOTSUPP;
 	sel = (ScanSelector){
 		.host = lu->target->host->number,
 		.channel = lu->target->channel,
 		.target = lu->target->id,
 		.lun = SCAN_ANY,
 	};
+	return manager_queue_scope_scan(m, &sel, "error threshold");
+}
+
+/* Queue a full scan (adds and removals) of SEL; the scan's clock starts if none runs. */
+int manager_queue_scope_scan(Manager *m, const ScanSelector *sel, const char *reason)
+{
+	if (!m->scanner)
+		return -EOPNOTSUPP;
 	if (!host_scanner_busy(m->scanner))
 		sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
-	return host_scanner_queue_full(m->scanner, &sel, SCAN_ADD | SCAN_REMOVE, "error threshold");
+	return host_scanner_queue_full(m->scanner, sel, SCAN_ADD | SCAN_REMOVE, reason);
 }
 
 /* ---- host scans (--scan=, scsi_mod.scan=manual) ---- */
