@@ -178,7 +178,7 @@ static int scan_job_run(void *data)
 	/* The request's own limits, the owner's quirks. */
 	if (s->have_pol) {
 		pol.quirk = s->pol.quirk;
-		pol.excluded = s->pol.excluded;
+		pol.leave = s->pol.leave;
 		pol.userdata = s->pol.userdata;
 	}
 	ctx.policy = &pol;

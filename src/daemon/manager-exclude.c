@@ -62,7 +62,8 @@ void manager_exclusion_free(Manager *m)
 	m->excluded = mfree(m->excluded);
 }
 
-bool manager_scan_excluded(void *userdata, const ScanLu *lu, char *rule, size_t size)
+bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char *rule,
+                        size_t size)
 {
 	Manager *m = userdata;
 	ExclusionFacts f = { .host = lu->host,

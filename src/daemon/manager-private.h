@@ -273,8 +273,10 @@ json_object *manager_state_json(Manager *m);
  * the scans' list of excluded LUs. */
 void manager_exclusion_update(Manager *m, const Lu *lu, bool gone);
 void manager_exclusion_free(Manager *m);
-/* ScanPolicy.excluded: an LU of that list, else one whose address and type an [exclude] takes. */
-bool manager_scan_excluded(void *userdata, const ScanLu *lu, char *rule, size_t size);
+/* ScanPolicy.leave: a held LU, an LU of that list, else one whose address and type an
+ * [exclude] takes. */
+bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char *why,
+                        size_t size);
 
 /* manager-hold.c (lund(8), HOLDS) */
 /* Hold @scope (H, H:C:T or H:C:T:L) for @reason, @timeout_sec (0: until released); replaces a

@@ -570,12 +570,11 @@ void manager_host_scan_set_policy(Manager *m)
 {
 	bool excl = exclusion_any(policy_engine_conf(m->policy)) || m->n_holds > 0;
 
-	host_scanner_set_policy(
-	        m->scanner,
-	        scan_quirks_active(m->scan_quirks) || excl
-	                ? &(ScanPolicy){ .quirk = manager_scan_quirk,
-	                                 .excluded = excl ? manager_scan_excluded : NULL,
-	                                 .userdata = m }
-	                : NULL,
-	        &m->scan_lock);
+	host_scanner_set_policy(m->scanner,
+	                        scan_quirks_active(m->scan_quirks) || excl
+	                                ? &(ScanPolicy){ .quirk = manager_scan_quirk,
+	                                                 .leave = excl ? manager_scan_leave : NULL,
+	                                                 .userdata = m }
+	                                : NULL,
+	                        &m->scan_lock);
 }

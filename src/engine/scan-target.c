@@ -339,17 +339,21 @@ static void record_kernel_added(Scan *s, ScanTarget *t)
 	scan_lus_free(lus, n);
 }
 
-/* Is @lu excluded? Then a KEEP action saying so is recorded: true. */
-static bool keep_excluded(Scan *s, const ScanLu *lu, const char *reason)
+/* Does the policy leave @lu alone instead of @what? Then a KEEP action saying why is recorded
+ * (when @record): true. */
+static bool leave_alone(Scan *s, const ScanLu *lu, ScanActionKind what, const char *reason,
+                        bool record)
 {
-	char rule[160];
+	char why[160];
 	ScanAction a;
 
-	if (!s->pol.excluded || !s->pol.excluded(s->pol.userdata, lu, rule, sizeof(rule)))
+	if (!s->pol.leave || !s->pol.leave(s->pol.userdata, lu, what, why, sizeof(why)))
 		return false;
-	scan_action_init(&a, SCAN_ACTION_KEEP, lu);
-	snprintf(a.reason, sizeof(a.reason), "%s; kept: %s", reason, rule);
-	(void)scan_record_action(s, &a);
+	if (record) {
+		scan_action_init(&a, SCAN_ACTION_KEEP, lu);
+		snprintf(a.reason, sizeof(a.reason), "%s; kept: %s", reason, why);
+		(void)scan_record_action(s, &a);
+	}
 	return true;
 }
 
@@ -360,9 +364,10 @@ static bool add_lu(Scan *s, ScanTarget *t, uint64_t lun, bool reported, const ch
 
 	snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:%" PRIu64, t->host, t->channel, t->target,
 	         lun);
-	/* a sequential walk ends at an excluded LUN (reported ones are filtered before) */
+	/* a sequential walk ends at a LUN the policy leaves alone (reported ones are filtered
+	 * before) */
 	lu.type = -1;
-	if (!reported && keep_excluded(s, &lu, reason))
+	if (!reported && leave_alone(s, &lu, SCAN_ACTION_ADD, reason, true))
 		return false;
 	scan_action_init(&a, SCAN_ACTION_ADD, &lu);
 	snprintf(a.path, sizeof(a.path), "sys/class/scsi_host/host%u/scan", t->host);
@@ -442,7 +447,7 @@ static void remove_or_keep(Scan *s, ScanLu *lu, const char *reason)
 	ScanAction a;
 
 	scan_lu_details(s->rootfd, lu);
-	if (keep_excluded(s, lu, reason))
+	if (leave_alone(s, lu, SCAN_ACTION_REMOVE, reason, true))
 		return;
 	if (!(s->flags & SCAN_REMOVE)) {
 		scan_action_init(&a, SCAN_ACTION_KEEP, lu);
@@ -530,16 +535,20 @@ static int report_luns_retry(Scan *s, ScanTarget *t, const ScanLu *via, uint8_t 
 /* The per-LU checks that do not depend on the LUN inventory (--resize, --ids). */
 static void check_lu(Scan *s, ScanTarget *t, ScanLu *lu)
 {
-	bool changed = false;
+	bool changed = false, resize = s->flags & SCAN_RESIZE, ids = s->flags & SCAN_IDS;
 
-	if ((s->flags & (SCAN_RESIZE | SCAN_IDS)) && s->pol.excluded) {
+	if ((resize || ids) && s->pol.leave) {
+		bool left;
+
 		scan_lu_details(s->rootfd, lu); /* its type, for the rules */
-		if (keep_excluded(s, lu, "not checked"))
-			return;
+		left = resize && leave_alone(s, lu, SCAN_ACTION_RESIZE, "not checked", true);
+		resize = resize && !left;
+		/* one KEEP per LU when the policy leaves it wholly alone */
+		ids = ids && !leave_alone(s, lu, SCAN_ACTION_REIDENTIFY, "not checked", !left);
 	}
-	if (s->flags & SCAN_RESIZE)
+	if (resize)
 		changed |= resize_check(s, t, lu);
-	if (s->flags & SCAN_IDS)
+	if (ids)
 		changed |= scan_ids_check(s, t, lu);
 	if (changed && !scan_was_probe_added(s, lu->hctl) && t->unchanged > 0)
 		t->unchanged--; /* counted as resized or reidentified instead */
@@ -687,9 +696,10 @@ static void finish_target(Scan *s, TargetJob *tj)
 {
 	ScanTarget *t = &tj->t;
 	size_t k = 0;
-	bool excluded = false;
+	bool left = false;
 
-	/* excluded LUNs are not added: nor by a whole-target scan, which would add them too */
+	/* LUNs the policy leaves alone are not added: nor by a whole-target scan, which would add
+	 * them too */
 	for (size_t i = 0; i < tj->n_missing; i++) {
 		ScanLu lu = { .host = t->host,
 			      .channel = t->channel,
@@ -699,12 +709,12 @@ static void finish_target(Scan *s, TargetJob *tj)
 
 		snprintf(lu.hctl, sizeof(lu.hctl), "%u:%u:%u:%" PRIu64, t->host, t->channel,
 		         t->target, lu.lun);
-		if (keep_excluded(s, &lu, "reported, not instantiated"))
-			excluded = true;
+		if (leave_alone(s, &lu, SCAN_ACTION_ADD, "reported, not instantiated", true))
+			left = true;
 		else
 			tj->missing[k++] = tj->missing[i];
 	}
-	if (k >= 2 && !excluded && scan_whole_target_selected(s, t))
+	if (k >= 2 && !left && scan_whole_target_selected(s, t))
 		add_reported_batch(s, t, tj->missing, k);
 	else
 		for (size_t i = 0; i < k; i++)

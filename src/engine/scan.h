@@ -202,14 +202,16 @@ typedef struct ScanPolicy {
 	int (*quirk)(void *userdata, int type, const char *vendor, const char *model,
 	             const char *revision, ScanQuirk *ret);
 	/*
-	 * Exclusions (lund.conf(5) EXCLUSIONS): is @lu one the scan leaves alone? @lu->type is
-	 * -1 for a reported LUN not instantiated yet. Such an LU is neither added, removed,
-	 * resized nor re-identified: a KEEP action gives why, which the callback writes to @rule
-	 * (@size bytes) as a phrase: "excluded by [exclude NAME]", "held by a hold on 2:0:1 (...)".
-	 * May be NULL. Called from worker threads.
+	 * The one policy decision (exclusions, holds, reaction policy; lund.conf(5)): does the
+	 * scan leave @lu alone instead of the action @what (ADD, REMOVE, RESIZE or REIDENTIFY)?
+	 * @lu->type is -1 for a reported LUN not instantiated yet. True records a KEEP action
+	 * whose reason the callback writes to @why (@size bytes) as a phrase: "excluded by
+	 * [exclude NAME]", "held by a hold on 2:0:1 (...)". May be NULL. Called from worker
+	 * threads.
 	 */
-	bool (*excluded)(void *userdata, const ScanLu *lu, char *rule, size_t size);
-	void *userdata; /* for quirk and excluded */
+	bool (*leave)(void *userdata, const ScanLu *lu, ScanActionKind what, char *why,
+	              size_t size);
+	void *userdata; /* for quirk and leave */
 } ScanPolicy;
 
 typedef struct ScanContext {

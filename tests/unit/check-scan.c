@@ -60,11 +60,12 @@ typedef struct Fake {
 	size_t n_busy;
 	unsigned report_calls;
 	unsigned inquiry_calls;
-	int inquiry_error;    /* every INQUIRY fails with this */
-	bool use_quirk;       /* run() passes fake_quirk as the policy's quirk callback */
-	const char *excluded; /* run() passes fake_excluded: this glob of H:C:T:L is excluded */
-	ScanQuirk quirk;      /* what the callback answers for vendor FAKE, model DISK */
-	int quirk_type;       /* what the callback was asked, for the assertions */
+	int inquiry_error;        /* every INQUIRY fails with this */
+	bool use_quirk;           /* run() passes fake_quirk as the policy's quirk callback */
+	const char *excluded;     /* run() passes fake_leave: this glob of H:C:T:L is left alone */
+	bool leave_removals_only; /* ... only instead of removals (an "add only" policy) */
+	ScanQuirk quirk;          /* what the callback answers for vendor FAKE, model DISK */
+	int quirk_type;           /* what the callback was asked, for the assertions */
 	char quirk_vendor[32], quirk_model[32], quirk_rev[32];
 	unsigned quirk_calls;
 	unsigned probe_tasks;     /* threads of this process when the target probe was written */
@@ -527,8 +528,10 @@ static void count_events(void *ud, const ScanEvent *ev)
 	}
 }
 
-static bool fake_excluded(void *ud, const ScanLu *lu, char *rule, size_t size)
+static bool fake_leave(void *ud, const ScanLu *lu, ScanActionKind what, char *rule, size_t size)
 {
+	if (fake.leave_removals_only && what != SCAN_ACTION_REMOVE)
+		return false;
 	if (fnmatch(fake.excluded, lu->hctl, 0) != 0)
 		return false;
 	snprintf(rule, size, "excluded by [exclude test]");
@@ -555,7 +558,7 @@ static void run(ScanFlags flags, const char *const *sel_strs, ScanResult *res)
 	size_t n = 0;
 	ScanPolicy pol = { .max_workers = 4,
 		           .quirk = fake.use_quirk ? fake_quirk : NULL,
-		           .excluded = fake.excluded ? fake_excluded : NULL };
+		           .leave = fake.excluded ? fake_leave : NULL };
 	ScanContext ctx = {
 		.rootfd = tree.fd,
 		.io = &fake_io,
@@ -942,6 +945,35 @@ START_TEST(test_excluded)
 	ck_assert_uint_eq(r.hosts[0].resized, 0);
 	scan_result_done(&r);
 	fake.excluded = NULL;
+}
+END_TEST
+
+/* The policy is asked per action: one that leaves only removals alone (an "add only" reaction)
+ * keeps the LUN no longer reported, while reported ones are added and a grown one resized. */
+START_TEST(test_leave_per_action)
+{
+	const ScanAction *a;
+	ScanResult r = {};
+
+	basic_world();
+	instantiate(0, 0, 0, 5); /* no longer reported */
+	wire(0, 0, 1, 2);        /* reported, not instantiated */
+	wire(0, 0, 1, 3);
+	fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
+	fake.excluded = "*";
+	fake.leave_removals_only = true;
+	run(SCAN_ADD | SCAN_REMOVE | SCAN_FORCE | SCAN_RESIZE, NULL, &r);
+	ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
+	ck_assert_ptr_nonnull((a = action(&r, SCAN_ACTION_KEEP, "0:0:0:5")));
+	ck_assert_ptr_nonnull(strstr(a->reason, "kept: excluded by [exclude test]"));
+	ck_assert(exists("sys/bus/scsi/devices/0:0:1:2") && exists("sys/bus/scsi/devices/0:0:1:3"));
+	ck_assert(wrote("sys/bus/scsi/devices/0:0:0:1/rescan=1"));
+	ck_assert_uint_eq(r.hosts[0].removed, 0);
+	ck_assert_uint_eq(r.hosts[0].added, 2);
+	ck_assert_uint_eq(r.hosts[0].resized, 1);
+	scan_result_done(&r);
+	fake.excluded = NULL;
+	fake.leave_removals_only = false;
 }
 END_TEST
 
@@ -1753,6 +1785,7 @@ static Suite *scan_suite(void)
 	tcase_add_test(tc, test_add_selected_ids);
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_excluded);
+	tcase_add_test(tc, test_leave_per_action);
 	tcase_add_loop_test(tc, test_remove_in_use, 0, _BUSY_MAX);
 	CHECK_ADD_LOOP(tc, test_remove_in_use_char, char_busy);
 	CHECK_ADD_LOOP(tc, test_failed_target, bad_cases);
