@@ -37,37 +37,32 @@ rm -rf "$res"; mkdir -p "$res"
 export LUND_KERNEL_RESULTS=$res
 "$REPO/tests/vm/setup"
 rc=0
-"$REPO/tests/vm/run" --no-build kernel-stock >"$res/stock.log" 2>&1 & p1=$!
-LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-patched >"$res/patched.log" 2>&1 & p2=$!
+# lund's binaries for lund-errpolicy-* (`lunctl policy` must be in them), built once before
+# both runners copy them: tests/vm/run's build directory, $LUND_VM_BUILD or build-vm
+build=${LUND_VM_BUILD:-$REPO/build-vm}
+[ -d "$build" ] || meson setup "$build" "$REPO" >/dev/null
+ninja -C "$build" src/cli/lunctl src/daemon/lund >/dev/null
+# Stock and patched side by side, one runner each (one VM each): the failing commands alone
+# (kernel-*), with udevd running (kernel-udev-*: the events and re-probes they cause), and
+# lund's side (lund-errpolicy-*: `lunctl policy`, the device going offline and an iSCSI session
+# lost until its LUs are transport-offline, the iscsi.* rows of the table).
+pairs="kernel lund-errpolicy"
+[ "$line" != 6.1 ] || pairs="$pairs kernel-udev" # the udev pair needs the 6.1 root image
+stock=() patched=()
+for p in $pairs; do stock+=("$p-stock"); patched+=("$p-patched"); done
+"$REPO/tests/vm/run" --no-build --jobs 1 "${stock[@]}" >"$res/stock.log" 2>&1 & p1=$!
+LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build --jobs 1 "${patched[@]}" \
+	>"$res/patched.log" 2>&1 & p2=$!
 wait $p1 || rc=1
 wait $p2 || rc=1
 cat "$res/stock.log" "$res/patched.log"
-# lund's side: `lunctl policy`, the device going offline and an iSCSI session lost until its LUs
-# are transport-offline (iscsi.* rows of the table), on both kernels (binaries from
-# tests/vm/run's build directory, $LUND_VM_BUILD or build-vm, rebuilt first: lunctl policy must
-# be in it), one VM after the other (~50 s and ~60 s)
-errpolicy() {
-	"$REPO/tests/vm/run" lund-errpolicy-stock >"$res/errpolicy-stock.log" 2>&1 || rc=1
-	LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build lund-errpolicy-patched \
-		>"$res/errpolicy-patched.log" 2>&1 || rc=1
-	cat "$res/errpolicy-stock.log" "$res/errpolicy-patched.log"
-}
 if [ "$line" != 6.1 ]; then
-	errpolicy
 	python3 "$KDIR/table.py" --faults-only "$res/stock.txt,$res/iscsi-stock.txt" \
 		"$res/patched.txt,$res/iscsi-patched.txt" || rc=1
 	t2=$(date +%s)
 	echo "kernel/test.sh: $line: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
 	exit $rc
 fi
-# the same failing commands with udevd running (udev events and re-probes they cause)
-"$REPO/tests/vm/run" --no-build kernel-udev-stock >"$res/udev-stock.log" 2>&1 & p1=$!
-LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build kernel-udev-patched \
-	>"$res/udev-patched.log" 2>&1 & p2=$!
-wait $p1 || rc=1
-wait $p2 || rc=1
-cat "$res/udev-stock.log" "$res/udev-patched.log"
-errpolicy
 python3 "$KDIR/table.py" "$res/stock.txt,$res/udev-stock.txt,$res/iscsi-stock.txt" \
 	"$res/patched.txt,$res/udev-patched.txt,$res/iscsi-patched.txt" || rc=1
 t2=$(date +%s)

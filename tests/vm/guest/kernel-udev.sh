@@ -7,8 +7,11 @@
 # failing. Results: RESULT key=value lines, in kernel/test.sh's stock-vs-patched table.
 
 . /vm/guest/kernel-lib.sh
+# udevadm settle pings udevd first; under a loaded host that ping once failed with "Failed to
+# wait for daemon to reply: Broken pipe" while udevd ran on: ask once more before giving up
+settle() { udevadm settle --timeout=120 || { sleep 1 && udevadm settle --timeout=120; }; }
 kernel_disk
-udevadm settle --timeout=120
+settle
 
 MON=/tmp/udev-monitor
 udevadm monitor --udev -s scsi -s block >"$MON" 2>/dev/null &
@@ -23,13 +26,13 @@ changes() { grep -c "^UDEV .* change .*($1)\$" "$MON"; }
 # fail KEY N: N reads of a bad LBA (unrecovered read error: one command each, never retried);
 # the udev events and the commands they caused, once udevd has processed everything
 fail() {
-	udevadm settle --timeout=120
+	settle
 	_s=$(changes scsi) _b=$(changes block) _c=$(cnt) _i=0
 	inject 2 0
 	while [ $_i -lt "$2" ]; do rd 4660 >/dev/null 2>&1 || true; _i=$((_i + 1)); done
 	inject 0 0
 	sleep 2 # the kernel sends its events from a workqueue
-	udevadm settle --timeout=120
+	settle
 	sleep 1 # the monitor prints after udevd's processing
 	vm_result "udev.$1.reads=$2" "udev.$1.scsi_changes=$(( $(changes scsi) - _s ))" \
 		"udev.$1.disk_changes=$(( $(changes block) - _b ))" \
@@ -65,11 +68,11 @@ if [ "$patched" = 1 ]; then
 		echo 5000 >"$SD/evt_error_interval_ms"
 		echo 1 >"$SD/evt_error"
 		echo 1 >$WS
-		udevadm settle --timeout=120
+		settle
 		_s=$(changes scsi) _e=$(errsum)
 		blkdiscard -z -o 0 -l 65536 "$DEV" && _r=ok || _r=fail
 		sleep 2
-		udevadm settle --timeout=120
+		settle
 		sleep 1
 		vm_result quiet.result=$_r quiet.counted=$(( $(errsum) - _e )) \
 			quiet.scsi_changes=$(( $(changes scsi) - _s )) \
