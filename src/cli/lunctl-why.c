@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "exclusion.h"
+#include "hostfacts.h"
 #include "hwdb.h"
 #include "identify.h"
 #include "log.h"
@@ -422,15 +423,19 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 /* lund.conf(5) EXCLUSIONS: the verdict lund gives the LU, by the lund.conf lund reads (--config,
  * else the installed one below --root). *ret_conf is NULL when there is no file to read. */
 static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
-                         ExclusionVerdict *ret)
+                         ExclusionVerdict *ret, ReactVerdict ret_react[_REACT_ACTION_MAX])
 {
 	_cleanup_(lu_product_done) LuProduct prod = {};
+	_cleanup_(hostfacts_done) HostFacts host = {};
 	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
 	LundConf *c = NULL;
 	ExclusionFacts f;
 	int r;
 
 	*ret = (ExclusionVerdict){};
+	for (ReactAction a = 0; a < _REACT_ACTION_MAX; a++)
+		ret_react[a] = (ReactVerdict){};
 	*ret_conf = NULL;
 	if (o->conf_path)
 		path = strdup(o->conf_path);
@@ -459,9 +464,40 @@ static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, L
 		.lun = (int64_t)lu->lun,
 		.type = prod.type,
 	};
+	rootfd = sysfs_open_root(o->root);
+	if (rootfd >= 0 && hostfacts_read(rootfd, lu->host, &host) >= 0) {
+		f.driver = host.driver;
+		f.transport = host.kind;
+	}
 	exclusion_judge(c, &f, ret);
+	for (ReactAction a = 0; a < _REACT_ACTION_MAX; a++)
+		reaction_judge(c, &f, a, &ret_react[a]);
 	*ret_conf = c;
 	return 0;
+}
+
+/* lund.conf(5) REACTIONS: what lund only reports for the LU (a host's new_hosts is no LU's). */
+static void why_reactions_print(const LundConf *c, const ExclusionVerdict *v,
+                                const ReactVerdict react[_REACT_ACTION_MAX])
+{
+	static const char *const what[_REACT_ACTION_MAX] = {
+		[REACT_ADD] = "adds no LUN of its target",
+		[REACT_REMOVE] = "removes nothing from its target",
+		[REACT_RESIZE] = "does not re-read a changed capacity",
+		[REACT_RENAME] = "does not re-read changed IDs and keeps its names",
+	};
+
+	if (v->excluded)
+		return;
+	for (ReactAction a = 0; a < REACT_SCAN_HOST; a++) {
+		char why[160];
+
+		if (!react[a].report || (a == REACT_REMOVE && react[REACT_ADD].report))
+			continue;
+		reaction_why(&react[a], why, sizeof(why));
+		printf("%s (%s:%u): lund %s, it reports it\n", why, conf_get_path(c), react[a].line,
+		       what[a]);
+	}
 }
 
 static void why_exclusion_print(const LundConf *c, const ExclusionVerdict *v)
@@ -500,6 +536,7 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 {
 	_cleanup_(conf_unrefp) LundConf *conf = NULL;
 	ExclusionVerdict excl;
+	ReactVerdict react[_REACT_ACTION_MAX];
 	const char *const *aliases = links->in.aliases;
 	size_t n_aliases = links->in.n_aliases;
 	char dirs[128];
@@ -514,7 +551,7 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 		log_error_errno(r, "%s: cannot look up the naming rule: %m", lu->hctl);
 		return EXIT_DEVICE;
 	}
-	r = why_exclusion(o, lu, i, &conf, &excl);
+	r = why_exclusion(o, lu, i, &conf, &excl, react);
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot read the exclusions: %m", lu->hctl);
 		return EXIT_DEVICE;
@@ -530,6 +567,7 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 
 	printf("%s\n", lu->hctl);
 	why_exclusion_print(conf, &excl);
+	why_reactions_print(conf, &excl, react);
 	if (rw.name[0]) {
 		char src[512];
 
