@@ -422,15 +422,50 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 
 /* lund.conf(5) EXCLUSIONS: the verdict lund gives the LU, by the lund.conf lund reads (--config,
  * else the installed one below --root). *ret_conf is NULL when there is no file to read. */
+void lunctl_facts_read(int rootfd, const LuRef *lu, const Identity *i, LunctlFacts *ret)
+{
+	uint64_t type = UINT64_MAX;
+
+	*ret = (LunctlFacts){};
+	if (lu->syspath) {
+		ret->vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
+		ret->model = attr_trimmed(rootfd, lu->syspath, "model");
+		(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
+	}
+	if (hostfacts_read(rootfd, lu->host, &ret->host) < 0)
+		ret->host = (HostFacts){};
+	ret->f = (ExclusionFacts){
+		.serial = i ? i->serial : NULL,
+		.wwn = i ? i->wwn : NULL,
+		.vendor = ret->vendor,
+		.model = ret->model,
+		.host = lu->host,
+		.channel = lu->channel,
+		.target = lu->target,
+		.lun = (int64_t)lu->lun,
+		.type = type <= 0x1f ? (int)type : -1,
+		.driver = ret->host.driver,
+		.transport = ret->host.kind[0] ? ret->host.kind : NULL,
+	};
+}
+
+void lunctl_facts_done(LunctlFacts *x)
+{
+	free(x->vendor);
+	free(x->model);
+	hostfacts_done(&x->host);
+}
+
+/* lund.conf(5) EXCLUSIONS and REACTIONS: the verdicts lund gives the LU, by the lund.conf lund
+ * reads (--config, else the installed one below --root). *ret_conf is NULL when there is no
+ * file to read. */
 static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
                          ExclusionVerdict *ret, ReactVerdict ret_react[_REACT_ACTION_MAX])
 {
-	_cleanup_(lu_product_done) LuProduct prod = {};
-	_cleanup_(hostfacts_done) HostFacts host = {};
+	_cleanup_(lunctl_facts_done) LunctlFacts x = {};
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int rootfd = -EBADF;
 	LundConf *c = NULL;
-	ExclusionFacts f;
 	int r;
 
 	*ret = (ExclusionVerdict){};
@@ -452,26 +487,18 @@ static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, L
 		conf_unref(c);
 		return 0;
 	}
-	lu_product_read(o, lu, &prod);
-	f = (ExclusionFacts){
-		.serial = i->serial,
-		.wwn = i->wwn,
-		.vendor = prod.vendor,
-		.model = prod.model,
-		.host = lu->host,
-		.channel = lu->channel,
-		.target = lu->target,
-		.lun = (int64_t)lu->lun,
-		.type = prod.type,
-	};
 	rootfd = sysfs_open_root(o->root);
-	if (rootfd >= 0 && hostfacts_read(rootfd, lu->host, &host) >= 0) {
-		f.driver = host.driver;
-		f.transport = host.kind;
-	}
-	exclusion_judge(c, &f, ret);
+	if (rootfd >= 0)
+		lunctl_facts_read(rootfd, lu, i, &x);
+	else
+		x.f = (ExclusionFacts){ .host = lu->host,
+			                .channel = lu->channel,
+			                .target = lu->target,
+			                .lun = (int64_t)lu->lun,
+			                .type = -1 };
+	exclusion_judge(c, &x.f, ret);
 	for (ReactAction a = 0; a < _REACT_ACTION_MAX; a++)
-		reaction_judge(c, &f, a, &ret_react[a]);
+		reaction_judge(c, &x.f, a, &ret_react[a]);
 	*ret_conf = c;
 	return 0;
 }
