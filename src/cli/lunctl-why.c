@@ -456,11 +456,8 @@ void lunctl_facts_done(LunctlFacts *x)
 	hostfacts_done(&x->host);
 }
 
-/* lund.conf(5) EXCLUSIONS and REACTIONS: the verdicts lund gives the LU, by the lund.conf lund
- * reads (--config, else the installed one below --root). *ret_conf is NULL when there is no
- * file to read. */
-static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
-                         ExclusionVerdict *ret, ReactVerdict ret_react[_REACT_ACTION_MAX])
+int lunctl_lu_verdicts(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
+                       ExclusionVerdict *ret, ReactVerdict ret_react[_REACT_ACTION_MAX])
 {
 	_cleanup_(lunctl_facts_done) LunctlFacts x = {};
 	_cleanup_free_ char *path = NULL;
@@ -578,7 +575,7 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 		log_error_errno(r, "%s: cannot look up the naming rule: %m", lu->hctl);
 		return EXIT_DEVICE;
 	}
-	r = why_exclusion(o, lu, i, &conf, &excl, react);
+	r = lunctl_lu_verdicts(o, lu, i, &conf, &excl, react);
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot read the exclusions: %m", lu->hctl);
 		return EXIT_DEVICE;
