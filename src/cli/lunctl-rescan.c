@@ -79,14 +79,6 @@ typedef struct QuirkCtx {
  * lund's alone. */
 static bool on_leave(void *userdata, const ScanLu *slu, ScanActionKind what, char *why, size_t size)
 {
-	static const ReactAction react[_SCAN_ACTION_KIND_MAX] = {
-		[SCAN_ACTION_PROBE] = _REACT_ACTION_INVALID,
-		[SCAN_ACTION_ADD] = REACT_ADD,
-		[SCAN_ACTION_REMOVE] = REACT_REMOVE,
-		[SCAN_ACTION_KEEP] = _REACT_ACTION_INVALID,
-		[SCAN_ACTION_RESIZE] = REACT_RESIZE,
-		[SCAN_ACTION_REIDENTIFY] = REACT_RENAME,
-	};
 	QuirkCtx *c = userdata;
 	_cleanup_(lunctl_facts_done) LunctlFacts x = {};
 	_cleanup_(identity_done) Identity ident = {};
@@ -94,24 +86,12 @@ static bool on_leave(void *userdata, const ScanLu *slu, ScanActionKind what, cha
 		.host = slu->host, .channel = slu->channel, .target = slu->target, .lun = slu->lun
 	};
 	bool known = false;
-	ExclusionVerdict v;
-	ReactVerdict rv;
 
 	if (slu->type >= 0 && probe_resolve(c->rootfd, slu->hctl, &lu) >= 0)
 		known = identify_lu(c->rootfd, &lu, &(IdentifyOptions){ .flags = PROBE_SYSFS_ONLY },
 		                    &ident) >= 0;
 	lunctl_facts_read(c->rootfd, &lu, known ? &ident : NULL, &x);
-	exclusion_judge(c->conf, &x.f, &v);
-	if (v.excluded) {
-		snprintf(why, size, "excluded by [exclude %s]", v.rule);
-		return true;
-	}
-	if (what < 0 || what >= _SCAN_ACTION_KIND_MAX || react[what] < 0)
-		return false;
-	reaction_judge(c->conf, &x.f, react[what], &rv);
-	if (rv.report)
-		reaction_why(&rv, why, size);
-	return rv.report;
+	return exclusion_leaves(c->conf, &x.f, what, why, size);
 }
 
 static int on_quirk(void *userdata, int type, const char *vendor, const char *model,

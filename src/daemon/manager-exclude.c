@@ -22,38 +22,23 @@
 #include "manager-private.h"
 
 struct ExcludedLu {
-	char *hctl, *rule;               /* rule: the [exclude NAME]; NULL when not excluded */
-	char *report[_REACT_ACTION_MAX]; /* "luns = add by [react NAME]": what lund only reports */
+	char *hctl;
+	/* per scan action, why the scans leave it alone: "excluded by [exclude NAME]", "luns =
+	 * add by [react NAME]"; NULL: they do not */
+	char *why[_SCAN_ACTION_KIND_MAX];
 };
 
 static void excluded_lu_done(ExcludedLu *e)
 {
 	free(e->hctl);
-	free(e->rule);
-	for (int a = 0; a < _REACT_ACTION_MAX; a++)
-		free(e->report[a]);
+	for (int a = 0; a < _SCAN_ACTION_KIND_MAX; a++)
+		free(e->why[a]);
 }
 
 static void excluded_drop(Manager *m, size_t i)
 {
 	excluded_lu_done(&m->excluded[i]);
 	m->excluded[i] = m->excluded[--m->n_excluded];
-}
-
-static ReactAction react_action_of(ScanActionKind what)
-{
-	switch (what) {
-	case SCAN_ACTION_ADD:
-		return REACT_ADD;
-	case SCAN_ACTION_REMOVE:
-		return REACT_REMOVE;
-	case SCAN_ACTION_RESIZE:
-		return REACT_RESIZE;
-	case SCAN_ACTION_REIDENTIFY:
-		return REACT_RENAME;
-	default:
-		return _REACT_ACTION_INVALID;
-	}
 }
 
 bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, size_t size)
@@ -70,22 +55,17 @@ bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, s
 
 void manager_exclusion_update(Manager *m, const Lu *lu, bool gone)
 {
-	ExclusionVerdict v = {};
+	ExclusionFacts f;
 	ExcludedLu e = {};
 	bool keep = false, oom = false;
 	char why[160];
 	size_t i;
 
-	if (!gone)
-		policy_lu_verdict(m->policy, lu, &v);
-	if (v.excluded) {
-		keep = true;
-		oom = !(e.rule = strdup(v.rule));
-	}
-	for (ReactAction a = 0; !gone && !v.excluded && a < _REACT_ACTION_MAX; a++)
-		if (a != REACT_SCAN_HOST && manager_lu_reports(m, lu, a, why, sizeof(why))) {
+	policy_lu_facts(lu, &f);
+	for (ScanActionKind a = 0; !gone && a < _SCAN_ACTION_KIND_MAX; a++)
+		if (exclusion_leaves(policy_engine_conf(m->policy), &f, a, why, sizeof(why))) {
 			keep = true;
-			oom |= !(e.report[a] = strdup(why));
+			oom |= !(e.why[a] = strdup(why));
 		}
 	if (keep)
 		oom |= !(e.hctl = strdup(lu->hctl));
@@ -123,9 +103,6 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 		             .lun = (int64_t)lu->lun,
 		             .type = lu->type };
 	_cleanup_(hostfacts_done) HostFacts host = {};
-	ReactAction act = react_action_of(what);
-	ExclusionVerdict v;
-	ReactVerdict rv;
 	char why[128];
 	bool found = false, left = false;
 
@@ -141,11 +118,9 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 		if (!streq(e->hctl, lu->hctl))
 			continue;
 		found = true;
-		if (e->rule)
-			snprintf(rule, size, "excluded by [exclude %s]", e->rule);
-		else if (act >= 0 && e->report[act])
-			snprintf(rule, size, "%s", e->report[act]);
-		left = e->rule || (act >= 0 && e->report[act]);
+		left = what >= 0 && what < _SCAN_ACTION_KIND_MAX && e->why[what];
+		if (left)
+			snprintf(rule, size, "%s", e->why[what]);
 	}
 	pthread_mutex_unlock(&m->excluded_lock);
 	if (found)
@@ -156,15 +131,5 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 		f.driver = host.driver;
 		f.transport = host.kind;
 	}
-	exclusion_judge(policy_engine_conf(m->policy), &f, &v);
-	if (v.excluded) {
-		snprintf(rule, size, "excluded by [exclude %s]", v.rule);
-		return true;
-	}
-	if (act < 0)
-		return false;
-	reaction_judge(policy_engine_conf(m->policy), &f, act, &rv);
-	if (rv.report)
-		reaction_why(&rv, rule, size);
-	return rv.report;
+	return exclusion_leaves(policy_engine_conf(m->policy), &f, what, rule, size);
 }

@@ -358,6 +358,33 @@ void reaction_why(const ReactVerdict *v, char *buf, size_t size)
 		         v->rule ?: "?");
 }
 
+bool exclusion_leaves(const LundConf *conf, const ExclusionFacts *facts, ScanActionKind what,
+                      char *why, size_t size)
+{
+	static const ReactAction react[_SCAN_ACTION_KIND_MAX] = {
+		[SCAN_ACTION_PROBE] = _REACT_ACTION_INVALID,
+		[SCAN_ACTION_ADD] = REACT_ADD,
+		[SCAN_ACTION_REMOVE] = REACT_REMOVE,
+		[SCAN_ACTION_KEEP] = _REACT_ACTION_INVALID,
+		[SCAN_ACTION_RESIZE] = REACT_RESIZE,
+		[SCAN_ACTION_REIDENTIFY] = REACT_RENAME,
+	};
+	ExclusionVerdict v;
+	ReactVerdict rv;
+
+	exclusion_judge(conf, facts, &v);
+	if (v.excluded) {
+		snprintf(why, size, "excluded by [exclude %s]", v.rule);
+		return true;
+	}
+	if (what < 0 || what >= _SCAN_ACTION_KIND_MAX || react[what] < 0)
+		return false;
+	reaction_judge(conf, facts, react[what], &rv);
+	if (rv.report)
+		reaction_why(&rv, why, size);
+	return rv.report;
+}
+
 bool exclusion_needs_host_facts(const LundConf *conf)
 {
 	for (size_t i = 0; conf && i < conf_n_sections(conf); i++) {

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "scan.h"
 
 /* What an LU is judged on; a NULL string or a negative number is unknown and matches only a
  * section that does not ask for it. */
@@ -118,6 +119,15 @@ bool reaction_any(const LundConf *conf);
 /* reaction_why() - @v (one that reports) as the phrase lund logs and shows: "luns = add by
  * [react NAME]", in @buf (@size bytes, truncated). */
 void reaction_why(const ReactVerdict *v, char *buf, size_t size);
+
+/*
+ * exclusion_leaves() - the scans' one decision by @conf (ScanPolicy.leave, engine/scan.h): is
+ * the LU of @facts excluded, or does a [react] section have lund only report @what (ADD,
+ * REMOVE, RESIZE, REIDENTIFY)? Then true, with the phrase saying why in @why (@size bytes):
+ * "excluded by [exclude NAME]", "luns = add by [react NAME]". Holds are the daemon's to ask.
+ */
+bool exclusion_leaves(const LundConf *conf, const ExclusionFacts *facts, ScanActionKind what,
+                      char *why, size_t size);
 
 /* Does @conf have a section whose match keys read the host's facts (driver=, transport=)? Only
  * then need a judgement of an LU not in lund's inventory read them from sysfs. */

@@ -299,6 +299,46 @@ START_TEST(test_react)
 }
 END_TEST
 
+/* The scans' one decision: an exclusion first, then the action's reaction. */
+static const struct {
+	const char *conf;
+	ScanActionKind what;
+	const char *why; /* NULL: lund acts */
+} leaves[] = {
+	{ "[react r]\nluns = add\n", SCAN_ACTION_REMOVE, "luns = add by [react r]" },
+	{ "[react r]\nluns = add\n", SCAN_ACTION_ADD, NULL },
+	{ "[react r]\ncapacity = report\n", SCAN_ACTION_RESIZE, "capacity = report by [react r]" },
+	{ "[react r]\nidentity = report\n", SCAN_ACTION_REIDENTIFY,
+	  "identity = report by [react r]" },
+	{ "[react r]\nidentity = report\n", SCAN_ACTION_RESIZE, NULL },
+	{ "[react r]\nluns = report\n", SCAN_ACTION_PROBE, NULL },
+	/* an exclusion wins over a reaction that would let lund act */
+	{ "[exclude e]\ntransport = fc\n[react r]\nluns = add-remove\n", SCAN_ACTION_ADD,
+	  "excluded by [exclude e]" },
+	{ "[exclude e]\ntransport = sas\n[react r]\nluns = add-remove\n", SCAN_ACTION_REMOVE,
+	  NULL },
+};
+
+START_TEST(test_leaves)
+{
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
+	ExclusionFacts f = DISK_A;
+	char why[160] = "", path[PATH_MAX];
+	CheckTree t;
+	bool left;
+
+	check_tree_new(&t, "check-exclusion");
+	check_tree_put_str(&t, "lund.conf", leaves[_i].conf);
+	xsnprintf(path, "%s/lund.conf", t.path);
+	ck_assert_int_eq(conf_load_file(path, &conf), 0);
+	left = exclusion_leaves(conf, &f, leaves[_i].what, why, sizeof(why));
+	ck_assert_int_eq(left, leaves[_i].why != NULL);
+	if (leaves[_i].why)
+		ck_assert_str_eq(why, leaves[_i].why);
+	check_tree_remove(&t);
+}
+END_TEST
+
 static Suite *exclusion_suite(void)
 {
 	Suite *s = suite_create("exclusion");
@@ -308,6 +348,7 @@ static Suite *exclusion_suite(void)
 	tcase_add_test(tc, test_no_conf);
 	CHECK_ADD_LOOP(tc, test_check_entry, entries);
 	CHECK_ADD_LOOP(tc, test_react, reactions);
+	CHECK_ADD_LOOP(tc, test_leaves, leaves);
 	suite_add_tcase(s, tc);
 	return s;
 }
