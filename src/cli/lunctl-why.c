@@ -336,7 +336,8 @@ static void name_dirs(const LunctlLinks *l, const char *name, char *buf, size_t 
 
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
                     const IdentDesignator *used, const RuleWhy *rw, const char *const *aliases,
-                    size_t n_aliases, const LunctlLinks *links, json_object *exclusion)
+                    size_t n_aliases, const LunctlLinks *links, json_object *exclusion,
+                    json_object *reactions)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *names = json_object_new_array(), *desigs = json_object_new_array(),
@@ -344,6 +345,7 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 
 	if (!root || !names || !desigs || !al || !ln) {
 		json_object_put(exclusion);
+		json_object_put(reactions);
 		json_object_put(names);
 		json_object_put(desigs);
 		json_object_put(al);
@@ -354,6 +356,8 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	json_object_object_add(root, "aliases", al);
 	if (exclusion)
 		json_object_object_add(root, "exclusion", exclusion);
+	if (reactions)
+		json_object_object_add(root, "reactions", reactions);
 	for (size_t k = 0; k < n_aliases; k++) {
 		json_object *o = json_object_new_object();
 
@@ -556,6 +560,32 @@ static json_object *why_exclusion_json(const LundConf *c, const ExclusionVerdict
 	return x;
 }
 
+/* [{key, value, rule, file, line}] of the reactions that report for the LU; NULL when none. */
+static json_object *why_reactions_json(const LundConf *c, const ExclusionVerdict *v,
+                                       const ReactVerdict react[_REACT_ACTION_MAX])
+{
+	json_object *a = NULL;
+
+	for (ReactAction k = 0; !v->excluded && k < REACT_SCAN_HOST; k++) {
+		json_object *x;
+
+		if (!react[k].report || (k == REACT_REMOVE && react[REACT_ADD].report))
+			continue;
+		if (!a && !(a = json_object_new_array()))
+			return NULL;
+		x = json_object_new_object();
+		if (!x)
+			continue;
+		json_object_object_add(x, "key", json_object_new_string(react[k].key));
+		json_object_object_add(x, "value", json_object_new_string(react[k].value));
+		json_object_object_add(x, "rule", json_object_new_string(react[k].rule));
+		json_object_object_add(x, "file", json_object_new_string(conf_get_path(c)));
+		json_object_object_add(x, "line", json_object_new_int64(react[k].line));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const LunctlLinks *links)
 {
 	_cleanup_(conf_unrefp) LundConf *conf = NULL;
@@ -585,7 +615,8 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 			used = &d[k];
 	if (o->output == OUTPUT_JSON)
 		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases, links,
-		                why_exclusion_json(conf, &excl)) < 0
+		                why_exclusion_json(conf, &excl),
+		                why_reactions_json(conf, &excl, react)) < 0
 		               ? EXIT_DEVICE
 		               : EXIT_OK;
 

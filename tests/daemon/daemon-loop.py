@@ -1034,6 +1034,21 @@ def case_react(tmp):
               (r.returncode, got, r.stderr))
         check(all(written(os.path.join(lu_dir, '2:0:1:%d/rescan' % n)) == ''
                   for n in (0, 1)), 'no rescan attribute written')
+        r = lunctl('--root', root, 'names', '--why', '--config', conf, '2:0:1:0')
+        check(r.returncode == 0 and ('luns = add by [react orchestrated] (%s:3): lund removes '
+                                     'nothing from its target' % conf) in r.stdout and
+              'capacity = report by [react orchestrated] (%s:4)' % conf in r.stdout,
+              'names --why lists the reactions that report (%d): %s%s' %
+              (r.returncode, r.stdout, r.stderr))
+        r = lunctl('--root', root, 'names', '--why', '--json', '--config', conf, '2:0:1:0')
+        try:
+            got = [(x['key'], x['value'], x['rule'], x['line'])
+                   for x in json.loads(r.stdout).get('reactions', [])]
+        except ValueError:
+            got = None
+        check(got == [('luns', 'add', 'orchestrated', 3),
+                      ('capacity', 'report', 'orchestrated', 4)],
+              'and in JSON (%d): %s %s' % (r.returncode, got, r.stderr))
         # the changed policy, previewed: the dry run under NEW removes, under the file lund
         # reads it keeps; nothing is written either way
         os.truncate(scan_attr, 0)
