@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "exclusion.h"
-#include "hostfacts.h"
 #include "grow.h"
+#include "hostfacts.h"
 #include "macro.h"
 #include "manager-private.h"
 
@@ -61,7 +61,8 @@ void manager_exclusion_update(Manager *m, const Lu *lu, bool gone)
 	char why[160];
 	size_t i;
 
-	policy_lu_facts(lu, &f);
+	if (!gone)
+		policy_lu_facts(lu, &f);
 	for (ScanActionKind a = 0; !gone && a < _SCAN_ACTION_KIND_MAX; a++)
 		if (exclusion_leaves(policy_engine_conf(m->policy), &f, a, why, sizeof(why))) {
 			keep = true;
