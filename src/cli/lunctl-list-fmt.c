@@ -304,26 +304,6 @@ int list_lu_name(const uint8_t *page, size_t len, char *buf, size_t size)
 	return 0;
 }
 
-int list_usb_name(const char *devpath, char *buf, size_t size)
-{
-	const char *h, *s;
-
-	assert_return(devpath && buf && size > 0, -EINVAL);
-	if (!strstr(devpath, "usb"))
-		return -ENOENT;
-	buf[0] = 0;
-	h = strstr(devpath, "/host");
-	if (!h || h == devpath)
-		return 0;
-	/* the component that ends where "/host" begins */
-	for (s = h - 1; s > devpath && *s != '/'; s--)
-		;
-	if (*s != '/')
-		return 0;
-	s++;
-	return copy_string(buf, size, s, (size_t)(h - s));
-}
-
 int list_path_component(const char *path, unsigned up, char *buf, size_t size)
 {
 	const char *end, *s;

@@ -55,14 +55,6 @@ int list_size_string(uint64_t bytes, char *buf, size_t size);
  */
 int list_lu_name(const uint8_t *page, size_t len, char *buf, size_t size);
 
-/*
- * list_usb_name() - the USB interface lsscsi prints after "usb:" ("1-1:1.0"), from the path an
- * LU's or a host's sysfs link points to: when it contains "usb", the component before the first
- * "/host". Returns 0 (an empty name when there is no "/host"), -ENOENT when the path is not
- * under USB, -ENOBUFS.
- */
-int list_usb_name(const char *devpath, char *buf, size_t size);
-
 /* list_path_component() - the component @up levels above the last one of @path (0: the last),
  * into @buf. Returns 0, -ENOENT when @path is not that deep, -ENOBUFS. */
 int list_path_component(const char *path, unsigned up, char *buf, size_t size);

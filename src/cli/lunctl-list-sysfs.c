@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "hostfacts.h"
 #include "identify.h"
 #include "log.h"
 #include "lunctl-list-fmt.h"
@@ -27,57 +27,6 @@
 #include "macro.h"
 #include "output.h"
 #include "sysfs.h"
-
-_printf_(3, 4) static bool is_dir(int rootfd, char *buf, const char *fmt, ...)
-{
-	struct stat st;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, PATH_MAX, fmt, ap);
-	va_end(ap);
-	return n > 0 && n < PATH_MAX && fstatat(rootfd, buf, &st, 0) >= 0 && S_ISDIR(st.st_mode);
-}
-
-/* The target of symlink @path (the whole path, not its last component), or NULL. */
-static char *link_target(int rootfd, const char *path)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	return strdup(buf);
-}
-
-/* lsscsi's "crude check" on the driver name: ahci and sata_* are SATA, other *ata* ATA. */
-static const char *ata_prefix(const char *proc_name)
-{
-	if (!proc_name)
-		return NULL;
-	if (streq(proc_name, "ahci") || (strstr(proc_name, "ata") && strneq(proc_name, "sata", 4)))
-		return "sata:";
-	if (strstr(proc_name, "ata"))
-		return "ata:";
-	return NULL;
-}
-
-static int fc_string(int rootfd, const char *dir, const char *host_dir, char **ret)
-{
-	_cleanup_free_ char *sym = sysfs_attr_string(rootfd, host_dir, "symbolic_name"),
-	                    *port_name = sysfs_attr_string(rootfd, dir, "port_name"),
-	                    *port_id = sysfs_attr_string(rootfd, dir, "port_id");
-
-	/* lsscsi prints nothing when either is missing */
-	if (!port_name || !port_id)
-		return (*ret = strdup("")) ? 0 : -ENOMEM;
-	return asprintf(ret, "%s:%s,%s", sym && strstr(sym, " over ") ? "fcoe" : "fc", port_name,
-	                port_id) < 0
-	               ? -ENOMEM
-	               : 0;
-}
 
 /* The iSCSI session (under the host's device) that holds target H:C:T, -1 when none. */
 static long iscsi_session(int rootfd, unsigned h, const char *hctl)
@@ -97,7 +46,7 @@ static long iscsi_session(int rootfd, unsigned h, const char *hctl)
 		char sub[PATH_MAX];
 
 		if (!strneq(de->d_name, "session", 7) ||
-		    !is_dir(rootfd, sub, "%s/%s/target%s", path, de->d_name, hct))
+		    !sysfs_is_dirf(rootfd, sub, "%s/%s/target%s", path, de->d_name, hct))
 			continue;
 		found = strtol(de->d_name + 7, NULL, 10);
 	}
@@ -113,13 +62,13 @@ static int lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, ch
 	_cleanup_free_ char *proc = NULL, *link = NULL;
 	const char *prefix;
 
-	if (is_dir(rootfd, path, "sys/class/sas_host/host%u", h)) {
+	if (sysfs_is_dirf(rootfd, path, "sys/class/sas_host/host%u", h)) {
 		_cleanup_free_ char *addr = NULL;
 
 		/* the SAS end device is two levels above the LU: end_device-H:N/targetH:C:T/H:C:T:L
 		 */
 		snprintf(path, sizeof(path), "sys/bus/scsi/devices/%s", hctl);
-		link = link_target(rootfd, path);
+		link = sysfs_link_target(rootfd, path);
 		if (!link || list_path_component(link, 2, name, sizeof(name)) < 0)
 			return (*ret = strdup("")) ? 0 : -ENOMEM;
 		snprintf(path, sizeof(path), "sys/class/sas_device/%s", name);
@@ -127,19 +76,19 @@ static int lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, ch
 		/* a device without a SAS address in a SAS domain (SATA behind an expander) */
 		return asprintf(ret, "sas:%s", addr ?: "0x0000000000000000") < 0 ? -ENOMEM : 0;
 	}
-	if (is_dir(rootfd, path, "sys/class/spi_host/host%u", h))
+	if (sysfs_is_dirf(rootfd, path, "sys/class/spi_host/host%u", h))
 		return asprintf(ret, "spi:%u", t) < 0 ? -ENOMEM : 0;
-	if (is_dir(rootfd, path, "sys/class/fc_host/host%u", h)) {
+	if (sysfs_is_dirf(rootfd, path, "sys/class/fc_host/host%u", h)) {
 		char tdir[PATH_MAX];
 		const char *last = strrchr(hctl, ':');
 
 		snprintf(tdir, sizeof(tdir), "sys/class/fc_transport/target%.*s",
 		         last ? (int)(last - hctl) : 0, hctl);
-		return fc_string(rootfd, tdir, path, ret);
+		return hostfacts_fc_string(rootfd, tdir, path, ret);
 	}
-	if (is_dir(rootfd, path, "sys/class/srp_host/host%u", h))
+	if (sysfs_is_dirf(rootfd, path, "sys/class/srp_host/host%u", h))
 		return (*ret = strdup("srp:")) ? 0 : -ENOMEM;
-	if (is_dir(rootfd, path, "sys/bus/scsi/devices/%s/sas_device", hctl)) {
+	if (sysfs_is_dirf(rootfd, path, "sys/bus/scsi/devices/%s/sas_device", hctl)) {
 		_cleanup_free_ char *addr = sysfs_attr_string(rootfd, path, "sas_addr");
 
 		if (addr)
@@ -152,7 +101,7 @@ static int lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, ch
 		if (id)
 			return asprintf(ret, "sbp:%s:", id) < 0 ? -ENOMEM : 0;
 	}
-	if (is_dir(rootfd, path, "sys/class/iscsi_host/host%u/device", h)) {
+	if (sysfs_is_dirf(rootfd, path, "sys/class/iscsi_host/host%u/device", h)) {
 		long s = iscsi_session(rootfd, h, hctl);
 		_cleanup_free_ char *tn = NULL, *tpgt = NULL;
 
@@ -169,13 +118,13 @@ static int lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, ch
 		               : 0;
 	}
 	snprintf(path, sizeof(path), "sys/class/scsi_device/%s", hctl);
-	link = link_target(rootfd, path);
-	if (link && list_usb_name(link, name, sizeof(name)) == 0)
+	link = sysfs_link_target(rootfd, path);
+	if (link && hostfacts_usb_name(link, name, sizeof(name)) == 0)
 		return asprintf(ret, "usb:%s", name) < 0 ? -ENOMEM : 0;
 
 	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
 	proc = sysfs_attr_string(rootfd, path, "proc_name");
-	prefix = ata_prefix(proc);
+	prefix = hostfacts_ata_prefix(proc);
 	if (prefix) {
 		_cleanup_free_ uint8_t *page = NULL;
 		size_t len = 0;
@@ -190,75 +139,6 @@ static int lu_transport(int rootfd, const char *hctl, unsigned h, unsigned t, ch
 		return asprintf(ret, "%s%s", prefix, name) < 0 ? -ENOMEM : 0;
 	}
 	return (*ret = strdup("")) ? 0 : -ENOMEM;
-}
-
-/* The lowest-numbered "phy" entry of the host's device directory (lsscsi's sas_low_phy). */
-static char *sas_low_phy(int rootfd, const char *dir)
-{
-	_cleanup_(closedirp) DIR *d = NULL;
-	char *best = NULL;
-	long best_n = 0;
-
-	if (sysfs_opendir(rootfd, dir, &d) < 0)
-		return NULL;
-	for (struct dirent *de; (de = readdir(d));) {
-		const char *colon;
-		long n;
-
-		if (!strstr(de->d_name, "phy") || de->d_name[0] == '.')
-			continue;
-		colon = strrchr(de->d_name, ':');
-		n = colon ? strtol(colon + 1, NULL, 10) : 0;
-		if (best && (!colon || n >= best_n))
-			continue;
-		free(best);
-		best = strdup(de->d_name);
-		best_n = n;
-		if (!best)
-			return NULL;
-	}
-	return best;
-}
-
-/* The transport lsscsi -H -t prints for host @h ("sas:0x...", "sata:", "usb:1-1:1.0", ...),
- * "" when none. Returns 0 with a malloc'd string, -ENOMEM. */
-static int host_transport(int rootfd, unsigned h, char **ret)
-{
-	char path[PATH_MAX], name[256];
-	_cleanup_free_ char *proc = NULL, *link = NULL;
-	const char *prefix;
-
-	if (is_dir(rootfd, path, "sys/class/spi_host/host%u", h))
-		return (*ret = strdup("spi:")) ? 0 : -ENOMEM;
-	if (is_dir(rootfd, path, "sys/class/fc_host/host%u", h))
-		return fc_string(rootfd, path, path, ret);
-	if (is_dir(rootfd, path, "sys/class/srp_host/host%u", h))
-		return (*ret = strdup("srp:")) ? 0 : -ENOMEM;
-	if (is_dir(rootfd, path, "sys/class/sas_host/host%u/device", h)) {
-		_cleanup_free_ char *phy = sas_low_phy(rootfd, path), *addr = NULL;
-
-		if (!phy)
-			return (*ret = strdup("")) ? 0 : -ENOMEM;
-		snprintf(path, sizeof(path), "sys/class/sas_phy/%s", phy);
-		addr = sysfs_attr_string(rootfd, path, "sas_address");
-		if (addr)
-			return asprintf(ret, "sas:%s", addr) < 0 ? -ENOMEM : 0;
-	}
-	if (is_dir(rootfd, path, "sys/class/scsi_host/host%u/device/sas/ha", h)) {
-		_cleanup_free_ char *dn = sysfs_attr_string(rootfd, path, "device_name");
-
-		if (dn)
-			return asprintf(ret, "sas:%s", dn) < 0 ? -ENOMEM : 0;
-	}
-	if (is_dir(rootfd, path, "sys/class/iscsi_host/host%u", h))
-		return (*ret = strdup("iscsi:")) ? 0 : -ENOMEM;
-	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
-	link = link_target(rootfd, path);
-	if (link && list_usb_name(link, name, sizeof(name)) == 0)
-		return asprintf(ret, "usb:%s", name) < 0 ? -ENOMEM : 0;
-	proc = sysfs_attr_string(rootfd, path, "proc_name");
-	prefix = ata_prefix(proc);
-	return (*ret = strdup(prefix ?: "")) ? 0 : -ENOMEM;
 }
 
 /* The size in bytes lsscsi -s shows for an LU of type @pdt with block device @block (NULL:
@@ -279,29 +159,6 @@ static int lu_size(int rootfd, int pdt, const char *block, uint64_t *ret)
 		return -ENODATA;
 	*ret = sectors * 512;
 	return 0;
-}
-
-/* The host's driver (proc_name, else the device's driver), NULL when unknown or ENOMEM. */
-static char *host_driver(int rootfd, unsigned h)
-{
-	char path[PATH_MAX], buf[PATH_MAX];
-	const char *b;
-	char *proc;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u", h);
-	proc = sysfs_attr_string(rootfd, path, "proc_name");
-	/* lsscsi skips the placeholders some drivers leave there */
-	if (proc && !strneq(proc, "<NULL>", 6) && !strneq(proc, "(null)", 6))
-		return proc;
-	free(proc);
-	snprintf(path, sizeof(path), "sys/class/scsi_host/host%u/device/../driver", h);
-	n = readlinkat(rootfd, path, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	b = strrchr(buf, '/');
-	return strdup(b ? b + 1 : buf);
 }
 
 /* Identify the LU of @w (its lu filled) as @flags say into @w: its error when that fails. */
@@ -431,9 +288,9 @@ int list_hosts_from_sysfs(int rootfd, const ListFilter *filter, bool transport, 
 			hosts_free(v, n);
 			return -ENOMEM;
 		}
-		v[n] = (Host){ .host = h, .driver = host_driver(rootfd, h) };
+		v[n] = (Host){ .host = h, .driver = hostfacts_driver(rootfd, h) };
 		n++;
-		if (transport && host_transport(rootfd, h, &v[n - 1].transport) < 0) {
+		if (transport && hostfacts_transport(rootfd, h, &v[n - 1].transport) < 0) {
 			hosts_free(v, n);
 			return -ENOMEM;
 		}

@@ -55,8 +55,8 @@ static bool is_hctl(const char *s)
 
 /* The names of one LU in @cur; its identity in *ret_identity (malloc'd) unless NULL. A
  * serial-path LU's name also goes into @liars (unless NULL): its identity is not its own. */
-static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRecSet *liars,
-                    char **ret_identity)
+static int lu_names(const Options *o, const char *hctl, bool diff, NameRecSet *cur,
+                    NameRecSet *liars, char **ret_identity)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {};
@@ -72,6 +72,23 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 	key = identity_key(&ident);
 	if (!key)
 		return 0;
+	if (diff) {
+		_cleanup_(conf_unrefp) LundConf *conf = NULL;
+		ReactVerdict react[_REACT_ACTION_MAX];
+		ExclusionVerdict excl;
+		char why[160];
+
+		/* lund.conf(5) REACTIONS, identity = report: lund leaves its names as they are,
+		 * so they are judged as those of an LU not attached: no change */
+		r = lunctl_lu_verdicts(o, &lu, &ident, &conf, &excl, react);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0 && !excl.excluded && react[REACT_RENAME].report) {
+			reaction_why(&react[REACT_RENAME], why, sizeof(why));
+			log_info("%s: its names stay as they are (%s), not compared", hctl, why);
+			return 0;
+		}
+	}
 	r = lunctl_links(o, &lu, &ident, NULL, &links);
 	if (r == -ENOMEM)
 		return r;
@@ -101,7 +118,8 @@ static int lu_names(const Options *o, const char *hctl, NameRecSet *cur, NameRec
 
 /* The names every LU below the root gets now. An LU that cannot be identified is left out
  * (its records are then neither changed nor reported), with the reason logged. */
-static int current_names(const Options *o, int rootfd, NameRecSet *ret, NameRecSet *liars)
+static int current_names(const Options *o, int rootfd, bool diff, NameRecSet *ret,
+                         NameRecSet *liars)
 {
 	_cleanup_(namerec_set_done) NameRecSet cur = {};
 	_cleanup_(closedirp) DIR *d = NULL;
@@ -121,7 +139,7 @@ static int current_names(const Options *o, int rootfd, NameRecSet *ret, NameRecS
 
 		if (!is_hctl(de->d_name))
 			continue;
-		r = lu_names(o, de->d_name, &cur, liars, NULL);
+		r = lu_names(o, de->d_name, diff, &cur, liars, NULL);
 		if (r == -ENOMEM)
 			return r;
 	}
@@ -405,7 +423,7 @@ int lunctl_names_diff(const Options *o, const char *state_dir, const char *conf_
 		       state_dir);
 		return EXIT_OK;
 	}
-	r = current_names(o, rootfd, &cur, &liars);
+	r = current_names(o, rootfd, true, &cur, &liars);
 	if (r < 0)
 		return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;
 	r = namerec_diff(&rec, &cur, NULL, &v, &n);
@@ -428,7 +446,7 @@ int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev
 	if (r != EXIT_OK)
 		return r;
 	if (dev) {
-		r = lu_names(o, dev, &cur, NULL, &only);
+		r = lu_names(o, dev, false, &cur, NULL, &only);
 		if (r == -ENODEV)
 			return EXIT_DEVICE;
 		if (r < 0)
@@ -439,7 +457,7 @@ int lunctl_names_accept(const Options *o, const char *state_dir, const char *dev
 		}
 		namerec_set_sort(&cur);
 	} else {
-		r = current_names(o, rootfd, &cur, NULL);
+		r = current_names(o, rootfd, false, &cur, NULL);
 		if (r < 0)
 			return log_error_errno(r, "Cannot compute the names: %m"), EXIT_DEVICE;
 	}

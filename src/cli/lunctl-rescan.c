@@ -14,7 +14,9 @@
 
 #include "client.h"
 #include "conf.h"
+#include "exclusion.h"
 #include "grow.h"
+#include "identify.h"
 #include "log.h"
 #include "lunctl-rescan-print.h"
 #include "lunctl-rescan-range.h"
@@ -67,7 +69,30 @@ typedef struct QuirkCtx {
 	ScanQuirks *quirks;
 	pthread_mutex_t lock; /* one warning per bad value, not one per target */
 	bool warned;
+	/* lund.conf's exclusions and reactions, NULL when it has none */
+	LundConf *conf;
+	int rootfd;
 } QuirkCtx;
+
+/* ScanPolicy.leave: lund.conf(5)'s exclusions and reactions, judged as lund judges them (an
+ * LU the kernel has on its sysfs IDs, a LUN it lacks on its address and host); lund's holds are
+ * lund's alone. */
+static bool on_leave(void *userdata, const ScanLu *slu, ScanActionKind what, char *why, size_t size)
+{
+	QuirkCtx *c = userdata;
+	_cleanup_(lunctl_facts_done) LunctlFacts x = {};
+	_cleanup_(identity_done) Identity ident = {};
+	_cleanup_(lu_ref_done) LuRef lu = {
+		.host = slu->host, .channel = slu->channel, .target = slu->target, .lun = slu->lun
+	};
+	bool known = false;
+
+	if (slu->type >= 0 && probe_resolve(c->rootfd, slu->hctl, &lu) >= 0)
+		known = identify_lu(c->rootfd, &lu, &(IdentifyOptions){ .flags = PROBE_SYSFS_ONLY },
+		                    &ident) >= 0;
+	lunctl_facts_read(c->rootfd, &lu, known ? &ident : NULL, &x);
+	return exclusion_leaves(c->conf, &x.f, what, why, size);
+}
 
 static int on_quirk(void *userdata, int type, const char *vendor, const char *model,
                     const char *revision, ScanQuirk *ret)
@@ -97,6 +122,10 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 	ScanContext ctx;
 	int r;
 
+	rootfd = sysfs_open_root(o->root);
+	if (rootfd < 0)
+		return log_error_errno(rootfd, "Failed to open root directory '%s': %m",
+		                       o->root ?: "/");
 	if (!no_quirks) {
 		r = scan_quirks_new(hwdb, conf, &qc.quirks);
 		if (r == -EBADMSG)
@@ -108,13 +137,20 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 			pol->quirk = on_quirk;
 			pol->userdata = &qc;
 		}
-	}
-
-	rootfd = sysfs_open_root(o->root);
-	if (rootfd < 0) {
-		scan_quirks_free(qc.quirks);
-		return log_error_errno(rootfd, "Failed to open root directory '%s': %m",
-		                       o->root ?: "/");
+		/* what lund would leave alone by this lund.conf, left alone here too: a dry run
+		 * with --config previews a changed policy */
+		r = conf_load_file(conf, &qc.conf);
+		if (r == -ENOMEM) {
+			scan_quirks_free(qc.quirks);
+			return log_error_errno(r, "Out of memory");
+		}
+		if (r < 0 || (!exclusion_any(qc.conf) && !reaction_any(qc.conf)))
+			qc.conf = conf_unref(qc.conf);
+		if (qc.conf) {
+			qc.rootfd = rootfd;
+			pol->leave = on_leave;
+			pol->userdata = &qc;
+		}
 	}
 	ctx = (ScanContext){
 		.rootfd = rootfd,
@@ -124,6 +160,7 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 	};
 	r = scan_run(&ctx, sel, n_sel, flags, ret);
 	scan_quirks_free(qc.quirks);
+	conf_unref(qc.conf);
 	pthread_mutex_destroy(&qc.lock);
 	return r;
 }
@@ -314,7 +351,9 @@ static void help(void)
 	       "                      without REPORT LUNS; a LUND_SCAN_MAX_LUN quirk wins\n"
 	       "     --direct         scan from this process even when lund runs\n"
 	       "     --hwdb <file>    compiled hwdb for scan quirks (default: the system's)\n"
-	       "     --config <file>  lund.conf for scan quirks (default " LUND_CONF_DEFAULT ")\n"
+	       "     --config <file>  lund.conf for scan quirks, exclusions and reactions "
+	       "(default\n"
+	       "                      " LUND_CONF_DEFAULT ")\n"
 	       "     --no-quirks      ignore hwdb and lund.conf: REPORT LUNS everywhere\n"
 	       "                      (these three scan from this process, as --direct)\n"
 	       " -h, --help           display this help\n"

@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "exclusion.h"
+#include "hostfacts.h"
 #include "hwdb.h"
 #include "identify.h"
 #include "log.h"
@@ -335,7 +336,8 @@ static void name_dirs(const LunctlLinks *l, const char *name, char *buf, size_t 
 
 static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d, size_t n,
                     const IdentDesignator *used, const RuleWhy *rw, const char *const *aliases,
-                    size_t n_aliases, const LunctlLinks *links, json_object *exclusion)
+                    size_t n_aliases, const LunctlLinks *links, json_object *exclusion,
+                    json_object *reactions)
 {
 	_cleanup_(json_object_putp) json_object *root = json_object_new_object();
 	json_object *names = json_object_new_array(), *desigs = json_object_new_array(),
@@ -343,6 +345,7 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 
 	if (!root || !names || !desigs || !al || !ln) {
 		json_object_put(exclusion);
+		json_object_put(reactions);
 		json_object_put(names);
 		json_object_put(desigs);
 		json_object_put(al);
@@ -353,6 +356,8 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 	json_object_object_add(root, "aliases", al);
 	if (exclusion)
 		json_object_object_add(root, "exclusion", exclusion);
+	if (reactions)
+		json_object_object_add(root, "reactions", reactions);
 	for (size_t k = 0; k < n_aliases; k++) {
 		json_object *o = json_object_new_object();
 
@@ -421,16 +426,52 @@ static int why_json(const LuRef *lu, const Identity *i, const IdentDesignator *d
 
 /* lund.conf(5) EXCLUSIONS: the verdict lund gives the LU, by the lund.conf lund reads (--config,
  * else the installed one below --root). *ret_conf is NULL when there is no file to read. */
-static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
-                         ExclusionVerdict *ret)
+void lunctl_facts_read(int rootfd, const LuRef *lu, const Identity *i, LunctlFacts *ret)
 {
-	_cleanup_(lu_product_done) LuProduct prod = {};
+	uint64_t type = UINT64_MAX;
+
+	*ret = (LunctlFacts){};
+	if (lu->syspath) {
+		ret->vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
+		ret->model = attr_trimmed(rootfd, lu->syspath, "model");
+		(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
+	}
+	if (hostfacts_read(rootfd, lu->host, &ret->host) < 0)
+		ret->host = (HostFacts){};
+	ret->f = (ExclusionFacts){
+		.serial = i ? i->serial : NULL,
+		.wwn = i ? i->wwn : NULL,
+		.vendor = ret->vendor,
+		.model = ret->model,
+		.host = lu->host,
+		.channel = lu->channel,
+		.target = lu->target,
+		.lun = (int64_t)lu->lun,
+		.type = type <= 0x1f ? (int)type : -1,
+		.driver = ret->host.driver,
+		.transport = ret->host.kind[0] ? ret->host.kind : NULL,
+	};
+}
+
+void lunctl_facts_done(LunctlFacts *x)
+{
+	free(x->vendor);
+	free(x->model);
+	hostfacts_done(&x->host);
+}
+
+int lunctl_lu_verdicts(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
+                       ExclusionVerdict *ret, ReactVerdict ret_react[_REACT_ACTION_MAX])
+{
+	_cleanup_(lunctl_facts_done) LunctlFacts x = {};
 	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int rootfd = -EBADF;
 	LundConf *c = NULL;
-	ExclusionFacts f;
 	int r;
 
 	*ret = (ExclusionVerdict){};
+	for (ReactAction a = 0; a < _REACT_ACTION_MAX; a++)
+		ret_react[a] = (ReactVerdict){};
 	*ret_conf = NULL;
 	if (o->conf_path)
 		path = strdup(o->conf_path);
@@ -447,21 +488,44 @@ static int why_exclusion(const Options *o, const LuRef *lu, const Identity *i, L
 		conf_unref(c);
 		return 0;
 	}
-	lu_product_read(o, lu, &prod);
-	f = (ExclusionFacts){
-		.serial = i->serial,
-		.wwn = i->wwn,
-		.vendor = prod.vendor,
-		.model = prod.model,
-		.host = lu->host,
-		.channel = lu->channel,
-		.target = lu->target,
-		.lun = (int64_t)lu->lun,
-		.type = prod.type,
-	};
-	exclusion_judge(c, &f, ret);
+	rootfd = sysfs_open_root(o->root);
+	if (rootfd >= 0)
+		lunctl_facts_read(rootfd, lu, i, &x);
+	else
+		x.f = (ExclusionFacts){ .host = lu->host,
+			                .channel = lu->channel,
+			                .target = lu->target,
+			                .lun = (int64_t)lu->lun,
+			                .type = -1 };
+	exclusion_judge(c, &x.f, ret);
+	for (ReactAction a = 0; a < _REACT_ACTION_MAX; a++)
+		reaction_judge(c, &x.f, a, &ret_react[a]);
 	*ret_conf = c;
 	return 0;
+}
+
+/* lund.conf(5) REACTIONS: what lund only reports for the LU (a host's new_hosts is no LU's). */
+static void why_reactions_print(const LundConf *c, const ExclusionVerdict *v,
+                                const ReactVerdict react[_REACT_ACTION_MAX])
+{
+	static const char *const what[_REACT_ACTION_MAX] = {
+		[REACT_ADD] = "adds no LUN of its target",
+		[REACT_REMOVE] = "removes nothing from its target",
+		[REACT_RESIZE] = "does not re-read a changed capacity",
+		[REACT_RENAME] = "does not re-read changed IDs and keeps its names",
+	};
+
+	if (v->excluded)
+		return;
+	for (ReactAction a = 0; a < REACT_SCAN_HOST; a++) {
+		char why[160];
+
+		if (!react[a].report || (a == REACT_REMOVE && react[REACT_ADD].report))
+			continue;
+		reaction_why(&react[a], why, sizeof(why));
+		printf("%s (%s:%u): lund %s, it reports it\n", why, conf_get_path(c), react[a].line,
+		       what[a]);
+	}
 }
 
 static void why_exclusion_print(const LundConf *c, const ExclusionVerdict *v)
@@ -496,10 +560,37 @@ static json_object *why_exclusion_json(const LundConf *c, const ExclusionVerdict
 	return x;
 }
 
+/* [{key, value, rule, file, line}] of the reactions that report for the LU; NULL when none. */
+static json_object *why_reactions_json(const LundConf *c, const ExclusionVerdict *v,
+                                       const ReactVerdict react[_REACT_ACTION_MAX])
+{
+	json_object *a = NULL;
+
+	for (ReactAction k = 0; !v->excluded && k < REACT_SCAN_HOST; k++) {
+		json_object *x;
+
+		if (!react[k].report || (k == REACT_REMOVE && react[REACT_ADD].report))
+			continue;
+		if (!a && !(a = json_object_new_array()))
+			return NULL;
+		x = json_object_new_object();
+		if (!x)
+			continue;
+		json_object_object_add(x, "key", json_object_new_string(react[k].key));
+		json_object_object_add(x, "value", json_object_new_string(react[k].value));
+		json_object_object_add(x, "rule", json_object_new_string(react[k].rule));
+		json_object_object_add(x, "file", json_object_new_string(conf_get_path(c)));
+		json_object_object_add(x, "line", json_object_new_int64(react[k].line));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const LunctlLinks *links)
 {
 	_cleanup_(conf_unrefp) LundConf *conf = NULL;
 	ExclusionVerdict excl;
+	ReactVerdict react[_REACT_ACTION_MAX];
 	const char *const *aliases = links->in.aliases;
 	size_t n_aliases = links->in.n_aliases;
 	char dirs[128];
@@ -514,7 +605,7 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 		log_error_errno(r, "%s: cannot look up the naming rule: %m", lu->hctl);
 		return EXIT_DEVICE;
 	}
-	r = why_exclusion(o, lu, i, &conf, &excl);
+	r = lunctl_lu_verdicts(o, lu, i, &conf, &excl, react);
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot read the exclusions: %m", lu->hctl);
 		return EXIT_DEVICE;
@@ -524,12 +615,14 @@ int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i, const
 			used = &d[k];
 	if (o->output == OUTPUT_JSON)
 		return why_json(lu, i, d, n, used, &rw, aliases, n_aliases, links,
-		                why_exclusion_json(conf, &excl)) < 0
+		                why_exclusion_json(conf, &excl),
+		                why_reactions_json(conf, &excl, react)) < 0
 		               ? EXIT_DEVICE
 		               : EXIT_OK;
 
 	printf("%s\n", lu->hctl);
 	why_exclusion_print(conf, &excl);
+	why_reactions_print(conf, &excl, react);
 	if (rw.name[0]) {
 		char src[512];
 

@@ -6,6 +6,8 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "exclusion.h"
+#include "hostfacts.h"
 #include "linkscheme.h"
 #include "namerule.h"
 #include "probe.h"
@@ -111,6 +113,22 @@ json_object *lunctl_nodes_json(const LuRef *lu);
 typedef struct LunctlLinks LunctlLinks;
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i,
                      const LunctlLinks *links);
+/* What lund.conf(5)'s exclusions and reactions judge an LU on, from sysfs below @rootfd: its
+ * address, type, INQUIRY vendor and model (@lu->syspath NULL: none), its host's driver and
+ * transport, and the IDs of @i (NULL: none), as lund judges it. (lunctl-why.c) */
+typedef struct LunctlFacts {
+	ExclusionFacts f; /* its strings are the ones below and @i's */
+	char *vendor, *model;
+	HostFacts host;
+} LunctlFacts;
+void lunctl_facts_read(int rootfd, const LuRef *lu, const Identity *i, LunctlFacts *ret);
+void lunctl_facts_done(LunctlFacts *x);
+/* lund.conf(5) EXCLUSIONS and REACTIONS: the verdicts lund gives @lu, by the lund.conf lund
+ * reads (--config, else the installed one below --root): 0 with *ret and @ret_react (one per
+ * ReactAction) set and the file in *ret_conf (NULL when there is none to read), -ENOMEM.
+ * (lunctl-why.c) */
+int lunctl_lu_verdicts(const Options *o, const LuRef *lu, const Identity *i, LundConf **ret_conf,
+                       ExclusionVerdict *ret, ReactVerdict ret_react[_REACT_ACTION_MAX]);
 /* The name of @i in /dev/scsi/by-id when the hwdb's rule gives it one in place of its base
  * names (lund.hwdb(7): serial-path, unit-serial), as lund makes it: 1 and the name in @ret; 0
  * when its base names stand (@ret ""); -errno. The rule looked up goes into *@ret_rule (may be

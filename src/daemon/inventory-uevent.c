@@ -51,8 +51,7 @@ static int handle_unit_attention(Inventory *inv, const char *hctl, const char *u
 {
 	LuUnitAttention ua = lu_unit_attention_from_string(ua_string);
 	_cleanup_free_ char *rescan = NULL;
-	const char *action = "none";
-	bool excluded;
+	const char *action = "none", *left;
 	Lu *lu;
 	int r = 0;
 
@@ -67,11 +66,11 @@ static int handle_unit_attention(Inventory *inv, const char *hctl, const char *u
 	}
 
 	/* an excluded LU's unit attentions are lund's to report, not to act on */
-	excluded = inv->hooks.excluded && inv->hooks.excluded(inv, lu, inv->userdata);
+	left = inv->hooks.leave ? inv->hooks.leave(inv, lu, ua, inv->userdata) : NULL;
 
-	switch (excluded ? _LU_UA_INVALID : ua) {
+	switch (left ? _LU_UA_INVALID : ua) {
 	case _LU_UA_INVALID:
-		action = "excluded";
+		action = left ?: "none";
 		break;
 	case LU_UA_REPORTED_LUNS_CHANGED:
 		action = "rescan-target";

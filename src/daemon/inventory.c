@@ -134,6 +134,7 @@ Inventory *inventory_free(Inventory *inv)
 			}
 			free(t);
 		}
+		hostfacts_done(&h->facts);
 		free(h);
 	}
 	free(inv->index);
@@ -316,6 +317,9 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
 			return -ENOMEM;
 		h->inventory = inv;
 		h->number = hn;
+		/* hosts are few and their driver and transport do not change */
+		if (hostfacts_read(inv->rootfd, hn, &h->facts) < 0)
+			h->facts = (HostFacts){};
 		h->next = *hp;
 		*hp = h;
 	}
@@ -379,6 +383,7 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 			*hp = h->next;
 			break;
 		}
+	hostfacts_done(&h->facts);
 	free(h);
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hostfacts.h"
 #include "lu-identify.h"
 #include "naming.h"
 #include "probe.h"
@@ -103,6 +104,9 @@ struct Host {
 	Host *next;
 	unsigned number;
 	Target *targets;
+	/* its driver and transport, read once when it appears (lund.conf(5)'s driver= and
+	 * transport= match them); none known when memory was short */
+	HostFacts facts;
 };
 
 /* What changed in an LU when it was refreshed. */
@@ -174,10 +178,11 @@ typedef struct InventoryHooks {
 	/* An identification handed to the identify hook ended; @lu->naming_error says how (after
 	 * lu_changed when its names changed). */
 	void (*lu_identified)(Inventory *inv, Lu *lu, void *userdata);
-	/* Is @lu excluded (lund.conf(5) EXCLUSIONS)? Then a unit attention on it is reported with
-	 * the action "excluded" and nothing is done: no target rescan, capacity re-read, re-probe
-	 * or policy. NULL: nothing is. */
-	bool (*excluded)(Inventory *inv, const Lu *lu, void *userdata);
+	/* Does lund leave @lu alone on unit attention @ua (lund.conf(5) EXCLUSIONS and
+	 * REACTIONS, lund(8) HOLDS)? Then it returns the action word the unit attention is
+	 * reported with ("excluded", "reported") and nothing is done: no target rescan, capacity
+	 * re-read, re-probe or policy. NULL (the hook or its return): lund acts. */
+	const char *(*leave)(Inventory *inv, const Lu *lu, LuUnitAttention ua, void *userdata);
 } InventoryHooks;
 
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /*
- * Exclusions for the scans (lund.conf(5) EXCLUSIONS): the scan threads cannot read the
- * inventory, which the loop owns, so the loop keeps the excluded LUs (H:C:T:L and the rule) in
- * a list of their own, under a lock, judged with everything the inventory knows of each; a
- * LUN not in the inventory is judged on its address and type alone.
+ * Exclusions and reactions for the scans (lund.conf(5) EXCLUSIONS, REACTIONS): the scan threads
+ * cannot read the inventory, which the loop owns, so the loop keeps the LUs excluded or with an
+ * action to report only (H:C:T:L, the rule, the phrases) in a list of their own, under a lock,
+ * judged with everything the inventory knows of each; a LUN not in the inventory is judged on
+ * its address and type, and its host's driver and transport read from sysfs when a rule asks
+ * for them (the scan threads are off the loop).
  */
 
 #include <errno.h>
@@ -15,44 +17,74 @@
 
 #include "exclusion.h"
 #include "grow.h"
+#include "hostfacts.h"
 #include "macro.h"
 #include "manager-private.h"
 
 struct ExcludedLu {
-	char *hctl, *rule;
+	char *hctl;
+	/* per scan action, why the scans leave it alone: "excluded by [exclude NAME]", "luns =
+	 * add by [react NAME]"; NULL: they do not */
+	char *why[_SCAN_ACTION_KIND_MAX];
 };
+
+static void excluded_lu_done(ExcludedLu *e)
+{
+	free(e->hctl);
+	for (int a = 0; a < _SCAN_ACTION_KIND_MAX; a++)
+		free(e->why[a]);
+}
 
 static void excluded_drop(Manager *m, size_t i)
 {
-	free(m->excluded[i].hctl);
-	free(m->excluded[i].rule);
+	excluded_lu_done(&m->excluded[i]);
 	m->excluded[i] = m->excluded[--m->n_excluded];
+}
+
+bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, size_t size)
+{
+	ExclusionFacts f;
+	ReactVerdict v;
+
+	policy_lu_facts(lu, &f);
+	reaction_judge(policy_engine_conf(m->policy), &f, what, &v);
+	if (v.report)
+		reaction_why(&v, why, size);
+	return v.report;
 }
 
 void manager_exclusion_update(Manager *m, const Lu *lu, bool gone)
 {
-	ExclusionVerdict v = {};
-	char *hctl = NULL, *rule = NULL;
+	ExclusionFacts f;
+	ExcludedLu e = {};
+	bool keep = false, oom = false;
+	char why[160];
 	size_t i;
 
 	if (!gone)
-		policy_lu_verdict(m->policy, lu, &v);
-	if (v.excluded && (!(hctl = strdup(lu->hctl)) || !(rule = strdup(v.rule)))) {
-		free(hctl);
-		hctl = NULL; /* out of memory: judged on its address at the scan */
+		policy_lu_facts(lu, &f);
+	for (ScanActionKind a = 0; !gone && a < _SCAN_ACTION_KIND_MAX; a++)
+		if (exclusion_leaves(policy_engine_conf(m->policy), &f, a, why, sizeof(why))) {
+			keep = true;
+			oom |= !(e.why[a] = strdup(why));
+		}
+	if (keep)
+		oom |= !(e.hctl = strdup(lu->hctl));
+	if (oom) {
+		excluded_lu_done(&e); /* out of memory: judged on its address at the scan */
+		keep = false;
 	}
 	pthread_mutex_lock(&m->excluded_lock);
 	for (i = 0; i < m->n_excluded && !streq(m->excluded[i].hctl, lu->hctl); i++)
 		;
 	if (i < m->n_excluded)
 		excluded_drop(m, i);
-	if (hctl && GREEDY_REALLOC_EXACT(m->excluded, m->n_excluded + 1) >= 0) {
-		m->excluded[m->n_excluded++] = (ExcludedLu){ hctl, rule };
-		hctl = rule = NULL;
+	if (keep && GREEDY_REALLOC_EXACT(m->excluded, m->n_excluded + 1) >= 0) {
+		m->excluded[m->n_excluded++] = e;
+		e = (ExcludedLu){};
 	}
 	pthread_mutex_unlock(&m->excluded_lock);
-	free(hctl);
-	free(rule);
+	excluded_lu_done(&e);
 }
 
 void manager_exclusion_free(Manager *m)
@@ -71,9 +103,9 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 		             .target = lu->target,
 		             .lun = (int64_t)lu->lun,
 		             .type = lu->type };
-	ExclusionVerdict v;
+	_cleanup_(hostfacts_done) HostFacts host = {};
 	char why[128];
-	bool found = false;
+	bool found = false, left = false;
 
 	/* a hold (manager-hold.c) before the rules: it is what the admin said last */
 	if (manager_held(m, lu->host, lu->channel, lu->target, lu->lun, why, sizeof(why))) {
@@ -81,17 +113,24 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 		return true;
 	}
 	pthread_mutex_lock(&m->excluded_lock);
-	for (size_t i = 0; i < m->n_excluded && !found; i++)
-		if (streq(m->excluded[i].hctl, lu->hctl)) {
-			snprintf(rule, size, "excluded by [exclude %s]", m->excluded[i].rule);
-			found = true;
-		}
+	for (size_t i = 0; i < m->n_excluded && !found; i++) {
+		const ExcludedLu *e = &m->excluded[i];
+
+		if (!streq(e->hctl, lu->hctl))
+			continue;
+		found = true;
+		left = what >= 0 && what < _SCAN_ACTION_KIND_MAX && e->why[what];
+		if (left)
+			snprintf(rule, size, "%s", e->why[what]);
+	}
 	pthread_mutex_unlock(&m->excluded_lock);
 	if (found)
-		return true;
+		return left;
 	/* the configuration is not replaced while a scan runs (scan_lock) */
-	exclusion_judge(policy_engine_conf(m->policy), &f, &v);
-	if (v.excluded)
-		snprintf(rule, size, "excluded by [exclude %s]", v.rule);
-	return v.excluded;
+	if (exclusion_needs_host_facts(policy_engine_conf(m->policy)) &&
+	    hostfacts_read(m->rootfd, lu->host, &host) >= 0) {
+		f.driver = host.driver;
+		f.transport = host.kind;
+	}
+	return exclusion_leaves(policy_engine_conf(m->policy), &f, what, rule, size);
 }

@@ -682,14 +682,20 @@ static void links_retry_arm(Manager *m)
 void manager_update_links(Manager *m, Lu *lu, bool gone)
 {
 	_cleanup_(link_wants_done) LinkWants want = {};
+	char why[160] = "";
 	int r;
 
 	/* A held LU keeps the names it has (manager-hold.c), those lund recorded for its nodes
 	 * when it has none yet (lund just started); one that went loses them, and a new one
-	 * without any is named. */
-	if (!gone && manager_lu_held(m, lu)) {
-		if (claims_n_of(lu) > 0)
+	 * without any is named. So does one whose identity changes lund only reports
+	 * (lund.conf(5) REACTIONS, identity = report). */
+	if (!gone &&
+	    (manager_lu_held(m, lu) || manager_lu_reports(m, lu, REACT_RENAME, why, sizeof(why)))) {
+		if (claims_n_of(lu) > 0) {
+			if (*why)
+				log_debug("%s: names kept as they are, %s", lu->hctl, why);
 			return;
+		}
 		r = lu_recorded_links(m, lu, &want);
 		if (r < 0)
 			log_warning_errno(r, "%s: cannot read the links recorded for it: %m",

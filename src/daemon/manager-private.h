@@ -273,8 +273,11 @@ json_object *manager_state_json(Manager *m);
  * the scans' list of excluded LUs. */
 void manager_exclusion_update(Manager *m, const Lu *lu, bool gone);
 void manager_exclusion_free(Manager *m);
-/* ScanPolicy.leave: a held LU, an LU of that list, else one whose address and type an
- * [exclude] takes. */
+/* Does a [react] section say lund only reports @what for @lu (in the inventory)? Then true, with
+ * the phrase saying which in @why. Exclusions and holds are the caller's to ask first. */
+bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, size_t size);
+/* ScanPolicy.leave: a held LU, an LU of that list, else one whose address, type and host an
+ * [exclude] takes, or whose [react] says to report @what only. */
 bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char *why,
                         size_t size);
 

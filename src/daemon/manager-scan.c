@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "hostfacts.h"
 #include "log.h"
 #include "scan-json.h"
 #include "macro.h"
@@ -535,12 +536,30 @@ int manager_queue_host_scan(Manager *m, int64_t host, const char *reason)
  */
 void manager_scan_new_host(Manager *m, const Uevent *ev, const char *what)
 {
+	_cleanup_(hostfacts_done) HostFacts facts = {};
+	ExclusionFacts f = { .channel = -1, .target = -1, .lun = -1, .type = -1 };
+	ReactVerdict v;
 	unsigned host;
 
 	if (!m->scanner || !ev->devpath || ev->synthetic)
 		return;
 	if (uevent_devpath_host(ev->devpath, &host) < 0 || !manager_host_scans_wanted(m))
 		return;
+	/* lund.conf(5) REACTIONS, new_hosts =: judged on the host's number, driver and transport */
+	f.host = host;
+	if (reaction_any(policy_engine_conf(m->policy)) &&
+	    hostfacts_read(m->rootfd, host, &facts) >= 0) {
+		f.driver = facts.driver;
+		f.transport = facts.kind;
+	}
+	reaction_judge(policy_engine_conf(m->policy), &f, REACT_SCAN_HOST, &v);
+	if (v.report) {
+		char why[160];
+
+		reaction_why(&v, why, sizeof(why));
+		log_notice("host%u: %s (%s), not scanned: %s", host, what, ev->devpath, why);
+		return;
+	}
 	/* A session not logged in yet has no target to find: scanned once it is. */
 	if (manager_iscsi_login_wait(m, ev, host))
 		return;
@@ -568,7 +587,8 @@ void manager_host_scan_setup(Manager *m)
 
 void manager_host_scan_set_policy(Manager *m)
 {
-	bool excl = exclusion_any(policy_engine_conf(m->policy)) || m->n_holds > 0;
+	bool excl = exclusion_any(policy_engine_conf(m->policy)) ||
+	            reaction_any(policy_engine_conf(m->policy)) || m->n_holds > 0;
 
 	host_scanner_set_policy(m->scanner,
 	                        scan_quirks_active(m->scan_quirks) || excl

@@ -183,7 +183,8 @@ static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
 	if (!lu->identified)
 		log_lu_added(lu);
 	/* with exclusions, its policy waited for its identity (policy_apply()) */
-	if (!lu->info_pending && exclusion_any(policy_engine_conf(m->policy))) {
+	if (!lu->info_pending && (exclusion_any(policy_engine_conf(m->policy)) ||
+	                          reaction_any(policy_engine_conf(m->policy)))) {
 		(void)policy_apply(m->policy, lu, "add");
 		manager_exclusion_update(m, lu, false);
 	}
@@ -231,13 +232,30 @@ static int on_apply_policy(Inventory *inv, Lu *lu, void *userdata)
 	return r < 0 ? r : 0;
 }
 
-static bool on_excluded(Inventory *inv, const Lu *lu, void *userdata)
+static const char *on_leave(Inventory *inv, const Lu *lu, LuUnitAttention ua, void *userdata)
 {
+	static const ReactAction react[_LU_UA_MAX] = {
+		[LU_UA_REPORTED_LUNS_CHANGED] = REACT_ADD,
+		[LU_UA_CAPACITY_CHANGED] = REACT_RESIZE,
+		[LU_UA_INQUIRY_CHANGED] = REACT_RENAME,
+	};
 	Manager *m = userdata;
+	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 	ExclusionVerdict v;
+	char why[160];
 
 	policy_lu_verdict(m->policy, lu, &v);
-	return v.excluded || manager_lu_held(m, lu);
+	if (v.excluded || manager_lu_held(m, lu))
+		return "excluded";
+	/* luns = add still rescans (the scan leaves the removals); only "report" does not */
+	if ((ua == LU_UA_REPORTED_LUNS_CHANGED || ua == LU_UA_CAPACITY_CHANGED ||
+	     ua == LU_UA_INQUIRY_CHANGED) &&
+	    manager_lu_reports(m, lu, react[ua], why, sizeof(why))) {
+		log_device_full(LOG_NOTICE, 0, &dev, "unit attention %s: not acted on, %s",
+		                lu_unit_attention_to_string(ua), why);
+		return "reported";
+	}
+	return NULL;
 }
 
 /* ---- resync ---- */
@@ -955,7 +973,7 @@ int manager_start(Manager *m)
 		.rescan_lu = on_rescan_lu,
 		.identify = on_identify,
 		.lu_identified = on_lu_identified,
-		.excluded = on_excluded,
+		.leave = on_leave,
 	};
 	static const MonitorCallbacks mcb = {
 		.event = on_uevent,

@@ -392,9 +392,11 @@ static int tport_submit(PolicyEngine *p, const Lu *lu, const LuPolicy *pol, cons
 	                     TPORT_JOB_TIMEOUT_USEC);
 }
 
-void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *ret)
+void policy_lu_facts(const Lu *lu, ExclusionFacts *ret)
 {
-	ExclusionFacts f = {
+	const Host *h = lu->target ? lu->target->host : NULL;
+
+	*ret = (ExclusionFacts){
 		.serial = lu->naming.serial,
 		.wwn = lu->naming.wwn,
 		.vendor = lu->vendor,
@@ -404,8 +406,16 @@ void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *re
 		.target = lu->target ? (int64_t)lu->target->id : -1,
 		.lun = (int64_t)lu->lun,
 		.type = lu->type,
+		.driver = h ? h->facts.driver : NULL,
+		.transport = h && h->facts.kind[0] ? h->facts.kind : NULL,
 	};
+}
 
+void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *ret)
+{
+	ExclusionFacts f;
+
+	policy_lu_facts(lu, &f);
 	exclusion_judge(p ? p->conf : NULL, &f, ret);
 }
 

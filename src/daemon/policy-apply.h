@@ -51,6 +51,10 @@ LundConf *policy_engine_conf(const PolicyEngine *p);
  */
 void policy_lu_verdict(const PolicyEngine *p, const Lu *lu, ExclusionVerdict *ret);
 
+/* policy_lu_facts() - what the inventory knows of @lu (and of its host) to judge it on; the
+ * strings are @lu's and its host's. */
+void policy_lu_facts(const Lu *lu, ExclusionFacts *ret);
+
 /* policy_apply() - write what differs, unless @lu is excluded (then 0); @why goes into the log
  * ("add", "power-on-reset"). Returns the number of the LU's attributes changed, or -errno of the
  * first failure; the transport's are handed to the worker and logged when written. */

@@ -86,6 +86,7 @@ static int section_init(ConfSection *s, ConfSectionKind kind, const char *title)
 			{ "device", CONF_SECTION_DEVICE },
 			{ "exclude", CONF_SECTION_EXCLUDE },
 			{ "exception", CONF_SECTION_EXCEPTION },
+			{ "react", CONF_SECTION_REACT },
 		};
 
 		for (size_t i = 0; i < ELEMENTSOF(named); i++) {

@@ -41,6 +41,7 @@ typedef enum ConfSectionKind {
 	CONF_SECTION_CONTROL,   /* [control]: the control socket's access (read_group=) */
 	CONF_SECTION_EXCLUDE,   /* [exclude NAME]: LUs lund leaves alone (exclusion.h) */
 	CONF_SECTION_EXCEPTION, /* [exception NAME]: LUs an [exclude] does not take after all */
+	CONF_SECTION_REACT,     /* [react NAME]: what lund does on changes (exclusion.h) */
 	CONF_SECTION_UNKNOWN,   /* anything else: applies to nothing */
 	CONF_SECTION_NONE,      /* the keys before the first header: apply to nothing */
 	_CONF_SECTION_KIND_MAX,
@@ -60,9 +61,9 @@ typedef struct ConfSection {
 	ConfSectionKind kind;
 	unsigned line; /* its first header, 0 if not found (and for CONF_SECTION_NONE) */
 	char *title;   /* the section as iniparser names it: "defaults", "device old-raid"; "" */
-	char *name;    /* device, exclude, exception: NAME (the kind's word when it has none);
-	                * NULL otherwise */
-	char *vendor;  /* device: globs, "*" when not given; NULL otherwise */
+	char *name;   /* device, exclude, exception, react: NAME (the kind's word when it has none);
+	               * NULL otherwise */
+	char *vendor; /* device: globs, "*" when not given; NULL otherwise */
 	char *model;
 	ConfEntry *entries; /* every key of the section (vendor= and model= too), in file order */
 	size_t n_entries;

@@ -124,20 +124,23 @@ static void check_entry(Checker *c, const ConfSection *s, const ConfEntry *e)
 			problem(c, "read_group \"%s\": no such group", v);
 		return;
 	case CONF_SECTION_EXCLUDE:
-	case CONF_SECTION_EXCEPTION: {
-		bool exception = s->kind == CONF_SECTION_EXCEPTION;
+	case CONF_SECTION_EXCEPTION:
+	case CONF_SECTION_REACT: {
 		const char *expected = NULL;
-		int r = exclusion_check_entry(exception, k, v, &expected);
+		int r = exclusion_check_entry(s->kind, k, v, &expected);
+		bool action = s->kind == CONF_SECTION_REACT &&
+		              exclusion_check_entry(s->kind, k, "report", NULL) == 0;
 
 		if (r == -ENOENT)
 			problem(c,
-			        "unknown key \"%s\" in [%s]: it takes wwid, vendor, model, hctl, "
-			        "host, "
-			        "type%s; the section matches no LU",
-			        k, s->title, exception ? "" : " and names");
+			        "unknown key \"%s\" in [%s]: it takes %s; the section matches no "
+			        "LU",
+			        k, s->title, exclusion_keys_help(s->kind));
 		else if (r < 0)
 			problem(c, "invalid %s \"%s\": %s expected; %s", k, v, expected,
-			        streq(k, "names") ? "taken as no" : "the section matches no LU");
+			        streq(k, "names") ? "taken as no"
+			        : action          ? "lund does what it does without it"
+			                          : "the section matches no LU");
 		return;
 	}
 	case CONF_SECTION_DEVICE:

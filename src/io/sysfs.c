@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,29 @@ int sysfs_link_basename(int dirfd, const char *path, char **ret)
 		return -EBADMSG;
 	*ret = strdup(base);
 	return *ret ? 0 : -ENOMEM;
+}
+
+char *sysfs_link_target(int dirfd, const char *path)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dirfd, path, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+bool sysfs_is_dirf(int dirfd, char *buf, const char *fmt, ...)
+{
+	struct stat st;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n > 0 && n < PATH_MAX && fstatat(dirfd, buf, &st, 0) >= 0 && S_ISDIR(st.st_mode);
 }
 
 int sysfs_scsi_host_parse(const char *name, unsigned *ret)

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "macro.h"
+
 /* sysfs binary attributes such as vpd_pg83 are at most one VPD page. */
 #define SYSFS_ATTR_MAX (4 + 65535)
 
@@ -100,3 +102,11 @@ int sysfs_scsi_host_parse(const char *name, unsigned *ret);
 
 /* sysfs_link_basename() - last component of the target of symlink @path. */
 int sysfs_link_basename(int dirfd, const char *path, char **ret);
+
+/* sysfs_link_target() - the target of symlink @path (the whole path, not its last component),
+ * malloc'd; NULL when it is no symlink, cannot be read or memory is short. */
+char *sysfs_link_target(int dirfd, const char *path);
+
+/* sysfs_is_dirf() - is the path printf(@fmt, ...) below @dirfd a directory (following
+ * symlinks)? The path is left in @buf (PATH_MAX bytes) either way, for the caller to go on. */
+_printf_(3, 4) bool sysfs_is_dirf(int dirfd, char *buf, const char *fmt, ...);

@@ -380,6 +380,13 @@ assert j["pending"] is True and len(c) == 1, j
 assert c[0]["change"] == "removed" and c[0]["old_identity"] == sys.argv[2], c
 assert c[0]["path"] == "scsi/by-id/scsi-1LUND_OLD_FORM" and c[0]["new_identity"] is None, c
 ' "$TMP/out" "$key"
+# under a lund.conf whose [react] keeps that LU's identity (identity = report) lund leaves its
+# names as they are: --diff --config previews that, nothing pending (every path of it)
+printf '[react keep]\nwwid = %s\nidentity = report\n' "$key" > "$TMP/keep.conf"
+expect_rc 0 "names --diff --config, identity = report for the renamed LU" \
+        names_st --diff --config "$TMP/keep.conf"
+check "names --diff --config: says the LU's names stay: $(cat "$TMP/err")" \
+        grep -q "^lunctl: $one: its names stay as they are (identity = report by .react keep.)" "$TMP/err"
 expect_rc 0 "names --accept of the renamed LU" names_st --accept "$one"
 expect_rc 0 "names --diff after --accept" names_st --diff
 check "names --accept: the old name retired" \

@@ -44,6 +44,11 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    LU gets no links and no policy while the others do, one
                                    excluded with names = yes gets links only, an exception wins;
                                    list marks each with its rule; a reload moves the links.
+  daemon-loop.py LUND react       lund.conf's [react] sections through lund's scans (REPORT LUNS
+                                   from the SG_IO mock, $LUND_MOCK): luns = add keeps the LU a
+                                   target no longer reports and adds the new one, capacity =
+                                   report writes nothing; `lunctl rescan --dry-run --config NEW`
+                                   previews a changed policy, a reload applies it.
   daemon-loop.py LUND lock         a second lund on the same run dir exits 1 naming the first's
                                    PID; the first keeps its socket.
   daemon-loop.py LUND state        an LU lund finds offline (a resync reads its state) is shown
@@ -76,7 +81,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from hwdb_bin import hwdb_bin  # noqa: E402
 # the fake sysfs trees every script builds (tests/README.md)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from fakesys import device, lu, put  # noqa: E402
+from fakesys import device, inquiry, lu, put  # noqa: E402
 
 LUND = sys.argv[1]
 CASE = sys.argv[2]
@@ -943,6 +948,136 @@ def case_holds(tmp):
             check(r.get('error') == 'EINVAL', 'hold %r refused: %s' % (bad, r))
         r = lunctl('hold', '3')
         check(r.returncode != 0 and '--reason' in r.stderr, 'hold without --reason refused')
+    finally:
+        lund.stop()
+
+
+def case_react(tmp):
+    """lund.conf's [react] (lund.conf(5) REACTIONS), through lund's scans with REPORT LUNS
+    answered by the SG_IO mock: with luns = add the LU a target no longer reports is kept (its
+    KEEP says which rule) while the new LUN is added; with capacity = report a resize check
+    writes nothing; a changed policy is previewed by `lunctl rescan --dry-run --config NEW`
+    and applied by a reload: then the LU is removed."""
+    mock = os.environ['LUND_MOCK']
+    root = os.path.join(tmp, 'root')
+    fx = os.path.join(tmp, 'fixtures')
+    os.makedirs(fx)
+    host = virtio_host(root)
+    # the host's scsi_host class device, which the scans write "C T L" to
+    put(root, host + '/scsi_host/host2/proc_name', 'virtio_scsi\n')
+    put(root, host + '/scsi_host/host2/scan', '')
+    os.makedirs(os.path.join(root, 'sys/class/scsi_host'))
+    os.symlink('../../../%s/scsi_host/host2' % host,
+               os.path.join(root, 'sys/class/scsi_host/host2'))
+    device(root, host + '/target2:0:1', 'scsi', 'scsi_target')
+    for n in (0, 1):
+        lu(root, '2:0:1:%d' % n, host[len('sys/devices/'):] + '/target2:0:1', std_inquiry=True,
+           uevent=True, block=('sd' + 'bc'[n], '8:%d' % (16 + 16 * n)),
+           sg=('sg%d' % n, '21:%d' % n), attrs={'delete': b'', 'rescan': b''})
+        put(root, 'dev/sg%d' % n, '%s/react\n' % fx)
+    with open(os.path.join(fx, 'react.inquiry.hex'), 'w') as f:
+        f.write(' '.join('%02x' % b for b in inquiry()) + '\n')
+    # REPORT LUNS: LUNs 0 and 2 (SAM peripheral addressing); LUN 1 is gone, LUN 2 is new
+    with open(os.path.join(fx, 'react.luns.hex'), 'w') as f:
+        f.write('00 00 00 10 00 00 00 00\n00 00 00 00 00 00 00 00\n00 02 00 00 00 00 00 00\n')
+    conf = os.path.join(tmp, 'lund.conf')
+    new = os.path.join(tmp, 'lund.conf.new')
+    with open(conf, 'w') as f:
+        f.write('[react orchestrated]\nhost = 2\nluns = add\ncapacity = report\n')
+    with open(new, 'w') as f:
+        f.write('[react orchestrated]\nhost = 2\ncapacity = report\n')
+    scan_attr = os.path.join(root, 'sys/class/scsi_host/host2/scan')
+    lu_dir = os.path.join(root, host, 'target2:0:1')
+    env = {'LD_PRELOAD': mock,
+           'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'}
+    run_dir = os.path.join(tmp, 'run')
+    lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', conf], env)
+
+    def lunctl(*args):
+        return subprocess.run([LUNCTL] + list(args), capture_output=True, text=True,
+                              env=dict(os.environ, LUND_RUN_DIR=run_dir, **env))
+
+    def actions(r):
+        try:
+            res = json.loads(r.stdout)
+        except ValueError:
+            return {}
+        return {a['hctl']: (a['action'], a['reason']) for a in res.get('actions', [])}
+
+    def written(path):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError:
+            return None
+
+    try:
+        lund.wait_socket()
+        r = lunctl('rescan', '--json', '--add', '--remove', '2')
+        got = actions(r)
+        check(got.get('2:0:1:1', ('', ''))[0] == 'keep' and
+              'luns = add by [react orchestrated]' in got['2:0:1:1'][1],
+              'luns = add: the LU no longer reported is kept, saying why (%d): %s %s' %
+              (r.returncode, got, r.stderr))
+        check(written(os.path.join(lu_dir, '2:0:1:1/delete')) == '',
+              'and its delete attribute is not written')
+        check(got.get('2:0:1:2', ('', ''))[0] == 'add' and written(scan_attr) == '0 1 2',
+              'the new LUN is added (%s, scan attribute %r)' % (got.get('2:0:1:2'),
+                                                                written(scan_attr)))
+        check(lund.wait_log('luns = add by [react orchestrated]'), 'lund logs the keep')
+        r = lunctl('rescan', '--json', '--resize', '2')
+        got = actions(r)
+        check(got.get('2:0:1:0', ('', ''))[0] == 'keep' and
+              'capacity = report by [react orchestrated]' in got['2:0:1:0'][1] and
+              got.get('2:0:1:1', ('', ''))[0] == 'keep',
+              'capacity = report: no capacity check, kept with the rule (%d): %s %s' %
+              (r.returncode, got, r.stderr))
+        check(all(written(os.path.join(lu_dir, '2:0:1:%d/rescan' % n)) == ''
+                  for n in (0, 1)), 'no rescan attribute written')
+        r = lunctl('--root', root, 'names', '--why', '--config', conf, '2:0:1:0')
+        check(r.returncode == 0 and ('luns = add by [react orchestrated] (%s:3): lund removes '
+                                     'nothing from its target' % conf) in r.stdout and
+              'capacity = report by [react orchestrated] (%s:4)' % conf in r.stdout,
+              'names --why lists the reactions that report (%d): %s%s' %
+              (r.returncode, r.stdout, r.stderr))
+        r = lunctl('--root', root, 'names', '--why', '--json', '--config', conf, '2:0:1:0')
+        try:
+            got = [(x['key'], x['value'], x['rule'], x['line'])
+                   for x in json.loads(r.stdout).get('reactions', [])]
+        except ValueError:
+            got = None
+        check(got == [('luns', 'add', 'orchestrated', 3),
+                      ('capacity', 'report', 'orchestrated', 4)],
+              'and in JSON (%d): %s %s' % (r.returncode, got, r.stderr))
+        # the changed policy, previewed: the dry run under NEW removes, under the file lund
+        # reads it keeps; nothing is written either way
+        os.truncate(scan_attr, 0)
+        r = lunctl('--root', root, 'rescan', '--json', '--dry-run', '--add', '--remove',
+                   '--config', conf, '2')
+        got = actions(r)
+        check(got.get('2:0:1:1', ('', ''))[0] == 'keep',
+              'the dry run under the current file keeps the LU (%d): %s %s' %
+              (r.returncode, got, r.stderr))
+        r = lunctl('--root', root, 'rescan', '--json', '--dry-run', '--add', '--remove',
+                   '--config', new, '2')
+        got = actions(r)
+        check(got.get('2:0:1:1', ('', ''))[0] == 'remove' and got['2:0:1:2'][0] == 'add',
+              'the dry run under NEW removes it and adds the new LUN (%d): %s %s' %
+              (r.returncode, got, r.stderr))
+        check(written(os.path.join(lu_dir, '2:0:1:1/delete')) == '' and
+              written(scan_attr) == '', 'the dry runs wrote nothing')
+        r = lunctl('check-config', new)
+        check(r.returncode == 0, 'check-config takes NEW (%d): %s%s' %
+              (r.returncode, r.stdout, r.stderr))
+        # applied: a reload, then lund's own scan removes it
+        shutil.copy(new, conf)
+        check(request(run_dir, {'cmd': 'reload'}, 30).get('ok') is True, 'reload answered')
+        r = lunctl('rescan', '--json', '--add', '--remove', '2')
+        got = actions(r)
+        check(got.get('2:0:1:1', ('', ''))[0] == 'remove' and
+              written(os.path.join(lu_dir, '2:0:1:1/delete')) == '1',
+              'after the reload the LU no longer reported is removed (%d): %s %s' %
+              (r.returncode, got, r.stderr))
     finally:
         lund.stop()
 

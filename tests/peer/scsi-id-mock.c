@@ -2,7 +2,8 @@
 /*
  * LD_PRELOAD shim that lets the real udev scsi_id binary (Debian 12, systemd 252) run against a
  * fixture set instead of a device: ioctl(fd, SG_IO, ...) with an INQUIRY CDB is answered from
- * $LUND_MOCK_DIR/$LUND_MOCK_NAME.{inquiry,pg00,pg80,pg83}.hex; every other ioctl is refused.
+ * $LUND_MOCK_DIR/$LUND_MOCK_NAME.{inquiry,pg00,pg80,pg83}.hex, and REPORT LUNS from its .luns.hex
+ * (CHECK CONDITION without one); every other ioctl is refused.
  * Run scsi_id with -d pointing at any readable regular file. This is how the fixtures'
  * expected ID_* lines are checked against the reference itself (tests/peer/scsi-id.sh).
  *
@@ -129,6 +130,21 @@ static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 	return (int)len;
 }
 
+/* Any command the mock answers: INQUIRY (above), REPORT LUNS from the .luns fixture. */
+static int answer_cdb(const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen)
+{
+	size_t len = fx.len[FX_LUNS];
+
+	if (cdb_len >= 6 && cdb[0] == 0x12)
+		return answer(cdb, buf, buflen);
+	if (cdb_len < 12 || cdb[0] != 0xa0 || !fx.buf[FX_LUNS])
+		return -1;
+	if (len > buflen)
+		len = buflen;
+	memcpy(buf, fx.buf[FX_LUNS], len);
+	return (int)len;
+}
+
 /* "wait:FILE:...": wait while FILE exists, outside the lock (other devices go on answering). */
 static void wait_if_asked(int fd)
 {
@@ -186,11 +202,12 @@ static int sg_io(int fd, void *arg)
 		const uint8_t *cdb = (const uint8_t *)(uintptr_t)h->request;
 		int n;
 
-		if (h->request_len < 6 || cdb[0] != 0x12)
+		if (h->request_len < 6 || (cdb[0] != 0x12 && cdb[0] != 0xa0))
 			return errno = EINVAL, -1;
 		load(fd);
 		memset((void *)(uintptr_t)h->din_xferp, 0, h->din_xfer_len);
-		n = answer(cdb, (uint8_t *)(uintptr_t)h->din_xferp, h->din_xfer_len);
+		n = answer_cdb(cdb, h->request_len, (uint8_t *)(uintptr_t)h->din_xferp,
+		               h->din_xfer_len);
 		h->device_status = h->transport_status = h->driver_status = 0;
 		h->response_len = 0;
 		if (n < 0) {
@@ -211,11 +228,11 @@ static int sg_io(int fd, void *arg)
 		const uint8_t *cdb = h->cmdp;
 		int n;
 
-		if (h->cmd_len < 6 || cdb[0] != 0x12)
+		if (h->cmd_len < 6 || (cdb[0] != 0x12 && cdb[0] != 0xa0))
 			return errno = EINVAL, -1;
 		load(fd);
 		memset(h->dxferp, 0, h->dxfer_len);
-		n = answer(cdb, h->dxferp, h->dxfer_len);
+		n = answer_cdb(cdb, h->cmd_len, h->dxferp, h->dxfer_len);
 		h->status = h->masked_status = h->host_status = h->driver_status = 0;
 		h->sb_len_wr = 0;
 		if (n < 0) {

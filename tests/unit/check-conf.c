@@ -582,8 +582,8 @@ START_TEST(test_corpus)
 				break;
 			case CONF_SECTION_EXCLUDE:
 			case CONF_SECTION_EXCEPTION:
-				known = exclusion_check_entry(s->kind == CONF_SECTION_EXCEPTION, k,
-				                              "1", NULL) != -ENOENT;
+			case CONF_SECTION_REACT:
+				known = exclusion_check_entry(s->kind, k, "1", NULL) != -ENOENT;
 				break;
 			case CONF_SECTION_UNKNOWN:
 				known = reported(s->line, "unknown section");

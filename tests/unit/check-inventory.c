@@ -673,6 +673,46 @@ static int on_rescan_lu(Inventory *inv, Lu *lu, LuUnitAttention ua, void *u)
 	return 0;
 }
 
+/* The owner's leave hook: capacity changes reported only (lund.conf's capacity = report). */
+static const char *on_leave_capacity(Inventory *inv, const Lu *lu, LuUnitAttention ua, void *u)
+{
+	return ua == LU_UA_CAPACITY_CHANGED ? "reported" : NULL;
+}
+
+/* A unit attention the owner leaves alone is reported with its word and not acted on: no rescan
+ * written; the others are handled as before. */
+START_TEST(test_ua_left)
+{
+	InventoryHooks hooks = {
+		.lu_added = on_added,
+		.lu_changed = on_changed,
+		.unit_attention = on_ua,
+		.leave = on_leave_capacity,
+	};
+	Uevent cap = { "change", "scsi", "scsi_device", DEVPATH0 };
+	Uevent luns = cap;
+	Inventory *inv = NULL;
+	_cleanup_free_ char *got = NULL, *scan = NULL;
+
+	cap.sdev_ua = "CAPACITY_DATA_HAS_CHANGED";
+	luns.sdev_ua = "REPORTED_LUNS_DATA_HAS_CHANGED";
+	ck_assert_int_eq(inventory_new(tree.fd, PROBE_SYSFS_ONLY, &hooks, NULL, &inv), 0);
+	ck_assert_int_eq(inventory_resync(inv, false), 0);
+	memset(&counts, 0, sizeof(counts));
+
+	ck_assert_int_eq(inventory_handle_uevent(inv, &cap, uevent_reactions(&cap)), 0);
+	ck_assert_uint_eq(counts.ua, 1);
+	ck_assert_str_eq(counts.last_ua_action, "reported");
+	got = check_tree_get(&tree, "sys/bus/scsi/devices/0:0:0:0/rescan");
+	ck_assert(!got || !*got);
+	ck_assert_int_eq(inventory_handle_uevent(inv, &luns, uevent_reactions(&luns)), 0);
+	ck_assert_str_eq(counts.last_ua_action, "rescan-target");
+	scan = check_tree_get(&tree, "sys/class/scsi_host/host0/scan");
+	ck_assert_str_eq(scan, "0 0 -");
+	inventory_free(inv);
+}
+END_TEST
+
 /* The inventory writes nothing and reports nothing until the owner says the write returned;
  * then INQUIRY DATA HAS CHANGED re-derives the names, as when it wrote the attribute itself. */
 START_TEST(test_rescan_deferred)
@@ -1561,6 +1601,7 @@ static Suite *inventory_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
+	tcase_add_test(tc, test_ua_left);
 	tcase_add_test(tc, test_rare_fields);
 	tcase_add_test(tc, test_unit_serial);
 	tcase_add_test(tc, test_path_keys);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check-util.h"
+#include "hostfacts.h"
 #include "lunctl-list-fmt.h"
 
 #define A LIST_ANY
@@ -313,7 +314,8 @@ START_TEST(test_usb)
 {
 	char buf[64] = "x";
 
-	ck_assert_int_eq(list_usb_name(usb_cases[_i].path, buf, sizeof(buf)), usb_cases[_i].ret);
+	ck_assert_int_eq(hostfacts_usb_name(usb_cases[_i].path, buf, sizeof(buf)),
+	                 usb_cases[_i].ret);
 	if (usb_cases[_i].ret == 0)
 		ck_assert_str_eq(buf, usb_cases[_i].name);
 }
