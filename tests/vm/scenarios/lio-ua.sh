@@ -1,8 +1,10 @@
 #!/bin/sh
 # lio-ua: unit attentions and paths from a real target (LIO over iSCSI on loopback), lund running.
-#  1. resize: the loop device under a fileio backstore grows; the LUN's new capacity must reach
-#     the block device (LIO's CAPACITY DATA HAS CHANGED, or `lunctl rescan --resize` where the
-#     target sends none);
+#  1. resize: the loop device under a fileio backstore grows. With `capacity = report` for the
+#     iSCSI host (a [react] section, previewed by `lunctl rescan --dry-run --config` first, then
+#     applied by `lunctl reload`) lund's resize scan keeps the old size and says why; back to
+#     the default, the LUN's new capacity must reach the block device (LIO's CAPACITY DATA HAS
+#     CHANGED, or `lunctl rescan --resize` where the target sends none);
 #  2. ALUA: the backstore's target port group goes active/non-optimized: the unit attention is
 #     logged by lund and shown by `lunctl monitor`; the target's state (sg_rtpg) and the kernel's
 #     (access_state) agree;
@@ -29,7 +31,8 @@ lio_map 0; lio_map 1
 lio_iscsi_login
 vm_wait_until 30 lio_nlus_is 2 || vm_fail "2 LUNs expected after the login, have $(lio_nlus)"
 h=$(lio_host)
-lund_start
+: >/tmp/lund.conf
+lund_start --config /tmp/lund.conf
 daemon_check_tree "start"
 lunctl monitor --json >/tmp/monitor.json 2>&1 &
 mon=$!
@@ -41,6 +44,27 @@ b0=$(blk $h:0:0:0)
 read -r s0 </sys/block/$b0/size
 truncate -s 64M /tmp/lio/grow.img
 losetup -c "$loop"
+# capacity = report (lund.conf(5) REACTIONS) for the iSCSI host, previewed before the reload
+# that applies it: lund then leaves the size to the admin and says so
+printf '[react lio-sizes]\ntransport = iscsi\ncapacity = report\n' >/tmp/react.conf
+lunctl rescan --dry-run --resize "$h" >/tmp/preview.now 2>&1 || vm_fail "rescan --dry-run: $(cat /tmp/preview.now)"
+lunctl rescan --dry-run --resize --config /tmp/react.conf "$h" >/tmp/preview.new 2>&1 ||
+	vm_fail "rescan --dry-run --config: $(cat /tmp/preview.new)"
+cat /tmp/preview.now /tmp/preview.new
+vm_assert "preview under the running lund.conf: the grown LU would be resized" \
+	grep -q "^would resize *$h:0:0:0 " /tmp/preview.now
+vm_assert "preview under the new one: kept, capacity = report" \
+	grep -q "^keep *$h:0:0:0 .*capacity = report by \\[react lio-sizes\\]" /tmp/preview.new
+vm_assert_eq "$s0" "$(cat /sys/block/$b0/size)" "a dry run changes nothing"
+cp /tmp/react.conf /tmp/lund.conf
+lunctl reload >/tmp/reload.out 2>&1 || vm_fail "lunctl reload: $(cat /tmp/reload.out)"
+lunctl rescan --resize "$h" >/tmp/kept.out 2>&1 || vm_fail "rescan --resize: $(cat /tmp/kept.out)"
+cat /tmp/kept.out
+vm_assert "capacity = report: lund's scan keeps the grown LU, saying why" \
+	grep -q "^keep *$h:0:0:0 .*capacity = report by \\[react lio-sizes\\]" /tmp/kept.out
+vm_assert_eq "$s0" "$(cat /sys/block/$b0/size)" "capacity = report: the kernel keeps the old size"
+: >/tmp/lund.conf
+lunctl reload >/tmp/reload.out 2>&1 || vm_fail "lunctl reload: $(cat /tmp/reload.out)"
 lio_touch 0; lio_touch 0
 if vm_wait_until 10 sh -c "[ \$(cat /sys/block/$b0/size) -eq 131072 ]"; then
 	how=ua
