@@ -913,6 +913,17 @@ START_TEST(test_remove)
 }
 END_TEST
 
+/* The basic world after a change of everything a scan acts on: 0:0:0:5 no longer reported,
+ * 0:0:1:2 and 0:0:1:3 reported and not instantiated, 0:0:0:1 grown. */
+static void changed_world(void)
+{
+	basic_world();
+	instantiate(0, 0, 0, 5);
+	wire(0, 0, 1, 2);
+	wire(0, 0, 1, 3);
+	fake.lus[1].capacity = 16u << 20;
+}
+
 /* Excluded LUs (lund.conf EXCLUSIONS) are neither removed, added nor resized: each is kept with
  * the rule in the reason, and reported LUNs around an excluded one are added one by one, never by
  * a whole-target scan that would add it too. */
@@ -921,12 +932,8 @@ START_TEST(test_excluded)
 	const ScanAction *a;
 	ScanResult r = {};
 
-	basic_world();
-	instantiate(0, 0, 0, 5); /* no longer reported */
-	wire(0, 0, 1, 2);        /* reported, not instantiated */
-	wire(0, 0, 1, 3);
+	changed_world();
 	wire(0, 0, 1, 4);
-	fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
 	fake.excluded = "0:0:[01]:[1235]";
 	run(SCAN_ADD | SCAN_REMOVE | SCAN_FORCE | SCAN_RESIZE, NULL, &r);
 	ck_assert(exists("sys/bus/scsi/devices/0:0:0:5"));
@@ -955,11 +962,7 @@ START_TEST(test_leave_per_action)
 	const ScanAction *a;
 	ScanResult r = {};
 
-	basic_world();
-	instantiate(0, 0, 0, 5); /* no longer reported */
-	wire(0, 0, 1, 2);        /* reported, not instantiated */
-	wire(0, 0, 1, 3);
-	fake.lus[1].capacity = 16u << 20; /* 0:0:0:1 grew */
+	changed_world();
 	fake.excluded = "*";
 	fake.leave_removals_only = true;
 	run(SCAN_ADD | SCAN_REMOVE | SCAN_FORCE | SCAN_RESIZE, NULL, &r);
