@@ -23,6 +23,7 @@
 #include "output.h"
 #include "scan-json.h"
 #include "scan.h"
+#include "reservation.h"
 #include "scanquirk.h"
 #include "sysfs.h"
 
@@ -67,6 +68,8 @@ typedef struct QuirkCtx {
 	ScanQuirks *quirks;
 	pthread_mutex_t lock; /* one warning per bad value, not one per target */
 	bool warned;
+	int rootfd;
+	ResvConfig resv; /* [defaults] reservation_key */
 } QuirkCtx;
 
 static int on_quirk(void *userdata, int type, const char *vendor, const char *model,
@@ -86,6 +89,23 @@ static int on_quirk(void *userdata, int type, const char *vendor, const char *mo
 		return 0; /* the valid keys still apply */
 	}
 	return r;
+}
+
+/*
+ * ScanPolicy.leave: the reservation check before a removal, lund's (engine/reservation.h).
+ * Without lund, nothing was read while the LU still answered: a masked LU's reservations are
+ * unknown, and it is removed (lund(8) RESERVATIONS).
+ */
+static bool on_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char *why, size_t size)
+{
+	QuirkCtx *c = userdata;
+	PrinStatus now = {};
+	int r;
+
+	if (what != SCAN_ACTION_REMOVE || !resv_type_applies(lu->type))
+		return false;
+	r = resv_read_scan_lu(c->rootfd, lu, &c->resv, &now);
+	return resv_decide(r, &now, NULL, why, size);
 }
 
 static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
@@ -116,6 +136,15 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 		return log_error_errno(rootfd, "Failed to open root directory '%s': %m",
 		                       o->root ?: "/");
 	}
+	{
+		_cleanup_(conf_unrefp) LundConf *lc = NULL;
+
+		(void)conf_load_file(conf, &lc);
+		resv_config_from_conf(lc, &qc.resv);
+	}
+	qc.rootfd = rootfd;
+	pol->leave = on_leave;
+	pol->userdata = &qc;
 	ctx = (ScanContext){
 		.rootfd = rootfd,
 		.policy = pol,

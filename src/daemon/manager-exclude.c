@@ -93,5 +93,8 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 	exclusion_judge(policy_engine_conf(m->policy), &f, &v);
 	if (v.excluded)
 		snprintf(rule, size, "excluded by [exclude %s]", v.rule);
+	/* what a cluster holds is never removed (manager-reserve.c) */
+	else if (what == SCAN_ACTION_REMOVE)
+		return manager_reservation_keeps(m, lu, rule, size);
 	return v.excluded;
 }

@@ -244,6 +244,26 @@ int resv_read(int rootfd, const char *node, const char *hctl, const ResvConfig *
 	return prin_parse_keys_reservation(a, alen, b, blen, keys, n_keys, ret);
 }
 
+bool resv_type_applies(int type)
+{
+	return type < 0 || type == 0x00 || type == 0x01 || type == 0x07 || type == 0x0e ||
+	       type == 0x14;
+}
+
+int resv_read_scan_lu(int rootfd, const ScanLu *lu, const ResvConfig *cfg, PrinStatus *ret)
+{
+	char node[sizeof(lu->hctl) + 8];
+	unsigned cmds = 0;
+
+	if (!resv_type_applies(lu->type))
+		return -EOPNOTSUPP;
+	if (lu->sg)
+		snprintf(node, sizeof(node), "%s", lu->sg);
+	else
+		snprintf(node, sizeof(node), "bsg/%s", lu->hctl);
+	return resv_read(rootfd, node, lu->hctl, cfg, RESV_TIMEOUT_MS, ret, &cmds);
+}
+
 bool resv_ours(const PrinStatus *st)
 {
 	return st && (st->registered_us || st->holder_us);

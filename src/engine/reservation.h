@@ -25,7 +25,10 @@
 
 #include "conf.h"
 #include "prin.h"
+#include "scan.h"
 
+/* Each PERSISTENT RESERVE IN lund sends: a device that answers nothing costs this once. */
+#define RESV_TIMEOUT_MS 10000
 /* At most this many configured keys, and initiator port identities per SCSI host. */
 #define RESV_KEYS_MAX 64
 #define RESV_IDS_MAX  8
@@ -77,6 +80,17 @@ int resv_read(int rootfd, const char *node, const char *hctl, const ResvConfig *
  */
 bool resv_decide(int r, const PrinStatus *now, const PrinStatus *remembered, char *why,
                  size_t size);
+
+/* The peripheral types whose removal a cluster would notice, and whose reservations lund reads:
+ * disks (direct access, optical, RBC, host-managed zoned) and tapes; -1 (unknown) too. */
+bool resv_type_applies(int type);
+
+/*
+ * resv_read_scan_lu() - resv_read() for the LU a scan is about to remove, through its sg node
+ * or else its bsg node. Returns as resv_read(); -EOPNOTSUPP for a type resv_type_applies()
+ * leaves out (nothing read).
+ */
+int resv_read_scan_lu(int rootfd, const ScanLu *lu, const ResvConfig *cfg, PrinStatus *ret);
 
 /* Whether @st shows this host registered or holding the reservation. */
 bool resv_ours(const PrinStatus *st);
