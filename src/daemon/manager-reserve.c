@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exclusion.h"
 #include "grow.h"
 #include "log.h"
 #include "macro.h"
@@ -134,10 +135,15 @@ static void resv_job_done(void *data, int r)
 
 void manager_reservation_refresh(Manager *m, const Lu *lu)
 {
+	ExclusionVerdict v = {};
 	ResvJob *j;
 	int r;
 
 	if (!lu || !resv_type_applies(lu->type) || (!lu->sg && !lu->bsg))
+		return;
+	/* an excluded LU gets no command from lund; a scan never removes it anyway */
+	policy_lu_verdict(m->policy, lu, &v);
+	if (v.excluded)
 		return;
 	if (!m->resv_worker) {
 		r = worker_new(m->event, "reservations", RESV_THREADS, &m->resv_worker);
@@ -212,6 +218,12 @@ bool manager_reservation_keeps(Manager *m, const ScanLu *lu, char *why, size_t s
 		m->reserved[i].kept = strdup(why);
 	}
 	pthread_mutex_unlock(&m->resv_lock);
+	/* a removal whose reservations could not be read: said beside it (lund(8)) */
+	if (!keep && r < 0 && r != -EOPNOTSUPP) {
+		LogDevice dev = { .hctl = lu->hctl };
+
+		log_device_full(LOG_INFO, 0, &dev, "scan: %s", why);
+	}
 	return keep;
 }
 

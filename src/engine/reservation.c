@@ -291,7 +291,7 @@ bool resv_decide(int r, const PrinStatus *now, const PrinStatus *remembered, cha
 		         r == -ENXIO ? "the LU no longer answers" : strerrorname_np(-r) ?: "EIO");
 		return resv_ours(remembered);
 	}
-	snprintf(why, size, "reservations unknown: %s, never read before",
+	snprintf(why, size, "reservations unknown: %s; this host was not known registered",
 	         r == -ENXIO ? "the LU no longer answers" : strerrorname_np(-r) ?: "EIO");
 	return false;
 }

@@ -75,7 +75,7 @@ int resv_read(int rootfd, const char *node, const char *hctl, const ResvConfig *
  * memory; `lunctl rescan` has none). True: keep, with the reason in @why (@size bytes):
  * "reserved: 1 key (this host), WE held by this host", "reserved when last read: ...; the LU
  * no longer answers". False: nothing of this host's was seen, with what was seen in @why:
- * "reservations: none", "reservations unknown: the LU no longer answers" — the LU is removed
+ * "reservations: none", "reservations unknown: the LU no longer answers; ..." — the LU is removed
  * then (lund(8) RESERVATIONS says why).
  */
 bool resv_decide(int r, const PrinStatus *now, const PrinStatus *remembered, char *why,

@@ -177,7 +177,8 @@ START_TEST(test_decide)
 	                      "ETIMEDOUT");
 	/* never read: cannot tell, and removed (lund(8) RESERVATIONS) */
 	ck_assert(!resv_decide(-ENXIO, NULL, NULL, why, sizeof(why)));
-	ck_assert_str_eq(why, "reservations unknown: the LU no longer answers, never read before");
+	ck_assert_str_eq(why, "reservations unknown: the LU no longer answers; this host was not "
+	                      "known registered");
 	/* no PERSISTENT RESERVE IN at all: no reservation can exist */
 	ck_assert(!resv_decide(-EOPNOTSUPP, NULL, &ours, why, sizeof(why)));
 }
