@@ -65,7 +65,9 @@ static bool reserved_set(Manager *m, const char *hctl, const PrinStatus *st)
 		return i >= 0;
 	}
 	if (i >= 0) {
+		/* it answered: a keep of an earlier scan is history */
 		m->reserved[i].st = *st;
+		m->reserved[i].kept = mfree(m->reserved[i].kept);
 		return true;
 	}
 	h = strdup(hctl);

@@ -161,7 +161,9 @@ size_t resv_identities(int rootfd, const char *hctl, PrinIdentity *ids, size_t m
 }
 
 /* One PERSISTENT RESERVE IN (SPC-4 6.16.1): the whole response, asked again with more room
- * once when the first did not hold it. -ENXIO: LOGICAL UNIT NOT SUPPORTED (ASC 25h). */
+ * once when the first did not hold it. -ENXIO: LOGICAL UNIT NOT SUPPORTED (ASC 25h); -EPROTO:
+ * the service action refused (INVALID FIELD IN CDB, 24h) where another may be taken;
+ * -EOPNOTSUPP: the command refused (INVALID COMMAND OPERATION CODE, 20h). */
 static int prin_exec(int fd, PrinAction sa, unsigned timeout_ms, uint8_t **ret_buf, size_t *ret_len,
                      unsigned *commands)
 {
@@ -183,8 +185,8 @@ static int prin_exec(int fd, PrinAction sa, unsigned timeout_ms, uint8_t **ret_b
 		r = sgio_exec_retry(fd, cdb, sizeof(cdb), buf, want, timeout_ms, &res);
 		*commands += res.commands;
 		if (r == -EOPNOTSUPP && sense_parse(res.sense, res.sense_len, &sense) >= 0 &&
-		    sense.have_asc && sense.asc == 0x25)
-			return -ENXIO;
+		    sense.have_asc && (sense.asc == 0x25 || sense.asc == 0x24))
+			return sense.asc == 0x25 ? -ENXIO : -EPROTO;
 		if (r < 0)
 			return r;
 		r = prin_response_len(buf, res.len, &need);
@@ -232,15 +234,15 @@ int resv_read(int rootfd, const char *node, const char *hctl, const ResvConfig *
 	r = prin_exec(fd, PRIN_READ_FULL_STATUS, timeout_ms, &a, &alen, commands);
 	if (r >= 0)
 		return prin_parse_full_status(a, alen, ids, n_ids, keys, n_keys, ret);
-	if (r != -EOPNOTSUPP)
+	/* no PERSISTENT RESERVE IN at all: one command, not three */
+	if (r != -EPROTO)
 		return r;
 	/* SPC-3 devices without READ FULL STATUS: the keys and the reservation, no names */
 	r = prin_exec(fd, PRIN_READ_KEYS, timeout_ms, &a, &alen, commands);
+	if (r >= 0)
+		r = prin_exec(fd, PRIN_READ_RESERVATION, timeout_ms, &b, &blen, commands);
 	if (r < 0)
-		return r;
-	r = prin_exec(fd, PRIN_READ_RESERVATION, timeout_ms, &b, &blen, commands);
-	if (r < 0)
-		return r;
+		return r == -EPROTO ? -EOPNOTSUPP : r;
 	return prin_parse_keys_reservation(a, alen, b, blen, keys, n_keys, ret);
 }
 
