@@ -334,9 +334,9 @@ static void print_status(json_object *s)
 	printf("Foreign files: %zu\n", a ? json_object_array_length(a) : 0);
 	if (json_member(s, "holds") && json_object_array_length(json_member(s, "holds")) > 0)
 		lunctl_print_holds(json_member(s, "holds"));
-	print_reserved(json_member(s, "reserved"));
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
 		printf("  %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
+	print_reserved(json_member(s, "reserved"));
 	printf("Resyncs:       %" PRIi64 "%s%s%s\n", json_int(s, "resyncs"),
 	       json_str(s, "last_resync_reason") ? " (last: " : "",
 	       json_str(s, "last_resync_reason") ?: "",

@@ -141,7 +141,9 @@ void manager_reservation_refresh(Manager *m, const Lu *lu)
 	ResvJob *j;
 	int r;
 
-	if (!lu || !resv_type_applies(lu->type) || (!lu->sg && !lu->bsg))
+	/* --sysfs-only: no command outside a scan */
+	if (!lu || !resv_type_applies(lu->type) || (!lu->sg && !lu->bsg) ||
+	    (m->config.probe_flags & PROBE_SYSFS_ONLY))
 		return;
 	/* an excluded LU gets no command from lund; a scan never removes it anyway */
 	policy_lu_verdict(m->policy, lu, &v);
