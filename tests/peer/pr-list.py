@@ -92,6 +92,14 @@ def main():
             if got != want:
                 print('FAIL: LUN %d: %r, expected %r' % (lun, got, want))
                 fail += 1
+        # the table as a pipe gets it: every word, nothing cut
+        r = subprocess.run([LUNCTL, '--root', root, 'list', '-o', 'HCTL,PR'], env=env,
+                           capture_output=True, text=True)
+        for lun, _, want in CASES:
+            if not any(l.startswith('3:0:0:%d ' % lun) and l.rstrip().endswith(want)
+                       for l in r.stdout.splitlines()):
+                print('FAIL: table row of LUN %d is not %r:\n%s' % (lun, want, r.stdout))
+                fail += 1
         r = subprocess.run([LUNCTL, '--root', root, 'list', '-o', '+PR', '--json'], env=env,
                            capture_output=True, text=True)
         pr = {d['hctl']: d.get('pr') for d in json.loads(r.stdout)['logical_units']}
