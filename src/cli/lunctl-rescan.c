@@ -102,7 +102,8 @@ static bool on_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char
 	PrinStatus now = {};
 	int r;
 
-	if (what != SCAN_ACTION_REMOVE || !resv_type_applies(lu->type))
+	if (what != SCAN_ACTION_REMOVE || !resv_type_applies(lu->type) ||
+	    !resv_can_tell(c->rootfd, lu->hctl, &c->resv))
 		return false;
 	r = resv_read_scan_lu(c->rootfd, lu, &c->resv, &now);
 	return resv_decide(r, &now, NULL, why, size);

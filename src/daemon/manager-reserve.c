@@ -103,6 +103,8 @@ static int resv_job_run(void *data)
 	unsigned cmds = 0;
 	int r;
 
+	if (!resv_can_tell(j->rootfd, j->hctl, &j->cfg))
+		return -ENOKEY; /* nothing read could be this host's */
 	r = resv_read(j->rootfd, j->node, j->hctl, &j->cfg, RESV_TIMEOUT_MS, &j->st, &cmds);
 	if (r < 0)
 		return r; /* not answering: what was read before stays */
@@ -119,8 +121,8 @@ static void resv_job_done(void *data, int r)
 	LogDevice dev = { .hctl = j->hctl };
 	char d[PRIN_DESCRIBE_MAX];
 
-	if (r == -EOPNOTSUPP || r == -ENXIO)
-		return; /* no PERSISTENT RESERVE IN, or gone: nothing to remember */
+	if (r == -EOPNOTSUPP || r == -ENXIO || r == -ENOKEY)
+		return; /* no PERSISTENT RESERVE IN, gone, or no way to tell: nothing to remember */
 	if (r < 0) {
 		log_device_full(LOG_DEBUG, r, &dev, "cannot read the reservations, ignoring: %m");
 		return;
@@ -205,6 +207,8 @@ bool manager_reservation_keeps(Manager *m, const ScanLu *lu, char *why, size_t s
 		return false;
 	/* the configuration is not replaced while a scan runs (scan_lock) */
 	resv_config_from_conf(policy_engine_conf(m->policy), &cfg);
+	if (!resv_can_tell(m->rootfd, lu->hctl, &cfg))
+		return false;
 	r = resv_read_scan_lu(m->rootfd, lu, &cfg, &now);
 
 	pthread_mutex_lock(&m->resv_lock);

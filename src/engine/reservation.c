@@ -266,6 +266,14 @@ int resv_read_scan_lu(int rootfd, const ScanLu *lu, const ResvConfig *cfg, PrinS
 	return resv_read(rootfd, node, lu->hctl, cfg, RESV_TIMEOUT_MS, ret, &cmds);
 }
 
+bool resv_can_tell(int rootfd, const char *hctl, const ResvConfig *cfg)
+{
+	PrinIdentity ids[RESV_IDS_MAX];
+
+	return (cfg && (cfg->n_keys > 0 || cfg->prkeys_file)) ||
+	       resv_identities(rootfd, hctl, ids, ELEMENTSOF(ids)) > 0;
+}
+
 bool resv_ours(const PrinStatus *st)
 {
 	return st && (st->registered_us || st->holder_us);

@@ -92,5 +92,13 @@ bool resv_type_applies(int type);
  */
 int resv_read_scan_lu(int rootfd, const ScanLu *lu, const ResvConfig *cfg, PrinStatus *ret);
 
+/*
+ * resv_can_tell() - whether this host could be recognised among the registrants of the LU
+ * @hctl at all: it has an initiator port identity (resv_identities()) or @cfg configures a key.
+ * Without either (scsi_debug, virtio-scsi, parallel SCSI, no reservation_key) reading the
+ * reservations before a removal could never keep the LU: lund sends no command then.
+ */
+bool resv_can_tell(int rootfd, const char *hctl, const ResvConfig *cfg);
+
 /* Whether @st shows this host registered or holding the reservation. */
 bool resv_ours(const PrinStatus *st);

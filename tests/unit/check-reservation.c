@@ -111,8 +111,13 @@ START_TEST(test_identities_iscsi)
 	check_tree_put_str(&tree, "sys/class/iscsi_host/host3/initiatorname",
 	                   "IQN.2026-12.lund.test:initiator\n");
 	ck_assert_uint_eq(resv_identities(tree.fd, "3:0:0:1", ids, ELEMENTSOF(ids)), 1);
-	/* an LU of another host has none of these */
+	ck_assert(resv_can_tell(tree.fd, "3:0:0:1", NULL));
+	/* an LU of another host has none of these: only a configured key tells there */
 	ck_assert_uint_eq(resv_identities(tree.fd, "4:0:0:1", ids, ELEMENTSOF(ids)), 0);
+	ck_assert(!resv_can_tell(tree.fd, "4:0:0:1", NULL));
+	ck_assert(!resv_can_tell(tree.fd, "4:0:0:1", &(ResvConfig){}));
+	ck_assert(resv_can_tell(tree.fd, "4:0:0:1", &(ResvConfig){ .keys = { 1 }, .n_keys = 1 }));
+	ck_assert(resv_can_tell(tree.fd, "4:0:0:1", &(ResvConfig){ .prkeys_file = true }));
 	ck_assert_uint_eq(resv_identities(tree.fd, "garbage", ids, ELEMENTSOF(ids)), 0);
 }
 END_TEST
