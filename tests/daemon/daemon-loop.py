@@ -77,6 +77,7 @@ from hwdb_bin import hwdb_bin  # noqa: E402
 # the fake sysfs trees every script builds (tests/README.md)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from fakesys import device, lu, put  # noqa: E402
+import prindata  # noqa: E402
 
 LUND = sys.argv[1]
 CASE = sys.argv[2]
@@ -1261,31 +1262,16 @@ def case_reservations(tmp):
     in `status`: by a key lund.conf configures (reservation_key) and by its iSCSI session's
     initiator name; an LU registered by others only, and one without PERSISTENT RESERVE IN,
     are not listed. With --sysfs-only nothing is read."""
-    import struct
     mock = os.environ['LUND_MOCK']
     vpd = os.path.join(os.environ['LUND_FIXTURES'], 'vpd')
     root, mdir = os.path.join(tmp, 'root'), os.path.join(tmp, 'mock')
     os.makedirs(mdir)
     us = 'iqn.1993-08.org.debian:01:lund-test'
-
-    def tid_iscsi(name):
-        b = (name + ',i,0x23d000000001').encode() + b'\0'
-        n = max(20, (len(b) + 3) & ~3)
-        return bytes([0x45, 0]) + struct.pack('>H', n) + b.ljust(n, b'\0')
-
-    def desc(key, holder, t):
-        return (struct.pack('>Q', key) + b'\0' * 4 + bytes([holder, 0x1 if holder else 0]) +
-                b'\0' * 6 + struct.pack('>I', len(t)) + t)
-
-    def full(*ds):
-        body = b''.join(ds)
-        return ' '.join('%02x' % x for x in struct.pack('>II', 1, len(body)) + body) + '\n'
-
-    fc_peer = bytes(8) + bytes.fromhex('2100000000000009') + bytes(8)
-    prin = {1: full(desc(0x1234, 1, fc_peer)),           # ours by the configured key
-            2: full(desc(0x77, 0, tid_iscsi(us))),        # ours by the session's name
-            3: full(desc(0x9, 1, fc_peer)),               # a peer's only
-            4: None}                                      # no PERSISTENT RESERVE IN
+    fc_peer = prindata.tid_fc(0x2100000000000009)
+    prin = {1: prindata.full_status(prindata.desc(0x1234, True, 0x1, fc_peer)),  # by its key
+            2: prindata.full_status(prindata.desc(0x77, False, 0, prindata.tid_iscsi(us))),
+            3: prindata.full_status(prindata.desc(0x9, True, 0x1, fc_peer)),  # a peer's only
+            4: None}  # no PERSISTENT RESERVE IN
     inq = os.path.join(vpd, 'naa2-ext.inquiry.hex')
     parent = 'platform/host3/session1/target3:0:0'
     put(root, 'sys/devices/platform/host3/session1/iscsi_session/session1/initiatorname',
@@ -1293,7 +1279,7 @@ def case_reservations(tmp):
     for n, data in prin.items():
         shutil.copy(inq, os.path.join(mdir, 'lu%d.inquiry.hex' % n))
         if data:
-            put(mdir, 'lu%d.prin.hex' % n, data)
+            put(mdir, 'lu%d.prin.hex' % n, prindata.hexfile(data))
         lu(root, '3:0:0:%d' % n, parent, vendor=None, model=None, rev=None, sg='sg%d' % n,
            attrs={'inquiry': hexbytes(inq)})
         put(root, 'dev/sg%d' % n, '%s/lu%d\n' % (mdir, n))

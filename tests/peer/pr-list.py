@@ -10,10 +10,11 @@ this host registered too, nobody registered, a device that refuses PERSISTENT RE
 one that sends a descriptor longer than its data. The words of each row and the JSON members,
 and that lunctl reads reservations only when the column is asked for.
 Exit: 0 pass, 1 fail, 77 skipped."""
-import json, os, shutil, struct, subprocess, sys, tempfile
+import json, os, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from fakesys import lu, put  # noqa: E402
+from prindata import desc, full_status, hexfile, tid_iscsi  # noqa: E402
 
 LUNCTL = os.environ.get('LUNCTL')
 FIX, MOCK = sys.argv[1], sys.argv[2]
@@ -24,35 +25,14 @@ if not LUNCTL:
 US, PEER = 'iqn.1993-08.org.debian:01:lund-vm', 'iqn.1993-08.org.debian:01:peer'
 
 
-def tid(name):
-    s = (name + ',i,0x23d000000001').encode() + b'\0'
-    n = max(20, (len(s) + 3) & ~3)
-    return bytes([0x45, 0]) + struct.pack('>H', n) + s.ljust(n, b'\0')
-
-
-def desc(key, holder, typ, t):
-    return (struct.pack('>Q', key) + b'\0' * 4 + bytes([1 if holder else 0, typ if holder else 0])
-            + b'\0' * 6 + struct.pack('>I', len(t)) + t)
-
-
-def full_status(*descs, cut=0):
-    body = b''.join(descs)
-    data = struct.pack('>II', 1, len(body)) + body
-    return data[:len(data) - cut] if cut else data
-
-
-def hexfile(b):
-    return '# READ FULL STATUS, written by pr-list.py\n' + ' '.join('%02x' % x for x in b) + '\n'
-
-
 # (LUN, prin data or None, expected words)
 CASES = [
-    (1, full_status(desc(0x1234, True, 0x1, tid(US))), '1 key (this host), WE held by this host'),
-    (2, full_status(desc(0x9, True, 0x3, tid(PEER)), desc(0x1234, False, 0, tid(US))),
+    (1, full_status(desc(0x1234, True, 0x1, tid_iscsi(US))), '1 key (this host), WE held by this host'),
+    (2, full_status(desc(0x9, True, 0x3, tid_iscsi(PEER)), desc(0x1234, False, 0, tid_iscsi(US))),
      '2 keys (this host), EA held by %s (key 0x9)' % PEER),
     (3, full_status(), 'none'),
     (4, None, 'unsupported'),
-    (5, full_status(desc(0x9, False, 0, tid(PEER)), cut=4), 'EBADMSG'),
+    (5, full_status(desc(0x9, False, 0, tid_iscsi(PEER)), cut=4), 'EBADMSG'),
 ]
 
 
