@@ -148,6 +148,9 @@ lunctl hold "$L:2" --reason "orchestrator at work" >/tmp/hold.out 2>&1 ||
 sd3=$(ls /sys/bus/scsi/devices/$L:3/block 2>/dev/null | head -n1)
 [ -n "$sd3" ] || vm_fail "LUN 3 has no disk"
 vm_log "initiator: $(cat /sys/class/iscsi_session/session*/initiatorname 2>/dev/null)"
+# LIO keeps its persistent reservation state in dbroot's pr/ (targetcli's setup makes it): a
+# registration it cannot record there answers NOT READY, though it is made
+mkdir -p /var/target/pr
 { sg_persist --out --register --param-sark=0x1234 /dev/$sd3 &&
   sg_persist --out --reserve --param-rk=0x1234 --prout-type=1 /dev/$sd3; } >/tmp/pr.out 2>&1 ||
 	vm_fail "sg_persist: $(cat /tmp/pr.out)"
