@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check-util.h"
+#include "hexfile.h"
 #include "macro.h"
 #include "prin.h"
 #include "unaligned.h"
@@ -393,6 +394,33 @@ START_TEST(test_transport_id_format)
 }
 END_TEST
 
+/* LIO over iSCSI, after this initiator registered and reserved (tests/fixtures/captured). */
+START_TEST(test_captured_lio)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ uint8_t *buf = malloc(PRIN_ALLOC_MAX);
+	PrinIdentity us = iscsi_id("iqn.1993-08.org.debian:01:lund-vm"),
+	             other = iscsi_id("iqn.1993-08.org.debian:01:other");
+	char s[PRIN_DESCRIBE_MAX];
+	PrinStatus st;
+	size_t len, n;
+
+	text = check_read_file(FIXTURES_DIR "/captured/lio-iscsi-fileio/prin-full-status.hex",
+	                       false, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(hexfile_parse((const uint8_t *)text, len, buf, PRIN_ALLOC_MAX, &n), 0);
+	ck_assert_uint_eq(n, 8 + 80);
+	ck_assert_int_eq(prin_parse_full_status(buf, n, &us, 1, NULL, 0, &st), 0);
+	ck_assert_int_eq(prin_describe(&st, s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "1 key (this host), WE held by this host");
+	ck_assert_uint_eq(st.holder_key, 0x1234);
+	ck_assert_int_eq(prin_parse_full_status(buf, n, &other, 1, NULL, 0, &st), 0);
+	ck_assert_int_eq(prin_describe(&st, s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "1 key, WE held by iqn.1993-08.org.debian:01:lund-vm (key 0x1234)");
+}
+END_TEST
+
 START_TEST(test_response_len)
 {
 	uint8_t b[8] = { 0, 0, 0, 1, 0, 0, 0x10, 0 };
@@ -416,6 +444,7 @@ static Suite *prin_suite(void)
 	CHECK_ADD_LOOP(tc, test_full_status_bad, bad_cases);
 	tcase_add_test(tc, test_keys_reservation);
 	tcase_add_test(tc, test_transport_id_format);
+	tcase_add_test(tc, test_captured_lio);
 	tcase_add_test(tc, test_response_len);
 	suite_add_tcase(s, tc);
 	return s;
