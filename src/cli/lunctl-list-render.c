@@ -51,6 +51,7 @@ static const struct {
 	[COL_EXCLUDED] = { "EXCLUDED",
 	                   "the lund.conf [exclude] rule lund leaves it alone by (lund's, empty "
 	                   "without lund)" },
+	[COL_PR] = { "PR", "persistent reservations, read now: registered keys and the holder" },
 	[COL_STATE] = { "STATE",
 	                "device state: running, offline, transport-offline, blocked, ..." },
 };
@@ -289,6 +290,9 @@ static int row_cell(const Row *w, Column c, bool tty, char **ret)
 	case COL_EXCLUDED:
 		*ret = strdup(w->excluded ?: "");
 		break;
+	case COL_PR:
+		*ret = strdup(w->pr ?: "-");
+		break;
 	default:
 		*ret = strdup(text[c] ?: "");
 	}
@@ -437,6 +441,8 @@ static json_object *row_json(const Row *w, const ListOptions *lo)
 	}
 	if (lo->want[COL_TRANSPORT])
 		json_object_object_add(o, "transport", json_object_new_string(w->transport ?: ""));
+	if (lo->want[COL_PR])
+		json_object_object_add(o, "pr", json_object_get(w->pr_json));
 	if (lo->want[COL_SIZE]) {
 		char buf[32];
 

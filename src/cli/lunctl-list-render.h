@@ -31,6 +31,7 @@ typedef enum Column {
 	COL_PATHS,
 	COL_STATE,
 	COL_EXCLUDED,
+	COL_PR,
 	_COL_MAX,
 } Column;
 

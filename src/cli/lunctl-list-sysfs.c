@@ -26,6 +26,7 @@
 #include "lunctl-list.h"
 #include "macro.h"
 #include "output.h"
+#include "reservation.h"
 #include "sysfs.h"
 
 /* The iSCSI session (under the host's device) that holds target H:C:T, -1 when none. */
@@ -254,6 +255,65 @@ void list_rows_read_sysfs(int rootfd, Row *rows, size_t n, bool transport, bool 
 		if (size)
 			w->have_size = lu_size(rootfd, w->pdt, w->lu.block, &w->size) >= 0;
 	}
+}
+
+/* One row's reservations: the words of `-o PR` and the JSON object "pr". */
+static void row_read_pr(int rootfd, Row *w, const ResvConfig *cfg)
+{
+	ScanLu lu = { .type = w->pdt, .sg = w->lu.sg };
+	char text[PRIN_DESCRIBE_MAX];
+	json_object *o;
+	PrinStatus st;
+	int r;
+
+	snprintf(lu.hctl, sizeof(lu.hctl), "%s", w->lu.hctl);
+	r = resv_read_scan_lu(rootfd, &lu, cfg, &st);
+	if (r == -EOPNOTSUPP && !resv_type_applies(w->pdt))
+		return; /* not asked: "-", null */
+	o = json_object_new_object();
+	if (r < 0) {
+		/* refused: the device has no persistent reservations */
+		snprintf(text, sizeof(text), "%s",
+		         r == -EOPNOTSUPP ? "unsupported" : strerrorname_np(-r) ?: "EIO");
+		json_object_object_add(o, "error", json_object_new_string(text));
+	} else {
+		char holder[PRIN_ISCSI_NAME_MAX + 1];
+
+		(void)prin_describe(&st, text, sizeof(text));
+		json_object_object_add(o, "keys", json_object_new_int64(st.n_keys));
+		json_object_object_add(o, "registered_this_host",
+		                       json_object_new_boolean(st.registered_us));
+		json_object_object_add(o, "reserved", json_object_new_boolean(st.reserved));
+		json_object_object_add(o, "type",
+		                       st.reserved && prin_type_name(st.type)
+		                               ? json_object_new_string(prin_type_name(st.type))
+		                               : NULL);
+		json_object_object_add(o, "holder_this_host",
+		                       json_object_new_boolean(st.holder_us));
+		json_object_object_add(o, "holder",
+		                       st.holder_known &&
+		                                       prin_format_transport_id(&st.holder, holder,
+		                                                                sizeof(holder)) >= 0
+		                               ? json_object_new_string(holder)
+		                               : NULL);
+		json_object_object_add(o, "holder_key",
+		                       st.reserved ? json_object_new_uint64(st.holder_key) : NULL);
+		json_object_object_add(o, "full_status", json_object_new_boolean(st.full_status));
+	}
+	json_object_object_add(o, "text", json_object_new_string(text));
+	w->pr = strdup(text);
+	w->pr_json = o;
+}
+
+void list_rows_read_pr(int rootfd, Row *rows, size_t n, const char *conf_path)
+{
+	_cleanup_(conf_unrefp) LundConf *conf = NULL;
+	ResvConfig cfg;
+
+	(void)conf_load_file(conf_path, &conf);
+	resv_config_from_conf(conf, &cfg);
+	for (size_t i = 0; i < n; i++)
+		row_read_pr(rootfd, &rows[i], &cfg);
 }
 
 static int host_cmp(const void *a, const void *b)

@@ -27,6 +27,8 @@ void row_done(Row *w)
 	json_object_put(w->multipath);
 	free(w->state);
 	free(w->excluded);
+	free(w->pr);
+	json_object_put(w->pr_json);
 	free(w->type);
 	free(w->vendor);
 	free(w->model);
@@ -347,6 +349,8 @@ int verb_list(int argc, char *argv[], Options *o)
 			return EXIT_DEVICE;
 		}
 		list_rows_read_sysfs(rootfd, rows, n, lo.want[COL_TRANSPORT], lo.want[COL_SIZE]);
+		if (lo.want[COL_PR])
+			list_rows_read_pr(rootfd, rows, n, NULL);
 	}
 	/* a filter narrower than a host shows only the hosts it finds LUs on */
 	if (lo.tree &&

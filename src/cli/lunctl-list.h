@@ -29,6 +29,9 @@ typedef struct Row {
 	json_object *multipath; /* lund's {node, uuid, name} of the dm-multipath map holding it */
 	char *state;            /* the kernel's device state, as lund last saw it or sysfs has it */
 	char *excluded; /* the [exclude] rule lund leaves it alone by (lund's), NULL: none */
+	/* its persistent reservations, read live when asked for (list_rows_read_pr()) */
+	char *pr;
+	json_object *pr_json;
 	/* read from sysfs as lsscsi reads them (list_rows_read_sysfs()) */
 	int pdt;         /* -1: unknown */
 	char *transport; /* "" when lsscsi prints none; NULL when not asked for */
@@ -68,6 +71,13 @@ int list_rows_from_sysfs(int rootfd, ProbeFlags flags, const ListFilter *filter,
  * @transport and @size ask for them.
  */
 void list_rows_read_sysfs(int rootfd, Row *rows, size_t n, bool transport, bool size);
+
+/*
+ * list_rows_read_pr() - each row's persistent reservations, read now with PERSISTENT RESERVE
+ * IN through its sg (or bsg) node, this host told as lund tells it (engine/reservation.h) with
+ * the keys of @conf_path (NULL: the installed lund.conf). Only for `-o +PR`: SCSI commands.
+ */
+void list_rows_read_pr(int rootfd, Row *rows, size_t n, const char *conf_path);
 
 /* A SCSI host, as lsscsi -H lists it. */
 typedef struct Host {

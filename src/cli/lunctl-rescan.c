@@ -25,6 +25,7 @@
 #include "output.h"
 #include "scan-json.h"
 #include "scan.h"
+#include "reservation.h"
 #include "scanquirk.h"
 #include "sysfs.h"
 
@@ -72,14 +73,13 @@ typedef struct QuirkCtx {
 	/* lund.conf's exclusions and reactions, NULL when it has none */
 	LundConf *conf;
 	int rootfd;
+	ResvConfig resv; /* [defaults] reservation_key */
 } QuirkCtx;
 
-/* ScanPolicy.leave: lund.conf(5)'s exclusions and reactions, judged as lund judges them (an
- * LU the kernel has on its sysfs IDs, a LUN it lacks on its address and host); lund's holds are
- * lund's alone. */
-static bool on_leave(void *userdata, const ScanLu *slu, ScanActionKind what, char *why, size_t size)
+/* lund.conf(5)'s exclusions and reactions, judged as lund judges them (an LU the kernel has on
+ * its sysfs IDs, a LUN it lacks on its address and host); lund's holds are lund's alone. */
+static bool conf_leaves(QuirkCtx *c, const ScanLu *slu, ScanActionKind what, char *why, size_t size)
 {
-	QuirkCtx *c = userdata;
 	_cleanup_(lunctl_facts_done) LunctlFacts x = {};
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_(lu_ref_done) LuRef lu = {
@@ -113,6 +113,27 @@ static int on_quirk(void *userdata, int type, const char *vendor, const char *mo
 	return r;
 }
 
+/*
+ * ScanPolicy.leave: lund.conf's exclusions and reactions, then, before a removal, the
+ * reservation check, lund's (engine/reservation.h). Without lund, nothing was read while the LU
+ * still answered: a masked LU's reservations are unknown, and it is removed (lund(8)
+ * RESERVATIONS).
+ */
+static bool on_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char *why, size_t size)
+{
+	QuirkCtx *c = userdata;
+	PrinStatus now = {};
+	int r;
+
+	if (c->conf && conf_leaves(c, lu, what, why, size))
+		return true;
+	if (what != SCAN_ACTION_REMOVE || !resv_type_applies(lu->type) ||
+	    !resv_can_tell(c->rootfd, lu->hctl, &c->resv))
+		return false;
+	r = resv_read_scan_lu(c->rootfd, lu, &c->resv, &now);
+	return resv_decide(r, &now, NULL, why, size);
+}
+
 static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel, ScanFlags flags,
                          ScanPolicy *pol, const char *hwdb, const char *conf, bool no_quirks,
                          Progress *progress, ScanResult *ret)
@@ -137,21 +158,20 @@ static int rescan_direct(const Options *o, const ScanSelector *sel, size_t n_sel
 			pol->quirk = on_quirk;
 			pol->userdata = &qc;
 		}
-		/* what lund would leave alone by this lund.conf, left alone here too: a dry run
-		 * with --config previews a changed policy */
-		r = conf_load_file(conf, &qc.conf);
-		if (r == -ENOMEM) {
-			scan_quirks_free(qc.quirks);
-			return log_error_errno(r, "Out of memory");
-		}
-		if (r < 0 || (!exclusion_any(qc.conf) && !reaction_any(qc.conf)))
-			qc.conf = conf_unref(qc.conf);
-		if (qc.conf) {
-			qc.rootfd = rootfd;
-			pol->leave = on_leave;
-			pol->userdata = &qc;
-		}
 	}
+	/* what lund would leave alone by this lund.conf, left alone here too: a dry run with
+	 * --config previews a changed policy; its reservation keys count even with --no-quirks */
+	r = conf_load_file(conf, &qc.conf);
+	if (r == -ENOMEM) {
+		scan_quirks_free(qc.quirks);
+		return log_error_errno(r, "Out of memory");
+	}
+	resv_config_from_conf(r >= 0 ? qc.conf : NULL, &qc.resv);
+	if (r < 0 || no_quirks || (!exclusion_any(qc.conf) && !reaction_any(qc.conf)))
+		qc.conf = conf_unref(qc.conf);
+	qc.rootfd = rootfd;
+	pol->leave = on_leave;
+	pol->userdata = &qc;
 	ctx = (ScanContext){
 		.rootfd = rootfd,
 		.policy = pol,

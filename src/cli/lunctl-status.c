@@ -236,6 +236,25 @@ static int paths_cmp(const void *x, const void *y)
 /* Names wanted by several paths of one LU are no collision (lund(8), LINKS, Paths and clones):
  * "Paths: N LUs over M paths", each LU's paths once; then the names LUs that are not one
  * (clones) collide over. */
+/* The LUs this host is registered on (lund(8) RESERVATIONS), and why a scan kept one. */
+static void print_reserved(json_object *a)
+{
+	size_t n = a ? json_object_array_length(a) : 0;
+
+	if (n == 0)
+		return;
+	printf("Reserved:      %zu logical unit%s this host is registered on\n", n,
+	       n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(a, i);
+
+		printf("  %s: %s", json_str(r, "hctl") ?: "?", json_str(r, "reservations") ?: "");
+		if (json_str(r, "kept"))
+			printf("; a scan kept it: %s", json_str(r, "kept"));
+		printf("\n");
+	}
+}
+
 static void print_collisions(json_object *a)
 {
 	size_t n = a ? json_object_array_length(a) : 0, n_paths = 0, lus = 0, paths = 0;
@@ -317,6 +336,7 @@ static void print_status(json_object *s)
 		lunctl_print_holds(json_member(s, "holds"));
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
 		printf("  %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
+	print_reserved(json_member(s, "reserved"));
 	printf("Resyncs:       %" PRIi64 "%s%s%s\n", json_int(s, "resyncs"),
 	       json_str(s, "last_resync_reason") ? " (last: " : "",
 	       json_str(s, "last_resync_reason") ?: "",

@@ -124,13 +124,18 @@ bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, c
 			snprintf(rule, size, "%s", e->why[what]);
 	}
 	pthread_mutex_unlock(&m->excluded_lock);
-	if (found)
-		return left;
+	if (found && left)
+		return true;
 	/* the configuration is not replaced while a scan runs (scan_lock) */
-	if (exclusion_needs_host_facts(policy_engine_conf(m->policy)) &&
-	    hostfacts_read(m->rootfd, lu->host, &host) >= 0) {
-		f.driver = host.driver;
-		f.transport = host.kind;
+	if (!found) {
+		if (exclusion_needs_host_facts(policy_engine_conf(m->policy)) &&
+		    hostfacts_read(m->rootfd, lu->host, &host) >= 0) {
+			f.driver = host.driver;
+			f.transport = host.kind;
+		}
+		if (exclusion_leaves(policy_engine_conf(m->policy), &f, what, rule, size))
+			return true;
 	}
-	return exclusion_leaves(policy_engine_conf(m->policy), &f, what, rule, size);
+	/* what a cluster holds is never removed (manager-reserve.c) */
+	return what == SCAN_ACTION_REMOVE && manager_reservation_keeps(m, lu, rule, size);
 }

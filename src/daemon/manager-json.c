@@ -416,6 +416,7 @@ json_object *manager_status_to_json(Manager *m)
 	json_object_object_add(o, "clients", json_object_new_int64(control_n_clients(m->control)));
 	json_object_object_add(o, "errors", error_tracker_json(m->errors));
 	json_object_object_add(o, "holds", manager_holds_json(m));
+	json_object_object_add(o, "reserved", manager_reservations_json(m));
 	json_object_object_add(o, "not_running", manager_state_json(m));
 	json_object_object_add(o, "iscsi_logins_waiting", manager_iscsi_json(m));
 	{

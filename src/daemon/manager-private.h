@@ -54,6 +54,7 @@ typedef struct ScanRequest ScanRequest;
 typedef struct UdevRecords UdevRecords;
 typedef struct LoginWait LoginWait;
 typedef struct ExcludedLu ExcludedLu;
+typedef struct ReservedLu ReservedLu;
 typedef struct Hold Hold;
 
 typedef struct LinkReportCtx {
@@ -170,6 +171,12 @@ struct Manager {
 	Hold *holds;
 	size_t n_holds;
 	sd_event_source *hold_timer;
+	/* manager-reserve.c: the LUs this host was registered on when last read, shared with the
+	 * refresh jobs (resv_worker) and the scan threads under resv_lock */
+	pthread_mutex_t resv_lock;
+	ReservedLu *reserved;
+	size_t n_reserved;
+	Worker *resv_worker;
 };
 /* manager.c */
 int manager_resync(Manager *m, const char *reason);
@@ -280,6 +287,19 @@ bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, s
  * [exclude] takes, or whose [react] says to report @what only. */
 bool manager_scan_leave(void *userdata, const ScanLu *lu, ScanActionKind what, char *why,
                         size_t size);
+
+/* manager-reserve.c (lund(8), RESERVATIONS) */
+/* Read @lu's reservations off the loop and remember whether this host is registered. */
+void manager_reservation_refresh(Manager *m, const Lu *lu);
+/* A "change" of an LU's disk: its reservations may have changed (udev's watch). */
+void manager_reservation_uevent(Manager *m, const Uevent *ev);
+void manager_reservation_forget(Manager *m, const char *hctl);
+/* In a scan thread, before @lu is removed: keep it (true, @why) when this host is registered
+ * on it or holds it, now or, when it no longer answers, when last read. */
+bool manager_reservation_keeps(Manager *m, const ScanLu *lu, char *why, size_t size);
+/* [{hctl, reservations, kept}] for `status`. */
+json_object *manager_reservations_json(Manager *m);
+void manager_reservations_free(Manager *m);
 
 /* manager-hold.c (lund(8), HOLDS) */
 /* Hold @scope (H, H:C:T or H:C:T:L) for @reason, @timeout_sec (0: until released); replaces a

@@ -587,14 +587,12 @@ void manager_host_scan_setup(Manager *m)
 
 void manager_host_scan_set_policy(Manager *m)
 {
-	bool excl = exclusion_any(policy_engine_conf(m->policy)) ||
-	            reaction_any(policy_engine_conf(m->policy)) || m->n_holds > 0;
-
+	/* every removal is asked too: the reservation check (manager-reserve.c) */
 	host_scanner_set_policy(m->scanner,
-	                        scan_quirks_active(m->scan_quirks) || excl
-	                                ? &(ScanPolicy){ .quirk = manager_scan_quirk,
-	                                                 .leave = excl ? manager_scan_leave : NULL,
-	                                                 .userdata = m }
-	                                : NULL,
+	                        &(ScanPolicy){ .quirk = scan_quirks_active(m->scan_quirks)
+	                                                        ? manager_scan_quirk
+	                                                        : NULL,
+	                                       .leave = manager_scan_leave,
+	                                       .userdata = m },
 	                        &m->scan_lock);
 }

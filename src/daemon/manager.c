@@ -150,6 +150,7 @@ static void on_lu_removed(Inventory *inv, Lu *lu, void *userdata)
 	manager_links_forget(m, lu);
 	manager_update_links(m, lu, true);
 	manager_exclusion_update(m, lu, true);
+	manager_reservation_forget(m, lu->hctl);
 	manager_status_dirty(m);
 }
 
@@ -199,6 +200,9 @@ static void on_lu_identified(Inventory *inv, Lu *lu, void *userdata)
 	else
 		log_device_full(LOG_DEBUG, 0, &dev, "identified with %u SCSI commands",
 		                lu->probe_commands);
+	/* what a masked LU can no longer tell (lund(8) RESERVATIONS) */
+	if (lu->naming_error >= 0)
+		manager_reservation_refresh(m, lu);
 	manager_status_dirty(m);
 	if (m->ready_deferred && inventory_n_identifying(inv) == 0)
 		manager_send_ready(m);
@@ -511,6 +515,7 @@ static int react_new_host(Manager *m, const Uevent *ev, UeventReaction what)
 
 static int react_holder(Manager *m, const Uevent *ev, UeventReaction what)
 {
+	manager_reservation_uevent(m, ev);
 	return manager_react_holder(m, ev);
 }
 
@@ -799,6 +804,7 @@ int manager_new(const ManagerConfig *config, Manager **ret)
 	m->rootfd = m->runfd = m->lockfd = m->udevrecfd = m->names_dirfd = -EBADF;
 	m->scan_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->excluded_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	m->resv_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	m->root = strdup(config->root ?: "/");
 	m->run_dir = strdup(config->run_dir);
 	m->link_dir[LINKSET_SCSI] = strdup(config->link_dir);
@@ -896,6 +902,9 @@ Manager *manager_free(Manager *m)
 		           SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->modload_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
+	if (worker_shutdown(m->resv_worker, grace_left(start)) == -ETIMEDOUT)
+		exit_stuck(m, "reading a logical unit's reservations", SHUTDOWN_GRACE_USEC);
+	m->resv_worker = NULL;
 	if (identify_threads_stop(m->identify, false, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
 	if (identify_threads_stop(m->identify, true, grace_left(start)) == -ETIMEDOUT)
@@ -905,6 +914,7 @@ Manager *manager_free(Manager *m)
 	manager_state_free(m);
 	manager_iscsi_free(m);
 	manager_exclusion_free(m);
+	manager_reservations_free(m);
 	manager_holds_free(m);
 	free(m->bind_wait);
 	free(m->kernel_scan);

@@ -13,6 +13,7 @@
 #include "errpolicy.h"
 #include "exclusion.h"
 #include "macro.h"
+#include "reservation.h"
 #include "policyknob.h"
 #include "namerule.h"
 #include "scanquirk.h"
@@ -148,6 +149,17 @@ static void check_entry(Checker *c, const ConfSection *s, const ConfEntry *e)
 			return;
 		_fallthrough_;
 	case CONF_SECTION_DEFAULTS:
+		if (s->kind == CONF_SECTION_DEFAULTS && streq(k, "reservation_key")) {
+			ResvConfig rc;
+
+			if (resv_config_parse(v, &rc) < 0)
+				problem(c,
+				        "invalid reservation_key \"%s\": hex keys (at most %u, not "
+				        "0) "
+				        "or file expected; no key configured",
+				        v, (unsigned)RESV_KEYS_MAX);
+			return;
+		}
 		if (check_knob(c, k, v, false) || check_quirk(c, k, v, false))
 			return;
 		problem(c, "unknown key \"%s\"%s", k,

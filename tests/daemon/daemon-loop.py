@@ -82,6 +82,7 @@ from hwdb_bin import hwdb_bin  # noqa: E402
 # the fake sysfs trees every script builds (tests/README.md)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from fakesys import device, inquiry, lu, put  # noqa: E402
+import prindata  # noqa: E402
 
 LUND = sys.argv[1]
 CASE = sys.argv[2]
@@ -1388,6 +1389,73 @@ def case_identify_hang(tmp):
             if os.path.exists(f):
                 os.unlink(f)
         notify.close()
+
+
+def case_reservations(tmp):
+    """lund(8) RESERVATIONS: lund reads an LU's persistent reservations when its identification
+    ends (the SG_IO mock answers READ FULL STATUS) and lists those this host is registered on
+    in `status`: by a key lund.conf configures (reservation_key) and by its iSCSI session's
+    initiator name; an LU registered by others only, and one without PERSISTENT RESERVE IN,
+    are not listed. With --sysfs-only nothing is read."""
+    mock = os.environ['LUND_MOCK']
+    vpd = os.path.join(os.environ['LUND_FIXTURES'], 'vpd')
+    root, mdir = os.path.join(tmp, 'root'), os.path.join(tmp, 'mock')
+    os.makedirs(mdir)
+    us = 'iqn.1993-08.org.debian:01:lund-test'
+    fc_peer = prindata.tid_fc(0x2100000000000009)
+    prin = {1: prindata.full_status(prindata.desc(0x1234, True, 0x1, fc_peer)),  # by its key
+            2: prindata.full_status(prindata.desc(0x77, False, 0, prindata.tid_iscsi(us))),
+            3: prindata.full_status(prindata.desc(0x9, True, 0x1, fc_peer)),  # a peer's only
+            4: None}  # no PERSISTENT RESERVE IN
+    inq = os.path.join(vpd, 'naa2-ext.inquiry.hex')
+    parent = 'platform/host3/session1/target3:0:0'
+    put(root, 'sys/devices/platform/host3/session1/iscsi_session/session1/initiatorname',
+        us + '\n')
+    for n, data in prin.items():
+        shutil.copy(inq, os.path.join(mdir, 'lu%d.inquiry.hex' % n))
+        if data:
+            put(mdir, 'lu%d.prin.hex' % n, prindata.hexfile(data))
+        lu(root, '3:0:0:%d' % n, parent, vendor=None, model=None, rev=None, sg='sg%d' % n,
+           attrs={'inquiry': hexbytes(inq)})
+        put(root, 'dev/sg%d' % n, '%s/lu%d\n' % (mdir, n))
+    conf = os.path.join(tmp, 'lund.conf')
+    with open(conf, 'w') as f:
+        f.write('[defaults]\nreservation_key = 0x1234\n')
+    env = {'LD_PRELOAD': mock,
+           'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'}
+    run_dir = os.path.join(tmp, 'run')
+
+    def reserved():
+        return {r['hctl']: r['reservations']
+                for r in request(run_dir, {'cmd': 'status'}, 30).get('reserved', [])}
+
+    lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', conf], env, sysfs_only=False)
+    try:
+        lund.wait_socket()
+        want = {'3:0:0:1': '1 key (this host), WE held by this host',
+                '3:0:0:2': '1 key (this host), no reservation'}
+        for _ in range(300):
+            if reserved() == want:
+                break
+            time.sleep(0.1)
+        check(reserved() == want, 'status lists the LUs this host is registered on: %s' %
+              reserved())
+        r = subprocess.run([LUNCTL, 'status'], capture_output=True, text=True,
+                           env=dict(os.environ, LUND_RUN_DIR=run_dir))
+        check('Reserved:      2 logical units this host is registered on' in r.stdout and
+              '  3:0:0:1: 1 key (this host), WE held by this host' in r.stdout,
+              'lunctl status says so:\n' + r.stdout)
+        check(lund.wait_log('3:0:0:1: reservations: 1 key (this host), WE held by this host'),
+              'journalled when it became so')
+    finally:
+        lund.stop()
+    lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', conf], env)
+    try:
+        lund.wait_socket()
+        time.sleep(1)
+        check(reserved() == {}, '--sysfs-only reads nothing: %s' % reserved())
+    finally:
+        lund.stop()
 
 
 def main():

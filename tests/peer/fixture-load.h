@@ -3,8 +3,9 @@
 
 /*
  * Test-only loader for the fixture set in tests/fixtures/vpd/: NAME.inquiry.hex,
- * NAME.pg00.hex, NAME.pg80.hex, NAME.pg83.hex, NAME.pg89.hex (each optional but inquiry) and
- * NAME.luns.hex (a REPORT LUNS response, for the SG_IO mock; optional) in
+ * NAME.pg00.hex, NAME.pg80.hex, NAME.pg83.hex, NAME.pg89.hex, NAME.prin.hex (the READ FULL
+ * STATUS data of PERSISTENT RESERVE IN) (each optional but inquiry) and NAME.luns.hex (a REPORT
+ * LUNS response, for the SG_IO mock; optional) in
  * sg3_utils' annotated hex form: '#' starts a comment running to the end of the line, the rest
  * is whitespace-separated two-digit hex bytes. Header-only so the unit tests, the peer helper
  * and the scsi_id mock share it without a library.
@@ -19,11 +20,12 @@
 
 #define FIXTURE_MAX (4 + 65535 + 16)
 
-enum { FX_INQUIRY, FX_PG00, FX_PG80, FX_PG83, FX_PG89, FX_LUNS, _FX_MAX };
+enum { FX_INQUIRY, FX_PG00, FX_PG80, FX_PG83, FX_PG89, FX_LUNS, FX_PRIN, _FX_MAX };
 
 static const char *const fixture_suffix[_FX_MAX] = {
-	[FX_INQUIRY] = "inquiry", [FX_PG00] = "pg00", [FX_PG80] = "pg80",
-	[FX_PG83] = "pg83",       [FX_PG89] = "pg89", [FX_LUNS] = "luns",
+	[FX_INQUIRY] = "inquiry", [FX_PG00] = "pg00", [FX_PG80] = "pg80", [FX_PG83] = "pg83",
+	[FX_PG89] = "pg89",       [FX_LUNS] = "luns", [FX_PRIN] = "prin", /* PERSISTENT RESERVE IN,
+	                                                                     READ FULL STATUS */
 };
 
 typedef struct Fixture {

@@ -12,6 +12,10 @@
  * file, page 0x00 is synthesised from the pages present, exactly as lund's
  * ScsiIdentInput.pg00_infer assumes.
  *
+ * PERSISTENT RESERVE IN, READ FULL STATUS, is answered from $NAME.prin.hex; without that file,
+ * and for its other service actions, with ILLEGAL REQUEST (a device without it: the caller
+ * falls back to READ KEYS, which is refused too).
+ *
  * Without $LUND_MOCK_NAME the fixture is named by the file the ioctl's fd refers to: its content
  * is "DIR/NAME" (one line). That is how lund and lunctl run on a fake tree whose dev/sgN files
  * each stand for a different fixture (tests/peer/identify-same.sh).
@@ -74,14 +78,20 @@ static void load(int fd)
 		memset(&fx, 0, sizeof(fx));
 }
 
-/* Fill @buf (@buflen) for INQUIRY @cdb; returns bytes or -1 for ILLEGAL REQUEST. */
+/* Fill @buf (@buflen) for INQUIRY or PERSISTENT RESERVE IN @cdb; returns bytes or -1 for
+ * ILLEGAL REQUEST. */
 static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 {
 	static uint8_t pg00[4 + 8];
 	const uint8_t *src = NULL;
 	size_t len = 0;
 
-	if (!(cdb[1] & 1)) {
+	if (cdb[0] == 0x5e) {
+		if ((cdb[1] & 0x1f) == 0x03) {
+			src = fx.buf[FX_PRIN];
+			len = fx.len[FX_PRIN];
+		}
+	} else if (!(cdb[1] & 1)) {
 		if (cdb[2] != 0)
 			return -1;
 		src = fx.buf[FX_INQUIRY];
@@ -130,12 +140,13 @@ static int answer(const uint8_t *cdb, uint8_t *buf, size_t buflen)
 	return (int)len;
 }
 
-/* Any command the mock answers: INQUIRY (above), REPORT LUNS from the .luns fixture. */
+/* Any command the mock answers: INQUIRY and PERSISTENT RESERVE IN (above), REPORT LUNS from the
+ * .luns fixture. */
 static int answer_cdb(const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen)
 {
 	size_t len = fx.len[FX_LUNS];
 
-	if (cdb_len >= 6 && cdb[0] == 0x12)
+	if ((cdb_len >= 6 && cdb[0] == 0x12) || (cdb_len >= 10 && cdb[0] == 0x5e))
 		return answer(cdb, buf, buflen);
 	if (cdb_len < 12 || cdb[0] != 0xa0 || !fx.buf[FX_LUNS])
 		return -1;
@@ -202,7 +213,7 @@ static int sg_io(int fd, void *arg)
 		const uint8_t *cdb = (const uint8_t *)(uintptr_t)h->request;
 		int n;
 
-		if (h->request_len < 6 || (cdb[0] != 0x12 && cdb[0] != 0xa0))
+		if (h->request_len < 6 || (cdb[0] != 0x12 && cdb[0] != 0xa0 && cdb[0] != 0x5e))
 			return errno = EINVAL, -1;
 		load(fd);
 		memset((void *)(uintptr_t)h->din_xferp, 0, h->din_xfer_len);
@@ -228,7 +239,7 @@ static int sg_io(int fd, void *arg)
 		const uint8_t *cdb = h->cmdp;
 		int n;
 
-		if (h->cmd_len < 6 || (cdb[0] != 0x12 && cdb[0] != 0xa0))
+		if (h->cmd_len < 6 || (cdb[0] != 0x12 && cdb[0] != 0xa0 && cdb[0] != 0x5e))
 			return errno = EINVAL, -1;
 		load(fd);
 		memset(h->dxferp, 0, h->dxfer_len);

@@ -112,6 +112,12 @@ START_TEST(test_conf)
 	ck_assert(!reported(2, ""));
 
 	ck_assert_int_eq(check_text(false, "[defaults]\ntimeout = \"60\"\nscan_sparse = on\n"), 0);
+	/* multipath.conf's reservation_key: hex keys or "file", in [defaults] only */
+	ck_assert_int_eq(check_text(false, "[defaults]\nreservation_key = 0x1234 file\n"), 0);
+	ck_assert_int_eq(check_text(false, "[defaults]\nreservation_key = 0x0\n"), 1);
+	ck_assert(reported(2, "invalid reservation_key \"0x0\""));
+	ck_assert_int_eq(check_text(false, "[device x]\nreservation_key = 0x1\n"), 1);
+	ck_assert(reported(2, "unknown key \"reservation_key\""));
 
 	/* iniparser stops at a line longer than it reads (1023 bytes), and refuses the file */
 	{

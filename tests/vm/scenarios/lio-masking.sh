@@ -10,10 +10,16 @@
 #  2. a hold on the target (lunctl hold, lund(8) HOLDS): LUN 4 unmapped and LUN 5 mapped; the
 #     unit attention comes and lund adds and removes nothing, and renames nothing, until the
 #     release, which reconciles the target with the ACL.
+#  3. one masking change over four kinds of LU (lund(8) RESERVATIONS): LUN 1 excluded by
+#     lund.conf, LUN 2 held, LUN 3 registered on and reserved by this host (sg_persist; lund
+#     reads it on the disk's change uevent, which udev's watch would send), LUN 5 ordinary;
+#     all four unmapped and LUNs 6 and 7 mapped: lund adds 6 and 7, removes 5, leaves 1 and 2
+#     alone and keeps 3, saying why in its journal and `lunctl status`; `lunctl list -o +PR`
+#     shows the holder. Peer: rescan-scsi-bus.sh -r on the same LUs afterwards.
 # Evidence: sysfs (LUs, their unit serials) and the link tree computed by guest/daemon-lib.sh.
 # vm-flavour: busybox
 # vm-topology: none
-# vm-timeout: 300
+# vm-timeout: 360
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 . /vm/guest/scan-lib.sh
@@ -130,7 +136,69 @@ daemon_check_tree "hold released, reconciled" 30
 vm_result "lund.release.ms=$(($(vm_uptime_ms) - t0))"
 ls -l "$LUND_LINKS" | head -n 30
 lund_alive || vm_fail "lund died"
-dmesg >$VM_OUT/dmesg.txt
+
+# --- 3. excluded, held, reserved and ordinary LUs under one masking change ----------------------
+L=$h:$LIO_CT
 cp $LUND_LOG.new $VM_OUT/lund.log
 lund_stop
+printf '[exclude masked-excluded]\nhctl = %s:1\n' "$L" >/tmp/lund-mask.conf
+lund_start --config /tmp/lund-mask.conf
+lunctl hold "$L:2" --reason "orchestrator at work" >/tmp/hold.out 2>&1 ||
+	vm_fail "lunctl hold: $(cat /tmp/hold.out)"
+sd3=$(ls /sys/bus/scsi/devices/$L:3/block 2>/dev/null | head -n1)
+[ -n "$sd3" ] || vm_fail "LUN 3 has no disk"
+vm_log "initiator: $(cat /sys/class/iscsi_session/session*/initiatorname 2>/dev/null)"
+# LIO keeps its persistent reservation state in dbroot's pr/ (targetcli's setup makes it): a
+# registration it cannot record there answers NOT READY, though it is made
+mkdir -p /var/target/pr
+{ sg_persist --out --register --param-sark=0x1234 /dev/$sd3 &&
+  sg_persist --out --reserve --param-rk=0x1234 --prout-type=1 /dev/$sd3; } >/tmp/pr.out 2>&1 ||
+	vm_fail "sg_persist: $(cat /tmp/pr.out)"
+sg_persist --in --read-full-status --hex /dev/$sd3 >$VM_OUT/prin-full-status.hex 2>&1 || true
+# what udevd's watch (60-block.rules) does when sg_persist closes the disk it opened for writing
+echo change >/sys/class/block/$sd3/uevent
+pr_seen() { grep -q "reservations: 1 key (this host), WE held by this host" "$LUND_LOG.new"; }
+vm_wait_until 30 pr_seen || vm_fail "lund did not read LUN 3's reservation on the change uevent"
+lunctl list -o HCTL,PR >$VM_OUT/list-pr.out 2>&1 || vm_fail "lunctl list -o HCTL,PR failed"
+cat $VM_OUT/list-pr.out
+grep -q "^$L:3 *1 key (this host), WE held by this host" $VM_OUT/list-pr.out ||
+	vm_fail "lunctl list -o +PR: LUN 3 not shown held by this host"
+grep -q "^$L:5 *none" $VM_OUT/list-pr.out || vm_fail "lunctl list -o +PR: LUN 5 not shown unreserved"
+
+t0=$(vm_uptime_ms)
+for i in 1 2 3 5; do lio_unmap $i; done
+lio_map 6
+lio_map 7
+lio_touch 0
+for i in 0 1 2 3 6 7; do echo "$L:$i"; done | LC_ALL=C sort >/tmp/exp.mixed
+mixed() { lio_lus | cmp -s - /tmp/exp.mixed; }
+vm_wait_until 60 mixed ||
+	vm_fail "mixed: expected $(tr '\n' ' ' </tmp/exp.mixed), have $(lio_lus | tr '\n' ' ')"
+t1=$(vm_uptime_ms)
+sleep 3 # nothing more may go: the scan is over
+vm_assert_eq "$(cat /tmp/exp.mixed)" "$(lio_lus)" "mixed: excluded, held and reserved LUs stay, 5 goes, 6 and 7 come"
+vm_result "lund.mixed.ms=$((t1 - t0))"
+kept() { grep "$L:$1" "$LUND_LOG.new" | grep -q "scan: keep (not reported by REPORT LUNS; kept: $2"; }
+kept 1 "excluded by \[exclude masked-excluded\]" || vm_fail "journal: no keep of the excluded LUN 1"
+kept 2 "held by" || vm_fail "journal: no keep of the held LUN 2"
+kept 3 "reserved when last read: 1 key (this host), WE held by this host; now: " ||
+	vm_fail "journal: no keep of LUN 3 for its reservation"
+grep "keep\|reserv" "$LUND_LOG.new" | tail -n 12
+lunctl status >/tmp/status.out 2>&1 || vm_fail "lunctl status failed"
+grep "Reserved\|^  $L" /tmp/status.out
+grep -q "^  $L:3: .*a scan kept it: reserved when last read" /tmp/status.out ||
+	vm_fail "lunctl status does not say why LUN 3 was kept"
+lund_alive || vm_fail "lund died"
+cp $LUND_LOG.new $VM_OUT/lund-3.log
+lund_stop
+
+# the peer on the same LUs: it removes what no longer answers
+time_ms rsb -r --hosts=$h
+cp /tmp/rsb.out $VM_OUT/rsb-mixed.out
+for i in 1 2 3; do
+	[ -e /sys/bus/scsi/devices/$L:$i ] && st=kept || st=removed
+	vm_result "rsb.mixed.lun$i=$st"
+done
+vm_result "rsb.mixed.ms=$T_MS"
+dmesg >$VM_OUT/dmesg.txt
 vm_done
