@@ -15,7 +15,12 @@
 #     reads it on the disk's change uevent, which udev's watch would send), LUN 5 ordinary;
 #     all four unmapped and LUNs 6 and 7 mapped: lund adds 6 and 7, removes 5, leaves 1 and 2
 #     alone and keeps 3, saying why in its journal and `lunctl status`; `lunctl list -o +PR`
-#     shows the holder. Peer: rescan-scsi-bus.sh -r on the same LUs afterwards.
+#     shows the holder.
+#  4. a reaction policy changed by a reload, previewed first (lund.conf(5) REACTIONS): with
+#     `luns = add` for iSCSI hosts LUN 6 is unmapped and 8 mapped; `lunctl rescan --dry-run
+#     --config NEW` keeps 6 where the running policy would remove it; after `lunctl reload` the
+#     unit attention adds 8 and keeps 6, saying why. Peer: rescan-scsi-bus.sh -r on the same LUs
+#     afterwards.
 # Evidence: sysfs (LUs, their unit serials) and the link tree computed by guest/daemon-lib.sh.
 # vm-flavour: busybox
 # vm-topology: none
@@ -188,6 +193,38 @@ lunctl status >/tmp/status.out 2>&1 || vm_fail "lunctl status failed"
 grep "Reserved\|^  $L" /tmp/status.out
 grep -q "^  $L:3: .*a scan kept it: reserved when last read" /tmp/status.out ||
 	vm_fail "lunctl status does not say why LUN 3 was kept"
+
+# --- 4. a reaction policy, previewed, then reloaded: add only ---------------------------------
+lio_unmap 6
+lio_map 8
+{ cat /tmp/lund-mask.conf; printf '[react add-only]\ntransport = iscsi\nluns = add\n'; } >/tmp/react.conf
+lunctl rescan --dry-run --add --remove "$h" >/tmp/preview.now 2>&1 || vm_fail "rescan --dry-run: $(cat /tmp/preview.now)"
+lunctl rescan --dry-run --add --remove --config /tmp/react.conf "$h" >/tmp/preview.new 2>&1 ||
+	vm_fail "rescan --dry-run --config: $(cat /tmp/preview.new)"
+cat /tmp/preview.now /tmp/preview.new
+vm_assert "preview under the running lund.conf: LUN 6 would be removed" grep -q "^would remove *$L:6 " /tmp/preview.now
+vm_assert "preview under the new one: LUN 6 kept, luns = add" \
+	grep -q "^keep *$L:6 .*luns = add by \\[react add-only\\]" /tmp/preview.new
+vm_assert "preview under the new one: LUN 8 would be added" grep -q "^would add *$L:8 " /tmp/preview.new
+vm_assert "a dry run changes nothing" test -e /sys/bus/scsi/devices/$L:6 -a ! -e /sys/bus/scsi/devices/$L:8
+cp /tmp/react.conf /tmp/lund-mask.conf
+lunctl reload >/tmp/reload.out 2>&1 || vm_fail "lunctl reload: $(cat /tmp/reload.out)"
+# the scan's actions as `lunctl monitor` gets them (the journal folds a burst of notices)
+lunctl monitor --json >/tmp/monitor4.json 2>&1 &
+mon=$!
+sleep 1
+lio_touch 0
+vm_wait_until 60 test -e /sys/bus/scsi/devices/$L:8 || vm_fail "add only: LUN 8 was not added"
+sleep 3 # the scan that added 8 is the one that would have removed 6
+kill $mon 2>/dev/null; wait $mon 2>/dev/null || :
+vm_assert "add only: LUN 6, no longer mapped, is kept" test -e /sys/bus/scsi/devices/$L:6
+grep "\"$L:6\"" /tmp/monitor4.json || :
+grep "\"$L:6\"" /tmp/monitor4.json | grep -q 'luns = add by \[react add-only\]' ||
+	vm_fail "lunctl monitor: no keep of LUN 6 for luns = add"
+for i in 1 2 3; do vm_assert "LUN $i still there" test -e /sys/bus/scsi/devices/$L:$i; done
+sd8=$(ls /sys/bus/scsi/devices/$L:8/block 2>/dev/null | head -n1)
+named8() { [ -n "$sd8" ] && ls -l "$LUND_LINKS" | grep -q " -> \.\./\.\./$sd8\$"; }
+vm_wait_until 30 named8 || vm_fail "add only: LUN 8 ($sd8) not named in $LUND_LINKS"
 lund_alive || vm_fail "lund died"
 cp $LUND_LOG.new $VM_OUT/lund-3.log
 lund_stop
