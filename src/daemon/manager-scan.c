@@ -297,12 +297,7 @@ int manager_rescan_target(Inventory *inv, Target *t, void *userdata)
 		.lun = SCAN_ANY,
 	};
 
-	if (!m->scanner)
-		return -EOPNOTSUPP;
-	if (!host_scanner_busy(m->scanner))
-		sd_event_now(m->event, CLOCK_MONOTONIC, &m->scan_started);
-	return host_scanner_queue_full(m->scanner, &sel, SCAN_ADD | SCAN_REMOVE,
-	                               "reported LUNs changed");
+	return manager_queue_scope_scan(m, &sel, "reported LUNs changed");
 }
 
 /* An error threshold asked for its LU's target to be rescanned. */
