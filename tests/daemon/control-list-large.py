@@ -70,15 +70,16 @@ def main():
         lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                                  '--sysfs-only', '--scan', 'never', '--load-modules', 'never',
                                  '--log-level', 'warning'], stderr=subprocess.PIPE)
-        # Ready once it answers (a page of one LU: status itself grows with the LUs).
+        # Ready once it answers and no longer reads the tree (it answers while it does).
         first = None
-        while first is None:
+        while first is None or first.get('resync_running') is not False:
             if lund.poll() is not None:
                 raise RuntimeError('lund exited: %s' % lund.stderr.read()[-2000:])
             try:
-                first = call(run_dir, {'cmd': 'list', 'limit': 1}, 300)
+                first = call(run_dir, {'cmd': 'queue'}, 300)
             except OSError:
-                time.sleep(0.5)
+                pass
+            time.sleep(0.5)
         print('lund answers after %.1f s' % (time.monotonic() - t0))
 
         # Unpaged: the whole inventory does not fit the per-client limit, and says so.
