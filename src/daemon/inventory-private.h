@@ -29,9 +29,10 @@ struct Inventory {
 	uint64_t identify_seq;
 	unsigned generation;
 	/* The resync under way (inventory_resync_begin()): the bus directory still being read,
-	 * then the LUs it did not list; its first error. */
+	 * then the walk over the LUs it did not list (the next to look at); its first error. */
 	DIR *resync_dir;
-	bool resync_running, resync_reprobe;
+	Lu *resync_next;
+	bool resync_running, resync_reprobe, resync_walking;
 	int resync_error;
 	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
 	 * linear probing, @index_size a power of two kept at least twice @n_lus. */

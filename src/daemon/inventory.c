@@ -407,6 +407,8 @@ static void remove_lu(Inventory *inv, Lu *lu)
 		lu_pending_end(inv, lu);
 	if (inv->hooks.lu_removed)
 		inv->hooks.lu_removed(inv, lu, inv->userdata);
+	if (inv->resync_next == lu)
+		inv->resync_next = inventory_next_lu(lu);
 	unlink_lu(inv, lu);
 	lu_free(inv, lu);
 }
@@ -819,6 +821,8 @@ int inventory_resync_begin(Inventory *inv, bool reprobe)
 	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
 	inv->resync_dir = TAKE_PTR(d);
 	inv->resync_running = true;
+	inv->resync_walking = false;
+	inv->resync_next = NULL;
 	inv->resync_reprobe = reprobe;
 	inv->resync_error = 0;
 	inv->generation++;
@@ -838,7 +842,9 @@ int inventory_resync_step(Inventory *inv, size_t budget, bool *ret_done)
 
 	assert_return(inv && ret_done, -EINVAL);
 
-	*ret_done = false;
+	*ret_done = !inv->resync_running;
+	if (*ret_done)
+		return 0;
 	for (struct dirent *de; inv->resync_dir && n < budget;) {
 		de = readdir(inv->resync_dir);
 		if (!de) {
@@ -854,12 +860,16 @@ int inventory_resync_step(Inventory *inv, size_t budget, bool *ret_done)
 	if (inv->resync_dir)
 		return 0;
 
-	/* What the bus no longer lists: refresh() removes it only if sysfs says it is gone. Each
-	 * step walks from the first LU, as uevents may have removed any since the last. */
-	for (Lu *lu = inventory_first_lu(inv), *next; lu && n < budget; lu = next) {
+	/* What the bus no longer lists: refresh() removes it only if sysfs says it is gone. The
+	 * walk goes on from where the last step left it (remove_lu() moves that on). */
+	if (!inv->resync_walking) {
+		inv->resync_walking = true;
+		inv->resync_next = inventory_first_lu(inv);
+	}
+	for (Lu *lu; (lu = inv->resync_next) && n < budget;) {
 		int k;
 
-		next = inventory_next_lu(lu);
+		inv->resync_next = inventory_next_lu(lu);
 		if (lu->generation == inv->generation)
 			continue;
 		k = inventory_refresh(inv, lu->hctl, false);
@@ -870,9 +880,10 @@ int inventory_resync_step(Inventory *inv, size_t budget, bool *ret_done)
 		}
 		n++;
 	}
-	if (n >= budget)
+	if (inv->resync_next)
 		return 0;
 
+	inv->resync_walking = false;
 	inv->resync_running = false;
 	*ret_done = true;
 	return inv->resync_error;
