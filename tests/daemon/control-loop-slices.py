@@ -12,35 +12,19 @@ the whole tree, not a slow machine. Exit: 0 pass, 1 fail, 77 skipped."""
 import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from fakesys import lu  # noqa: E402
+from fakesys import many_lus  # noqa: E402
 
 LUND, LUNCTL = os.environ.get('LUND'), os.environ.get('LUNCTL')
 if not LUND or not LUNCTL:
     print('SKIP: LUND= and LUNCTL= are needed')
     sys.exit(77)
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 30000
-TARGETS, HOSTS = 100, 4
 # An answer or an exit this late means the loop was held (a slice takes about 10 ms).
 BOUND = 5.0
 
 
-def hctl(i):
-    per_host = N // HOSTS + 1
-    h, rest = divmod(i, per_host)
-    t, l = divmod(rest, per_host // TARGETS + 1)
-    return h, 0, t, l
-
-
 def make_tree(root):
-    lu(root, '0:0:0:0', 'template', vendor='LUND', model='SLICES', scsi_level=7,
-       attrs={'state': 'running', 'queue_depth': '32', 'timeout': '30'})
-    bus = os.path.join(root, 'sys/bus/scsi/devices')
-    for h in range(HOSTS):
-        os.makedirs(os.path.join(root, 'sys/class/scsi_host/host%d' % h))
-    for i in range(1, N):
-        os.symlink('../../../devices/template/0:0:0:0',
-                   os.path.join(bus, '%d:%d:%d:%d' % hctl(i)))
-    os.makedirs(os.path.join(root, 'dev'))
+    many_lus(root, N, 'SLICES')
 
 
 def connect(run_dir, timeout):
@@ -77,6 +61,16 @@ def call(run_dir, req, timeout):
     return (r[0] if r else None), time.monotonic() - t0
 
 
+def answered_while_reading(run_dir, during, fail):
+    """A queue request answered soon, saying a resync runs."""
+    q, took = call(run_dir, {'cmd': 'queue'}, 600)
+    print('during %s: queue answered after %.3f s: %.200r' % (during, took, q))
+    if not q or q.get('resync_running') is not True:
+        fail.append('no answer during %s: %.200r' % (during, q))
+    elif took > BOUND:
+        fail.append('queue answered after %.1f s during %s' % (took, during))
+
+
 def start(root, run_dir, log):
     return subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                              '--sysfs-only', '--scan', 'never', '--load-modules', 'never',
@@ -111,12 +105,7 @@ def main():
             t0 = time.monotonic()
             lund = start(root, run_dir, log)
             wait_socket(lund, run_dir)
-            q, took = call(run_dir, {'cmd': 'queue'}, 600)
-            print('start-up: queue answered after %.3f s: %.200r' % (took, q))
-            if not q or q.get('resync_running') is not True:
-                fail.append('no answer during the start-up reconciliation: %.200r' % q)
-            elif took > BOUND:
-                fail.append('queue answered after %.1f s during start-up' % took)
+            answered_while_reading(run_dir, 'the start-up reconciliation', fail)
             t1 = time.monotonic()
             lund.send_signal(signal.SIGTERM)
             rc = lund.wait(timeout=600)
@@ -151,12 +140,7 @@ def main():
             print('5 pipelined resyncs answered in %.3f s' % took)
             if len(got) != 5 or not all(r.get('ok') is True for r in got):
                 fail.append('pipelined resyncs: %d answers %.300r' % (len(got), got))
-            q, took = call(run_dir, {'cmd': 'queue'}, 600)
-            print('queue during the resync answered after %.3f s: %.200r' % (took, q))
-            if not q or q.get('resync_running') is not True:
-                fail.append('no answer while the resyncs run: %.200r' % q)
-            elif took > BOUND:
-                fail.append('queue answered after %.1f s during a resync' % took)
+            answered_while_reading(run_dir, 'the resyncs', fail)
             s.close()
             t1 = time.monotonic()
             while True:
