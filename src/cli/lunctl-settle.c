@@ -121,6 +121,8 @@ static void describe_queue(json_object *q, char *buf, size_t size)
 		ADD("%suevents pending", n ? ", " : "");
 	if (json_object_get_boolean(json_member(q, "resync_pending")))
 		ADD("%sa resync pending", n ? ", " : "");
+	if (json_object_get_boolean(json_member(q, "resync_running")))
+		ADD("%sa resync running", n ? ", " : "");
 	if (json_object_get_boolean(json_member(q, "reload_pending")))
 		ADD("%sa reload pending", n ? ", " : "");
 	if (json_object_get_boolean(json_member(q, "link_retry_pending")))

@@ -470,6 +470,7 @@ int verb_resync(int argc, char *argv[], Options *o)
 {
 	return call_noargs(argc, argv, o, "resync",
 	                   "Have lund rebuild its inventory from sysfs and reconcile every link,\n"
-	                   "as after a lost uevent. Prints lund's status afterwards.\n",
+	                   "as after a lost uevent. Prints lund's status afterwards: on a large\n"
+	                   "tree, while lund still reads it (lunctl settle waits for the end).\n",
 	                   print_status, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "inventory.h"
+#include <dirent.h>
+
 #include "pathid.h"
 #include "strpool.h"
 #include "udevctx.h"
@@ -26,6 +28,12 @@ struct Inventory {
 	size_t n_identifying; /* LUs with naming_pending */
 	uint64_t identify_seq;
 	unsigned generation;
+	/* The resync under way (inventory_resync_begin()): the bus directory still being read,
+	 * then the walk over the LUs it did not list (the next to look at); its first error. */
+	DIR *resync_dir;
+	Lu *resync_next;
+	bool resync_running, resync_reprobe, resync_walking;
+	int resync_error;
 	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
 	 * linear probing, @index_size a power of two kept at least twice @n_lus. */
 	Lu **index;

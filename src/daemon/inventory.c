@@ -118,6 +118,8 @@ Inventory *inventory_free(Inventory *inv)
 {
 	if (!inv)
 		return NULL;
+	if (inv->resync_dir)
+		closedir(inv->resync_dir);
 	while (inv->hosts) {
 		Host *h = inv->hosts;
 
@@ -405,6 +407,8 @@ static void remove_lu(Inventory *inv, Lu *lu)
 		lu_pending_end(inv, lu);
 	if (inv->hooks.lu_removed)
 		inv->hooks.lu_removed(inv, lu, inv->userdata);
+	if (inv->resync_next == lu)
+		inv->resync_next = inventory_next_lu(lu);
 	unlink_lu(inv, lu);
 	lu_free(inv, lu);
 }
@@ -785,7 +789,23 @@ int inventory_reprobe(Inventory *inv, const char *hctl)
 	return inventory_refresh_at(inv, hctl, NULL, -1, true, false, false);
 }
 
-int inventory_resync(Inventory *inv, bool reprobe)
+/* @hctl as this resync finds it. An LU whose identification failed is tried again: a resync is
+ * when what was missing may be there. */
+static int resync_refresh(Inventory *inv, const char *hctl, bool reprobe)
+{
+	const Lu *old = inventory_find(inv, hctl);
+
+	return inventory_refresh(inv, hctl,
+	                         reprobe || (old && old->naming_error < 0 && !old->naming_pending));
+}
+
+static void resync_fail(Inventory *inv, int r)
+{
+	if (r < 0 && inv->resync_error == 0)
+		inv->resync_error = r;
+}
+
+int inventory_resync_begin(Inventory *inv, bool reprobe)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	int r;
@@ -795,37 +815,88 @@ int inventory_resync(Inventory *inv, bool reprobe)
 	r = sysfs_opendir(inv->rootfd, "sys/bus/scsi/devices", &d);
 	if (r < 0 && r != -ENOENT)
 		return r;
-	r = 0;
 
+	if (inv->resync_dir)
+		closedir(inv->resync_dir);
+	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
+	inv->resync_dir = TAKE_PTR(d);
+	inv->resync_running = true;
+	inv->resync_walking = false;
+	inv->resync_next = NULL;
+	inv->resync_reprobe = reprobe;
+	inv->resync_error = 0;
 	inv->generation++;
 	/* Whatever was missed may have changed hosts, targets or rules. */
 	inventory_forget_caches(inv);
-	/* Without the scsi bus (scsi_mod not loaded yet) there simply are no LUs. */
-	for (struct dirent *de; d && (de = readdir(d));) {
-		const Lu *old;
-		int k;
+	return 0;
+}
 
+bool inventory_resync_running(const Inventory *inv)
+{
+	return inv && inv->resync_running;
+}
+
+int inventory_resync_step(Inventory *inv, size_t budget, bool *ret_done)
+{
+	size_t n = 0;
+
+	assert_return(inv && ret_done, -EINVAL);
+
+	*ret_done = !inv->resync_running;
+	if (*ret_done)
+		return 0;
+	for (struct dirent *de; inv->resync_dir && n < budget;) {
+		de = readdir(inv->resync_dir);
+		if (!de) {
+			closedir(inv->resync_dir);
+			inv->resync_dir = NULL;
+			break;
+		}
 		if (hctl_parse(de->d_name, NULL, NULL, NULL, NULL) < 0)
 			continue; /* hosts and targets are listed here too */
-		/* An LU whose identification failed is tried again: a resync is when what was
-		 * missing may be there. */
-		old = inventory_find(inv, de->d_name);
-		k = inventory_refresh(
-		        inv, de->d_name,
-		        reprobe || (old && old->naming_error < 0 && !old->naming_pending));
-		if (k < 0 && r == 0)
-			r = k;
+		resync_fail(inv, resync_refresh(inv, de->d_name, inv->resync_reprobe));
+		n++;
 	}
+	if (inv->resync_dir)
+		return 0;
 
-	for (Lu *lu = inventory_first_lu(inv), *next; lu; lu = next) {
-		next = inventory_next_lu(lu);
-		if (lu->generation != inv->generation) {
-			/* refresh() removes it only if sysfs says it is gone */
-			int k = inventory_refresh(inv, lu->hctl, false);
-			if (k < 0 && r == 0)
-				r = k;
-		}
+	/* What the bus no longer lists: refresh() removes it only if sysfs says it is gone. The
+	 * walk goes on from where the last step left it (remove_lu() moves that on). */
+	if (!inv->resync_walking) {
+		inv->resync_walking = true;
+		inv->resync_next = inventory_first_lu(inv);
 	}
+	for (Lu *lu; (lu = inv->resync_next) && n < budget;) {
+		int k;
+
+		inv->resync_next = inventory_next_lu(lu);
+		if (lu->generation == inv->generation)
+			continue;
+		k = inventory_refresh(inv, lu->hctl, false);
+		if (k < 0) {
+			/* kept as it was: not tried again in this resync */
+			lu->generation = inv->generation;
+			resync_fail(inv, k);
+		}
+		n++;
+	}
+	if (inv->resync_next)
+		return 0;
+
+	inv->resync_walking = false;
+	inv->resync_running = false;
+	*ret_done = true;
+	return inv->resync_error;
+}
+
+int inventory_resync(Inventory *inv, bool reprobe)
+{
+	bool done = false;
+	int r;
+
+	r = inventory_resync_begin(inv, reprobe);
+	while (r >= 0 && !done)
+		r = inventory_resync_step(inv, SIZE_MAX, &done);
 	return r;
 }
 

@@ -209,6 +209,24 @@ Lu *inventory_find(const Inventory *inv, const char *hctl);
 int inventory_resync(Inventory *inv, bool reprobe);
 
 /*
+ * inventory_resync_begin() - start inventory_resync(@inv, @reprobe) in slices, which
+ * inventory_resync_step() then does: between two steps, uevents may refresh or remove any LU
+ * (one refreshed counts as seen by this resync). Beginning again restarts it. Returns 0 or
+ * -errno (sysfs unreadable; nothing is started).
+ */
+int inventory_resync_begin(Inventory *inv, bool reprobe);
+
+/*
+ * inventory_resync_step() - read at most @budget more LUs of the resync under way. Sets
+ * *@ret_done once it is over (also when none was under way); then returns its first error,
+ * or 0. Returns 0 while more is to be done.
+ */
+int inventory_resync_step(Inventory *inv, size_t budget, bool *ret_done);
+
+/* inventory_resync_running() - whether a resync begun is not over yet. */
+bool inventory_resync_running(const Inventory *inv);
+
+/*
  * inventory_refresh() - (re)read one LU from sysfs: adds it if new, refreshes nodes, and
  * re-probes its IDs when new or @reprobe. An LU that vanished from sysfs is removed.
  * Returns 0, or -errno.

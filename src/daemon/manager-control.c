@@ -55,6 +55,7 @@ static json_object *request_queue(Manager *m)
 	size_t queued = m->scanner ? host_scanner_n_queued(m->scanner) : 0;
 	bool uevents = monitor_pending(m->monitor);
 	bool resync = m->resync_source != NULL;
+	bool resyncing = m->resync_job != NULL;
 	bool reload = m->reload_pending != NULL;
 	bool links = m->links_retry_source != NULL;
 	size_t identifying = inventory_n_identifying(m->inventory);
@@ -63,12 +64,14 @@ static json_object *request_queue(Manager *m)
 
 	json_object_object_add(reply, "settled",
 	                       json_object_new_boolean(!running && queued == 0 && !uevents &&
-	                                               !resync && !reload && m->n_bind_wait == 0 &&
-	                                               identifying == 0 && !links_dirty && !links));
+	                                               !resync && !resyncing && !reload &&
+	                                               m->n_bind_wait == 0 && identifying == 0 &&
+	                                               !links_dirty && !links));
 	json_object_object_add(reply, "scan_running", json_object_new_boolean(running));
 	json_object_object_add(reply, "scans_queued", json_object_new_int64((int64_t)queued));
 	json_object_object_add(reply, "uevents_pending", json_object_new_boolean(uevents));
 	json_object_object_add(reply, "resync_pending", json_object_new_boolean(resync));
+	json_object_object_add(reply, "resync_running", json_object_new_boolean(resyncing));
 	json_object_object_add(reply, "reload_pending", json_object_new_boolean(reload));
 	json_object_object_add(reply, "link_retry_pending", json_object_new_boolean(links));
 	json_object_object_add(reply, "links_pending", json_object_new_boolean(links_dirty));
@@ -258,6 +261,9 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 		if (r < 0)
 			return r;
 		reply = manager_status_to_json(m);
+		/* A large tree is still being read: `lunctl settle` waits for it. */
+		json_object_object_add(reply, "resync_running",
+		                       json_object_new_boolean(m->resync_job != NULL));
 		break;
 	case CONTROL_HOLD:
 		r = manager_hold(m, &req.scope_sel, req.reason, req.timeout_sec);

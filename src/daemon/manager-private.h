@@ -129,6 +129,10 @@ struct Manager {
 	size_t n_names_by_id;
 
 	sd_event_source *resync_source;
+	sd_event_source *resync_job; /* the resync under way, a slice per wake-up */
+	const char *resync_again;    /* asked while one ran: the reason to do it once more */
+	bool starting;               /* the start-up's reconciliation is under way */
+	bool ready_after_resync;     /* readiness waits for the resync under way */
 	uint64_t last_resync;
 	uint64_t resyncs;
 	const char *resync_reason;

@@ -25,6 +25,10 @@
 
 /* A burst of losses costs one resync per interval. */
 #define RESYNC_INTERVAL_USEC (1 * 1000 * 1000ULL)
+/* A resync's work per wake-up of the loop: about this long, checked every RESYNC_SLICE_LUS
+ * LUs. The watchdog is fed, and uevents, requests and signals are served, between two. */
+#define RESYNC_SLICE_USEC (10 * 1000ULL)
+#define RESYNC_SLICE_LUS  16
 /* How long shutdown waits for a running scan before leaving it behind in the kernel. */
 #define SHUTDOWN_GRACE_USEC (5 * 1000 * 1000ULL)
 /* A rescan write (the kernel re-reads the device) or a module load reported late after this;
@@ -264,14 +268,24 @@ static const char *on_leave(Inventory *inv, const Lu *lu, LuUnitAttention ua, vo
 
 /* ---- resync ---- */
 
-int manager_resync(Manager *m, const char *reason)
+static uint64_t now_usec(void)
 {
-	int r, k;
+	struct timespec ts;
 
-	manager_links_flush(m);
-	m->bulk = true;
-	claims_defer(m->claims, true);
-	r = inventory_resync(m->inventory, false);
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void manager_start_reconciled(Manager *m, int r);
+
+/* The resync's end: the claims it collected made links, what waited for it goes on. */
+static int resync_finish(Manager *m, int r)
+{
+	const char *again = m->resync_again;
+	int k;
+
+	m->resync_job = sd_event_source_disable_unref(m->resync_job);
+	m->resync_again = NULL;
 	claims_defer(m->claims, false);
 	m->bulk = false;
 	if (r < 0)
@@ -280,15 +294,91 @@ int manager_resync(Manager *m, const char *reason)
 	if (k < 0)
 		log_warning_errno(k, "Reconciling links incomplete: %m");
 	m->resyncs++;
-	m->resync_reason = reason;
 	sd_event_now(m->event, CLOCK_MONOTONIC, &m->last_resync);
 	{
 		json_object *o = json_object_new_object();
-		json_object_object_add(o, "reason", json_object_new_string(reason));
+		json_object_object_add(o, "reason", json_object_new_string(m->resync_reason));
 		manager_emit(m, "resync", o);
 	}
 	manager_status_dirty(m);
+	if (m->starting) {
+		m->starting = false;
+		manager_start_reconciled(m, r);
+	}
+	if (m->ready_after_resync) {
+		m->ready_after_resync = false;
+		manager_send_ready(m);
+	}
+	if (again)
+		(void)manager_resync(m, again);
 	return r < 0 ? r : k;
+}
+
+/* One wake-up's share of the resync: LUs until RESYNC_SLICE_USEC have passed. */
+static int resync_slice(Manager *m, bool *ret_done)
+{
+	uint64_t end = now_usec() + RESYNC_SLICE_USEC;
+	int r;
+
+	do
+		r = inventory_resync_step(m->inventory, RESYNC_SLICE_LUS, ret_done);
+	while (!*ret_done && now_usec() < end);
+	return r;
+}
+
+static int on_resync_slice(sd_event_source *s, void *userdata)
+{
+	Manager *m = userdata;
+	bool done = false;
+	int r;
+
+	r = resync_slice(m, &done);
+	if (done)
+		(void)resync_finish(m, r);
+	return 0;
+}
+
+/*
+ * Make the inventory match sysfs (inventory_resync()) in slices on the loop, uevents, requests
+ * and signals served between two; then reconcile the links. One asked while one runs is done
+ * once more after it (what it has read may have changed since), however many were asked. A
+ * tree that one slice covers is done before this returns.
+ */
+int manager_resync(Manager *m, const char *reason)
+{
+	bool done = false;
+	int r;
+
+	if (m->resync_job) {
+		m->resync_again = reason;
+		return 0;
+	}
+	m->resync_reason = reason;
+	manager_links_flush(m);
+	r = inventory_resync_begin(m->inventory, false);
+	if (r < 0)
+		return resync_finish(m, r);
+	m->bulk = true;
+	claims_defer(m->claims, true);
+	r = resync_slice(m, &done);
+	if (done)
+		return resync_finish(m, r);
+
+	r = sd_event_add_defer(m->event, &m->resync_job, on_resync_slice, m);
+	if (r >= 0)
+		/* Clients and uevents first: a slice runs when nothing else is pending. */
+		r = sd_event_source_set_priority(m->resync_job, SD_EVENT_PRIORITY_IDLE);
+	if (r >= 0)
+		/* a slice every wake-up until the end, not once */
+		r = sd_event_source_set_enabled(m->resync_job, SD_EVENT_ON);
+	if (r < 0) {
+		log_warning_errno(r, "Cannot resync in slices, doing it in one go: %m");
+		do
+			r = inventory_resync_step(m->inventory, SIZE_MAX, &done);
+		while (!done);
+		return resync_finish(m, r);
+	}
+	return 0;
 }
 
 static int on_resync_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -942,6 +1032,7 @@ Manager *manager_free(Manager *m)
 		free(m->link_dir[s]);
 	}
 	sd_event_source_disable_unref(m->resync_source);
+	sd_event_source_disable_unref(m->resync_job);
 	sd_event_source_disable_unref(m->links_retry_source);
 	sd_event_source_disable_unref(m->status_source);
 	sd_event_unref(m->event);
@@ -1108,7 +1199,15 @@ int manager_start(Manager *m)
 	}
 
 	manager_host_scan_setup(m);
-	r = manager_resync(m, "start-up");
+	/* The rest of the start-up once the reconciliation is over (manager_start_reconciled()). */
+	m->starting = true;
+	(void)manager_resync(m, "start-up");
+	return 0;
+}
+
+/* The start-up's reconciliation is over (@r its result): drivers, host scans, readiness. */
+static void manager_start_reconciled(Manager *m, int r)
+{
 	if (r < 0)
 		log_warning_errno(r, "Start-up scan incomplete, continuing: %m");
 	/* Coldplug: LUs that were there before lund may lack their drivers too. Their nodes
@@ -1128,12 +1227,11 @@ int manager_start(Manager *m)
 		/* Sessions still logging in are scanned again once they have. */
 		manager_iscsi_watch_all(m);
 		if (manager_queue_host_scan(m, SCAN_ANY, "start-up") >= 0)
-			return 0;
+			return;
 	} else
 		log_info("Not scanning hosts (--scan=%s, scsi_mod.scan=%s)",
 		         manager_scan_mode_to_string(m->config.scan), m->kernel_scan ?: "unknown");
 	manager_send_ready(m);
-	return 0;
 }
 
 void manager_send_ready(Manager *m)
@@ -1142,6 +1240,11 @@ void manager_send_ready(Manager *m)
 
 	if (m->ready)
 		return;
+	/* Nor before the resync under way (the start-up's, the start-up scan's) is over. */
+	if (m->resync_job) {
+		m->ready_after_resync = true;
+		return;
+	}
 	/* Units ordered after lund see every LU named: the identifications under way end first
 	 * (each within IDENTIFY_TIMEOUT_USEC). */
 	if (inventory_n_identifying(m->inventory) > 0) {

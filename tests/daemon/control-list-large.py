@@ -11,34 +11,21 @@ Exit: 0 pass, 1 fail, 77 skipped."""
 import json, os, signal, socket, subprocess, sys, tempfile, shutil, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
-from fakesys import lu  # noqa: E402
+from fakesys import many_hctl, many_lus  # noqa: E402
 
 LUND, LUNCTL = os.environ.get('LUND'), os.environ.get('LUNCTL')
 if not LUND or not LUNCTL:
     print('SKIP: LUND= and LUNCTL= are needed')
     sys.exit(77)
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
-TARGETS, HOSTS = 100, 4
 
 
 def hctl(i):
-    per_host = N // HOSTS + 1
-    h, rest = divmod(i, per_host)
-    t, l = divmod(rest, per_host // TARGETS + 1)
-    return h, 0, t, l
+    return many_hctl(i, N)
 
 
 def make_tree(root):
-    # one LU's directory, listed N times on the bus
-    lu(root, '0:0:0:0', 'template', vendor='LUND', model='PAGED', scsi_level=7,
-       attrs={'state': 'running', 'queue_depth': '32', 'timeout': '30'})
-    bus = os.path.join(root, 'sys/bus/scsi/devices')
-    for h in range(HOSTS):
-        os.makedirs(os.path.join(root, 'sys/class/scsi_host/host%d' % h))
-    for i in range(1, N):
-        os.symlink('../../../devices/template/0:0:0:0',
-                   os.path.join(bus, '%d:%d:%d:%d' % hctl(i)))
-    os.makedirs(os.path.join(root, 'dev'))
+    many_lus(root, N, 'PAGED')
 
 
 def call(run_dir, req, timeout):
@@ -70,15 +57,16 @@ def main():
         lund = subprocess.Popen([LUND, '--root', root, '--run-dir', run_dir, '--no-monitor',
                                  '--sysfs-only', '--scan', 'never', '--load-modules', 'never',
                                  '--log-level', 'warning'], stderr=subprocess.PIPE)
-        # Ready once it answers (a page of one LU: status itself grows with the LUs).
+        # Ready once it answers and no longer reads the tree (it answers while it does).
         first = None
-        while first is None:
+        while first is None or first.get('resync_running') is not False:
             if lund.poll() is not None:
                 raise RuntimeError('lund exited: %s' % lund.stderr.read()[-2000:])
             try:
-                first = call(run_dir, {'cmd': 'list', 'limit': 1}, 300)
+                first = call(run_dir, {'cmd': 'queue'}, 300)
             except OSError:
-                time.sleep(0.5)
+                pass
+            time.sleep(0.5)
         print('lund answers after %.1f s' % (time.monotonic() - t0))
 
         # Unpaged: the whole inventory does not fit the per-client limit, and says so.

@@ -72,3 +72,26 @@ def lu(root, hctl, parent=None, ptype=0, vendor='FAKE', model='DISK', rev='0001'
         os.symlink('../../../devices/%s/%s' % (parent, hctl),
                    os.path.join(root, 'sys/bus/scsi/devices', hctl))
     return d
+
+
+def many_hctl(i, n, hosts=4, targets=100):
+    """The H:C:T:L of the @i-th of @n LUs of many_lus(), as a tuple."""
+    per_host = n // hosts + 1
+    h, rest = divmod(i, per_host)
+    t, l = divmod(rest, per_host // targets + 1)
+    return h, 0, t, l
+
+
+def many_lus(root, n, model, hosts=4):
+    """A tree of @n LUs at the cost of @n links: every sys/bus/scsi/devices/H:C:T:L (many_hctl())
+    is a link to one template LU (type, vendor, model, state; no nodes, so nothing is named and
+    no command is sent)."""
+    lu(root, '0:0:0:0', 'template', vendor='LUND', model=model, scsi_level=7,
+       attrs={'state': 'running', 'queue_depth': '32', 'timeout': '30'})
+    bus = os.path.join(root, 'sys/bus/scsi/devices')
+    for h in range(hosts):
+        os.makedirs(os.path.join(root, 'sys/class/scsi_host/host%d' % h))
+    for i in range(1, n):
+        os.symlink('../../../devices/template/0:0:0:0',
+                   os.path.join(bus, '%d:%d:%d:%d' % many_hctl(i, n, hosts)))
+    os.makedirs(os.path.join(root, 'dev'))

@@ -241,6 +241,52 @@ START_TEST(test_initial)
 }
 END_TEST
 
+/* A resync a step of one LU at a time while a uevent takes an LU away after step _i (0 to 7:
+ * during the directory's reading, during the walk over what the bus no longer lists, once when
+ * the walk would look at it next, and after the end): what sysfs says at the end, each LU added
+ * or removed once. */
+START_TEST(test_resync_steps)
+{
+	Inventory *inv = new_inventory(false);
+	unsigned steps = 0;
+	bool done = false;
+
+	rm_lu("0:0:0:0");
+	put_lu("0:0:0:1", 0, "sdb", "sg3", NULL);
+	put_lu("0:0:0:2", 0, "sdc", "sg4", NULL);
+	ck_assert(!inventory_resync_running(inv));
+	ck_assert_int_eq(inventory_resync_begin(inv, false), 0);
+	ck_assert(inventory_resync_running(inv));
+	while (!done) {
+		ck_assert_int_eq(inventory_resync_step(inv, 1, &done), 0);
+		if (steps++ == (unsigned)_i) {
+			rm_lu("0:0:0:1");
+			(void)inventory_remove(inv, "0:0:0:1");
+		}
+		ck_assert_uint_lt(steps, 20);
+	}
+	ck_assert(!inventory_resync_running(inv));
+	if (steps <= (unsigned)_i) {
+		/* the resync took fewer steps: the uevent after it */
+		rm_lu("0:0:0:1");
+		(void)inventory_remove(inv, "0:0:0:1");
+	}
+	ck_assert_ptr_null(inventory_find(inv, "0:0:0:0"));
+	ck_assert_ptr_null(inventory_find(inv, "0:0:0:1"));
+	ck_assert_ptr_nonnull(inventory_find(inv, "0:0:0:2"));
+	ck_assert_ptr_nonnull(inventory_find(inv, "0:0:1:0"));
+	ck_assert_ptr_nonnull(inventory_find(inv, "2:0:0:3"));
+	ck_assert_uint_eq(inventory_n_lus(inv), 3);
+	/* 0:0:0:1 added and removed when the resync read it before the uevent, neither after */
+	ck_assert_uint_eq(counts.added, 1 + (counts.removed == 2));
+	ck_assert_uint_le(counts.removed, 2);
+	/* nothing left under way: a step after the end is done at once */
+	ck_assert_int_eq(inventory_resync_step(inv, 1, &done), 0);
+	ck_assert(done);
+	inventory_free(inv);
+}
+END_TEST
+
 /* ---- uevents ---- */
 
 static void tree_none(void)
@@ -1601,6 +1647,7 @@ static Suite *inventory_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_initial);
+	tcase_add_loop_test(tc, test_resync_steps, 0, 8);
 	tcase_add_test(tc, test_ua_left);
 	tcase_add_test(tc, test_rare_fields);
 	tcase_add_test(tc, test_unit_serial);
