@@ -568,9 +568,11 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 	int r;
 
 	assert_return(e && path && handler && ret, -EINVAL);
-	if (strlen(path) >= sizeof(sa.sun_path))
+	/* bound under a temporary name and renamed once it listens: whoever finds @path can
+	 * connect (a client that waits for the path to appear is never refused) */
+	if (strlen(path) + strlen(".new") >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s.new", path);
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -605,6 +607,8 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 		}
 		(void)unlink(path);
 	}
+	if (lstat(sa.sun_path, &st) >= 0 && S_ISSOCK(st.st_mode))
+		(void)unlink(sa.sun_path);
 
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0) {
@@ -622,7 +626,10 @@ int control_new(sd_event *e, const char *path, ControlHandler handler, void *use
 		r = -errno;
 	if (r >= 0)
 		r = sd_event_add_io(e, &s->io, s->fd, EPOLLIN, on_accept, s);
+	if (r >= 0 && rename(sa.sun_path, path) < 0)
+		r = -errno;
 	if (r < 0) {
+		(void)unlink(sa.sun_path);
 		control_free(s);
 		return r;
 	}
