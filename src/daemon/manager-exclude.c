@@ -43,11 +43,14 @@ static void excluded_drop(Manager *m, size_t i)
 
 bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, size_t size)
 {
+	const LundConf *conf = policy_engine_conf(m->policy);
 	ExclusionFacts f;
 	ReactVerdict v;
 
+	if (!reaction_any(conf))
+		return false;
 	policy_lu_facts(lu, &f);
-	reaction_judge(policy_engine_conf(m->policy), &f, what, &v);
+	reaction_judge(conf, &f, what, &v);
 	if (v.report)
 		reaction_why(&v, why, size);
 	return v.report;
@@ -55,16 +58,20 @@ bool manager_lu_reports(Manager *m, const Lu *lu, ReactAction what, char *why, s
 
 void manager_exclusion_update(Manager *m, const Lu *lu, bool gone)
 {
+	const LundConf *conf = policy_engine_conf(m->policy);
 	ExclusionFacts f;
 	ExcludedLu e = {};
 	bool keep = false, oom = false;
 	char why[160];
 	size_t i;
 
-	if (!gone)
+	/* without exclusions and reactions nothing is left alone: nothing to judge */
+	bool judge = !gone && (exclusion_any(conf) || reaction_any(conf));
+
+	if (judge)
 		policy_lu_facts(lu, &f);
-	for (ScanActionKind a = 0; !gone && a < _SCAN_ACTION_KIND_MAX; a++)
-		if (exclusion_leaves(policy_engine_conf(m->policy), &f, a, why, sizeof(why))) {
+	for (ScanActionKind a = 0; judge && a < _SCAN_ACTION_KIND_MAX; a++)
+		if (exclusion_leaves(conf, &f, a, why, sizeof(why))) {
 			keep = true;
 			oom |= !(e.why[a] = strdup(why));
 		}

@@ -43,6 +43,7 @@ struct Worker {
 	 * listed (thousands while a storm of LUs is identified). */
 	Job *scan;
 	size_t n_deadlines; /* jobs listed with a deadline: none, no timer to arm */
+	uint64_t armed;     /* when the timer fires; UINT64_MAX: off */
 	unsigned live;      /* threads running */
 	bool stopping;
 	bool abandoned; /* the loop side is gone: the last thread frees the rest */
@@ -116,6 +117,21 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
+static void set_timer(Worker *w, uint64_t when)
+{
+	w->armed = when;
+	if (when == UINT64_MAX) {
+		(void)sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
+		return;
+	}
+	(void)sd_event_source_set_time(w->timer, when);
+	(void)sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+/* The timer at the earliest deadline of a job not yet reported: a walk over every job, so
+ * only when it fires. A job submitted or finished in between moves it only when that is
+ * cheap (an earlier deadline, or none left); a timer that fires for a job already gone
+ * finds nothing late and sets the next deadline. */
 static void arm_timer(Worker *w)
 {
 	uint64_t next = UINT64_MAX;
@@ -123,12 +139,7 @@ static void arm_timer(Worker *w)
 	for (Job *j = w->n_deadlines > 0 ? w->jobs : NULL; j; j = j->next)
 		if (!j->reported && j->deadline < next)
 			next = j->deadline;
-	if (next == UINT64_MAX) {
-		(void)sd_event_source_set_enabled(w->timer, SD_EVENT_OFF);
-		return;
-	}
-	(void)sd_event_source_set_time(w->timer, next);
-	(void)sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+	set_timer(w, next);
 }
 
 /* Take the jobs matching @want off the list (under the lock), oldest first. */
@@ -197,7 +208,8 @@ static int on_eventfd(sd_event_source *s, int fd, uint32_t revents, void *userda
 		report(w, j, j->result);
 		job_free(j);
 	}
-	arm_timer(w);
+	if (w->n_deadlines == 0 && w->armed != UINT64_MAX)
+		set_timer(w, UINT64_MAX);
 	return 0;
 }
 
@@ -237,6 +249,7 @@ int worker_new(sd_event *e, const char *name, unsigned n_threads, Worker **ret)
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->ended, NULL);
 	w->tail = &w->jobs;
+	w->armed = UINT64_MAX;
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->efd < 0) {
 		r = -errno;
@@ -314,7 +327,8 @@ int worker_submit(Worker *w, WorkerRunFn run, WorkerDoneFn done, WorkerFreeFn fr
 	w->n_pending++;
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
-	arm_timer(w);
+	if (j->deadline < w->armed)
+		set_timer(w, j->deadline);
 	return 0;
 }
 

@@ -157,6 +157,47 @@ START_TEST(test_deadline)
 }
 END_TEST
 
+/*
+ * A job with an earlier deadline than every listed one moves the timer forward; a timer left
+ * at the deadline of a job already finished sets the next one when it fires.
+ */
+START_TEST(test_deadline_order)
+{
+	static Rec quick, slow, late, fast;
+	sd_event *e = NULL;
+	Worker *w = NULL;
+
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_eq(worker_new(e, "test", 1, &w), 0);
+	slow = (Rec){ .id = 1, .hang = true };
+	late = (Rec){ .id = 2, .hang = true };
+	ck_assert_int_eq(worker_submit(w, job_run, job_done, job_free, &slow, 2000 * 1000), 0);
+	ck_assert_int_eq(worker_submit(w, job_run, job_done, job_free, &late, 100 * 1000), 0);
+	run_until(e, 2);
+	ck_assert_ptr_eq(done_order[0], &late); /* queued behind the hung one, not run */
+	ck_assert_ptr_eq(done_order[1], &slow);
+	ck_assert_int_eq(late.result, -ETIMEDOUT);
+	ck_assert_int_eq(slow.result, -ETIMEDOUT);
+	__atomic_store_n(&release, true, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2000 && __atomic_load_n(&n_freed, __ATOMIC_ACQUIRE) < 2; i++)
+		(void)sd_event_run(e, 10 * 1000);
+	__atomic_store_n(&release, false, __ATOMIC_RELEASE);
+
+	/* the timer is set for the finished one's deadline, then for the hung one's */
+	quick = (Rec){ .id = 3 };
+	fast = (Rec){ .id = 4, .hang = true };
+	ck_assert_int_eq(worker_submit(w, job_run, job_done, job_free, &quick, 50 * 1000), 0);
+	ck_assert_int_eq(worker_submit(w, job_run, job_done, job_free, &fast, 300 * 1000), 0);
+	run_until(e, 4);
+	ck_assert_int_eq(quick.result, -3);
+	ck_assert_int_eq(fast.result, -ETIMEDOUT);
+	ck_assert_uint_eq(worker_n_timed_out(w), 3);
+	__atomic_store_n(&release, true, __ATOMIC_RELEASE);
+	ck_assert_int_eq(worker_shutdown(w, 1000000), 0);
+	sd_event_unref(e);
+}
+END_TEST
+
 /* Shutdown with a job hung in the kernel: it returns after the grace, leaving the thread. */
 START_TEST(test_shutdown_hung)
 {
@@ -195,6 +236,7 @@ static Suite *worker_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_order);
 	tcase_add_test(tc, test_deadline);
+	tcase_add_test(tc, test_deadline_order);
 	tcase_add_test(tc, test_shutdown_hung);
 	suite_add_tcase(s, tc);
 	return s;
