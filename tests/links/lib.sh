@@ -58,6 +58,12 @@ links_cleanup() {
 # run directory it ran with (each test makes its own).
 links_tree() {
         TREE=$("$1" --lus "$2" --keep 2>/dev/null | sed -n 's/^tree kept: //p')
+        # An empty answer is no tree: "$TREE/sys" would be the host's own /sys, and the
+        # test would then write (and delete) under the host's /dev, /run and /etc.
+        case $TREE in
+        /*[!/]*) ;;
+        *) echo "FAIL: no tree from $1"; exit 1 ;;
+        esac
         [ -d "$TREE/sys" ] || { echo "FAIL: no tree from $1"; exit 1; }
         rm -rf "$TREE/dev/scsi" "$TREE/run"
 }
