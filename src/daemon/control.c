@@ -32,10 +32,11 @@ struct ControlClient {
 	pid_t pid;
 	bool read_only; /* a member of the read group: read-only commands only */
 	bool monitor;
-	bool closing; /* flush what is queued, then close */
-	bool eof;     /* the peer sends no more */
-	bool dead;    /* disconnected: off the list, fd closed, memory kept for its holders */
-	bool pending; /* a reply is deferred (control_client_reply()); later requests wait */
+	bool closing;   /* flush what is queued, then close */
+	bool eof;       /* the peer sends no more */
+	bool dead;      /* disconnected: off the list, fd closed, memory kept for its holders */
+	bool pending;   /* a reply is deferred (control_client_reply()); later requests wait */
+	bool streaming; /* the deferred reply is being written in parts (control_client_write()) */
 	json_object *pending_id; /* the deferred request's "id" */
 	sd_event_source *resume; /* requests that waited behind a deferred reply */
 	char *in;
@@ -188,12 +189,10 @@ static json_object *error_reply(int error, const char *message)
 	return o;
 }
 
-/* Append one line; past the backlog limit only when @over_limit (a last error line). */
-static int client_append(ControlClient *c, json_object *o, bool over_limit)
+/* Append @text and, with @eol, a newline; past the backlog limit only when @over_limit (a
+ * last error line). */
+static int client_put(ControlClient *c, const char *text, size_t len, bool eol, bool over_limit)
 {
-	const char *text = json_object_to_json_string_ext(
-	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t len = strlen(text);
 	char *n;
 
 	if (c->dead)
@@ -225,11 +224,21 @@ static int client_append(ControlClient *c, json_object *o, bool over_limit)
 		c->out = n;
 		c->out_cap = cap;
 	}
-	/* json-c escapes control characters in strings: a line never contains a newline. */
 	memcpy(c->out + c->out_len, text, len);
-	c->out[c->out_len + len] = '\n';
-	c->out_len += len + 1;
+	c->out_len += len;
+	if (eol)
+		c->out[c->out_len++] = '\n';
 	return 0;
+}
+
+/* Append one line; past the backlog limit only when @over_limit (a last error line). */
+static int client_append(ControlClient *c, json_object *o, bool over_limit)
+{
+	const char *text = json_object_to_json_string_ext(
+	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	/* json-c escapes control characters in strings: a line never contains a newline. */
+	return client_put(c, text, strlen(text), true, over_limit);
 }
 
 static void client_arm_timer(ControlClient *c)
@@ -237,8 +246,10 @@ static void client_arm_timer(ControlClient *c)
 	if (!c->timer)
 		return;
 	(void)sd_event_source_set_time_relative(c->timer, c->server->idle_usec);
-	/* Monitors wait for events, a deferred reply for its work: neither is idle. */
-	(void)sd_event_source_set_enabled(c->timer, (c->monitor || c->pending) && !c->closing
+	/* Monitors wait for events, a deferred reply for its work: neither is idle. A reply
+	 * written in parts waits for the client to read: each part sets its deadline again. */
+	(void)sd_event_source_set_enabled(c->timer, (c->monitor || (c->pending && !c->streaming)) &&
+	                                                            !c->closing
 	                                                    ? SD_EVENT_OFF
 	                                                    : SD_EVENT_ONESHOT);
 }
@@ -438,8 +449,9 @@ static int on_client_timer(sd_event_source *es, uint64_t usec, void *userdata)
 {
 	ControlClient *c = control_client_ref(userdata);
 
-	if (c->closing)
-		client_disconnect(c); /* its last reply could not be delivered in time */
+	if (c->closing || c->streaming)
+		/* its last reply, or the part of one written, could not be delivered in time */
+		client_disconnect(c);
 	else if (!c->monitor)
 		client_fail(c, -ETIMEDOUT, "no request for too long");
 	control_client_unref(c);
@@ -700,6 +712,8 @@ static int on_client_resume(sd_event_source *es, void *userdata)
 	return 0;
 }
 
+static int deferred_done(ControlClient *c);
+
 int control_client_reply(ControlClient *c, json_object *reply)
 {
 	int r;
@@ -711,16 +725,30 @@ int control_client_reply(ControlClient *c, json_object *reply)
 		return -EINVAL;
 	if (c->pending_id)
 		json_object_object_add(reply, "id", TAKE_PTR(c->pending_id));
-	c->pending = false;
-	if (c->eof)
-		c->closing = true; /* the peer sends nothing more: close once this is out */
 	r = client_append(c, reply, false);
 	if (r == -ENOBUFS) {
+		c->pending = false;
 		client_fail(c, -ENOBUFS, "reply larger than the client backlog");
 		return r;
 	}
-	if (r >= 0)
-		r = client_flush(c);
+	if (r < 0) {
+		c->pending = false;
+		client_disconnect(c);
+		return r;
+	}
+	return deferred_done(c);
+}
+
+/* The deferred reply is queued: send it, then the requests that waited behind it. */
+static int deferred_done(ControlClient *c)
+{
+	int r;
+
+	c->pending = c->streaming = false;
+	json_object_put(TAKE_PTR(c->pending_id));
+	if (c->eof)
+		c->closing = true; /* the peer sends nothing more: close once this is out */
+	r = client_flush(c);
 	if (r < 0) {
 		client_disconnect(c);
 		return r;
@@ -730,6 +758,50 @@ int control_client_reply(ControlClient *c, json_object *reply)
 	if (!c->closing && c->in && memchr(c->in, '\n', c->in_len) && !c->resume)
 		(void)sd_event_add_defer(c->server->event, &c->resume, on_client_resume, c);
 	return 0;
+}
+
+const json_object *control_client_pending_id(const ControlClient *c)
+{
+	return c->pending ? c->pending_id : NULL;
+}
+
+size_t control_client_backlog(const ControlClient *c)
+{
+	return c->dead ? 0 : c->out_len - c->out_off;
+}
+
+int control_client_write(ControlClient *c, const char *text, size_t len)
+{
+	int r;
+
+	assert_return(c && (text || len == 0), -EINVAL);
+	if (c->dead)
+		return -ECONNRESET;
+	if (!c->pending)
+		return -EINVAL;
+	c->streaming = true;
+	r = client_put(c, text, len, false, false);
+	if (r >= 0)
+		r = client_flush(c);
+	if (r < 0) {
+		client_disconnect(c);
+		return r;
+	}
+	client_arm_timer(c);
+	return 0;
+}
+
+int control_client_end(ControlClient *c)
+{
+	int r;
+
+	assert_return(c, -EINVAL);
+	if (c->dead)
+		return -ECONNRESET;
+	if (!c->pending || !c->streaming)
+		return -EINVAL;
+	r = client_put(c, "", 0, true, true);
+	return r < 0 ? r : deferred_done(c);
 }
 
 json_object *control_error_reply(int error, const char *message)

@@ -63,6 +63,19 @@ ControlClient *control_client_ref(ControlClient *c);
  * added). -ECONNRESET when the client is gone, -EINVAL when nothing was deferred.
  */
 int control_client_reply(ControlClient *c, json_object *reply);
+/*
+ * A deferred reply written in parts, for one too large to build at once: control_client_write()
+ * queues @text as it is (together the parts make one JSON object, without its newline; the
+ * request's "id", control_client_pending_id(), is the owner's to write), control_client_end()
+ * ends the line and lets the client's later requests go on. Write a part only while
+ * control_client_backlog() is small: a client that reads nothing for the idle timeout after a
+ * part is disconnected. -ECONNRESET once the client is gone (write no more), -EINVAL when
+ * nothing was deferred.
+ */
+int control_client_write(ControlClient *c, const char *text, size_t len);
+int control_client_end(ControlClient *c);
+const json_object *control_client_pending_id(const ControlClient *c);
+size_t control_client_backlog(const ControlClient *c);
 /* {"ok":false,"error":"E...","message":...}; @message NULL: strerror(). */
 json_object *control_error_reply(int error, const char *message);
 /* Still connected. */

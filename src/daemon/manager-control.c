@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +99,11 @@ static int cmp_hctl(unsigned h1, unsigned c1, unsigned t1, uint64_t l1, unsigned
 }
 
 /*
- * {"cmd":"list"}: every LU, hosts[].targets[].lus[]. With "limit": at most that many LUs after
- * "after" (an H:C:T:L, exclusive) in H:C:T:L order, fewer once they take page_bytes of JSON
- * (at least one), and "next" (the last one's H:C:T:L) when more follow; the client asks again
- * with "after": next. Pages are taken from the live inventory: an LU added or removed between
- * two pages is listed or not, never twice.
+ * {"cmd":"list"} with "limit" (without: request_list_stream()): hosts[].targets[].lus[], at
+ * most that many LUs after "after" (an H:C:T:L, exclusive) in H:C:T:L order, fewer once they
+ * take page_bytes of JSON (at least one), and "next" (the last one's H:C:T:L) when more follow;
+ * the client asks again with "after": next. Pages are taken from the live inventory: an LU
+ * added or removed between two pages is listed or not, never twice.
  */
 static json_object *request_list(Manager *m, const ControlRequest *req)
 {
@@ -132,16 +133,14 @@ static json_object *request_list(Manager *m, const ControlRequest *req)
 				json_object *o;
 				size_t len = 0;
 
-				if (req->limit > 0 &&
-				    (n == req->limit || bytes >= m->list_page_bytes)) {
+				if (n == req->limit || bytes >= m->list_page_bytes) {
 					more = true;
 					break;
 				}
 				if (!lus)
 					lus = json_object_new_array();
 				o = manager_lu_to_json(m, lu);
-				/* An unpaged list is refused whole when too large (control.c). */
-				if (req->limit > 0 && o)
+				if (o)
 					(void)json_object_to_json_string_length(
 					        o,
 					        JSON_C_TO_STRING_PLAIN |
@@ -178,6 +177,226 @@ static json_object *request_list(Manager *m, const ControlRequest *req)
 	return reply;
 }
 
+/*
+ * An unpaged {"cmd":"list"}, whatever the inventory's size: written to the client in parts from
+ * the loop, at most LIST_STREAM_LUS LUs a wake-up, and only while the client has read what it
+ * was sent (less than LIST_STREAM_BACKLOG queued), so that lund's memory and the loop's pauses
+ * are the same at 100,000 LUs as at 10. The parts make the reply one built whole would be:
+ * hosts[].targets[].lus[] in H:C:T:L order. LUs are taken from the live inventory after the
+ * last one written: one added or removed meanwhile is listed or not, never twice.
+ */
+#define LIST_STREAM_LUS        256
+#define LIST_STREAM_BACKLOG    (1024u * 1024u)
+#define LIST_STREAM_WAIT_USEC  (10u * 1000u)
+#define LIST_STREAM_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+struct ListStream {
+	ListStream *next;
+	Manager *m;
+	ControlClient *client;
+	sd_event_source *source;
+	bool started, has_last;
+	unsigned last_host, last_channel, last_target; /* the last LU written */
+	uint64_t last_lun;
+	bool host_open, target_open, any_host, any_target, any_lu;
+	unsigned host, channel, target; /* the host and target whose arrays are open */
+};
+
+static ListStream *list_stream_free(ListStream *ls)
+{
+	if (!ls)
+		return NULL;
+	for (ListStream **p = &ls->m->list_streams; *p; p = &(*p)->next)
+		if (*p == ls) {
+			*p = ls->next;
+			break;
+		}
+	sd_event_source_disable_unref(ls->source);
+	control_client_unref(ls->client);
+	free(ls);
+	return NULL;
+}
+
+void manager_list_streams_free(Manager *m)
+{
+	while (m->list_streams)
+		list_stream_free(m->list_streams);
+}
+
+/* The first LU after the last one written (after the request's "after" at first). */
+static Lu *list_stream_next(const ListStream *ls)
+{
+	char hctl[64];
+	Lu *lu;
+
+	if (!ls->has_last)
+		return inventory_first_lu(ls->m->inventory);
+	snprintf(hctl, sizeof(hctl), "%u:%u:%u:%" PRIu64, ls->last_host, ls->last_channel,
+	         ls->last_target, ls->last_lun);
+	lu = inventory_find(ls->m->inventory, hctl);
+	if (lu)
+		return inventory_next_lu(lu);
+	/* gone meanwhile (or never there): the walk from the first */
+	for (lu = inventory_first_lu(ls->m->inventory); lu; lu = inventory_next_lu(lu))
+		if (cmp_hctl(lu->target->host->number, lu->target->channel, lu->target->id, lu->lun,
+		             ls->last_host, ls->last_channel, ls->last_target, ls->last_lun) > 0)
+			break;
+	return lu;
+}
+
+static void list_stream_close_target(ListStream *ls, FILE *f)
+{
+	if (ls->target_open)
+		fputs("]}", f);
+	ls->target_open = false;
+}
+
+static void list_stream_close_host(ListStream *ls, FILE *f)
+{
+	list_stream_close_target(ls, f);
+	if (ls->host_open)
+		fputs("]}", f);
+	ls->host_open = false;
+}
+
+/* One part into @f: the reply's head first, its tail once no LU is left (*ret_done). */
+static int list_stream_part(ListStream *ls, FILE *f, bool *ret_done)
+{
+	Lu *lu = list_stream_next(ls);
+
+	if (!ls->started) {
+		const json_object *id = control_client_pending_id(ls->client);
+
+		fputs("{\"ok\":true,", f);
+		if (id)
+			fprintf(f, "\"id\":%s,",
+			        json_object_to_json_string_ext((json_object *)id,
+			                                       LIST_STREAM_JSON_FLAGS));
+		fputs("\"hosts\":[", f);
+		ls->started = true;
+	}
+	for (unsigned k = 0; lu && k < LIST_STREAM_LUS; k++, lu = inventory_next_lu(lu)) {
+		const Target *t = lu->target;
+		json_object *o;
+
+		if (ls->host_open && t->host->number != ls->host)
+			list_stream_close_host(ls, f);
+		if (ls->target_open && (t->channel != ls->channel || t->id != ls->target))
+			list_stream_close_target(ls, f);
+		if (!ls->host_open) {
+			fprintf(f, "%s{\"host\":%u,\"targets\":[", ls->any_host ? "," : "",
+			        t->host->number);
+			ls->host = t->host->number;
+			ls->host_open = ls->any_host = true;
+			ls->any_target = false;
+		}
+		if (!ls->target_open) {
+			fprintf(f, "%s{\"channel\":%u,\"target\":%u,\"lus\":[",
+			        ls->any_target ? "," : "", t->channel, t->id);
+			ls->channel = t->channel;
+			ls->target = t->id;
+			ls->target_open = ls->any_target = true;
+			ls->any_lu = false;
+		}
+		o = manager_lu_to_json(ls->m, lu);
+		if (!o)
+			return -ENOMEM;
+		fprintf(f, "%s%s", ls->any_lu ? "," : "",
+		        json_object_to_json_string_ext(o, LIST_STREAM_JSON_FLAGS));
+		json_object_put(o);
+		ls->any_lu = ls->has_last = true;
+		ls->last_host = t->host->number;
+		ls->last_channel = t->channel;
+		ls->last_target = t->id;
+		ls->last_lun = lu->lun;
+	}
+	*ret_done = !lu;
+	if (!lu) {
+		list_stream_close_host(ls, f);
+		fputs("]}", f);
+	}
+	return 0;
+}
+
+static int on_list_stream(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	ListStream *ls = userdata;
+	_cleanup_free_ char *buf = NULL;
+	bool done = false;
+	size_t size = 0;
+	FILE *f;
+	int r;
+
+	if (!control_client_alive(ls->client)) {
+		list_stream_free(ls);
+		return 0;
+	}
+	if (control_client_backlog(ls->client) < LIST_STREAM_BACKLOG) {
+		f = open_memstream(&buf, &size);
+		if (!f)
+			r = -ENOMEM;
+		else {
+			r = list_stream_part(ls, f, &done);
+			if (fclose(f) != 0 && r >= 0)
+				r = -ENOMEM;
+		}
+		if (r >= 0)
+			r = control_client_write(ls->client, buf, size);
+		if (r >= 0 && done)
+			r = control_client_end(ls->client);
+		if (r < 0 || done) {
+			if (r < 0)
+				log_warning_errno(r,
+				                  "control: listing to client pid %i stopped: %m",
+				                  (int)control_client_pid(ls->client));
+			list_stream_free(ls);
+			return 0;
+		}
+	}
+	/* the next part now, or once the client has read some of what it was sent */
+	(void)sd_event_source_set_time_relative(s, control_client_backlog(ls->client) <
+	                                                           LIST_STREAM_BACKLOG
+	                                                   ? 0
+	                                                   : LIST_STREAM_WAIT_USEC);
+	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+/* An unpaged list: deferred (*ret_reply NULL) and written by on_list_stream(). */
+static int request_list_stream(Manager *m, ControlClient *c, const ControlRequest *req,
+                               json_object **ret_reply)
+{
+	ListStream *ls = calloc(1, sizeof(*ls));
+	int r;
+
+	if (!ls)
+		return -ENOMEM;
+	ls->m = m;
+	ls->client = control_client_ref(c);
+	ls->next = m->list_streams;
+	m->list_streams = ls;
+	if (req->has_after) {
+		ls->has_last = true;
+		ls->last_host = req->after_host;
+		ls->last_channel = req->after_channel;
+		ls->last_target = req->after_target;
+		ls->last_lun = req->after_lun;
+	}
+	/* 1 µs: the default accuracy would let each part wait up to 250 ms */
+	r = sd_event_add_time_relative(m->event, &ls->source, CLOCK_MONOTONIC, 0, 1, on_list_stream,
+	                               ls);
+	if (r >= 0)
+		/* clients, uevents and their work first: a part when nothing else is pending */
+		r = sd_event_source_set_priority(ls->source, SD_EVENT_PRIORITY_IDLE);
+	if (r < 0) {
+		list_stream_free(ls);
+		return r;
+	}
+	(void)sd_event_source_set_description(ls->source, "list");
+	*ret_reply = NULL;
+	return 0;
+}
+
 int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
                        json_object **ret_reply, bool *ret_monitor, void *userdata)
 {
@@ -210,6 +429,8 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 
 	switch (req.cmd) {
 	case CONTROL_LIST:
+		if (req.limit == 0)
+			return request_list_stream(m, c, &req, ret_reply);
 		reply = request_list(m, &req);
 		break;
 	case CONTROL_STATUS:

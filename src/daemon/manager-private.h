@@ -50,6 +50,7 @@ typedef enum LinkSet {
 	_LINKSET_MAX,
 } LinkSet;
 
+typedef struct ListStream ListStream;
 typedef struct ScanRequest ScanRequest;
 typedef struct UdevRecords UdevRecords;
 typedef struct LoginWait LoginWait;
@@ -171,6 +172,7 @@ struct Manager {
 	size_t n_excluded;
 	/* a "list" page ends once its LUs take this many bytes of JSON (control-request.h) */
 	size_t list_page_bytes;
+	ListStream *list_streams; /* unpaged lists being written (manager-control.c) */
 	/* manager-hold.c: holds, also read by the scan threads under excluded_lock */
 	Hold *holds;
 	size_t n_holds;
@@ -301,6 +303,8 @@ void manager_reservation_forget(Manager *m, const char *hctl);
 /* In a scan thread, before @lu is removed: keep it (true, @why) when this host is registered
  * on it or holds it, now or, when it no longer answers, when last read. */
 bool manager_reservation_keeps(Manager *m, const ScanLu *lu, char *why, size_t size);
+/* Stop every unpaged list still being written (their clients get no more). */
+void manager_list_streams_free(Manager *m);
 /* [{hctl, reservations, kept}] for `status`. */
 json_object *manager_reservations_json(Manager *m);
 void manager_reservations_free(Manager *m);

@@ -1013,6 +1013,7 @@ Manager *manager_free(Manager *m)
 		manager_links_flush(m);
 	free(m->links_dirty);
 	manager_link_log_free(m);
+	manager_list_streams_free(m);
 	control_free(m->control);
 	monitor_free(m->monitor);
 	if (m->inventory)
