@@ -55,7 +55,14 @@ if [ ! -e "$img" ]; then
 	vm_lock $PREFIX
 	if [ ! -e "$img" ]; then
 		command -v debootstrap >/dev/null || vm_die "debootstrap missing (run tests/vm/setup)"
+		# The tree is made in memory when there is room: dpkg syncs every file it unpacks,
+		# which on a disk is most of the time debootstrap takes; only the image is kept.
 		dir=$VM_CACHE/$PREFIX-$key.d
+		if [ -d /dev/shm ] && [ -w /dev/shm ] &&
+			[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -gt 2097152 ]; then
+			dir=$(mktemp -d "/dev/shm/lund-$PREFIX-$key.XXXXXX")
+			trap 'rm -rf "$dir"' EXIT
+		fi
 		rm -rf "$dir"
 		vm_log "debootstrap $SUITE from $MIRROR (about 30-60 s, once)"
 		debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$dir" "$MIRROR" \
