@@ -13,7 +13,7 @@
 #    `lunctl names --diff` (nothing recorded yet: exit 0, then 0 after --accept --all).
 # vm-flavour: udev-root
 # vm-topology: san
-# vm-timeout: 420
+# vm-timeout: 660
 # vm-release: 13
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh

@@ -6,7 +6,7 @@
 # missing.
 # vm-flavour: busybox
 # vm-topology: none
-# vm-timeout: 480
+# vm-timeout: 660
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 

@@ -10,7 +10,7 @@
 # vm-flavour: udev-root
 # vm-release: 13
 # vm-topology: san
-# vm-timeout: 900
+# vm-timeout: 1620
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 

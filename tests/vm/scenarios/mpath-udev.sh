@@ -14,7 +14,7 @@
 # vm-flavour: udev-root
 # vm-release: 13
 # vm-topology: san
-# vm-timeout: 300
+# vm-timeout: 420
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 . /vm/guest/mpath-lib.sh

@@ -15,7 +15,7 @@
 # vm-release: 13
 # vm-upgrade-from: 12
 # vm-topology: san
-# vm-timeout: 900
+# vm-timeout: 1380
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 

@@ -6,7 +6,7 @@
 # vm-flavour: busybox
 # vm-topology: san
 # vm-append: scsi_mod.scan=manual
-# vm-timeout: 480
+# vm-timeout: 1080
 . /vm/guest/lib.sh
 . /vm/guest/scan-lib.sh
 
