@@ -72,6 +72,7 @@ struct ErrorTracker {
 	ErrorRescanFn rescan;
 	ErrorDirFn dir;
 	ErrorBlockFn block;
+	ErrorStateFn state;
 	void *userdata;
 	LuErrors *lus;
 	/* The same LuErrors by hctl (ptrtable.h: 8 bytes or so an entry, where a tsearch()
@@ -192,6 +193,12 @@ void error_tracker_set_block_fn(ErrorTracker *t, ErrorBlockFn block)
 {
 	if (t)
 		t->block = block;
+}
+
+void error_tracker_set_state_fn(ErrorTracker *t, ErrorStateFn state)
+{
+	if (t)
+		t->state = state;
 }
 
 static int disk_io_cmp(const void *a, const void *b)
@@ -582,6 +589,23 @@ static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr
 	return dir ? read_counters_at(t, dir, ret_ioerr, ret_iotmo) : -ENAMETOOLONG;
 }
 
+/* Stock kernel: @e's state, read with its counters, to the owner (ErrorStateFn). */
+static void read_state(ErrorTracker *t, const LuErrors *e)
+{
+	/* the longest of scsi_sysfs.c's sdev_states[] is "transport-offline" */
+	char buf[64], p[PATH_MAX], state[32];
+	const char *dir;
+
+	if (!t->state)
+		return;
+	dir = lu_dir(t, e->hctl, buf, sizeof(buf));
+	if (!dir || snprintf(p, sizeof(p), "%s/state", dir) >= (int)sizeof(p))
+		return;
+	if (sysfs_read_string_buf(t->rootfd, p, state, sizeof(state)) < 0)
+		return;
+	t->state(e->hctl, state, t->userdata);
+}
+
 void error_tracker_prefer_events(ErrorTracker *t, bool events)
 {
 	if (t)
@@ -808,6 +832,7 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 
 		if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
 			continue;
+		read_state(t, e);
 		e->io_known = have_io;
 		e->io = io;
 		/* The counters are 32-bit atomics in the kernel and wrap. */

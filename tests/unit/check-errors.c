@@ -723,6 +723,68 @@ START_TEST(test_poll_idle)
 }
 END_TEST
 
+/* The last state each LU's round handed over (ErrorStateFn), and how many were. */
+static char seen_state[2][32];
+static unsigned n_seen_state;
+
+static void on_state(const char *hctl, const char *st, void *userdata)
+{
+	unsigned i = streq(hctl, "4:0:0:0") ? 0 : 1;
+
+	ck_assert(strlen(st) < sizeof(seen_state[i]));
+	strcpy(seen_state[i], st);
+	n_seen_state++;
+}
+
+/* Stock kernel: a running LU the kernel offlines sends no uevent. The round that reads its
+ * counters reads its state too: offline is seen in the next round, running again in the one
+ * after; an idle disk's LU is read (state and all) only by the sweep. */
+START_TEST(test_poll_state)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	unsigned round = 0;
+
+	tree(false);
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	error_tracker_set_block_fn(tr, idle_block);
+	error_tracker_set_state_fn(tr, on_state);
+	watch_stock_lus(tr, 2);
+	put_counter("4:0:0:0", "state", "running\n");
+	put_counter("4:0:0:1", "state", "running\n");
+	put_diskstats(10, 20);
+	n_seen_state = 0;
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_uint_eq(n_seen_state, 2);
+	ck_assert_str_eq(seen_state[0], "running");
+	ck_assert_str_eq(seen_state[1], "running");
+
+	/* sda's LU offlined while it does I/O: the next round says so */
+	put_counter("4:0:0:0", "state", "offline\n");
+	put_diskstats(11, 20);
+	n_seen_state = 0;
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_uint_eq(n_seen_state, 1); /* sdb idle: not read */
+	ck_assert_str_eq(seen_state[0], "offline");
+	/* and back */
+	put_counter("4:0:0:0", "state", "running\n");
+	put_diskstats(12, 20);
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_str_eq(seen_state[0], "running");
+
+	/* idle sdb's LU goes transport-offline: the sweep (13th round) reads it, not before */
+	put_counter("4:0:0:1", "state", "transport-offline\n");
+	while (round < 12)
+		ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_str_eq(seen_state[1], "running");
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_str_eq(seen_state[1], "transport-offline");
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* While LUs are being added (each read as it comes), a round over every LU waits an interval,
  * three in a row at most: a stream of new LUs does not hold the others' reads back for longer.
  * LUs without counters and LUs already watched do not count as added. */
@@ -898,6 +960,7 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_poll_idle);
+	tcase_add_test(tc, test_poll_state);
 	tcase_add_test(tc, test_round_waits);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
