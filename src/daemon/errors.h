@@ -8,6 +8,9 @@
  * seconds), whose crossing is logged and can take the LU offline or ask for a target rescan.
  * On a patched kernel the per-class counters (errors/<class>) are polled instead, unless events
  * are preferred (lund --error-events), which switches them on (evt_error=1).
+ * The classes are whatever the kernel offers (errors/'s files, SDEV_ERROR_CLASS): the known
+ * ones (ErrClass) keep their policy, any other valid name is counted and shown under its own
+ * (core/errevent.h: ErrClassTable, bounded to ERRCLASS_TABLE_MAX names for all LUs).
  */
 
 #include <json-c/json.h>
