@@ -34,6 +34,46 @@ ErrClass errclass_from_string(const char *s)
 	return _ERRCLASS_INVALID;
 }
 
+bool errclass_name_valid(const char *s, size_t len)
+{
+	if (!s || len == 0 || len > ERRCLASS_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      s[i] == '-'))
+			return false;
+	return true;
+}
+
+void errclass_table_init(ErrClassTable *t)
+{
+	assert(t);
+	*t = (ErrClassTable){ .n = _ERRCLASS_MAX };
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
+		strcpy(t->names[c], errclass_table[c]);
+}
+
+int errclass_table_intern(ErrClassTable *t, const char *name, size_t len)
+{
+	assert_return(t, -EINVAL);
+
+	if (!errclass_name_valid(name, len))
+		return -EBADMSG;
+	for (unsigned i = 0; i < t->n; i++)
+		if (strlen(t->names[i]) == len && memcmp(t->names[i], name, len) == 0)
+			return (int)i;
+	if (t->n >= ERRCLASS_TABLE_MAX)
+		return -ENOBUFS;
+	memcpy(t->names[t->n], name, len);
+	t->names[t->n][len] = 0;
+	return (int)t->n++;
+}
+
+const char *errclass_table_name(const ErrClassTable *t, unsigned id)
+{
+	return t && id < t->n ? t->names[id] : NULL;
+}
+
 /* The keys this parser knows; every one is required (the kernel always sends all of them). */
 typedef enum ErrKey {
 	KEY_ERROR,
@@ -100,7 +140,7 @@ int errevent_parse(const char *const *props, size_t n, ErrEvent *ret)
 {
 	uint64_t val[_KEY_MAX] = {};
 	bool seen[_KEY_MAX] = {};
-	ErrClass class = _ERRCLASS_INVALID;
+	char class_name[ERRCLASS_NAME_MAX + 1] = "";
 	ErrEvent e;
 
 	assert_return(props || n == 0, -EINVAL);
@@ -140,15 +180,11 @@ int errevent_parse(const char *const *props, size_t n, ErrEvent *ret)
 		v = eq + 1;
 		vlen = len - klen - 1;
 		if (k == KEY_CLASS) {
-			char name[16];
-
-			if (vlen == 0 || vlen >= sizeof(name))
+			/* a class lund does not know is still the kernel's word for it */
+			if (!errclass_name_valid(v, vlen))
 				return -EBADMSG;
-			memcpy(name, v, vlen);
-			name[vlen] = 0;
-			class = errclass_from_string(name);
-			if (class < 0)
-				return -EBADMSG;
+			memcpy(class_name, v, vlen);
+			class_name[vlen] = 0;
 			continue;
 		}
 		if (parse_decimal(v, vlen, errkeys[k].min, errkeys[k].max, &val[k]) < 0)
@@ -162,7 +198,7 @@ int errevent_parse(const char *const *props, size_t n, ErrEvent *ret)
 			return -EBADMSG;
 
 	e = (ErrEvent){
-		.class = class,
+		.class = errclass_from_string(class_name),
 		.retry = (uint8_t)val[KEY_RETRY],
 		.retryable = val[KEY_RETRYABLE] != 0,
 		.error = (int)val[KEY_ERRNO],
@@ -175,6 +211,7 @@ int errevent_parse(const char *const *props, size_t n, ErrEvent *ret)
 		.sector = val[KEY_SECTOR],
 		.suppressed = (uint32_t)val[KEY_SUPPRESSED],
 	};
+	memcpy(e.class_name, class_name, sizeof(e.class_name));
 	*ret = e;
 	return 0;
 }

@@ -33,6 +33,16 @@ typedef enum ErrClass {
 	_ERRCLASS_INVALID = -EINVAL,
 } ErrClass;
 
+/*
+ * The class names themselves are the kernel's: lund knows the nine above (its policy and the
+ * threshold name them) but takes any other the kernel offers (errors/<class>, SDEV_ERROR_CLASS)
+ * as a class of its own, reported under its name. Those names are bounded: at most
+ * ERRCLASS_NAME_MAX characters of [a-z0-9_-], and at most ERRCLASS_TABLE_MAX classes in all,
+ * the nine known ones included; anything else is not a class name and is ignored.
+ */
+#define ERRCLASS_NAME_MAX  31U
+#define ERRCLASS_TABLE_MAX 32U
+
 /* Longest value accepted for an SDEV_ERROR_* key: a 64-bit decimal is 20 digits. */
 #define ERREVENT_VALUE_MAX 20U
 /* Longest property line looked at at all (the kernel's uevent buffer is 2048 bytes). */
@@ -41,13 +51,14 @@ typedef enum ErrClass {
 #define ERREVENT_PROPS_MAX 64U
 
 typedef struct ErrEvent {
-	ErrClass class;
-	bool retryable; /* SDEV_ERROR_RETRYABLE */
-	uint8_t retry;  /* SDEV_ERROR_RETRY, 0: a final failure */
-	int error;      /* SDEV_ERROR_ERRNO, positive, 1..4095 */
-	uint8_t result; /* SDEV_ERROR_RESULT: host byte */
-	uint8_t status; /* SDEV_ERROR_STATUS: SAM status */
-	uint8_t sk;     /* SDEV_ERROR_SK: sense key 0..15, 0 without sense */
+	ErrClass class; /* _ERRCLASS_INVALID: a class lund does not know, named by @class_name */
+	char class_name[ERRCLASS_NAME_MAX + 1]; /* SDEV_ERROR_CLASS, whether known or not */
+	bool retryable;                         /* SDEV_ERROR_RETRYABLE */
+	uint8_t retry;                          /* SDEV_ERROR_RETRY, 0: a final failure */
+	int error;                              /* SDEV_ERROR_ERRNO, positive, 1..4095 */
+	uint8_t result;                         /* SDEV_ERROR_RESULT: host byte */
+	uint8_t status;                         /* SDEV_ERROR_STATUS: SAM status */
+	uint8_t sk; /* SDEV_ERROR_SK: sense key 0..15, 0 without sense */
 	uint8_t asc, ascq;
 	uint8_t opcode;      /* SDEV_ERROR_OPCODE */
 	uint64_t sector;     /* SDEV_ERROR_SECTOR: first 512-byte sector not transferred */
@@ -61,7 +72,9 @@ typedef struct ErrEvent {
  * Returns 0 and fills *ret; -ENODATA when SDEV_ERROR is absent (not an error event);
  * -EBADMSG when SDEV_ERROR is not "1", a known key is missing or repeated, a value is empty,
  * longer than ERREVENT_VALUE_MAX, not plain decimal (no sign, space or leading zeros) or out of
- * range, the class is unknown, an entry has no '=' or is longer than ERREVENT_LINE_MAX, or
+ * range, the class is no class name (errclass_name_valid(); an unknown but valid name is
+ * accepted, with class _ERRCLASS_INVALID), an entry has no '=' or is longer than
+ * ERREVENT_LINE_MAX, or
  * there are more than ERREVENT_PROPS_MAX properties. *ret is written only on success.
  */
 int errevent_parse(const char *const *props, size_t n, ErrEvent *ret);
@@ -70,3 +83,28 @@ int errevent_parse(const char *const *props, size_t n, ErrEvent *ret);
 const char *errclass_to_string(ErrClass c);
 /* errclass_from_string() - the class named @s, _ERRCLASS_INVALID when unknown or NULL. */
 ErrClass errclass_from_string(const char *s);
+
+/* errclass_name_valid() - whether the @len bytes at @s can name a class: 1..ERRCLASS_NAME_MAX
+ * of [a-z0-9_-]. */
+bool errclass_name_valid(const char *s, size_t len);
+
+/*
+ * The class names met so far, each with a small number (its id, below ERRCLASS_TABLE_MAX): the
+ * known classes first, their id their ErrClass, then the others as they come. One table for
+ * all LUs (the kernel's class set is the same for each), so that an LU keeps ids, not names.
+ */
+typedef struct ErrClassTable {
+	unsigned n;
+	char names[ERRCLASS_TABLE_MAX][ERRCLASS_NAME_MAX + 1];
+} ErrClassTable;
+
+/* errclass_table_init() - the known classes only. */
+void errclass_table_init(ErrClassTable *t);
+/*
+ * errclass_table_intern() - the id of the class named by the @len bytes at @name, added when
+ * new. Returns the id, -EBADMSG when it is no class name (errclass_name_valid()), -ENOBUFS when
+ * it is new and the table is full.
+ */
+int errclass_table_intern(ErrClassTable *t, const char *name, size_t len);
+/* errclass_table_name() - the name of @id, NULL when there is none. */
+const char *errclass_table_name(const ErrClassTable *t, unsigned id);

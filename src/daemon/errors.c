@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,7 +26,7 @@
  * never have one, and a polled LU's entry stays small without it. */
 typedef struct LuErrorStats {
 	uint64_t total;
-	uint64_t by_class[_ERRCLASS_MAX];
+	uint64_t by_class[ERRCLASS_TABLE_MAX]; /* by class id (ErrorTracker.classes) */
 	uint64_t suppressed; /* sum of SDEV_ERROR_SUPPRESSED: events the kernel dropped */
 	uint64_t malformed;
 	uint64_t actions; /* threshold crossings */
@@ -38,13 +39,21 @@ typedef struct LuErrorStats {
 	uint64_t ioerr_seen, iotmo_seen; /* stock kernel: growth since lund started watching */
 } LuErrorStats;
 
+/* The classes of an LU's errors/ (ids in ErrorTracker.classes, a bit each: whatever the
+ * kernel offers, names and not the slots of lund's own list) and the last value read of each,
+ * in the order of their ids (32-bit atomics in the kernel). 4 bytes a class, the set shared. */
+typedef struct KernelCounts {
+	uint32_t mask;
+	uint32_t v[];
+} KernelCounts;
+
 /* One LU with error events or polled counters: what polling needs, the rest in @stats. */
 typedef struct LuErrors {
 	struct LuErrors *next, *prev;
 	LuErrorStats *stats; /* NULL until the first error */
-	/* Patched kernel, counters chosen: the last values read of the kernel's errors/<class>
-	 * (_ERRCLASS_MAX of them, 32-bit in the kernel); NULL otherwise. */
-	uint32_t *kcount;
+	/* Patched kernel, counters chosen: which of errors/<class> the LU has and their last
+	 * values read; NULL otherwise. */
+	struct KernelCounts *kcount;
 	/* Stock kernel: no events, ioerr_cnt/iotmo_cnt polled instead; the last values read
 	 * (32-bit atomics in the kernel). */
 	uint32_t ioerr_cnt, iotmo_cnt;
@@ -72,12 +81,16 @@ struct ErrorTracker {
 	ErrorRescanFn rescan;
 	ErrorDirFn dir;
 	ErrorBlockFn block;
+	ErrorStateFn state;
 	void *userdata;
 	LuErrors *lus;
 	/* The same LuErrors by hctl (ptrtable.h: 8 bytes or so an entry, where a tsearch()
 	 * node took 32 with its malloc header). */
 	PtrTable index;
 	bool said_missing;
+	/* Every class name met (errors/<class>, SDEV_ERROR_CLASS): an LU keeps their ids. */
+	ErrClassTable classes;
+	bool said_junk, said_full; /* an errors/ entry was no class name / found no room */
 	/* An LU had neither the patchset's errors/<class> nor evt_error: the kernel lacks it,
 	 * so the LUs after it are not asked again (two failed opens each) until
 	 * error_tracker_kernel_may_change(). */
@@ -178,6 +191,7 @@ int error_tracker_new(int rootfd, const ErrorThreshold *threshold, ErrorRescanFn
 	t->rescan = rescan;
 	t->userdata = userdata;
 	t->index = PTRTABLE_INIT(lu_errors_hash);
+	errclass_table_init(&t->classes);
 	*ret = t;
 	return 0;
 }
@@ -192,6 +206,12 @@ void error_tracker_set_block_fn(ErrorTracker *t, ErrorBlockFn block)
 {
 	if (t)
 		t->block = block;
+}
+
+void error_tracker_set_state_fn(ErrorTracker *t, ErrorStateFn state)
+{
+	if (t)
+		t->state = state;
 }
 
 static int disk_io_cmp(const void *a, const void *b)
@@ -465,7 +485,7 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 	LuErrors *e;
 	LuErrorStats *st;
 	ErrEvent ev;
-	int r;
+	int r, id;
 
 	assert_return(t && hctl, -EINVAL);
 
@@ -484,8 +504,15 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 		return r;
 	}
 
+	id = errclass_table_intern(&t->classes, ev.class_name, strlen(ev.class_name));
+	if (id == -ENOBUFS && !t->said_full)
+		log_full(LOG_WARNING, 0, dev, NULL,
+		         "More than %u error classes, class \"%s\" counted in the total only",
+		         ERRCLASS_TABLE_MAX, ev.class_name);
+	t->said_full = t->said_full || id == -ENOBUFS;
 	st->total++;
-	st->by_class[ev.class]++;
+	if (id >= 0)
+		st->by_class[id]++;
 	st->suppressed += ev.suppressed;
 	st->last = ev;
 	st->have_last = true;
@@ -493,14 +520,13 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 
 	/* The same as journal fields, for journalctl LUND_ERROR_CLASS=transport and the like.
 	 * Each buffer holds its key and the longest decimal of its type. */
-	char f_class[32], f_retryable[32], f_errno[32], f_sk[24], f_asc[24], f_ascq[24],
-	        f_opcode[24], f_sector[48], f_suppressed[40];
+	char f_class[sizeof("LUND_ERROR_CLASS=") + ERRCLASS_NAME_MAX], f_retryable[32], f_errno[32],
+	        f_sk[24], f_asc[24], f_ascq[24], f_opcode[24], f_sector[48], f_suppressed[40];
 	const char *extra[] = { f_class, f_retryable, f_errno,  f_sk,         f_asc,
 		                f_ascq,  f_opcode,    f_sector, f_suppressed, NULL };
 	LogDevice d = dev ? *dev : (LogDevice){ .hctl = hctl };
 
-	(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
-	               errclass_to_string(ev.class));
+	(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s", ev.class_name);
 	(void)snprintf(f_retryable, sizeof(f_retryable), "LUND_ERROR_RETRYABLE=%d", ev.retryable);
 	(void)snprintf(f_errno, sizeof(f_errno), "LUND_ERROR_ERRNO=%d", ev.error);
 	(void)snprintf(f_sk, sizeof(f_sk), "LUND_SENSE_KEY=%u", ev.sk);
@@ -517,8 +543,8 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 	log_full(LOG_WARNING, 0, dev, MESSAGE_SCSI_ERROR,
 	         "Command failed: class=%s retryable=%s errno=%d sense=%02x/%02x/%02x "
 	         "opcode=0x%02x sector=%" PRIu64 " host_byte=0x%02x status=0x%02x%s",
-	         errclass_to_string(ev.class), ev.retryable ? "yes" : "no", ev.error, ev.sk, ev.asc,
-	         ev.ascq, ev.opcode, ev.sector, ev.result, ev.status,
+	         ev.class_name, ev.retryable ? "yes" : "no", ev.error, ev.sk, ev.asc, ev.ascq,
+	         ev.opcode, ev.sector, ev.result, ev.status,
 	         ev.suppressed ? " (the kernel dropped earlier events)" : "");
 	if (ev.suppressed)
 		log_full(LOG_NOTICE, 0, dev, NULL,
@@ -526,7 +552,7 @@ int error_tracker_handle(ErrorTracker *t, const char *hctl, const LogDevice *dev
 		         "the kernel (evt_error_burst)",
 		         ev.suppressed);
 
-	if (ev.class == t->threshold.class) {
+	if (ev.class >= 0 && ev.class == t->threshold.class) {
 		r = threshold_hit(&t->threshold, st, now_usec);
 		if (r < 0)
 			log_full(LOG_WARNING, r, dev, NULL,
@@ -582,37 +608,106 @@ static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr
 	return dir ? read_counters_at(t, dir, ret_ioerr, ret_iotmo) : -ENAMETOOLONG;
 }
 
+/* Stock kernel: @e's state, read with its counters, to the owner (ErrorStateFn). */
+static void read_state(ErrorTracker *t, const LuErrors *e)
+{
+	/* the longest of scsi_sysfs.c's sdev_states[] is "transport-offline" */
+	char buf[64], p[PATH_MAX], state[32];
+	const char *dir;
+
+	if (!t->state)
+		return;
+	dir = lu_dir(t, e->hctl, buf, sizeof(buf));
+	if (!dir || snprintf(p, sizeof(p), "%s/state", dir) >= (int)sizeof(p))
+		return;
+	if (sysfs_read_string_buf(t->rootfd, p, state, sizeof(state)) < 0)
+		return;
+	t->state(e->hctl, state, t->userdata);
+}
+
 void error_tracker_prefer_events(ErrorTracker *t, bool events)
 {
 	if (t)
 		t->events = events;
 }
 
-/* The kernel's errors/<class> of the LU (series v2 patch 5): -ENOENT without the patch. */
-static int read_kernel_counts(ErrorTracker *t, const char *hctl, uint64_t ret[_ERRCLASS_MAX])
+/* At most this many entries of an errors/ directory are looked at (a hostile or broken sysfs
+ * may hold any number); at most ERRCLASS_TABLE_MAX of them are taken as classes. */
+#define ERRORS_DIR_ENTRIES_MAX 256U
+
+/*
+ * The kernel's errors/<class> of the LU whose directory is @dir (series v2 patch 5): whatever
+ * classes it holds, by name. *@ret_mask gets their ids, @ret[id] their values; a class whose
+ * file cannot be read is left out. -ENOENT without errors/ (the patch), -errno.
+ */
+static int read_errors_dir(ErrorTracker *t, const char *dir, uint32_t *ret_mask,
+                           uint64_t ret[ERRCLASS_TABLE_MAX])
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char p[PATH_MAX];
+	unsigned seen = 0, junk = 0;
+	uint32_t mask = 0;
+	struct dirent *de;
+	int r;
+
+	if (snprintf(p, sizeof(p), "%s/errors", dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	r = sysfs_opendir(t->rootfd, p, &d);
+	if (r < 0)
+		return r;
+	while ((de = readdir(d)) && seen++ < ERRORS_DIR_ENTRIES_MAX) {
+		uint64_t v;
+		int id;
+
+		if (de->d_name[0] == '.')
+			continue; /* ".", "..": no class name starts with a dot */
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN) {
+			junk++;
+			continue;
+		}
+		id = errclass_table_intern(&t->classes, de->d_name, strlen(de->d_name));
+		if (id == -ENOBUFS) {
+			if (!t->said_full)
+				log_warning("%s/errors holds more classes than lund counts (%u in "
+				            "all), "
+				            "ignoring the others",
+				            dir, ERRCLASS_TABLE_MAX);
+			t->said_full = true;
+			continue;
+		}
+		if (id < 0) {
+			junk++;
+			continue;
+		}
+		if (sysfs_read_u64(dirfd(d), de->d_name, &v) < 0)
+			continue; /* tolerated: that class has no counter here */
+		mask |= UINT32_C(1) << id;
+		ret[id] = v;
+	}
+	if ((junk > 0 || seen > ERRORS_DIR_ENTRIES_MAX) && !t->said_junk)
+		log_warning(
+		        "%s/errors holds entries that name no error class (%u of at most %u "
+		        "looked at; a class is at most %u characters of [a-z0-9_-]), ignoring them",
+		        dir, junk, ERRORS_DIR_ENTRIES_MAX, ERRCLASS_NAME_MAX);
+	t->said_junk = t->said_junk || junk > 0 || seen > ERRORS_DIR_ENTRIES_MAX;
+	*ret_mask = mask;
+	return 0;
+}
+
+/* The same for the LU @hctl (lu_dir()). */
+static int read_kernel_counts(ErrorTracker *t, const char *hctl, uint32_t *ret_mask,
+                              uint64_t ret[ERRCLASS_TABLE_MAX])
 {
 	char buf[64];
 	const char *dir = lu_dir(t, hctl, buf, sizeof(buf));
 
-	if (!dir)
-		return -ENAMETOOLONG;
-	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
-		char p[PATH_MAX];
-		int r;
-
-		if (snprintf(p, sizeof(p), "%s/errors/%s", dir, errclass_to_string(c)) >=
-		    (int)sizeof(p))
-			return -ENAMETOOLONG;
-		r = sysfs_read_u64(t->rootfd, p, &ret[c]);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return dir ? read_errors_dir(t, dir, ret_mask, ret) : -ENAMETOOLONG;
 }
 
 int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 {
-	uint64_t counts[_ERRCLASS_MAX], ioerr, iotmo;
+	uint64_t counts[ERRCLASS_TABLE_MAX], ioerr, iotmo;
+	uint32_t mask = 0;
 	int k = -ENOENT, r;
 
 	assert_return(t && syspath && hctl, -EINVAL);
@@ -620,21 +715,26 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 	/* Counters first: an error event is a change uevent of the scsi_device, which udev's
 	 * 60-block.rules answers with a re-probe of the failing disk; the counters cost none. */
 	if (!t->events && !t->kernel_lacks)
-		k = read_kernel_counts(t, hctl, counts);
+		k = read_kernel_counts(t, hctl, &mask, counts);
 	if (k >= 0) {
 		LuErrors *e = lu_errors_get(t, hctl);
 
 		if (!e)
 			return -ENOMEM;
 		if (!e->counters) {
-			e->kcount = calloc(_ERRCLASS_MAX, sizeof(*e->kcount));
+			unsigned n = 0;
+
+			e->kcount = malloc(sizeof(KernelCounts) +
+			                   (size_t)__builtin_popcount(mask) * sizeof(uint32_t));
 			if (!e->kcount)
 				return -ENOMEM;
 			if (!e->polled)
 				t->n_watched++;
 			e->counters = true;
-			for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
-				e->kcount[c] = (uint32_t)counts[c];
+			e->kcount->mask = mask;
+			for (unsigned id = 0; id < ERRCLASS_TABLE_MAX; id++)
+				if (mask & (UINT32_C(1) << id))
+					e->kcount->v[n++] = (uint32_t)counts[id];
 			t->added = true;
 		}
 		return 2;
@@ -691,10 +791,11 @@ int error_tracker_enable(ErrorTracker *t, const char *syspath, const char *hctl)
 }
 
 /* Count @n errors of @class towards the threshold; act at most once. @e has its stats. */
-static void threshold_count(ErrorTracker *t, LuErrors *e, ErrClass class, uint64_t n,
+static void threshold_count(ErrorTracker *t, LuErrors *e, unsigned class, uint64_t n,
                             const LogDevice *dev, uint64_t now_usec)
 {
-	if (class != t->threshold.class)
+	/* a known class's id is its ErrClass */
+	if (class != (unsigned)t->threshold.class)
 		return;
 	for (uint64_t i = 0; i < n; i++) {
 		int k = threshold_hit(&t->threshold, e->stats, now_usec);
@@ -706,39 +807,53 @@ static void threshold_count(ErrorTracker *t, LuErrors *e, ErrClass class, uint64
 	}
 }
 
-/* Patched kernel: what grew in errors/<class> since the last poll. 1 when anything did. */
+/* Patched kernel: what grew in errors/<class> since the last poll (the classes the LU had when
+ * it was added; one gone since is skipped). 1 when anything did. */
 static int poll_kernel_counts(ErrorTracker *t, LuErrors *e, uint64_t now_usec)
 {
-	uint64_t now[_ERRCLASS_MAX];
+	_cleanup_close_ int fd = -EBADF;
+	KernelCounts *kc = e->kcount;
+	char buf[64], p[PATH_MAX];
+	const char *dir = lu_dir(t, e->hctl, buf, sizeof(buf));
 	bool grew = false;
+	unsigned i = 0;
 
-	if (read_kernel_counts(t, e->hctl, now) < 0)
+	if (!dir || snprintf(p, sizeof(p), "%s/errors", dir) >= (int)sizeof(p))
 		return 0;
-	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
-		/* atomic_t in the kernel: 32 bits that wrap */
-		uint64_t d = ((uint32_t)now[c] - e->kcount[c]) & UINT32_MAX;
-		char f_class[32];
+	fd = openat(t->rootfd, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (unsigned id = 0; id < ERRCLASS_TABLE_MAX; id++) {
+		const char *name = errclass_table_name(&t->classes, id);
+		char f_class[sizeof("LUND_ERROR_CLASS=") + ERRCLASS_NAME_MAX];
 		const char *extra[] = { f_class, NULL };
 		LogDevice dev = { .hctl = e->hctl, .extra = extra };
 		LuErrorStats *st;
+		uint64_t now, d;
 
+		if (!(kc->mask & (UINT32_C(1) << id)))
+			continue;
+		i++;
+		if (sysfs_read_u64(fd, name, &now) < 0)
+			continue;
+		/* atomic_t in the kernel: 32 bits that wrap */
+		d = ((uint32_t)now - kc->v[i - 1]) & UINT32_MAX;
 		if (d == 0)
 			continue;
 		st = lu_errors_stats(e);
 		if (!st)
 			continue; /* counted by the next poll */
-		e->kcount[c] = (uint32_t)now[c];
+		kc->v[i - 1] = (uint32_t)now;
 		grew = true;
 		st->total += d;
-		st->by_class[c] += d;
+		st->by_class[id] += d;
 		st->last_usec = now_usec;
-		(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s",
-		               errclass_to_string(c));
+		(void)snprintf(f_class, sizeof(f_class), "LUND_ERROR_CLASS=%s", name);
 		log_full(LOG_WARNING, 0, &dev, MESSAGE_SCSI_ERROR,
 		         "Commands failed: class=%s +%" PRIu64
 		         " (kernel counter errors/%s: %" PRIu64 ")",
-		         errclass_to_string(c), d, errclass_to_string(c), now[c]);
-		threshold_count(t, e, c, d, &dev, now_usec);
+		         name, d, name, now);
+		threshold_count(t, e, id, d, &dev, now_usec);
 	}
 	return grew;
 }
@@ -808,6 +923,7 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 
 		if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
 			continue;
+		read_state(t, e);
 		e->io_known = have_io;
 		e->io = io;
 		/* The counters are 32-bit atomics in the kernel and wrap. */
@@ -941,24 +1057,21 @@ int error_tracker_attach_event(ErrorTracker *t, sd_event *event, uint64_t interv
 	return sd_event_source_set_priority(t->poll_source, SD_EVENT_PRIORITY_IDLE);
 }
 
-/* The kernel's own per-class counts (series v2 patch 5, errors/<class>): NULL when absent. */
+/* The kernel's own per-class counts (series v2 patch 5, errors/<class>, whatever classes it
+ * holds): NULL when absent. */
 static json_object *kernel_classes_json(ErrorTracker *t, const char *hctl)
 {
-	json_object *o = NULL;
+	uint64_t n[ERRCLASS_TABLE_MAX];
+	uint32_t mask;
+	json_object *o;
 
-	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
-		_cleanup_free_ char *p = NULL;
-		uint64_t n;
-
-		if (asprintf(&p, "sys/bus/scsi/devices/%s/errors/%s", hctl, errclass_to_string(c)) <
-		            0 ||
-		    sysfs_read_u64(t->rootfd, p, &n) < 0)
-			continue;
-		if (!o && !(o = json_object_new_object()))
-			return NULL;
-		if (n)
-			json_object_object_add(o, errclass_to_string(c), json_object_new_uint64(n));
-	}
+	if (read_kernel_counts(t, hctl, &mask, n) < 0)
+		return NULL;
+	o = json_object_new_object();
+	for (unsigned id = 0; o && id < ERRCLASS_TABLE_MAX; id++)
+		if ((mask & (UINT32_C(1) << id)) && n[id])
+			json_object_object_add(o, errclass_table_name(&t->classes, id),
+			                       json_object_new_uint64(n[id]));
 	return o;
 }
 
@@ -980,10 +1093,10 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 		return NULL;
 	}
 	json_object_object_add(o, "total", json_object_new_uint64(st->total));
-	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++)
-		if (st->by_class[c])
-			json_object_object_add(classes, errclass_to_string(c),
-			                       json_object_new_uint64(st->by_class[c]));
+	for (unsigned id = 0; id < t->classes.n; id++)
+		if (st->by_class[id])
+			json_object_object_add(classes, errclass_table_name(&t->classes, id),
+			                       json_object_new_uint64(st->by_class[id]));
 	json_object_object_add(o, "classes", classes);
 	json_object_object_add(o, "suppressed", json_object_new_uint64(st->suppressed));
 	json_object_object_add(o, "malformed", json_object_new_uint64(st->malformed));
@@ -1006,7 +1119,7 @@ json_object *error_tracker_lu_json(ErrorTracker *t, const char *hctl)
 		json_object *l = json_object_new_object();
 
 		if (l) {
-			const char *c = errclass_to_string(st->last.class);
+			const char *c = st->last.class_name;
 
 			json_object_object_add(l, "class", json_object_new_string(c));
 			json_object_object_add(l, "sk", json_object_new_int(st->last.sk));

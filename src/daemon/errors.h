@@ -8,6 +8,9 @@
  * seconds), whose crossing is logged and can take the LU offline or ask for a target rescan.
  * On a patched kernel the per-class counters (errors/<class>) are polled instead, unless events
  * are preferred (lund --error-events), which switches them on (evt_error=1).
+ * The classes are whatever the kernel offers (errors/'s files, SDEV_ERROR_CLASS): the known
+ * ones (ErrClass) keep their policy, any other valid name is counted and shown under its own
+ * (core/errevent.h: ErrClassTable, bounded to ERRCLASS_TABLE_MAX names for all LUs).
  */
 
 #include <json-c/json.h>
@@ -67,6 +70,15 @@ typedef const char *(*ErrorBlockFn)(const char *hctl, void *userdata);
  * counters were last read, except every 12th round, which reads every LU: a failure of a
  * command the block layer does not count (SG_IO) on an idle disk is seen within 12 rounds. */
 void error_tracker_set_block_fn(ErrorTracker *t, ErrorBlockFn block);
+
+/* The LU @hctl's sysfs "state" ("running", "offline", "transport-offline", ...) as a round just
+ * read it. */
+typedef void (*ErrorStateFn)(const char *hctl, const char *state, void *userdata);
+/* error_tracker_set_state_fn() - on a stock kernel, nothing tells when the kernel offlines an LU
+ * (the patchset's SDEV_STATE uevent is missing): a round that reads an LU's ioerr_cnt/iotmo_cnt
+ * reads its state too, and hands it to @state. The same gating applies (an idle disk's LU is
+ * read only by the every-12th-round sweep): one more small read per LU read, none per idle LU. */
+void error_tracker_set_state_fn(ErrorTracker *t, ErrorStateFn state);
 
 /*
  * error_tracker_handle() - one change uevent of a scsi_device (@props: its KEY=VALUE strings).

@@ -9,6 +9,9 @@
  * running, and of each running path that holds names other paths of its LU want (claims.h:
  * claims_lu_wins_paths()), so that those names move to a running path when it stops (lund(8),
  * PATHS). One small sysfs read per such LU; none while every LU runs and no name has paths.
+ * On a stock kernel the error tracker's rounds read the state of the LUs whose counters they
+ * read (errors.h: error_tracker_set_state_fn()), so that a running LU the kernel offlines
+ * without a word is seen within a round, or within the sweep when its disk is idle.
  */
 
 #include <errno.h>
@@ -77,6 +80,25 @@ static int state_reread(Manager *m, Lu *lu, const char *source)
 		return r;
 	state_changed(m, lu, old, source);
 	return 1;
+}
+
+void manager_state_seen(const char *hctl, const char *state, void *userdata)
+{
+	_cleanup_free_ char *old = NULL;
+	Manager *m = userdata;
+	Lu *lu = m->inventory ? inventory_find(m->inventory, hctl) : NULL;
+
+	if (!lu || streq_ptr(lu->state, state))
+		return;
+	if (lu->state) {
+		old = strdup(lu->state);
+		if (!old)
+			return;
+	}
+	if (inventory_take_state(m->inventory, lu, state) <= 0)
+		return;
+	state_changed(m, lu, old, "sysfs");
+	manager_state_watch(m, lu);
 }
 
 /* Is @lu's state read again by the watch? */

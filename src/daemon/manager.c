@@ -1140,6 +1140,7 @@ int manager_start(Manager *m)
 	if (r >= 0) {
 		error_tracker_set_dir_fn(m->errors, manager_lu_dir);
 		error_tracker_set_block_fn(m->errors, manager_lu_block);
+		error_tracker_set_state_fn(m->errors, manager_state_seen);
 		error_tracker_prefer_events(m->errors, m->config.error_events);
 		r = error_tracker_attach_event(m->errors, m->event, 5 * 1000000ULL);
 	}

@@ -55,6 +55,10 @@ lund's event loop, signals, reload and single instance, on fake sysfs trees (lun
                                    in status' not_running; once sysfs says running again lund
                                    notices by itself within a few seconds (the kernel sends no
                                    event for that), logs it once and lists it running.
+  daemon-loop.py LUND state-poll   a stock kernel's running LU (ioerr_cnt/iotmo_cnt polled) that
+                                   the kernel offlines without a uevent: the error counters'
+                                   round reads its state too, so list and status show it
+                                   offline within a round or two (5 s each), running again after.
   daemon-loop.py LUND identify-hang LUs the kernel cached too little of are identified with
                                    SG_IO (answered by tests/peer/scsi-id-mock.c, $LUND_MOCK) off
                                    the loop: one device never answers, another answers only after
@@ -496,6 +500,52 @@ def case_state(tmp):
         check(request(lund.run_dir, {'cmd': 'status'}, 10).get('not_running') == {},
               'status: none not running again')
         check(lund.text().count('state offline -> running') == 1, 'logged once')
+    finally:
+        lund.stop()
+
+
+def case_state_poll(tmp):
+    root = os.path.join(tmp, 'root')
+    for h in ('0:0:0:0', '0:0:0:1'):
+        lu(root, h, attrs={'timeout': '30', 'state': 'running', 'ioerr_cnt': '0x0',
+                           'iotmo_cnt': '0x0'})
+    lund = Lund(tmp, root, os.path.join(tmp, 'run'),
+                ['--scan', 'never', '--hwdb', '/nonexistent/hwdb.bin'])
+
+    def states():
+        r = request(lund.run_dir, {'cmd': 'list'}, 10)
+        return {lu['hctl']: lu['state'] for h in r['hosts'] for t in h['targets']
+                for lu in t['lus']}
+
+    def wait_state(want, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if states()['0:0:0:1'] == want:
+                return True
+            time.sleep(0.5)
+        return False
+
+    try:
+        lund.wait_socket()
+        check(states() == {'0:0:0:0': 'running', '0:0:0:1': 'running'}, 'both LUs running')
+        # no uevent, no resync: only the counters' round reads it (a round every 5 s, the
+        # first may wait for the LUs being added; no proc/diskstats: every LU is read)
+        put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'offline\n')
+        t0 = time.monotonic()
+        check(wait_state('offline', 30), 'list shows the LU offline (%.1f s)' %
+              (time.monotonic() - t0))
+        st = request(lund.run_dir, {'cmd': 'status'}, 10)
+        check(st.get('not_running') == {'0:0:0:1': 'offline'},
+              'status: not_running lists it (%s)' % st.get('not_running'))
+        check(lund.wait_log('state running -> offline (sysfs), names kept', 5),
+              'logged the change')
+        put(root, 'sys/bus/scsi/devices/0:0:0:1/state', 'running\n')
+        t0 = time.monotonic()
+        check(wait_state('running', 15), 'list shows it running again (%.1f s)' %
+              (time.monotonic() - t0))
+        check(request(lund.run_dir, {'cmd': 'status'}, 10).get('not_running') == {},
+              'status: none not running again')
+        check(states()['0:0:0:0'] == 'running', 'the other LU still running')
     finally:
         lund.stop()
 

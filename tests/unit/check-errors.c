@@ -48,6 +48,21 @@ static const char *ev_medium[] = {
 	"SDEV_ERROR_SECTOR=4660",
 	"SDEV_ERROR_SUPPRESSED=0",
 };
+static const char *ev_abort[] = {
+	"SDEV_ERROR=1",
+	"SDEV_ERROR_CLASS=abort",
+	"SDEV_ERROR_RETRY=0",
+	"SDEV_ERROR_RETRYABLE=1",
+	"SDEV_ERROR_ERRNO=5",
+	"SDEV_ERROR_RESULT=0",
+	"SDEV_ERROR_STATUS=24",
+	"SDEV_ERROR_SK=0",
+	"SDEV_ERROR_ASC=0",
+	"SDEV_ERROR_ASCQ=0",
+	"SDEV_ERROR_OPCODE=40",
+	"SDEV_ERROR_SECTOR=0",
+	"SDEV_ERROR_SUPPRESSED=0",
+};
 static const char *ev_ua[] = { "ACTION=change", "SDEV_UA=POWER_ON_RESET_OCCURRED" };
 static const char *ev_bad[] = { "SDEV_ERROR=1", "SDEV_ERROR_CLASS=transport" };
 
@@ -723,6 +738,248 @@ START_TEST(test_poll_idle)
 }
 END_TEST
 
+/* The classes shown for 2:0:0:0 (error_tracker_lu_json() @key: "classes", "kernel_classes"). */
+static char *lu_classes(ErrorTracker *tr, const char *key)
+{
+	json_object *o = error_tracker_lu_json(tr, "2:0:0:0"), *v;
+	char *s;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, key, &v));
+	s = strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return s;
+}
+
+/*
+ * The class set is what errors/ holds, not lund's list: a kernel that renamed "nexus" to
+ * "abort" has it counted, logged and shown under "abort"; the known classes keep their policy
+ * (a transport threshold still acts).
+ */
+START_TEST(test_counters_renamed)
+{
+	ErrorThreshold t = { ERRCLASS_TRANSPORT, 2, 60, ERROR_ACTION_OFFLINE };
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	char *s;
+
+	tree(true);
+	for (ErrClass c = 0; c < _ERRCLASS_MAX; c++) {
+		char a[64];
+
+		xsnprintf(a, "errors/%s", c == ERRCLASS_NEXUS ? "abort" : errclass_to_string(c));
+		put(a, "0");
+	}
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, &t, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 2);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "0"); /* counters, not the events */
+	free(s);
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 0);
+
+	put("errors/abort", "4");
+	put("errors/transport", "1");
+	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+	s = lu_classes(tr, "classes");
+	ck_assert_str_eq(s, "{\"transport\":1,\"abort\":4}");
+	free(s);
+	s = lu_classes(tr, "kernel_classes");
+	ck_assert_str_eq(s, "{\"transport\":1,\"abort\":4}");
+	free(s);
+	s = state("state");
+	ck_assert_str_eq(s, "running");
+	free(s);
+	put("errors/transport", "2");
+	ck_assert_int_eq(error_tracker_poll(tr, 3000000), 1);
+	s = state("state");
+	ck_assert_int_eq(strncmp(s, "offline", 7), 0);
+	free(s);
+
+	/* the same name in an error event is the same class */
+	ck_assert_int_eq(
+	        error_tracker_handle(tr, "2:0:0:0", NULL, ev_abort, ELEMENTSOF(ev_abort), 4), 1);
+	s = lu_classes(tr, "classes");
+	ck_assert_str_eq(s, "{\"transport\":2,\"abort\":5}");
+	free(s);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
+/* A known class missing from errors/ has no counter for that LU: the others are polled, and
+ * the LU stays on the counters (no fallback to events or the stock kernel's). */
+START_TEST(test_counters_missing)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	char *s;
+
+	tree(true);
+	put("errors/medium", "3");
+	put("errors/timeout", "0");
+	put("ioerr_cnt", "0x0");
+	put("iotmo_cnt", "0x0");
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 2);
+	s = state("evt_error");
+	ck_assert_str_eq(s, "0");
+	free(s);
+	put("errors/medium", "5");
+	put("iotmo_cnt", "0x9"); /* not read: the counters are errors/'s */
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 1);
+	s = lu_classes(tr, "classes");
+	ck_assert_str_eq(s, "{\"medium\":2}");
+	free(s);
+	/* one going away later is skipped, the others still read */
+	ck_assert_int_eq(unlinkat(tmp.fd, LU "/errors/medium", 0), 0);
+	put("errors/timeout", "1");
+	ck_assert_int_eq(error_tracker_poll(tr, 2000000), 1);
+	s = lu_classes(tr, "classes");
+	ck_assert_str_eq(s, "{\"timeout\":1,\"medium\":2}");
+	free(s);
+
+	/* an empty errors/ is still the patchset's: counters, none to read */
+	ck_assert_int_eq(unlinkat(tmp.fd, LU "/errors/timeout", 0), 0);
+	error_tracker_forget(tr, "2:0:0:0");
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 2);
+	ck_assert_int_eq(error_tracker_poll(tr, 3000000), 0);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
+/* A hostile errors/: names that are no class name (upper case, blanks, escapes, overlong, a
+ * directory) are ignored, and no more than ERRCLASS_TABLE_MAX classes are taken in all, the
+ * nine known ones included, however many entries there are. */
+START_TEST(test_counters_junk)
+{
+	static const char *const junk[] = {
+		"Medium", "a b", "x\x1b[2J", "abcdefghijklmnopqrstuvwxyz012345", "tab\tx",
+	};
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	json_object *o, *v;
+	char a[128];
+	unsigned n, total;
+
+	tree(true);
+	put("errors/transport", "0");
+	for (size_t i = 0; i < ELEMENTSOF(junk); i++) {
+		xsnprintf(a, "errors/%s", junk[i]);
+		put(a, "0");
+	}
+	put("errors/subdir/medium", "0");
+	for (unsigned i = 0; i < 300; i++) {
+		xsnprintf(a, "errors/c%u", i);
+		put(a, "0");
+	}
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	ck_assert_int_eq(error_tracker_enable(tr, "sys/bus/scsi/devices/2:0:0:0", "2:0:0:0"), 2);
+
+	for (size_t i = 0; i < ELEMENTSOF(junk); i++) {
+		xsnprintf(a, "errors/%s", junk[i]);
+		put(a, "7");
+	}
+	put("errors/subdir/medium", "7");
+	for (unsigned i = 0; i < 300; i++) {
+		xsnprintf(a, "errors/c%u", i);
+		put(a, "1");
+	}
+	put("errors/transport", "1");
+	/* 300 + 1 + 6 entries; at most 256 looked at, 32 - 9 names beyond the known ones taken */
+	ck_assert_int_eq(error_tracker_poll(tr, 1000000), 1);
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert(json_object_object_get_ex(o, "classes", &v));
+	n = (unsigned)json_object_object_length(v);
+	ck_assert_uint_le(n, ERRCLASS_TABLE_MAX - _ERRCLASS_MAX + 1);
+	ck_assert(!json_object_object_get_ex(v, "Medium", NULL));
+	ck_assert(!json_object_object_get_ex(v, "medium", NULL));
+	ck_assert(!json_object_object_get_ex(v, "subdir", NULL));
+	ck_assert(json_object_object_get_ex(o, "total", &v));
+	total = (unsigned)json_object_get_int(v);
+	ck_assert_uint_le(total, ERRCLASS_TABLE_MAX - _ERRCLASS_MAX + 1);
+	ck_assert_uint_ge(total, 1);
+	json_object_put(o);
+
+	/* a class the table has no room for: an event of it counts in the total only */
+	ck_assert_int_eq(
+	        error_tracker_handle(tr, "2:0:0:0", NULL, ev_abort, ELEMENTSOF(ev_abort), 2), 1);
+	o = error_tracker_lu_json(tr, "2:0:0:0");
+	ck_assert(json_object_object_get_ex(o, "classes", &v));
+	ck_assert(!json_object_object_get_ex(v, "abort", NULL));
+	ck_assert(json_object_object_get_ex(o, "total", &v));
+	ck_assert_uint_eq(json_object_get_int(v), total + 1);
+	json_object_put(o);
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
+/* The last state each LU's round handed over (ErrorStateFn), and how many were. */
+static char seen_state[2][32];
+static unsigned n_seen_state;
+
+static void on_state(const char *hctl, const char *st, void *userdata)
+{
+	unsigned i = streq(hctl, "4:0:0:0") ? 0 : 1;
+
+	ck_assert(strlen(st) < sizeof(seen_state[i]));
+	strcpy(seen_state[i], st);
+	n_seen_state++;
+}
+
+/* Stock kernel: a running LU the kernel offlines sends no uevent. The round that reads its
+ * counters reads its state too: offline is seen in the next round, running again in the one
+ * after; an idle disk's LU is read (state and all) only by the sweep. */
+START_TEST(test_poll_state)
+{
+	_cleanup_close_ int fd = -EBADF;
+	ErrorTracker *tr;
+	unsigned round = 0;
+
+	tree(false);
+	fd = sysfs_open_root(tmp.path);
+	ck_assert_int_eq(error_tracker_new(fd, NULL, NULL, NULL, &tr), 0);
+	error_tracker_set_block_fn(tr, idle_block);
+	error_tracker_set_state_fn(tr, on_state);
+	watch_stock_lus(tr, 2);
+	put_counter("4:0:0:0", "state", "running\n");
+	put_counter("4:0:0:1", "state", "running\n");
+	put_diskstats(10, 20);
+	n_seen_state = 0;
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_uint_eq(n_seen_state, 2);
+	ck_assert_str_eq(seen_state[0], "running");
+	ck_assert_str_eq(seen_state[1], "running");
+
+	/* sda's LU offlined while it does I/O: the next round says so */
+	put_counter("4:0:0:0", "state", "offline\n");
+	put_diskstats(11, 20);
+	n_seen_state = 0;
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_uint_eq(n_seen_state, 1); /* sdb idle: not read */
+	ck_assert_str_eq(seen_state[0], "offline");
+	/* and back */
+	put_counter("4:0:0:0", "state", "running\n");
+	put_diskstats(12, 20);
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_str_eq(seen_state[0], "running");
+
+	/* idle sdb's LU goes transport-offline: the sweep (13th round) reads it, not before */
+	put_counter("4:0:0:1", "state", "transport-offline\n");
+	while (round < 12)
+		ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_str_eq(seen_state[1], "running");
+	ck_assert_int_eq(error_tracker_poll(tr, ++round), 0);
+	ck_assert_str_eq(seen_state[1], "transport-offline");
+	error_tracker_free(tr);
+	untree();
+}
+END_TEST
+
 /* While LUs are being added (each read as it comes), a round over every LU waits an interval,
  * three in a row at most: a stream of new LUs does not hold the others' reads back for longer.
  * LUs without counters and LUs already watched do not count as added. */
@@ -898,6 +1155,10 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, test_kernel_lacks);
 	tcase_add_test(tc, test_poll_bounded);
 	tcase_add_test(tc, test_poll_idle);
+	tcase_add_test(tc, test_poll_state);
+	tcase_add_test(tc, test_counters_renamed);
+	tcase_add_test(tc, test_counters_missing);
+	tcase_add_test(tc, test_counters_junk);
 	tcase_add_test(tc, test_round_waits);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_journal_fields);
