@@ -26,42 +26,45 @@ rm -f "$res" # a failed run must not print the last run's figures
 tests/vm/run --keep "${bins[@]}" bench/identify >/dev/null || true
 python3 - "$res" <<'PY'
 import re, statistics, sys
-rows, per = {}, {}
+rows, per, rounds = {}, {}, {}
 for line in open(sys.argv[1]):
     m = re.search(r'tool=(\S+) runs=(\d+) us_per_lu=(\d+) cmds_per_lu_x1000=(\d+)', line)
     if m:
         rows[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)) / 1000)
     m = re.search(r'round=(\d+) tool=(\S+) kind=(\S+) disks=(\d+) ms=(\d+) cmds=(\d+)', line)
     if m:
-        r, t, k, n, ms, c = m.groups()
-        per.setdefault(k, {}).setdefault(t, []).append((int(ms) / int(n), int(c) / int(n)))
-if not rows:
+        r, t, k, n, ms, c = m.group(1), m.group(2), m.group(3), *map(int, m.groups()[3:])
+        per.setdefault(k, {}).setdefault(t, {})[int(r)] = (n, ms, c)
+if not rows and not per:
     sys.exit("bench: no results (see the console log next to " + sys.argv[1] + ")")
-print(f"{'tool':<14} {'runs':>6} {'ms/LU':>9} {'cmds/LU':>8}")
-for k, (runs, us, cmds) in rows.items():
-    print(f"{k:<14} {runs:>6} {us/1000:>9.2f} {cmds:>8.3f}")
-l, s, f = rows.get('lunctl'), rows.get('scsi_id'), rows.get('sysfs-wwid')
-if l and s:
-    print(f"scsi_id / lunctl time: {s[1]/max(l[1],1):.2f}x")
-c = rows.get('cat-wwid')
-if l and c:
-    print(f"lunctl / cat wwid (coreutils, one process) time: {l[1]/max(c[1],1):.2f}x (target <= 1.3x)")
-if l and f:
-    print(f"lunctl / busybox sh -c cat wwid (static) time: {l[1]/max(f[1],1):.2f}x")
-if per:
-    tools = [t for t in ('lunctl', 'lunctl-old', 'scsi_id', 'cat-wwid', 'start-lunctl')
-             if any(t in v for v in per.values())]
-    print()
-    print("per kind of disk, median over the rounds of ms per LU (cmds per LU):")
-    print(f"{'kind':<14} {'disks':>5} " + " ".join(f"{t:>16}" for t in tools)
-          + f" {'lunctl/cat':>10} {'scsi_id/lunctl':>14}")
-    med = lambda v: statistics.median(x[0] for x in v)
-    for k, v in per.items():
-        disks = re.search(rf'round=0 tool=lunctl kind={k} disks=(\d+)', open(sys.argv[1]).read())
-        cells = [f"{med(v[t]):>9.1f} ({statistics.median(x[1] for x in v[t]):.1f})" if t in v
-                 else f"{'':>16}" for t in tools]
-        lc = med(v['lunctl']) / max(med(v['cat-wwid']), 0.1) if 'cat-wwid' in v else 0
-        sl = med(v['scsi_id']) / max(med(v['lunctl']), 0.1) if 'scsi_id' in v else 0
-        print(f"{k:<14} {disks.group(1) if disks else '?':>5} " + " ".join(f"{c:>16}" for c in cells)
-              + f" {lc:>9.2f}x {sl:>13.2f}x")
+if rows:
+    print(f"{'tool':<14} {'runs':>6} {'ms/LU':>9} {'cmds/LU':>8}   (means over every round)")
+    for k, (runs, us, cmds) in rows.items():
+        print(f"{k:<14} {runs:>6} {us/1000:>9.2f} {cmds:>8.3f}")
+else:
+    print("(the guest stopped before its totals: the rounds it finished only)")
+# rounds every tool finished on every kind (a guest stopped by its timeout leaves a partial one)
+done = sorted(set.intersection(*(set(x) for v in per.values() for x in v.values())))
+tools = [t for t in ('lunctl', 'lunctl-old', 'scsi_id', 'cat-wwid', 'sysfs-wwid', 'start-lunctl',
+                     'start-scsi_id') if any(t in v for v in per.values())]
+med = lambda xs: statistics.median(xs) if xs else float('nan')
+def lu_ms(t, kinds):
+    """per round: ms per LU over @kinds; the median over the rounds"""
+    return med([sum(per[k][t][r][1] for k in kinds) / sum(per[k][t][r][0] for k in kinds)
+                for r in done])
+def lu_cmds(t, kinds):
+    return med([sum(per[k][t][r][2] for k in kinds) / sum(per[k][t][r][0] for k in kinds)
+                for r in done])
+print(f"\n{len(done)} rounds; median over the rounds of ms per LU (SCSI commands per LU):")
+print(f"{'kind':<14} {'disks':>5} " + " ".join(f"{t:>15}" for t in tools)
+      + f" {'lunctl/cat':>10} {'scsi_id/lunctl':>14}")
+for k in list(per) + ['all']:
+    kinds = list(per) if k == 'all' else [k]
+    n = sum(per[x]['lunctl'][done[0]][0] for x in kinds)
+    cells = [f"{lu_ms(t, kinds):>9.1f} ({lu_cmds(t, kinds):.1f})" for t in tools]
+    l, c, s = lu_ms('lunctl', kinds), lu_ms('cat-wwid', kinds), lu_ms('scsi_id', kinds)
+    print(f"{k:<14} {n:>5} " + " ".join(f"{x:>15}" for x in cells)
+          + f" {l / c:>9.2f}x {s / l:>13.2f}x")
+if 'lunctl-old' in tools:
+    print(f"lunctl / lunctl-old (all kinds): {lu_ms('lunctl', list(per)) / lu_ms('lunctl-old', list(per)):.2f}x")
 PY

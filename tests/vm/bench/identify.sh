@@ -7,7 +7,7 @@
 # one more tool in the same rounds. Asserts nothing about time.
 # vm-flavour: busybox
 # vm-topology: san
-# vm-timeout: 900
+# vm-timeout: 3600
 . /vm/guest/lib.sh
 
 san_up
