@@ -65,6 +65,13 @@ for k in list(per) + ['all']:
     l, c, s = lu_ms('lunctl', kinds), lu_ms('cat-wwid', kinds), lu_ms('scsi_id', kinds)
     print(f"{k:<14} {n:>5} " + " ".join(f"{x:>15}" for x in cells)
           + f" {l / c:>9.2f}x {s / l:>13.2f}x")
+def paired(a, b):
+    """the median over the rounds of @a's time / @b's, each round's over all kinds"""
+    return med([sum(per[k][a][r][1] for k in per) / sum(per[k][b][r][1] for k in per)
+                for r in done])
+print("paired by round (median of each round's ratio): lunctl/cat %.2fx, scsi_id/lunctl %.2fx"
+      % (paired('lunctl', 'cat-wwid'), paired('scsi_id', 'lunctl')))
 if 'lunctl-old' in tools:
+    print(f"paired by round: lunctl / lunctl-old {paired('lunctl', 'lunctl-old'):.2f}x")
     print(f"lunctl / lunctl-old (all kinds): {lu_ms('lunctl', list(per)) / lu_ms('lunctl-old', list(per)):.2f}x")
 PY
