@@ -7,8 +7,9 @@ tests/daemon/control-loop-slices.py, made in a temporary directory or reused fro
 $LUND_BENCH_ROOT, which it is made in when that has none): a client asks
 {"cmd":"queue"} every 20 ms from start-up to the end and the longest wait for an answer is the
 longest stall; start-up time ("Ready:"), a resync asked by request (until the queue says none
-runs; the request's own answer time beside it), and how long SIGTERM 1 s into start-up takes to
-end lund. Host only; prints figures, asserts nothing."""
+runs; the request's own answer time beside it), an unpaged list of every LU read as fast as a
+client can (its time, and lund's VmHWM after it), and how long SIGTERM 1 s into start-up takes
+to end lund. Host only; prints figures, asserts nothing."""
 import importlib.util
 import os
 import shutil
@@ -76,11 +77,30 @@ def main():
                     break
                 time.sleep(0.05)
             resync = time.monotonic() - t1
+            resync_worst = p.worst
+            # an unpaged list of every LU, read as fast as this client can
+            p.worst = 0.0
+            t1 = time.monotonic()
+            s = t.connect(run_dir, 600)
+            s.sendall(b'{"cmd":"list"}\n')
+            got = b''
+            while not got.endswith(b'\n'):
+                k = s.recv(1 << 20)
+                if not k:
+                    break
+                got += k
+            s.close()
+            listed = time.monotonic() - t1
             p.stop = True
             p.join()
+            with open('/proc/%d/status' % lund.pid) as f:
+                hwm = next(int(l.split()[1]) for l in f if l.startswith('VmHWM:'))
             print('%d LUs: ready after %.1f s (longest wait for an answer %.2f s); resync %.1f s '
                   '(request answered in %.2f s, longest wait %.2f s)' %
-                  (t.N, ready, startup_worst, resync, answered, p.worst))
+                  (t.N, ready, startup_worst, resync, answered, resync_worst))
+            print('unpaged list: %d bytes%s in %.1f s (longest wait %.2f s); lund\'s VmHWM '
+                  'after it %.0f MiB' % (len(got), ' (refused)' if b'"ok":false' in got[:200]
+                                         else '', listed, p.worst, hwm / 1024))
             lund.send_signal(signal.SIGTERM)
             lund.wait()
         shutil.rmtree(run_dir)
