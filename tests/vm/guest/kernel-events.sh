@@ -153,4 +153,45 @@ sleep 1
 vm_assert_eq 0 "$(wc -l </tmp/state)" "SDEV_STATE events on deleting a device"
 vm_assert_eq 0 "$(wc -l </tmp/errev)" "per-command SDEV_ERROR events (there are none in this series)"
 kill "$UEV_PID" 2>/dev/null
+
+# --- an iSCSI session lost longer than its replacement timeout: transport-offline -------------
+# (as in lund-errpolicy.sh, without lund: LIO's iSCSI target on loopback, two ramdisk LUs,
+# iscsid with a replacement timeout of 3 s, the portal group disabled, then enabled again, then
+# a logout of the running session)
+. /vm/guest/lio-lib.sh
+modprobe -a configfs target_core_mod
+grep -qs ' /sys/kernel/config ' /proc/mounts || mount -t configfs none /sys/kernel/config
+lio_ramdisks 2
+lio_iscsi_target
+lio_export_ramdisks 2
+lio_map 0; lio_map 1
+LIO_REPLACEMENT_TMO=3 lio_iscsid_login
+vm_wait_until 30 lio_nlus_is 2 || vm_fail "iscsi: 2 LUs expected after the login, have $(lio_nlus)"
+ILUS=$(lio_lus | xargs)
+S=$(ls -d /sys/class/iscsi_session/session* | head -n1)
+istates() { for l in $ILUS; do cat "/sys/bus/scsi/devices/$l/state"; done | sort -u | xargs; }
+: >/tmp/sdev_state
+uevent sh -c '[ -n "$SDEV_STATE" ] && echo "${DEVPATH##*/} $SDEV_STATE" >>/tmp/sdev_state' &
+SST_PID=$!
+sleep 0.5
+echo 0 >"$LIO_TPG/enable"
+vm_wait_until 30 sh -c "[ \"\$(for l in $ILUS; do cat /sys/bus/scsi/devices/\$l/state; done | sort -u | xargs)\" = transport-offline ]" || true
+vm_wait_until 5 sh -c '[ $(wc -l </tmp/sdev_state) -ge 2 ]' || true
+sleep 1
+vm_result iscsi.lus=$(echo $ILUS | wc -w) iscsi.state="$(istates)" iscsi.events=$(wc -l </tmp/sdev_state)
+vm_log "iscsi: SDEV_STATE events: $(xargs </tmp/sdev_state)"
+vm_assert_eq transport-offline "$(istates)" "iscsi: replacement timeout expired: LUs transport-offline"
+vm_assert_eq "$(echo $ILUS | tr ' ' '\n' | sed 's/$/ transport-offline/')" "$(sort /tmp/sdev_state)" \
+	"iscsi: one SDEV_STATE=transport-offline event per LU"
+echo 1 >"$LIO_TPG/enable"
+vm_wait_until 60 grep -q LOGGED_IN "$S/state" || true
+vm_wait_until 20 sh -c "[ \"\$(for l in $ILUS; do cat /sys/bus/scsi/devices/\$l/state; done | sort -u | xargs)\" = running ]" || true
+vm_assert_eq running "$(istates)" "iscsi: portal back: the LUs run again"
+vm_assert_eq 2 "$(wc -l </tmp/sdev_state)" "iscsi: no event on coming back"
+iscsiadm -m node -T "$LIO_IQN" --logout >/dev/null 2>&1 || true
+vm_wait_until 10 lio_nlus_is 0 || true
+sleep 0.5
+vm_result iscsi.logout_lus=$(lio_nlus) iscsi.events_in_all=$(wc -l </tmp/sdev_state)
+vm_assert_eq 2 "$(wc -l </tmp/sdev_state)" "iscsi: no event on the logout of a running session"
+kill "$SST_PID" 2>/dev/null || true
 vm_done
