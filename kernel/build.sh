@@ -22,10 +22,13 @@
 #     on the patches applied so far and the modules built, lets an interrupted --bisect run
 #     continue where it stopped (the tree is kept until the fixtures' build is installed).
 #
-# usage: kernel/build.sh [--kernel 6.1|6.12] [--bisect] [--stock] [--quiet]
+# usage: kernel/build.sh [--kernel 6.1|6.12|7.3] [--bisect] [--stock] [--quiet]
 #   --kernel  the kernel line: 6.1 (default: Debian 12's linux-image-amd64, linux-source-6.1 and
 #             the series in kernel/) or 6.12 (linux-image-6.12-amd64, linux-source-6.12 and the
-#             series rebased on it in kernel/6.12/)
+#             series rebased on it in kernel/6.12/) or 7.3 (Debian 13's trixie-backports:
+#             linux-image-amd64 there, linux-source-7.3 and kernel/7.3/series, the fixes and
+#             events series; packages through tests/vm's private apt of Debian 13, compiled in
+#             tools/buildroot 13's build root, whose gcc-14 built the kernel)
 #   --stock   also build the unpatched modules into .cache/kernel/<version>/modules-stock/
 # Prints "MODULES=<dir>" on its last line.
 set -euo pipefail
@@ -34,7 +37,7 @@ KDIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$KDIR/.." && pwd)
 CACHE=${LUND_KERNEL_CACHE:-$REPO/.cache/kernel}
 bisect= stock= quiet= line=6.1
-usage() { echo "usage: $0 [--kernel 6.1|6.12] [--bisect] [--stock] [--quiet]" >&2; exit 2; }
+usage() { echo "usage: $0 [--kernel 6.1|6.12|7.3] [--bisect] [--stock] [--quiet]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--bisect) bisect=1 ;;
@@ -48,8 +51,19 @@ done
 case $line in
 6.1) SDIR=$KDIR meta=linux-image-amd64 ;;
 6.12) SDIR=$KDIR/6.12 meta=linux-image-6.12-amd64 ;;
+7.3) SDIR=$KDIR/7.3 meta=linux-image-amd64 ;;
 *) usage ;;
 esac
+# apt_ TOOL ARGS: apt-get or apt-cache on the packages of the kernel line: the host's apt, or
+# for 7.3 the VM harness' private apt of Debian 13 (tests/vm/lib/common.sh's vm_apt, the host's
+# configuration untouched) preferring trixie-backports
+apt_() { "$@"; }
+if [ "$line" = 7.3 ]; then
+	VM_DIR=$REPO/tests/vm LUND_VM_RELEASE=13
+	# shellcheck source=../tests/vm/lib/common.sh
+	. "$REPO/tests/vm/lib/common.sh"
+	apt_() { local t=$1; shift; vm_apt "$t" -o APT::Default-Release=trixie-backports "$@"; }
+fi
 log() { [ -n "$quiet" ] || echo "kernel: $*" >&2; }
 die() { echo "kernel: error: $*" >&2; exit 1; }
 t0=$(date +%s.%N)
@@ -69,12 +83,12 @@ if [ -n "$need" ]; then
 fi
 
 # --- resolve versions ------------------------------------------------------------------------
-img=$(apt-cache depends "$meta" 2>/dev/null |
+img=$(apt_ apt-cache depends "$meta" 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
 [ -n "$img" ] || die "cannot resolve $meta (apt-get update?)"
 abi=${img#linux-image-}            # 6.1.0-57-amd64, 6.12.118+deb12-amd64
 abi=${abi%-amd64}                  # 6.1.0-57, 6.12.118+deb12
-cand() { apt-cache policy "$1" | sed -n 's/^ *Candidate: //p'; }
+cand() { apt_ apt-cache policy "$1" | sed -n 's/^ *Candidate: //p'; }
 kver=$(cand "$img")
 sver=$(cand "linux-source-$line")
 hver=$(cand "linux-headers-$abi-amd64")
@@ -103,7 +117,7 @@ if [ ! -e "$V/.fetched" ]; then
 	t=$(date +%s.%N)
 	rm -rf "$V/dl" "$V/headers" "$SRC"; mkdir -p "$V/dl"
 	sandbox=; [ "$(id -u)" = 0 ] && sandbox="-o APT::Sandbox::User=root"
-	(cd "$V/dl" && apt-get download -qq $sandbox "linux-source-$line=$sver" \
+	(cd "$V/dl" && apt_ apt-get download -qq $sandbox "linux-source-$line=$sver" \
 		"linux-headers-$abi-amd64=$kver" "linux-headers-$abi-common=$kver" \
 		"$kbuild=$bver" >/dev/null) || die "apt-get download failed"
 	for d in "$V"/dl/linux-headers-*.deb "$V"/dl/linux-kbuild-*.deb; do
@@ -112,6 +126,8 @@ if [ ! -e "$V/.fetched" ]; then
 	# The -amd64 Makefile includes the -common one by absolute path.
 	sed -i "s|/usr/src/linux-headers-$abi-common/|$V/headers/usr/src/linux-headers-$abi-common/|" \
 		"$HDR/Makefile"
+	# 7.3's names its output directory the same way
+	[ "$line" != 7.3 ] || sed -i "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$V/headers/usr/src/|" "$HDR/Makefile"
 	dpkg-deb -x "$V"/dl/linux-source-"$line"_*.deb "$V/src-deb"
 	tar -xJf "$V"/src-deb/usr/src/linux-source-"$line".tar.xz -C "$V"
 	rm -rf "$V/dl" "$V/src-deb"
@@ -245,11 +261,35 @@ sync_build() {
 	done
 }
 
+# kmake ARGS: make, on the host; for 7.3 in Debian 13's build root (tools/buildroot 13), with
+# the cache bind-mounted at the same path and /proc (objtool reads its limits) in a private
+# mount namespace, so nothing stays mounted
+kmake() {
+	if [ -z "${BROOT:-}" ]; then
+		make "$@"
+		return
+	fi
+	mkdir -p "$BROOT$CACHE"
+	unshare --mount --propagation private sh -c 'mount --bind "$1" "$2$1" &&
+		mount -t proc proc "$2/proc" && mount --bind /dev "$2/dev" && shift 2 &&
+		exec chroot "$0" "$@"' "$BROOT" "$CACHE" "$BROOT" make "$@"
+}
+if [ "$line" = 7.3 ]; then
+	BROOT=$("$REPO/tools/buildroot" 13) || die "no Debian 13 build root (tools/buildroot 13)"
+	[ -x "$BROOT/usr/bin/x86_64-linux-gnu-gcc-14" ] || die "no gcc-14 in $BROOT"
+	# pahole: the BTF of the modules, and kbuild warns when its version is not the kernel's
+	if [ ! -x "$BROOT/usr/bin/pahole" ]; then
+		log "installing dwarves (pahole) in $BROOT"
+		chroot "$BROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends dwarves >/dev/null || die "cannot install dwarves in $BROOT"
+	fi
+fi
+
 # make_modules TREE [W=1]: (re)build TREE/build; the compiler's output goes to TREE/build/make.log
 make_modules() {
 	local b=$1/build
 	shift
-	make -C "$HDR" M="$b" -j"$(nproc)" "$@" modules >"$b/make.log" 2>&1 ||
+	kmake -C "$HDR" M="$b" -j"$(nproc)" "$@" modules >"$b/make.log" 2>&1 ||
 		{ grep -v '^  \(CC\|LD\|MODPOST\|GEN\)' "$b/make.log" | tail -n 40 >&2; return 1; }
 }
 
@@ -356,9 +396,10 @@ if [ -n "$bisect" ]; then
 		fi
 		make_modules "$B" W=1 || die "build failed with $n patches"
 		warnings "$B/build/make.log" >"$B/warnings-$n"
-		compiled=$(sed -n 's|^ *CC \[M\] *.*/\([^/]*\)\.o$|\1|p' "$B/build/make.log" |
+		# (6.x prints the object's path, 7.x its name relative to the build directory)
+		compiled=$(sed -n 's|^ *CC \[M\] *\(.*/\)\{0,1\}\([^/]*\)\.o$|\2|p' "$B/build/make.log" |
 			grep -v '\.mod$' | sort -u | tr '\n' ' ' || true)
-		linked=$(sed -n 's|^ *LD \[M\] *.*/\([^/]*\)\.ko$|\1|p' "$B/build/make.log" |
+		linked=$(sed -n 's|^ *LD \[M\] *\(.*/\)\{0,1\}\([^/]*\)\.ko$|\2|p' "$B/build/make.log" |
 			sort -u | tr '\n' ' ')
 		nw=$(wc -l <"$B/warnings-$n")
 		if [ "$n" = 0 ]; then

@@ -8,7 +8,13 @@
 # With --kernel 6.12: the series rebased on 6.12 (kernel/6.12/), built against Debian's 6.12
 # headers and booted on Debian's linux-image-6.12-amd64: the kernel-stock/kernel-patched and
 # lund-errpolicy pairs and their table (the udev pair needs the 6.1 root image).
-# usage: kernel/test.sh [--kernel 6.1|6.12] [--bisect]
+# With --kernel 7.3: the fixes and events series (kernel/7.3/), built in Debian 13's build root
+# against trixie-backports' 7.3 headers and booted on its kernel (LUND_VM_RELEASE=13
+# LUND_VM_KERNEL=backports): kernel-stock on Debian's modules, then kernel-events (the events
+# series' ABI, checked in the guest) on the patched ones, one VM at a time. The v2 scenarios
+# (kernel-patched, kernel-udev-patched, lund-errpolicy-patched) test v2's ABI, which 7.3's series
+# does not have.
+# usage: kernel/test.sh [--kernel 6.1|6.12|7.3] [--bisect]
 set -euo pipefail
 KDIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$KDIR/.." && pwd)
@@ -25,7 +31,8 @@ done
 case $line in
 6.1) ;;
 6.12) export LUND_VM_KERNEL_META=linux-image-6.12-amd64 ;;
-*) echo "usage: $0 [--kernel 6.1|6.12] [--bisect]" >&2; exit 2 ;;
+7.3) export LUND_VM_RELEASE=13 LUND_VM_KERNEL=backports ;;
+*) echo "usage: $0 [--kernel 6.1|6.12|7.3] [--bisect]" >&2; exit 2 ;;
 esac
 t0=$(date +%s)
 mods=$("$KDIR/build.sh" --kernel "$line" "${args[@]}" | sed -n 's/^MODULES=//p')
@@ -42,6 +49,16 @@ rc=0
 build=${LUND_VM_BUILD:-$REPO/build-vm}
 [ -d "$build" ] || meson setup "$build" "$REPO" >/dev/null
 ninja -C "$build" src/cli/lunctl src/daemon/lund >/dev/null
+if [ "$line" = 7.3 ]; then
+	# one VM at a time: Debian's modules, then the patched ones
+	"$REPO/tests/vm/run" --no-build --jobs 1 kernel-stock >"$res/stock.log" 2>&1 || rc=1
+	LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build --jobs 1 kernel-events \
+		>"$res/events.log" 2>&1 || rc=1
+	cat "$res/stock.log" "$res/events.log"
+	t2=$(date +%s)
+	echo "kernel/test.sh: $line: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"
+	exit $rc
+fi
 # Stock and patched side by side, one runner each (one VM each): the failing commands alone
 # (kernel-*), with udevd running (kernel-udev-*: the events and re-probes they cause), and
 # lund's side (lund-errpolicy-*: `lunctl policy`, the device going offline and an iSCSI session
