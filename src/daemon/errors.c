@@ -608,23 +608,6 @@ static int read_counters(ErrorTracker *t, const LuErrors *e, uint64_t *ret_ioerr
 	return dir ? read_counters_at(t, dir, ret_ioerr, ret_iotmo) : -ENAMETOOLONG;
 }
 
-/* Stock kernel: @e's state, read with its counters, to the owner (ErrorStateFn). */
-static void read_state(ErrorTracker *t, const LuErrors *e)
-{
-	/* the longest of scsi_sysfs.c's sdev_states[] is "transport-offline" */
-	char buf[64], p[PATH_MAX], state[32];
-	const char *dir;
-
-	if (!t->state)
-		return;
-	dir = lu_dir(t, e->hctl, buf, sizeof(buf));
-	if (!dir || snprintf(p, sizeof(p), "%s/state", dir) >= (int)sizeof(p))
-		return;
-	if (sysfs_read_string_buf(t->rootfd, p, state, sizeof(state)) < 0)
-		return;
-	t->state(e->hctl, state, t->userdata);
-}
-
 void error_tracker_prefer_events(ErrorTracker *t, bool events)
 {
 	if (t)
@@ -923,7 +906,8 @@ int error_tracker_poll_slice(ErrorTracker *t, uint64_t now_usec, size_t max, boo
 
 		if (!e->polled || read_counters(t, e, &ioerr, &iotmo) < 0)
 			continue;
-		read_state(t, e);
+		if (t->state)
+			t->state(e->hctl, t->userdata); /* its state read with its counters */
 		e->io_known = have_io;
 		e->io = io;
 		/* The counters are 32-bit atomics in the kernel and wrap. */

@@ -71,13 +71,13 @@ typedef const char *(*ErrorBlockFn)(const char *hctl, void *userdata);
  * command the block layer does not count (SG_IO) on an idle disk is seen within 12 rounds. */
 void error_tracker_set_block_fn(ErrorTracker *t, ErrorBlockFn block);
 
-/* The LU @hctl's sysfs "state" ("running", "offline", "transport-offline", ...) as a round just
- * read it. */
-typedef void (*ErrorStateFn)(const char *hctl, const char *state, void *userdata);
+/* A round just read the counters of the LU @hctl: the owner reads its sysfs "state" too. */
+typedef void (*ErrorStateFn)(const char *hctl, void *userdata);
 /* error_tracker_set_state_fn() - on a stock kernel, nothing tells when the kernel offlines an LU
  * (the patchset's SDEV_STATE uevent is missing): a round that reads an LU's ioerr_cnt/iotmo_cnt
- * reads its state too, and hands it to @state. The same gating applies (an idle disk's LU is
- * read only by the every-12th-round sweep): one more small read per LU read, none per idle LU. */
+ * calls @state for it, for its state to be read as well. The same gating applies (an idle
+ * disk's LU is read only by the every-12th-round sweep): one more small read per LU read, none
+ * per idle LU. */
 void error_tracker_set_state_fn(ErrorTracker *t, ErrorStateFn state);
 
 /*

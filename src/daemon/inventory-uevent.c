@@ -281,21 +281,6 @@ int inventory_reread_state(Inventory *inv, Lu *lu)
 	return state ? lu_take_state(inv, lu, state) : 0;
 }
 
-int inventory_take_state(Inventory *inv, Lu *lu, const char *state)
-{
-	_cleanup_free_ char *s = NULL;
-	const char *shared;
-
-	assert_return(inv && lu && state, -EINVAL);
-	if (streq_ptr(state, lu->state))
-		return 0;
-	s = strdup(state);
-	if (!s)
-		return -ENOMEM;
-	shared = inventory_string_shared(inv, s);
-	return shared ? lu_take_state(inv, lu, shared) : -ENOMEM;
-}
-
 /* UEVENT_LU: the scsi_device itself. */
 static int react_lu(Inventory *inv, const Uevent *ev, const char *base)
 {

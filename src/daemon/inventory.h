@@ -238,9 +238,6 @@ int inventory_refresh(Inventory *inv, const char *hctl, bool reprobe);
  * is gone from sysfs (its remove event follows).
  */
 int inventory_reread_state(Inventory *inv, Lu *lu);
-/* inventory_take_state() - @state, read of @lu's sysfs "state" by someone else (the error
- * tracker's round), as its state. Returns as inventory_reread_state(), or -ENOMEM. */
-int inventory_take_state(Inventory *inv, Lu *lu, const char *state);
 
 /*
  * inventory_rescan_done() - the rescan_lu hook's write for @hctl returned @error: finish the

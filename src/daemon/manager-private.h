@@ -277,9 +277,9 @@ int manager_state_event(Manager *m, const Uevent *ev);
 /* @lu (NULL: any) may not be running, or may hold names other paths want: watch the state of
  * those LUs (manager-state.c) while there are any. */
 void manager_state_watch(Manager *m, const Lu *lu);
-/* ErrorStateFn (errors.h): the state a round of the error tracker read of the LU @hctl, taken
- * and logged as the watch's, which then watches it if it is not running. */
-void manager_state_seen(const char *hctl, const char *state, void *userdata);
+/* ErrorStateFn (errors.h): a round of the error tracker read the LU @hctl's counters; its state
+ * is read again as the watch reads it, and watched from then on if it changed. */
+void manager_state_seen(const char *hctl, void *userdata);
 void manager_state_free(Manager *m);
 /* {"H:C:T:L": state} of the LUs not running, for `status`. */
 json_object *manager_state_json(Manager *m);

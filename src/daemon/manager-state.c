@@ -82,23 +82,13 @@ static int state_reread(Manager *m, Lu *lu, const char *source)
 	return 1;
 }
 
-void manager_state_seen(const char *hctl, const char *state, void *userdata)
+void manager_state_seen(const char *hctl, void *userdata)
 {
-	_cleanup_free_ char *old = NULL;
 	Manager *m = userdata;
 	Lu *lu = m->inventory ? inventory_find(m->inventory, hctl) : NULL;
 
-	if (!lu || streq_ptr(lu->state, state))
-		return;
-	if (lu->state) {
-		old = strdup(lu->state);
-		if (!old)
-			return;
-	}
-	if (inventory_take_state(m->inventory, lu, state) <= 0)
-		return;
-	state_changed(m, lu, old, "sysfs");
-	manager_state_watch(m, lu);
+	if (lu && state_reread(m, lu, "sysfs") > 0)
+		manager_state_watch(m, lu);
 }
 
 /* Is @lu's state read again by the watch? */

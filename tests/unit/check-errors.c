@@ -918,21 +918,24 @@ START_TEST(test_counters_junk)
 }
 END_TEST
 
-/* The last state each LU's round handed over (ErrorStateFn), and how many were. */
+/* The state of each LU as it was when a round called on it (ErrorStateFn), as the owner reads
+ * it, and how many calls there were. */
 static char seen_state[2][32];
 static unsigned n_seen_state;
 
-static void on_state(const char *hctl, const char *st, void *userdata)
+static void on_state(const char *hctl, void *userdata)
 {
+	_cleanup_close_ int fd = sysfs_open_root(tmp.path);
 	unsigned i = streq(hctl, "4:0:0:0") ? 0 : 1;
+	char rel[PATH_MAX];
 
-	ck_assert(strlen(st) < sizeof(seen_state[i]));
-	strcpy(seen_state[i], st);
+	xsnprintf(rel, "sys/bus/scsi/devices/%s/state", hctl);
+	ck_assert_int_eq(sysfs_read_string_buf(fd, rel, seen_state[i], sizeof(seen_state[i])), 0);
 	n_seen_state++;
 }
 
 /* Stock kernel: a running LU the kernel offlines sends no uevent. The round that reads its
- * counters reads its state too: offline is seen in the next round, running again in the one
+ * counters has its state read too: offline is seen in the next round, running again in the one
  * after; an idle disk's LU is read (state and all) only by the sweep. */
 START_TEST(test_poll_state)
 {
