@@ -760,7 +760,7 @@ static int deferred_done(ControlClient *c)
 	return 0;
 }
 
-const json_object *control_client_pending_id(const ControlClient *c)
+json_object *control_client_pending_id(const ControlClient *c)
 {
 	return c->pending ? c->pending_id : NULL;
 }

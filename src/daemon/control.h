@@ -74,7 +74,7 @@ int control_client_reply(ControlClient *c, json_object *reply);
  */
 int control_client_write(ControlClient *c, const char *text, size_t len);
 int control_client_end(ControlClient *c);
-const json_object *control_client_pending_id(const ControlClient *c);
+json_object *control_client_pending_id(const ControlClient *c);
 size_t control_client_backlog(const ControlClient *c);
 /* {"ok":false,"error":"E...","message":...}; @message NULL: strerror(). */
 json_object *control_error_reply(int error, const char *message);

@@ -195,11 +195,11 @@ struct ListStream {
 	Manager *m;
 	ControlClient *client;
 	sd_event_source *source;
-	bool started, has_last;
-	unsigned last_host, last_channel, last_target; /* the last LU written */
+	bool started;
+	bool has_last; /* the last LU written, or the request's "after" */
+	unsigned last_host, last_channel, last_target;
 	uint64_t last_lun;
-	bool host_open, target_open, any_host, any_target, any_lu;
-	unsigned host, channel, target; /* the host and target whose arrays are open */
+	bool open; /* an LU was written: its host's and its target's arrays are open */
 };
 
 static ListStream *list_stream_free(ListStream *ls)
@@ -244,77 +244,49 @@ static Lu *list_stream_next(const ListStream *ls)
 	return lu;
 }
 
-static void list_stream_close_target(ListStream *ls, FILE *f)
-{
-	if (ls->target_open)
-		fputs("]}", f);
-	ls->target_open = false;
-}
-
-static void list_stream_close_host(ListStream *ls, FILE *f)
-{
-	list_stream_close_target(ls, f);
-	if (ls->host_open)
-		fputs("]}", f);
-	ls->host_open = false;
-}
-
 /* One part into @f: the reply's head first, its tail once no LU is left (*ret_done). */
 static int list_stream_part(ListStream *ls, FILE *f, bool *ret_done)
 {
 	Lu *lu = list_stream_next(ls);
 
 	if (!ls->started) {
-		const json_object *id = control_client_pending_id(ls->client);
+		json_object *id = control_client_pending_id(ls->client);
 
 		fputs("{\"ok\":true,", f);
 		if (id)
 			fprintf(f, "\"id\":%s,",
-			        json_object_to_json_string_ext((json_object *)id,
-			                                       LIST_STREAM_JSON_FLAGS));
+			        json_object_to_json_string_ext(id, LIST_STREAM_JSON_FLAGS));
 		fputs("\"hosts\":[", f);
 		ls->started = true;
 	}
 	for (unsigned k = 0; lu && k < LIST_STREAM_LUS; k++, lu = inventory_next_lu(lu)) {
 		const Target *t = lu->target;
-		json_object *o;
+		/* a host or target other than the last LU's closes its arrays and opens its own */
+		bool new_host = !ls->open || t->host->number != ls->last_host;
+		bool new_target =
+		        new_host || t->channel != ls->last_channel || t->id != ls->last_target;
+		json_object *o = manager_lu_to_json(ls->m, lu);
 
-		if (ls->host_open && t->host->number != ls->host)
-			list_stream_close_host(ls, f);
-		if (ls->target_open && (t->channel != ls->channel || t->id != ls->target))
-			list_stream_close_target(ls, f);
-		if (!ls->host_open) {
-			fprintf(f, "%s{\"host\":%u,\"targets\":[", ls->any_host ? "," : "",
-			        t->host->number);
-			ls->host = t->host->number;
-			ls->host_open = ls->any_host = true;
-			ls->any_target = false;
-		}
-		if (!ls->target_open) {
-			fprintf(f, "%s{\"channel\":%u,\"target\":%u,\"lus\":[",
-			        ls->any_target ? "," : "", t->channel, t->id);
-			ls->channel = t->channel;
-			ls->target = t->id;
-			ls->target_open = ls->any_target = true;
-			ls->any_lu = false;
-		}
-		o = manager_lu_to_json(ls->m, lu);
 		if (!o)
 			return -ENOMEM;
-		fprintf(f, "%s%s", ls->any_lu ? "," : "",
+		if (ls->open && new_target)
+			fputs(new_host ? "]}]}," : "]},", f);
+		if (new_host)
+			fprintf(f, "{\"host\":%u,\"targets\":[", t->host->number);
+		if (new_target)
+			fprintf(f, "{\"channel\":%u,\"target\":%u,\"lus\":[", t->channel, t->id);
+		fprintf(f, "%s%s", new_target ? "" : ",",
 		        json_object_to_json_string_ext(o, LIST_STREAM_JSON_FLAGS));
 		json_object_put(o);
-		ls->any_lu = ls->has_last = true;
+		ls->open = ls->has_last = true;
 		ls->last_host = t->host->number;
 		ls->last_channel = t->channel;
 		ls->last_target = t->id;
 		ls->last_lun = lu->lun;
 	}
 	*ret_done = !lu;
-	if (!lu) {
-		list_stream_close_host(ls, f);
-		fputs("]}", f);
-	}
+	if (!lu)
+		fputs(ls->open ? "]}]}]}" : "]}", f);
 	return 0;
 }
 
