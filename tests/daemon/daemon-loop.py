@@ -241,7 +241,6 @@ def case_stuck_scan(tmp):
 
 
 def case_rescan_waits(tmp):
-    import threading
     root = os.path.join(tmp, 'root')
     put(root, 'sys/class/scsi_host/host0/proc_name', 'fake\n')
     fifo = os.path.join(root, 'sys/class/scsi_host/host0/scan')
@@ -265,17 +264,7 @@ def case_rescan_waits(tmp):
               rescan.pid in out, 'lunctl status shows the queue:\n%s' % out)
         check('refused' not in lund.text(), 'nothing was refused')
 
-        # The kernel lets go: every write to the scan attribute returns from now on.
-        def drain():
-            fd = os.open(fifo, os.O_RDONLY)
-            while True:
-                try:
-                    if not os.read(fd, 4096):
-                        os.close(fd)
-                        fd = os.open(fifo, os.O_RDONLY)
-                except OSError:
-                    return
-        threading.Thread(target=drain, daemon=True).start()
+        release_fifo(fifo)
         try:
             out = rescan.communicate(timeout=60)[0]
             check(rescan.returncode == 0, 'lunctl rescan succeeds after the scan (exit %d: %s)' %
@@ -290,18 +279,17 @@ def case_rescan_waits(tmp):
 
 
 def release_fifo(fifo):
-    """The kernel lets go: every write to the scan attribute returns from now on."""
+    """The kernel lets go: every write to the scan attribute returns from now on.
+
+    The FIFO is held open for reading and writing at once: a reader that closed on each
+    writer's EOF and opened again left a gap in which the next writer's open succeeded and
+    its write then failed with EPIPE (seen under load as "failed host0: Broken pipe")."""
     import threading
 
     def drain():
-        fd = os.open(fifo, os.O_RDONLY)
-        while True:
-            try:
-                if not os.read(fd, 4096):
-                    os.close(fd)
-                    fd = os.open(fifo, os.O_RDONLY)
-            except OSError:
-                return
+        fd = os.open(fifo, os.O_RDWR)
+        while os.read(fd, 4096):
+            pass
     threading.Thread(target=drain, daemon=True).start()
 
 
