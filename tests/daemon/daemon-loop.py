@@ -1434,7 +1434,8 @@ def case_reservations(tmp):
     ends (the SG_IO mock answers READ FULL STATUS) and lists those this host is registered on
     in `status`: by a key lund.conf configures (reservation_key) and by its iSCSI session's
     initiator name; an LU registered by others only, and one without PERSISTENT RESERVE IN,
-    are not listed. With --sysfs-only nothing is read."""
+    are not listed. Without the key, the initiator name alone still tells. With --sysfs-only
+    nothing is read."""
     mock = os.environ['LUND_MOCK']
     vpd = os.path.join(os.environ['LUND_FIXTURES'], 'vpd')
     root, mdir = os.path.join(tmp, 'root'), os.path.join(tmp, 'mock')
@@ -1485,6 +1486,22 @@ def case_reservations(tmp):
               'lunctl status says so:\n' + r.stdout)
         check(lund.wait_log('3:0:0:1: reservations: 1 key (this host), WE held by this host'),
               'journalled when it became so')
+    finally:
+        lund.stop()
+    # No key configured: the iSCSI session's initiator name alone still names this host.
+    empty = os.path.join(tmp, 'empty.conf')
+    open(empty, 'w').close()
+    lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', empty], env,
+                sysfs_only=False)
+    try:
+        lund.wait_socket()
+        want = {'3:0:0:2': '1 key (this host), no reservation'}
+        for _ in range(300):
+            if reserved() == want:
+                break
+            time.sleep(0.1)
+        check(reserved() == want, 'without a key, by the initiator name alone: %s' %
+              reserved())
     finally:
         lund.stop()
     lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', conf], env)
