@@ -192,6 +192,10 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 /* lunctl_daemon_request() - the same for the request @req (its "cmd" named in messages, @what
  * before lund's message when not NULL). */
 int lunctl_daemon_request(json_object *req, const char *what, json_object **ret);
+/* Of lund's "collisions" (lund(8), CONTROL PROTOCOL "status"): is @c the names paths of one LU
+ * want, and do @a and @b have the same owners (one LU through the same paths)? (lunctl-names.c) */
+bool lunctl_collision_is_paths(json_object *c);
+bool lunctl_collision_same_owners(json_object *a, json_object *b);
 int verb_hold(int argc, char *argv[], Options *o);
 /* The "holds" of lund's status or hold reply, one line each. */
 void lunctl_print_holds(json_object *holds);
