@@ -197,7 +197,7 @@ static int add_device(MonitorFilter *f, const Options *o, const char *arg)
 	else {
 		_cleanup_(lu_ref_done) LuRef lu = {};
 		_cleanup_close_ int rootfd = -EBADF;
-		int r = lunctl_resolve(o, arg, &rootfd, &lu);
+		int r = lunctl_resolve(o, arg, 0, &rootfd, &lu);
 
 		if (r != EXIT_OK)
 			return r;

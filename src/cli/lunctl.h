@@ -47,14 +47,13 @@ int lunctl_open_root(const Options *o, int *ret);
 
 /*
  * lunctl_resolve() - open --root (lunctl_open_root()) and find in it the LU an admin named: a
- * device node (or its bare name, "sda", as kernel messages print it), a /sys path or H:C:T:L.
- * Logs one line naming @arg and the reason on failure. Returns EXIT_OK with the root's fd in
- * @ret_rootfd and @ret filled, or the exit code to return (nothing to close then).
+ * device node (or its bare name, "sda", as kernel messages print it), a /sys path or H:C:T:L,
+ * as @flags ask (probe_resolve_full()). Logs one line naming @arg and the reason on failure.
+ * Returns EXIT_OK with the root's fd in @ret_rootfd and @ret filled, or the exit code to return
+ * (nothing to close then).
  */
-int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret);
-/* lunctl_resolve_full() - lunctl_resolve() as @flags ask (probe_resolve_full()). */
-int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
-                        LuRef *ret);
+int lunctl_resolve(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
+                   LuRef *ret);
 
 /*
  * lunctl_getopt() - getopt_long() that takes the output options of lunctl and its verbs itself:
