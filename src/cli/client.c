@@ -269,19 +269,3 @@ int lund_client_call(LundClient *c, json_object *request, json_object **ret_repl
 {
 	return lund_client_call_progress(c, request, NULL, NULL, ret_reply);
 }
-
-int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
-                         json_object **ret_reply)
-{
-	json_object *req = json_object_new_object();
-	int r;
-
-	if (!req)
-		return -ENOMEM;
-	json_object_object_add(req, "cmd", json_object_new_string(cmd));
-	if (key && value)
-		json_object_object_add(req, key, json_object_new_string(value));
-	r = lund_client_call(c, req, ret_reply);
-	json_object_put(req);
-	return r;
-}

@@ -52,10 +52,6 @@ typedef void (*LundProgressFn)(json_object *progress, void *userdata);
 int lund_client_call_progress(LundClient *c, json_object *request, LundProgressFn progress,
                               void *userdata, json_object **ret_reply);
 
-/* lund_client_call_cmd() - the same with {"cmd": @cmd} plus an optional string member. */
-int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
-                         json_object **ret_reply);
-
 /*
  * lund_client_read() - the next object the daemon sends (monitor stream). Returns 1 with
  * *ret set, 0 at end of stream, -errno (-EBADMSG: a line that is not JSON).
