@@ -112,12 +112,13 @@ json_object *lunctl_nodes_json(const LuRef *lu);
 typedef struct LunctlLinks LunctlLinks;
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i,
                      const LunctlLinks *links);
-/* What lund.conf(5)'s exclusions and reactions judge an LU on, from sysfs below @rootfd: its
- * address, type, INQUIRY vendor and model (@lu->syspath NULL: none), its host's driver and
- * transport, and the IDs of @i (NULL: none), as lund judges it. (lunctl-why.c) */
+/* What lund.conf(5)'s exclusions and reactions and the hwdb's naming rules judge an LU on, from
+ * sysfs below @rootfd (none when it is negative): its address, type, INQUIRY vendor, model and
+ * revision (@lu->syspath NULL: none), its host's driver and transport, and the IDs of @i (NULL:
+ * none), as lund judges it. (lunctl-why.c) */
 typedef struct LunctlFacts {
 	ExclusionFacts f; /* its strings are the ones below and @i's */
-	char *vendor, *model;
+	char *vendor, *model, *rev;
 	HostFacts host;
 } LunctlFacts;
 void lunctl_facts_read(int rootfd, const LuRef *lu, const Identity *i, LunctlFacts *ret);
