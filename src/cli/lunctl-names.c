@@ -244,7 +244,7 @@ bool lunctl_collision_same_owners(json_object *a, json_object *b)
 	return true;
 }
 
-static void print_owners_except(json_object *c, const char *except)
+void lunctl_collision_print_owners(json_object *c, const char *except)
 {
 	json_object *ow = json_member(c, "owners");
 
@@ -351,12 +351,12 @@ static int show_collisions(OutputMode mode, bool paths)
 			       "ports), "
 			       "also",
 			       json_str(c, "path") ?: "?", w ?: "nobody");
-			print_owners_except(c, w);
+			lunctl_collision_print_owners(c, w);
 		} else {
 			printf("%s: quarantined, clones (one ID, page 0x83 does not prove one LU), "
 			       "no link; claimed by",
 			       json_str(c, "path") ?: "?");
-			print_owners_except(c, NULL);
+			lunctl_collision_print_owners(c, NULL);
 		}
 		printf("\n");
 	}

@@ -254,26 +254,21 @@ static void print_collisions(json_object *a)
 		printf("Paths:         %zu logical unit%s over %zu paths, named at the first\n",
 		       lus, lus == 1 ? "" : "s", paths);
 	for (size_t i = 0; i < lus; i++) {
-		json_object *ow = json_member(v[i], "owners");
 		const char *w = json_str(v[i], "winner");
 
 		printf("  names at %s, also through", w ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			if (!streq_ptr(w, json_object_get_string(json_object_array_get_idx(ow, k))))
-				printf(" %s",
-				       json_object_get_string(json_object_array_get_idx(ow, k)));
+		lunctl_collision_print_owners(v[i], w);
 		printf("\n");
 	}
 	printf("Collisions:    %zu\n", n - n_paths);
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+		json_object *c = json_object_array_get_idx(a, i);
 
 		if (lunctl_collision_is_paths(c))
 			continue;
 		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
 		       json_str(c, "winner") ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
+		lunctl_collision_print_owners(c, NULL);
 		printf(")\n");
 	}
 }

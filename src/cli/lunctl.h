@@ -196,6 +196,8 @@ int lunctl_daemon_request(json_object *req, const char *what, json_object **ret)
  * want, and do @a and @b have the same owners (one LU through the same paths)? (lunctl-names.c) */
 bool lunctl_collision_is_paths(json_object *c);
 bool lunctl_collision_same_owners(json_object *a, json_object *b);
+/* " OWNER" for each owner of @c but @except (NULL: none). */
+void lunctl_collision_print_owners(json_object *c, const char *except);
 int verb_hold(int argc, char *argv[], Options *o);
 /* The "holds" of lund's status or hold reply, one line each. */
 void lunctl_print_holds(json_object *holds);
