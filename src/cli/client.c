@@ -38,7 +38,7 @@ uint64_t lund_client_timeout(bool slow)
 	return slow ? LUND_CLIENT_SLOW_TIMEOUT_USEC : LUND_CLIENT_TIMEOUT_USEC;
 }
 
-static uint64_t now_usec(void)
+uint64_t lund_client_now_usec(void)
 {
 	struct timespec ts;
 
@@ -51,7 +51,7 @@ static int wait_fd(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
-		uint64_t now = now_usec();
+		uint64_t now = lund_client_now_usec();
 		int ms = -1, k;
 
 		if (deadline) {
@@ -114,12 +114,12 @@ int lund_client_connect(const char *run_dir, LundClient **ret)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	deadline = now_usec() + lund_client_timeout(false);
+	deadline = lund_client_now_usec() + lund_client_timeout(false);
 	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		/* A full listen backlog: EAGAIN on a UNIX socket, until lund accepts. */
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
-		if (now_usec() >= deadline)
+		if (lund_client_now_usec() >= deadline)
 			return -ETIMEDOUT;
 		usleep(10000);
 	}
@@ -229,7 +229,7 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 		return -ENOMEM;
 	/* The whole exchange is bounded; each progress note proves lund alive and restarts the
 	 * clock. The reply read, the deadline is lifted again (the monitor stream has none). */
-	c->deadline = now_usec() + lund_client_timeout(progress != NULL);
+	c->deadline = lund_client_now_usec() + lund_client_timeout(progress != NULL);
 	r = send_all(c->fd, line, strlen(line), c->deadline);
 	/* lund refuses a peer with one error reply and closes: that reply, not EPIPE, is the
 	 * answer (lund(8), CONTROL PROTOCOL). */
@@ -246,7 +246,7 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 		/* Progress notes come before the reply; without a callback they are skipped. */
 		if (!json_object_object_get_ex(reply, "progress", &p))
 			break;
-		c->deadline = now_usec() + lund_client_timeout(progress != NULL);
+		c->deadline = lund_client_now_usec() + lund_client_timeout(progress != NULL);
 		if (progress)
 			progress(p, userdata);
 		json_object_put(reply);
@@ -268,20 +268,4 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 int lund_client_call(LundClient *c, json_object *request, json_object **ret_reply)
 {
 	return lund_client_call_progress(c, request, NULL, NULL, ret_reply);
-}
-
-int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
-                         json_object **ret_reply)
-{
-	json_object *req = json_object_new_object();
-	int r;
-
-	if (!req)
-		return -ENOMEM;
-	json_object_object_add(req, "cmd", json_object_new_string(cmd));
-	if (key && value)
-		json_object_object_add(req, key, json_object_new_string(value));
-	r = lund_client_call(c, req, ret_reply);
-	json_object_put(req);
-	return r;
 }

@@ -25,6 +25,8 @@ typedef struct LundClient LundClient;
 #define LUND_CLIENT_SLOW_TIMEOUT_USEC (600u * 1000000u)
 void lund_client_set_timeout(uint64_t usec); /* 0: the defaults above */
 uint64_t lund_client_timeout(bool slow);
+/* CLOCK_MONOTONIC in microseconds, the clock of those deadlines. */
+uint64_t lund_client_now_usec(void);
 
 /*
  * lund_client_connect() - connect to <run_dir>/control (@run_dir NULL: $LUND_RUN_DIR, else the
@@ -51,10 +53,6 @@ int lund_client_call(LundClient *c, json_object *request, json_object **ret_repl
 typedef void (*LundProgressFn)(json_object *progress, void *userdata);
 int lund_client_call_progress(LundClient *c, json_object *request, LundProgressFn progress,
                               void *userdata, json_object **ret_reply);
-
-/* lund_client_call_cmd() - the same with {"cmd": @cmd} plus an optional string member. */
-int lund_client_call_cmd(LundClient *c, const char *cmd, const char *key, const char *value,
-                         json_object **ret_reply);
 
 /*
  * lund_client_read() - the next object the daemon sends (monitor stream). Returns 1 with

@@ -46,7 +46,7 @@ static void on_problem(const char *path, unsigned line, const char *message, voi
 }
 
 /* Check one file; a missing default is no error (lund reads nothing from it either). */
-static int check_one(bool hwdb, const char *path, bool named, Report *rep, json_object *checked)
+static int check_one(bool hwdb, const char *path, bool named, Report *rep)
 {
 	int r = hwdb ? hwdb_check_file(path, on_problem, rep)
 	             : conf_check_file(path, on_problem, rep);
@@ -57,10 +57,7 @@ static int check_one(bool hwdb, const char *path, bool named, Report *rep, json_
 		log_error_errno(r, "Cannot read %s: %m", path);
 		return EXIT_DEVICE;
 	}
-	if (checked)
-		json_object_array_add(checked, json_object_new_string(path));
-	else if (r == 0)
-		printf("%s: no problems\n", path);
+	on_checked(path, r, rep);
 	return EXIT_OK;
 }
 
@@ -73,9 +70,8 @@ int verb_check_config(int argc, char *argv[], Options *o)
 		                                  {} };
 	_cleanup_(json_object_putp) json_object *root = NULL;
 	_cleanup_free_ char *conf = NULL;
-	json_object *checked = NULL;
+	_cleanup_free_ char **hwdbs = NULL;
 	Report rep = {};
-	char **hwdbs = NULL;
 	size_t n_hwdbs = 0;
 	int c, rc = EXIT_OK;
 
@@ -84,10 +80,8 @@ int verb_check_config(int argc, char *argv[], Options *o)
 		case OPT_HWDB: {
 			char **n = reallocarray(hwdbs, n_hwdbs + 1, sizeof(*hwdbs));
 
-			if (!n) {
-				free(hwdbs);
+			if (!n)
 				return log_error("Out of memory"), EXIT_DEVICE;
-			}
 			hwdbs = n;
 			hwdbs[n_hwdbs++] = optarg;
 			break;
@@ -110,45 +104,38 @@ int verb_check_config(int argc, char *argv[], Options *o)
 			       "be "
 			       "read.\n",
 			       LUND_CONF_DEFAULT);
-			free(hwdbs);
 			return EXIT_OK;
 		default:
-			free(hwdbs);
 			return EXIT_USAGE;
 		}
 	}
 	if (argc - optind > 1) {
 		log_error("check-config takes at most one lund.conf");
-		free(hwdbs);
 		return EXIT_USAGE;
 	}
 	if (o->output == OUTPUT_JSON) {
 		root = json_object_new_object();
-		checked = json_object_new_array();
+		rep.checked = json_object_new_array();
 		rep.problems = json_object_new_array();
-		if (!root || !checked || !rep.problems) {
-			json_object_put(checked);
+		if (!root || !rep.checked || !rep.problems) {
+			json_object_put(rep.checked);
 			json_object_put(rep.problems);
-			free(hwdbs);
 			return log_error("Out of memory"), EXIT_DEVICE;
 		}
-		json_object_object_add(root, "checked", checked);
+		json_object_object_add(root, "checked", rep.checked);
 		json_object_object_add(root, "problems", rep.problems);
 	}
 
 	if (optind < argc)
-		rc = check_one(false, argv[optind], true, &rep, checked);
+		rc = check_one(false, argv[optind], true, &rep);
 	else {
-		if (asprintf(&conf, "%s%s", o->root ?: "", LUND_CONF_DEFAULT) < 0) {
-			free(hwdbs);
+		if (asprintf(&conf, "%s%s", o->root ?: "", LUND_CONF_DEFAULT) < 0)
 			return log_error("Out of memory"), EXIT_DEVICE;
-		}
-		rc = check_one(false, conf, false, &rep, checked);
+		rc = check_one(false, conf, false, &rep);
 	}
 	for (size_t i = 0; i < n_hwdbs; i++)
-		rc = MAX(rc, check_one(true, hwdbs[i], true, &rep, checked));
+		rc = MAX(rc, check_one(true, hwdbs[i], true, &rep));
 	if (n_hwdbs == 0 && rc == EXIT_OK) {
-		rep.checked = checked;
 		int r = hwdb_check_sources(o->root, on_checked, on_problem, &rep);
 
 		if (r < 0) {
@@ -156,7 +143,6 @@ int verb_check_config(int argc, char *argv[], Options *o)
 			rc = EXIT_DEVICE;
 		}
 	}
-	free(hwdbs);
 
 	if (root) {
 		json_object_object_add(root, "ok", json_object_new_boolean(rep.n == 0));

@@ -43,33 +43,18 @@ typedef enum DecodeKind {
 	_DECODE_KIND_INVALID = -EINVAL,
 } DecodeKind;
 
-static const struct {
-	const char *name;
-	const char *alias;
-	int vpd_page; /* -1: not a VPD page */
-} kinds[_DECODE_KIND_MAX] = {
-	[DECODE_INQUIRY] = { "inquiry", "std", -1 },   [DECODE_PG00] = { "0x00", "sv", 0x00 },
-	[DECODE_PG80] = { "0x80", "sn", 0x80 },        [DECODE_PG83] = { "0x83", "di", 0x83 },
-	[DECODE_PG89] = { "0x89", "ai", 0x89 },        [DECODE_PGB0] = { "0xb0", "bl", 0xb0 },
-	[DECODE_LUNS] = { "luns", "report-luns", -1 }, [DECODE_SENSE] = { "sense", NULL, -1 },
+/* As lunctl(8) names them for --page. */
+static const char *const kinds[_DECODE_KIND_MAX] = {
+	[DECODE_INQUIRY] = "inquiry", [DECODE_PG00] = "0x00",   [DECODE_PG80] = "0x80",
+	[DECODE_PG83] = "0x83",       [DECODE_PG89] = "0x89",   [DECODE_PGB0] = "0xb0",
+	[DECODE_LUNS] = "luns",       [DECODE_SENSE] = "sense",
 };
 
 static DecodeKind kind_from_string(const char *s)
 {
 	for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
-		if (strcasecmp(s, kinds[k].name) == 0 ||
-		    (kinds[k].alias && streq(s, kinds[k].alias)))
+		if (strcasecmp(s, kinds[k]) == 0)
 			return k;
-	/* "0x83", "83", "0X83" all name page 0x83. */
-	{
-		char *end;
-		unsigned long v = strtoul(s, &end, 16);
-
-		if (*end == 0 && end != s && v <= 0xff)
-			for (DecodeKind k = 0; k < _DECODE_KIND_MAX; k++)
-				if (kinds[k].vpd_page == (int)v)
-					return k;
-	}
 	return _DECODE_KIND_INVALID;
 }
 
@@ -278,8 +263,7 @@ static int load_input(Input *in)
 				if (candidates & (1u << k))
 					snprintf(which + strlen(which),
 					         sizeof(which) - strlen(which), "%s%s",
-					         which[0] ? " or " : " (it could be ",
-					         kinds[k].name);
+					         which[0] ? " or " : " (it could be ", kinds[k]);
 			return log_error_errno(-EBADMSG,
 			                       "%s: cannot tell what this response is%s%s; name it "
 			                       "with --page",
@@ -551,7 +535,7 @@ static int decode_to_json(const Input *in, json_object **ret)
 	if (r < 0)
 		return r;
 	json_object_object_add(o, "file", json_object_new_string(in->path));
-	json_object_object_add(o, "kind", json_object_new_string(kinds[in->kind].name));
+	json_object_object_add(o, "kind", json_object_new_string(kinds[in->kind]));
 	json_object_object_add(o, "length", json_object_new_int64((int64_t)len));
 	switch (in->kind) {
 	case DECODE_INQUIRY:
@@ -685,7 +669,7 @@ static int decode_json(const Input *inputs, size_t n)
 			return log_error_errno(r, "Out of memory"), EXIT_DEVICE;
 		if (r < 0) {
 			log_error_errno(r, "%s: malformed %s response: %m", inputs[i].path,
-			                kinds[inputs[i].kind].name);
+			                kinds[inputs[i].kind]);
 			return EXIT_MALFORMED;
 		}
 		json_object_array_add(all, o);
@@ -737,7 +721,7 @@ static int decode_identity(Input *inputs, size_t n, OutputMode mode)
 		}
 		if (*p) {
 			log_error("%s: a second %s response", inputs[i].path,
-			          kinds[inputs[i].kind].name);
+			          kinds[inputs[i].kind]);
 			return EXIT_USAGE;
 		}
 		*p = inputs[i].data;
@@ -844,7 +828,7 @@ int verb_decode(int argc, char *argv[], Options *o)
 		r = decode_human(&inputs[i]);
 		if (r < 0) {
 			log_error_errno(r, "%s: malformed %s response: %m", inputs[i].path,
-			                kinds[inputs[i].kind].name);
+			                kinds[inputs[i].kind]);
 			ret = EXIT_MALFORMED;
 		}
 	}

@@ -148,7 +148,7 @@ static int identify_with(const Options *o, const char *arg, ProbeResolveFlags re
 	_cleanup_close_ int rootfd = -EBADF;
 	int r;
 
-	r = lunctl_resolve_full(o, arg, resolve, &rootfd, &lu);
+	r = lunctl_resolve(o, arg, resolve, &rootfd, &lu);
 	if (r != EXIT_OK)
 		return r;
 

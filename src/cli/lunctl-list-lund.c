@@ -18,19 +18,10 @@
 #include "macro.h"
 #include "output.h"
 
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-		return NULL;
-	return v;
-}
-
 /* @key of @o when it is of @type, else NULL. */
 static json_object *typed_member(json_object *o, const char *key, json_type type)
 {
-	json_object *v = member(o, key);
+	json_object *v = json_member(o, key);
 
 	return v && json_object_is_type(v, type) ? v : NULL;
 }
@@ -63,8 +54,8 @@ static const char *node_name(json_object *nodes, const char *key)
 
 static int row_from_lund(json_object *lu, Row *w)
 {
-	json_object *nodes = member(lu, "nodes"), *id = member(lu, "id"),
-	            *names = member(lu, "names");
+	json_object *nodes = json_member(lu, "nodes"), *id = json_member(lu, "id"),
+	            *names = json_member(lu, "names");
 	const char *naming_error = str(lu, "naming_error");
 	uint64_t h, c, t, l;
 	bool oom = false;
@@ -86,13 +77,13 @@ static int row_from_lund(json_object *lu, Row *w)
 	w->lu.sg = row_strdup(node_name(nodes, "sg"), &oom);
 	w->state = row_strdup(str(lu, "state"), &oom);
 	if (json_object_get_boolean(typed_member(lu, "excluded", json_type_boolean)))
-		w->excluded = row_strdup(str(member(lu, "exclusion"), "rule") ?: "?", &oom);
+		w->excluded = row_strdup(str(json_member(lu, "exclusion"), "rule") ?: "?", &oom);
 	if (oom)
 		return -ENOMEM;
 
 	/* No scsi_id view: lund is identifying it (SG_IO, off its loop), could not, or has not
 	 * yet. */
-	if (!naming_error && !id && json_object_get_boolean(member(lu, "identifying"))) {
+	if (!naming_error && !id && json_object_get_boolean(json_member(lu, "identifying"))) {
 		w->error = -EINPROGRESS;
 		return 0;
 	}
@@ -101,14 +92,14 @@ static int row_from_lund(json_object *lu, Row *w)
 		return 0;
 	}
 	if (!str(id, "vendor") || !str(id, "model") || !str(id, "revision") ||
-	    !json_object_is_type(member(lu, "properties"), json_type_object))
+	    !json_object_is_type(json_member(lu, "properties"), json_type_object))
 		return -EBADMSG;
 	w->type = row_strdup(str(id, "type"), &oom);
 	w->vendor = row_strdup(str(id, "vendor"), &oom);
 	w->model = row_strdup(str(id, "model"), &oom);
 	w->revision = row_strdup(str(id, "revision"), &oom);
 	w->serial = row_strdup(str(id, "serial"), &oom);
-	w->properties = json_object_get(member(lu, "properties"));
+	w->properties = json_object_get(json_member(lu, "properties"));
 	json_object *paths = typed_member(lu, "paths", json_type_array),
 	            *multipath = typed_member(lu, "multipath", json_type_object);
 

@@ -197,7 +197,7 @@ static int add_device(MonitorFilter *f, const Options *o, const char *arg)
 	else {
 		_cleanup_(lu_ref_done) LuRef lu = {};
 		_cleanup_close_ int rootfd = -EBADF;
-		int r = lunctl_resolve(o, arg, &rootfd, &lu);
+		int r = lunctl_resolve(o, arg, 0, &rootfd, &lu);
 
 		if (r != EXIT_OK)
 			return r;
@@ -221,6 +221,7 @@ int verb_monitor(int argc, char *argv[], Options *o)
 	};
 	_cleanup_(lund_client_freep) LundClient *cl = NULL;
 	_cleanup_(monitor_filter_done) MonitorFilter f = {};
+	_cleanup_(json_object_putp) json_object *req = NULL;
 	json_object *reply = NULL;
 	int c, r;
 
@@ -271,7 +272,11 @@ int verb_monitor(int argc, char *argv[], Options *o)
 		        r, "Failed to connect to lund's control socket (is lund running?): %m");
 		return EXIT_DEVICE;
 	}
-	r = lund_client_call_cmd(cl, "monitor", NULL, NULL, &reply);
+	req = json_object_new_object();
+	if (!req)
+		return exit_code_from_errno(-ENOMEM);
+	json_object_object_add(req, "cmd", json_object_new_string("monitor"));
+	r = lund_client_call(cl, req, &reply);
 	json_object_put(reply);
 	if (r < 0) {
 		log_error_errno(r, "lund refused to stream events: %m");

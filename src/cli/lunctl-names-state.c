@@ -24,6 +24,7 @@
 #include "identify.h"
 #include "log.h"
 #include "lunctl.h"
+#include "luns.h"
 #include "macro.h"
 #include "namerec.h"
 #include "names.h"
@@ -42,15 +43,6 @@ static const char *identity_key(const Identity *i)
 	if (i->serial && namerec_identity_valid(i->serial))
 		return i->serial;
 	return NULL;
-}
-
-static bool is_hctl(const char *s)
-{
-	unsigned h, c, t;
-	unsigned long long l;
-	int n = -1;
-
-	return sscanf(s, "%u:%u:%u:%llu%n", &h, &c, &t, &l, &n) == 4 && n > 0 && s[n] == '\0';
 }
 
 /* The names of one LU in @cur; its identity in *ret_identity (malloc'd) unless NULL. A
@@ -123,21 +115,16 @@ static int current_names(const Options *o, int rootfd, bool diff, NameRecSet *re
 {
 	_cleanup_(namerec_set_done) NameRecSet cur = {};
 	_cleanup_(closedirp) DIR *d = NULL;
-	int fd;
+	int r;
 
-	fd = openat(rootfd, "sys/bus/scsi/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		d = fdopendir(fd);
-		if (!d) {
-			close(fd);
-			return -errno;
-		}
-	} else if (errno != ENOENT)
-		return -errno;
+	r = sysfs_opendir(rootfd, "sys/bus/scsi/devices", &d);
+	if (r < 0 && r != -ENOENT)
+		return r;
 	for (struct dirent *de = d ? readdir(d) : NULL; de; de = readdir(d)) {
-		int r;
+		unsigned h, c, t;
+		uint64_t l;
 
-		if (!is_hctl(de->d_name))
+		if (hctl_parse(de->d_name, &h, &c, &t, &l) < 0)
 			continue;
 		r = lu_names(o, de->d_name, diff, &cur, liars, NULL);
 		if (r == -ENOMEM)

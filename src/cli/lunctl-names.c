@@ -220,13 +220,12 @@ static int show_by_path(const char *dev, const Options *o)
 	return lunctl_printed(r);
 }
 
-static bool is_paths(json_object *c)
+bool lunctl_collision_is_paths(json_object *c)
 {
 	return streq_ptr(json_str(c, "kind"), "paths");
 }
 
-/* Same owners (the order lund lists them in is the same for every name of one LU). */
-static bool same_owners(json_object *a, json_object *b)
+bool lunctl_collision_same_owners(json_object *a, json_object *b)
 {
 	json_object *x = json_member(a, "owners"), *y = json_member(b, "owners");
 	size_t n = x ? json_object_array_length(x) : 0;
@@ -245,7 +244,7 @@ static bool same_owners(json_object *a, json_object *b)
 	return true;
 }
 
-static void print_owners_except(json_object *c, const char *except)
+void lunctl_collision_print_owners(json_object *c, const char *except)
 {
 	json_object *ow = json_member(c, "owners");
 
@@ -277,12 +276,12 @@ static int show_collisions(OutputMode mode, bool paths)
 		for (size_t i = 0; i < n; i++) {
 			json_object *c = json_object_array_get_idx(a, i), *g = NULL;
 
-			if (!is_paths(c))
+			if (!lunctl_collision_is_paths(c))
 				continue;
 			for (size_t k = 0; k < json_object_array_length(groups) && !g; k++) {
 				json_object *x = json_object_array_get_idx(groups, k);
 
-				if (same_owners(json_member(x, "first"), c))
+				if (lunctl_collision_same_owners(json_member(x, "first"), c))
 					g = x;
 			}
 			if (!g) {
@@ -347,17 +346,17 @@ static int show_collisions(OutputMode mode, bool paths)
 		json_object *c = json_object_array_get_idx(a, i);
 		const char *w = json_str(c, "winner");
 
-		if (is_paths(c)) {
+		if (lunctl_collision_is_paths(c)) {
 			printf("%s -> %s, paths of one LU (same LU designators, other target "
 			       "ports), "
 			       "also",
 			       json_str(c, "path") ?: "?", w ?: "nobody");
-			print_owners_except(c, w);
+			lunctl_collision_print_owners(c, w);
 		} else {
 			printf("%s: quarantined, clones (one ID, page 0x83 does not prove one LU), "
 			       "no link; claimed by",
 			       json_str(c, "path") ?: "?");
-			print_owners_except(c, NULL);
+			lunctl_collision_print_owners(c, NULL);
 		}
 		printf("\n");
 	}

@@ -331,7 +331,7 @@ int verb_policy(int argc, char *argv[], Options *o)
 			return EXIT_USAGE;
 	}
 
-	r = lunctl_resolve(o, arg, &rootfd, &lu);
+	r = lunctl_resolve(o, arg, 0, &rootfd, &lu);
 	if (r != EXIT_OK)
 		return r;
 

@@ -496,9 +496,7 @@ static int expand_lists_values(const Options *o, RangeList l[_LIST_MAX], uint64_
 		sel[k] = (ScanSelector){ f[LIST_HOSTS], f[LIST_CHANNELS], f[LIST_IDS],
 			                 f[LIST_LUNS] };
 		if (asprintf(&str[k], "%s:%s:%s:%s", part[0], part[1], part[2], part[3]) < 0) {
-			for (size_t m = 0; m < k; m++)
-				free(str[m]);
-			free(str);
+			strv_free_n(str, k);
 			free(sel);
 			return log_error_errno(-ENOMEM, "Out of memory"), EXIT_DEVICE;
 		}
@@ -520,13 +518,6 @@ static int expand_lists(const Options *o, RangeList l[_LIST_MAX], ScanSelector *
 	for (size_t i = 0; i < _LIST_MAX; i++)
 		free(v[i]);
 	return r;
-}
-
-static void strv_free(char **s)
-{
-	for (size_t i = 0; s && s[i]; i++)
-		free(s[i]);
-	free(s);
 }
 
 int verb_rescan(int argc, char *argv[], Options *o)
@@ -782,7 +773,7 @@ int verb_rescan(int argc, char *argv[], Options *o)
 		              : EXIT_OK;
 	}
 finish:
-	strv_free(sel_str);
+	strv_free_n(sel_str, n_sel);
 	for (size_t i = 0; i < _LIST_MAX; i++)
 		range_list_done(&lists_given[i]);
 	return ret;

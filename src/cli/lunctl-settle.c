@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -26,14 +25,6 @@
 #define SETTLE_POLL_USEC           100000u
 #define UDEVADM_POLL_USEC          10000u
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* `udevadm VERB --timeout=<what is left>` killed at @deadline: udevadm waits at least 5 s for
  * udevd's answer whatever its --timeout says. Returns 0 when it succeeded, -ETIME when it failed
  * or did not end by @deadline, -ENOENT when there is no udevadm, other -errno. */
@@ -42,7 +33,7 @@ static int udevadm(const char *verb, const char *opt, uint64_t deadline)
 	char arg[sizeof("--timeout=") + 20]; /* 20: the digits of UINT64_MAX */
 	char *argv[] = { (char *)"udevadm", (char *)verb, arg, (char *)opt, NULL };
 	posix_spawn_file_actions_t fa;
-	uint64_t now = mono_usec();
+	uint64_t now = lund_client_now_usec();
 	int r, status;
 	pid_t pid;
 
@@ -71,7 +62,7 @@ static int udevadm(const char *verb, const char *opt, uint64_t deadline)
 			break;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (mono_usec() >= deadline) {
+		if (lund_client_now_usec() >= deadline) {
 			(void)kill(pid, SIGKILL);
 			(void)waitpid(pid, &status, 0);
 			return -ETIME;
@@ -200,10 +191,10 @@ int verb_settle(int argc, char *argv[], Options *o)
 	r = lunctl_open_root(o, &rootfd);
 	if (r != EXIT_OK)
 		return r;
-	deadline = mono_usec() + (uint64_t)timeout * 1000000u;
+	deadline = lund_client_now_usec() + (uint64_t)timeout * 1000000u;
 	for (;;) {
 		_cleanup_(json_object_putp) json_object *q = NULL;
-		uint64_t now = mono_usec();
+		uint64_t now = lund_client_now_usec();
 		bool settled;
 
 		/* --timeout bounds the whole wait, each call to lund included. */
@@ -247,7 +238,7 @@ int verb_settle(int argc, char *argv[], Options *o)
 			                       json_object_new_boolean(empty));
 			settled = settled && empty;
 		}
-		if (settled || mono_usec() + SETTLE_POLL_USEC > deadline) {
+		if (settled || lund_client_now_usec() + SETTLE_POLL_USEC > deadline) {
 			char what[256];
 
 			if (o->output == OUTPUT_JSON) {

@@ -183,32 +183,6 @@ static void print_scans(json_object *s)
 	}
 }
 
-static bool is_paths(json_object *c)
-{
-	return streq_ptr(json_str(c, "kind"), "paths");
-}
-
-/* Do two names have the same owners (one LU through the same paths)? */
-static bool same_owners(json_object *a, json_object *b)
-{
-	json_object *x = json_member(a, "owners"), *y = json_member(b, "owners");
-	size_t n = x ? json_object_array_length(x) : 0;
-
-	if (!y || json_object_array_length(y) != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const char *h = json_object_get_string(json_object_array_get_idx(x, i));
-		bool found = false;
-
-		for (size_t k = 0; !found && k < n; k++)
-			found = streq_ptr(h,
-			                  json_object_get_string(json_object_array_get_idx(y, k)));
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 /* The names paths of one LU want sort together: by the path they are linked at, then by their
  * least owner (for names linked nowhere). */
 static const char *least_owner(json_object *c)
@@ -265,12 +239,12 @@ static void print_collisions(json_object *a)
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (is_paths(json_object_array_get_idx(a, i)))
+		if (lunctl_collision_is_paths(json_object_array_get_idx(a, i)))
 			v[n_paths++] = json_object_array_get_idx(a, i);
 	qsort(v, n_paths, sizeof(*v), paths_cmp);
 	/* each LU once: the first of its names */
 	for (size_t i = 0; i < n_paths; i++)
-		if (i == 0 || !same_owners(v[i - 1], v[i])) {
+		if (i == 0 || !lunctl_collision_same_owners(v[i - 1], v[i])) {
 			json_object *ow = json_member(v[i], "owners");
 
 			v[lus++] = v[i];
@@ -280,26 +254,21 @@ static void print_collisions(json_object *a)
 		printf("Paths:         %zu logical unit%s over %zu paths, named at the first\n",
 		       lus, lus == 1 ? "" : "s", paths);
 	for (size_t i = 0; i < lus; i++) {
-		json_object *ow = json_member(v[i], "owners");
 		const char *w = json_str(v[i], "winner");
 
 		printf("  names at %s, also through", w ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			if (!streq_ptr(w, json_object_get_string(json_object_array_get_idx(ow, k))))
-				printf(" %s",
-				       json_object_get_string(json_object_array_get_idx(ow, k)));
+		lunctl_collision_print_owners(v[i], w);
 		printf("\n");
 	}
 	printf("Collisions:    %zu\n", n - n_paths);
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(a, i), *ow = json_member(c, "owners");
+		json_object *c = json_object_array_get_idx(a, i);
 
-		if (is_paths(c))
+		if (lunctl_collision_is_paths(c))
 			continue;
 		printf("  %s -> %s (wanted by", json_str(c, "path") ?: "?",
 		       json_str(c, "winner") ?: "nobody");
-		for (size_t k = 0; ow && k < json_object_array_length(ow); k++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(ow, k)));
+		lunctl_collision_print_owners(c, NULL);
 		printf(")\n");
 	}
 }

@@ -200,40 +200,13 @@ static char *attr_trimmed(int rootfd, const char *syspath, const char *attr)
 	return s;
 }
 
-/* What a device's rules match: INQUIRY vendor, model, revision and the type, from sysfs. */
-typedef struct LuProduct {
-	char *vendor, *model, *rev;
-	int type; /* -1: unknown */
-} LuProduct;
-
-static void lu_product_done(LuProduct *p)
-{
-	free(p->vendor);
-	free(p->model);
-	free(p->rev);
-}
-
-static void lu_product_read(const Options *o, const LuRef *lu, LuProduct *ret)
-{
-	_cleanup_close_ int rootfd = sysfs_open_root(o->root);
-	uint64_t type = UINT64_MAX;
-
-	*ret = (LuProduct){ .type = -1 };
-	if (rootfd < 0 || !lu->syspath)
-		return;
-	ret->vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
-	ret->model = attr_trimmed(rootfd, lu->syspath, "model");
-	ret->rev = attr_trimmed(rootfd, lu->syspath, "rev");
-	(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
-	ret->type = type <= 0x1f ? (int)type : -1;
-}
-
 /* The hwdb a preview gives (names --diff --hwdb), else the system's compiled one, or with
  * --root the tree's /etc/udev/hwdb.bin. */
 static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i, RuleWhy *ret)
 {
 	_cleanup_free_ char *hwdb_path = NULL;
-	_cleanup_(lu_product_done) LuProduct prod = {};
+	_cleanup_(lunctl_facts_done) LunctlFacts prod = {};
+	_cleanup_close_ int rootfd = -EBADF;
 	Hwdb *h = NULL;
 	NameRuleQuery q;
 	int r;
@@ -247,9 +220,10 @@ static int rule_why_compute(const Options *o, const LuRef *lu, const Identity *i
 		return -ENOMEM;
 	if (hwdb_open(hwdb_path, &h) < 0)
 		return 0; /* no hwdb: the default rule */
-	lu_product_read(o, lu, &prod);
+	rootfd = sysfs_open_root(o->root);
+	lunctl_facts_read(rootfd, lu, i, &prod);
 	q = (NameRuleQuery){
-		.type = prod.type,
+		.type = prod.f.type,
 		.vendor = prod.vendor,
 		.model = prod.model,
 		.revision = prod.rev,
@@ -431,12 +405,13 @@ void lunctl_facts_read(int rootfd, const LuRef *lu, const Identity *i, LunctlFac
 	uint64_t type = UINT64_MAX;
 
 	*ret = (LunctlFacts){};
-	if (lu->syspath) {
+	if (rootfd >= 0 && lu->syspath) {
 		ret->vendor = attr_trimmed(rootfd, lu->syspath, "vendor");
 		ret->model = attr_trimmed(rootfd, lu->syspath, "model");
+		ret->rev = attr_trimmed(rootfd, lu->syspath, "rev");
 		(void)sysfs_attr_u64(rootfd, lu->syspath, "type", &type);
 	}
-	if (hostfacts_read(rootfd, lu->host, &ret->host) < 0)
+	if (rootfd < 0 || hostfacts_read(rootfd, lu->host, &ret->host) < 0)
 		ret->host = (HostFacts){};
 	ret->f = (ExclusionFacts){
 		.serial = i ? i->serial : NULL,
@@ -457,6 +432,7 @@ void lunctl_facts_done(LunctlFacts *x)
 {
 	free(x->vendor);
 	free(x->model);
+	free(x->rev);
 	hostfacts_done(&x->host);
 }
 
@@ -489,14 +465,7 @@ int lunctl_lu_verdicts(const Options *o, const LuRef *lu, const Identity *i, Lun
 		return 0;
 	}
 	rootfd = sysfs_open_root(o->root);
-	if (rootfd >= 0)
-		lunctl_facts_read(rootfd, lu, i, &x);
-	else
-		x.f = (ExclusionFacts){ .host = lu->host,
-			                .channel = lu->channel,
-			                .target = lu->target,
-			                .lun = (int64_t)lu->lun,
-			                .type = -1 };
+	lunctl_facts_read(rootfd, lu, i, &x);
 	exclusion_judge(c, &x.f, ret);
 	for (ReactAction a = 0; a < _REACT_ACTION_MAX; a++)
 		reaction_judge(c, &x.f, a, &ret_react[a]);

@@ -106,13 +106,8 @@ static int resolve_in(int rootfd, const char *arg, ProbeResolveFlags flags, LuRe
 	return EXIT_OK;
 }
 
-int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret)
-{
-	return lunctl_resolve_full(o, arg, 0, ret_rootfd, ret);
-}
-
-int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
-                        LuRef *ret)
+int lunctl_resolve(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
+                   LuRef *ret)
 {
 	_cleanup_close_ int rootfd = -EBADF;
 	int r;

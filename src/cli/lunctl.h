@@ -47,14 +47,13 @@ int lunctl_open_root(const Options *o, int *ret);
 
 /*
  * lunctl_resolve() - open --root (lunctl_open_root()) and find in it the LU an admin named: a
- * device node (or its bare name, "sda", as kernel messages print it), a /sys path or H:C:T:L.
- * Logs one line naming @arg and the reason on failure. Returns EXIT_OK with the root's fd in
- * @ret_rootfd and @ret filled, or the exit code to return (nothing to close then).
+ * device node (or its bare name, "sda", as kernel messages print it), a /sys path or H:C:T:L,
+ * as @flags ask (probe_resolve_full()). Logs one line naming @arg and the reason on failure.
+ * Returns EXIT_OK with the root's fd in @ret_rootfd and @ret filled, or the exit code to return
+ * (nothing to close then).
  */
-int lunctl_resolve(const Options *o, const char *arg, int *ret_rootfd, LuRef *ret);
-/* lunctl_resolve_full() - lunctl_resolve() as @flags ask (probe_resolve_full()). */
-int lunctl_resolve_full(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
-                        LuRef *ret);
+int lunctl_resolve(const Options *o, const char *arg, ProbeResolveFlags flags, int *ret_rootfd,
+                   LuRef *ret);
 
 /*
  * lunctl_getopt() - getopt_long() that takes the output options of lunctl and its verbs itself:
@@ -113,12 +112,13 @@ json_object *lunctl_nodes_json(const LuRef *lu);
 typedef struct LunctlLinks LunctlLinks;
 int lunctl_names_why(const Options *o, const LuRef *lu, const Identity *i,
                      const LunctlLinks *links);
-/* What lund.conf(5)'s exclusions and reactions judge an LU on, from sysfs below @rootfd: its
- * address, type, INQUIRY vendor and model (@lu->syspath NULL: none), its host's driver and
- * transport, and the IDs of @i (NULL: none), as lund judges it. (lunctl-why.c) */
+/* What lund.conf(5)'s exclusions and reactions and the hwdb's naming rules judge an LU on, from
+ * sysfs below @rootfd (none when it is negative): its address, type, INQUIRY vendor, model and
+ * revision (@lu->syspath NULL: none), its host's driver and transport, and the IDs of @i (NULL:
+ * none), as lund judges it. (lunctl-why.c) */
 typedef struct LunctlFacts {
 	ExclusionFacts f; /* its strings are the ones below and @i's */
-	char *vendor, *model;
+	char *vendor, *model, *rev;
 	HostFacts host;
 } LunctlFacts;
 void lunctl_facts_read(int rootfd, const LuRef *lu, const Identity *i, LunctlFacts *ret);
@@ -192,6 +192,12 @@ int lunctl_daemon_call(const char *cmd, const char *key, const char *value, json
 /* lunctl_daemon_request() - the same for the request @req (its "cmd" named in messages, @what
  * before lund's message when not NULL). */
 int lunctl_daemon_request(json_object *req, const char *what, json_object **ret);
+/* Of lund's "collisions" (lund(8), CONTROL PROTOCOL "status"): is @c the names paths of one LU
+ * want, and do @a and @b have the same owners (one LU through the same paths)? (lunctl-names.c) */
+bool lunctl_collision_is_paths(json_object *c);
+bool lunctl_collision_same_owners(json_object *a, json_object *b);
+/* " OWNER" for each owner of @c but @except (NULL: none). */
+void lunctl_collision_print_owners(json_object *c, const char *except);
 int verb_hold(int argc, char *argv[], Options *o);
 /* The "holds" of lund's status or hold reply, one line each. */
 void lunctl_print_holds(json_object *holds);
