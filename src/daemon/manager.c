@@ -42,7 +42,6 @@ static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 };
 
 DEFINE_NAME_LOOKUP(manager_scan_mode_to_string, ManagerScanMode, scan_mode_table)
-DEFINE_NAME_PARSE(manager_scan_mode_from_string, ManagerScanMode, scan_mode_table)
 
 /* ---- inventory hooks ---- */
 
