@@ -40,14 +40,6 @@ static void json_putp(json_object **o)
 	json_object_put(*o);
 }
 
-static uint64_t now_realtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static bool scope_has(const ScanSelector *s, uint64_t host, uint64_t channel, uint64_t target,
                       uint64_t lun)
 {
@@ -164,7 +156,7 @@ static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata);
 /* The timer for the earliest time limit, none without one. */
 static void holds_arm(Manager *m)
 {
-	uint64_t next = 0, now = now_realtime();
+	uint64_t next = 0, now = manager_now(CLOCK_REALTIME);
 
 	for (size_t i = 0; i < m->n_holds; i++)
 		if (m->holds[i].until && (!next || m->holds[i].until < next))
@@ -214,7 +206,7 @@ static void holds_changed(Manager *m)
 static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Manager *m = userdata;
-	uint64_t now = now_realtime();
+	uint64_t now = manager_now(CLOCK_REALTIME);
 
 	for (size_t i = 0; i < m->n_holds;) {
 		ScanSelector scope;
@@ -237,7 +229,7 @@ static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 int manager_hold(Manager *m, const ScanSelector *scope, const char *reason, uint64_t timeout_sec)
 {
-	uint64_t now = now_realtime();
+	uint64_t now = manager_now(CLOCK_REALTIME);
 	char text[64];
 	int r;
 

@@ -267,11 +267,11 @@ static const char *on_leave(Inventory *inv, const Lu *lu, LuUnitAttention ua, vo
 
 /* ---- resync ---- */
 
-static uint64_t now_usec(void)
+uint64_t manager_now(clockid_t clock)
 {
 	struct timespec ts;
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	(void)clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
@@ -316,12 +316,12 @@ static int resync_finish(Manager *m, int r)
 /* One wake-up's share of the resync: LUs until RESYNC_SLICE_USEC have passed. */
 static int resync_slice(Manager *m, bool *ret_done)
 {
-	uint64_t end = now_usec() + RESYNC_SLICE_USEC;
+	uint64_t end = manager_now(CLOCK_MONOTONIC) + RESYNC_SLICE_USEC;
 	int r;
 
 	do
 		r = inventory_resync_step(m->inventory, RESYNC_SLICE_LUS, ret_done);
-	while (!*ret_done && now_usec() < end);
+	while (!*ret_done && manager_now(CLOCK_MONOTONIC) < end);
 	return r;
 }
 
@@ -944,18 +944,10 @@ _Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_
 	_exit(LUND_EXIT_SCAN_STUCK);
 }
 
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
 /* What is left of the shutdown grace that began at @start. */
 static uint64_t grace_left(uint64_t start)
 {
-	uint64_t spent = monotonic_usec() - start;
+	uint64_t spent = manager_now(CLOCK_MONOTONIC) - start;
 
 	return spent >= SHUTDOWN_GRACE_USEC ? 0 : SHUTDOWN_GRACE_USEC - spent;
 }
@@ -982,7 +974,7 @@ Manager *manager_free(Manager *m)
 	manager_scan_requests_free(m);
 	/* One grace for everything that may be in the kernel: the scan, rescan writes, module
 	 * loads. Whatever outlives it is named, and the process ends without it. */
-	start = monotonic_usec();
+	start = manager_now(CLOCK_MONOTONIC);
 	if (host_scanner_shutdown(m->scanner, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, what, running + SHUTDOWN_GRACE_USEC);
 	policy_engine_set_worker(m->policy, NULL);
