@@ -19,18 +19,6 @@
 #include "probe.h"
 #include "scan-json.h"
 
-/* An error reply whose message says more than the errno's name. */
-static json_object *reply_error(int error, const char *message)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ok", json_object_new_boolean(false));
-	json_object_object_add(o, "error",
-	                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
-	json_object_object_add(o, "message", json_object_new_string(message));
-	return o;
-}
-
 /* The reply comes when the scan ends (it runs off the loop, after those queued before it). */
 static int request_rescan(Manager *m, ControlClient *c, const ControlRequest *req,
                           json_object **ret)
@@ -395,7 +383,7 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 		log_info("control: refused \"%s\" from read-only client pid %i uid %u",
 		         control_command_to_string(req.cmd), (int)control_client_pid(c),
 		         (unsigned)control_client_uid(c));
-		*ret_reply = reply_error(-EPERM, msg);
+		*ret_reply = control_error_reply(-EPERM, msg);
 		return 0;
 	}
 
@@ -468,8 +456,8 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 	case CONTROL_RELEASE:
 		r = manager_release(m, &req.scope_sel);
 		if (r == -ENOENT) {
-			*ret_reply =
-			        reply_error(r, "no hold on that scope (lunctl status lists them)");
+			*ret_reply = control_error_reply(
+			        r, "no hold on that scope (lunctl status lists them)");
 			return 0;
 		}
 		if (r < 0)
@@ -483,7 +471,7 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 		r = manager_reload(m, "request", &msg);
 		/* The reason, not just the errno: the admin has a file to fix. */
 		if (r < 0 && msg) {
-			*ret_reply = reply_error(r, msg);
+			*ret_reply = control_error_reply(r, msg);
 			return 0;
 		}
 		if (r < 0)
