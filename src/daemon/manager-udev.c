@@ -145,12 +145,6 @@ static void trigger_change(Manager *m, const char *key)
 	UeventJob *j;
 	int r;
 
-	if (!m->io_worker) {
-		log_warning("%s: no worker to tell udev of changed names, udev has them at the "
-		            "device's next event",
-		            key);
-		return;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return;

@@ -460,10 +460,6 @@ static void manager_load_drivers(Manager *m, const char *hctl, const char *syspa
 
 	if (!m->modload)
 		return;
-	if (!m->modload_worker) {
-		(void)modload_lu(m->modload, hctl, syspath, modalias); /* no thread to be had */
-		return;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return;
@@ -516,16 +512,6 @@ static int on_rescan_lu(Inventory *inv, Lu *lu, LuUnitAttention ua, void *userda
 	Manager *m = userdata;
 	RescanJob *j;
 
-	if (!m->io_worker) {
-		/* No thread to be had: write it here, as the inventory would. */
-		_cleanup_free_ char *path = NULL;
-
-		if (asprintf(&path, "%s/rescan", lu->syspath) < 0)
-			return -ENOMEM;
-		(void)inventory_rescan_done(inv, lu->hctl, ua,
-		                            sysfs_write_attr(m->rootfd, path, "1"));
-		return 0;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -985,7 +971,8 @@ Manager *manager_free(Manager *m)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->resv_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "reading a logical unit's reservations", SHUTDOWN_GRACE_USEC);
-	m->resv_worker = NULL;
+	/* freed: the links flushed below submit nothing to them */
+	m->io_worker = m->modload_worker = m->resv_worker = NULL;
 	if (identify_threads_stop(m->identify, false, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
 	if (identify_threads_stop(m->identify, true, grace_left(start)) == -ETIMEDOUT)
@@ -1140,9 +1127,7 @@ int manager_start(Manager *m)
 
 	r = worker_new(m->event, "rescan-writes", 2, &m->io_worker);
 	if (r < 0)
-		log_warning_errno(r,
-		                  "Cannot write rescan attributes off the event loop, writing them "
-		                  "in it: %m");
+		return log_error_errno(r, "Failed to start the thread for rescan writes: %m");
 	r = identify_threads_new(m->event, on_identify_done, m, &m->identify);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up identification: %m");
@@ -1186,9 +1171,8 @@ int manager_start(Manager *m)
 	if (m->modload) {
 		r = worker_new(m->event, "modload", 1, &m->modload_worker);
 		if (r < 0)
-			log_warning_errno(r,
-			                  "Cannot load drivers off the event loop, loading them in "
-			                  "it: %m");
+			return log_error_errno(r,
+			                       "Failed to start the thread for driver loads: %m");
 	}
 
 	manager_host_scan_setup(m);
