@@ -60,20 +60,14 @@ struct ControlServer {
 	RateLimit log_limit; /* refusals and drops, folded when a client floods */
 };
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* Every refusal and drop is logged, at most a few per interval, the rest counted. */
 static void control_log_refusal(ControlServer *s, pid_t pid, uid_t uid, int error, const char *what)
 {
 	unsigned suppressed = 0;
+	uint64_t now = 0;
 
-	if (!ratelimit_below(&s->log_limit, now_usec(), &suppressed))
+	(void)sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	if (!ratelimit_below(&s->log_limit, now, &suppressed))
 		return;
 	if (suppressed > 0)
 		log_warning("control: %u similar messages suppressed", suppressed);
