@@ -22,6 +22,7 @@
 #include "grow.h"
 #include "macro.h"
 #include "manager-private.h"
+#include "sysfs.h"
 
 #define HOLDS_FILE     "holds"
 #define HOLDS_FILE_MAX (256u * 1024u)
@@ -269,21 +270,15 @@ int manager_release(Manager *m, const ScanSelector *scope)
 void manager_holds_load(Manager *m)
 {
 	_cleanup_(json_putp) json_object *a = NULL;
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ uint8_t *buf = NULL;
 	_cleanup_close_ int fd = -EBADF;
-	size_t n = 0;
-	ssize_t k;
+	size_t n;
 
 	fd = openat(m->runfd, HOLDS_FILE, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	buf = malloc(HOLDS_FILE_MAX + 1);
-	if (!buf)
-		return;
-	while (n < HOLDS_FILE_MAX && (k = read(fd, buf + n, HOLDS_FILE_MAX - n)) > 0)
-		n += (size_t)k;
-	buf[n] = 0;
-	a = json_tokener_parse(buf);
+	if (sysfs_read_fd(fd, HOLDS_FILE_MAX, &buf, &n) >= 0)
+		a = json_tokener_parse((const char *)buf);
 	if (!a || !json_object_is_type(a, json_type_array)) {
 		log_warning("%s/%s is damaged, no hold kept from before", m->run_dir, HOLDS_FILE);
 		return;
