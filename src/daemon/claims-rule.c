@@ -17,11 +17,6 @@ bool lu_same_lu(const Lu *a, const Lu *b)
 	return lu_relation(a, b) == LU_RELATION_PATHS;
 }
 
-static bool lu_running(const Lu *lu)
-{
-	return !lu->state || streq(lu->state, "running");
-}
-
 const char *claim_state(const Claim *c, const Lu *lu)
 {
 	if (c->foreign)

@@ -60,20 +60,14 @@ struct ControlServer {
 	RateLimit log_limit; /* refusals and drops, folded when a client floods */
 };
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* Every refusal and drop is logged, at most a few per interval, the rest counted. */
 static void control_log_refusal(ControlServer *s, pid_t pid, uid_t uid, int error, const char *what)
 {
 	unsigned suppressed = 0;
+	uint64_t now = 0;
 
-	if (!ratelimit_below(&s->log_limit, now_usec(), &suppressed))
+	(void)sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	if (!ratelimit_below(&s->log_limit, now, &suppressed))
 		return;
 	if (suppressed > 0)
 		log_warning("control: %u similar messages suppressed", suppressed);
@@ -176,7 +170,7 @@ static int client_flush(ControlClient *c)
 	return 0;
 }
 
-static json_object *error_reply(int error, const char *message)
+json_object *control_error_reply(int error, const char *message)
 {
 	json_object *o = json_object_new_object();
 	const char *name = strerrorname_np(error < 0 ? -error : error);
@@ -265,7 +259,7 @@ static void client_fail(ControlClient *c, int error, const char *message)
 
 	if (c->dead || c->closing)
 		return;
-	o = error_reply(error, message);
+	o = control_error_reply(error, message);
 	(void)client_append(c, o, true);
 	json_object_put(o);
 	c->closing = true;
@@ -301,14 +295,15 @@ static int client_handle_line(ControlClient *c, const char *line, size_t len)
 
 	r = control_request_parse_object(line, len, &req);
 	if (r == -EDOM)
-		reply = error_reply(-EINVAL, "request holds a number JSON has not (NaN, infinity)");
+		reply = control_error_reply(-EINVAL,
+		                            "request holds a number JSON has not (NaN, infinity)");
 	else if (r < 0)
-		reply = error_reply(-EBADMSG, "request is not a JSON object");
+		reply = control_error_reply(-EBADMSG, "request is not a JSON object");
 	else {
 		r = s->handler(s, c, req, &reply, &monitor, s->userdata);
 		if (r < 0) {
 			json_object_put(reply);
-			reply = error_reply(r, NULL);
+			reply = control_error_reply(r, NULL);
 		} else if (!reply) {
 			/* Deferred: the owner answers with control_client_reply(). */
 			if (json_object_object_get_ex(req, "id", &id))
@@ -462,7 +457,7 @@ static int on_client_timer(sd_event_source *es, uint64_t usec, void *userdata)
 static void refuse(ControlServer *s, int fd, const struct ucred *cred, int error,
                    const char *message)
 {
-	json_object *o = error_reply(error, message);
+	json_object *o = control_error_reply(error, message);
 	const char *text = json_object_to_json_string_ext(
 	        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
@@ -802,11 +797,6 @@ int control_client_end(ControlClient *c)
 		return -EINVAL;
 	r = client_put(c, "", 0, true, true);
 	return r < 0 ? r : deferred_done(c);
-}
-
-json_object *control_error_reply(int error, const char *message)
-{
-	return error_reply(error, message);
 }
 
 bool control_client_alive(const ControlClient *c)

@@ -10,6 +10,7 @@
 
 #include "errors.h"
 #include "errpolicy.h"
+#include "grow.h"
 #include "macro.h"
 #include "ptrtable.h"
 #include "strhash.h"
@@ -219,47 +220,29 @@ static int disk_io_cmp(const void *a, const void *b)
 	return strcmp(((const DiskIo *)a)->name, ((const DiskIo *)b)->name);
 }
 
+/* proc/diskstats is read whole; at ~150 bytes a disk this is room for 400,000 of them. */
+#define DISKSTATS_MAX (64u * 1024 * 1024)
+
 /* The disks' I/O now, from proc/diskstats below the root (Documentation/admin-guide/
  * iostats.rst): fields 4 (reads completed), 8 (writes completed), 12 (in flight), 15
- * (discards completed, 4.18 on) and 19 (flushes completed, 5.5 on). Without the file, or out
- * of memory, none: every LU is read. */
+ * (discards completed, 4.18 on) and 19 (flushes completed, 5.5 on). Without the file, larger
+ * than DISKSTATS_MAX, or out of memory, none: every LU is read. */
+
 static void disks_load(ErrorTracker *t)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ uint8_t *buf = NULL;
 	_cleanup_close_ int fd = -EBADF;
-	size_t len = 0, cap = 0;
-	DiskIo *v = NULL;
-	size_t n = 0, nalloc = 0;
+	_cleanup_free_ DiskIo *v = NULL;
+	size_t len, n = 0, nalloc = 0;
 
 	t->disks = mfree(t->disks);
 	t->n_disks = 0;
 	if (!t->block)
 		return;
 	fd = openat(t->rootfd, "proc/diskstats", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0 || sysfs_read_fd(fd, DISKSTATS_MAX, &buf, &len) < 0)
 		return;
-	for (;;) {
-		ssize_t k;
-
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap + 65536 + 1);
-
-			if (!nb)
-				return;
-			buf = nb;
-			cap += 65536;
-		}
-		k = read(fd, buf + len, cap - len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return;
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	buf[len] = 0;
-	for (char *line = buf, *end; *line; line = end) {
+	for (char *line = (char *)buf, *end; *line; line = end) {
 		unsigned long long f[20] = {};
 		char name[sizeof(v->name)];
 		int got, pos = 0;
@@ -279,21 +262,14 @@ static void disks_load(ErrorTracker *t)
 			pos += k;
 		}
 		io = f[4] + f[8] + f[12] + f[15] + f[19];
-		if (n == nalloc) {
-			DiskIo *nv = reallocarray(v, nalloc ? nalloc * 2 : 256, sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return;
-			}
-			v = nv;
-			nalloc = nalloc ? nalloc * 2 : 256;
-		}
+		if (GREEDY_REALLOC(v, nalloc, n + 1) < 0)
+			return;
 		memcpy(v[n].name, name, sizeof(name));
 		v[n++].io = (uint16_t)io;
 	}
-	qsort(v, n, sizeof(*v), disk_io_cmp);
-	t->disks = v;
+	if (n > 0)
+		qsort(v, n, sizeof(*v), disk_io_cmp);
+	t->disks = TAKE_PTR(v);
 	t->n_disks = n;
 }
 

@@ -15,6 +15,7 @@
 #include <dirent.h>
 
 #include "pathid.h"
+#include "ptrtable.h"
 #include "strpool.h"
 #include "udevctx.h"
 
@@ -34,10 +35,8 @@ struct Inventory {
 	Lu *resync_next;
 	bool resync_running, resync_reprobe, resync_walking;
 	int resync_error;
-	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1): open addressing with
-	 * linear probing, @index_size a power of two kept at least twice @n_lus. */
-	Lu **index;
-	size_t index_size;
+	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1). */
+	PtrTable index;
 	StrPool *strings; /* Lu.vendor, .model, .revision, .state */
 	/* What identifying one LU reads that is the same for many: which udev rules files exist,
 	 * and path_id's walk above the LUs (hosts, targets, adapters). */

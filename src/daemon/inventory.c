@@ -12,6 +12,7 @@
 #include "lu-identify.h"
 #include "luns.h"
 #include "macro.h"
+#include "ptrtable.h"
 #include "strpool.h"
 #include "sysfs.h"
 
@@ -30,6 +31,8 @@ const char *lu_type_name(int type)
 		return "unknown";
 	return names[type];
 }
+
+static uint32_t lu_hash(const void *p);
 
 int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hooks, void *userdata,
                   Inventory **ret)
@@ -52,6 +55,7 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 		free(inv);
 		return -ENOMEM;
 	}
+	inv->index = PTRTABLE_INIT(lu_hash);
 	inv->rootfd = rootfd;
 	/* Names need no block limits page: never a command (nor a read) for it. */
 	inv->probe_flags = probe_flags | PROBE_IDENTITY_ONLY;
@@ -139,7 +143,7 @@ Inventory *inventory_free(Inventory *inv)
 		hostfacts_done(&h->facts);
 		free(h);
 	}
-	free(inv->index);
+	ptrtable_done(&inv->index);
 	strpool_free(inv->strings);
 	pathid_cache_free(inv->paths);
 	free(inv);
@@ -207,13 +211,14 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static size_t hctl_hash(unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
+static uint32_t hctl_hash(unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
 {
-	return (size_t)mix64(mix64(((uint64_t)hn << 32 | cn) ^ mix64((uint64_t)tn)) ^ ln);
+	return (uint32_t)mix64(mix64(((uint64_t)hn << 32 | cn) ^ mix64((uint64_t)tn)) ^ ln);
 }
 
-static size_t lu_hash(const Lu *lu)
+static uint32_t lu_hash(const void *p)
 {
+	const Lu *lu = p;
 	const Target *t = lu->target;
 
 	return hctl_hash(t->host->number, t->channel, t->id, lu->lun);
@@ -221,72 +226,17 @@ static size_t lu_hash(const Lu *lu)
 
 static Lu *find_lu(const Inventory *inv, unsigned hn, unsigned cn, unsigned tn, uint64_t ln)
 {
-	size_t mask = inv->index_size - 1;
+	const PtrTable *x = &inv->index;
 
-	if (inv->index_size == 0)
-		return NULL;
-	for (size_t i = hctl_hash(hn, cn, tn, ln) & mask; inv->index[i]; i = (i + 1) & mask) {
-		Lu *lu = inv->index[i];
+	for (size_t i = ptrtable_home(x, hctl_hash(hn, cn, tn, ln)); ptrtable_at(x, i);
+	     i = ptrtable_next(x, i)) {
+		Lu *lu = ptrtable_at(x, i);
 		const Target *t = lu->target;
 
 		if (lu->lun == ln && t->id == tn && t->channel == cn && t->host->number == hn)
 			return lu;
 	}
 	return NULL;
-}
-
-static void index_put(Lu **index, size_t size, Lu *lu)
-{
-	size_t i = lu_hash(lu) & (size - 1);
-
-	while (index[i])
-		i = (i + 1) & (size - 1);
-	index[i] = lu;
-}
-
-/* Room for one more LU. */
-static int index_reserve(Inventory *inv)
-{
-	size_t size;
-	Lu **index;
-
-	if ((inv->n_lus + 1) * 2 <= inv->index_size)
-		return 0;
-	size = inv->index_size ? inv->index_size * 2 : 64;
-	index = calloc(size, sizeof(*index));
-	if (!index)
-		return -ENOMEM;
-	for (size_t i = 0; i < inv->index_size; i++)
-		if (inv->index[i])
-			index_put(index, size, inv->index[i]);
-	free(inv->index);
-	inv->index = index;
-	inv->index_size = size;
-	return 0;
-}
-
-static void index_remove(Inventory *inv, const Lu *lu)
-{
-	size_t mask = inv->index_size - 1, i, j;
-
-	if (inv->index_size == 0)
-		return;
-	for (i = lu_hash(lu) & mask; inv->index[i] && inv->index[i] != lu; i = (i + 1) & mask)
-		;
-	if (!inv->index[i])
-		return;
-	/* Shift back the entries after it that probed past its slot, so none becomes
-	 * unreachable (no tombstones). */
-	for (j = (i + 1) & mask; inv->index[j]; j = (j + 1) & mask) {
-		size_t k = lu_hash(inv->index[j]) & mask;
-
-		/* Leave it where it is when its home slot k lies cyclically in (i, j]. */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		inv->index[i] = inv->index[j];
-		i = j;
-	}
-	inv->index[i] = NULL;
 }
 
 Lu *inventory_find(const Inventory *inv, const char *hctl)
@@ -307,9 +257,6 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
 	Lu **lp;
 	int r;
 
-	r = index_reserve(inv);
-	if (r < 0)
-		return r;
 	for (hp = &inv->hosts; *hp && (*hp)->number < hn; hp = &(*hp)->next)
 		;
 	h = *hp;
@@ -340,6 +287,11 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
 		t->next = *tp;
 		*tp = t;
 	}
+	/* indexed first: an LU the index cannot take is not in the tree either */
+	lu->target = t;
+	r = ptrtable_insert(&inv->index, lu);
+	if (r < 0)
+		return r; /* an empty target is as harmless as an empty host */
 	if (t->last_lu && t->last_lu->lun < lu->lun)
 		lp = &t->last_lu->next;
 	else
@@ -349,9 +301,7 @@ static int insert_lu(Inventory *inv, Lu *lu, unsigned hn, unsigned cn, unsigned 
 	*lp = lu;
 	if (!lu->next)
 		t->last_lu = lu;
-	lu->target = t;
 	inv->n_lus++;
-	index_put(inv->index, inv->index_size, lu);
 	return 0;
 }
 
@@ -361,7 +311,7 @@ static void unlink_lu(Inventory *inv, Lu *lu)
 	Host *h = t->host;
 	Lu *prev = NULL;
 
-	index_remove(inv, lu);
+	ptrtable_delete(&inv->index, lu);
 	for (Lu **lp = &t->lus; *lp; prev = *lp, lp = &(*lp)->next)
 		if (*lp == lu) {
 			*lp = lu->next;

@@ -11,9 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hostfacts.h"
 #include "lu-identify.h"
+#include "macro.h"
 #include "naming.h"
 #include "probe.h"
 #include "uevent.h"
@@ -281,6 +283,12 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions wh
 static inline bool lu_is_cdrom(const Lu *lu)
 {
 	return lu->block && lu->block[0] == 's' && lu->block[1] == 'r';
+}
+
+/* lu_running() - whether the kernel has @lu running (no state read counts as running). */
+static inline bool lu_running(const Lu *lu)
+{
+	return !lu->state || streq(lu->state, "running");
 }
 
 /* @lu's rare fields (LuRare), NULL or 0 when it has none. */

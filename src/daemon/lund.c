@@ -77,7 +77,12 @@ static void errtryhelp(void)
 	fprintf(stderr, "Try 'lund --help' for more information.\n");
 }
 
-static int parse_size(const char *s, size_t *ret)
+/* --load-modules, --udev-links and --scan: ModLoadMode, ManagerUdevLinks and ManagerScanMode
+ * share this order. */
+static const char *const when_names[] = { "auto", "always", "never" };
+static DEFINE_NAME_PARSE(parse_when, int, when_names)
+
+        static int parse_size(const char *s, size_t *ret)
 {
 	unsigned long long v, mult = 1;
 	char *end;
@@ -309,16 +314,12 @@ int main(int argc, char *argv[])
 			config.error_events = true;
 			break;
 		case OPT_LOAD_MODULES:
-			if (streq(optarg, "auto"))
-				config.modload = MODLOAD_AUTO;
-			else if (streq(optarg, "always"))
-				config.modload = MODLOAD_ALWAYS;
-			else if (streq(optarg, "never"))
-				config.modload = MODLOAD_NEVER;
-			else {
+			r = parse_when(optarg);
+			if (r < 0) {
 				fprintf(stderr, "lund: invalid --load-modules '%s'\n", optarg);
 				return LUND_EXIT_USAGE;
 			}
+			config.modload = (ModLoadMode)r;
 			break;
 		case OPT_STATE_DIR:
 			free(state_dir);
@@ -330,28 +331,22 @@ int main(int argc, char *argv[])
 			config.state_dir = state_dir;
 			break;
 		case OPT_UDEV_LINKS:
-			if (streq(optarg, "auto"))
-				config.udev_links = MANAGER_UDEV_LINKS_AUTO;
-			else if (streq(optarg, "always"))
-				config.udev_links = MANAGER_UDEV_LINKS_ALWAYS;
-			else if (streq(optarg, "never"))
-				config.udev_links = MANAGER_UDEV_LINKS_NEVER;
-			else {
+			r = parse_when(optarg);
+			if (r < 0) {
 				fprintf(stderr, "lund: invalid --udev-links '%s'\n", optarg);
 				return LUND_EXIT_USAGE;
 			}
+			config.udev_links = (ManagerUdevLinks)r;
 			break;
-		case OPT_SCAN: {
-			ManagerScanMode mode = manager_scan_mode_from_string(optarg);
-
-			if (mode < 0) {
+		case OPT_SCAN:
+			r = parse_when(optarg);
+			if (r < 0) {
 				fprintf(stderr, "lund: invalid --scan '%s'\n", optarg);
 				errtryhelp();
 				return LUND_EXIT_USAGE;
 			}
-			config.scan = mode;
+			config.scan = (ManagerScanMode)r;
 			break;
-		}
 		case OPT_NO_MONITOR:
 			config.no_monitor = true;
 			break;

@@ -19,18 +19,6 @@
 #include "probe.h"
 #include "scan-json.h"
 
-/* An error reply whose message says more than the errno's name. */
-static json_object *reply_error(int error, const char *message)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ok", json_object_new_boolean(false));
-	json_object_object_add(o, "error",
-	                       json_object_new_string(strerrorname_np(-error) ?: "EIO"));
-	json_object_object_add(o, "message", json_object_new_string(message));
-	return o;
-}
-
 /* The reply comes when the scan ends (it runs off the loop, after those queued before it). */
 static int request_rescan(Manager *m, ControlClient *c, const ControlRequest *req,
                           json_object **ret)
@@ -98,6 +86,26 @@ static int cmp_hctl(unsigned h1, unsigned c1, unsigned t1, uint64_t l1, unsigned
 	return 0;
 }
 
+/* The first LU after H:C:T:L @h:@c:@t:@l (the first of all without @has). */
+static Lu *lu_after(Manager *m, bool has, unsigned h, unsigned c, unsigned t, uint64_t l)
+{
+	char hctl[64];
+	Lu *lu;
+
+	if (!has)
+		return inventory_first_lu(m->inventory);
+	snprintf(hctl, sizeof(hctl), "%u:%u:%u:%" PRIu64, h, c, t, l);
+	lu = inventory_find(m->inventory, hctl);
+	if (lu)
+		return inventory_next_lu(lu);
+	/* gone meanwhile (or never there): the walk from the first */
+	for (lu = inventory_first_lu(m->inventory); lu; lu = inventory_next_lu(lu))
+		if (cmp_hctl(lu->target->host->number, lu->target->channel, lu->target->id, lu->lun,
+		             h, c, t, l) > 0)
+			break;
+	return lu;
+}
+
 /*
  * {"cmd":"list"} with "limit" (without: request_list_stream()): hosts[].targets[].lus[], at
  * most that many LUs after "after" (an H:C:T:L, exclusive) in H:C:T:L order, fewer once they
@@ -108,71 +116,45 @@ static int cmp_hctl(unsigned h1, unsigned c1, unsigned t1, uint64_t l1, unsigned
 static json_object *request_list(Manager *m, const ControlRequest *req)
 {
 	json_object *reply = manager_reply_ok(), *hosts = json_object_new_array();
+	json_object *targets = NULL, *lus = NULL;
 	const Lu *last = NULL;
 	size_t n = 0, bytes = 0;
-	bool more = false;
+	Lu *lu = lu_after(m, req->has_after, req->after_host, req->after_channel, req->after_target,
+	                  req->after_lun);
 
-	for (Host *h = inventory_hosts(m->inventory); h && !more; h = h->next) {
-		json_object *targets = NULL;
+	json_object_object_add(reply, "hosts", hosts);
+	for (; lu && n < req->limit && bytes < m->list_page_bytes; lu = inventory_next_lu(lu)) {
+		const Target *t = lu->target;
+		json_object *o = manager_lu_to_json(m, lu);
+		size_t len = 0;
 
-		if (req->has_after && h->number < req->after_host)
-			continue;
-		for (Target *t = h->targets; t && !more; t = t->next) {
-			json_object *lus = NULL;
-
-			if (req->has_after &&
-			    cmp_hctl(h->number, t->channel, t->id, UINT64_MAX, req->after_host,
-			             req->after_channel, req->after_target, UINT64_MAX) < 0)
-				continue;
-			for (Lu *lu = t->lus; lu; lu = lu->next) {
-				if (req->has_after &&
-				    cmp_hctl(h->number, t->channel, t->id, lu->lun, req->after_host,
-				             req->after_channel, req->after_target,
-				             req->after_lun) <= 0)
-					continue;
-				json_object *o;
-				size_t len = 0;
-
-				if (n == req->limit || bytes >= m->list_page_bytes) {
-					more = true;
-					break;
-				}
-				if (!lus)
-					lus = json_object_new_array();
-				o = manager_lu_to_json(m, lu);
-				if (o)
-					(void)json_object_to_json_string_length(
-					        o,
-					        JSON_C_TO_STRING_PLAIN |
-					                JSON_C_TO_STRING_NOSLASHESCAPE,
-					        &len);
-				json_object_array_add(lus, o);
-				bytes += len;
-				last = lu;
-				n++;
-			}
-			if (lus) {
-				json_object *to = json_object_new_object();
-
-				json_object_object_add(to, "channel",
-				                       json_object_new_int64(t->channel));
-				json_object_object_add(to, "target", json_object_new_int64(t->id));
-				json_object_object_add(to, "lus", lus);
-				if (!targets)
-					targets = json_object_new_array();
-				json_object_array_add(targets, to);
-			}
-		}
-		if (targets) {
+		/* a host or target other than the last LU's gets its own object */
+		if (!last || last->target->host != t->host) {
 			json_object *ho = json_object_new_object();
 
-			json_object_object_add(ho, "host", json_object_new_int64(h->number));
+			targets = json_object_new_array();
+			json_object_object_add(ho, "host", json_object_new_int64(t->host->number));
 			json_object_object_add(ho, "targets", targets);
 			json_object_array_add(hosts, ho);
 		}
+		if (!last || last->target != t) {
+			json_object *to = json_object_new_object();
+
+			lus = json_object_new_array();
+			json_object_object_add(to, "channel", json_object_new_int64(t->channel));
+			json_object_object_add(to, "target", json_object_new_int64(t->id));
+			json_object_object_add(to, "lus", lus);
+			json_object_array_add(targets, to);
+		}
+		if (o)
+			(void)json_object_to_json_string_length(
+			        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+		json_object_array_add(lus, o);
+		bytes += len;
+		last = lu;
+		n++;
 	}
-	json_object_object_add(reply, "hosts", hosts);
-	if (more && last)
+	if (lu && last)
 		json_object_object_add(reply, "next", json_object_new_string(last->hctl));
 	return reply;
 }
@@ -226,22 +208,8 @@ void manager_list_streams_free(Manager *m)
 /* The first LU after the last one written (after the request's "after" at first). */
 static Lu *list_stream_next(const ListStream *ls)
 {
-	char hctl[64];
-	Lu *lu;
-
-	if (!ls->has_last)
-		return inventory_first_lu(ls->m->inventory);
-	snprintf(hctl, sizeof(hctl), "%u:%u:%u:%" PRIu64, ls->last_host, ls->last_channel,
-	         ls->last_target, ls->last_lun);
-	lu = inventory_find(ls->m->inventory, hctl);
-	if (lu)
-		return inventory_next_lu(lu);
-	/* gone meanwhile (or never there): the walk from the first */
-	for (lu = inventory_first_lu(ls->m->inventory); lu; lu = inventory_next_lu(lu))
-		if (cmp_hctl(lu->target->host->number, lu->target->channel, lu->target->id, lu->lun,
-		             ls->last_host, ls->last_channel, ls->last_target, ls->last_lun) > 0)
-			break;
-	return lu;
+	return lu_after(ls->m, ls->has_last, ls->last_host, ls->last_channel, ls->last_target,
+	                ls->last_lun);
 }
 
 /* One part into @f: the reply's head first, its tail once no LU is left (*ret_done). */
@@ -395,7 +363,7 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 		log_info("control: refused \"%s\" from read-only client pid %i uid %u",
 		         control_command_to_string(req.cmd), (int)control_client_pid(c),
 		         (unsigned)control_client_uid(c));
-		*ret_reply = reply_error(-EPERM, msg);
+		*ret_reply = control_error_reply(-EPERM, msg);
 		return 0;
 	}
 
@@ -468,8 +436,8 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 	case CONTROL_RELEASE:
 		r = manager_release(m, &req.scope_sel);
 		if (r == -ENOENT) {
-			*ret_reply =
-			        reply_error(r, "no hold on that scope (lunctl status lists them)");
+			*ret_reply = control_error_reply(
+			        r, "no hold on that scope (lunctl status lists them)");
 			return 0;
 		}
 		if (r < 0)
@@ -483,7 +451,7 @@ int manager_on_request(ControlServer *s, ControlClient *c, json_object *obj,
 		r = manager_reload(m, "request", &msg);
 		/* The reason, not just the errno: the admin has a file to fix. */
 		if (r < 0 && msg) {
-			*ret_reply = reply_error(r, msg);
+			*ret_reply = control_error_reply(r, msg);
 			return 0;
 		}
 		if (r < 0)

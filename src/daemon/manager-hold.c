@@ -22,6 +22,7 @@
 #include "grow.h"
 #include "macro.h"
 #include "manager-private.h"
+#include "sysfs.h"
 
 #define HOLDS_FILE     "holds"
 #define HOLDS_FILE_MAX (256u * 1024u)
@@ -38,14 +39,6 @@ struct Hold {
 static void json_putp(json_object **o)
 {
 	json_object_put(*o);
-}
-
-static uint64_t now_realtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static bool scope_has(const ScanSelector *s, uint64_t host, uint64_t channel, uint64_t target,
@@ -164,7 +157,7 @@ static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata);
 /* The timer for the earliest time limit, none without one. */
 static void holds_arm(Manager *m)
 {
-	uint64_t next = 0, now = now_realtime();
+	uint64_t next = 0, now = manager_now(CLOCK_REALTIME);
 
 	for (size_t i = 0; i < m->n_holds; i++)
 		if (m->holds[i].until && (!next || m->holds[i].until < next))
@@ -214,7 +207,7 @@ static void holds_changed(Manager *m)
 static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Manager *m = userdata;
-	uint64_t now = now_realtime();
+	uint64_t now = manager_now(CLOCK_REALTIME);
 
 	for (size_t i = 0; i < m->n_holds;) {
 		ScanSelector scope;
@@ -237,7 +230,7 @@ static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 int manager_hold(Manager *m, const ScanSelector *scope, const char *reason, uint64_t timeout_sec)
 {
-	uint64_t now = now_realtime();
+	uint64_t now = manager_now(CLOCK_REALTIME);
 	char text[64];
 	int r;
 
@@ -277,21 +270,15 @@ int manager_release(Manager *m, const ScanSelector *scope)
 void manager_holds_load(Manager *m)
 {
 	_cleanup_(json_putp) json_object *a = NULL;
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ uint8_t *buf = NULL;
 	_cleanup_close_ int fd = -EBADF;
-	size_t n = 0;
-	ssize_t k;
+	size_t n;
 
 	fd = openat(m->runfd, HOLDS_FILE, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	buf = malloc(HOLDS_FILE_MAX + 1);
-	if (!buf)
-		return;
-	while (n < HOLDS_FILE_MAX && (k = read(fd, buf + n, HOLDS_FILE_MAX - n)) > 0)
-		n += (size_t)k;
-	buf[n] = 0;
-	a = json_tokener_parse(buf);
+	if (sysfs_read_fd(fd, HOLDS_FILE_MAX, &buf, &n) >= 0)
+		a = json_tokener_parse((const char *)buf);
 	if (!a || !json_object_is_type(a, json_type_array)) {
 		log_warning("%s/%s is damaged, no hold kept from before", m->run_dir, HOLDS_FILE);
 		return;

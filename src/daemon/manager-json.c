@@ -46,14 +46,6 @@ static json_object *json_str_or_null(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
-static uint64_t realtime_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 void manager_emit(Manager *m, const char *event, json_object *o)
 {
 	if (!control_has_monitors(m->control)) {
@@ -63,7 +55,7 @@ void manager_emit(Manager *m, const char *event, json_object *o)
 	if (!o)
 		o = json_object_new_object();
 	json_object_object_add(o, "event", json_object_new_string(event));
-	json_object_object_add(o, "time_usec", json_object_new_uint64(realtime_usec()));
+	json_object_object_add(o, "time_usec", json_object_new_uint64(manager_now(CLOCK_REALTIME)));
 	control_broadcast(m->control, o);
 	json_object_put(o);
 }

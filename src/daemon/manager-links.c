@@ -131,6 +131,16 @@ void manager_link_log_free(Manager *m)
 	m->link_log = (LinkLog){};
 }
 
+/* An event's "path" (/@dir/@name) and "name". */
+static void event_add_name(json_object *o, const char *dir, const char *name)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (asprintf(&path, "/%s/%s", dir, name) >= 0)
+		json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "name", json_object_new_string(name));
+}
+
 static void on_link_report(LinkAction a, const char *name, const char *target, int error,
                            void *userdata)
 {
@@ -196,13 +206,7 @@ static void on_link_report(LinkAction a, const char *name, const char *target, i
 		return;
 	snprintf(ev, sizeof(ev), "link-%s", link_action_name(a));
 	o = manager_event_hctl(m->current);
-	{
-		_cleanup_free_ char *path = NULL;
-
-		if (asprintf(&path, "/%s/%s", dir, name) >= 0)
-			json_object_object_add(o, "path", json_object_new_string(path));
-	}
-	json_object_object_add(o, "name", json_object_new_string(name));
+	event_add_name(o, dir, name);
 	if (target)
 		json_object_object_add(o, "target", json_object_new_string(target));
 	if (error < 0)
@@ -295,27 +299,46 @@ static ssize_t want_string(LinkWants *w, const char *s, size_t n)
 	return (ssize_t)off;
 }
 
-/* link_scheme_emit_t: one wanted link, its name and target as offsets into the strings until
- * the last is in (they move as they grow). */
+/* One wanted link, its name and target as offsets into the strings until the last is in (they
+ * move as they grow): 0 or -ENOMEM. */
+static int want_add(LinkWants *w, unsigned set, const char *name, const char *target,
+                    size_t target_len, bool alias)
+{
+	ssize_t n, t;
+
+	if (GREEDY_REALLOC(w->v, w->n_alloc, w->n + 1) < 0)
+		return -ENOMEM;
+	n = want_string(w, name, strlen(name));
+	t = n < 0 ? n : want_string(w, target, target_len);
+	if (t < 0)
+		return (int)t;
+	w->v[w->n++] =
+	        (ClaimWant){ set, (const char *)(uintptr_t)n, (const char *)(uintptr_t)t, alias };
+	return 0;
+}
+
+/* The strings are in place: offsets become pointers (@r 0), or none is kept (@r < 0). */
+static int wants_done(LinkWants *w, int r)
+{
+	if (r < 0)
+		w->n = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		w->v[i].name = w->strings + (uintptr_t)w->v[i].name;
+		w->v[i].target = w->strings + (uintptr_t)w->v[i].target;
+	}
+	return r;
+}
+
+/* link_scheme_emit_t: one wanted link with its target. */
 static int want_link(void *userdata, const LinkSchemeName *l)
 {
 	WantCtx *x = userdata;
-	LinkWants *w = x->w;
 	char target[PATH_MAX];
-	ssize_t name, tgt;
 	int n = node_target(x->m->link_dir[l->set], l->node, target);
 
 	if (n < 0)
 		return 0; /* no such link */
-	if (GREEDY_REALLOC(w->v, w->n_alloc, w->n + 1) < 0)
-		return -ENOMEM;
-	name = want_string(w, l->name, strlen(l->name));
-	tgt = name < 0 ? name : want_string(w, target, (size_t)n);
-	if (tgt < 0)
-		return (int)tgt;
-	w->v[w->n++] = (ClaimWant){ (unsigned)l->set, (const char *)(uintptr_t)name,
-		                    (const char *)(uintptr_t)tgt, l->alias };
-	return 0;
+	return want_add(x->w, (unsigned)l->set, l->name, target, (size_t)n, l->alias);
 }
 
 /* The link scheme (engine/linkscheme.h) fed @lu's facts, then each link it wants with its
@@ -376,16 +399,7 @@ static int lu_wanted_links(Manager *m, const Lu *lu, LinkWants *ret)
 	in.n_aliases = n_aliases;
 	if (r >= 0)
 		r = link_scheme_foreach(&in, want_link, &(WantCtx){ m, ret });
-	if (r < 0) {
-		ret->n = 0; /* offsets, not names yet */
-		return r;
-	}
-	/* The strings are in place: offsets become pointers. */
-	for (size_t i = 0; i < ret->n; i++) {
-		ret->v[i].name = ret->strings + (uintptr_t)ret->v[i].name;
-		ret->v[i].target = ret->strings + (uintptr_t)ret->v[i].target;
-	}
-	return 0;
+	return wants_done(ret, r);
 }
 
 /* Is @node (a target's last component) one of @lu's nodes? */
@@ -404,46 +418,25 @@ static bool lu_has_node(const Lu *lu, const char *node)
  * starts (manager-hold.c), since its rules are not asked while it is held. */
 static int lu_recorded_links(Manager *m, const Lu *lu, LinkWants *ret)
 {
-	for (LinkSet s = 0; s < _LINKSET_MAX; s++) {
+	int r = 0;
+
+	for (LinkSet s = 0; s < _LINKSET_MAX && r >= 0; s++) {
 		LinkSpec *v = NULL;
 		size_t n = 0;
-		int r;
 
 		if (!m->links[s] || manager_udev_set(m, s))
 			continue;
 		r = links_recorded(m->links[s], &v, &n);
-		if (r < 0)
-			return r;
 		for (size_t i = 0; i < n && r >= 0; i++) {
 			const char *node = strrchr(v[i].target, '/');
-			ssize_t name, tgt;
 
-			if (!lu_has_node(lu, node ? node + 1 : v[i].target))
-				continue;
-			if (GREEDY_REALLOC(ret->v, ret->n_alloc, ret->n + 1) < 0) {
-				r = -ENOMEM;
-				break;
-			}
-			name = want_string(ret, v[i].name, strlen(v[i].name));
-			tgt = name < 0 ? name : want_string(ret, v[i].target, strlen(v[i].target));
-			if (tgt < 0) {
-				r = (int)tgt;
-				break;
-			}
-			ret->v[ret->n++] = (ClaimWant){ s, (const char *)(uintptr_t)name,
-				                        (const char *)(uintptr_t)tgt, false };
+			if (lu_has_node(lu, node ? node + 1 : v[i].target))
+				r = want_add(ret, s, v[i].name, v[i].target, strlen(v[i].target),
+				             false);
 		}
 		links_spec_free(v, n);
-		if (r < 0) {
-			ret->n = 0;
-			return r;
-		}
 	}
-	for (size_t i = 0; i < ret->n; i++) {
-		ret->v[i].name = ret->strings + (uintptr_t)ret->v[i].name;
-		ret->v[i].target = ret->strings + (uintptr_t)ret->v[i].target;
-	}
-	return 0;
+	return wants_done(ret, r);
 }
 
 /* ClaimsOps: the claims' links written to this manager's link directories. */
@@ -482,11 +475,6 @@ static int link_op_remove(void *userdata, unsigned set, const char *name, const 
 	return r;
 }
 
-typedef struct PruneCtx {
-	Manager *m;
-	LinkSet set;
-} PruneCtx;
-
 /* Does link target @target name node @node of an LU, as lund would write it from @set? */
 static bool target_is_node(Manager *m, LinkSet set, const char *target, const char *node)
 {
@@ -505,7 +493,7 @@ static bool target_is_node(Manager *m, LinkSet set, const char *target, const ch
  */
 static bool prune_unrecorded(const char *name, const char *target, int dfd, void *userdata)
 {
-	PruneCtx *x = userdata;
+	const LinkReportCtx *x = userdata;
 
 	for (Lu *lu = inventory_first_lu(x->m->inventory); lu; lu = inventory_next_lu(lu)) {
 		const char *nodes[] = { lu->block, lu->sg, lu_tape(lu), lu_tape_nr(lu), lu->bsg };
@@ -534,7 +522,7 @@ static int link_op_reconcile(void *userdata, unsigned set, const LinkSpec *want,
 	 * so that a name an unrecorded link held is free for the reconcile to link. */
 	if (set == LINKSET_SCSI) {
 		link_log_begin(m, NULL);
-		k = links_prune(m->links[set], want, n, prune_unrecorded, &(PruneCtx){ m, set },
+		k = links_prune(m->links[set], want, n, prune_unrecorded, &m->report_ctx[set],
 		                &pst);
 		link_log_end(m);
 		if (pst.removed > 0)
@@ -566,7 +554,6 @@ static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
 	const Lu *first = winner ?: c->owners->lu;
 	LogDevice dev = { .hctl = first->hctl, .wwid = first->naming.wwn };
 	json_object *o = manager_event_hctl(first), *others = json_object_new_array();
-	_cleanup_free_ char *path = NULL;
 
 	for (ClaimOwner *x = c->owners; x; x = x->next)
 		if (x->lu != first && !(x->alias && c->superseded))
@@ -582,9 +569,7 @@ static void link_op_collision(void *userdata, const Claim *c, const Lu *winner)
 		         "/%s/%s is claimed by %zu logical units that page 0x83 does not prove to "
 		         "be one (clones), quarantined: no link",
 		         m->link_dir[c->set], c->name, json_object_array_length(others) + 1);
-	if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
-		json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "name", json_object_new_string(c->name));
+	event_add_name(o, m->link_dir[c->set], c->name);
 	json_object_object_add(o, "kind", json_object_new_string(winner ? "paths" : "clones"));
 	json_object_object_add(o, "others", others);
 	manager_emit(m, "collision", o);
@@ -611,15 +596,12 @@ static void link_op_alias_dropped(void *userdata, const Claim *c, const Lu *lu)
 	Manager *m = userdata;
 	LogDevice dev = { .hctl = lu->hctl, .wwid = lu->naming.wwn };
 	json_object *o = manager_event_hctl(lu);
-	_cleanup_free_ char *path = NULL;
 
 	log_full(LOG_NOTICE, 0, &dev, MESSAGE_ALIAS_DROPPED,
 	         "/%s/%s: old name of %s kept as an alias, now another logical unit's current "
 	         "name: the alias is dropped",
 	         m->link_dir[c->set], c->name, lu->hctl);
-	if (asprintf(&path, "/%s/%s", m->link_dir[c->set], c->name) >= 0)
-		json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "name", json_object_new_string(c->name));
+	event_add_name(o, m->link_dir[c->set], c->name);
 	manager_emit(m, "alias-dropped", o);
 }
 
@@ -678,6 +660,28 @@ static void links_retry_arm(Manager *m)
 		                  "Failed to schedule a retry of failed link writes, ignoring: %m");
 }
 
+/* @lu's claims brought to @want (NULL: resolved again, its wants unchanged) with the link
+ * writers held and the links logged per LU; then its udev records and the retry follow. */
+static void links_change(Manager *m, Lu *lu, const LinkWants *want, bool gone)
+{
+	int r;
+
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_hold(m->links[s]);
+	link_log_begin(m, lu);
+	r = want ? claims_update(m->claims, lu, want->v, want->n) : claims_refresh(m->claims, lu);
+	link_log_end(m);
+	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
+		links_release(m->links[s]);
+	if (r < 0 && want)
+		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
+		                lu->hctl);
+	if (m->udev_links && !m->bulk)
+		manager_udev_flush(m, lu, gone);
+	if (!m->bulk)
+		links_retry_arm(m);
+}
+
 /* Bring @lu's claims to what it wants now (nothing when @gone). */
 void manager_update_links(Manager *m, Lu *lu, bool gone)
 {
@@ -715,36 +719,13 @@ void manager_update_links(Manager *m, Lu *lu, bool gone)
 			return;
 		}
 	}
-	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
-		links_hold(m->links[s]);
-	link_log_begin(m, lu);
-	r = claims_update(m->claims, lu, want.v, want.n);
-	link_log_end(m);
-	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
-		links_release(m->links[s]);
-	if (r < 0)
-		log_error_errno(r, "%s: failed to claim its names, links not all updated: %m",
-		                lu->hctl);
-	if (m->udev_links && !m->bulk)
-		manager_udev_flush(m, lu, gone);
-	if (!m->bulk)
-		links_retry_arm(m);
+	links_change(m, lu, &want, gone);
 }
 
 /* Resolve @lu's names again, its wants unchanged: a path's state decides which path wins. */
 void manager_links_refresh(Manager *m, Lu *lu)
 {
-	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
-		links_hold(m->links[s]);
-	link_log_begin(m, lu);
-	(void)claims_refresh(m->claims, lu);
-	link_log_end(m);
-	for (LinkSet s = 0; s < _LINKSET_MAX; s++)
-		links_release(m->links[s]);
-	if (m->udev_links && !m->bulk)
-		manager_udev_flush(m, lu, false);
-	if (!m->bulk)
-		links_retry_arm(m);
+	links_change(m, lu, NULL, false);
 }
 
 void manager_links_flush(Manager *m)
@@ -872,14 +853,6 @@ static char *record_dir_for(const char *link_dir)
 	return r;
 }
 
-/* NULL when @name is not a record directory's name (or out of memory). */
-static char *link_dir_from_record(const char *name)
-{
-	char *r;
-
-	return links_record_dir_unescape(name, &r) < 0 ? NULL : r;
-}
-
 /* Directory @path below @dirfd, never through a symlink; NULL if it cannot be read. */
 static DIR *opendir_below(int dirfd, const char *path)
 {
@@ -944,7 +917,8 @@ static void retire_old_link_dirs(Manager *m)
 
 		if (de->d_name[0] == '.')
 			continue;
-		dir = link_dir_from_record(de->d_name);
+		/* NULL when it is not a record directory's name (or out of memory) */
+		(void)links_record_dir_unescape(de->d_name, &dir);
 		for (LinkSet s = 0; s < _LINKSET_MAX; s++)
 			if (dir && m->link_dir[s] && streq(m->link_dir[s], dir))
 				active = true;

@@ -28,16 +28,9 @@
 
 static int rec_identity_cmp(const void *a, const void *b)
 {
-	const NameRec *x = *(const NameRec *const *)a, *y = *(const NameRec *const *)b;
+	const NameRec *x = a, *y = b;
 
 	return strcmp(x->identity, y->identity) ?: strcmp(x->name, y->name);
-}
-
-static void names_index_free(Manager *m)
-{
-	m->names_by_id = mfree(m->names_by_id);
-	m->n_names_by_id = 0;
-	namerec_set_done(&m->names_rec);
 }
 
 /* Journal message ID (sd-id128) of a name record file lund cannot use. */
@@ -47,13 +40,12 @@ static void names_index_free(Manager *m)
 static int names_load(Manager *m)
 {
 	_cleanup_(namerec_set_done) NameRecSet s = {};
-	_cleanup_free_ const NameRec **idx = NULL;
 	NameStateDamage dmg = {};
 	const char *dir = m->config.state_dir;
 	int r;
 
 	if (m->names_dirfd < 0) {
-		names_index_free(m);
+		namerec_set_done(&m->names_rec);
 		return 0;
 	}
 	r = namestate_load(m->names_dirfd, &s, &dmg);
@@ -72,17 +64,12 @@ static int names_load(Manager *m)
 	else if (dmg.bad_lines > 0)
 		log_warning("/%s/%s: %zu damaged record(s) skipped, ignoring", dir, NAMESTATE_FILE,
 		            dmg.bad_lines);
-	idx = calloc(s.n ? s.n : 1, sizeof(*idx));
-	if (!idx)
-		return log_error_errno(-ENOMEM, "Out of memory");
-	for (size_t i = 0; i < s.n; i++)
-		idx[i] = &s.rec[i];
-	qsort(idx, s.n, sizeof(*idx), rec_identity_cmp);
-	names_index_free(m);
+	/* by identity, for manager_names_aliases() */
+	if (s.n > 0)
+		qsort(s.rec, s.n, sizeof(*s.rec), rec_identity_cmp);
+	namerec_set_done(&m->names_rec);
 	m->names_rec = s;
 	s = (NameRecSet){};
-	m->names_by_id = TAKE_PTR(idx);
-	m->n_names_by_id = m->names_rec.n;
 	log_debug("/%s/%s: %zu name records", dir, NAMESTATE_FILE, m->names_rec.n);
 	return 0;
 }
@@ -186,7 +173,7 @@ void manager_names_free(Manager *m)
 	m->names_retry = sd_event_source_disable_unref(m->names_retry);
 	m->names_watch = sd_event_source_disable_unref(m->names_watch);
 	m->names_dirfd = safe_close(m->names_dirfd);
-	names_index_free(m);
+	namerec_set_done(&m->names_rec);
 }
 
 /* The key of @lu's records, as lunctl names --accept writes it: ID_WWN_WITH_EXTENSION, else
@@ -204,25 +191,26 @@ int manager_names_aliases(Manager *m, const Lu *lu, const LinkSchemeInput *in, c
                           size_t *ret_n)
 {
 	const char *id = lu_identity(lu), **v = NULL;
-	size_t lo = 0, hi = m->n_names_by_id, n = 0;
+	const NameRec *rec = m->names_rec.rec;
+	size_t lo = 0, hi = m->names_rec.n, n = 0;
 
 	*ret = NULL;
 	*ret_n = 0;
 	/* Which records are aliases, the link scheme says (engine/linkscheme.h). A unit-serial
 	 * LU keeps its identity (page 0x83's), and with it the names recorded for it. */
-	if (!id || m->n_names_by_id == 0)
+	if (!id || m->names_rec.n == 0)
 		return 0;
 	/* The first record of @id. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(m->names_by_id[mid]->identity, id) < 0)
+		if (strcmp(rec[mid].identity, id) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < m->n_names_by_id && streq(m->names_by_id[i]->identity, id); i++) {
-		const char *name = m->names_by_id[i]->name, *base;
+	for (size_t i = lo; i < m->names_rec.n && streq(rec[i].identity, id); i++) {
+		const char *name = rec[i].name, *base;
 
 		if (!strneq(name, RECORD_BY_ID, strlen(RECORD_BY_ID)))
 			continue;

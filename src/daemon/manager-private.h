@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 
 #include "claims.h"
 #include "control.h"
@@ -121,13 +122,11 @@ struct Manager {
 	const Lu *udev_dirty[8]; /* other LUs whose names an update changed */
 	size_t n_udev_dirty;
 
-	/* The name records (manager-names.c), read only; indexed by identity, then name. */
+	/* The name records (manager-names.c), read only. */
 	int names_dirfd; /* the state directory, -EBADF when there is none */
 	sd_event_source *names_watch;
 	sd_event_source *names_retry; /* the directory is missing: look again later */
-	NameRecSet names_rec;
-	const NameRec **names_by_id;
-	size_t n_names_by_id;
+	NameRecSet names_rec;         /* sorted by identity, then name */
 
 	sd_event_source *resync_source;
 	sd_event_source *resync_job; /* the resync under way, a slice per wake-up */
@@ -185,6 +184,8 @@ struct Manager {
 	Worker *resv_worker;
 };
 /* manager.c */
+/* The time on @clock (CLOCK_MONOTONIC, CLOCK_REALTIME), in µs. */
+uint64_t manager_now(clockid_t clock);
 int manager_resync(Manager *m, const char *reason);
 /*
  * manager_reload() - re-read lund.conf and the hwdb (SIGHUP, `lunctl reload`), re-apply the

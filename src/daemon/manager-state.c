@@ -25,11 +25,6 @@
 #define MESSAGE_LU_STATE "4c7a1e93d25b4f08a6e1c3b5d7f90a24"
 #define STATE_WATCH_USEC (2 * 1000 * 1000ULL)
 
-static bool lu_running(const Lu *lu)
-{
-	return !lu->state || streq(lu->state, "running");
-}
-
 /* One state change of @lu (from @old), logged and sent to monitors. @source: what told, "uevent"
  * (SDEV_STATE=) or "sysfs" (the watch). */
 static void state_changed(Manager *m, Lu *lu, const char *old, const char *source)

@@ -145,12 +145,6 @@ static void trigger_change(Manager *m, const char *key)
 	UeventJob *j;
 	int r;
 
-	if (!m->io_worker) {
-		log_warning("%s: no worker to tell udev of changed names, udev has them at the "
-		            "device's next event",
-		            key);
-		return;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return;
@@ -214,7 +208,7 @@ static const char *target_node(const char *target)
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* What @lu wins in the udev sets, per node. */
@@ -424,11 +418,6 @@ void manager_udev_flush(Manager *m, const Lu *lu, bool gone)
 			manager_udev_sync_lu(m, m->udev_dirty[i], false);
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* This run's record keys, sorted, in @ret (NULL when there are none). 0 or -ENOMEM. */
 static int known_keys(UdevRecords *u, const char ***ret, size_t *ret_n)
 {
@@ -445,7 +434,7 @@ static int known_keys(UdevRecords *u, const char ***ret, size_t *ret_n)
 				v[n++] = r->v[i].key;
 			}
 	if (n > 0)
-		qsort(v, n, sizeof(*v), cmp_key);
+		qsort(v, n, sizeof(*v), cmp_str);
 	*ret = v;
 	*ret_n = n;
 	return 0;
@@ -476,7 +465,7 @@ static void sweep_old_records(Manager *m)
 			continue;
 		}
 		if (udevrec_key_valid(name) < 0 ||
-		    (keys && bsearch(&name, keys, n_keys, sizeof(*keys), cmp_key)))
+		    (keys && bsearch(&name, keys, n_keys, sizeof(*keys), cmp_str)))
 			continue;
 		if (unlinkat(dirfd(d), name, 0) < 0)
 			continue;

@@ -42,7 +42,6 @@ static const char *const scan_mode_table[_MANAGER_SCAN_MAX] = {
 };
 
 DEFINE_NAME_LOOKUP(manager_scan_mode_to_string, ManagerScanMode, scan_mode_table)
-DEFINE_NAME_PARSE(manager_scan_mode_from_string, ManagerScanMode, scan_mode_table)
 
 /* ---- inventory hooks ---- */
 
@@ -268,11 +267,11 @@ static const char *on_leave(Inventory *inv, const Lu *lu, LuUnitAttention ua, vo
 
 /* ---- resync ---- */
 
-static uint64_t now_usec(void)
+uint64_t manager_now(clockid_t clock)
 {
 	struct timespec ts;
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	(void)clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
@@ -317,12 +316,12 @@ static int resync_finish(Manager *m, int r)
 /* One wake-up's share of the resync: LUs until RESYNC_SLICE_USEC have passed. */
 static int resync_slice(Manager *m, bool *ret_done)
 {
-	uint64_t end = now_usec() + RESYNC_SLICE_USEC;
+	uint64_t end = manager_now(CLOCK_MONOTONIC) + RESYNC_SLICE_USEC;
 	int r;
 
 	do
 		r = inventory_resync_step(m->inventory, RESYNC_SLICE_LUS, ret_done);
-	while (!*ret_done && now_usec() < end);
+	while (!*ret_done && manager_now(CLOCK_MONOTONIC) < end);
 	return r;
 }
 
@@ -461,10 +460,6 @@ static void manager_load_drivers(Manager *m, const char *hctl, const char *syspa
 
 	if (!m->modload)
 		return;
-	if (!m->modload_worker) {
-		(void)modload_lu(m->modload, hctl, syspath, modalias); /* no thread to be had */
-		return;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return;
@@ -517,16 +512,6 @@ static int on_rescan_lu(Inventory *inv, Lu *lu, LuUnitAttention ua, void *userda
 	Manager *m = userdata;
 	RescanJob *j;
 
-	if (!m->io_worker) {
-		/* No thread to be had: write it here, as the inventory would. */
-		_cleanup_free_ char *path = NULL;
-
-		if (asprintf(&path, "%s/rescan", lu->syspath) < 0)
-			return -ENOMEM;
-		(void)inventory_rescan_done(inv, lu->hctl, ua,
-		                            sysfs_write_attr(m->rootfd, path, "1"));
-		return 0;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
@@ -945,18 +930,10 @@ _Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_
 	_exit(LUND_EXIT_SCAN_STUCK);
 }
 
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
 /* What is left of the shutdown grace that began at @start. */
 static uint64_t grace_left(uint64_t start)
 {
-	uint64_t spent = monotonic_usec() - start;
+	uint64_t spent = manager_now(CLOCK_MONOTONIC) - start;
 
 	return spent >= SHUTDOWN_GRACE_USEC ? 0 : SHUTDOWN_GRACE_USEC - spent;
 }
@@ -983,7 +960,7 @@ Manager *manager_free(Manager *m)
 	manager_scan_requests_free(m);
 	/* One grace for everything that may be in the kernel: the scan, rescan writes, module
 	 * loads. Whatever outlives it is named, and the process ends without it. */
-	start = monotonic_usec();
+	start = manager_now(CLOCK_MONOTONIC);
 	if (host_scanner_shutdown(m->scanner, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, what, running + SHUTDOWN_GRACE_USEC);
 	policy_engine_set_worker(m->policy, NULL);
@@ -994,7 +971,8 @@ Manager *manager_free(Manager *m)
 		exit_stuck(m, "a module load", SHUTDOWN_GRACE_USEC);
 	if (worker_shutdown(m->resv_worker, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "reading a logical unit's reservations", SHUTDOWN_GRACE_USEC);
-	m->resv_worker = NULL;
+	/* freed: the links flushed below submit nothing to them */
+	m->io_worker = m->modload_worker = m->resv_worker = NULL;
 	if (identify_threads_stop(m->identify, false, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, "identifying a logical unit with SCSI commands", SHUTDOWN_GRACE_USEC);
 	if (identify_threads_stop(m->identify, true, grace_left(start)) == -ETIMEDOUT)
@@ -1149,9 +1127,7 @@ int manager_start(Manager *m)
 
 	r = worker_new(m->event, "rescan-writes", 2, &m->io_worker);
 	if (r < 0)
-		log_warning_errno(r,
-		                  "Cannot write rescan attributes off the event loop, writing them "
-		                  "in it: %m");
+		return log_error_errno(r, "Failed to start the thread for rescan writes: %m");
 	r = identify_threads_new(m->event, on_identify_done, m, &m->identify);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up identification: %m");
@@ -1195,9 +1171,8 @@ int manager_start(Manager *m)
 	if (m->modload) {
 		r = worker_new(m->event, "modload", 1, &m->modload_worker);
 		if (r < 0)
-			log_warning_errno(r,
-			                  "Cannot load drivers off the event loop, loading them in "
-			                  "it: %m");
+			return log_error_errno(r,
+			                       "Failed to start the thread for driver loads: %m");
 	}
 
 	manager_host_scan_setup(m);

@@ -24,7 +24,6 @@ typedef enum ManagerScanMode {
 } ManagerScanMode;
 
 const char *manager_scan_mode_to_string(ManagerScanMode m);
-ManagerScanMode manager_scan_mode_from_string(const char *s);
 
 /* Who makes the links of lund's own trees (lund(8), UDEV). */
 typedef enum ManagerUdevLinks {
