@@ -58,26 +58,33 @@ lund_names_from_lunctl() {
 # daemon_expected: the link tree lund(8) promises, "name<TAB>target" sorted by name.
 daemon_expected() {
 	lund_names_from_lunctl >/tmp/exp.names
+	# Each LU's type and nodes are read with the shell's own reads and globs: a process per LU
+	# costs tens of milliseconds under TCG, and daemon-kill's 1,024 LUs took thousands.
 	for d in /sys/bus/scsi/devices/*:*:*:*; do
 		[ -r "$d/type" ] || continue
-		hctl=${d##*/}
 		read -r type <"$d/type"
-		blk=$(ls "$d/block" 2>/dev/null | head -n1)
-		sg=$(ls "$d/scsi_generic" 2>/dev/null | head -n1)
-		st= nst=
-		if [ -d "$d/scsi_tape" ]; then
-			st=$(ls "$d/scsi_tape" | grep -E '^st[0-9]+$' | head -n1)
-			nst=$(ls "$d/scsi_tape" | grep -E '^nst[0-9]+$' | head -n1)
-		fi
+		blk= sg= st= nst=
+		for x in "$d"/block/*; do [ -e "$x" ] && blk=${x##*/}; break; done
+		for x in "$d"/scsi_generic/*; do [ -e "$x" ] && sg=${x##*/}; break; done
+		for x in "$d"/scsi_tape/*; do
+			# st0 and nst0, not their mode twins (st0a, nst0l, ...)
+			case ${x##*/} in
+			st*[!0-9]* | nst*[!0-9]*) ;;
+			st[0-9]*) [ -n "$st" ] || st=${x##*/} ;;
+			nst[0-9]*) [ -n "$nst" ] || nst=${x##*/} ;;
+			esac
+		done
 		# the node a plain name points to (lund(8) LINKS table)
 		case $type in
 		0|4|5|7|14|20) prim=$blk ;;
 		1) prim=$st ;;
 		*) prim=$sg ;;
 		esac
-		key=$(echo "$hctl" | awk -F: '{ printf "%05d:%05d:%05d:%020s", $1, $2, $3, $4 }')
-		printf '%s\t%s\t%s\t%s\t%s\n' "$hctl" "$key" "${prim:--}" "${nst:--}" "${sg:--}"
-	done >/tmp/exp.lus
+		printf '%s\t%s\t%s\t%s\n' "${d##*/}" "${prim:--}" "${nst:--}" "${sg:--}"
+	done | awk -F'\t' '{
+		split($1, a, ":")
+		printf "%s\t%05d:%05d:%05d:%020s\t%s\t%s\t%s\n", $1, a[1], a[2], a[3], a[4], $2, $3, $4
+	}' >/tmp/exp.lus
 	# join names with nodes; lowest H:C:T:L wins a name (lund(8): whatever the event order)
 	awk -F'\t' '
 		FNR == NR { names[$1] = names[$1] "\t" $2; next }
@@ -127,10 +134,12 @@ daemon_expected() {
 daemon_expected_keys() {
 	for d in /sys/bus/scsi/devices/*:*:*:*; do
 		[ -r "$d/type" ] || continue
-		st=$(cat "$d/state" 2>/dev/null)
-		printf '%s\t%s\t' "${d##*/}" "$([ "$st" = running ] && echo 1 || echo 0)"
-		od -An -tx1 -v "$d/vpd_pg83" 2>/dev/null | tr -s ' \n' '  '
-		echo
+		st= run=0
+		{ read -r st <"$d/state"; } 2>/dev/null
+		[ "$st" != running ] || run=1
+		printf '%s\t%s\t' "${d##*/}" "$run"
+		# the page's bytes on one line (word splitting joins od's lines)
+		echo $(od -An -tx1 -v "$d/vpd_pg83" 2>/dev/null)
 	done | awk -F'\t' '
 		function sorted(a, n,   i, j, x, s) {
 			for (i = 2; i <= n; i++)
@@ -182,10 +191,20 @@ daemon_expected_collisions() {
 # daemon_actual: lund's link directory as "name<TAB>target", sorted.
 daemon_actual() {
 	[ -d "$LUND_LINKS" ] || return 0
-	for f in "$LUND_LINKS"/*; do
-		[ -e "$f" ] || [ -L "$f" ] || continue
-		printf '%s\t%s\n' "${f##*/}" "$(readlink "$f")"
-	done | sort -t"$(printf '\t')" -k1,1
+	# GNU find (the udev and systemd roots) reads every link in one process; busybox's has no
+	# -printf: a readlink each
+	if [ -z "${DAEMON_FIND_PRINTF:-}" ]; then
+		DAEMON_FIND_PRINTF=no
+		find / -maxdepth 0 -printf '' 2>/dev/null && DAEMON_FIND_PRINTF=yes
+	fi
+	if [ "$DAEMON_FIND_PRINTF" = yes ]; then
+		find "$LUND_LINKS" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%f\t%l\n'
+	else
+		for f in "$LUND_LINKS"/*; do
+			[ -e "$f" ] || [ -L "$f" ] || continue
+			printf '%s\t%s\n' "${f##*/}" "$(readlink "$f")"
+		done
+	fi | sort -t"$(printf '\t')" -k1,1
 }
 
 # daemon_tree_matches: does the link tree equal the expected one (and hold no temp files)?
