@@ -47,11 +47,6 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 		free(inv);
 		return -ENOMEM;
 	}
-	if (pathid_cache_new(&inv->paths) < 0) {
-		strpool_free(inv->strings);
-		free(inv);
-		return -ENOMEM;
-	}
 	inv->rootfd = rootfd;
 	/* Names need no block limits page: never a command (nor a read) for it. */
 	inv->probe_flags = probe_flags | PROBE_IDENTITY_ONLY;
@@ -141,7 +136,6 @@ Inventory *inventory_free(Inventory *inv)
 	}
 	free(inv->index);
 	strpool_free(inv->strings);
-	pathid_cache_free(inv->paths);
 	free(inv);
 	return NULL;
 }
@@ -151,7 +145,6 @@ void inventory_forget_caches(Inventory *inv)
 	if (!inv)
 		return;
 	udevctx_rules_forget(&inv->rules);
-	pathid_cache_forget(inv->paths);
 }
 
 void inventory_rules(Inventory *inv, UdevRules *ret)
