@@ -131,7 +131,7 @@ static bool pg00_inferable(const ProbeData *pd)
 	return !pd->buf[PROBE_PG00] && pd->error[PROBE_PG00] != -EOPNOTSUPP;
 }
 
-/* The "<bus>-<serial>" and "wwn-" inputs, as names_by_id() takes them. */
+/* The "<bus>-<serial>" and "wwn-" inputs, as names_by_id_full() takes them. */
 static int identity_set_base(Identity *i)
 {
 	const ScsiIdent *id = i->id;
