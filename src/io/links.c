@@ -460,11 +460,6 @@ Links *links_free(Links *l)
 	return NULL;
 }
 
-const char *links_dir(const Links *l)
-{
-	return l ? l->link_dir : NULL;
-}
-
 static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)
 {
 	_cleanup_close_ int dfd = -EBADF, rfd = -EBADF;
