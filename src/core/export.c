@@ -23,7 +23,6 @@
 
 #include "escape.h"
 #include "export.h"
-#include "grow.h"
 #include "macro.h"
 #include "unaligned.h"
 
@@ -653,58 +652,4 @@ int export_to_buffer(const ScsiIdent *id, ExportFlags flags, char *buf, size_t s
 		return r;
 	*ret_len = c.pos;
 	return 0;
-}
-
-static int list_cb(const char *key, const char *value, void *userdata)
-{
-	ExportList *l = userdata;
-	ExportEntry *ent;
-
-	if (GREEDY_REALLOC(l->entries, l->allocated, l->n + 1) < 0)
-		return -ENOMEM;
-	ent = &l->entries[l->n];
-	if (strlen(key) >= sizeof(ent->key))
-		return -EINVAL;
-	ent->value = strdup(value);
-	if (!ent->value)
-		return -ENOMEM;
-	strcpy(ent->key, key);
-	l->n++;
-	return 0;
-}
-
-int export_list_collect(const ScsiIdent *id, ExportFlags flags, ExportList *list)
-{
-	size_t before;
-	int r;
-
-	assert_return(id && list, -EINVAL);
-	before = list->n;
-	r = export_ident(id, flags, list_cb, list);
-	if (r < 0) {
-		while (list->n > before)
-			free(list->entries[--list->n].value);
-		return r;
-	}
-	return 0;
-}
-
-void export_list_done(ExportList *list)
-{
-	if (!list)
-		return;
-	for (size_t i = 0; i < list->n; i++)
-		free(list->entries[i].value);
-	free(list->entries);
-	*list = (ExportList){};
-}
-
-const char *export_list_get(const ExportList *list, const char *key)
-{
-	if (!list || !key)
-		return NULL;
-	for (size_t i = 0; i < list->n; i++)
-		if (streq(list->entries[i].key, key))
-			return list->entries[i].value;
-	return NULL;
 }

@@ -51,26 +51,6 @@ int export_ident(const ScsiIdent *id, ExportFlags flags, export_fn cb, void *use
 int export_to_buffer(const ScsiIdent *id, ExportFlags flags, char *buf, size_t size,
                      size_t *ret_len);
 
-/* Structured form for --json: an array of key/value pairs (values escaped as above). */
-typedef struct ExportEntry {
-	char key[EXPORT_KEY_MAX];
-	char *value; /* malloc'ed */
-} ExportEntry;
-
-typedef struct ExportList {
-	ExportEntry *entries;
-	size_t n;
-	size_t allocated;
-} ExportList;
-
-/* export_list_collect() - append the properties to @list (which may already hold some).
- * Returns 0 or -ENOMEM; on failure @list keeps what it had before the call. */
-int export_list_collect(const ScsiIdent *id, ExportFlags flags, ExportList *list);
-/* Free the entries; the list is reset to empty and can be reused. */
-void export_list_done(ExportList *list);
-/* export_list_get() - value for @key, or NULL. */
-const char *export_list_get(const ExportList *list, const char *key);
-
 /*
  * export_line_append() - format one "KEY=VALUE\n" line at @buf + *@pos, escaping the value
  * with escape_value(). For callers printing their own properties with the same guarantee.

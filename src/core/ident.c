@@ -25,6 +25,7 @@
 #include "escape.h"
 #include "utf8.h"
 #include "ident.h"
+#include "inquiry.h"
 #include "macro.h"
 #include "unaligned.h"
 #include "vpd.h"
@@ -383,26 +384,6 @@ static void sid_get_serial(Sid *s, IdentPage page)
 		}
 }
 
-/* scsi_id's set_type(). */
-static const char *sid_type_name(uint8_t type)
-{
-	switch (type) {
-	case 0x0:
-	case 0xe:
-		return "disk";
-	case 0x1:
-		return "tape";
-	case 0x4:
-	case 0x7:
-	case 0xf:
-		return "optical";
-	case 0x5:
-		return "cd";
-	default:
-		return "generic";
-	}
-}
-
 /* scsi_id: udev_replace_whitespace(in, out, size - 1) then udev_replace_chars(out, NULL). */
 static void sid_clean(const char *in, size_t max, char *out, size_t size)
 {
@@ -603,7 +584,7 @@ int ident_compute(const ScsiIdentInput *in, ScsiIdent *ret)
 	sid_clean(s.model, MODEL_LEN, id.model, sizeof(id.model));
 	sid_clean(s.revision, 4, id.revision, sizeof(id.revision));
 	id.peripheral_type = s.type;
-	id.type = sid_type_name(s.type);
+	id.type = inquiry_type_udev(s.type);
 
 	if (s.serial[0] != 0) {
 		/* scsi_id: replace_whitespace(serial, 255) + replace_chars, both forms. */

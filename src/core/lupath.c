@@ -135,10 +135,3 @@ LuRelation lupath_relation(const char *lu_a, const char *port_a, const char *lu_
 		return LU_RELATION_CLONES;
 	return LU_RELATION_PATHS;
 }
-
-static const char *const relation_names[_LU_RELATION_MAX] = {
-	[LU_RELATION_PATHS] = "paths",
-	[LU_RELATION_CLONES] = "clones",
-};
-
-DEFINE_NAME_LOOKUP(lu_relation_to_string, LuRelation, relation_names)

@@ -44,6 +44,3 @@ int lupath_keys(const uint8_t *buf, size_t len, char **ret_lu, char **ret_port);
  */
 LuRelation lupath_relation(const char *lu_a, const char *port_a, const char *lu_b,
                            const char *port_b);
-
-/* "paths", "clones"; NULL for anything else. */
-const char *lu_relation_to_string(LuRelation r);

@@ -115,51 +115,6 @@ int names_component(const char *prefix, const char *value, unsigned partition,
 	return (int)n;
 }
 
-int names_by_id(const ScsiIdent *id, NamesBus bus, unsigned partition, bool is_cdrom,
-                NamesList *ret)
-{
-	NamesList l = {};
-	const char *serial = NULL;
-	char wwn[2 + 32 + 1] = "";
-	bool expected = false;
-	int r;
-
-	assert_return(id && ret, -EINVAL);
-	assert_return(bus >= 0 && bus < _NAMES_BUS_MAX, -EINVAL);
-	/* KERNEL=="sd*|sr*", ENV{DEVTYPE}=="partition": only sd* has partition links. */
-	if (is_cdrom && partition > 0)
-		return -EINVAL;
-
-	if (bus == NAMES_BUS_ATA && id->ata.valid) {
-		serial = id->ata.serial;
-		if (id->ata.wwn[0])
-			snprintf(wwn, sizeof(wwn), "0x%s", id->ata.wwn);
-	} else {
-		/* ENV{ID_SERIAL}=="?*": at least one character. */
-		if (id->have_serial)
-			serial = id->serial;
-		if (id->wwn[0])
-			snprintf(wwn, sizeof(wwn), "0x%s%s", id->wwn, id->wwn_vendor_extension);
-	}
-
-	if (!isempty(serial)) {
-		expected = true;
-		r = names_component(bus_prefix[bus], serial, partition, l.name[l.n]);
-		if (r >= 0)
-			l.n++;
-	}
-	if (wwn[0]) {
-		expected = true;
-		r = names_component("wwn-", wwn, partition, l.name[l.n]);
-		if (r >= 0)
-			l.n++;
-	}
-	if (expected && l.n == 0)
-		return -EINVAL;
-	*ret = l;
-	return 0;
-}
-
 /* The sg_inq --export properties 55-scsi-sg3_id.rules and 58-scsi-sg3_symlink.rules use. */
 typedef enum Sg3Key {
 	SG3_VENDOR,

@@ -56,18 +56,6 @@ typedef struct NamesList {
 NamesBus names_bus(const ScsiIdent *id, unsigned scsi_level);
 
 /*
- * names_by_id() - the by-id names for a whole device (@partition == 0) or partition N.
- * @id: computed identity; @bus: from names_bus(); @is_cdrom: an sr* node (no partitions).
- * Fills @ret with 0..2 names: "<bus>-<serial>[-partN]" when there is an ID_SERIAL, then
- * "wwn-0x<wwn+ext>[-partN]" when there is an ID_WWN_WITH_EXTENSION.
- * Returns 0; -EINVAL for a partition of a cdrom. A candidate refused for safety (see above) is
- * left out and reported by returning -EINVAL only if no name at all could be made while one was
- * expected; use names_component() to learn why.
- */
-int names_by_id(const ScsiIdent *id, NamesBus bus, unsigned partition, bool is_cdrom,
-                NamesList *ret);
-
-/*
  * names_component() - build one safe path component "<prefix><value>[-partN]" as described
  * above. @value is a NUL-terminated string as udev would substitute it.
  * Returns the length written to @ret (NAME_MAX + 1 bytes), or -EINVAL.

@@ -251,26 +251,6 @@ int sense_progress(const ScsiSense *s, uint16_t *ret)
 	return sks_value(s, KEY(NO_SENSE) | KEY(NOT_READY), ret);
 }
 
-int sense_field_pointer(const ScsiSense *s, bool *ret_cdb, uint16_t *ret_byte, int *ret_bit)
-{
-	assert_return(s, -EINVAL);
-	assert_return(ret_cdb && ret_byte && ret_bit, -EINVAL);
-
-	/* SPC-6 4.4.2.4.2: C/D bit 6, BPV bit 3, BIT POINTER bits 2..0, FIELD POINTER 1..2. */
-	if (!s->sks_valid || s->key != SENSE_KEY_ILLEGAL_REQUEST)
-		return -ENODATA;
-	*ret_cdb = s->sks[0] & 0x40;
-	*ret_byte = unaligned_read_be16(s->sks + 1);
-	*ret_bit = (s->sks[0] & 0x08) ? (s->sks[0] & 0x07) : -1;
-	return 0;
-}
-
-int sense_retry_count(const ScsiSense *s, uint16_t *ret)
-{
-	/* SPC-6 4.4.2.4.3: ACTUAL RETRY COUNT. */
-	return sks_value(s, KEY(RECOVERED_ERROR) | KEY(MEDIUM_ERROR) | KEY(HARDWARE_ERROR), ret);
-}
-
 /* SPC-6 table 51. Ch was EQUAL, now obsolete. */
 static const char *const sense_keys[16] = {
 	[0x0] = "NO SENSE",        [0x1] = "RECOVERED ERROR", [0x2] = "NOT READY",

@@ -87,10 +87,6 @@ int sense_next_descriptor(const uint8_t *buf, size_t len, size_t *offset, SenseD
  * gives the field that meaning. */
 /* NOT READY / NO SENSE: progress indication, 0..65535 of 65536. */
 int sense_progress(const ScsiSense *s, uint16_t *ret);
-/* ILLEGAL REQUEST: field pointer; *ret_cdb true if in the CDB, *ret_bit -1 if no bit pointer. */
-int sense_field_pointer(const ScsiSense *s, bool *ret_cdb, uint16_t *ret_byte, int *ret_bit);
-/* RECOVERED ERROR / MEDIUM ERROR / HARDWARE ERROR: actual retry count. */
-int sense_retry_count(const ScsiSense *s, uint16_t *ret);
 
 /* "NO SENSE", "NOT READY", ...; NULL for key > 0xf. */
 const char *sense_key_name(uint8_t key);

@@ -60,21 +60,6 @@ UeventReactions uevent_reactions(const Uevent *ev)
 	return r;
 }
 
-static const char *const reaction_names[_UEVENT_REACTION_MAX] = {
-	[UEVENT_LOAD_DRIVERS] = "load-drivers",
-	[UEVENT_REIDENTIFIED] = "reidentified",
-	[UEVENT_ERROR] = "error",
-	[UEVENT_STATE] = "state",
-	[UEVENT_NEW_HOST] = "new-host",
-	[UEVENT_NEW_TARGET_PORT] = "new-target-port",
-	[UEVENT_LU] = "lu",
-	[UEVENT_HOST_REMOVED] = "host-removed",
-	[UEVENT_NODE] = "node",
-	[UEVENT_HOLDER] = "holder",
-};
-
-DEFINE_NAME_LOOKUP(uevent_reaction_to_string, UeventReaction, reaction_names)
-
 int uevent_devpath_host(const char *devpath, unsigned *ret)
 {
 	for (const char *p = devpath ? strstr(devpath, "/host") : NULL; p;

@@ -61,8 +61,6 @@ typedef uint32_t UeventReactions;
  */
 UeventReactions uevent_reactions(const Uevent *ev);
 
-const char *uevent_reaction_to_string(UeventReaction r);
-
 /*
  * uevent_devpath_host() - N of the first "hostN" component of @devpath (the kernel's host_no,
  * an unsigned int). Returns 0, or -ENOENT when there is none.

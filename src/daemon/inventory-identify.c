@@ -67,9 +67,8 @@ names:
 	lu_naming_done(&lu->naming);
 	lu->probe_commands = (uint16_t)MIN(pd.commands, (unsigned)UINT16_MAX);
 	inventory_rules(inv, &rules);
-	lu->naming_error =
-	        lu_identify_names(inv->rootfd, ref, &pd, r, lu->scsi_level, lu_is_cdrom(lu), &rules,
-	                          inv->paths, &lu->naming, &no_node);
+	lu->naming_error = lu_identify_names(inv->rootfd, ref, &pd, r, lu->scsi_level,
+	                                     lu_is_cdrom(lu), &rules, &lu->naming, &no_node);
 	lu->probe_no_node = no_node;
 	lu->naming_pending = false;
 	lu->identified = true;
@@ -105,7 +104,7 @@ void lu_identify_submit(Inventory *inv, Lu *lu, bool cache_only)
 	inventory_rules(inv, &rules);
 	r = lu_identify_job_new(lu, inv->rootfd,
 	                        inv->probe_flags | (cache_only ? PROBE_SYSFS_ONLY : 0), &rules,
-	                        inv->paths, &job);
+	                        &job);
 	if (r >= 0)
 		r = inv->hooks.identify(inv, job, inv->userdata);
 

@@ -38,10 +38,8 @@ struct Inventory {
 	/* Every LU by H:C:T:L, so that each uevent finds its LU in O(1). */
 	PtrTable index;
 	StrPool *strings; /* Lu.vendor, .model, .revision, .state */
-	/* What identifying one LU reads that is the same for many: which udev rules files exist,
-	 * and path_id's walk above the LUs (hosts, targets, adapters). */
+	/* What identifying one LU reads that is the same for many: which udev rules files exist. */
 	UdevRulesCache rules;
-	PathIdCache *paths;
 	/* The identification of every LU the kernel adds goes to the identify hook, one from the
 	 * kernel's cache too (inventory_identify_off_loop()). */
 	bool identify_off_loop;

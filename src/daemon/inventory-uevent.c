@@ -373,20 +373,6 @@ static int (*const reactions[_UEVENT_REACTION_MAX])(Inventory *inv, const Uevent
 	[UEVENT_NODE] = react_node,
 };
 
-/* Every uevent: a SCSI host or target that came or went makes path_id's walks read their
- * ancestors again. */
-static void note_uevent(Inventory *inv, const Uevent *ev)
-{
-	if (!ev->subsystem || !ev->action || streq(ev->action, "change"))
-		return;
-	/* A host or target came, went or moved: path_id's walks read their directories again
-	 * (pathid.h). The host's class device (scsi_host) comes with the host's. */
-	if ((streq(ev->subsystem, "scsi") && ev->devtype &&
-	     (streq(ev->devtype, "scsi_host") || streq(ev->devtype, "scsi_target"))) ||
-	    streq(ev->subsystem, "scsi_host"))
-		pathid_cache_forget(inv->paths);
-}
-
 int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions what)
 {
 	const char *base;
@@ -394,7 +380,6 @@ int inventory_handle_uevent(Inventory *inv, const Uevent *ev, UeventReactions wh
 
 	assert_return(inv && ev, -EINVAL);
 
-	note_uevent(inv, ev);
 	what &= 1u << UEVENT_LU | 1u << UEVENT_HOST_REMOVED | 1u << UEVENT_NODE;
 	if (what == 0 || !ev->action || !ev->subsystem || !ev->devpath)
 		return 0;

@@ -50,11 +50,6 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
 		free(inv);
 		return -ENOMEM;
 	}
-	if (pathid_cache_new(&inv->paths) < 0) {
-		strpool_free(inv->strings);
-		free(inv);
-		return -ENOMEM;
-	}
 	inv->index = PTRTABLE_INIT(lu_hash);
 	inv->rootfd = rootfd;
 	/* Names need no block limits page: never a command (nor a read) for it. */
@@ -145,7 +140,6 @@ Inventory *inventory_free(Inventory *inv)
 	}
 	ptrtable_done(&inv->index);
 	strpool_free(inv->strings);
-	pathid_cache_free(inv->paths);
 	free(inv);
 	return NULL;
 }
@@ -155,7 +149,6 @@ void inventory_forget_caches(Inventory *inv)
 	if (!inv)
 		return;
 	udevctx_rules_forget(&inv->rules);
-	pathid_cache_forget(inv->paths);
 }
 
 void inventory_rules(Inventory *inv, UdevRules *ret)

@@ -191,8 +191,8 @@ int inventory_new(int rootfd, ProbeFlags probe_flags, const InventoryHooks *hook
                   Inventory **ret);
 Inventory *inventory_free(Inventory *inv);
 
-/* inventory_forget_caches() - what identification keeps across LUs (udev's rules files, path_id's
- * walks above the LUs) read again from the next LU on: a reload, a resync. */
+/* inventory_forget_caches() - what identification keeps across LUs (udev's rules files) read
+ * again from the next LU on: a reload, a resync. */
 void inventory_forget_caches(Inventory *inv);
 Host *inventory_hosts(const Inventory *inv);
 size_t inventory_n_lus(const Inventory *inv);

@@ -20,10 +20,8 @@ struct LuIdentifyJob {
 	LuRef ref;
 	unsigned scsi_level;
 	bool is_cdrom;
-	/* The inventory's when the job was made; a reference to its PathIdCache, as a job may
-	 * outlive the inventory (a device that does not answer). */
+	/* The inventory's when the job was made. */
 	UdevRules rules;
-	PathIdCache *paths;
 	bool cache_only; /* the kernel's cached pages only (PROBE_SYSFS_ONLY): no command */
 	bool read_info;  /* the LU's info_pending: read what describes it first (@info) */
 	/* the result, lu_identify_job_run()'s */
@@ -105,15 +103,14 @@ void lu_ref_read_strings(int rootfd, const LuRef *ref, LuIdentifyInfo *info)
 }
 
 int lu_identify_names(int rootfd, const LuRef *ref, const ProbeData *pd, int r, unsigned scsi_level,
-                      bool is_cdrom, const UdevRules *rules, PathIdCache *paths, LuNaming *naming,
-                      bool *no_node)
+                      bool is_cdrom, const UdevRules *rules, LuNaming *naming, bool *no_node)
 {
 	*no_node = false;
 	for (ProbePage p = 0; r >= 0 && p < _PROBE_PAGE_MAX; p++)
 		if (pd->error[p] == -ENODEV)
 			*no_node = true;
 	if (r >= 0)
-		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, rules, paths, naming);
+		r = lu_compute_names(rootfd, ref, pd, scsi_level, is_cdrom, rules, naming);
 	return r < 0 ? r : 0;
 }
 
@@ -123,7 +120,6 @@ void lu_identify_job_free(LuIdentifyJob *job)
 		return;
 	lu_ref_done(&job->ref);
 	lu_naming_done(&job->naming);
-	pathid_cache_free(job->paths);
 	free(job);
 }
 
@@ -134,7 +130,7 @@ static int strdup_opt(const char *s, char **ret)
 }
 
 int lu_identify_job_new(const Lu *lu, int rootfd, ProbeFlags flags, const UdevRules *rules,
-                        PathIdCache *paths, LuIdentifyJob **ret)
+                        LuIdentifyJob **ret)
 {
 	LuIdentifyJob *job = calloc(1, sizeof(*job));
 	int r;
@@ -151,7 +147,6 @@ int lu_identify_job_new(const Lu *lu, int rootfd, ProbeFlags flags, const UdevRu
 		.scsi_level = lu->scsi_level,
 		.is_cdrom = lu_is_cdrom(lu),
 		.rules = *rules,
-		.paths = pathid_cache_ref(paths),
 	};
 	r = hctl_parse(lu->hctl, &job->ref.host, &job->ref.channel, &job->ref.target,
 	               &job->ref.lun);
@@ -225,9 +220,8 @@ void lu_identify_job_run(LuIdentifyJob *job)
 		return;
 	}
 	job->commands = pd.commands;
-	job->error =
-	        lu_identify_names(job->rootfd, &job->ref, &pd, r, job->scsi_level, job->is_cdrom,
-	                          &job->rules, job->paths, &job->naming, &job->no_node);
+	job->error = lu_identify_names(job->rootfd, &job->ref, &pd, r, job->scsi_level,
+	                               job->is_cdrom, &job->rules, &job->naming, &job->no_node);
 }
 
 LuIdentifyInfo *lu_identify_job_info(LuIdentifyJob *job)

@@ -45,11 +45,11 @@ typedef struct LuIdentifyInfo {
  * lu_identify_job_new() - a job for @lu as the inventory knows it (its strings copied, its
  * Lu.identify_token the job's token; with Lu.info_pending it reads what describes the LU
  * first: LuIdentifyInfo), to read below @rootfd with @flags (PROBE_SYSFS_ONLY: a cache-only
- * job), with @rules (copied) and @paths (referenced: a job may outlive its inventory).
+ * job), with @rules (copied).
  * Returns 0, -EINVAL (Lu.hctl is no H:C:T:L) or -ENOMEM.
  */
 int lu_identify_job_new(const Lu *lu, int rootfd, ProbeFlags flags, const UdevRules *rules,
-                        PathIdCache *paths, LuIdentifyJob **ret);
+                        LuIdentifyJob **ret);
 /* In any thread: read the pages (SG_IO for what the kernel did not cache, unless cache-only)
  * and derive the names. Touches nothing but @job. */
 void lu_identify_job_run(LuIdentifyJob *job);
@@ -84,8 +84,7 @@ int lu_identify_job_result(LuIdentifyJob *job, LuNaming *ret_naming, unsigned *r
  * returned @r; *@no_node when a page could not be read for want of a node. Returns 0 or -errno.
  */
 int lu_identify_names(int rootfd, const LuRef *ref, const ProbeData *pd, int r, unsigned scsi_level,
-                      bool is_cdrom, const UdevRules *rules, PathIdCache *paths, LuNaming *naming,
-                      bool *no_node);
+                      bool is_cdrom, const UdevRules *rules, LuNaming *naming, bool *no_node);
 
 /* The LU's peripheral device type ("type"), -1 when unreadable or out of range. */
 int lu_ref_type(int rootfd, const LuRef *ref);

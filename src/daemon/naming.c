@@ -286,7 +286,7 @@ int lu_naming_rule_name(const LuNaming *n, NameRule rule, char ret[static NAME_M
 }
 
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
-                     bool is_cdrom, const UdevRules *rules, PathIdCache *path_cache, LuNaming *ret)
+                     bool is_cdrom, const UdevRules *rules, LuNaming *ret)
 {
 	_cleanup_(identity_done) Identity ident = {};
 	_cleanup_free_ char *lu_key = NULL, *port_key = NULL;
@@ -294,7 +294,6 @@ int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned
 	const IdentifyOptions opts = {
 		.no_lines = true,
 		.rules = rules,
-		.path_cache = path_cache,
 		/* the inventory's, read with the LU's other attributes */
 		.have_scsi_level = true,
 		.scsi_level = scsi_level,

@@ -87,10 +87,9 @@ bool lu_naming_equal(const LuNaming *a, const LuNaming *b);
  * /dev/disk/by-id's. @scsi_level is the LU's sysfs scsi_level as the caller read it just now
  * (0 when unreadable), used as udev's rules read it, not read again; @is_cdrom is read from
  * sysfs there, the argument kept for the inventory's call. @rules: which udev rules files exist,
- * as the caller's cache says (NULL: looked at); @path_cache: path_id's walks kept across LUs
- * (NULL: none).
+ * as the caller's cache says (NULL: looked at).
  * Returns 0 (possibly with no names: a device without any identifier gets none), -ENODATA when
  * @pd has no INQUIRY data, -errno.
  */
 int lu_compute_names(int rootfd, const LuRef *ref, const ProbeData *pd, unsigned scsi_level,
-                     bool is_cdrom, const UdevRules *rules, PathIdCache *path_cache, LuNaming *ret);
+                     bool is_cdrom, const UdevRules *rules, LuNaming *ret);

@@ -131,7 +131,7 @@ static bool pg00_inferable(const ProbeData *pd)
 	return !pd->buf[PROBE_PG00] && pd->error[PROBE_PG00] != -EOPNOTSUPP;
 }
 
-/* The "<bus>-<serial>" and "wwn-" inputs, as names_by_id() takes them. */
+/* The "<bus>-<serial>" and "wwn-" inputs, as names_by_id_full() takes them. */
 static int identity_set_base(Identity *i)
 {
 	const ScsiIdent *id = i->id;
@@ -158,7 +158,6 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
                    Identity *ret)
 {
 	_cleanup_(identity_done) Identity i = {};
-	PathIdCache *cache;
 	ScsiIdentInput in;
 	int r;
 
@@ -190,9 +189,8 @@ int identify_pages(int rootfd, const LuRef *lu, const ProbeData *pages, const Id
 	}
 
 	/* path_id reads sysfs only; a device path that cannot be walked just has no ID_PATH. */
-	cache = opts ? opts->path_cache : NULL;
-	r = lu->devpath   ? pathid_read_dev_cached(rootfd, cache, lu->devpath, &i.path)
-	    : lu->syspath ? pathid_read_cached(rootfd, cache, lu->syspath, &i.path)
+	r = lu->devpath   ? pathid_read_dev(rootfd, lu->devpath, &i.path)
+	    : lu->syspath ? pathid_read(rootfd, lu->syspath, &i.path)
 	                  : 0;
 	if (r == -ENOMEM)
 		return r;

@@ -32,18 +32,17 @@
 #include "udevctx.h"
 
 typedef struct IdentifyOptions {
-	ProbeFlags flags;        /* PROBE_SYSFS_ONLY: never a command; PROBE_SGIO_ONLY: no cache */
-	const UdevCtx *udev;     /* what udev's rules read besides the pages; NULL: read it from
-	                          * sysfs below the root (udevctx_read_full()) */
-	bool udev_lines_only;    /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
-	bool no_lines;           /* no export lines at all (Identity.lines stays empty) */
-	bool no_names;           /* no by-id names (Identity.names empty, .serial/.wwn NULL): the
-	                          * udev context (@udev) is then neither needed nor read */
-	const UdevRules *rules;  /* which udev rules files exist, when @udev is NULL; NULL: look
-	                          * (udevctx_rules_read()) */
-	PathIdCache *path_cache; /* the walks' directories kept across LUs (pathid.h); NULL: none */
-	bool have_scsi_level;    /* @scsi_level: the LU's sysfs scsi_level, read just now by the
-	                          * caller (when @udev is NULL; 0 for an unreadable one) */
+	ProbeFlags flags;       /* PROBE_SYSFS_ONLY: never a command; PROBE_SGIO_ONLY: no cache */
+	const UdevCtx *udev;    /* what udev's rules read besides the pages; NULL: read it from
+	                         * sysfs below the root (udevctx_read_full()) */
+	bool udev_lines_only;   /* export scsi_id's ID_* set only, not sg_inq's SCSI_* set */
+	bool no_lines;          /* no export lines at all (Identity.lines stays empty) */
+	bool no_names;          /* no by-id names (Identity.names empty, .serial/.wwn NULL): the
+	                         * udev context (@udev) is then neither needed nor read */
+	const UdevRules *rules; /* which udev rules files exist, when @udev is NULL; NULL: look
+	                         * (udevctx_rules_read()) */
+	bool have_scsi_level;   /* @scsi_level: the LU's sysfs scsi_level, read just now by the
+	                         * caller (when @udev is NULL; 0 for an unreadable one) */
 	unsigned scsi_level;
 } IdentifyOptions;
 

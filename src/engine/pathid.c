@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/openat2.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -195,266 +194,20 @@ static const char *dev_sysnum(const char *dev)
 	return *p ? p : NULL;
 }
 
-/*
- * What one walk learnt about a directory: path_id asks the same ancestors for their subsystem,
- * devtype and whether they are devices several times over (skip_subsystem(), the handlers'
- * parent searches); each file is read once per walk.
- */
-/* What the walks read of a directory and cache: its subsystem and its uevent's DEVTYPE=. */
-typedef enum DevAttr {
-	DEV_SUBSYSTEM,
-	DEV_DEVTYPE,
-	_DEV_ATTR_MAX,
-} DevAttr;
-
-typedef struct DevCache {
-	char *path;
-	signed char device; /* has a uevent file; -1: not looked at yet */
-	bool attr_read[_DEV_ATTR_MAX];
-	char *attr[_DEV_ATTR_MAX]; /* NULL: none */
-} DevCache;
-
-/* More directories than any device path has levels; past them reads are just not cached. */
-#define WALK_CACHE_MAX 32
-
-/*
- * What walks learnt about the directories above the devices they started from, kept across
- * walks (PathIdCache): the LUs of one target share every ancestor. A directory's subsystem,
- * devtype and being a device do not change while it exists; which hosts sit below it (the
- * lowest "hostN", handle_default()) does, and so does everything when a host or target goes
- * away and another takes its path: the owner forgets it all then (pathid_cache_forget()).
- */
-typedef struct SharedDir {
-	char *path;
-	signed char device;
-	bool attr_read[_DEV_ATTR_MAX], lowest_host_read;
-	char *attr[_DEV_ATTR_MAX];
-	long lowest_host;
-} SharedDir;
-
-/* Targets and hosts above the LUs; past them the cache starts again (a SAN's thousands of
- * targets are read as they were before the cache). */
-#define PATHID_CACHE_MAX 64
-
-struct PathIdCache {
-	pthread_mutex_t lock; /* identification runs on the loop and on the identify threads */
-	unsigned n_ref;       /* the owner's, and each identification's off the loop */
-	/* Counts pathid_cache_forget() calls: a walk that began before one (off the loop, while
-	 * the owner heard of a host or target coming or going) keeps what it read to itself. */
-	uint64_t epoch;
-	SharedDir dirs[PATHID_CACHE_MAX];
-	size_t n_dirs;
-};
-
-static void dev_attrs_free(char **attr)
-{
-	for (DevAttr a = 0; a < _DEV_ATTR_MAX; a++)
-		free(attr[a]);
-}
-
-/* What @from knows of a directory's attributes that @to has not read, copied into @to. */
-static void dev_attrs_copy(char **to, bool *to_read, char *const *from, const bool *from_read)
-{
-	for (DevAttr a = 0; a < _DEV_ATTR_MAX; a++)
-		if (!to_read[a] && from_read[a]) {
-			to[a] = from[a] ? strdup(from[a]) : NULL;
-			to_read[a] = !from[a] || to[a];
-		}
-}
-
-static void shared_dir_done(SharedDir *d)
-{
-	free(d->path);
-	dev_attrs_free(d->attr);
-	*d = (SharedDir){};
-}
-
-int pathid_cache_new(PathIdCache **ret)
-{
-	PathIdCache *c;
-
-	assert_return(ret, -EINVAL);
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	pthread_mutex_init(&c->lock, NULL);
-	c->n_ref = 1;
-	*ret = c;
-	return 0;
-}
-
-PathIdCache *pathid_cache_ref(PathIdCache *c)
-{
-	if (c)
-		__atomic_add_fetch(&c->n_ref, 1, __ATOMIC_RELAXED);
-	return c;
-}
-
-static void cache_clear_locked(PathIdCache *c)
-{
-	for (size_t i = 0; i < c->n_dirs; i++)
-		shared_dir_done(&c->dirs[i]);
-	c->n_dirs = 0;
-}
-
-void pathid_cache_forget(PathIdCache *c)
-{
-	if (!c)
-		return;
-	pthread_mutex_lock(&c->lock);
-	cache_clear_locked(c);
-	c->epoch++;
-	pthread_mutex_unlock(&c->lock);
-}
-
-PathIdCache *pathid_cache_free(PathIdCache *c)
-{
-	if (!c || __atomic_sub_fetch(&c->n_ref, 1, __ATOMIC_ACQ_REL) > 0)
-		return NULL;
-	cache_clear_locked(c);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-	return NULL;
-}
-
-size_t pathid_cache_size(PathIdCache *c)
-{
-	size_t n;
-
-	if (!c)
-		return 0;
-	pthread_mutex_lock(&c->lock);
-	n = c->n_dirs;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-static SharedDir *shared_find_locked(PathIdCache *c, const char *path)
-{
-	for (size_t i = 0; i < c->n_dirs; i++)
-		if (streq(c->dirs[i].path, path))
-			return &c->dirs[i];
-	return NULL;
-}
-
-/* @path's entry, a new one when there is none (the whole cache dropped when it is full);
- * NULL when out of memory. */
-static SharedDir *shared_get_locked(PathIdCache *c, const char *path)
-{
-	SharedDir *s = shared_find_locked(c, path);
-
-	if (s)
-		return s;
-	if (c->n_dirs >= PATHID_CACHE_MAX)
-		cache_clear_locked(c);
-	s = &c->dirs[c->n_dirs];
-	*s = (SharedDir){ .path = strdup(path), .device = -1 };
-	if (!s->path)
-		return NULL;
-	c->n_dirs++;
-	return s;
-}
-
 typedef struct Walk {
 	int rootfd;
-	PathIdCache *shared; /* NULL: nothing kept past the walk */
-	uint64_t epoch;      /* @shared's when the walk began */
-	const char *start;   /* the device the walk started from: never shared */
-	char *path;          /* ID_PATH so far */
-	char *compat;        /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
+	const char *sdev; /* the device walked from when its name says it is a SCSI device */
+	char *path;       /* ID_PATH so far */
+	char *compat;     /* ID_PATH_ATA_COMPAT so far, NULL until the ATA rule starts it */
 	bool supported_transport, supported_parent;
 	int error; /* -ENOMEM once anything failed to allocate */
-	DevCache cache[WALK_CACHE_MAX];
-	size_t n_cache;
 } Walk;
-
-/* The walk's entries for directories above its start into the shared cache; what they left
- * unread stays unread there. */
-static void walk_cache_share(Walk *w)
-{
-	PathIdCache *c = w->shared;
-
-	if (!c || w->error < 0)
-		return;
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; c->epoch == w->epoch && i < w->n_cache; i++) {
-		DevCache *d = &w->cache[i];
-		SharedDir *s;
-
-		if (streq(d->path, w->start))
-			continue;
-		s = shared_get_locked(c, d->path);
-		if (!s)
-			break;
-		if (s->device < 0)
-			s->device = d->device;
-		dev_attrs_copy(s->attr, s->attr_read, d->attr, d->attr_read);
-	}
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* A new walk entry for @d filled from the shared cache, when it knows the directory. */
-static void walk_cache_from_shared(Walk *w, DevCache *d)
-{
-	PathIdCache *c = w->shared;
-	SharedDir *s;
-
-	if (!c || streq(d->path, w->start))
-		return;
-	pthread_mutex_lock(&c->lock);
-	s = shared_find_locked(c, d->path);
-	if (s) {
-		d->device = s->device;
-		dev_attrs_copy(d->attr, d->attr_read, s->attr, s->attr_read);
-	}
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void walk_cache_done(Walk *w)
-{
-	walk_cache_share(w);
-	for (size_t i = 0; i < w->n_cache; i++) {
-		free(w->cache[i].path);
-		dev_attrs_free(w->cache[i].attr);
-	}
-	w->n_cache = 0;
-}
-
-/* @dev's cache entry, a new one when there is none; NULL when the cache is full or out of
- * memory (then the caller reads uncached). */
-static DevCache *dev_cache(Walk *w, const char *dev)
-{
-	DevCache *c;
-
-	for (size_t i = 0; i < w->n_cache; i++)
-		if (streq(w->cache[i].path, dev))
-			return &w->cache[i];
-	if (w->n_cache >= WALK_CACHE_MAX)
-		return NULL;
-	c = &w->cache[w->n_cache];
-	*c = (DevCache){ .path = strdup(dev), .device = -1 };
-	if (!c->path) {
-		w->error = -ENOMEM;
-		return NULL;
-	}
-	w->n_cache++;
-	walk_cache_from_shared(w, c);
-	return c;
-}
 
 static bool dev_is_device(Walk *w, const char *dev)
 {
-	DevCache *c = dev_cache(w, dev);
-	_cleanup_free_ char *u = NULL;
-	bool is;
+	_cleanup_free_ char *u = join(dev, "uevent");
 
-	if (c && c->device >= 0)
-		return c->device;
-	u = join(dev, "uevent");
-	is = u && faccessat(w->rootfd, u, F_OK, 0) >= 0;
-	if (c && u)
-		c->device = is;
-	return is;
+	return u && faccessat(w->rootfd, u, F_OK, 0) >= 0;
 }
 
 /* The nearest ancestor directory of @dev that is a device, below sys/devices/; NULL for none
@@ -479,24 +232,30 @@ static char *dev_parent(Walk *w, const char *dev)
 }
 
 /* The name of @dev's subsystem (the "subsystem" link's last component), NULL for none. */
-static char *dev_subsystem_read(int rootfd, const char *dev)
+static char *dev_subsystem_read(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *l = join(dev, "subsystem");
+	_cleanup_free_ char *l = NULL;
 	char *s = NULL;
 
-	if (!l || sysfs_link_basename(rootfd, l, &s) < 0)
+	if (w->sdev && streq(dev, w->sdev))
+		return strdup("scsi");
+	l = join(dev, "subsystem");
+	if (!l || sysfs_link_basename(w->rootfd, l, &s) < 0)
 		return NULL;
 	return s;
 }
 
 /* DEVTYPE= of @dev's uevent file, NULL for none. */
-static char *dev_devtype_read(int rootfd, const char *dev)
+static char *dev_devtype_read(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *u = join(dev, "uevent");
+	_cleanup_free_ char *u = NULL;
 	_cleanup_free_ uint8_t *buf = NULL;
 	size_t len;
 
-	if (!u || sysfs_read_attr(rootfd, u, 64 * 1024, &buf, &len) < 0)
+	if (w->sdev && streq(dev, w->sdev))
+		return strdup("scsi_device");
+	u = join(dev, "uevent");
+	if (!u || sysfs_read_attr(w->rootfd, u, 64 * 1024, &buf, &len) < 0)
 		return NULL;
 	for (char *line = (char *)buf; line && *line;) {
 		char *end = strchr(line, '\n');
@@ -510,30 +269,11 @@ static char *dev_devtype_read(int rootfd, const char *dev)
 	return NULL;
 }
 
-static char *(*const dev_attr_read[_DEV_ATTR_MAX])(int rootfd, const char *dev) = {
-	[DEV_SUBSYSTEM] = dev_subsystem_read,
-	[DEV_DEVTYPE] = dev_devtype_read,
-};
-
-/* @dev's attribute @a, cached: the walk's copy (do not free), NULL for none. */
-static const char *dev_attr(Walk *w, const char *dev, DevAttr a, char **ret_uncached)
+/* Is @dev's attribute (dev_subsystem_read() or dev_devtype_read()) @value? */
+static bool dev_attr_is(Walk *w, const char *dev, char *(*read)(Walk *w, const char *dev),
+                        const char *value)
 {
-	DevCache *c = dev_cache(w, dev);
-
-	*ret_uncached = NULL;
-	if (!c)
-		return (*ret_uncached = dev_attr_read[a](w->rootfd, dev));
-	if (!c->attr_read[a]) {
-		c->attr[a] = dev_attr_read[a](w->rootfd, dev);
-		c->attr_read[a] = true;
-	}
-	return c->attr[a];
-}
-
-static bool dev_attr_is(Walk *w, const char *dev, DevAttr a, const char *value)
-{
-	_cleanup_free_ char *uncached = NULL;
-	const char *v = dev_attr(w, dev, a, &uncached);
+	_cleanup_free_ char *v = read(w, dev);
 
 	return v && streq(v, value);
 }
@@ -546,8 +286,8 @@ static char *dev_parent_with(Walk *w, const char *dev, const char *subsystem, co
 	while (cur) {
 		char *next;
 
-		if (dev_attr_is(w, cur, DEV_SUBSYSTEM, subsystem) &&
-		    (!devtype || dev_attr_is(w, cur, DEV_DEVTYPE, devtype)))
+		if (dev_attr_is(w, cur, dev_subsystem_read, subsystem) &&
+		    (!devtype || dev_attr_is(w, cur, dev_devtype_read, devtype)))
 			return TAKE_PTR(cur);
 		next = dev_parent(w, cur);
 		free(cur);
@@ -582,10 +322,10 @@ static char *skip_subsystem(Walk *w, const char *dev, const char *subsystem)
 
 	if (!last)
 		return NULL;
-	if (!dev_attr_is(w, last, DEV_SUBSYSTEM, subsystem))
+	if (!dev_attr_is(w, last, dev_subsystem_read, subsystem))
 		return TAKE_PTR(last);
 	cur = dev_parent(w, last);
-	while (cur && dev_attr_is(w, cur, DEV_SUBSYSTEM, subsystem)) {
+	while (cur && dev_attr_is(w, cur, dev_subsystem_read, subsystem)) {
 		free(last);
 		last = TAKE_PTR(cur);
 		cur = dev_parent(w, last);
@@ -806,42 +546,6 @@ static long lowest_host(int rootfd, const char *dir)
 	return lowest;
 }
 
-/* lowest_host(), kept in the shared cache: every LU of every target below @dir asks. */
-static long walk_lowest_host(Walk *w, const char *dir)
-{
-	PathIdCache *c = w->shared;
-	SharedDir *s;
-	long n;
-
-	if (c) {
-		char p[PATH_MAX];
-
-		pthread_mutex_lock(&c->lock);
-		s = shared_find_locked(c, dir);
-		n = s && s->lowest_host_read ? s->lowest_host : -2;
-		pthread_mutex_unlock(&c->lock);
-		/* The kernel numbers hosts upwards (scsi_host_alloc()): while the lowest is there,
-		 * no host added since is lower. One look instead of the listing, which also covers
-		 * a removal the owner has not heard of yet. */
-		if (n >= 0 && (size_t)snprintf(p, sizeof(p), "%s/host%ld", dir, n) < sizeof(p) &&
-		    faccessat(w->rootfd, p, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
-			return n;
-		if (n == -1)
-			return n;
-	}
-	n = lowest_host(w->rootfd, dir);
-	if (!c)
-		return n;
-	pthread_mutex_lock(&c->lock);
-	s = c->epoch == w->epoch ? shared_get_locked(c, dir) : NULL;
-	if (s) {
-		s->lowest_host = n;
-		s->lowest_host_read = true;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
 static char *handle_default(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *host = dev_parent_with(w, dev, "scsi", "scsi_host");
@@ -866,7 +570,7 @@ static char *handle_default(Walk *w, const char *dev)
 		return NULL;
 	*slash = 0;
 	/* The host number counted from the first host of the same parent (HBA). */
-	base = walk_lowest_host(w, dir);
+	base = lowest_host(w->rootfd, dir);
 	if (base < 0)
 		return TAKE_PTR(host);
 	/* path_id keeps these in ints */
@@ -902,7 +606,7 @@ static char *handle_scsi(Walk *w, const char *dev)
 {
 	_cleanup_free_ char *fw = NULL, *unit = NULL;
 
-	if (!dev_attr_is(w, dev, DEV_DEVTYPE, "scsi_device"))
+	if (!dev_attr_is(w, dev, dev_devtype_read, "scsi_device"))
 		return strdup(dev);
 
 	/* Only firewire-sbp2 gives its SCSI devices this attribute, and its hosts sit below the
@@ -975,8 +679,8 @@ static char *handle_usb(Walk *w, const char *dev)
 	char *hub;
 	int rev;
 
-	if (!dev_attr_is(w, dev, DEV_DEVTYPE, "usb_interface") &&
-	    !dev_attr_is(w, dev, DEV_DEVTYPE, "usb_device"))
+	if (!dev_attr_is(w, dev, dev_devtype_read, "usb_interface") &&
+	    !dev_attr_is(w, dev, dev_devtype_read, "usb_device"))
 		return strdup(dev);
 	port = strchr(dev_sysname(dev), '-');
 	if (!port)
@@ -1018,8 +722,7 @@ static const struct {
 /* One step of the walk: @dev's component; returns the device to continue above or NULL. */
 static char *walk_step(Walk *w, const char *dev)
 {
-	_cleanup_free_ char *uncached = NULL;
-	const char *subsystem = dev_attr(w, dev, DEV_SUBSYSTEM, &uncached);
+	_cleanup_free_ char *subsystem = dev_subsystem_read(w, dev);
 	const char *num;
 
 	if (!subsystem)
@@ -1066,51 +769,30 @@ static char *walk_step(Walk *w, const char *dev)
  * else so: a walk starting there knows its subsystem and DEVTYPE without reading its
  * "subsystem" link and "uevent".
  */
-static void walk_know_sdev(Walk *w, const char *dev)
+static bool is_sdev(const char *dev)
 {
 	const char *base = strrchr(dev, '/'), *parent;
 	unsigned h, c, t;
 	char target[64];
-	DevCache *d;
 
 	if (!base || hctl_parse(base + 1, &h, &c, &t, NULL) < 0)
-		return;
+		return false;
 	for (parent = base; parent > dev && parent[-1] != '/'; parent--)
 		;
-	if ((size_t)snprintf(target, sizeof(target), "target%u:%u:%u/", h, c, t) >=
-	            sizeof(target) ||
-	    !strneq(parent, target, strlen(target)) || parent + strlen(target) != base + 1)
-		return;
-	d = dev_cache(w, dev);
-	if (!d || d->attr_read[DEV_SUBSYSTEM] || d->attr_read[DEV_DEVTYPE])
-		return;
-	d->attr[DEV_SUBSYSTEM] = strdup("scsi");
-	d->attr[DEV_DEVTYPE] = strdup("scsi_device");
-	if (!d->attr[DEV_SUBSYSTEM] || !d->attr[DEV_DEVTYPE]) {
-		dev_attrs_free(d->attr);
-		d->attr[DEV_SUBSYSTEM] = d->attr[DEV_DEVTYPE] = NULL;
-		return;
-	}
-	d->attr_read[DEV_SUBSYSTEM] = d->attr_read[DEV_DEVTYPE] = true;
-	d->device = 1;
+	return (size_t)snprintf(target, sizeof(target), "target%u:%u:%u/", h, c, t) <
+	               sizeof(target) &&
+	       strneq(parent, target, strlen(target)) && parent + strlen(target) == base + 1;
 }
 
 /* The walk from @dev, the device's directory below the root ("sys/devices/..."). */
-static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId *ret)
+static int pathid_walk(int rootfd, const char *dev, PathId *ret)
 {
 	_cleanup_free_ char *cur = NULL, *tag = NULL;
-	Walk w = { .rootfd = rootfd, .shared = shared, .start = dev };
+	Walk w = { .rootfd = rootfd, .sdev = is_sdev(dev) ? dev : NULL };
 	PathId p = {};
-
-	if (shared) {
-		pthread_mutex_lock(&shared->lock);
-		w.epoch = shared->epoch;
-		pthread_mutex_unlock(&shared->lock);
-	}
 
 	p.virtual_dev = strneq(dev, "sys/devices/virtual/", strlen("sys/devices/virtual/"));
 
-	walk_know_sdev(&w, dev);
 	cur = strdup(dev);
 	while (cur && w.error == 0) {
 		_cleanup_free_ char *above = walk_step(&w, cur);
@@ -1118,7 +800,6 @@ static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId 
 		free(cur);
 		cur = above ? dev_parent(&w, above) : NULL;
 	}
-	walk_cache_done(&w);
 	if (w.error < 0) {
 		free(w.path);
 		free(w.compat);
@@ -1161,7 +842,7 @@ static int pathid_walk(int rootfd, PathIdCache *shared, const char *dev, PathId 
 	return 0;
 }
 
-int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, PathId *ret)
+int pathid_read(int rootfd, const char *syspath, PathId *ret)
 {
 	_cleanup_free_ char *dev = NULL;
 	int r;
@@ -1171,13 +852,13 @@ int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, Path
 	r = pathid_resolve(rootfd, syspath, &dev);
 	if (r < 0)
 		return r;
-	return pathid_walk(rootfd, cache, dev, ret);
+	return pathid_walk(rootfd, dev, ret);
 }
 
-int pathid_read_dev_cached(int rootfd, PathIdCache *cache, const char *devpath, PathId *ret)
+int pathid_read_dev(int rootfd, const char *devpath, PathId *ret)
 {
 	assert_return(devpath && ret, -EINVAL);
 	assert_return(strneq(devpath, "sys/devices/", strlen("sys/devices/")), -EINVAL);
 
-	return pathid_walk(rootfd, cache, devpath, ret);
+	return pathid_walk(rootfd, devpath, ret);
 }

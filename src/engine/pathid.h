@@ -38,33 +38,16 @@ typedef struct PathId {
 void pathid_done(PathId *p);
 
 /*
- * PathIdCache - what the walks learnt about the directories above the devices they started
- * from (targets, hosts, adapters: each file path_id reads of them, and the lowest host number
- * below a directory), kept from one walk to the next: the LUs of a target share every
- * ancestor. Thread-safe. Its owner calls pathid_cache_forget() whenever a SCSI host or target
- * is added or removed (a host changes the lowest host number of its parent; a path that went
- * away may come back as another device), and whenever it may have missed such an event.
+ * pathid_read() - the above for the SCSI device at @syspath (below @rootfd; a symlink such as
+ * "sys/bus/scsi/devices/H:C:T:L" or "sys/block/sda" is resolved inside the root, as the
+ * kernel's are). Returns 0 (with ret->path NULL when path_id sets nothing), -ENOENT when
+ * @syspath does not exist, -ELOOP, -ENOMEM.
  */
-typedef struct PathIdCache PathIdCache;
-
-int pathid_cache_new(PathIdCache **ret);
-/* A reference for a walk off the owner's thread; pathid_cache_free() drops one, the last
- * frees the cache. */
-PathIdCache *pathid_cache_ref(PathIdCache *c);
-PathIdCache *pathid_cache_free(PathIdCache *c);
-void pathid_cache_forget(PathIdCache *c);
-size_t pathid_cache_size(PathIdCache *c); /* directories known, for tests */
-/*
- * pathid_read_cached() - the above for the SCSI device at @syspath (below @rootfd; a symlink
- * such as "sys/bus/scsi/devices/H:C:T:L" or "sys/block/sda" is resolved inside the root, as the
- * kernel's are), with @cache (NULL: none). Returns 0 (with ret->path NULL when path_id sets
- * nothing), -ENOENT when @syspath does not exist, -ELOOP, -ENOMEM.
- */
-int pathid_read_cached(int rootfd, PathIdCache *cache, const char *syspath, PathId *ret);
-/* pathid_read_dev_cached() - the same for the device directory @devpath ("sys/devices/...", no
+int pathid_read(int rootfd, const char *syspath, PathId *ret);
+/* pathid_read_dev() - the same for the device directory @devpath ("sys/devices/...", no
  * symlink in it: resolved already, as probe_resolve_full() finds it). -EINVAL for any other
  * path, -ENOMEM. */
-int pathid_read_dev_cached(int rootfd, PathIdCache *cache, const char *devpath, PathId *ret);
+int pathid_read_dev(int rootfd, const char *devpath, PathId *ret);
 
 /* pathid_resolve() - @path below @rootfd with every symlink resolved inside the root, as a
  * path below it ("sys/devices/..."): 0, -ENOENT, -ELOOP, -ENOMEM. */

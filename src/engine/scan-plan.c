@@ -141,89 +141,6 @@ static int lu_cmp(const void *a, const void *b)
                CMP(x->target, y->target) ?: CMP(x->lun, y->lun);
 }
 
-/* The sort key of a listed LU and where it is in the listing: sorting these instead of the
- * ScanLu themselves (100 bytes each) is what keeps a listing of a thousand LUs cheap. */
-typedef struct LuKey {
-	uint64_t lun;
-	unsigned channel, target;
-	size_t index;
-} LuKey;
-
-static bool lu_key_less(const LuKey *x, const LuKey *y)
-{
-	if (x->channel != y->channel)
-		return x->channel < y->channel;
-	if (x->target != y->target)
-		return x->target < y->target;
-	return x->lun < y->lun;
-}
-
-/* Bottom-up merge sort with the comparison inline: qsort()'s call per comparison and its
- * generic copies were most of the cost of sorting a thousand keys. Stable. */
-static void lu_keys_sort(LuKey *v, LuKey *tmp, size_t n)
-{
-	LuKey *from = v, *to = tmp;
-
-	for (size_t width = 1; width < n; width *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * width) {
-			size_t mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);
-			size_t i = lo, j = mid, k = lo;
-
-			while (i < mid && j < hi)
-				to[k++] = lu_key_less(&from[j], &from[i]) ? from[j++] : from[i++];
-			while (i < mid)
-				to[k++] = from[i++];
-			while (j < hi)
-				to[k++] = from[j++];
-		}
-		{
-			LuKey *x = from;
-
-			from = to;
-			to = x;
-		}
-	}
-	if (from != v)
-		memcpy(v, from, n * sizeof(*v));
-}
-
-/* Whether @name, which hctl_parse() accepted, is the form the kernel gives an LU ("%u:%u:%u:%llu",
- * no leading zeros), i.e. what the H:C:T:L would be printed as. */
-static bool hctl_is_canonical(const char *name, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i++)
-		if (name[i] == '0' && (i == 0 || name[i - 1] == ':') && name[i + 1] != ':')
-			return false;
-	return true;
-}
-
-/* Sort @v (all of one host) by address, through their keys. */
-static int lus_sort(ScanLu *v, size_t n)
-{
-	_cleanup_free_ LuKey *keys = NULL;
-	_cleanup_free_ ScanLu *sorted = NULL;
-	bool in_order = true;
-
-	for (size_t i = 1; i < n && in_order; i++)
-		in_order = lu_cmp(&v[i - 1], &v[i]) <= 0;
-	if (in_order)
-		return 0;
-	/* (every element is written before it is read: no need to zero them) */
-	keys = reallocarray(NULL, 2 * n, sizeof(*keys)); /* the keys, the merge's buffer */
-	sorted = reallocarray(NULL, n, sizeof(*sorted));
-	if (!keys || !sorted)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		keys[i] = (LuKey){
-			.lun = v[i].lun, .channel = v[i].channel, .target = v[i].target, .index = i
-		};
-	lu_keys_sort(keys, keys + n, n);
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = v[keys[i].index];
-	memcpy(v, sorted, n * sizeof(*v));
-	return 0;
-}
-
 /* The LUs the kernel has instantiated on @host (and @channel/@target unless SCAN_ANY),
  * sorted; only the address is filled in (scan_lu_details() reads the rest). */
 int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, ScanLu **ret,
@@ -245,7 +162,6 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 	for (struct dirent *de; (de = readdir(d));) {
 		unsigned h, c, t;
 		uint64_t l;
-		size_t len;
 
 		if (hctl_parse(de->d_name, &h, &c, &t, &l) < 0 || h != host)
 			continue;
@@ -256,20 +172,12 @@ int scan_list_lus(int rootfd, unsigned host, int64_t channel, int64_t target, Sc
 			return -ENOMEM;
 		}
 		v[n] = (ScanLu){ .host = h, .channel = c, .target = t, .lun = l, .type = -1 };
-		/* The entry's name is the H:C:T:L already (a thousand snprintf()s were most of
-		 * a listing's cost); a name in another form is printed as the kernel would. */
-		len = strlen(de->d_name);
-		if (len < sizeof(v[n].hctl) && hctl_is_canonical(de->d_name, len))
-			memcpy(v[n].hctl, de->d_name, len + 1);
-		else
-			snprintf(v[n].hctl, sizeof(v[n].hctl), "%u:%u:%u:%" PRIu64, h, c, t, l);
+		/* printed as the kernel would, whatever form the entry's name has */
+		snprintf(v[n].hctl, sizeof(v[n].hctl), "%u:%u:%u:%" PRIu64, h, c, t, l);
 		n++;
 	}
-	r = lus_sort(v, n);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), lu_cmp);
 	*ret = v;
 	*ret_n = n;
 	return 0;

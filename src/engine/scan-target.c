@@ -100,40 +100,6 @@ static const ScanLu *find_lun(const ScanLu *lus, size_t n, uint64_t lun)
 
 /* --- in-use checks ---------------------------------------------------------------------------- */
 
-/* The "maj:min" of the block device and of its partitions. */
-static int block_devs(int rootfd, const char *syslu, const char *block, char ***ret, size_t *ret_n)
-{
-	_cleanup_(closedirp) DIR *d = NULL;
-	char path[PATH_MAX];
-	char **v = NULL;
-	size_t n = 0;
-	int r;
-
-	scan_pathfmt(path, sizeof(path), "%s/block/%s", syslu, block);
-	r = sysfs_opendir(rootfd, path, &d);
-	if (r < 0)
-		return r;
-	v = calloc(1, sizeof(char *));
-	if (!v)
-		return -ENOMEM;
-	v[n++] = strdup(block);
-	for (struct dirent *de; (de = readdir(d));) {
-		char p2[PATH_MAX];
-
-		if (de->d_name[0] == '.' || !strneq(de->d_name, block, strlen(block)))
-			continue;
-		scan_pathfmt(p2, sizeof(p2), "%s/%s/partition", path, de->d_name);
-		if (faccessat(rootfd, p2, F_OK, 0) < 0)
-			continue;
-		if (GREEDY_REALLOC_EXACT(v, n + 1) < 0)
-			break;
-		v[n++] = strdup(de->d_name);
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
-
 static void strv_free_n(char **v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
@@ -260,13 +226,55 @@ static long node_open_by(int rootfd, char *const *nodes, size_t n, const char **
 	return 0;
 }
 
+/* Where a block device's being in use is looked for: the disk's or a partition's directory. */
+typedef struct InUse {
+	Scan *s;
+	const char *disk; /* the disk's directory: "sys/bus/scsi/devices/H:C:T:L/block/sdX" */
+	char *why;
+	size_t why_size;
+} InUse;
+
+/* -EBUSY with @u->why when the block device @name (in directory @dir) has holders, is mounted or
+ * cannot be opened exclusively; 0 otherwise. */
+static int block_in_use(InUse *u, const char *name, const char *dir)
+{
+	_cleanup_free_ char *devnum = NULL;
+	char path[PATH_MAX];
+
+	scan_pathfmt(path, sizeof(path), "%s/holders", dir);
+	if (dir_has_entries(u->s->rootfd, path)) {
+		snprintf(u->why, u->why_size, "%s has holders", name);
+		return -EBUSY;
+	}
+	scan_pathfmt(path, sizeof(path), "%s/dev", dir);
+	if (sysfs_read_string(u->s->rootfd, path, &devnum) >= 0 && mounted(u->s->rootfd, devnum)) {
+		snprintf(u->why, u->why_size, "%s is mounted", name);
+		return -EBUSY;
+	}
+	if (u->s->io->open_exclusive(u->s->ctx->io_userdata, u->s->rootfd, name) == -EBUSY) {
+		snprintf(u->why, u->why_size, "%s is open exclusively", name);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int partition_in_use(const char *name, unsigned number, void *userdata)
+{
+	InUse *u = userdata;
+	char dir[PATH_MAX];
+
+	scan_pathfmt(dir, sizeof(dir), "%s/%s", u->disk, name);
+	return block_in_use(u, name, dir);
+}
+
 /* 0 when @lu may be removed; -EBUSY with @why otherwise. */
 static int lu_in_use(Scan *s, const ScanLu *lu, char *why, size_t why_size)
 {
-	char syslu[128];
-	char **devs = NULL, **nodes = NULL;
-	size_t n = 0, n_nodes = 0;
+	char syslu[128], disk[PATH_MAX];
+	char **nodes = NULL;
+	size_t n_nodes = 0;
 	const char *node = NULL;
+	InUse u = { .s = s, .disk = disk, .why = why, .why_size = why_size };
 	long pid;
 	int r = 0;
 
@@ -285,40 +293,13 @@ static int lu_in_use(Scan *s, const ScanLu *lu, char *why, size_t why_size)
 	}
 	if (!lu->block)
 		return 0; /* no block device: nothing can mount or hold it */
-	if (block_devs(s->rootfd, syslu, lu->block, &devs, &n) < 0)
+	scan_pathfmt(disk, sizeof(disk), "%s/block/%s", syslu, lu->block);
+	if (faccessat(s->rootfd, disk, F_OK, 0) < 0)
 		return 0;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		_cleanup_free_ char *devnum = NULL;
-		char path[PATH_MAX];
-
-		if (!devs[i])
-			continue;
-		char dir[PATH_MAX];
-
-		if (i == 0)
-			scan_pathfmt(dir, sizeof(dir), "%s/block/%s", syslu, lu->block);
-		else
-			scan_pathfmt(dir, sizeof(dir), "%s/block/%s/%s", syslu, lu->block, devs[i]);
-		scan_pathfmt(path, sizeof(path), "%s/holders", dir);
-		if (dir_has_entries(s->rootfd, path)) {
-			snprintf(why, why_size, "%s has holders", devs[i]);
-			r = -EBUSY;
-			break;
-		}
-		scan_pathfmt(path, sizeof(path), "%s/dev", dir);
-		if (sysfs_read_string(s->rootfd, path, &devnum) >= 0 &&
-		    mounted(s->rootfd, devnum)) {
-			snprintf(why, why_size, "%s is mounted", devs[i]);
-			r = -EBUSY;
-			break;
-		}
-		if (s->io->open_exclusive(s->ctx->io_userdata, s->rootfd, devs[i]) == -EBUSY) {
-			snprintf(why, why_size, "%s is open exclusively", devs[i]);
-			r = -EBUSY;
-		}
-	}
-	strv_free_n(devs, n);
-	return r;
+	r = block_in_use(&u, lu->block, disk);
+	if (r == 0)
+		r = sysfs_for_each_partition(s->rootfd, syslu, lu->block, partition_in_use, &u);
+	return r == -EBUSY ? r : 0;
 }
 
 /* --- decisions -------------------------------------------------------------------------------- */

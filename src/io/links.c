@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,38 +100,11 @@ static int dir_path_valid(const char *path)
 }
 
 /* Open (creating as needed) a directory below @rootfd without following any symlink. */
-static bool path_has_dot_component(const char *path)
-{
-	for (const char *c = path; *c;) {
-		size_t n = strcspn(c, "/");
-
-		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return true;
-		c += n;
-		c += strspn(c, "/");
-	}
-	return false;
-}
-
 int links_open_dir(int rootfd, const char *path, bool create)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	char *save = NULL;
-
-	/* Every link operation opens its directories: when they exist, one openat2() refusing
-	 * any symlink on the way opens exactly what the walk below would. Anything else (a
-	 * component missing, a kernel without openat2) is left to the walk, which decides. */
-	if (!path_has_dot_component(path)) {
-		struct open_how how = {
-			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
-		};
-		long k = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-
-		if (k >= 0)
-			return (int)k;
-	}
 
 	copy = strdup(path);
 	if (!copy)
@@ -487,11 +458,6 @@ Links *links_free(Links *l)
 	free(l->record_dir);
 	free(l);
 	return NULL;
-}
-
-const char *links_dir(const Links *l)
-{
-	return l ? l->link_dir : NULL;
 }
 
 static int open_dirs(Links *l, int *ret_dfd, int *ret_rfd)

@@ -109,8 +109,6 @@ int links_new(int rootfd, const char *link_dir, int record_rootfd, const char *r
               LinksReportFn report, void *userdata, Links **ret);
 Links *links_free(Links *l);
 
-const char *links_dir(const Links *l);
-
 enum {
 	LINKS_ADD_CREATED = 1,
 	LINKS_ADD_UPDATED = 2,

@@ -273,52 +273,28 @@ int sysfs_opendir(int dirfd, const char *path, DIR **ret)
 	return sysfs_opendir_flags(dirfd, path, 0, ret);
 }
 
-/*
- * The directories listed per LU (scsi_generic/, block/, bsg/, scsi_tape/) hold one or a few
- * entries: read with getdents64(2) into the stack, an open, two reads and a close, where
- * opendir()/readdir() also make an fstat() and two fcntl()s.
- */
 int sysfs_for_each_entry(int dirfd, const char *path, const char *prefix,
                          int (*fn)(const char *name, void *userdata), void *userdata)
 {
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_(closedirp) DIR *d = NULL;
 	size_t plen = prefix ? strlen(prefix) : 0;
-	union {
-		struct dirent64 de;
-		uint8_t raw[4096];
-	} buf;
+	int r;
 
 	assert_return(fn, -EINVAL);
-	assert_return(path && path[0] != '/', -EINVAL);
 
-	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = getdents64(fd, buf.raw, sizeof(buf.raw));
-
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf.raw + off);
-			const char *name = de->d_name;
-			int r;
-
-			if (de->d_reclen == 0 || de->d_reclen > n - off)
-				return -EIO; /* not what getdents64(2) returns */
-			off += de->d_reclen;
-			if (name[0] == '.')
-				continue;
-			if (plen && strncmp(name, prefix, plen) != 0)
-				continue;
-			r = fn(name, userdata);
-			if (r < 0)
-				return r;
-		}
+	r = sysfs_opendir(dirfd, path, &d);
+	if (r < 0)
+		return r;
+	for (struct dirent *de; (errno = 0, de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (plen && strncmp(de->d_name, prefix, plen) != 0)
+			continue;
+		r = fn(de->d_name, userdata);
+		if (r < 0)
+			return r;
 	}
-	return 0;
+	return errno > 0 ? -errno : 0;
 }
 
 typedef struct PartitionWalk {
@@ -354,7 +330,6 @@ int sysfs_for_each_partition(int dirfd, const char *syspath, const char *block,
 	if (asprintf(&dir, "%s/block/%s", syspath, block) < 0)
 		return -ENOMEM;
 	w.dir = dir;
-	/* a disk's directory has some thirty entries: listed with getdents64, no DIR */
 	r = sysfs_for_each_entry(dirfd, dir, block, partition_entry, &w);
 	return r == -ENOENT ? 0 : r;
 }

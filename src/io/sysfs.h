@@ -68,8 +68,7 @@ int sysfs_write_attr(int dirfd, const char *path, const char *value);
 int sysfs_first_entry(int dirfd, const char *path, const char *prefix, char **ret);
 /*
  * sysfs_for_each_entry() - @fn for each entry of directory @path whose name starts with @prefix
- * (NULL: any; dot entries skipped), in the directory's order, read with getdents64(2) as
- * sysfs_first_entry() reads: an open, the reads and a close. Stops at the first error @fn
+ * (NULL: any; dot entries skipped), in the directory's order. Stops at the first error @fn
  * returns (< 0) and returns it; -errno when the directory cannot be read, else 0.
  */
 int sysfs_for_each_entry(int dirfd, const char *path, const char *prefix,

@@ -619,7 +619,7 @@ START_TEST(test_pages_kept)
 	for (ProbePage p = 0; p < _PROBE_PAGE_MAX; p++)
 		if (pd.buf[p])
 			pd.source[p] = PROBE_SOURCE_SGIO;
-	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, NULL, &kept), 0);
+	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, &kept), 0);
 	ck_assert(lu_naming_equal(&kept, &lu->naming));
 	ck_assert(lu_naming_equal(&lu->naming, &kept));
 	ck_assert(!lu_naming_equal(&kept, &lu1->naming));
@@ -644,7 +644,7 @@ START_TEST(test_pages_kept)
 	pg80_read = pd.buf[PROBE_PG80];
 	ck_assert_uint_eq(pd.len[PROBE_PG80], sizeof(pg80_other));
 	memcpy(pg80_read, pg80_other, sizeof(pg80_other));
-	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, NULL, &other), 0);
+	ck_assert_int_eq(lu_compute_names(tree.fd, &ref, &pd, 7, false, NULL, &other), 0);
 	ck_assert_str_eq(other.names[0], lu->naming.names[0]);
 	ck_assert(!lu_naming_equal(&other, &lu->naming));
 	ck_assert(!lu_naming_equal(&lu->naming, &other));
@@ -1095,8 +1095,8 @@ static void put_hba_lu(const char *hba_subsystem)
 	put_lu("5:0:0:0", 0, "sdb", "sg5", PG83(0x55, 0, 0));
 }
 
-/* path_id's walks kept across LUs (engine/pathid.h) are forgotten when a host or target goes:
- * the LU that comes back on the same path below another adapter has that adapter's ID_PATH. */
+/* The LU that comes back on the same path below another adapter, after the host and target
+ * went, has that adapter's ID_PATH (engine/pathid.h). */
 START_TEST(test_path_cache_forgotten)
 {
 	static const char *const gone[][3] = {

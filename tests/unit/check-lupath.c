@@ -184,15 +184,6 @@ START_TEST(test_truncated)
 }
 END_TEST
 
-START_TEST(test_names)
-{
-	ck_assert_str_eq(lu_relation_to_string(LU_RELATION_PATHS), "paths");
-	ck_assert_str_eq(lu_relation_to_string(LU_RELATION_CLONES), "clones");
-	ck_assert_ptr_null(lu_relation_to_string(_LU_RELATION_MAX));
-	ck_assert_ptr_null(lu_relation_to_string(_LU_RELATION_INVALID));
-}
-END_TEST
-
 static Suite *lupath_suite(void)
 {
 	Suite *s = suite_create("lupath");
@@ -203,7 +194,6 @@ static Suite *lupath_suite(void)
 	tcase_add_test(tc, test_empty_page);
 	CHECK_ADD_LOOP(tc, test_hostile, hostile);
 	tcase_add_test(tc, test_truncated);
-	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -61,6 +61,7 @@ START_TEST(test_by_id)
 {
 	ScsiIdent *id = calloc(1, sizeof(*id));
 	ScsiIdentInput in;
+	NamesContext nc;
 	NamesList l;
 	Fixture fx = {};
 
@@ -78,8 +79,11 @@ START_TEST(test_by_id)
 	};
 	ck_assert_int_eq(ident_compute(&in, id), 0);
 	ck_assert_int_eq(names_bus(id, 7), cases[_i].bus);
-	ck_assert_int_eq(names_by_id(id, cases[_i].bus, cases[_i].partition, cases[_i].cdrom, &l),
-	                 cases[_i].ret);
+	nc = (NamesContext){ .id = id,
+		             .scsi_level = 7,
+		             .partition = cases[_i].partition,
+		             .is_cdrom = cases[_i].cdrom };
+	ck_assert_int_eq(names_by_id_full(&nc, &l), cases[_i].ret);
 	if (cases[_i].ret == 0) {
 		ck_assert_uint_eq(l.n, !!cases[_i].n0 + !!cases[_i].n1);
 		if (cases[_i].n0)

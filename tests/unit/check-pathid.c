@@ -98,7 +98,7 @@ static void build(const char *const *lines)
 typedef struct Case {
 	const char *name;
 	const char *const *tree;
-	const char *lu; /* the device pathid_read_cached() gets, below the root */
+	const char *lu; /* the device pathid_read() gets, below the root */
 	const char *path, *tag, *compat;
 } Case;
 
@@ -359,7 +359,7 @@ START_TEST(test_pathid)
 	_cleanup_(pathid_done) PathId p = {};
 
 	build(c->tree);
-	ck_assert_msg(pathid_read_cached(tree.fd, NULL, c->lu, &p) == 0, "%s", c->name);
+	ck_assert_msg(pathid_read(tree.fd, c->lu, &p) == 0, "%s", c->name);
 	ck_assert_msg(streq_ptr(p.path, c->path), "%s: ID_PATH %s, want %s", c->name,
 	              p.path ?: "(none)", c->path ?: "(none)");
 	ck_assert_msg(streq_ptr(p.tag, c->tag), "%s: ID_PATH_TAG %s, want %s", c->name,
@@ -369,7 +369,7 @@ START_TEST(test_pathid)
 }
 END_TEST
 
-/* The walk from the device's directory (pathid_read_dev_cached(): what a device node's sys/dev link
+/* The walk from the device's directory (pathid_read_dev(): what a device node's sys/dev link
  * names) gives what the walk from the bus link gives. */
 START_TEST(test_pathid_dev)
 {
@@ -380,44 +380,21 @@ START_TEST(test_pathid_dev)
 	build(c->tree);
 	ck_assert_int_eq(pathid_resolve(tree.fd, c->lu, &dev), 0);
 	ck_assert_msg(strneq(dev, "sys/devices/", strlen("sys/devices/")), "%s: %s", c->name, dev);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, c->lu, &p), 0);
-	ck_assert_int_eq(pathid_read_dev_cached(tree.fd, NULL, dev, &q), 0);
+	ck_assert_int_eq(pathid_read(tree.fd, c->lu, &p), 0);
+	ck_assert_int_eq(pathid_read_dev(tree.fd, dev, &q), 0);
 	ck_assert_msg(streq_ptr(p.path, q.path) && streq_ptr(p.tag, q.tag) &&
 	                      streq_ptr(p.ata_compat, q.ata_compat) &&
 	                      p.virtual_dev == q.virtual_dev,
 	              "%s: %s / %s", c->name, p.path ?: "(none)", q.path ?: "(none)");
 	/* only a device directory, never a link to resolve */
 	if (!strneq(c->lu, "sys/devices/", strlen("sys/devices/")))
-		ck_assert_int_eq(pathid_read_dev_cached(tree.fd, NULL, c->lu, &q), -EINVAL);
+		ck_assert_int_eq(pathid_read_dev(tree.fd, c->lu, &q), -EINVAL);
 }
 END_TEST
 
-/* With a cache kept across walks, every case twice: the second walk from what the first kept
- * gives the same, and so does a walk from a neighbour's (the same target's LUs share it). */
-START_TEST(test_pathid_cached)
-{
-	const Case *c = &cases[_i];
-	PathIdCache *cache = NULL;
-
-	build(c->tree);
-	ck_assert_int_eq(pathid_cache_new(&cache), 0);
-	for (int round = 0; round < 2; round++) {
-		_cleanup_(pathid_done) PathId p = {};
-
-		ck_assert_msg(pathid_read_cached(tree.fd, cache, c->lu, &p) == 0, "%s", c->name);
-		ck_assert_msg(streq_ptr(p.path, c->path) && streq_ptr(p.tag, c->tag) &&
-		                      streq_ptr(p.ata_compat, c->compat),
-		              "%s, walk %d: ID_PATH %s, want %s", c->name, round + 1,
-		              p.path ?: "(none)", c->path ?: "(none)");
-	}
-	pathid_cache_free(cache);
-}
-END_TEST
-
-/* The cache's entries: the ancestors, never the device walked from; a host that went is not
- * counted from (its listing is looked at again), and pathid_cache_forget() drops what a
- * device that took another's path would otherwise inherit. */
-START_TEST(test_cache_stale)
+/* Each walk reads the tree as it is: a host that went is not counted from, and a device that
+ * took another's path is read as what it is now. */
+START_TEST(test_tree_changes)
 {
 	static const char *const platform_again[] = {
 		"D " PCI "/0000:00:1c.0/0000:01:00.0 platform",
@@ -427,32 +404,26 @@ START_TEST(test_cache_stale)
 		NULL,
 	};
 	const char *lu = "sys/" PCI "/0000:00:1c.0/0000:01:00.0/host6/target6:2:4/6:2:4:0";
-	PathIdCache *cache = NULL;
 	PathId p = {};
 
 	build(rebase_tree);
-	ck_assert_int_eq(pathid_cache_new(&cache), 0);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, cache, lu, &p), 0);
+	ck_assert_int_eq(pathid_read(tree.fd, lu, &p), 0);
 	ck_assert_str_eq(p.path, "pci-0000:01:00.0-scsi-1:2:4:0");
 	pathid_done(&p);
-	ck_assert_uint_gt(pathid_cache_size(cache), 0);
 
-	/* host5, the HBA's first, goes: host6 is counted from itself now, cache or not */
+	/* host5, the HBA's first, goes: host6 is counted from itself now */
 	check_tree_rm(&tree, "sys/" PCI "/0000:00:1c.0/0000:01:00.0/host5");
-	ck_assert_int_eq(pathid_read_cached(tree.fd, cache, lu, &p), 0);
+	ck_assert_int_eq(pathid_read(tree.fd, lu, &p), 0);
 	ck_assert_str_eq(p.path, "pci-0000:01:00.0-scsi-0:2:4:0");
 	pathid_done(&p);
 
-	/* the HBA goes and another device takes its path (a platform device here): forgotten,
-	 * the walk reads its new subsystem */
+	/* the HBA goes and another device takes its path (a platform device here): the walk
+	 * reads its new subsystem */
 	check_tree_rm(&tree, "sys/" PCI "/0000:00:1c.0/0000:01:00.0");
 	build(platform_again);
-	pathid_cache_forget(cache);
-	ck_assert_uint_eq(pathid_cache_size(cache), 0);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, cache, lu, &p), 0);
+	ck_assert_int_eq(pathid_read(tree.fd, lu, &p), 0);
 	ck_assert_str_eq(p.path, "pci-0000:00:1c.0-platform-0000:01:00.0-scsi-0:2:4:0");
 	pathid_done(&p);
-	pathid_cache_free(cache);
 }
 END_TEST
 
@@ -462,11 +433,10 @@ START_TEST(test_virtual_flag)
 
 	build(virtual_tree);
 	build(virtio_tree);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL,
-	                                    "sys/devices/virtual/host0/target0:0:0/0:0:0:0", &p),
+	ck_assert_int_eq(pathid_read(tree.fd, "sys/devices/virtual/host0/target0:0:0/0:0:0:0", &p),
 	                 0);
 	ck_assert(p.virtual_dev);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/bus/scsi/devices/2:0:1:3", &q), 0);
+	ck_assert_int_eq(pathid_read(tree.fd, "sys/bus/scsi/devices/2:0:1:3", &q), 0);
 	ck_assert(!q.virtual_dev);
 }
 END_TEST
@@ -479,10 +449,8 @@ START_TEST(test_broken_trees)
 
 	check_tree_mkdirs(&tree, "sys/bus/scsi/devices");
 	ck_assert_int_eq(symlinkat("loop", tree.fd, "sys/bus/scsi/devices/loop"), 0);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/bus/scsi/devices/loop", &p),
-	                 -ELOOP);
-	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/bus/scsi/devices/9:9:9:9", &p),
-	                 -ENOENT);
+	ck_assert_int_eq(pathid_read(tree.fd, "sys/bus/scsi/devices/loop", &p), -ELOOP);
+	ck_assert_int_eq(pathid_read(tree.fd, "sys/bus/scsi/devices/9:9:9:9", &p), -ENOENT);
 	/* ".." and absolute links stay inside the root */
 	ck_assert_int_eq(symlinkat("/../../../sys", tree.fd, "sys/bus/scsi/devices/up"), 0);
 	ck_assert_int_eq(pathid_resolve(tree.fd, "sys/bus/scsi/devices/up/bus/../../../..", &r), 0);
@@ -491,8 +459,7 @@ START_TEST(test_broken_trees)
 	/* iSCSI connection missing: the session gives no ID_PATH */
 	build(iscsi_tree);
 	check_tree_rm(&tree, "sys/class/iscsi_connection");
-	ck_assert_int_eq(pathid_read_cached(tree.fd, NULL, "sys/" ISCS "/target7:0:0/7:0:0:1", &p),
-	                 0);
+	ck_assert_int_eq(pathid_read(tree.fd, "sys/" ISCS "/target7:0:0/7:0:0:1", &p), 0);
 	ck_assert_ptr_null(p.path);
 }
 END_TEST
@@ -619,8 +586,7 @@ static Suite *pathid_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	CHECK_ADD_LOOP(tc, test_pathid, cases);
 	CHECK_ADD_LOOP(tc, test_pathid_dev, cases);
-	CHECK_ADD_LOOP(tc, test_pathid_cached, cases);
-	tcase_add_test(tc, test_cache_stale);
+	tcase_add_test(tc, test_tree_changes);
 	tcase_add_test(tc, test_virtual_flag);
 	tcase_add_test(tc, test_broken_trees);
 	tcase_add_test(tc, test_resolve_same_as_walk);
