@@ -1464,21 +1464,23 @@ def case_reservations(tmp):
            'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'}
     run_dir = os.path.join(tmp, 'run')
 
-    def reserved():
-        return {r['hctl']: r['reservations']
-                for r in request(run_dir, {'cmd': 'status'}, 30).get('reserved', [])}
+    def reserved(want=None):
+        """status's reserved LUs; with @want, asked again for up to 30 s until they match."""
+        for _ in range(300 if want is not None else 1):
+            got = {r['hctl']: r['reservations']
+                   for r in request(run_dir, {'cmd': 'status'}, 30).get('reserved', [])}
+            if got == want:
+                break
+            time.sleep(0.1)
+        return got
 
     lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', conf], env, sysfs_only=False)
     try:
         lund.wait_socket()
         want = {'3:0:0:1': '1 key (this host), WE held by this host',
                 '3:0:0:2': '1 key (this host), no reservation'}
-        for _ in range(300):
-            if reserved() == want:
-                break
-            time.sleep(0.1)
-        check(reserved() == want, 'status lists the LUs this host is registered on: %s' %
-              reserved())
+        got = reserved(want)
+        check(got == want, 'status lists the LUs this host is registered on: %s' % got)
         r = subprocess.run([LUNCTL, 'status'], capture_output=True, text=True,
                            env=dict(os.environ, LUND_RUN_DIR=run_dir))
         check('Reserved:      2 logical units this host is registered on' in r.stdout and
@@ -1496,19 +1498,16 @@ def case_reservations(tmp):
     try:
         lund.wait_socket()
         want = {'3:0:0:2': '1 key (this host), no reservation'}
-        for _ in range(300):
-            if reserved() == want:
-                break
-            time.sleep(0.1)
-        check(reserved() == want, 'without a key, by the initiator name alone: %s' %
-              reserved())
+        got = reserved(want)
+        check(got == want, 'without a key, by the initiator name alone: %s' % got)
     finally:
         lund.stop()
     lund = Lund(tmp, root, run_dir, ['--scan', 'never', '--config', conf], env)
     try:
         lund.wait_socket()
         time.sleep(1)
-        check(reserved() == {}, '--sysfs-only reads nothing: %s' % reserved())
+        got = reserved()
+        check(got == {}, '--sysfs-only reads nothing: %s' % got)
     finally:
         lund.stop()
 
