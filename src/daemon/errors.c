@@ -227,7 +227,6 @@ static int disk_io_cmp(const void *a, const void *b)
  * iostats.rst): fields 4 (reads completed), 8 (writes completed), 12 (in flight), 15
  * (discards completed, 4.18 on) and 19 (flushes completed, 5.5 on). Without the file, larger
  * than DISKSTATS_MAX, or out of memory, none: every LU is read. */
-
 static void disks_load(ErrorTracker *t)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
