@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "clock.h"
 #include "config.h"
 #include "macro.h"
 
@@ -38,20 +39,12 @@ uint64_t lund_client_timeout(bool slow)
 	return slow ? LUND_CLIENT_SLOW_TIMEOUT_USEC : LUND_CLIENT_TIMEOUT_USEC;
 }
 
-uint64_t lund_client_now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* Wait for @events on @fd until @deadline (0: forever). 0 when ready, -ETIMEDOUT, -errno. */
 static int wait_fd(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
-		uint64_t now = lund_client_now_usec();
+		uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
 		int ms = -1, k;
 
 		if (deadline) {
@@ -114,12 +107,12 @@ int lund_client_connect(const char *run_dir, LundClient **ret)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	deadline = lund_client_now_usec() + lund_client_timeout(false);
+	deadline = clock_now_usec(CLOCK_MONOTONIC) + lund_client_timeout(false);
 	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		/* A full listen backlog: EAGAIN on a UNIX socket, until lund accepts. */
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
-		if (lund_client_now_usec() >= deadline)
+		if (clock_now_usec(CLOCK_MONOTONIC) >= deadline)
 			return -ETIMEDOUT;
 		usleep(10000);
 	}
@@ -229,7 +222,7 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 		return -ENOMEM;
 	/* The whole exchange is bounded; each progress note proves lund alive and restarts the
 	 * clock. The reply read, the deadline is lifted again (the monitor stream has none). */
-	c->deadline = lund_client_now_usec() + lund_client_timeout(progress != NULL);
+	c->deadline = clock_now_usec(CLOCK_MONOTONIC) + lund_client_timeout(progress != NULL);
 	r = send_all(c->fd, line, strlen(line), c->deadline);
 	/* lund refuses a peer with one error reply and closes: that reply, not EPIPE, is the
 	 * answer (lund(8), CONTROL PROTOCOL). */
@@ -246,7 +239,8 @@ int lund_client_call_progress(LundClient *c, json_object *request, LundProgressF
 		/* Progress notes come before the reply; without a callback they are skipped. */
 		if (!json_object_object_get_ex(reply, "progress", &p))
 			break;
-		c->deadline = lund_client_now_usec() + lund_client_timeout(progress != NULL);
+		c->deadline =
+		        clock_now_usec(CLOCK_MONOTONIC) + lund_client_timeout(progress != NULL);
 		if (progress)
 			progress(p, userdata);
 		json_object_put(reply);

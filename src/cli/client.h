@@ -25,8 +25,6 @@ typedef struct LundClient LundClient;
 #define LUND_CLIENT_SLOW_TIMEOUT_USEC (600u * 1000000u)
 void lund_client_set_timeout(uint64_t usec); /* 0: the defaults above */
 uint64_t lund_client_timeout(bool slow);
-/* CLOCK_MONOTONIC in microseconds, the clock of those deadlines. */
-uint64_t lund_client_now_usec(void);
 
 /*
  * lund_client_connect() - connect to <run_dir>/control (@run_dir NULL: $LUND_RUN_DIR, else the

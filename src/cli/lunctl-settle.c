@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "clock.h"
 #include "log.h"
 #include "lunctl.h"
 #include "macro.h"
@@ -33,7 +34,7 @@ static int udevadm(const char *verb, const char *opt, uint64_t deadline)
 	char arg[sizeof("--timeout=") + 20]; /* 20: the digits of UINT64_MAX */
 	char *argv[] = { (char *)"udevadm", (char *)verb, arg, (char *)opt, NULL };
 	posix_spawn_file_actions_t fa;
-	uint64_t now = lund_client_now_usec();
+	uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
 	int r, status;
 	pid_t pid;
 
@@ -62,7 +63,7 @@ static int udevadm(const char *verb, const char *opt, uint64_t deadline)
 			break;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (lund_client_now_usec() >= deadline) {
+		if (clock_now_usec(CLOCK_MONOTONIC) >= deadline) {
 			(void)kill(pid, SIGKILL);
 			(void)waitpid(pid, &status, 0);
 			return -ETIME;
@@ -191,10 +192,10 @@ int verb_settle(int argc, char *argv[], Options *o)
 	r = lunctl_open_root(o, &rootfd);
 	if (r != EXIT_OK)
 		return r;
-	deadline = lund_client_now_usec() + (uint64_t)timeout * 1000000u;
+	deadline = clock_now_usec(CLOCK_MONOTONIC) + (uint64_t)timeout * 1000000u;
 	for (;;) {
 		_cleanup_(json_object_putp) json_object *q = NULL;
-		uint64_t now = lund_client_now_usec();
+		uint64_t now = clock_now_usec(CLOCK_MONOTONIC);
 		bool settled;
 
 		/* --timeout bounds the whole wait, each call to lund included. */
@@ -238,7 +239,7 @@ int verb_settle(int argc, char *argv[], Options *o)
 			                       json_object_new_boolean(empty));
 			settled = settled && empty;
 		}
-		if (settled || lund_client_now_usec() + SETTLE_POLL_USEC > deadline) {
+		if (settled || clock_now_usec(CLOCK_MONOTONIC) + SETTLE_POLL_USEC > deadline) {
 			char what[256];
 
 			if (o->output == OUTPUT_JSON) {

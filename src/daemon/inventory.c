@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "grow.h"
 #include "inventory-private.h"
 #include "lu-identify.h"
@@ -153,11 +154,7 @@ void inventory_forget_caches(Inventory *inv)
 
 void inventory_rules(Inventory *inv, UdevRules *ret)
 {
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	udevctx_rules_cached(&inv->rules, inv->rootfd,
-	                     (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, ret);
+	udevctx_rules_cached(&inv->rules, inv->rootfd, clock_now_usec(CLOCK_MONOTONIC), ret);
 }
 
 Host *inventory_hosts(const Inventory *inv)

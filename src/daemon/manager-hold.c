@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "grow.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -157,7 +158,7 @@ static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata);
 /* The timer for the earliest time limit, none without one. */
 static void holds_arm(Manager *m)
 {
-	uint64_t next = 0, now = manager_now(CLOCK_REALTIME);
+	uint64_t next = 0, now = clock_now_usec(CLOCK_REALTIME);
 
 	for (size_t i = 0; i < m->n_holds; i++)
 		if (m->holds[i].until && (!next || m->holds[i].until < next))
@@ -207,7 +208,7 @@ static void holds_changed(Manager *m)
 static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Manager *m = userdata;
-	uint64_t now = manager_now(CLOCK_REALTIME);
+	uint64_t now = clock_now_usec(CLOCK_REALTIME);
 
 	for (size_t i = 0; i < m->n_holds;) {
 		ScanSelector scope;
@@ -230,7 +231,7 @@ static int on_hold_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 int manager_hold(Manager *m, const ScanSelector *scope, const char *reason, uint64_t timeout_sec)
 {
-	uint64_t now = manager_now(CLOCK_REALTIME);
+	uint64_t now = clock_now_usec(CLOCK_REALTIME);
 	char text[64];
 	int r;
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "macro.h"
 #include "manager-private.h"
@@ -55,7 +56,8 @@ void manager_emit(Manager *m, const char *event, json_object *o)
 	if (!o)
 		o = json_object_new_object();
 	json_object_object_add(o, "event", json_object_new_string(event));
-	json_object_object_add(o, "time_usec", json_object_new_uint64(manager_now(CLOCK_REALTIME)));
+	json_object_object_add(o, "time_usec",
+	                       json_object_new_uint64(clock_now_usec(CLOCK_REALTIME)));
 	control_broadcast(m->control, o);
 	json_object_put(o);
 }

@@ -184,8 +184,6 @@ struct Manager {
 	Worker *resv_worker;
 };
 /* manager.c */
-/* The time on @clock (CLOCK_MONOTONIC, CLOCK_REALTIME), in µs. */
-uint64_t manager_now(clockid_t clock);
 int manager_resync(Manager *m, const char *reason);
 /*
  * manager_reload() - re-read lund.conf and the hwdb (SIGHUP, `lunctl reload`), re-apply the

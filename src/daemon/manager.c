@@ -17,6 +17,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "control-request.h"
 #include "log.h"
 #include "macro.h"
@@ -267,14 +268,6 @@ static const char *on_leave(Inventory *inv, const Lu *lu, LuUnitAttention ua, vo
 
 /* ---- resync ---- */
 
-uint64_t manager_now(clockid_t clock)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void manager_start_reconciled(Manager *m, int r);
 
 /* The resync's end: the claims it collected made links, what waited for it goes on. */
@@ -316,12 +309,12 @@ static int resync_finish(Manager *m, int r)
 /* One wake-up's share of the resync: LUs until RESYNC_SLICE_USEC have passed. */
 static int resync_slice(Manager *m, bool *ret_done)
 {
-	uint64_t end = manager_now(CLOCK_MONOTONIC) + RESYNC_SLICE_USEC;
+	uint64_t end = clock_now_usec(CLOCK_MONOTONIC) + RESYNC_SLICE_USEC;
 	int r;
 
 	do
 		r = inventory_resync_step(m->inventory, RESYNC_SLICE_LUS, ret_done);
-	while (!*ret_done && manager_now(CLOCK_MONOTONIC) < end);
+	while (!*ret_done && clock_now_usec(CLOCK_MONOTONIC) < end);
 	return r;
 }
 
@@ -933,7 +926,7 @@ _Noreturn static void exit_stuck(Manager *m, const char *what, uint64_t running_
 /* What is left of the shutdown grace that began at @start. */
 static uint64_t grace_left(uint64_t start)
 {
-	uint64_t spent = manager_now(CLOCK_MONOTONIC) - start;
+	uint64_t spent = clock_now_usec(CLOCK_MONOTONIC) - start;
 
 	return spent >= SHUTDOWN_GRACE_USEC ? 0 : SHUTDOWN_GRACE_USEC - spent;
 }
@@ -960,7 +953,7 @@ Manager *manager_free(Manager *m)
 	manager_scan_requests_free(m);
 	/* One grace for everything that may be in the kernel: the scan, rescan writes, module
 	 * loads. Whatever outlives it is named, and the process ends without it. */
-	start = manager_now(CLOCK_MONOTONIC);
+	start = clock_now_usec(CLOCK_MONOTONIC);
 	if (host_scanner_shutdown(m->scanner, grace_left(start)) == -ETIMEDOUT)
 		exit_stuck(m, what, running + SHUTDOWN_GRACE_USEC);
 	policy_engine_set_worker(m->policy, NULL);

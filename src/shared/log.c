@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "utf8.h"
@@ -27,12 +28,9 @@ void log_setup(const char *ident, LogTarget target, int max_level)
 	log_max_level = max_level;
 }
 
-static uint64_t clock_now_usec(void)
+static uint64_t monotonic_now(void)
 {
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return clock_now_usec(CLOCK_MONOTONIC);
 }
 
 /*
@@ -49,11 +47,11 @@ static struct {
 	RateLimit rl;
 } log_fold[LOG_FOLD_SLOTS];
 static pthread_mutex_t log_fold_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t (*log_now)(void) = clock_now_usec;
+static uint64_t (*log_now)(void) = monotonic_now;
 
 void log_set_clock(uint64_t (*now_usec)(void))
 {
-	log_now = now_usec ?: clock_now_usec;
+	log_now = now_usec ?: monotonic_now;
 }
 
 /* Whether to log a message of @fmt now; *ret_suppressed how many of it were folded before. */
