@@ -4,7 +4,9 @@
 # /dev/disk/by-id names lunctl derives for every SAN disk and cdrom equal the links udev made,
 # name for name and target for target. Where several devices share one ID (the multipath pair,
 # scsi_debug's two hosts) udev points the link at one of them: lund's candidates for that name
-# must include udev's target.
+# must include udev's target. Before that, udev's own names are held against what the lab builds
+# (wwn, scsi_id-style, serial-only, ATA, scsi_debug and USB links; every disk with an ID of its
+# own linked), so that a lab that changed cannot pass as "lund equals udev".
 # Then by-path, from the same lunctl runs: ID_PATH, ID_PATH_TAG, ID_PATH_ATA_COMPAT and (udev 254
 # and later) ID_PATH_WITH_USB_REVISION of every
 # disk against udev's database (its path_id builtin), and /dev/disk/by-path against the names
@@ -28,6 +30,43 @@ for l in /dev/disk/by-id/*; do
 	echo "${l##*/} ${t##*/}" >> /tmp/udev.map
 done
 sort -o /tmp/udev.map /tmp/udev.map
+
+# --- udev itself names the SAN as the lab builds it (before lund is compared with it) ----------
+vm_result "by_id_links=$(wc -l </tmp/udev.map)"
+links() { grep -c "$1" /tmp/udev.map || true; }
+# wwn links: each distinct wwn of the SAN (the multipath pair shares one link)
+vm_assert_ge 7 "$(links '^wwn-0x5000c500')" "wwn- links for the SAN's wwns"
+vm_assert "scsi_id-style link for the full virtio disk" test -L /dev/disk/by-id/scsi-35000c50015ea71a0
+vm_assert "serial-only link (spaces become _)" test -L /dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_SER_WITH_SPACES
+vm_assert "ATA link" test -L /dev/disk/by-id/ata-LUND_ATA_DISK_MODEL_0001_ATASER0123456789ABCD
+# scsi_debug's ID_SERIAL: its NAA locally assigned ID under sg3-utils-udev 1.46, its T10 vendor
+# ID under 1.48 (Debian 13: no ambiguous NAA local, lund(8) "Naming contract")
+sd_link='^scsi-3333333'; [ "$VM_RELEASE" = 12 ] || sd_link='^scsi-1Linux_scsi_debug_'
+vm_assert_ge 1 "$(links "$sd_link")" "scsi_debug link"
+vm_assert_ge 1 "$(links '^usb-')" "usb link"
+# every sd disk has a by-id link, except the one without any ID (virtio-scsi-noids) and LUs
+# whose IDs another LU shares (the multipath pair, scsi_debug's two hosts): udev points each
+# shared name at one of the claimants, whichever it processed last, so how many of those end
+# up with no link at all varies from boot to boot (5 or 6 seen) -- but never a disk of its own.
+linked=" $(cut -d' ' -f2 /tmp/udev.map | xargs) "
+nolink=0
+for b in /sys/block/sd*; do
+	n=${b##*/}
+	case "$linked" in *" $n "*) continue ;; esac
+	nolink=$((nolink + 1))
+	read -r v <"$b/device/vendor"; read -r m <"$b/device/model"
+	echo "no by-id link: $n ($v $m)"
+	case "$v/$m" in
+	Linux/scsi_debug*|LUND/Multipath*) ;;   # shares its IDs with another LU
+	QEMU/QEMU\ HARDDISK*)
+		# only the disk without any ID may go unlinked
+		[ ! -e "$b/device/vpd_pg80" ] ||
+			vm_fail "$n ($v $m) has a serial of its own but no by-id link" ;;
+	*) vm_fail "$n ($v $m) has IDs of its own but no by-id link" ;;
+	esac
+done
+vm_assert_ge 2 "$nolink" "disks without a by-id link (at least noids + one shared-ID path)"
+vm_result "sd_disks=$(ls -d /sys/block/sd* | wc -l)" "sd_without_link=$nolink"
 
 # lund: name -> every node that derives it
 : > /tmp/lund.map
@@ -104,4 +143,7 @@ if cmp -s /tmp/udev.bypath /tmp/lund.bypath; then bp=same; else bp=differs; vm_f
 vm_result "by_path_udev=$(wc -l < /tmp/udev.bypath) by_path_lunctl=$(wc -l < /tmp/lund.bypath) by_path=$bp"
 vm_assert_ge 15 "$(wc -l < /tmp/udev.bypath)" "udev's /dev/disk/by-path links to SCSI disks"
 cp /tmp/udev.paths /tmp/lund.paths /tmp/udev.bypath /tmp/lund.bypath "$VM_OUT/" 2>/dev/null || true
+# for the naming engineers: udev's view of the SAN
+ls -l /dev/disk/by-id /dev/disk/by-path >"$VM_OUT/by-id.txt" 2>&1 || true
+udevadm info --export-db >"$VM_OUT/udev-db.txt" 2>&1 || true   # (one process, ~1 s)
 vm_done
