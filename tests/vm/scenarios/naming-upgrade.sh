@@ -20,12 +20,19 @@
 . /vm/guest/daemon-lib.sh
 
 TAB=$(printf '\t')
-# names_with_serial: lund's links as "name<TAB>ID_SERIAL of the LU the link points at".
+# names_with_serial: lund's links as "name<TAB>ID_SERIAL of the LU the link points at" (one
+# lunctl per node, not per link: an LU has several names, each with its -sg twin).
 names_with_serial() {
+	local -A serial
+	local f t s
 	for f in "$LUND_LINKS"/*; do
 		[ -L "$f" ] || continue
-		s=$(lunctl id --export "$(readlink -f "$f")" 2>/dev/null | sed -n 's/^ID_SERIAL=//p')
-		printf '%s\t%s\n' "${f##*/}" "${s:--}"
+		t=$(readlink -f "$f")
+		if [ -z "${serial[$t]:-}" ]; then
+			s=$(lunctl id --export "$t" 2>/dev/null | sed -n 's/^ID_SERIAL=//p')
+			serial[$t]=${s:--}
+		fi
+		printf '%s\t%s\n' "${f##*/}" "${serial[$t]}"
 	done | sort
 }
 
