@@ -201,6 +201,13 @@ mapfile -t CHANGED_C < <(sed -n 's|^+++ b/drivers/scsi/\(.*\)\.c$|\1|p' "${PATCH
 for c in "${CHANGED_C[@]}"; do
 	case $c in */*) die "the series changes drivers/scsi/$c.c: build.sh builds top-level files only" ;; esac
 done
+# A file another one #includes (scsi_lib_test.c, KUnit tests scsi_lib.c includes only with
+# CONFIG_SCSI_LIB_KUNIT_TEST, which Debian's config does not set) is no object of its own: it is
+# compiled by kernel/debug.sh's kernel, which sets it.
+for i in "${!CHANGED_C[@]}"; do
+	grep -qs "^#include \"${CHANGED_C[i]}\.c\"" "$SRC"/drivers/scsi/*.c && unset "CHANGED_C[i]"
+done
+CHANGED_C=("${CHANGED_C[@]}")
 
 # write_kbuild DIR: the Kbuild of the out-of-tree build, mirroring drivers/scsi/Makefile for the
 # composite modules; every other changed C file is a module of its own name (scsi_transport_fc,
