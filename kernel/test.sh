@@ -12,8 +12,8 @@
 # against trixie-backports' 7.3 headers and booted on its kernel (LUND_VM_RELEASE=13
 # LUND_VM_KERNEL=backports): kernel-stock on Debian's modules, then kernel-events (the events
 # series' ABI, checked in the guest) and kernel-udev-events (its offline event under Debian 13's
-# udevd, with and without the 60-block.rules change of kernel/7.3/udev/) on the patched ones,
-# one VM at a time. The v2 scenarios
+# udevd, with and without the 60-block.rules change of kernel/7.3/udev/) and kernel-lund-events
+# (lund on the series: classes counted, the offline uevent) on the patched ones, one VM at a time. The v2 scenarios
 # (kernel-patched, kernel-udev-patched, lund-errpolicy-patched) test v2's ABI, which 7.3's series
 # does not have.
 # usage: kernel/test.sh [--kernel 6.1|6.12|7.3] [--bisect]
@@ -55,7 +55,7 @@ if [ "$line" = 7.3 ]; then
 	# one VM at a time: Debian's modules, then the patched ones
 	"$REPO/tests/vm/run" --no-build --jobs 1 kernel-stock >"$res/stock.log" 2>&1 || rc=1
 	LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build --jobs 1 kernel-events \
-		kernel-udev-events >"$res/events.log" 2>&1 || rc=1
+		kernel-udev-events kernel-lund-events >"$res/events.log" 2>&1 || rc=1
 	cat "$res/stock.log" "$res/events.log"
 	t2=$(date +%s)
 	echo "kernel/test.sh: $line: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"

@@ -1,0 +1,80 @@
+#!/bin/sh
+# kernel-lund-events: lund on the 7.3 events series (kernel/7.3/events/): the error classes read
+# from errors/ (all ten, reservation and zone among them, which v2 did not have), a failure
+# counted under its class by polling, and the SDEV_STATE=offline uevent of error recovery
+# shown at once, names kept. kernel/test.sh --kernel 7.3 boots it with the patched modules;
+# skipped on modules without errors/ (lund on a stock kernel: lund-errpolicy-stock).
+# vm-flavour: busybox
+# vm-topology: none
+# vm-timeout: 300
+. /vm/guest/lib.sh
+. /vm/guest/daemon-lib.sh
+. /vm/guest/kernel-lib.sh
+KMODE=events
+kernel_disk
+if [ ! -d "$SD/errors" ]; then
+	vm_log "no errors/ in $SD: stock modules (kernel/test.sh --kernel 7.3 overlays the patched ones)"
+	vm_result skipped=1
+	vm_done
+fi
+rd() { dd if="$DEV" of=/dev/null bs=512 count=1 skip="${1:-0}" iflag=direct; }
+inject() { echo "$1" >$SDBG/opts; echo "$2" >$SDBG/every_nth; }
+HCTL=$(basename "$SD")
+lund_start
+lstate() { lunctl list -n -r -o HCTL,STATE | grep "^$HCTL " || true; }
+lnames() { lunctl list -n -r -o HCTL,NAMES | grep "^$HCTL " || true; }
+vm_assert_eq "$HCTL running" "$(lstate)" "lunctl list shows the LU running"
+nm0=$(lnames)
+
+# --- a medium error, counted under its class by polling; the classes lund read ------------------
+m0=$(cat "$SD/errors/medium")
+inject 2 0
+rd 4660 >/dev/null 2>&1 || true
+inject 0 0
+vm_assert_eq $((m0 + 1)) "$(cat "$SD/errors/medium")" "the kernel counted the medium error"
+vm_wait_until 20 sh -c "lunctl status | grep -q '^  $HCTL: 1 errors'" || true
+vm_assert_eq "  $HCTL: 1 errors (medium 1), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
+	"$(lunctl status | grep "^  $HCTL: ")" "lunctl status counts it under medium"
+vm_assert_eq 1 "$(grep -c "Commands failed: class=medium +1 (kernel counter errors/medium: $((m0 + 1)))" "$LUND_LOG.new")" \
+	"lund logged the growth with its class"
+kc() { lunctl status --json | tr -d ' \n' | grep -o '"kernel_classes":{[^}]*}'; }
+vm_assert_eq "$((m0 + 1))" "$(kc | grep -o '"medium":[0-9]*' | cut -d: -f2)" \
+	"status --json: the kernel's errors/medium"
+# ABORTED COMMAND 4B/03 after sd's retries: one more class
+t0=$(cat "$SD/errors/transport")
+inject 16 1
+rd 0 >/dev/null 2>&1 || true
+inject 0 0
+vm_assert_eq $((t0 + 1)) "$(cat "$SD/errors/transport")" "the kernel counted the transport error"
+vm_wait_until 20 sh -c "lunctl status | grep -q '^  $HCTL: 2 errors'" || true
+vm_assert_eq "  $HCTL: 2 errors (transport 1, medium 1), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
+	"$(lunctl status | grep "^  $HCTL: ")" "lunctl status counts it under transport"
+# the classes: lund shows the counters of errors/ as the kernel has them, every class that is not
+# zero under its own name (the series' ten names, reservation and zone new; lund(8) ERROR EVENTS)
+vm_result "classes=$(ls "$SD/errors" | xargs | tr ' ' ,)"
+nonzero=$(for f in "$SD"/errors/*; do [ "$(cat "$f")" = 0 ] || printf '"%s":%s\n' "${f##*/}" "$(cat "$f")"; done | sort | xargs)
+vm_assert_eq "$nonzero" "$(kc | sed 's/.*{//; s/}//' | tr ',' '\n' | sort | xargs)" \
+	"status --json: every class of errors/ that is not zero, with the kernel's count"
+
+# --- error recovery offlines the device: the SDEV_STATE=offline uevent ------------------------
+H=/sys/class/scsi_host/host$HCTL; H=${H%%:*}
+echo 0 >"$H/eh_deadline"
+echo 2 >"$SD/timeout"; echo 1 >"$SD/eh_timeout"
+inject 4 1
+rd 0 >/dev/null 2>&1 || true
+inject 0 0
+vm_wait_until 30 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+vm_assert_eq offline "$(cat "$SD/state")" "the kernel's state after error recovery"
+vm_wait_until 5 sh -c "lunctl list -n -r -o HCTL,STATE | grep -q '^$HCTL offline\$'" || true
+vm_assert_eq "$HCTL offline" "$(lstate)" "lunctl list shows it offline"
+vm_assert_eq 1 "$(grep -c 'state running -> offline (uevent), names kept' "$LUND_LOG.new")" \
+	"lund took it from the uevent, once"
+vm_assert_eq "$nm0" "$(lnames)" "names kept"
+echo off >"$H/eh_deadline"
+echo 30 >"$SD/timeout"; echo 10 >"$SD/eh_timeout"
+echo running >"$SD/state"
+vm_wait_until 10 sh -c "lunctl list -n -r -o HCTL,STATE | grep -q '^$HCTL running\$'" || true
+vm_assert_eq "$HCTL running" "$(lstate)" "running again"
+lund_alive || vm_fail "lund died"
+lund_stop
+vm_done
