@@ -10,12 +10,12 @@
 # lund-errpolicy pairs and their table (the udev pair needs the 6.1 root image).
 # With --kernel 7.3: the fixes and events series (kernel/7.3/), built in Debian 13's build root
 # against trixie-backports' 7.3 headers and booted on its kernel (LUND_VM_RELEASE=13
-# LUND_VM_KERNEL=backports): kernel-stock on Debian's modules, then kernel-events (the events
-# series' ABI, checked in the guest) and kernel-udev-events (its offline event under Debian 13's
-# udevd, with and without the 60-block.rules change of kernel/7.3/udev/) and kernel-lund-events
-# (lund on the series: classes counted, the offline uevent) on the patched ones, one VM at a time. The v2 scenarios
-# (kernel-patched, kernel-udev-patched, lund-errpolicy-patched) test v2's ABI, which 7.3's series
-# does not have.
+# LUND_VM_KERNEL=backports): kernel-stock, lund-errpolicy-stock and kernel-udev-stock on
+# Debian's modules beside, on the patched ones, kernel-events (the series' ABI, checked in the
+# guest), kernel-udev-events (its offline event under Debian 13's udevd, with and without the
+# 60-block.rules change of kernel/7.3/udev/) and kernel-lund-events (lund on the series). The
+# v2 scenarios (kernel-patched, kernel-udev-patched, lund-errpolicy-patched) test v2's ABI,
+# which 7.3's series does not have.
 # usage: kernel/test.sh [--kernel 6.1|6.12|7.3] [--bisect]
 set -euo pipefail
 KDIR=$(cd "$(dirname "$0")" && pwd)
@@ -52,10 +52,14 @@ build=${LUND_VM_BUILD:-$REPO/build-vm}
 [ -d "$build" ] || meson setup "$build" "$REPO" >/dev/null
 ninja -C "$build" src/cli/lunctl src/daemon/lund >/dev/null
 if [ "$line" = 7.3 ]; then
-	# one VM at a time: Debian's modules, then the patched ones
-	"$REPO/tests/vm/run" --no-build --jobs 1 kernel-stock >"$res/stock.log" 2>&1 || rc=1
+	# Debian's modules (the stock scenarios of 6.1: the kernel alone, lund, udevd) beside the
+	# patched ones (the series' own scenarios), one runner each
+	"$REPO/tests/vm/run" --no-build --jobs 1 kernel-stock lund-errpolicy-stock kernel-udev-stock \
+		>"$res/stock.log" 2>&1 & p1=$!
 	LUND_VM_MODULES_OVERLAY=$mods "$REPO/tests/vm/run" --no-build --jobs 1 kernel-events \
-		kernel-udev-events kernel-lund-events >"$res/events.log" 2>&1 || rc=1
+		kernel-udev-events kernel-lund-events >"$res/events.log" 2>&1 & p2=$!
+	wait $p1 || rc=1
+	wait $p2 || rc=1
 	cat "$res/stock.log" "$res/events.log"
 	t2=$(date +%s)
 	echo "kernel/test.sh: $line: build $((t1 - t0))s, VMs $((t2 - t1))s, total $((t2 - t0))s"

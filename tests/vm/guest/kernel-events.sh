@@ -3,13 +3,7 @@
 # the scsi_cmd_error_class tracepoint and the SDEV_STATE uevents of kernel/7.3/events/.
 
 . /vm/guest/kernel-lib.sh
-KMODE=events
-kernel_disk
-if [ ! -d "$SD/errors" ]; then
-	vm_log "no errors/ in $SD: stock modules (kernel/test.sh --kernel 7.3 overlays the patched ones)"
-	vm_result skipped=1
-	vm_done
-fi
+events_disk
 vm_result abi=events
 
 # uevent listener: the SDEV_STATE events, and any per-command error event (there must be none)

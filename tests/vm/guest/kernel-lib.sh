@@ -29,6 +29,19 @@ kernel_disk() {
 	fi
 }
 
+# events_disk: kernel_disk for the scenarios of the 7.3 events series (kernel-events,
+# kernel-lund-events); on modules without errors/ (stock ones: kernel/test.sh --kernel 7.3
+# overlays the patched ones) the scenario ends here as skipped=1.
+events_disk() {
+	KMODE=events
+	kernel_disk
+	if [ ! -d "$SD/errors" ]; then
+		vm_log "no errors/ in $SD: stock modules (kernel/test.sh --kernel 7.3 overlays the patched ones)"
+		vm_result skipped=1
+		vm_done
+	fi
+}
+
 # cnt: the commands the disk has received (the kernel's iorequest_cnt, hex)
 cnt() { echo $(( $(cat "$SD/iorequest_cnt") )); }
 

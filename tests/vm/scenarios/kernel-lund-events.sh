@@ -10,13 +10,7 @@
 . /vm/guest/lib.sh
 . /vm/guest/daemon-lib.sh
 . /vm/guest/kernel-lib.sh
-KMODE=events
-kernel_disk
-if [ ! -d "$SD/errors" ]; then
-	vm_log "no errors/ in $SD: stock modules (kernel/test.sh --kernel 7.3 overlays the patched ones)"
-	vm_result skipped=1
-	vm_done
-fi
+events_disk
 rd() { dd if="$DEV" of=/dev/null bs=512 count=1 skip="${1:-0}" iflag=direct; }
 inject() { echo "$1" >$SDBG/opts; echo "$2" >$SDBG/every_nth; }
 HCTL=$(basename "$SD")
@@ -26,29 +20,28 @@ lnames() { lunctl list -n -r -o HCTL,NAMES | grep "^$HCTL " || true; }
 vm_assert_eq "$HCTL running" "$(lstate)" "lunctl list shows the LU running"
 nm0=$(lnames)
 
-# --- a medium error, counted under its class by polling; the classes lund read ------------------
-m0=$(cat "$SD/errors/medium")
-inject 2 0
-rd 4660 >/dev/null 2>&1 || true
-inject 0 0
-vm_assert_eq $((m0 + 1)) "$(cat "$SD/errors/medium")" "the kernel counted the medium error"
-vm_wait_until 20 sh -c "lunctl status | grep -q '^  $HCTL: 1 errors'" || true
-vm_assert_eq "  $HCTL: 1 errors (medium 1), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
-	"$(lunctl status | grep "^  $HCTL: ")" "lunctl status counts it under medium"
-vm_assert_eq 1 "$(grep -c "Commands failed: class=medium +1 (kernel counter errors/medium: $((m0 + 1)))" "$LUND_LOG.new")" \
-	"lund logged the growth with its class"
+# --- failures counted under their class by polling; the classes lund read ----------------------
 kc() { lunctl status --json | tr -d ' \n' | grep -o '"kernel_classes":{[^}]*}'; }
-vm_assert_eq "$((m0 + 1))" "$(kc | grep -o '"medium":[0-9]*' | cut -d: -f2)" \
-	"status --json: the kernel's errors/medium"
-# ABORTED COMMAND 4B/03 after sd's retries: one more class
-t0=$(cat "$SD/errors/transport")
-inject 16 1
-rd 0 >/dev/null 2>&1 || true
-inject 0 0
-vm_assert_eq $((t0 + 1)) "$(cat "$SD/errors/transport")" "the kernel counted the transport error"
-vm_wait_until 20 sh -c "lunctl status | grep -q '^  $HCTL: 2 errors'" || true
-vm_assert_eq "  $HCTL: 2 errors (transport 1, medium 1), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
-	"$(lunctl status | grep "^  $HCTL: ")" "lunctl status counts it under transport"
+# counted CLASS OPTS EVERY_NTH LBA TOTAL LIST: a read of LBA with scsi_debug's OPTS/EVERY_NTH
+# fails for good; the kernel counts it in errors/CLASS, lund logs the growth with the class and
+# lunctl status then shows TOTAL errors (LIST)
+counted() {
+	_c0=$(cat "$SD/errors/$1")
+	inject "$2" "$3"
+	rd "$4" >/dev/null 2>&1 || true
+	inject 0 0
+	vm_assert_eq $((_c0 + 1)) "$(cat "$SD/errors/$1")" "the kernel counted the $1 error"
+	vm_wait_until 20 sh -c "lunctl status | grep -q '^  $HCTL: $5 errors'" || true
+	vm_assert_eq "  $HCTL: $5 errors ($6), 0 suppressed by the kernel, 0 malformed, 0 threshold actions" \
+		"$(lunctl status | grep "^  $HCTL: ")" "lunctl status counts it under $1"
+	vm_assert_eq 1 "$(grep -c "Commands failed: class=$1 +1 (kernel counter errors/$1: $((_c0 + 1)))" "$LUND_LOG.new")" \
+		"lund logged the $1 growth with its class"
+	vm_assert_eq "$((_c0 + 1))" "$(kc | grep -o "\"$1\":[0-9]*" | cut -d: -f2)" \
+		"status --json: the kernel's errors/$1"
+}
+counted medium 2 0 4660 1 "medium 1"
+# ABORTED COMMAND 4B/03 after sd's retries
+counted transport 16 1 0 2 "transport 1, medium 1"
 # the classes: lund shows the counters of errors/ as the kernel has them, every class that is not
 # zero under its own name (the series' ten names, reservation and zone new; lund(8) ERROR EVENTS)
 vm_result "classes=$(ls "$SD/errors" | xargs | tr ' ' ,)"
