@@ -96,7 +96,7 @@ check "--why explains the alias" \
 lunctl names --state-dir /var/lib/lund --accept 0:0:0:0
 check "--accept 0:0:0:0 exits 0 ($?)" [ $? = 0 ]
 check "lund removes the alias once accepted" wait_for gone "$BYID/$OLD"
-check "and its -sg form" gone "$BYID/$OLD-sg"
+check "and its -sg form" wait_for gone "$BYID/$OLD-sg"
 check "lund logged the records change" grep -q "Name records changed" "$TMP/lund.log"
 check "LU 1 keeps its current names" [ "$(readlink "$BYID/wwn-$I1")" = "$T1" ]
 check "LU 2 keeps its name" [ "$(readlink "$BYID/$WWN2")" = "$T2" ]

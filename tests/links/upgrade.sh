@@ -124,7 +124,7 @@ cp "$TMP/new.bin" "$HWDB.new" && mv "$HWDB.new" "$HWDB"
 request '{"cmd":"reload"}' > "$TMP/reload.json"
 check "lund reloads" grep -q '"ok": *true' "$TMP/reload.json"
 check "LU 1's new name appears" wait_for [ "$(readlink "$BYID/$NEW1" 2>/dev/null)" = "$T1" ]
-check "LU 1's new -sg name" [ "$(readlink "$BYID/$NEW1-sg")" = "$T1SG" ]
+check "LU 1's new -sg name" wait_for [ "$(readlink "$BYID/$NEW1-sg" 2>/dev/null)" = "$T1SG" ]
 check "LU 2's new name" wait_for [ "$(readlink "$BYID/$NEW2" 2>/dev/null)" = "$T2" ]
 for o in "$OLDA1" "$OLDB1"; do
         check "LU 1's old $o still points at it" [ "$(readlink "$BYID/$o")" = "$T1" ]
@@ -167,7 +167,7 @@ names --accept --all
 check "--accept --all exits 0 ($?)" [ $? = 0 ]
 for o in "$OLDA1" "$OLDB1" "$OLDA2" "$OLDB2"; do
         check "lund removes $o once accepted" wait_for gone "$BYID/$o"
-        check "and $o-sg" gone "$BYID/$o-sg"
+        check "and $o-sg" wait_for gone "$BYID/$o-sg"
 done
 check "LU 1 keeps its new name" [ "$(readlink "$BYID/$NEW1")" = "$T1" ]
 check "LU 2 keeps its new name" [ "$(readlink "$BYID/$NEW2")" = "$T2" ]
