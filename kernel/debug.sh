@@ -171,11 +171,16 @@ chmod +x "$R/root/init"
 (cd "$R/root" && find . | cpio -o -H newc --quiet -R 0:0 | gzip -1) >"$R/initrd.gz"
 qemu-img create -q -f raw "$R/ata.img" 64M
 t0=$(date +%s)
+# the guest powers off at its end; a time limit and this script's own end stop it otherwise
 timeout "${LUND_DEBUG_TIMEOUT:-1800}" qemu-system-x86_64 -machine q35 -accel tcg -smp 4 -m 2048 \
 	-nographic -no-reboot -kernel "$B/arch/x86/boot/bzImage" -initrd "$R/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 kunit.filter_glob=scsi*" \
 	-drive if=none,id=ata0,file="$R/ata.img",format=raw -device ide-hd,drive=ata0,bus=ide.0 \
-	>"$R/console.log" 2>&1 || true
+	>"$R/console.log" 2>&1 </dev/null &
+qpid=$!
+trap 'kill "$qpid" 2>/dev/null; pkill -P "$qpid" 2>/dev/null' EXIT INT TERM
+wait "$qpid" || true
+trap - EXIT INT TERM
 log "guest ran $(( $(date +%s) - t0 ))s; console: $R/console.log"
 grep -a '^GUEST' "$R/console.log" | sed 's/^GUEST //'
 grep -aq '^GUEST RESULT fails=0' "$R/console.log"
