@@ -117,15 +117,8 @@ vm_result user_offline.events=$(wc -l </tmp/state)
 vm_assert_eq 0 "$(wc -l </tmp/state)" "SDEV_STATE events after writing offline"
 
 # --- error recovery gives up on the device: one SDEV_STATE=offline -----------------------------
-# (as in kernel-faults.sh 5h: every command times out, eh_deadline 0: the host is reset and the
-# device offlined when its TEST UNIT READY times out too)
-H=/sys/class/scsi_host/host${SD##*/}; H=${H%%:*}
-echo 0 >"$H/eh_deadline"
-echo 2 >"$SD/timeout"; echo 1 >"$SD/eh_timeout"
-inject 4 1
-rd 0 >/dev/null 2>&1 || true
-inject 0 0
-vm_wait_until 30 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+# (kernel-lib.sh eh_offline: every command times out, eh_deadline 0)
+eh_offline
 vm_wait_until 5 sh -c '[ -s /tmp/state ]' || true
 sleep 1
 vm_result eh_offline.state="$(cat "$SD/state")" eh_offline.events=$(wc -l </tmp/state) \
@@ -133,9 +126,7 @@ vm_result eh_offline.state="$(cat "$SD/state")" eh_offline.events=$(wc -l </tmp/
 vm_assert_eq offline "$(cat "$SD/state")" "state after error recovery"
 vm_assert_eq 1 "$(wc -l </tmp/state)" "SDEV_STATE events after error recovery"
 vm_assert_eq offline "$(head -n1 /tmp/state)" "SDEV_STATE"
-echo off >"$H/eh_deadline"
-echo 30 >"$SD/timeout"; echo 10 >"$SD/eh_timeout"
-echo running >"$SD/state"
+eh_restore
 vm_assert "a read after state=running" rd 0
 vm_result "counters=$(counters | tr ' ' ,)"
 

@@ -266,26 +266,14 @@ vm_result offline.events=$(wc -l </tmp/state) offline.state=$(head -n1 /tmp/stat
 rd 0 >/dev/null 2>&1 || true
 
 # --- 5h. error recovery gives up on the device: one SDEV_STATE=offline uevent ---------------
-# Every command times out (opts TIMEOUT, every_nth 1); with the host's eh_deadline at 0 the
-# timed-out READ is not aborted but handed to the error handler, which skips the device,
-# target and bus resets (past the deadline), resets the host, and offlines the device when its
-# TEST UNIT READY times out too ("not ready after error recovery").
+# (kernel-lib.sh eh_offline: every command times out, eh_deadline 0)
 : >/tmp/state
-H=/sys/class/scsi_host/host${SD##*/}; H=${H%%:*}
-echo 0 >"$H/eh_deadline"
-_to=$(cat "$SD/timeout") _eto=$(cat "$SD/eh_timeout")
-echo 2 >"$SD/timeout"; echo 1 >"$SD/eh_timeout"
-inject 4 1
-rd 0 >/dev/null 2>&1 || true
-inject 0 0
-vm_wait_until 30 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+eh_offline
 vm_result eh_offline.state="$(cat "$SD/state")"
 [ "$patched" = 1 ] && { vm_wait_until 5 sh -c '[ -s /tmp/state ]' || true; }
 sleep 1
 vm_result eh_offline.events=$(wc -l </tmp/state) eh_offline.sdev_state=$(head -n1 /tmp/state)
-echo off >"$H/eh_deadline"
-echo "$_to" >"$SD/timeout"; echo "$_eto" >"$SD/eh_timeout"
-echo running >"$SD/state"
+eh_restore
 vm_result eh_offline.read_after_running=$(rd 0 >/dev/null 2>&1 && echo ok || echo fail)
 
 # --- 5d. errors on many LUs at once: 16 LUs, 3 reads of the bad LBA each, in parallel --------

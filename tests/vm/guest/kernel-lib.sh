@@ -42,6 +42,28 @@ events_disk() {
 	fi
 }
 
+# eh_offline: error recovery gives up on the disk. Every command times out (scsi_debug opts
+# TIMEOUT, every_nth 1); with the host's eh_deadline at 0 the timed-out READ is not aborted but
+# handed to the error handler, which skips the device, target and bus resets (past the
+# deadline), resets the host, and offlines the device when its TEST UNIT READY times out too
+# ("not ready after error recovery"). Waits up to 30 s for the state offline. eh_restore puts
+# the deadline and timeouts back and sets the device running.
+eh_offline() {
+	EH_HOST=/sys/class/scsi_host/host${SD##*/}; EH_HOST=${EH_HOST%%:*}
+	EH_TO=$(cat "$SD/timeout") EH_ETO=$(cat "$SD/eh_timeout")
+	echo 0 >"$EH_HOST/eh_deadline"
+	echo 2 >"$SD/timeout"; echo 1 >"$SD/eh_timeout"
+	echo 4 >$SDBG/opts; echo 1 >$SDBG/every_nth
+	dd if="$DEV" of=/dev/null bs=512 count=1 iflag=direct >/dev/null 2>&1 || true
+	echo 0 >$SDBG/opts; echo 0 >$SDBG/every_nth
+	vm_wait_until 30 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+}
+eh_restore() {
+	echo off >"$EH_HOST/eh_deadline"
+	echo "$EH_TO" >"$SD/timeout"; echo "$EH_ETO" >"$SD/eh_timeout"
+	echo running >"$SD/state"
+}
+
 # cnt: the commands the disk has received (the kernel's iorequest_cnt, hex)
 cnt() { echo $(( $(cat "$SD/iorequest_cnt") )); }
 

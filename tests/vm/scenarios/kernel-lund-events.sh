@@ -50,22 +50,14 @@ vm_assert_eq "$nonzero" "$(kc | sed 's/.*{//; s/}//' | tr ',' '\n' | sort | xarg
 	"status --json: every class of errors/ that is not zero, with the kernel's count"
 
 # --- error recovery offlines the device: the SDEV_STATE=offline uevent ------------------------
-H=/sys/class/scsi_host/host$HCTL; H=${H%%:*}
-echo 0 >"$H/eh_deadline"
-echo 2 >"$SD/timeout"; echo 1 >"$SD/eh_timeout"
-inject 4 1
-rd 0 >/dev/null 2>&1 || true
-inject 0 0
-vm_wait_until 30 sh -c "[ \"\$(cat $SD/state)\" = offline ]" || true
+eh_offline
 vm_assert_eq offline "$(cat "$SD/state")" "the kernel's state after error recovery"
 vm_wait_until 5 sh -c "lunctl list -n -r -o HCTL,STATE | grep -q '^$HCTL offline\$'" || true
 vm_assert_eq "$HCTL offline" "$(lstate)" "lunctl list shows it offline"
 vm_assert_eq 1 "$(grep -c 'state running -> offline (uevent), names kept' "$LUND_LOG.new")" \
 	"lund took it from the uevent, once"
 vm_assert_eq "$nm0" "$(lnames)" "names kept"
-echo off >"$H/eh_deadline"
-echo 30 >"$SD/timeout"; echo 10 >"$SD/eh_timeout"
-echo running >"$SD/state"
+eh_restore
 vm_wait_until 10 sh -c "lunctl list -n -r -o HCTL,STATE | grep -q '^$HCTL running\$'" || true
 vm_assert_eq "$HCTL running" "$(lstate)" "running again"
 lund_alive || vm_fail "lund died"
