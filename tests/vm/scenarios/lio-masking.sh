@@ -156,8 +156,12 @@ vm_log "initiator: $(cat /sys/class/iscsi_session/session*/initiatorname 2>/dev/
 # LIO keeps its persistent reservation state in dbroot's pr/ (targetcli's setup makes it): a
 # registration it cannot record there answers NOT READY, though it is made
 mkdir -p /var/target/pr
-{ sg_persist --out --register --param-sark=0x1234 /dev/$sd3 &&
-  sg_persist --out --reserve --param-rk=0x1234 --prout-type=1 /dev/$sd3; } >/tmp/pr.out 2>&1 ||
+# A UNIT ATTENTION still pending for LUN 3 (REPORTED LUNS DATA HAS CHANGED of the mapping
+# changes above) fails the first command that meets it, and sg_persist does not retry: as an
+# admin does, try once more (the failed command was not executed).
+pr_out() { sg_persist "$@" || sg_persist "$@"; }
+{ pr_out --out --register --param-sark=0x1234 /dev/$sd3 &&
+  pr_out --out --reserve --param-rk=0x1234 --prout-type=1 /dev/$sd3; } >/tmp/pr.out 2>&1 ||
 	vm_fail "sg_persist: $(cat /tmp/pr.out)"
 sg_persist --in --read-full-status --hex /dev/$sd3 >$VM_OUT/prin-full-status.hex 2>&1 || true
 # what udevd's watch (60-block.rules) does when sg_persist closes the disk it opened for writing
