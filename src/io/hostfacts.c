@@ -124,6 +124,10 @@ int hostfacts_transport(int rootfd, unsigned h, char **ret)
 	if (link && hostfacts_usb_name(link, name, sizeof(name)) == 0)
 		return asprintf(ret, "usb:%s", name) < 0 ? -ENOMEM : 0;
 	proc = sysfs_attr_string(rootfd, path, "proc_name");
+	/* The iSCSI transport class registers iscsi_host/hostN after the scsi_host's "add"
+	 * uevent: in between, the software initiator's driver says what the host is. */
+	if (streq_ptr(proc, "iscsi_tcp"))
+		return (*ret = strdup("iscsi:")) ? 0 : -ENOMEM;
 	prefix = hostfacts_ata_prefix(proc);
 	return (*ret = strdup(prefix ?: "")) ? 0 : -ENOMEM;
 }

@@ -321,6 +321,28 @@ START_TEST(test_usb)
 }
 END_TEST
 
+/* A host read at its scsi_host "add" uevent: an iSCSI host before its transport class
+ * registered iscsi_host/hostN is iSCSI already, as it is after. */
+START_TEST(test_hostfacts_iscsi_early)
+{
+	_cleanup_(hostfacts_done) HostFacts early = {}, late = {}, ata = {};
+	CheckTree tree;
+
+	check_tree_new(&tree, "check-listfmt-hostfacts");
+	check_tree_put_str(&tree, "sys/class/scsi_host/host5/proc_name", "iscsi_tcp\n");
+	check_tree_put_str(&tree, "sys/class/scsi_host/host6/proc_name", "ahci\n");
+	ck_assert_int_eq(hostfacts_read(tree.fd, 5, &early), 0);
+	ck_assert_str_eq(early.kind, "iscsi");
+	ck_assert_str_eq(early.driver, "iscsi_tcp");
+	check_tree_mkdirs(&tree, "sys/class/iscsi_host/host5");
+	ck_assert_int_eq(hostfacts_read(tree.fd, 5, &late), 0);
+	ck_assert_str_eq(late.kind, "iscsi");
+	ck_assert_int_eq(hostfacts_read(tree.fd, 6, &ata), 0);
+	ck_assert_str_eq(ata.kind, "sata");
+	check_tree_remove(&tree);
+}
+END_TEST
+
 START_TEST(test_component)
 {
 	const char *p = "../../devices/pci0/0000:00:06.0/host0/port-0:0/end_device-0:0/"
@@ -363,6 +385,7 @@ static Suite *listfmt_suite(void)
 	CHECK_ADD_LOOP(tc, test_lu_name, name_cases);
 	tcase_add_test(tc, test_lu_name_nobufs);
 	CHECK_ADD_LOOP(tc, test_usb, usb_cases);
+	tcase_add_test(tc, test_hostfacts_iscsi_early);
 	tcase_add_test(tc, test_component);
 	tcase_add_test(tc, test_type);
 	suite_add_tcase(s, tc);
