@@ -34,9 +34,9 @@ if [ ! -d "/sys/bus/scsi/devices/$L0/errors" ]; then
 	vm_result skipped=1
 	vm_done
 fi
-disks() { for l in $LUS; do ls "/sys/bus/scsi/devices/$l/block"; done | xargs; }
-vm_wait_until 30 sh -c "[ \$(for l in $LUS; do ls /sys/bus/scsi/devices/\$l/block 2>/dev/null; done | wc -l) -eq $N ]" ||
-	vm_fail "no disk for every LU"
+disks() { for l in $LUS; do ls "/sys/bus/scsi/devices/$l/block" 2>/dev/null; done | xargs; }
+every_disk() { [ "$(disks | wc -w)" -eq $N ]; }
+vm_wait_until 30 every_disk || vm_fail "no disk for every LU"
 DISKS=$(disks)
 settle
 # swap signatures on two of them: udev's blkid gives them by-uuid links
